@@ -1,0 +1,11 @@
+//! docshape: the real shape of MongoDB data, and what in it will hurt.
+//!
+//! The library is the pure core plus the sources: `source` yields raw BSON
+//! documents, `profile` infers their shape in one pass, `report` renders it.
+//! `audit` runs that journey; the binary is a thin CLI over it.
+
+pub mod audit;
+pub mod profile;
+pub mod report;
+pub mod source;
+pub mod target;

@@ -1,0 +1,285 @@
+//! The `docshape` command line.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use docshape::audit::{self, Plan, Progress};
+use docshape::report::{self, text::Style, Report};
+use docshape::source::{FileSource, MongoSource, SampleMode, Selection, Source, SourceError};
+use docshape::target::{self, Origin, Target};
+
+#[derive(Parser)]
+#[command(
+    name = "docshape",
+    version,
+    about = "Shows the real shape of your MongoDB data and what in it will hurt",
+    long_about = "Shows the real shape of your MongoDB data and what in it will hurt.\n\n\
+        TARGET is a connection string (mongodb://…, mongodb+srv://…), a file of documents \
+        (Extended JSON .json/.jsonl/.ndjson, or mongodump .bson), or a directory (a mongodump \
+        tree, or one sub-directory of document files per database). Without TARGET: \
+        $MONGODB_URI, else mongodb://127.0.0.1:27017 if it answers within 1 s, else the \
+        bundled sample data.",
+    arg_required_else_help = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Profile every selected collection and print a report.
+    Audit(AuditArgs),
+    /// Print the inferred shape of one collection.
+    Schema(SchemaArgs),
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    /// Connection string, file or directory (see `docshape --help`).
+    target: Option<String>,
+    /// Only this database (repeatable).
+    #[arg(long = "db", value_name = "NAME")]
+    dbs: Vec<String>,
+    /// Only this collection, `DB.COLL`; `*` matches any run of characters (repeatable).
+    #[arg(short = 'c', long = "collection", value_name = "DB.COLL")]
+    collections: Vec<String>,
+    /// Documents to sample per collection (`$sample` on a server).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    sample: u64,
+    /// Read every document instead of a sample.
+    #[arg(long, conflicts_with = "sample")]
+    full: bool,
+    /// Bound on each server operation, in seconds (also sent as maxTimeMS).
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+}
+
+#[derive(Args)]
+struct AuditArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = AuditFormat::Text)]
+    format: AuditFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Exit with 1 when a finding at or above this severity is reported.
+    #[arg(long, value_enum, default_value_t = FailOn::Critical)]
+    fail_on: FailOn,
+}
+
+#[derive(Args)]
+struct SchemaArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SchemaFormat::Json)]
+    format: SchemaFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum AuditFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SchemaFormat {
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+enum FailOn {
+    Info,
+    Warning,
+    Critical,
+    Never,
+}
+
+/// A failure the user must see: one sentence, exit code 2.
+struct Fatal(String);
+
+impl From<SourceError> for Fatal {
+    fn from(e: SourceError) -> Self {
+        Fatal(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("docshape: cannot start: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = rt.block_on(async {
+        match cli.command {
+            Command::Audit(a) => run_audit(a).await,
+            Command::Schema(s) => run_schema(s).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(Fatal(msg)) => {
+            clear_progress();
+            eprintln!("docshape: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn plan(c: &Common) -> Plan {
+    Plan {
+        selection: Selection {
+            dbs: c.dbs.clone(),
+            collections: c.collections.clone(),
+        },
+        mode: if c.full {
+            SampleMode::Full
+        } else {
+            SampleMode::Sample(c.sample)
+        },
+    }
+}
+
+/// Opens the target and profiles what the plan selects.
+async fn profile(c: &Common) -> Result<Report, Fatal> {
+    let (target, origin) = target::resolve(c.target.as_deref()).await;
+    match origin {
+        Origin::BundledSample => eprintln!(
+            "docshape: no target given, no $MONGODB_URI and no server on 127.0.0.1:27017; reading the bundled sample data in {}",
+            target.label()
+        ),
+        Origin::LocalServer => eprintln!("docshape: no target given; reading {}", target.label()),
+        Origin::EnvUri => eprintln!("docshape: reading $MONGODB_URI ({})", target.label()),
+        Origin::Given => {}
+    }
+    let plan = plan(c);
+    let mut show = progress_printer();
+    let report = match &target {
+        Target::Mongo(uri) => {
+            let mut src = MongoSource::connect(uri, Duration::from_secs(c.timeout)).await?;
+            run(&mut src, &plan, &mut show).await?
+        }
+        Target::Path(p) => {
+            let mut src = FileSource::open(p)?;
+            run(&mut src, &plan, &mut show).await?
+        }
+    };
+    clear_progress();
+    Ok(report)
+}
+
+async fn run<S: Source>(
+    src: &mut S,
+    plan: &Plan,
+    show: &mut dyn FnMut(&Progress<'_>),
+) -> Result<Report, Fatal> {
+    Ok(audit::run(src, plan, show).await?)
+}
+
+async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
+    let report = profile(&a.common).await?;
+    let text = match a.format {
+        AuditFormat::Json => report::json::render(&report),
+        AuditFormat::Text => {
+            let color = a.output.is_none()
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            report::text::render(&report, Style { color })
+        }
+    };
+    emit(&text, a.output.as_deref())?;
+    // Findings arrive with the rule catalogue; until then nothing can reach
+    // the --fail-on threshold.
+    let worst: Option<FailOn> = None;
+    let failed = a.fail_on != FailOn::Never && worst.is_some_and(|w| w >= a.fail_on);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
+    let report = profile(&s.common).await?;
+    let n = report.collections.len();
+    let coll = match n {
+        1 => &report.collections[0],
+        0 => return Err(Fatal("no collection matched; name one with -c DB.COLL".into())),
+        _ => {
+            let names: Vec<&str> = report
+                .collections
+                .iter()
+                .take(5)
+                .map(|c| c.namespace.as_str())
+                .collect();
+            return Err(Fatal(format!(
+                "{n} collections matched ({}{}); name one with -c DB.COLL",
+                names.join(", "),
+                if n > 5 { ", …" } else { "" }
+            )));
+        }
+    };
+    match s.format {
+        SchemaFormat::Json => emit(&report::json::render_collection(coll), None)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn emit(text: &str, output: Option<&std::path::Path>) -> Result<(), Fatal> {
+    match output {
+        Some(p) => std::fs::write(p, text)
+            .map_err(|e| Fatal(format!("cannot write {}: {e}", p.display()))),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                // A closed pipe (`| head`) is not an error worth a message.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(Fatal(format!("cannot write the report: {e}")))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// Progress on stderr when it is a terminal: one line, rewritten in place.
+fn progress_printer() -> impl FnMut(&Progress<'_>) {
+    let tty = std::io::stderr().is_terminal();
+    move |p: &Progress<'_>| {
+        if !tty {
+            return;
+        }
+        let expected = p
+            .expected
+            .map(|e| format!("/{}", report::text::group(e)))
+            .unwrap_or_default();
+        eprint!(
+            "\r\x1b[2K[{}/{}] {}  {}{} documents  {:.0} docs/s",
+            p.position.0,
+            p.position.1,
+            report::text::safe(p.namespace),
+            report::text::group(p.documents),
+            expected,
+            p.rate()
+        );
+    }
+}
+
+fn clear_progress() {
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[2K");
+    }
+}

@@ -1,0 +1,535 @@
+//! Streaming shape inference: one pass over raw BSON documents, memory
+//! bounded by the number of distinct paths (itself capped), never by the
+//! number of documents.
+//!
+//! The accumulator is a tree of path nodes. A document is walked element by
+//! element; each element finds its node among its parent's children by
+//! comparing raw key bytes, so a path is allocated once, when first seen, and
+//! every later value only updates counters and fixed-size sketches.
+
+pub mod raw;
+pub mod sketch;
+mod value;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use raw::{BsonType, Element, RawError, TYPE_SLOTS};
+use sketch::{hash_bytes, wilson, Distinct, LogHistogram, Summary};
+
+/// How many distinct paths one collection may have before new ones are
+/// dropped (and the report says so).
+pub const DEFAULT_MAX_PATHS: usize = 20_000;
+/// Nesting below this depth is counted but not descended into.
+pub const MAX_WALK_DEPTH: u32 = 200;
+/// Example values kept per path.
+pub const MAX_EXAMPLES: usize = 5;
+/// Children of one node beyond which lookups go through a hash map.
+const LINEAR_CHILDREN: usize = 12;
+
+const ROOT: u32 = 0;
+
+#[derive(Debug)]
+struct Node {
+    key: Box<[u8]>,
+    /// True for the element node of an array (`items[]`).
+    elem: bool,
+    depth: u32,
+    children: Vec<u32>,
+    index: Option<HashMap<Box<[u8]>, u32>>,
+    last_doc: u64,
+    count: u64,
+    values: u64,
+    types: [u64; TYPE_SLOTS],
+    bytes: u64,
+    arr: Option<Box<LogHistogram>>,
+    distinct: Distinct,
+    examples: Vec<serde_json::Value>,
+    num: Option<(f64, f64)>,
+    date: Option<(i64, i64)>,
+    oid: Option<(u32, u32)>,
+    str_len: Option<(u64, u64)>,
+}
+
+impl Node {
+    fn new(key: &[u8], elem: bool, depth: u32) -> Node {
+        Node {
+            key: key.into(),
+            elem,
+            depth,
+            children: Vec::new(),
+            index: None,
+            last_doc: 0,
+            count: 0,
+            values: 0,
+            types: [0; TYPE_SLOTS],
+            bytes: 0,
+            arr: None,
+            distinct: Distinct::default(),
+            examples: Vec::new(),
+            num: None,
+            date: None,
+            oid: None,
+            str_len: None,
+        }
+    }
+}
+
+/// Accumulates the shape of one collection from a stream of documents.
+#[derive(Debug)]
+pub struct Profiler {
+    nodes: Vec<Node>,
+    docs: u64,
+    doc_no: u64,
+    sizes: LogHistogram,
+    total_bytes: u128,
+    max_depth: u32,
+    max_paths: usize,
+    dropped_values: u64,
+    too_deep: u64,
+    invalid: u64,
+    first_error: Option<String>,
+}
+
+impl Default for Profiler {
+    fn default() -> Self {
+        Profiler::new(DEFAULT_MAX_PATHS)
+    }
+}
+
+impl Profiler {
+    pub fn new(max_paths: usize) -> Profiler {
+        Profiler {
+            nodes: vec![Node::new(b"", false, 0)],
+            docs: 0,
+            doc_no: 0,
+            sizes: LogHistogram::default(),
+            total_bytes: 0,
+            max_depth: 0,
+            max_paths: max_paths.max(1),
+            dropped_values: 0,
+            too_deep: 0,
+            invalid: 0,
+            first_error: None,
+        }
+    }
+
+    /// Documents profiled so far (valid ones).
+    pub fn documents(&self) -> u64 {
+        self.docs
+    }
+
+    /// Profiles one document given as raw BSON bytes. A malformed document is
+    /// counted as invalid and otherwise ignored; what was read of it before
+    /// the fault is kept out of the profile.
+    pub fn add(&mut self, doc: &[u8]) -> Result<(), RawError> {
+        // Validate first so a broken document never leaves half its fields
+        // counted. Validation is a cheap framing walk; the main walk below
+        // re-checks every bound anyway.
+        if let Err(e) = validate(doc, 0) {
+            self.invalid += 1;
+            if self.first_error.is_none() {
+                self.first_error = Some(e.to_string());
+            }
+            return Err(e);
+        }
+        self.doc_no += 1;
+        self.docs += 1;
+        self.sizes.record(doc.len() as u64);
+        self.total_bytes += doc.len() as u128;
+        let depth = self.walk(ROOT, doc, false, 1);
+        self.max_depth = self.max_depth.max(depth);
+        Ok(())
+    }
+
+    /// Walks a document or array body; returns its nesting depth.
+    fn walk(&mut self, parent: u32, body: &[u8], is_array: bool, depth: u32) -> u32 {
+        let Ok(iter) = raw::elements(body) else {
+            return depth;
+        };
+        let mut deepest = depth;
+        for el in iter {
+            let Ok(el) = el else { break };
+            let node = if is_array {
+                self.elem_child(parent)
+            } else {
+                self.child(parent, el.key)
+            };
+            let Some(node) = node else {
+                self.dropped_values += 1;
+                continue;
+            };
+            self.visit(node, &el);
+            if el.ty.is_container() {
+                if depth >= MAX_WALK_DEPTH {
+                    self.too_deep += 1;
+                    deepest = deepest.max(depth + 1);
+                    continue;
+                }
+                let body = if el.ty == BsonType::Array || el.ty == BsonType::Object {
+                    el.value
+                } else {
+                    continue;
+                };
+                let d = self.walk(node, body, el.ty == BsonType::Array, depth + 1);
+                deepest = deepest.max(d);
+            }
+        }
+        deepest
+    }
+
+    fn elem_child(&mut self, parent: u32) -> Option<u32> {
+        let p = &self.nodes[parent as usize];
+        if let Some(&c) = p.children.first() {
+            return Some(c);
+        }
+        self.push_child(parent, b"", true)
+    }
+
+    fn child(&mut self, parent: u32, key: &[u8]) -> Option<u32> {
+        let p = &self.nodes[parent as usize];
+        if let Some(index) = &p.index {
+            if let Some(&c) = index.get(key) {
+                return Some(c);
+            }
+        } else {
+            for &c in &p.children {
+                if &*self.nodes[c as usize].key == key {
+                    return Some(c);
+                }
+            }
+        }
+        self.push_child(parent, key, false)
+    }
+
+    fn push_child(&mut self, parent: u32, key: &[u8], elem: bool) -> Option<u32> {
+        if self.nodes.len() >= self.max_paths + 1 {
+            return None;
+        }
+        let id = self.nodes.len() as u32;
+        let depth = self.nodes[parent as usize].depth + 1;
+        self.nodes.push(Node::new(key, elem, depth));
+        let p = &mut self.nodes[parent as usize];
+        p.children.push(id);
+        if let Some(index) = &mut p.index {
+            index.insert(key.into(), id);
+        } else if p.children.len() > LINEAR_CHILDREN {
+            let kids = std::mem::take(&mut p.children);
+            let map: HashMap<Box<[u8]>, u32> = kids
+                .iter()
+                .map(|&c| (self.nodes[c as usize].key.clone(), c))
+                .collect();
+            let p = &mut self.nodes[parent as usize];
+            p.children = kids;
+            p.index = Some(map);
+        }
+        Some(id)
+    }
+
+    fn visit(&mut self, id: u32, el: &Element<'_>) {
+        let doc_no = self.doc_no;
+        let n = &mut self.nodes[id as usize];
+        if n.last_doc != doc_no {
+            n.last_doc = doc_no;
+            n.count += 1;
+        }
+        n.values += 1;
+        n.types[el.ty.slot()] += 1;
+        n.bytes += el.size as u64;
+        match el.ty {
+            BsonType::Object => {}
+            BsonType::Array => {
+                let len = raw::elements(el.value).map_or(0, Iterator::count) as u64;
+                n.arr.get_or_insert_with(Box::default).record(len);
+            }
+            ty => {
+                let h = hash_bytes(u64::from(ty as u8), el.value);
+                if n.distinct.insert(h) && n.examples.len() < MAX_EXAMPLES {
+                    if let Some(v) = value::example(el) {
+                        n.examples.push(v);
+                    }
+                }
+                value::track_range(n, el);
+            }
+        }
+    }
+
+    /// Merges another profiler's accumulators into this one. Counts, types,
+    /// bytes, histograms and sketches merge exactly; the path cap still holds.
+    pub fn merge(&mut self, other: &Profiler) {
+        self.docs += other.docs;
+        self.doc_no += other.doc_no;
+        self.sizes.merge(&other.sizes);
+        self.total_bytes += other.total_bytes;
+        self.max_depth = self.max_depth.max(other.max_depth);
+        self.dropped_values += other.dropped_values;
+        self.too_deep += other.too_deep;
+        self.invalid += other.invalid;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&other.first_error);
+        }
+        self.merge_node(ROOT, other, ROOT);
+    }
+
+    fn merge_node(&mut self, mine: u32, other: &Profiler, theirs: u32) {
+        for &oc in &other.nodes[theirs as usize].children {
+            let on = &other.nodes[oc as usize];
+            let target = if on.elem {
+                self.elem_child(mine)
+            } else {
+                self.child(mine, &on.key)
+            };
+            let Some(t) = target else {
+                self.dropped_values += on.values;
+                continue;
+            };
+            let n = &mut self.nodes[t as usize];
+            n.count += on.count;
+            n.values += on.values;
+            for (a, b) in n.types.iter_mut().zip(on.types) {
+                *a += b;
+            }
+            n.bytes += on.bytes;
+            if let Some(oa) = &on.arr {
+                n.arr.get_or_insert_with(Box::default).merge(oa);
+            }
+            n.distinct.merge(&on.distinct);
+            for ex in &on.examples {
+                if n.examples.len() >= MAX_EXAMPLES {
+                    break;
+                }
+                if !n.examples.contains(ex) {
+                    n.examples.push(ex.clone());
+                }
+            }
+            n.num = merge_range(n.num, on.num, f64::min, f64::max);
+            n.date = merge_range(n.date, on.date, i64::min, i64::max);
+            n.oid = merge_range(n.oid, on.oid, u32::min, u32::max);
+            n.str_len = merge_range(n.str_len, on.str_len, u64::min, u64::max);
+            self.merge_node(t, other, oc);
+        }
+    }
+
+    /// Turns the accumulators into the profile reports show.
+    pub fn finish(&self) -> Profile {
+        let sampled = self.docs;
+        let mut fields = Vec::with_capacity(self.nodes.len());
+        let mut stack: Vec<(u32, String)> = self.nodes[ROOT as usize]
+            .children
+            .iter()
+            .rev()
+            .map(|&c| (c, self.name_of(c)))
+            .collect();
+        while let Some((id, path)) = stack.pop() {
+            let n = &self.nodes[id as usize];
+            fields.push(self.field(n, path.clone(), sampled));
+            for &c in n.children.iter().rev() {
+                let cn = &self.nodes[c as usize];
+                let p = if cn.elem {
+                    format!("{path}[]")
+                } else {
+                    format!("{path}.{}", self.name_of(c))
+                };
+                stack.push((c, p));
+            }
+        }
+        Profile {
+            sampled,
+            doc_size: self.sizes.summary(),
+            doc_sizes: self.sizes.clone(),
+            total_bytes: self.total_bytes as u64,
+            max_depth: self.max_depth,
+            fields,
+            paths_capped: self.dropped_values > 0,
+            dropped_values: self.dropped_values,
+            too_deep: self.too_deep,
+            invalid: self.invalid,
+            first_error: self.first_error.clone(),
+        }
+    }
+
+    fn name_of(&self, id: u32) -> String {
+        String::from_utf8_lossy(&self.nodes[id as usize].key).into_owned()
+    }
+
+    fn field(&self, n: &Node, path: String, sampled: u64) -> FieldProfile {
+        let presence = if sampled == 0 {
+            0.0
+        } else {
+            n.count as f64 / sampled as f64
+        };
+        let mut types: Vec<(BsonType, u64)> = BsonType::ALL
+            .iter()
+            .filter(|t| n.types[t.slot()] > 0)
+            .map(|&t| (t, n.types[t.slot()]))
+            .collect();
+        types.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let scalar_values: u64 = types
+            .iter()
+            .filter(|(t, _)| !t.is_container())
+            .map(|(_, c)| c)
+            .sum();
+        FieldProfile {
+            path,
+            name: String::from_utf8_lossy(&n.key).into_owned(),
+            depth: n.depth.saturating_sub(1),
+            count: n.count,
+            presence,
+            presence_ci: None,
+            values: n.values,
+            types,
+            array: n.arr.as_ref().map(|h| h.summary()),
+            array_lengths: n.arr.as_deref().cloned(),
+            bytes_avg: if sampled == 0 {
+                0.0
+            } else {
+                sketch::round2(n.bytes as f64 / sampled as f64)
+            },
+            bytes_share: if self.total_bytes == 0 {
+                0.0
+            } else {
+                n.bytes as f64 / self.total_bytes as f64
+            },
+            distinct: (scalar_values > 0).then(|| Distinctness {
+                estimate: n.distinct.estimate(),
+                exact: n.distinct.is_exact(),
+            }),
+            examples: n.examples.clone(),
+            number_range: n.num.map(|(a, b)| [a, b]),
+            date_range: n.date.map(|(a, b)| [value::iso_millis(a), value::iso_millis(b)]),
+            objectid_time: n
+                .oid
+                .map(|(a, b)| [value::iso_secs(a), value::iso_secs(b)]),
+            string_length: n.str_len.map(|(a, b)| [a, b]),
+            children: n.children.len(),
+        }
+    }
+}
+
+fn merge_range<T: Copy>(
+    a: Option<(T, T)>,
+    b: Option<(T, T)>,
+    lo: fn(T, T) -> T,
+    hi: fn(T, T) -> T,
+) -> Option<(T, T)> {
+    match (a, b) {
+        (Some((a0, a1)), Some((b0, b1))) => Some((lo(a0, b0), hi(a1, b1))),
+        (x, None) | (None, x) => x,
+    }
+}
+
+/// Checks the framing of a document and all its sub-documents.
+fn validate(doc: &[u8], depth: u32) -> Result<(), RawError> {
+    for el in raw::elements(doc)? {
+        let el = el?;
+        if el.ty.is_container() && depth < MAX_WALK_DEPTH {
+            validate(el.value, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// The shape of one collection as measured on the documents profiled.
+#[derive(Clone, Debug, Serialize)]
+pub struct Profile {
+    pub sampled: u64,
+    pub doc_size: Summary,
+    #[serde(skip)]
+    pub doc_sizes: LogHistogram,
+    pub total_bytes: u64,
+    pub max_depth: u32,
+    pub fields: Vec<FieldProfile>,
+    pub paths_capped: bool,
+    pub dropped_values: u64,
+    pub too_deep: u64,
+    pub invalid: u64,
+    pub first_error: Option<String>,
+}
+
+/// Everything measured about one path.
+#[derive(Clone, Debug, Serialize)]
+pub struct FieldProfile {
+    pub path: String,
+    #[serde(skip)]
+    pub name: String,
+    /// Nesting level: 0 for top-level fields.
+    pub depth: u32,
+    /// Documents in which the path occurs at least once.
+    pub count: u64,
+    /// `count / sampled`.
+    pub presence: f64,
+    /// 95 % Wilson interval of the presence, when the profile is a sample.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presence_ci: Option<[f64; 2]>,
+    /// Values seen (more than `count` under arrays).
+    pub values: u64,
+    #[serde(serialize_with = "ser_types")]
+    pub types: Vec<(BsonType, u64)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<Summary>,
+    #[serde(skip)]
+    pub array_lengths: Option<LogHistogram>,
+    /// Bytes this path carries per document on average (whole elements:
+    /// type, name and value).
+    pub bytes_avg: f64,
+    /// Share of all profiled bytes carried by this path.
+    pub bytes_share: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<Distinctness>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number_range: Option<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date_range: Option<[String; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objectid_time: Option<[String; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub string_length: Option<[u64; 2]>,
+    #[serde(skip)]
+    pub children: usize,
+}
+
+impl FieldProfile {
+    /// The most common type.
+    pub fn main_type(&self) -> Option<BsonType> {
+        self.types.first().map(|t| t.0)
+    }
+
+    pub fn type_count(&self, t: BsonType) -> u64 {
+        self.types
+            .iter()
+            .find(|(x, _)| *x == t)
+            .map_or(0, |(_, c)| *c)
+    }
+
+    /// Sets the confidence interval of the presence for a sample of
+    /// `sampled` documents out of `population`.
+    pub fn set_confidence(&mut self, sampled: u64, population: Option<u64>) {
+        let is_sample = population.is_none_or(|p| p > sampled);
+        self.presence_ci = is_sample.then(|| {
+            let (lo, hi) = wilson(self.count, sampled);
+            [sketch::round2(lo * 100.0) / 100.0, sketch::round2(hi * 100.0) / 100.0]
+        });
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Distinctness {
+    pub estimate: u64,
+    /// True when counted exactly (small sets), false for a sketch estimate.
+    pub exact: bool,
+}
+
+fn ser_types<S: serde::Serializer>(types: &[(BsonType, u64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(types.len()))?;
+    for (t, c) in types {
+        m.serialize_entry(t.alias(), c)?;
+    }
+    m.end()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,404 @@
+//! Fixed-size, exactly mergeable summaries: a log-bucketed histogram for
+//! quantiles of sizes and lengths, and a distinct-value estimator that is
+//! exact for small sets and a HyperLogLog beyond.
+
+use serde::Serialize;
+
+/// Values below this are counted exactly, one bucket each.
+const LINEAR: u64 = 128;
+/// Sub-buckets per power of two above `LINEAR` (relative error ≤ 1/64).
+const SUB_BITS: u32 = 6;
+const SUB: u64 = 1 << SUB_BITS;
+
+/// Histogram of non-negative integers with exact counts below 128 and
+/// logarithmic buckets (≤ 1.6 % relative width) above. Memory grows with the
+/// largest value seen (at most a few KB), never with the number of values.
+/// Merging two histograms gives exactly the histogram of the union.
+#[derive(Clone, Debug, Default)]
+pub struct LogHistogram {
+    buckets: Vec<u64>,
+    count: u64,
+    sum: u128,
+    min: u64,
+    max: u64,
+}
+
+fn bucket_of(v: u64) -> usize {
+    if v < LINEAR {
+        return v as usize;
+    }
+    let msb = 63 - v.leading_zeros(); // ≥ 7
+    let shift = msb - SUB_BITS;
+    let sub = (v >> shift) & (SUB - 1);
+    let octave = u64::from(msb - 7);
+    (LINEAR + octave * SUB + sub) as usize
+}
+
+/// Smallest and largest value that fall in bucket `b`.
+fn bucket_bounds(b: usize) -> (u64, u64) {
+    let b = b as u64;
+    if b < LINEAR {
+        return (b, b);
+    }
+    let octave = (b - LINEAR) / SUB;
+    let sub = (b - LINEAR) % SUB;
+    let msb = octave + 7;
+    let shift = msb - u64::from(SUB_BITS);
+    let lo = (1u64 << msb) | (sub << shift);
+    let hi = lo + (1u64 << shift) - 1;
+    (lo, hi)
+}
+
+impl LogHistogram {
+    pub fn record(&mut self, v: u64) {
+        let b = bucket_of(v);
+        if b >= self.buckets.len() {
+            self.buckets.resize(b + 1, 0);
+        }
+        self.buckets[b] += 1;
+        if self.count == 0 || v < self.min {
+            self.min = v;
+        }
+        if v > self.max {
+            self.max = v;
+        }
+        self.count += 1;
+        self.sum += u128::from(v);
+    }
+
+    pub fn merge(&mut self, other: &LogHistogram) {
+        if other.count == 0 {
+            return;
+        }
+        if other.buckets.len() > self.buckets.len() {
+            self.buckets.resize(other.buckets.len(), 0);
+        }
+        for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
+            *a += b;
+        }
+        if self.count == 0 || other.min < self.min {
+            self.min = other.min;
+        }
+        self.max = self.max.max(other.max);
+        self.count += other.count;
+        self.sum += other.sum;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn min(&self) -> u64 {
+        self.min
+    }
+
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.count as f64
+        }
+    }
+
+    /// The `q`-quantile (nearest rank): exact below 128, otherwise the middle
+    /// of its bucket, clamped to the observed min and max.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (b, &c) in self.buckets.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let (lo, hi) = bucket_bounds(b);
+                let mid = lo + (hi - lo) / 2;
+                return mid.clamp(self.min, self.max);
+            }
+        }
+        self.max
+    }
+
+    /// Counts per bucket as `(lower bound, upper bound, count)`, non-empty only.
+    pub fn bins(&self) -> Vec<(u64, u64, u64)> {
+        self.buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(b, &c)| {
+                let (lo, hi) = bucket_bounds(b);
+                (lo, hi, c)
+            })
+            .collect()
+    }
+
+    pub fn summary(&self) -> Summary {
+        Summary {
+            min: self.min,
+            avg: round2(self.mean()),
+            p50: self.quantile(0.5),
+            p95: self.quantile(0.95),
+            max: self.max,
+        }
+    }
+}
+
+/// The five numbers reports show for a distribution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct Summary {
+    pub min: u64,
+    pub avg: f64,
+    pub p50: u64,
+    pub p95: u64,
+    pub max: u64,
+}
+
+pub fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Distinct values: exact up to `EXACT_LIMIT` hashes, then HyperLogLog with
+/// 2^10 registers (standard error ≈ 3.3 %).
+#[derive(Clone, Debug)]
+pub enum Distinct {
+    Exact(Vec<u64>),
+    Hll(Box<[u8; HLL_M]>),
+}
+
+const EXACT_LIMIT: usize = 64;
+const HLL_P: u32 = 10;
+pub const HLL_M: usize = 1 << HLL_P;
+
+impl Default for Distinct {
+    fn default() -> Self {
+        Distinct::Exact(Vec::new())
+    }
+}
+
+impl Distinct {
+    /// Records a 64-bit hash; returns true when the value was certainly new
+    /// (only known while the set is still exact).
+    pub fn insert(&mut self, h: u64) -> bool {
+        match self {
+            Distinct::Exact(v) => {
+                if v.contains(&h) {
+                    return false;
+                }
+                if v.len() < EXACT_LIMIT {
+                    v.push(h);
+                    return true;
+                }
+                let mut regs = Box::new([0u8; HLL_M]);
+                for &x in v.iter() {
+                    hll_add(&mut regs, x);
+                }
+                hll_add(&mut regs, h);
+                *self = Distinct::Hll(regs);
+                false
+            }
+            Distinct::Hll(regs) => {
+                hll_add(regs, h);
+                false
+            }
+        }
+    }
+
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Distinct::Exact(_))
+    }
+
+    pub fn estimate(&self) -> u64 {
+        match self {
+            Distinct::Exact(v) => v.len() as u64,
+            Distinct::Hll(regs) => hll_estimate(regs),
+        }
+    }
+
+    pub fn merge(&mut self, other: &Distinct) {
+        match other {
+            Distinct::Exact(v) => {
+                for &h in v {
+                    self.insert(h);
+                }
+            }
+            Distinct::Hll(oregs) => {
+                if let Distinct::Exact(v) = self {
+                    let mut regs = Box::new([0u8; HLL_M]);
+                    for &x in v.iter() {
+                        hll_add(&mut regs, x);
+                    }
+                    *self = Distinct::Hll(regs);
+                }
+                if let Distinct::Hll(regs) = self {
+                    for (a, b) in regs.iter_mut().zip(oregs.iter()) {
+                        *a = (*a).max(*b);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn hll_add(regs: &mut [u8; HLL_M], h: u64) {
+    let idx = (h >> (64 - HLL_P)) as usize;
+    let w = (h << HLL_P) | (1 << (HLL_P - 1));
+    let rank = w.leading_zeros() as u8 + 1;
+    if rank > regs[idx] {
+        regs[idx] = rank;
+    }
+}
+
+fn hll_estimate(regs: &[u8; HLL_M]) -> u64 {
+    let m = HLL_M as f64;
+    let mut sum = 0.0;
+    let mut zeros = 0u32;
+    for &r in regs {
+        sum += 1.0 / f64::from(1u32 << r.min(31));
+        if r == 0 {
+            zeros += 1;
+        }
+    }
+    let alpha = 0.7213 / (1.0 + 1.079 / m);
+    let raw = alpha * m * m / sum;
+    let est = if raw <= 2.5 * m && zeros > 0 {
+        m * (m / f64::from(zeros)).ln()
+    } else {
+        raw
+    };
+    est.round() as u64
+}
+
+/// A fast, well-mixed 64-bit hash of a byte string (not cryptographic).
+pub fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = seed ^ (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = mix(h ^ u64::from_le_bytes(w));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = mix(h ^ u64::from_le_bytes(w) ^ 0xFF);
+    }
+    fmix(h)
+}
+
+#[inline]
+fn mix(h: u64) -> u64 {
+    let m = u128::from(h) * u128::from(0x9E37_79B9_7F4A_7C15_u64);
+    ((m >> 64) as u64) ^ (m as u64)
+}
+
+#[inline]
+fn fmix(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// Wilson score interval (95 %) for a proportion `k / n`.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.96_f64;
+    let n = n as f64;
+    let p = k as f64 / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_is_exact_for_small_values() {
+        let mut h = LogHistogram::default();
+        for v in [1, 2, 3, 4, 5, 6, 100] {
+            h.record(v);
+        }
+        assert_eq!(h.min(), 1);
+        assert_eq!(h.max(), 100);
+        assert_eq!(h.quantile(0.5), 4);
+        assert_eq!(h.quantile(1.0), 100);
+        assert!((h.mean() - 121.0 / 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn histogram_relative_error_is_bounded() {
+        let mut h = LogHistogram::default();
+        let values: Vec<u64> = (0..10_000u64).map(|i| i * 37 + 5).collect();
+        for &v in &values {
+            h.record(v);
+        }
+        for q in [0.5, 0.95, 0.99] {
+            let truth = values[((q * values.len() as f64).ceil() as usize).max(1) - 1] as f64;
+            let got = h.quantile(q) as f64;
+            assert!((got - truth).abs() / truth < 0.02, "q={q} got={got} truth={truth}");
+        }
+    }
+
+    #[test]
+    fn bucket_bounds_contain_their_values() {
+        for v in (0..200_000u64).step_by(7).chain([u64::MAX / 3, u64::MAX]) {
+            let (lo, hi) = bucket_bounds(bucket_of(v));
+            assert!(lo <= v && v <= hi, "{v} not in [{lo},{hi}]");
+        }
+    }
+
+    #[test]
+    fn histogram_merge_equals_union() {
+        let mut a = LogHistogram::default();
+        let mut b = LogHistogram::default();
+        let mut all = LogHistogram::default();
+        for i in 0..5000u64 {
+            let v = (i * 7919) % 100_003;
+            if i % 3 == 0 {
+                a.record(v);
+            } else {
+                b.record(v);
+            }
+            all.record(v);
+        }
+        a.merge(&b);
+        assert_eq!(a.bins(), all.bins());
+        assert_eq!(a.summary(), all.summary());
+    }
+
+    #[test]
+    fn distinct_is_exact_then_close() {
+        let mut d = Distinct::default();
+        for i in 0..50u64 {
+            d.insert(hash_bytes(0, &i.to_le_bytes()));
+            d.insert(hash_bytes(0, &i.to_le_bytes()));
+        }
+        assert_eq!(d.estimate(), 50);
+        assert!(d.is_exact());
+        for i in 0..100_000u64 {
+            d.insert(hash_bytes(0, &i.to_le_bytes()));
+        }
+        let e = d.estimate() as f64;
+        assert!((e - 100_000.0).abs() / 100_000.0 < 0.1, "estimate {e}");
+    }
+
+    #[test]
+    fn wilson_interval_brackets_the_proportion() {
+        let (lo, hi) = wilson(50, 100);
+        assert!(lo < 0.5 && hi > 0.5 && lo > 0.39 && hi < 0.61);
+        let (lo, hi) = wilson(0, 1000);
+        assert!(lo.abs() < 1e-12 && hi < 0.01);
+    }
+}

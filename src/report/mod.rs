@@ -1,0 +1,129 @@
+//! What an audit found, as one serialisable value, and its renderings.
+//! The JSON rendering is the contract's report; the text one is for people.
+
+pub mod json;
+pub mod text;
+
+use serde::Serialize;
+
+use crate::profile::sketch::Summary;
+use crate::profile::{FieldProfile, Profile};
+use crate::source::{CollectionKind, CollectionMeta, IndexInfo, SampleOutcome, StorageStats};
+
+/// docshape's version, as the report's `docshape` field.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub docshape: &'static str,
+    /// The target, password masked.
+    pub target: String,
+    pub generated_at: String,
+    /// How documents were drawn: `{"mode": "sample", "size": 1000}` or
+    /// `{"mode": "full"}`.
+    pub sampling: Sampling,
+    pub collections: Vec<CollectionReport>,
+    pub relationships: Vec<serde_json::Value>,
+    /// Things the run could not do, said plainly.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Sampling {
+    pub mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CollectionReport {
+    pub namespace: String,
+    pub kind: CollectionKind,
+    /// Documents in the collection: exact when every document was read,
+    /// otherwise the server's estimate.
+    pub documents: Option<u64>,
+    pub sampled: u64,
+    /// `$sample`, `find`, `reservoir` or `all`.
+    pub sample_method: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
+    pub doc_size: Summary,
+    pub max_depth: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage: Option<StorageStats>,
+    pub indexes: Vec<IndexInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<serde_json::Value>,
+    pub fields: Vec<FieldProfile>,
+    pub findings: Vec<serde_json::Value>,
+    /// True when the collection had more distinct paths than the profile
+    /// keeps; the paths beyond the cap are not listed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub paths_capped: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    #[serde(skip)]
+    pub profile: Profile,
+}
+
+impl CollectionReport {
+    /// Combines what the source knew, how it sampled, and the profile.
+    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, profile: Profile) -> CollectionReport {
+        let documents = outcome.total.or(meta.documents);
+        let mut fields = profile.fields.clone();
+        for f in &mut fields {
+            f.set_confidence(profile.sampled, documents);
+        }
+        let mut notes = meta.notes.clone();
+        if profile.invalid > 0 {
+            notes.push(format!(
+                "{} documents could not be decoded and were skipped ({})",
+                profile.invalid,
+                profile.first_error.as_deref().unwrap_or("malformed BSON")
+            ));
+        }
+        if profile.paths_capped {
+            notes.push(format!(
+                "more distinct paths than the profile keeps; {} values under further paths were counted in document sizes only",
+                profile.dropped_values
+            ));
+        }
+        if profile.too_deep > 0 {
+            notes.push(format!(
+                "{} values nested deeper than {} levels were not descended into",
+                profile.too_deep,
+                crate::profile::MAX_WALK_DEPTH
+            ));
+        }
+        CollectionReport {
+            namespace: meta.namespace(),
+            kind: meta.kind,
+            documents,
+            sampled: profile.sampled,
+            sample_method: outcome.method.clone(),
+            partial: outcome.partial.clone(),
+            doc_size: profile.doc_size,
+            max_depth: profile.max_depth,
+            storage: meta.storage,
+            indexes: meta.indexes,
+            options: meta.options,
+            fields,
+            findings: Vec::new(),
+            paths_capped: profile.paths_capped,
+            notes,
+            profile,
+        }
+    }
+
+    pub fn field(&self, path: &str) -> Option<&FieldProfile> {
+        self.fields.iter().find(|f| f.path == path)
+    }
+}
+
+/// The current time as ISO-8601 UTC.
+pub fn now_iso() -> String {
+    bson::DateTime::now()
+        .try_to_rfc3339_string()
+        .unwrap_or_default()
+}

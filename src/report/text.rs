@@ -1,0 +1,280 @@
+//! The report for a terminal: a summary per collection and its field table.
+
+use std::fmt::Write;
+
+use super::{CollectionReport, Report};
+use crate::profile::FieldProfile;
+
+/// ANSI styling, or none at all.
+#[derive(Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+    fn bold(self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn dim(self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    fn cyan(self, s: &str) -> String {
+        self.paint("36", s)
+    }
+    fn yellow(self, s: &str) -> String {
+        self.paint("33", s)
+    }
+}
+
+const PATH_WIDTH: usize = 34;
+const TYPE_WIDTH: usize = 26;
+
+pub fn render(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {}  {}",
+        style.bold("docshape"),
+        super::VERSION,
+        style.dim(&safe(&report.target))
+    );
+    let sampling = match report.sampling.size {
+        Some(n) => format!("sample of up to {} documents per collection", group(n)),
+        None => "every document read".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "{} collections · {sampling}",
+        report.collections.len()
+    );
+    for note in &report.notes {
+        let _ = writeln!(out, "{} {}", style.yellow("note:"), safe(note));
+    }
+    for c in &report.collections {
+        out.push('\n');
+        collection(&mut out, c, style);
+    }
+    if report.collections.is_empty() {
+        let _ = writeln!(out, "\nNo collections matched.");
+    }
+    out
+}
+
+fn collection(out: &mut String, c: &CollectionReport, style: Style) {
+    let docs = match c.documents {
+        Some(n) => format!("{} documents", group(n)),
+        None => "document count unknown".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "{}  {docs} · {} profiled ({}) · {} index{}",
+        style.bold(&safe(&c.namespace)),
+        group(c.sampled),
+        c.sample_method,
+        c.indexes.len(),
+        if c.indexes.len() == 1 { "" } else { "es" }
+    );
+    if let Some(p) = &c.partial {
+        let _ = writeln!(out, "  {} {}", style.yellow("partial:"), safe(p));
+    }
+    for n in &c.notes {
+        let _ = writeln!(out, "  {} {}", style.yellow("note:"), safe(n));
+    }
+    if c.sampled == 0 {
+        let _ = writeln!(out, "  (no documents)");
+        return;
+    }
+    let s = &c.doc_size;
+    let _ = writeln!(
+        out,
+        "  document size  min {} · avg {} · p50 {} · p95 {} · max {} · nesting depth {}",
+        bytes(s.min as f64),
+        bytes(s.avg),
+        bytes(s.p50 as f64),
+        bytes(s.p95 as f64),
+        bytes(s.max as f64),
+        c.max_depth
+    );
+    if !c.indexes.is_empty() {
+        let names: Vec<String> = c
+            .indexes
+            .iter()
+            .map(|i| {
+                let keys: Vec<String> = i.key.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+                format!("{} {{{}}}", i.name, keys.join(", "))
+            })
+            .collect();
+        let _ = writeln!(out, "  indexes  {}", safe(&names.join(" · ")));
+    }
+    let _ = writeln!(
+        out,
+        "  {}",
+        style.dim(&format!(
+            "{:<PATH_WIDTH$} {:<TYPE_WIDTH$} {:>8} {:>18} {:>9} {:>8}",
+            "PATH", "TYPES", "PRESENT", "ARRAY min/avg/max", "BYTES/doc", "DISTINCT"
+        ))
+    );
+    for f in &c.fields {
+        field_row(out, f, style);
+    }
+}
+
+fn field_row(out: &mut String, f: &FieldProfile, style: Style) {
+    let indent = "  ".repeat(f.depth as usize);
+    let path = clip(&format!("{indent}{}", safe(&f.path)), PATH_WIDTH);
+    let types = clip(&types_label(f), TYPE_WIDTH);
+    let presence = format!("{:.1}%", f.presence * 100.0);
+    let array = f
+        .array
+        .map(|a| format!("{}/{:.1}/{}", a.min, a.avg, a.max))
+        .unwrap_or_default();
+    let distinct = f
+        .distinct
+        .map(|d| {
+            if d.exact {
+                group(d.estimate)
+            } else {
+                format!("~{}", group(d.estimate))
+            }
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  {} {} {:>8} {:>18} {:>9} {:>8}",
+        style.cyan(&pad(&path, PATH_WIDTH)),
+        pad(&types, TYPE_WIDTH),
+        presence,
+        array,
+        bytes(f.bytes_avg),
+        distinct
+    );
+}
+
+/// `int 98% · string 2%` style type breakdown.
+pub fn types_label(f: &FieldProfile) -> String {
+    let total: u64 = f.types.iter().map(|t| t.1).sum();
+    if f.types.len() == 1 {
+        return f.types[0].0.alias().to_owned();
+    }
+    f.types
+        .iter()
+        .map(|(t, c)| format!("{} {:.0}%", t.alias(), *c as f64 * 100.0 / total.max(1) as f64))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// Replaces characters that would corrupt a terminal (controls, escapes)
+/// with visible escapes.
+pub fn safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        if ch.is_control() || matches!(ch, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+            let _ = write!(out, "\\u{{{:x}}}", ch as u32);
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn clip(s: &str, width: usize) -> String {
+    if display_width(s) <= width {
+        return s.to_owned();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for ch in s.chars() {
+        let cw = char_width(ch);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(ch);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+fn pad(s: &str, width: usize) -> String {
+    let w = display_width(s);
+    if w >= width {
+        s.to_owned()
+    } else {
+        format!("{s}{}", " ".repeat(width - w))
+    }
+}
+
+/// Terminal columns a string takes (wide East Asian characters count two).
+pub fn display_width(s: &str) -> usize {
+    s.chars().map(char_width).sum()
+}
+
+fn char_width(c: char) -> usize {
+    let u = c as u32;
+    let wide = matches!(u,
+        0x1100..=0x115F | 0x2E80..=0x303E | 0x3041..=0x33FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
+        | 0xA000..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFF60
+        | 0xFFE0..=0xFFE6 | 0x1F300..=0x1F64F | 0x1F900..=0x1F9FF | 0x20000..=0x3FFFD);
+    if wide {
+        2
+    } else {
+        1
+    }
+}
+
+/// `1,234,567`.
+pub fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `940 B`, `2.1 KB`, `15.1 MB` (powers of 1000, as MongoDB tools print).
+pub fn bytes(b: f64) -> String {
+    if b < 1000.0 {
+        format!("{b:.0} B")
+    } else if b < 1e6 {
+        format!("{:.1} KB", b / 1e3)
+    } else if b < 1e9 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.1} GB", b / 1e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_sizes() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(1234567), "1,234,567");
+        assert_eq!(group(100), "100");
+        assert_eq!(bytes(940.2), "940 B");
+        assert_eq!(bytes(2100.0), "2.1 KB");
+        assert_eq!(bytes(15_100_000.0), "15.1 MB");
+    }
+
+    #[test]
+    fn unsafe_names_are_escaped_and_clipped_by_width() {
+        assert_eq!(safe("a\x1b[31mb"), "a\\u{1b}[31mb");
+        assert_eq!(safe("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(display_width("名字"), 4);
+        let c = clip(&"名".repeat(30), 10);
+        assert!(display_width(&c) <= 10, "{c}");
+    }
+}

@@ -1,0 +1,467 @@
+//! Documents from files: Extended JSON (`.json`, `.jsonl`, `.ndjson`),
+//! `mongodump` BSON (`.bson`, with indexes from `COLL.metadata.json`), one
+//! file or a directory tree in which each sub-directory is a database.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use super::{
+    ejson, CollectionKind, CollectionMeta, IndexInfo, Result, SampleMode, SampleOutcome,
+    Selection, Sink, Source, SourceError, StorageStats,
+};
+use crate::profile::raw;
+
+/// Largest BSON document accepted from a file (the server's limit is 16 MiB;
+/// a dump never holds more, so anything far beyond is a corrupt prefix).
+pub const MAX_BSON_DOC: usize = 48 * 1024 * 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    ExtJson,
+    Bson,
+}
+
+impl Format {
+    pub fn of(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?;
+        if name.ends_with(".metadata.json") {
+            return None;
+        }
+        match path.extension()?.to_str()? {
+            "json" | "jsonl" | "ndjson" => Some(Format::ExtJson),
+            "bson" => Some(Format::Bson),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    db: String,
+    coll: String,
+    path: PathBuf,
+    format: Format,
+}
+
+/// A file or a directory of files.
+pub struct FileSource {
+    root: PathBuf,
+    label: String,
+    entries: Vec<Entry>,
+}
+
+impl FileSource {
+    /// Opens `path`, which must be a file of documents or a directory.
+    pub fn open(path: &Path) -> Result<FileSource> {
+        let meta = std::fs::metadata(path).map_err(|e| io_err(path, &e))?;
+        let label = path.display().to_string();
+        let mut entries = Vec::new();
+        if meta.is_file() {
+            let format = Format::of(path).ok_or_else(|| SourceError::Malformed {
+                path: label.clone(),
+                reason: "not a document file (expected .json, .jsonl, .ndjson or .bson)".into(),
+            })?;
+            entries.push(Entry {
+                db: parent_name(path),
+                coll: stem(path),
+                path: path.to_owned(),
+                format,
+            });
+        } else {
+            let db = dir_name(path);
+            scan_dir(path, &db, &mut entries)?;
+            for sub in sorted_dir(path)? {
+                if sub.is_dir() {
+                    let db = dir_name(&sub);
+                    scan_dir(&sub, &db, &mut entries)?;
+                }
+            }
+            if entries.is_empty() {
+                return Err(SourceError::NotFound(format!(
+                    "{label} holds no document files (.json, .jsonl, .ndjson, .bson) at its top level or one directory down"
+                )));
+            }
+        }
+        Ok(FileSource {
+            root: path.to_owned(),
+            label,
+            entries,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn entry(&self, meta: &CollectionMeta) -> Result<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.db == meta.db && e.coll == meta.name)
+            .ok_or_else(|| SourceError::NotFound(format!("no file for {}", meta.namespace())))
+    }
+}
+
+fn io_err(path: &Path, e: &std::io::Error) -> SourceError {
+    SourceError::Io {
+        path: path.display().to_string(),
+        reason: match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file or directory".into(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+            _ => e.to_string(),
+        },
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn dir_name(path: &Path) -> String {
+    let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    canon
+        .file_name()
+        .map_or_else(|| "files".to_owned(), |s| s.to_string_lossy().into_owned())
+}
+
+fn parent_name(path: &Path) -> String {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => dir_name(p),
+        _ => dir_name(Path::new(".")),
+    }
+}
+
+fn sorted_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    let rd = std::fs::read_dir(dir).map_err(|e| io_err(dir, &e))?;
+    let mut out: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    out.sort();
+    Ok(out)
+}
+
+fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>) -> Result<()> {
+    for p in sorted_dir(dir)? {
+        if !p.is_file() {
+            continue;
+        }
+        let Some(format) = Format::of(&p) else {
+            continue;
+        };
+        let coll = stem(&p);
+        if out.iter().any(|e| e.db == db && e.coll == coll) {
+            continue;
+        }
+        out.push(Entry {
+            db: db.to_owned(),
+            coll,
+            path: p,
+            format,
+        });
+    }
+    Ok(())
+}
+
+/// Reads `COLL.metadata.json` beside a dump's `COLL.bson`, if present.
+fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
+    let mut p = entry.path.clone();
+    p.set_file_name(format!("{}.metadata.json", entry.coll));
+    let Ok(text) = std::fs::read_to_string(&p) else {
+        return;
+    };
+    let parsed = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| bson::Bson::try_from(v).ok());
+    let Some(bson::Bson::Document(doc)) = parsed else {
+        meta.notes
+            .push(format!("{} is not valid Extended JSON; its indexes are ignored", p.display()));
+        return;
+    };
+    if let Ok(idx) = doc.get_array("indexes") {
+        meta.indexes = idx
+            .iter()
+            .filter_map(|i| i.as_document().and_then(IndexInfo::from_spec))
+            .collect();
+    }
+    if let Ok(opts) = doc.get_document("options") {
+        if !opts.is_empty() {
+            meta.options = Some(bson::Bson::Document(opts.clone()).into_relaxed_extjson());
+        }
+        if opts.contains_key("timeseries") {
+            meta.kind = CollectionKind::Timeseries;
+        }
+    }
+    match doc.get_str("type") {
+        Ok("view") => meta.kind = CollectionKind::View,
+        Ok("timeseries") => meta.kind = CollectionKind::Timeseries,
+        _ => {}
+    }
+}
+
+impl Source for FileSource {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            if !selection.wants(&e.db, &e.coll) {
+                continue;
+            }
+            let mut meta = CollectionMeta::new(&e.db, &e.coll);
+            if let Ok(md) = std::fs::metadata(&e.path) {
+                let len = md.len();
+                meta.storage = Some(StorageStats {
+                    size: (e.format == Format::Bson).then_some(len),
+                    storage_size: Some(len),
+                    ..StorageStats::default()
+                });
+            }
+            if e.format == Format::Bson {
+                read_metadata(e, &mut meta);
+                if let Ok(n) = count_bson(&e.path) {
+                    meta.documents = Some(n);
+                }
+            }
+            out.push(meta);
+        }
+        Ok(out)
+    }
+
+    async fn sample(
+        &mut self,
+        meta: &CollectionMeta,
+        mode: SampleMode,
+        sink: &mut dyn Sink,
+    ) -> Result<SampleOutcome> {
+        let entry = self.entry(meta)?.clone();
+        let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
+        let label = entry.path.display().to_string();
+        let mut reservoir = match mode {
+            SampleMode::Sample(n) => Some(Reservoir::new(n, seed_of(&meta.namespace()))),
+            SampleMode::Full => None,
+        };
+        let mut each = |bytes: &[u8]| match &mut reservoir {
+            Some(r) => r.offer(bytes),
+            None => sink.document(bytes),
+        };
+        let total = match entry.format {
+            Format::ExtJson => ejson::read_documents(file, &mut each),
+            Format::Bson => read_bson(file, &mut each),
+        }
+        .map_err(|reason| SourceError::Malformed {
+            path: label,
+            reason,
+        })?;
+        let (read, method) = match reservoir {
+            Some(r) => {
+                let n = r.len() as u64;
+                let method = if n < total { "reservoir" } else { "all" };
+                r.drain_into(sink);
+                (n, method)
+            }
+            None => (total, "all"),
+        };
+        Ok(SampleOutcome {
+            read,
+            method: method.into(),
+            total: Some(total),
+            partial: None,
+            skipped: 0,
+        })
+    }
+}
+
+/// Reads concatenated BSON documents, checking every length prefix.
+pub fn read_bson<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> std::result::Result<u64, String> {
+    let mut r = BufReader::with_capacity(1 << 16, reader);
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    let mut count = 0u64;
+    let mut offset = 0u64;
+    loop {
+        let mut len_bytes = [0u8; 4];
+        match read_full(&mut r, &mut len_bytes) {
+            Ok(0) => return Ok(count),
+            Ok(4) => {}
+            Ok(n) => {
+                return Err(format!(
+                    "file ends inside the length of document {} (byte offset {offset}, {n} of 4 bytes)",
+                    count + 1
+                ))
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+        let len = i32::from_le_bytes(len_bytes);
+        let Ok(len) = usize::try_from(len) else {
+            return Err(format!("document {} at byte offset {offset} declares a negative length ({len})", count + 1));
+        };
+        if !(5..=MAX_BSON_DOC).contains(&len) {
+            return Err(format!(
+                "document {} at byte offset {offset} declares an impossible length of {len} bytes; this is not a BSON file or it is corrupt",
+                count + 1
+            ));
+        }
+        buf.clear();
+        buf.extend_from_slice(&len_bytes);
+        buf.resize(len, 0);
+        let got = read_full(&mut r, &mut buf[4..]).map_err(|e| e.to_string())?;
+        if got < len - 4 {
+            return Err(format!(
+                "file ends inside document {} (byte offset {offset}: {} of {len} bytes present)",
+                count + 1,
+                got + 4
+            ));
+        }
+        if buf[len - 1] != 0 {
+            return Err(format!("document {} at byte offset {offset} is corrupt (no terminating zero)", count + 1));
+        }
+        count += 1;
+        offset += len as u64;
+        each(&buf);
+    }
+}
+
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Counts the documents of a BSON file by following length prefixes only.
+fn count_bson(path: &Path) -> std::io::Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = File::open(path)?;
+    let size = f.metadata()?.len();
+    let mut pos = 0u64;
+    let mut n = 0u64;
+    let mut len = [0u8; 4];
+    while pos < size {
+        f.seek(SeekFrom::Start(pos))?;
+        if read_full(&mut f, &mut len)? < 4 {
+            break;
+        }
+        let Some(l) = raw::doc_len(&len).filter(|&l| l >= 5) else {
+            break;
+        };
+        pos += l as u64;
+        if pos > size {
+            break;
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Uniform sample of a stream of unknown length (Vitter's algorithm R), with
+/// a fixed seed per collection so that a file gives the same sample on
+/// every run.
+pub struct Reservoir {
+    cap: u64,
+    seen: u64,
+    rng: u64,
+    items: Vec<(u64, Vec<u8>)>,
+}
+
+impl Reservoir {
+    pub fn new(cap: u64, seed: u64) -> Reservoir {
+        Reservoir {
+            cap,
+            seen: 0,
+            rng: seed | 1,
+            items: Vec::new(),
+        }
+    }
+
+    fn next_rand(&mut self) -> u64 {
+        // xorshift64*
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn offer(&mut self, bytes: &[u8]) {
+        let i = self.seen;
+        self.seen += 1;
+        if (self.items.len() as u64) < self.cap {
+            self.items.push((i, bytes.to_vec()));
+            return;
+        }
+        let j = self.next_rand() % self.seen;
+        if j < self.cap {
+            let slot = &mut self.items[j as usize];
+            slot.0 = i;
+            slot.1.clear();
+            slot.1.extend_from_slice(bytes);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Hands the sample to `sink` in the order the documents were read.
+    pub fn drain_into(mut self, sink: &mut dyn Sink) {
+        self.items.sort_unstable_by_key(|(i, _)| *i);
+        for (_, b) in &self.items {
+            sink.document(b);
+        }
+    }
+}
+
+fn seed_of(s: &str) -> u64 {
+    crate::profile::sketch::hash_bytes(0x5eed, s.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reservoir_is_uniform_enough_and_bounded() {
+        let mut hits = vec![0u32; 100];
+        for seed in 0..400u64 {
+            let mut r = Reservoir::new(10, seed * 7919 + 1);
+            for i in 0..100u8 {
+                r.offer(&[i]);
+            }
+            assert_eq!(r.len(), 10);
+            let mut got = Vec::new();
+            r.drain_into(&mut |b: &[u8]| got.push(b[0]));
+            assert!(got.windows(2).all(|w| w[0] < w[1]), "kept in read order");
+            for g in got {
+                hits[g as usize] += 1;
+            }
+        }
+        // Each item is expected 40 times; allow generous noise.
+        assert!(hits.iter().all(|&h| (15..=70).contains(&h)), "{hits:?}");
+    }
+
+    #[test]
+    fn bson_stream_errors_are_clear() {
+        let mut one = Vec::new();
+        bson::doc! {"a": 1}.to_writer(&mut one).expect("write");
+        let mut two = one.clone();
+        two.extend_from_slice(&one);
+        let mut n = 0;
+        assert_eq!(read_bson(&two[..], &mut |_| n += 1), Ok(2));
+        assert_eq!(n, 2);
+        let e = read_bson(&two[..two.len() - 3], &mut |_| {}).expect_err("truncated");
+        assert!(e.contains("file ends inside document 2"), "{e}");
+        let e = read_bson(&b"{\"a\": 1}\n"[..], &mut |_| {}).expect_err("json");
+        assert!(e.contains("impossible length"), "{e}");
+        assert_eq!(read_bson(&b""[..], &mut |_| {}), Ok(0));
+    }
+}

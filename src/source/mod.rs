@@ -1,0 +1,197 @@
+//! Where documents come from. Every source lists the collections it holds
+//! (with what metadata it knows) and streams a sample of raw BSON documents
+//! to a sink; the profile never knows which source it is fed by.
+
+pub mod ejson;
+pub mod file;
+pub mod mongo;
+pub mod select;
+
+use serde::Serialize;
+
+pub use file::FileSource;
+pub use mongo::MongoSource;
+pub use select::Selection;
+
+/// Errors a source reports. Each renders as one sentence for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("cannot reach the server at {target}: {reason}")]
+    Unreachable { target: String, reason: String },
+    #[error("authentication failed for {target}: {reason}")]
+    Auth { target: String, reason: String },
+    #[error("invalid connection string: {0}")]
+    BadUri(String),
+    #[error("timed out after {secs} s while {what}")]
+    Timeout { secs: u64, what: String },
+    #[error("server error while {what}: {reason}")]
+    Server { what: String, reason: String },
+    #[error("cannot read {path}: {reason}")]
+    Io { path: String, reason: String },
+    #[error("{path}: {reason}")]
+    Malformed { path: String, reason: String },
+    #[error("{0}")]
+    NotFound(String),
+}
+
+pub type Result<T> = std::result::Result<T, SourceError>;
+
+/// What kind of namespace a collection is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CollectionKind {
+    Collection,
+    View,
+    Timeseries,
+}
+
+/// One index as `listIndexes` (or a dump's metadata) describes it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct IndexInfo {
+    pub name: String,
+    /// The key document, in order: `{"a": 1, "b": -1}`.
+    pub key: serde_json::Map<String, serde_json::Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unique: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sparse: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expire_after_seconds: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collation: Option<serde_json::Value>,
+}
+
+impl IndexInfo {
+    /// Builds an index description from a `listIndexes` document.
+    pub fn from_spec(spec: &bson::Document) -> Option<IndexInfo> {
+        let name = spec.get_str("name").ok()?.to_owned();
+        let key_doc = spec.get_document("key").ok()?;
+        let key = match bson::Bson::Document(key_doc.clone()).into_relaxed_extjson() {
+            serde_json::Value::Object(m) => m,
+            _ => return None,
+        };
+        let ext = |k: &str| spec.get(k).map(|v| v.clone().into_relaxed_extjson());
+        Some(IndexInfo {
+            name,
+            key,
+            unique: spec.get_bool("unique").unwrap_or(false),
+            sparse: spec.get_bool("sparse").unwrap_or(false),
+            partial: ext("partialFilterExpression"),
+            expire_after_seconds: spec.get("expireAfterSeconds").and_then(bson_as_i64),
+            collation: ext("collation"),
+        })
+    }
+}
+
+/// Reads any numeric BSON value as an `i64`.
+pub fn bson_as_i64(v: &bson::Bson) -> Option<i64> {
+    match v {
+        bson::Bson::Int32(x) => Some(i64::from(*x)),
+        bson::Bson::Int64(x) => Some(*x),
+        bson::Bson::Double(x) if x.is_finite() => Some(*x as i64),
+        _ => None,
+    }
+}
+
+/// Storage figures the server reports for a collection (`collStats`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct StorageStats {
+    /// Uncompressed data size in bytes.
+    pub size: Option<u64>,
+    pub storage_size: Option<u64>,
+    pub total_index_size: Option<u64>,
+    pub avg_obj_size: Option<f64>,
+}
+
+/// What a source knows about one collection before reading documents.
+#[derive(Clone, Debug, Serialize)]
+pub struct CollectionMeta {
+    pub db: String,
+    pub name: String,
+    pub kind: CollectionKind,
+    /// Estimated (server) or exact (files) number of documents, when known.
+    pub documents: Option<u64>,
+    pub storage: Option<StorageStats>,
+    pub indexes: Vec<IndexInfo>,
+    /// Collection options (validator, capped, timeseries …) as relaxed EJSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<serde_json::Value>,
+    /// Things the source could not find out, said plainly.
+    pub notes: Vec<String>,
+}
+
+impl CollectionMeta {
+    pub fn new(db: &str, name: &str) -> CollectionMeta {
+        CollectionMeta {
+            db: db.to_owned(),
+            name: name.to_owned(),
+            kind: CollectionKind::Collection,
+            documents: None,
+            storage: None,
+            indexes: Vec::new(),
+            options: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn namespace(&self) -> String {
+        format!("{}.{}", self.db, self.name)
+    }
+}
+
+/// How many documents to read from a collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleMode {
+    /// A uniform random sample of at most this many documents.
+    Sample(u64),
+    /// Every document.
+    Full,
+}
+
+/// What a sampling run did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SampleOutcome {
+    /// Documents handed to the sink.
+    pub read: u64,
+    /// How they were drawn: `$sample`, `find`, `reservoir`, `all`.
+    pub method: String,
+    /// Exact number of documents, when reading them all revealed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Why the run stopped early, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
+    /// Documents that could not be decoded and were skipped.
+    pub skipped: u64,
+}
+
+/// Receives sampled documents as raw BSON bytes.
+pub trait Sink {
+    fn document(&mut self, bytes: &[u8]);
+}
+
+impl<F: FnMut(&[u8])> Sink for F {
+    fn document(&mut self, bytes: &[u8]) {
+        self(bytes);
+    }
+}
+
+/// A place documents come from.
+#[allow(async_fn_in_trait)]
+pub trait Source {
+    /// The target as it may be shown: passwords masked.
+    fn label(&self) -> String;
+
+    /// Collections to profile, with their metadata, in a stable order.
+    async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>>;
+
+    /// Streams the documents of one collection to `sink`.
+    async fn sample(
+        &mut self,
+        meta: &CollectionMeta,
+        mode: SampleMode,
+        sink: &mut dyn Sink,
+    ) -> Result<SampleOutcome>;
+}

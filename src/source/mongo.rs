@@ -1,0 +1,435 @@
+//! A live MongoDB deployment through the official driver. Read-only: the
+//! only commands sent are `hello`, `listDatabases`, `listCollections`,
+//! `listIndexes`, `collStats` (or `$collStats`), `count` and read cursors
+//! (`aggregate` with `$sample`, `find`). Every call carries `maxTimeMS` and
+//! is also cut off on the client after the same timeout.
+
+use std::future::Future;
+use std::time::Duration;
+
+use bson::{doc, Document, RawDocumentBuf};
+use mongodb::error::ErrorKind;
+use mongodb::options::ClientOptions;
+use mongodb::{Client, Collection};
+
+use super::{
+    CollectionKind, CollectionMeta, IndexInfo, Result, SampleMode, SampleOutcome, Selection, Sink,
+    Source, SourceError, StorageStats,
+};
+use crate::target::mask_uri;
+
+/// Documents per cursor batch: large enough that round trips do not
+/// dominate, small enough that the first documents arrive quickly.
+pub const BATCH_SIZE: u32 = 1000;
+
+pub struct MongoSource {
+    client: Client,
+    label: String,
+    timeout: Duration,
+    /// The database named in the connection string, used when the user may
+    /// not list databases.
+    default_db: Option<String>,
+    /// Passwords to scrub from any message shown.
+    secret: Option<String>,
+}
+
+impl MongoSource {
+    /// Parses the URI and checks, within `timeout`, that a server answers.
+    pub async fn connect(uri: &str, timeout: Duration) -> Result<MongoSource> {
+        let label = mask_uri(uri);
+        let secret = crate::target::uri_password(uri);
+        let scrub = |s: String| scrub(&s, secret.as_deref());
+        let mut opts = within(timeout, "parsing the connection string", async { ClientOptions::parse(uri).await })
+            .await?
+            .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
+        opts.app_name = Some("docshape".into());
+        opts.server_selection_timeout = Some(timeout);
+        opts.connect_timeout = Some(timeout.min(Duration::from_secs(10)));
+        let default_db = opts.default_database.clone();
+        let client = Client::with_options(opts).map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
+        let src = MongoSource {
+            client,
+            label,
+            timeout,
+            default_db,
+            secret,
+        };
+        src.call("connecting", async {
+            src.client
+                .database("admin")
+                .run_command(doc! {"ping": 1})
+                .await
+        })
+        .await?;
+        Ok(src)
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn max_time(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Runs one driver call bounded by the timeout, mapping its errors.
+    pub async fn call<T>(
+        &self,
+        what: &str,
+        fut: impl Future<Output = mongodb::error::Result<T>>,
+    ) -> Result<T> {
+        match within(self.timeout, what, fut).await? {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.map_error(what, &e)),
+        }
+    }
+
+    fn map_error(&self, what: &str, e: &mongodb::error::Error) -> SourceError {
+        let s = |x: String| scrub(&x, self.secret.as_deref());
+        match &*e.kind {
+            ErrorKind::ServerSelection { .. } => SourceError::Unreachable {
+                target: self.label.clone(),
+                reason: format!(
+                    "no server answered within {} s",
+                    self.timeout.as_secs().max(1)
+                ),
+            },
+            ErrorKind::DnsResolve { message, .. } => SourceError::Unreachable {
+                target: self.label.clone(),
+                reason: s(format!("DNS lookup failed ({message})")),
+            },
+            ErrorKind::Authentication { message, .. } => SourceError::Auth {
+                target: self.label.clone(),
+                reason: s(message.clone()),
+            },
+            ErrorKind::InvalidArgument { message, .. } => SourceError::BadUri(s(message.clone())),
+            ErrorKind::InvalidTlsConfig { message, .. } => SourceError::Unreachable {
+                target: self.label.clone(),
+                reason: s(format!("TLS configuration error: {message}")),
+            },
+            ErrorKind::Command(c) if c.code == 50 => SourceError::Timeout {
+                secs: self.timeout.as_secs(),
+                what: what.to_owned(),
+            },
+            ErrorKind::Command(c) if c.code == 18 => SourceError::Auth {
+                target: self.label.clone(),
+                reason: s(c.message.clone()),
+            },
+            ErrorKind::Command(c) => SourceError::Server {
+                what: what.to_owned(),
+                reason: s(format!("{} (code {})", c.message, c.code)),
+            },
+            ErrorKind::Io(io) => SourceError::Unreachable {
+                target: self.label.clone(),
+                reason: s(io.to_string()),
+            },
+            _ => SourceError::Server {
+                what: what.to_owned(),
+                reason: s(short_message(e)),
+            },
+        }
+    }
+
+    async fn database_names(&self, selection: &Selection) -> Result<Vec<String>> {
+        let listed = self
+            .call("listing databases", async {
+                self.client.list_database_names().await
+            })
+            .await;
+        let mut names = match listed {
+            Ok(n) => n,
+            // A user without listDatabases can still read the database the
+            // connection string names, or the ones asked for by name.
+            Err(SourceError::Server { .. }) => {
+                let mut n = selection.dbs.clone();
+                n.extend(self.default_db.clone());
+                n
+            }
+            Err(e) => return Err(e),
+        };
+        names.retain(|d| selection.wants_db(d));
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    async fn describe(&self, db: &str, spec: &Document) -> Option<CollectionMeta> {
+        let name = spec.get_str("name").ok()?;
+        let mut meta = CollectionMeta::new(db, name);
+        meta.kind = match spec.get_str("type").unwrap_or("collection") {
+            "view" => CollectionKind::View,
+            "timeseries" => CollectionKind::Timeseries,
+            _ => CollectionKind::Collection,
+        };
+        if let Ok(opts) = spec.get_document("options") {
+            if !opts.is_empty() {
+                meta.options = Some(bson::Bson::Document(opts.clone()).into_relaxed_extjson());
+            }
+        }
+        let database = self.client.database(db);
+        let coll = database.collection::<Document>(name);
+        let max_time = self.max_time();
+
+        match self
+            .call("counting documents", async {
+                coll.estimated_document_count().max_time(max_time).await
+            })
+            .await
+        {
+            Ok(n) => meta.documents = Some(n),
+            Err(e) => meta.notes.push(format!("document count unavailable: {e}")),
+        }
+
+        if meta.kind != CollectionKind::View {
+            match self.storage_stats(db, name).await {
+                Ok(s) => meta.storage = Some(s),
+                Err(e) => meta.notes.push(format!("storage sizes unavailable: {e}")),
+            }
+            match self
+                .call("listing indexes", async {
+                    database
+                        .run_command(doc! {"listIndexes": name, "maxTimeMS": millis(max_time)})
+                        .await
+                })
+                .await
+            {
+                Ok(reply) => {
+                    meta.indexes = first_batch(&reply)
+                        .iter()
+                        .filter_map(IndexInfo::from_spec)
+                        .collect();
+                }
+                Err(e) => meta.notes.push(format!("indexes unavailable: {e}")),
+            }
+        }
+        Some(meta)
+    }
+
+    async fn storage_stats(&self, db: &str, name: &str) -> Result<StorageStats> {
+        let database = self.client.database(db);
+        let max_time = millis(self.max_time());
+        let reply = self
+            .call("reading collStats", async {
+                database
+                    .run_command(doc! {"collStats": name, "maxTimeMS": max_time})
+                    .await
+            })
+            .await;
+        let from_doc = |d: &Document| StorageStats {
+            size: d.get("size").and_then(super::bson_as_i64).map(|v| v as u64),
+            storage_size: d.get("storageSize").and_then(super::bson_as_i64).map(|v| v as u64),
+            total_index_size: d.get("totalIndexSize").and_then(super::bson_as_i64).map(|v| v as u64),
+            avg_obj_size: d.get("avgObjSize").and_then(|v| match v {
+                bson::Bson::Double(x) => Some(*x),
+                other => super::bson_as_i64(other).map(|x| x as f64),
+            }),
+        };
+        match reply {
+            Ok(d) => Ok(from_doc(&d)),
+            Err(first) => {
+                // collStats is deprecated on newer servers and may be refused;
+                // $collStats is the supported route.
+                let coll = database.collection::<Document>(name);
+                let fallback = self
+                    .call("reading $collStats", async {
+                        let mut c = coll
+                            .aggregate([doc! {"$collStats": {"storageStats": {}}}])
+                            .max_time(self.max_time())
+                            .await?;
+                        let mut out = None;
+                        if c.advance().await? {
+                            out = Some(c.deserialize_current()?);
+                        }
+                        Ok(out)
+                    })
+                    .await;
+                match fallback {
+                    Ok(Some(d)) => Ok(d.get_document("storageStats").map(from_doc).unwrap_or_default()),
+                    _ => Err(first),
+                }
+            }
+        }
+    }
+}
+
+impl Source for MongoSource {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
+        let mut out = Vec::new();
+        for db in self.database_names(selection).await? {
+            let database = self.client.database(&db);
+            let max_time = millis(self.max_time());
+            let reply = self
+                .call("listing collections", async {
+                    database
+                        .run_command(doc! {
+                            "listCollections": 1,
+                            "authorizedCollections": true,
+                            "maxTimeMS": max_time,
+                        })
+                        .await
+                })
+                .await?;
+            let mut specs = first_batch(&reply);
+            // The first batch holds every collection up to the server's
+            // default batch size; follow the cursor for the rest.
+            let mut specs_rest = self.rest_of_cursor(&db, &reply).await?;
+            specs.append(&mut specs_rest);
+            specs.sort_by(|a, b| a.get_str("name").unwrap_or("").cmp(b.get_str("name").unwrap_or("")));
+            for spec in specs {
+                let Ok(name) = spec.get_str("name") else {
+                    continue;
+                };
+                if !selection.wants(&db, name) {
+                    continue;
+                }
+                if let Some(meta) = self.describe(&db, &spec).await {
+                    out.push(meta);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn sample(
+        &mut self,
+        meta: &CollectionMeta,
+        mode: SampleMode,
+        sink: &mut dyn Sink,
+    ) -> Result<SampleOutcome> {
+        let coll: Collection<RawDocumentBuf> =
+            self.client.database(&meta.db).collection(&meta.name);
+        let max_time = self.max_time();
+        // When the sample would cover the whole collection, a plain scan
+        // reads the same documents without $sample's random sort.
+        let (mut cursor, method) = match mode {
+            SampleMode::Sample(n) if meta.documents.is_none_or(|d| d > n) => {
+                let size = i64::try_from(n).unwrap_or(i64::MAX);
+                let c = self
+                    .call("starting $sample", async {
+                        coll.aggregate([doc! {"$sample": {"size": size}}])
+                            .with_type::<RawDocumentBuf>()
+                            .max_time(max_time)
+                            .batch_size(BATCH_SIZE)
+                            .await
+                    })
+                    .await?;
+                (c, "$sample")
+            }
+            _ => {
+                let c = self
+                    .call("starting a scan", async {
+                        coll.find(doc! {})
+                            .max_time(max_time)
+                            .batch_size(BATCH_SIZE)
+                            .await
+                    })
+                    .await?;
+                (c, "find")
+            }
+        };
+        let limit = match mode {
+            SampleMode::Sample(n) => n,
+            SampleMode::Full => u64::MAX,
+        };
+        let mut read = 0u64;
+        while read < limit {
+            let more = self
+                .call("reading documents", async { cursor.advance().await })
+                .await?;
+            if !more {
+                break;
+            }
+            sink.document(cursor.current().as_bytes());
+            read += 1;
+        }
+        Ok(SampleOutcome {
+            read,
+            method: method.into(),
+            total: (method == "find" && mode == SampleMode::Full).then_some(read),
+            partial: None,
+            skipped: 0,
+        })
+    }
+}
+
+impl MongoSource {
+    async fn rest_of_cursor(&self, db: &str, reply: &Document) -> Result<Vec<Document>> {
+        let mut out = Vec::new();
+        let Ok(cursor) = reply.get_document("cursor") else {
+            return Ok(out);
+        };
+        let mut id = cursor.get_i64("id").unwrap_or(0);
+        let ns_coll = cursor
+            .get_str("ns")
+            .ok()
+            .and_then(|ns| ns.split_once('.').map(|(_, c)| c.to_owned()))
+            .unwrap_or_else(|| "$cmd.listCollections".into());
+        let database = self.client.database(db);
+        let mut rounds = 0;
+        while id != 0 && rounds < 1000 {
+            rounds += 1;
+            let coll = ns_coll.clone();
+            let more = self
+                .call("listing collections", async {
+                    database
+                        .run_command(doc! {"getMore": id, "collection": coll})
+                        .await
+                })
+                .await?;
+            let Ok(c) = more.get_document("cursor") else {
+                break;
+            };
+            id = c.get_i64("id").unwrap_or(0);
+            if let Ok(batch) = c.get_array("nextBatch") {
+                out.extend(batch.iter().filter_map(|b| b.as_document().cloned()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn first_batch(reply: &Document) -> Vec<Document> {
+    reply
+        .get_document("cursor")
+        .and_then(|c| c.get_array("firstBatch"))
+        .map(|a| a.iter().filter_map(|d| d.as_document().cloned()).collect())
+        .unwrap_or_default()
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Bounds a future by `timeout` on the client side.
+async fn within<T>(timeout: Duration, what: &str, fut: impl Future<Output = T>) -> Result<T> {
+    // A little grace so the server's own maxTimeMS error wins when it can.
+    let grace = timeout + Duration::from_millis(500);
+    tokio::time::timeout(grace, fut)
+        .await
+        .map_err(|_| SourceError::Timeout {
+            secs: timeout.as_secs(),
+            what: what.to_owned(),
+        })
+}
+
+/// The driver's message without its long topology description.
+fn short_message(e: &mongodb::error::Error) -> String {
+    let m = e.kind.to_string();
+    let m = m.split(", Topology:").next().unwrap_or(&m);
+    m.lines().next().unwrap_or("").trim().to_owned()
+}
+
+fn scrub(s: &str, secret: Option<&str>) -> String {
+    match secret {
+        Some(p) if !p.is_empty() => s.replace(p, "****"),
+        _ => s.to_owned(),
+    }
+}
