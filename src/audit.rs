@@ -1,17 +1,45 @@
-//! The data's journey for one run: source → sample → profile → report.
-//! The CLI and the explorer both go through here, so they always agree.
+//! The data's journey for one run: source → sample → profile → growth and
+//! relationships → report. The CLI and the explorer both go through here,
+//! so they always agree.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::profile::Profiler;
+use crate::growth::{self, snapshot};
+use crate::profile::{query_path, Profiler, Seg};
+use crate::relate::{self, CollectionView, Fanout, Relationship};
 use crate::report::{now_iso, CollectionReport, Report, Sampling, VERSION};
+use crate::sample::Reservoir;
 use crate::source::{CollectionMeta, SampleMode, Selection, Source, SourceError};
 
-/// What to read.
+/// Bytes of documents kept in memory per collection after profiling.
+pub const KEEP_BYTES: usize = 64 * 1024 * 1024;
+/// Documents kept per collection when every document is read.
+pub const KEEP_FULL: u64 = 1000;
+/// Collections above this many documents get their fan-out estimated from
+/// the sample instead of a whole-collection `$group`.
+pub const GROUP_LIMIT: u64 = 50_000_000;
+
+/// What to read and which stages to run.
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub selection: Selection,
     pub mode: SampleMode,
+    /// Detect references between collections.
+    pub relationships: bool,
+    /// Where growth snapshots live; `None` turns them off.
+    pub snapshots: Option<PathBuf>,
+}
+
+impl Plan {
+    pub fn new(selection: Selection, mode: SampleMode) -> Plan {
+        Plan {
+            selection,
+            mode,
+            relationships: true,
+            snapshots: None,
+        }
+    }
 }
 
 /// Progress of the collection being read, reported a few times a second.
@@ -40,7 +68,15 @@ impl Progress<'_> {
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
-/// Profiles every selected collection of `source`.
+fn fatal(e: &SourceError) -> bool {
+    matches!(
+        e,
+        SourceError::Unreachable { .. } | SourceError::Auth { .. } | SourceError::BadUri(_)
+    )
+}
+
+/// Profiles every selected collection of `source`, then measures growth and
+/// relationships.
 pub async fn run<S: Source>(
     source: &mut S,
     plan: &Plan,
@@ -53,15 +89,30 @@ pub async fn run<S: Source>(
     for (i, meta) in metas.into_iter().enumerate() {
         match profile_collection(source, meta, plan.mode, (i + 1, total), progress).await {
             Ok(c) => collections.push(c),
-            Err(e @ (SourceError::Unreachable { .. } | SourceError::Auth { .. } | SourceError::BadUri(_))) => {
-                return Err(e)
-            }
+            Err(e) if fatal(&e) => return Err(e),
             Err(e) => notes.push(e.to_string()),
         }
     }
+    let label = source.label();
+    for c in &mut collections {
+        measure_growth(c);
+        if let Some(dir) = &plan.snapshots {
+            if let Err(e) = snapshot_growth(source, c, dir, &label).await {
+                if fatal(&e) {
+                    return Err(e);
+                }
+                c.notes.push(format!("growth snapshot skipped: {e}"));
+            }
+        }
+    }
+    let relationships = if plan.relationships {
+        relationships(source, &collections, &mut notes).await?
+    } else {
+        Vec::new()
+    };
     Ok(Report {
         docshape: VERSION,
-        target: source.label(),
+        target: label,
         generated_at: now_iso(),
         sampling: match plan.mode {
             SampleMode::Sample(n) => Sampling {
@@ -74,12 +125,12 @@ pub async fn run<S: Source>(
             },
         },
         collections,
-        relationships: Vec::new(),
+        relationships,
         notes,
     })
 }
 
-/// Samples and profiles one collection.
+/// Samples and profiles one collection, keeping a bounded sample.
 pub async fn profile_collection<S: Source>(
     source: &mut S,
     meta: CollectionMeta,
@@ -92,13 +143,24 @@ pub async fn profile_collection<S: Source>(
         SampleMode::Sample(n) => Some(meta.documents.map_or(n, |d| d.min(n))),
         SampleMode::Full => meta.documents,
     };
+    let keep = match mode {
+        SampleMode::Sample(n) => n,
+        SampleMode::Full => KEEP_FULL,
+    };
     let start = Instant::now();
     let mut last = start;
     let mut profiler = Profiler::default();
+    let mut kept = Reservoir::new(
+        keep,
+        KEEP_BYTES,
+        crate::profile::sketch::hash_bytes(7, ns.as_bytes()),
+    );
     let mut seen = 0u64;
     let mut sink = |bytes: &[u8]| {
         // Malformed documents are counted by the profiler and reported.
-        let _ = profiler.add(bytes);
+        if profiler.add(bytes).is_ok() {
+            kept.offer(bytes);
+        }
         seen += 1;
         if seen % 256 == 0 {
             let now = Instant::now();
@@ -124,5 +186,251 @@ pub async fn profile_collection<S: Source>(
         elapsed: start.elapsed(),
         done: true,
     });
-    Ok(CollectionReport::new(meta, &outcome, profiler.finish()))
+    let oversized = kept.oversized();
+    let mut report = CollectionReport::new(meta, &outcome, profiler.finish());
+    if oversized > 0 {
+        report.notes.push(format!(
+            "{oversized} large documents were profiled but not kept for the growth and reference stages (memory budget {} MiB)",
+            KEEP_BYTES >> 20
+        ));
+    }
+    report.kept = kept.into_documents();
+    Ok(report)
+}
+
+/// Cross-section growth of every array path, from the kept sample.
+pub fn measure_growth(c: &mut CollectionReport) {
+    for (path, g) in growth::cross_section(&c.profile, &c.kept) {
+        set_growth(c, &path, g);
+    }
+}
+
+fn set_growth(c: &mut CollectionReport, path: &str, g: growth::Growth) {
+    if let Some(f) = c.fields.iter_mut().find(|f| f.path == path) {
+        f.growth = Some(g.clone());
+    }
+    if let Some(f) = c.profile.fields.iter_mut().find(|f| f.path == path) {
+        f.growth = Some(g);
+    }
+}
+
+/// Snapshots older than this are replaced by a fresh one.
+const SNAPSHOT_MAX_AGE_SECS: f64 = 30.0 * 86_400.0;
+
+fn now_secs() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Growth over time: compares with the previous snapshot of this
+/// collection, if any, and keeps a snapshot for the next run.
+async fn snapshot_growth<S: Source>(
+    source: &mut S,
+    c: &mut CollectionReport,
+    dir: &std::path::Path,
+    label: &str,
+) -> Result<(), SourceError> {
+    let file = snapshot::file_for(dir, label, &c.namespace);
+    let now = now_secs();
+    let old = snapshot::load(&file);
+    if let Some(old) = &old {
+        let ids: Vec<bson::Bson> = old
+            .docs
+            .iter()
+            .filter_map(|d| bson::Bson::try_from(d.id.clone()).ok())
+            .collect();
+        let dotted: Vec<String> = old.paths.iter().map(|p| p.replace("[]", "")).collect();
+        let found = source.reread(&c.meta, &ids, &dotted).await?;
+        let current: Vec<snapshot::SnapDoc> = found
+            .into_iter()
+            .map(|r| snapshot::SnapDoc {
+                id: r.id.into_canonical_extjson(),
+                size: r.size,
+                lengths: r.lengths,
+            })
+            .collect();
+        let p99 = c.profile.doc_sizes.quantile(0.99) as f64;
+        for (path, g) in snapshot::compare(old, &current, now, p99) {
+            set_growth(c, &path, g);
+        }
+    }
+    let stale = old
+        .as_ref()
+        .is_none_or(|o| now - o.taken_at > SNAPSHOT_MAX_AGE_SECS);
+    if stale {
+        if let Some(snap) = snapshot::take(&c.namespace, &c.profile, &c.kept, now) {
+            snapshot::save(&file, &snap).map_err(|e| SourceError::Io {
+                path: file.display().to_string(),
+                reason: e.to_string(),
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Finds references between the collections of each database, measures
+/// their fan-out and classifies them.
+pub async fn relationships<S: Source>(
+    source: &mut S,
+    colls: &[CollectionReport],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Relationship>, SourceError> {
+    let views: Vec<CollectionView<'_>> = colls
+        .iter()
+        .map(|c| CollectionView {
+            db: &c.meta.db,
+            name: &c.meta.name,
+            profile: &c.profile,
+            docs: &c.kept,
+            indexes: &c.indexes,
+            documents: c.documents,
+        })
+        .collect();
+    let cands = relate::candidates(&views);
+    let targets = relate::target_keys(&views);
+    let mut out = Vec::new();
+    let mut referencing: Vec<(usize, Vec<Seg>)> = Vec::new();
+    for cand in &cands {
+        let mut best: Option<(f64, usize, u64)> = None;
+        for (ti, t) in targets.iter().enumerate() {
+            if !relate::worth_probing(cand, t, &views) {
+                continue;
+            }
+            let found = match source
+                .probe(&colls[t.coll].meta, &t.key, &cand.values)
+                .await
+            {
+                Ok(f) => f,
+                Err(e) if fatal(&e) => return Err(e),
+                Err(e) => {
+                    notes.push(format!(
+                        "reference probe of {} skipped: {e}",
+                        colls[t.coll].namespace
+                    ));
+                    continue;
+                }
+            };
+            let matched = found
+                .iter()
+                .filter_map(relate::value::of_bson)
+                .filter(|k| cand.keys.contains(k))
+                .count() as u64;
+            let rate = matched as f64 / cand.keys.len().max(1) as f64;
+            if relate::accept(cand, t, rate, &views)
+                && best.is_none_or(|(r, bi, _)| {
+                    rate > r
+                        || (rate == r
+                            && relate::name_affinity(cand, t, &views)
+                            && !relate::name_affinity(cand, &targets[bi], &views))
+                })
+            {
+                best = Some((rate, ti, matched));
+            }
+        }
+        let Some((rate, ti, matched)) = best else {
+            continue;
+        };
+        let t = &targets[ti];
+        let from = &colls[cand.coll];
+        let to = &colls[t.coll];
+        let kind = relate::kind_of(cand, &from.profile);
+        let (fanout, method, indexed) = fanout_of(source, cand, from, to, notes).await?;
+        let growing = relate::holding_array(&cand.segments)
+            .and_then(|arr| from.profile.fields.iter().find(|f| f.segments == arr))
+            .and_then(|f| f.growth.as_ref())
+            .is_some_and(|g| g.is_significant(0.5));
+        referencing.push((cand.coll, cand.segments.clone()));
+        // An array of ids is named by the array field itself (`kits.component_ids`).
+        let from_path = if cand.segments.last() == Some(&Seg::Elem) {
+            crate::profile::render_path(&cand.segments[..cand.segments.len() - 1])
+        } else {
+            cand.path.clone()
+        };
+        out.push(Relationship {
+            from: format!("{}.{from_path}", from.namespace),
+            to: format!("{}.{}", to.namespace, t.key),
+            kind,
+            cardinality: relate::Cardinality::of(fanout.map_or(0, |f| f.max), growing),
+            fanout,
+            match_rate: crate::profile::sketch::round2(rate),
+            probed: cand.keys.len() as u64,
+            matched,
+            fanout_method: method,
+            indexed,
+            from_ns: from.namespace.clone(),
+            from_path,
+            to_ns: to.namespace.clone(),
+        });
+    }
+    relate::mark_two_way(&mut out);
+    out.extend(relate::embedded(&views, &referencing));
+    Ok(out)
+}
+
+/// Children per parent for one accepted reference.
+async fn fanout_of<S: Source>(
+    source: &mut S,
+    cand: &relate::Candidate,
+    from: &CollectionReport,
+    to: &CollectionReport,
+    notes: &mut Vec<String>,
+) -> Result<(Option<Fanout>, Option<String>, Option<bool>), SourceError> {
+    if let Some(arr) = relate::holding_array(&cand.segments) {
+        // The parent holds its children's ids: the array length is the
+        // fan-out, over every profiled document.
+        let f = from
+            .profile
+            .fields
+            .iter()
+            .find(|f| f.segments == arr)
+            .and_then(|f| f.array_lengths.as_ref())
+            .and_then(Fanout::from_histogram);
+        return Ok((f, Some("array-length".into()), None));
+    }
+    let dotted = query_path(&cand.segments);
+    let indexed = Some(relate::has_leading_index(&from.indexes, &dotted));
+    let big = from.documents.is_some_and(|d| d > GROUP_LIMIT);
+    if !big {
+        match source.group_counts(&from.meta, &dotted).await {
+            Ok(mut counts) => {
+                // Parents no child points at have zero children.
+                let with_children: u64 = counts.iter().map(|c| c.1).sum();
+                if let Some(parents) = to.documents {
+                    if parents > with_children {
+                        counts.push((0, parents - with_children));
+                    }
+                }
+                let method = source.group_method();
+                return Ok((Fanout::from_counts(&counts), Some(method.into()), indexed));
+            }
+            Err(e) if fatal(&e) => return Err(e),
+            Err(e) => notes.push(format!(
+                "fan-out of {}.{} estimated from the sample: {e}",
+                from.namespace, cand.path
+            )),
+        }
+    }
+    // Count over the kept sample, scaled to the collection.
+    let scale = match (from.documents, from.kept.len()) {
+        (Some(d), n) if n > 0 => d as f64 / n as f64,
+        _ => 1.0,
+    };
+    let mut per: std::collections::HashMap<relate::value::ValueKey, u64> =
+        std::collections::HashMap::new();
+    for d in &from.kept {
+        for el in crate::profile::extract::values(d, &cand.segments) {
+            if let Some(k) = relate::value::of_element(&el) {
+                *per.entry(k).or_insert(0) += 1;
+            }
+        }
+    }
+    let mut hist = std::collections::BTreeMap::new();
+    for n in per.into_values() {
+        *hist
+            .entry(((n as f64) * scale).round() as u64)
+            .or_insert(0u64) += 1;
+    }
+    let counts: Vec<(u64, u64)> = hist.into_iter().collect();
+    Ok((Fanout::from_counts(&counts), Some("sample".into()), indexed))
 }

@@ -5,7 +5,10 @@
 //! `audit` runs that journey; the binary is a thin CLI over it.
 
 pub mod audit;
+pub mod growth;
 pub mod profile;
+pub mod relate;
 pub mod report;
+pub mod sample;
 pub mod source;
 pub mod target;

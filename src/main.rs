@@ -57,6 +57,9 @@ struct Common {
     /// Bound on each server operation, in seconds (also sent as maxTimeMS).
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
+    /// Neither read nor keep growth snapshots (kept in $XDG_STATE_HOME/docshape).
+    #[arg(long)]
+    no_snapshot: bool,
 }
 
 #[derive(Args)]
@@ -89,9 +92,12 @@ enum AuditFormat {
     Json,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SchemaFormat {
+    /// The profile of one collection, as in the JSON report.
     Json,
+    /// An ER diagram of the selected collections and their references.
+    Mermaid,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
@@ -140,17 +146,23 @@ fn main() -> ExitCode {
 }
 
 fn plan(c: &Common) -> Plan {
-    Plan {
-        selection: Selection {
+    let mut plan = Plan::new(
+        Selection {
             dbs: c.dbs.clone(),
             collections: c.collections.clone(),
         },
-        mode: if c.full {
+        if c.full {
             SampleMode::Full
         } else {
             SampleMode::Sample(c.sample)
         },
-    }
+    );
+    plan.snapshots = if c.no_snapshot {
+        None
+    } else {
+        docshape::growth::snapshot::dir()
+    };
+    plan
 }
 
 /// Opens the target and profiles what the plan selects.
@@ -214,10 +226,18 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
 
 async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
     let report = profile(&s.common).await?;
+    if s.format == SchemaFormat::Mermaid {
+        emit(&report::mermaid::render(&report), None)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let n = report.collections.len();
     let coll = match n {
         1 => &report.collections[0],
-        0 => return Err(Fatal("no collection matched; name one with -c DB.COLL".into())),
+        0 => {
+            return Err(Fatal(
+                "no collection matched; name one with -c DB.COLL".into(),
+            ))
+        }
         _ => {
             let names: Vec<&str> = report
                 .collections
@@ -232,16 +252,15 @@ async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
             )));
         }
     };
-    match s.format {
-        SchemaFormat::Json => emit(&report::json::render_collection(coll), None)?,
-    }
+    emit(&report::json::render_collection(coll), None)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn emit(text: &str, output: Option<&std::path::Path>) -> Result<(), Fatal> {
     match output {
-        Some(p) => std::fs::write(p, text)
-            .map_err(|e| Fatal(format!("cannot write {}: {e}", p.display()))),
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| Fatal(format!("cannot write {}: {e}", p.display())))
+        }
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

@@ -140,8 +140,14 @@ mod tests {
     #[test]
     fn masks_passwords() {
         for (uri, want) in [
-            ("mongodb://app:s3cret@db:27017/x", "mongodb://app:****@db:27017/x"),
-            ("mongodb+srv://u:p%40ss@c.example.net/?tls=true", "mongodb+srv://u:****@c.example.net/?tls=true"),
+            (
+                "mongodb://app:s3cret@db:27017/x",
+                "mongodb://app:****@db:27017/x",
+            ),
+            (
+                "mongodb+srv://u:p%40ss@c.example.net/?tls=true",
+                "mongodb+srv://u:****@c.example.net/?tls=true",
+            ),
             ("mongodb://u:a@b@h1,h2/db", "mongodb://u:****@h1,h2/db"),
             ("mongodb://host:27017", "mongodb://host:27017"),
             ("mongodb://onlyuser@host", "mongodb://onlyuser@host"),
@@ -155,7 +161,10 @@ mod tests {
 
     #[test]
     fn parses_targets() {
-        assert_eq!(Target::parse("mongodb://x"), Target::Mongo("mongodb://x".into()));
+        assert_eq!(
+            Target::parse("mongodb://x"),
+            Target::Mongo("mongodb://x".into())
+        );
         assert_eq!(Target::parse("dump/"), Target::Path("dump/".into()));
         assert_eq!(
             Target::parse("mongodb://a:b@h").label(),

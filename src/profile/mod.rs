@@ -7,6 +7,7 @@
 //! comparing raw key bytes, so a path is allocated once, when first seen, and
 //! every later value only updates counters and fixed-size sketches.
 
+pub mod extract;
 pub mod raw;
 pub mod sketch;
 mod value;
@@ -315,24 +316,29 @@ impl Profiler {
     pub fn finish(&self) -> Profile {
         let sampled = self.docs;
         let mut fields = Vec::with_capacity(self.nodes.len());
-        let mut stack: Vec<(u32, String)> = self.nodes[ROOT as usize]
+        let mut stack: Vec<(u32, String, Vec<Seg>)> = self.nodes[ROOT as usize]
             .children
             .iter()
             .rev()
-            .map(|&c| (c, self.name_of(c)))
+            .map(|&c| (c, self.name_of(c), vec![Seg::Key(self.name_of(c))]))
             .collect();
-        while let Some((id, path)) = stack.pop() {
+        while let Some((id, path, segs)) = stack.pop() {
             let n = &self.nodes[id as usize];
-            fields.push(self.field(n, path.clone(), sampled));
             for &c in n.children.iter().rev() {
                 let cn = &self.nodes[c as usize];
+                let mut cs = segs.clone();
                 let p = if cn.elem {
+                    cs.push(Seg::Elem);
                     format!("{path}[]")
                 } else {
-                    format!("{path}.{}", self.name_of(c))
+                    let name = self.name_of(c);
+                    let p = format!("{path}.{name}");
+                    cs.push(Seg::Key(name));
+                    p
                 };
-                stack.push((c, p));
+                stack.push((c, p, cs));
             }
+            fields.push(self.field(n, path, segs, sampled));
         }
         Profile {
             sampled,
@@ -353,7 +359,7 @@ impl Profiler {
         String::from_utf8_lossy(&self.nodes[id as usize].key).into_owned()
     }
 
-    fn field(&self, n: &Node, path: String, sampled: u64) -> FieldProfile {
+    fn field(&self, n: &Node, path: String, segments: Vec<Seg>, sampled: u64) -> FieldProfile {
         let presence = if sampled == 0 {
             0.0
         } else {
@@ -372,6 +378,7 @@ impl Profiler {
             .sum();
         FieldProfile {
             path,
+            segments,
             name: String::from_utf8_lossy(&n.key).into_owned(),
             depth: n.depth.saturating_sub(1),
             count: n.count,
@@ -392,17 +399,20 @@ impl Profiler {
                 n.bytes as f64 / self.total_bytes as f64
             },
             distinct: (scalar_values > 0).then(|| Distinctness {
-                estimate: n.distinct.estimate(),
+                // A sketch may overshoot; there are never more distinct
+                // values than values.
+                estimate: n.distinct.estimate().min(scalar_values),
                 exact: n.distinct.is_exact(),
             }),
             examples: n.examples.clone(),
             number_range: n.num.map(|(a, b)| [a, b]),
-            date_range: n.date.map(|(a, b)| [value::iso_millis(a), value::iso_millis(b)]),
-            objectid_time: n
-                .oid
-                .map(|(a, b)| [value::iso_secs(a), value::iso_secs(b)]),
+            date_range: n
+                .date
+                .map(|(a, b)| [value::iso_millis(a), value::iso_millis(b)]),
+            objectid_time: n.oid.map(|(a, b)| [value::iso_secs(a), value::iso_secs(b)]),
             string_length: n.str_len.map(|(a, b)| [a, b]),
             children: n.children.len(),
+            growth: None,
         }
     }
 }
@@ -447,10 +457,55 @@ pub struct Profile {
     pub first_error: Option<String>,
 }
 
+/// Decodes the value of one raw element.
+pub fn value_of(el: &Element<'_>) -> Option<bson::Bson> {
+    value::to_bson(el.ty, el.value)
+}
+
+/// One step of a path: a field name, or "each element of the array".
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seg {
+    Key(String),
+    Elem,
+}
+
+/// Renders steps in the contract's notation (`a.b`, `items[].sku`).
+pub fn render_path(segs: &[Seg]) -> String {
+    let mut out = String::new();
+    for s in segs {
+        match s {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Elem => out.push_str("[]"),
+        }
+    }
+    out
+}
+
+/// The dotted form a query or an index uses (`items.sku`): array steps are
+/// implicit in MongoDB's query language.
+pub fn query_path(segs: &[Seg]) -> String {
+    let keys: Vec<&str> = segs
+        .iter()
+        .filter_map(|s| match s {
+            Seg::Key(k) => Some(k.as_str()),
+            Seg::Elem => None,
+        })
+        .collect();
+    keys.join(".")
+}
+
 /// Everything measured about one path.
 #[derive(Clone, Debug, Serialize)]
 pub struct FieldProfile {
     pub path: String,
+    /// The path as unambiguous steps (a field name may itself hold a dot).
+    #[serde(skip)]
+    pub segments: Vec<Seg>,
     #[serde(skip)]
     pub name: String,
     /// Nesting level: 0 for top-level fields.
@@ -489,6 +544,9 @@ pub struct FieldProfile {
     pub string_length: Option<[u64; 2]>,
     #[serde(skip)]
     pub children: usize,
+    /// How the array grows, once measured (array paths only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub growth: Option<crate::growth::Growth>,
 }
 
 impl FieldProfile {
@@ -510,7 +568,10 @@ impl FieldProfile {
         let is_sample = population.is_none_or(|p| p > sampled);
         self.presence_ci = is_sample.then(|| {
             let (lo, hi) = wilson(self.count, sampled);
-            [sketch::round2(lo * 100.0) / 100.0, sketch::round2(hi * 100.0) / 100.0]
+            [
+                sketch::round2(lo * 100.0) / 100.0,
+                sketch::round2(hi * 100.0) / 100.0,
+            ]
         });
     }
 }

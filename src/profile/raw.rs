@@ -342,7 +342,10 @@ mod tests {
             "sym": bson::Bson::Symbol("q".into()),
         };
         let raw = bytes(&d);
-        let els: Vec<_> = elements(&raw).expect("framing").collect::<Result<_, _>>().expect("valid");
+        let els: Vec<_> = elements(&raw)
+            .expect("framing")
+            .collect::<Result<_, _>>()
+            .expect("valid");
         assert_eq!(els.len(), d.len());
         let total: usize = els.iter().map(|e| e.size).sum();
         assert_eq!(total + 5, raw.len());
@@ -350,9 +353,25 @@ mod tests {
         assert_eq!(
             types,
             [
-                "double", "string", "object", "array", "binData", "objectId", "bool", "date",
-                "null", "regex", "javascript", "int", "timestamp", "long", "decimal", "minKey",
-                "maxKey", "undefined", "symbol"
+                "double",
+                "string",
+                "object",
+                "array",
+                "binData",
+                "objectId",
+                "bool",
+                "date",
+                "null",
+                "regex",
+                "javascript",
+                "int",
+                "timestamp",
+                "long",
+                "decimal",
+                "minKey",
+                "maxKey",
+                "undefined",
+                "symbol"
             ]
         );
         assert_eq!(value::str(els[1].value), Some("hé"));

@@ -45,7 +45,7 @@ fn bucket_bounds(b: usize) -> (u64, u64) {
     let msb = octave + 7;
     let shift = msb - u64::from(SUB_BITS);
     let lo = (1u64 << msb) | (sub << shift);
-    let hi = lo + (1u64 << shift) - 1;
+    let hi = lo + ((1u64 << shift) - 1);
     (lo, hi)
 }
 
@@ -161,7 +161,7 @@ pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// Distinct values: exact up to `EXACT_LIMIT` hashes, then HyperLogLog with
+/// Distinct values: exact up to `EXACT_LIMIT` hashes (kept sorted), then HyperLogLog with
 /// 2^10 registers (standard error ≈ 3.3 %).
 #[derive(Clone, Debug)]
 pub enum Distinct {
@@ -169,7 +169,7 @@ pub enum Distinct {
     Hll(Box<[u8; HLL_M]>),
 }
 
-const EXACT_LIMIT: usize = 64;
+const EXACT_LIMIT: usize = 256;
 const HLL_P: u32 = 10;
 pub const HLL_M: usize = 1 << HLL_P;
 
@@ -185,11 +185,11 @@ impl Distinct {
     pub fn insert(&mut self, h: u64) -> bool {
         match self {
             Distinct::Exact(v) => {
-                if v.contains(&h) {
+                let Err(at) = v.binary_search(&h) else {
                     return false;
-                }
+                };
                 if v.len() < EXACT_LIMIT {
-                    v.push(h);
+                    v.insert(at, h);
                     return true;
                 }
                 let mut regs = Box::new([0u8; HLL_M]);
@@ -347,7 +347,10 @@ mod tests {
         for q in [0.5, 0.95, 0.99] {
             let truth = values[((q * values.len() as f64).ceil() as usize).max(1) - 1] as f64;
             let got = h.quantile(q) as f64;
-            assert!((got - truth).abs() / truth < 0.02, "q={q} got={got} truth={truth}");
+            assert!(
+                (got - truth).abs() / truth < 0.02,
+                "q={q} got={got} truth={truth}"
+            );
         }
     }
 

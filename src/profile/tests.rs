@@ -1,1 +1,311 @@
+use bson::{doc, Bson, Document};
 
+use super::*;
+
+fn raw(d: &Document) -> Vec<u8> {
+    let mut v = Vec::new();
+    d.to_writer(&mut v).expect("serialise");
+    v
+}
+
+fn profile(docs: &[Document]) -> Profile {
+    let mut p = Profiler::default();
+    for d in docs {
+        p.add(&raw(d)).expect("valid document");
+    }
+    p.finish()
+}
+
+fn field<'a>(p: &'a Profile, path: &str) -> &'a FieldProfile {
+    p.fields
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("no path {path:?} in {:?}", paths(p)))
+}
+
+fn paths(p: &Profile) -> Vec<&str> {
+    p.fields.iter().map(|f| f.path.as_str()).collect()
+}
+
+fn types(f: &FieldProfile) -> Vec<(&'static str, u64)> {
+    f.types.iter().map(|(t, c)| (t.alias(), *c)).collect()
+}
+
+#[test]
+fn every_bson_type_is_named_by_its_alias() {
+    let cases: Vec<(Bson, &str)> = vec![
+        (Bson::Double(1.5), "double"),
+        (Bson::String("s".into()), "string"),
+        (Bson::Document(doc! {"x": 1}), "object"),
+        (Bson::Array(vec![Bson::Int32(1)]), "array"),
+        (
+            Bson::Binary(bson::Binary {
+                subtype: bson::spec::BinarySubtype::Generic,
+                bytes: vec![1, 2],
+            }),
+            "binData",
+        ),
+        (Bson::Undefined, "undefined"),
+        (Bson::ObjectId(bson::oid::ObjectId::from_bytes([1; 12])), "objectId"),
+        (Bson::Boolean(true), "bool"),
+        (Bson::DateTime(bson::DateTime::from_millis(0)), "date"),
+        (Bson::Null, "null"),
+        (
+            Bson::RegularExpression(bson::Regex {
+                pattern: "a".into(),
+                options: String::new(),
+            }),
+            "regex",
+        ),
+        (
+            Bson::DbPointer(
+                bson::Bson::try_from(serde_json::json!({"$dbPointer": {"$ref": "c", "$id": {"$oid": "5ca4bbcea2dd94ee58162a68"}}}))
+                    .ok()
+                    .and_then(|b| match b {
+                        Bson::DbPointer(p) => Some(p),
+                        _ => None,
+                    })
+                    .expect("dbPointer"),
+            ),
+            "dbPointer",
+        ),
+        (Bson::JavaScriptCode("f()".into()), "javascript"),
+        (Bson::Symbol("sym".into()), "symbol"),
+        (
+            Bson::JavaScriptCodeWithScope(bson::JavaScriptCodeWithScope {
+                code: "f()".into(),
+                scope: doc! {"a": 1},
+            }),
+            "javascriptWithScope",
+        ),
+        (Bson::Int32(1), "int"),
+        (Bson::Timestamp(bson::Timestamp { time: 1, increment: 1 }), "timestamp"),
+        (Bson::Int64(1), "long"),
+        (Bson::Decimal128(bson::Decimal128::from_bytes([0; 16])), "decimal"),
+        (Bson::MinKey, "minKey"),
+        (Bson::MaxKey, "maxKey"),
+    ];
+    for (value, alias) in cases {
+        let p = profile(&[doc! {"v": value.clone()}]);
+        assert_eq!(types(field(&p, "v")), vec![(alias, 1)], "{value:?}");
+    }
+}
+
+#[test]
+fn nested_arrays_of_arrays_get_bracket_paths() {
+    let p = profile(&[doc! {"m": [[1, 2], [3]]}, doc! {"m": [[4, 5, 6]]}]);
+    assert_eq!(paths(&p), ["m", "m[]", "m[][]"]);
+    let m = field(&p, "m");
+    assert_eq!(m.array.map(|a| (a.min, a.max)), Some((1, 2)));
+    let inner = field(&p, "m[]");
+    assert_eq!(types(inner), [("array", 3)]);
+    assert_eq!(inner.array.map(|a| (a.min, a.max)), Some((1, 3)));
+    let leaf = field(&p, "m[][]");
+    assert_eq!(types(leaf), [("int", 6)]);
+    assert_eq!(leaf.count, 2, "both documents have a leaf");
+    assert_eq!(leaf.values, 6);
+}
+
+#[test]
+fn empty_arrays_have_length_zero_and_no_element_path() {
+    let p = profile(&[doc! {"a": []}, doc! {"a": [1]}]);
+    let a = field(&p, "a");
+    assert_eq!(a.array.map(|s| (s.min, s.max, s.avg)), Some((0, 1, 0.5)));
+    assert_eq!(field(&p, "a[]").count, 1);
+}
+
+#[test]
+fn missing_is_not_null() {
+    let p = profile(&[doc! {"x": null}, doc! {}, doc! {"x": 1}, doc! {"y": 1}]);
+    let x = field(&p, "x");
+    assert_eq!(x.count, 2);
+    assert!((x.presence - 0.5).abs() < 1e-12);
+    assert_eq!(types(x), [("null", 1), ("int", 1)]);
+    assert!((field(&p, "y").presence - 0.25).abs() < 1e-12);
+}
+
+#[test]
+fn weird_field_names_are_kept_verbatim() {
+    let p = profile(&[doc! {"": 1, "a.b": 2, "$x": 3, "名字": "值", "a": {"b": 4}}]);
+    for path in ["", "a.b", "$x", "名字", "a", "a.b"] {
+        field(&p, path);
+    }
+    // The literal "a.b" key and the nested a.b are distinct nodes that share
+    // a rendering; both are listed.
+    assert_eq!(p.fields.iter().filter(|f| f.path == "a.b").count(), 2);
+    assert_eq!(field(&p, "名字").examples, [serde_json::json!("值")]);
+}
+
+#[test]
+fn presence_under_arrays_counts_documents_not_values() {
+    let p = profile(&[
+        doc! {"items": [{"sku": "a"}, {"sku": "b"}, {"qty": 1}]},
+        doc! {"items": [{"qty": 2}]},
+        doc! {"other": 1},
+    ]);
+    let sku = field(&p, "items[].sku");
+    assert_eq!(sku.count, 1);
+    assert_eq!(sku.values, 2);
+    assert_eq!(field(&p, "items[].qty").count, 2);
+    assert_eq!(field(&p, "items[]").values, 4);
+}
+
+#[test]
+fn bytes_of_top_level_fields_add_up_to_document_sizes() {
+    let docs: Vec<Document> = (0..50)
+        .map(|i| doc! {"_id": i, "name": "x".repeat(i as usize), "tags": (0..i % 7).map(|t| t.to_string()).collect::<Vec<_>>()})
+        .collect();
+    let p = profile(&docs);
+    let top: f64 = p
+        .fields
+        .iter()
+        .filter(|f| f.depth == 0)
+        .map(|f| f.bytes_avg)
+        .sum();
+    // Every document has a 4-byte length and a terminating zero.
+    assert!(
+        (top + 5.0 - p.doc_size.avg).abs() < 0.05,
+        "{top} vs {}",
+        p.doc_size.avg
+    );
+    let share: f64 = p
+        .fields
+        .iter()
+        .filter(|f| f.depth == 0)
+        .map(|f| f.bytes_share)
+        .sum();
+    assert!(share < 1.0 && share > 0.8);
+}
+
+#[test]
+fn ranges_of_numbers_dates_and_object_id_times() {
+    let p = profile(&[
+        doc! {"n": 5_i32, "d": bson::DateTime::from_millis(1_000), "o": bson::oid::ObjectId::from_bytes([0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0]), "s": "abc"},
+        doc! {"n": -2.5, "d": bson::DateTime::from_millis(86_400_000), "o": bson::oid::ObjectId::from_bytes([0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0]), "s": "a"},
+        doc! {"n": 7_000_000_000_i64},
+    ]);
+    assert_eq!(field(&p, "n").number_range, Some([-2.5, 7e9]));
+    let d = field(&p, "d").date_range.clone().expect("dates");
+    assert_eq!(d[0], "1970-01-01T00:00:01Z");
+    assert_eq!(d[1], "1970-01-02T00:00:00Z");
+    let o = field(&p, "o").objectid_time.clone().expect("oid times");
+    assert_eq!(o, ["1970-01-01T00:00:10Z", "1970-01-01T00:00:20Z"]);
+    assert_eq!(field(&p, "s").string_length, Some([1, 3]));
+}
+
+#[test]
+fn distinct_counts_and_examples_are_bounded() {
+    let docs: Vec<Document> = (0..1000).map(|i| doc! {"k": i % 3, "u": i}).collect();
+    let p = profile(&docs);
+    let k = field(&p, "k");
+    assert_eq!(k.distinct.map(|d| (d.estimate, d.exact)), Some((3, true)));
+    assert_eq!(k.examples.len(), 3);
+    let u = field(&p, "u");
+    let est = u.distinct.expect("distinct").estimate as f64;
+    assert!((est - 1000.0).abs() / 1000.0 < 0.08, "{est}");
+    assert!(est <= 1000.0, "never more distinct values than values");
+    assert_eq!(u.examples.len(), MAX_EXAMPLES);
+}
+
+#[test]
+fn merged_shards_equal_one_pass() {
+    let docs: Vec<Document> = (0..600)
+        .map(|i| {
+            let mut d =
+                doc! {"_id": i, "a": {"b": i * 2, "c": [i, i + 1]}, "s": format!("v{}", i % 97)};
+            if i % 5 == 0 {
+                d.insert("opt", "x");
+            }
+            if i % 7 == 0 {
+                d.insert("a", "string now");
+            }
+            d
+        })
+        .collect();
+    let whole = profile(&docs);
+    let mut left = Profiler::default();
+    let mut right = Profiler::default();
+    for (i, d) in docs.iter().enumerate() {
+        let target = if i % 2 == 0 { &mut left } else { &mut right };
+        target.add(&raw(d)).expect("valid");
+    }
+    left.merge(&right);
+    let merged = left.finish();
+    let strip = |p: &Profile| {
+        let mut v = serde_json::to_value(p).expect("json");
+        for f in v["fields"].as_array_mut().expect("fields") {
+            // Examples are the first few distinct values seen, which depend on
+            // the order documents arrive in.
+            f.as_object_mut().expect("obj").remove("examples");
+        }
+        v
+    };
+    assert_eq!(strip(&merged), strip(&whole));
+}
+
+#[test]
+fn path_cap_bounds_memory_and_is_reported() {
+    let mut p = Profiler::new(50);
+    for i in 0..100 {
+        let mut d = Document::new();
+        for k in 0..100 {
+            d.insert(format!("k{i}_{k}"), k);
+        }
+        p.add(&raw(&d)).expect("valid");
+    }
+    let out = p.finish();
+    assert_eq!(out.fields.len(), 50);
+    assert!(out.paths_capped);
+    assert_eq!(out.dropped_values, 100 * 100 - 50);
+    assert_eq!(out.sampled, 100);
+}
+
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    let mut d = doc! {"leaf": 1};
+    for _ in 0..(MAX_WALK_DEPTH + 50) {
+        d = doc! {"n": d};
+    }
+    let p = profile(&[d]);
+    assert!(p.too_deep > 0);
+    assert_eq!(p.max_depth, MAX_WALK_DEPTH + 1);
+}
+
+#[test]
+fn malformed_documents_are_counted_and_ignored() {
+    let mut p = Profiler::default();
+    let good = raw(&doc! {"a": 1});
+    let mut bad = raw(&doc! {"a": "text", "b": 2});
+    let n = bad.len();
+    bad[n - 3] = 0x42; // corrupt the last element's value framing
+    bad[4] = 0xEE; // and the first element's type
+    assert!(p.add(&good).is_ok());
+    assert!(p.add(&bad).is_err());
+    assert!(p.add(&[1, 2, 3]).is_err());
+    let out = p.finish();
+    assert_eq!(out.sampled, 1);
+    assert_eq!(out.invalid, 2);
+    assert_eq!(paths(&out), ["a"]);
+    assert!(out.first_error.is_some());
+}
+
+#[test]
+fn document_sizes_and_depth() {
+    let p = profile(&[doc! {"a": 1}, doc! {"a": {"b": {"c": [1]}}}]);
+    assert_eq!(p.doc_size.min, 12);
+    assert_eq!(p.max_depth, 4);
+    assert_eq!(p.sampled, 2);
+    assert_eq!(field(&p, "a.b.c").depth, 2);
+    assert_eq!(field(&p, "a.b.c[]").depth, 3);
+}
+
+#[test]
+fn confidence_interval_only_for_samples() {
+    let p = profile(&[doc! {"x": 1}, doc! {}]);
+    let mut f = field(&p, "x").clone();
+    f.set_confidence(2, Some(2));
+    assert!(f.presence_ci.is_none());
+    f.set_confidence(2, Some(1000));
+    let [lo, hi] = f.presence_ci.expect("ci");
+    assert!(lo < 0.5 && hi > 0.5);
+}

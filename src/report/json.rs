@@ -3,9 +3,8 @@
 use super::{CollectionReport, Report};
 
 pub fn render(report: &Report) -> String {
-    let mut s = serde_json::to_string_pretty(report).unwrap_or_else(|e| {
-        format!("{{\"error\": \"report could not be serialised: {e}\"}}")
-    });
+    let mut s = serde_json::to_string_pretty(report)
+        .unwrap_or_else(|e| format!("{{\"error\": \"report could not be serialised: {e}\"}}"));
     s.push('\n');
     s
 }

@@ -2,6 +2,7 @@
 //! The JSON rendering is the contract's report; the text one is for people.
 
 pub mod json;
+pub mod mermaid;
 pub mod text;
 
 use serde::Serialize;
@@ -23,7 +24,7 @@ pub struct Report {
     /// `{"mode": "full"}`.
     pub sampling: Sampling,
     pub collections: Vec<CollectionReport>,
-    pub relationships: Vec<serde_json::Value>,
+    pub relationships: Vec<crate::relate::Relationship>,
     /// Things the run could not do, said plainly.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -65,11 +66,21 @@ pub struct CollectionReport {
     pub notes: Vec<String>,
     #[serde(skip)]
     pub profile: Profile,
+    /// The kept sample: at most the sample size (or 1,000 documents for a
+    /// full read), within a byte budget.
+    #[serde(skip)]
+    pub kept: Vec<Vec<u8>>,
+    #[serde(skip)]
+    pub meta: CollectionMeta,
 }
 
 impl CollectionReport {
     /// Combines what the source knew, how it sampled, and the profile.
-    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, profile: Profile) -> CollectionReport {
+    pub fn new(
+        meta: CollectionMeta,
+        outcome: &SampleOutcome,
+        profile: Profile,
+    ) -> CollectionReport {
         let documents = outcome.total.or(meta.documents);
         let mut fields = profile.fields.clone();
         for f in &mut fields {
@@ -105,14 +116,16 @@ impl CollectionReport {
             partial: outcome.partial.clone(),
             doc_size: profile.doc_size,
             max_depth: profile.max_depth,
-            storage: meta.storage,
-            indexes: meta.indexes,
-            options: meta.options,
+            storage: meta.storage.clone(),
+            indexes: meta.indexes.clone(),
+            options: meta.options.clone(),
             fields,
             findings: Vec::new(),
             paths_capped: profile.paths_capped,
             notes,
             profile,
+            kept: Vec::new(),
+            meta,
         }
     }
 
@@ -126,4 +139,12 @@ pub fn now_iso() -> String {
     bson::DateTime::now()
         .try_to_rfc3339_string()
         .unwrap_or_default()
+}
+
+/// A unit enum's serialised name (`one-to-few`).
+pub fn plain<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
 }

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::{CollectionReport, Report};
+use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
 
 /// ANSI styling, or none at all.
@@ -49,11 +50,7 @@ pub fn render(report: &Report, style: Style) -> String {
         Some(n) => format!("sample of up to {} documents per collection", group(n)),
         None => "every document read".to_owned(),
     };
-    let _ = writeln!(
-        out,
-        "{} collections · {sampling}",
-        report.collections.len()
-    );
+    let _ = writeln!(out, "{} collections · {sampling}", report.collections.len());
     for note in &report.notes {
         let _ = writeln!(out, "{} {}", style.yellow("note:"), safe(note));
     }
@@ -64,11 +61,55 @@ pub fn render(report: &Report, style: Style) -> String {
     if report.collections.is_empty() {
         let _ = writeln!(out, "\nNo collections matched.");
     }
+    if !report.relationships.is_empty() {
+        relationships(&mut out, report, style);
+    }
     out
+}
+
+fn relationships(out: &mut String, report: &Report, style: Style) {
+    let _ = writeln!(out, "\n{}", style.bold("Relationships"));
+    for r in &report.relationships {
+        let kind = super::plain(&r.kind);
+        let card = super::plain(&r.cardinality);
+        let _ = writeln!(
+            out,
+            "  {} → {}",
+            style.cyan(&safe(&r.from)),
+            style.cyan(&safe(&r.to))
+        );
+        let mut facts = vec![format!("{kind}, {card}")];
+        if let Some(f) = r.fanout {
+            facts.push(format!(
+                "children per parent min {} · avg {:.1} · p95 {} · max {} over {} parents ({})",
+                group(f.min),
+                f.avg,
+                group(f.p95),
+                group(f.max),
+                group(f.parents),
+                r.fanout_method.as_deref().unwrap_or("measured")
+            ));
+        }
+        if r.probed > 0 {
+            facts.push(format!(
+                "{} of {} sampled ids found ({:.0}%)",
+                r.matched,
+                r.probed,
+                r.match_rate * 100.0
+            ));
+        }
+        match r.indexed {
+            Some(true) => facts.push("indexed".into()),
+            Some(false) => facts.push(style.yellow("no index starts with this field")),
+            None => {}
+        }
+        let _ = writeln!(out, "    {}", facts.join(" · "));
+    }
 }
 
 fn collection(out: &mut String, c: &CollectionReport, style: Style) {
     let docs = match c.documents {
+        Some(1) => "1 document".to_owned(),
         Some(n) => format!("{} documents", group(n)),
         None => "document count unknown".to_owned(),
     };
@@ -122,9 +163,52 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
         ))
     );
     for f in &c.fields {
+        let Some(g) = &f.growth else { continue };
+        if !g.is_significant(0.5) {
+            continue;
+        }
+        let limit = g.days_to_limit.map_or_else(
+            || "never reaches 16 MiB at this pace".to_owned(),
+            |d| format!("p99 document passes 16 MiB in {d:.0} days"),
+        );
+        let _ = writeln!(
+            out,
+            "  {} {} grows {:+.2} elements/day ({}, ρ {:.2}, n {}) · {limit}",
+            style.yellow("growth"),
+            safe(&f.path),
+            g.per_day,
+            g.method,
+            g.correlation,
+            g.n
+        );
+    }
+    let mut folded: Option<String> = None;
+    for f in &c.fields {
+        if let Some(prefix) = &folded {
+            if f.path.starts_with(prefix.as_str()) {
+                continue;
+            }
+            folded = None;
+        }
         field_row(out, f, style);
+        if f.children > FOLD_KEYS && f.main_type() == Some(BsonType::Object) {
+            let indent = "  ".repeat(f.depth as usize + 1);
+            let _ = writeln!(
+                out,
+                "  {}",
+                style.dim(&format!(
+                    "{indent}… {} different keys under {}, folded: keys that vary from document to document are usually data (--format json lists every path)",
+                    group(f.children as u64),
+                    safe(&f.path)
+                ))
+            );
+            folded = Some(format!("{}.", f.path));
+        }
     }
 }
+
+/// Objects with more keys than this have their sub-paths folded in text.
+const FOLD_KEYS: usize = 30;
 
 fn field_row(out: &mut String, f: &FieldProfile, style: Style) {
     let indent = "  ".repeat(f.depth as usize);
@@ -165,7 +249,13 @@ pub fn types_label(f: &FieldProfile) -> String {
     }
     f.types
         .iter()
-        .map(|(t, c)| format!("{} {:.0}%", t.alias(), *c as f64 * 100.0 / total.max(1) as f64))
+        .map(|(t, c)| {
+            format!(
+                "{} {:.0}%",
+                t.alias(),
+                *c as f64 * 100.0 / total.max(1) as f64
+            )
+        })
         .collect::<Vec<_>>()
         .join(" · ")
 }
@@ -175,7 +265,9 @@ pub fn types_label(f: &FieldProfile) -> String {
 pub fn safe(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
-        if ch.is_control() || matches!(ch, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+        if ch.is_control()
+            || matches!(ch, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        {
             let _ = write!(out, "\\u{{{:x}}}", ch as u32);
         } else {
             out.push(ch);

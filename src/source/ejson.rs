@@ -10,10 +10,7 @@ use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), String> {
     let b = bson::Bson::try_from(value).map_err(|e| format!("not valid Extended JSON: {e}"))?;
     let bson::Bson::Document(doc) = b else {
-        return Err(format!(
-            "expected a document, found {}",
-            bson_kind(&b)
-        ));
+        return Err(format!("expected a document, found {}", bson_kind(&b)));
     };
     out.clear();
     doc.to_writer(out)
@@ -33,10 +30,7 @@ fn bson_kind(b: &bson::Bson) -> &'static str {
 /// Reads every document of an Extended JSON stream, calling `each` with its
 /// BSON bytes. Returns the number of documents, or a message locating the
 /// first syntax error (line and column).
-pub fn read_documents<R: Read>(
-    reader: R,
-    each: &mut dyn FnMut(&[u8]),
-) -> Result<u64, String> {
+pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result<u64, String> {
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
     let first = loop {
         let buf = reader.fill_buf().map_err(|e| e.to_string())?;
@@ -161,7 +155,10 @@ mod tests {
         assert_eq!(d[1].get("a"), Some(&bson::Bson::Int32(5)));
         assert!(matches!(d[1].get("b"), Some(bson::Bson::DateTime(_))));
         assert!(matches!(d[1].get("e"), Some(bson::Bson::Decimal128(_))));
-        assert_eq!(d[1].get("big"), Some(&bson::Bson::Int64(9_007_199_254_740_993)));
+        assert_eq!(
+            d[1].get("big"),
+            Some(&bson::Bson::Int64(9_007_199_254_740_993))
+        );
     }
 
     #[test]

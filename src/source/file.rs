@@ -7,10 +7,11 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::{
-    ejson, CollectionKind, CollectionMeta, IndexInfo, Result, SampleMode, SampleOutcome,
+    ejson, CollectionKind, CollectionMeta, IndexInfo, Reread, Result, SampleMode, SampleOutcome,
     Selection, Sink, Source, SourceError, StorageStats,
 };
 use crate::profile::raw;
+use crate::sample::Reservoir;
 
 /// Largest BSON document accepted from a file (the server's limit is 16 MiB;
 /// a dump never holds more, so anything far beyond is a corrupt prefix).
@@ -162,7 +163,8 @@ fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>) -> Result<()> {
     Ok(())
 }
 
-/// Reads `COLL.metadata.json` beside a dump's `COLL.bson`, if present.
+/// Reads `COLL.metadata.json` beside a dump's `COLL.bson` (or beside an
+/// Extended JSON file), if present: indexes, options and the namespace type.
 fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
     let mut p = entry.path.clone();
     p.set_file_name(format!("{}.metadata.json", entry.coll));
@@ -173,8 +175,10 @@ fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
         .ok()
         .and_then(|v| bson::Bson::try_from(v).ok());
     let Some(bson::Bson::Document(doc)) = parsed else {
-        meta.notes
-            .push(format!("{} is not valid Extended JSON; its indexes are ignored", p.display()));
+        meta.notes.push(format!(
+            "{} is not valid Extended JSON; its indexes are ignored",
+            p.display()
+        ));
         return;
     };
     if let Ok(idx) = doc.get_array("indexes") {
@@ -203,6 +207,10 @@ impl Source for FileSource {
         self.label.clone()
     }
 
+    fn group_method(&self) -> &'static str {
+        "file-scan"
+    }
+
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
         let mut out = Vec::new();
         for e in &self.entries {
@@ -218,8 +226,8 @@ impl Source for FileSource {
                     ..StorageStats::default()
                 });
             }
+            read_metadata(e, &mut meta);
             if e.format == Format::Bson {
-                read_metadata(e, &mut meta);
                 if let Ok(n) = count_bson(&e.path) {
                     meta.documents = Some(n);
                 }
@@ -239,7 +247,9 @@ impl Source for FileSource {
         let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
         let label = entry.path.display().to_string();
         let mut reservoir = match mode {
-            SampleMode::Sample(n) => Some(Reservoir::new(n, seed_of(&meta.namespace()))),
+            SampleMode::Sample(n) => {
+                Some(Reservoir::new(n, usize::MAX, seed_of(&meta.namespace())))
+            }
             SampleMode::Full => None,
         };
         let mut each = |bytes: &[u8]| match &mut reservoir {
@@ -271,10 +281,152 @@ impl Source for FileSource {
             skipped: 0,
         })
     }
+
+    async fn probe(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+    ) -> Result<Vec<bson::Bson>> {
+        self.probe_scan(meta, key, values)
+    }
+
+    async fn group_counts(&mut self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>> {
+        self.group_scan(meta, key)
+    }
+
+    async fn reread(
+        &mut self,
+        meta: &CollectionMeta,
+        ids: &[bson::Bson],
+        paths: &[String],
+    ) -> Result<Vec<Reread>> {
+        self.reread_scan(meta, ids, paths)
+    }
+}
+
+impl FileSource {
+    /// Streams every document of one collection's file.
+    fn stream(&self, meta: &CollectionMeta, each: &mut dyn FnMut(&[u8])) -> Result<u64> {
+        let entry = self.entry(meta)?;
+        let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
+        match entry.format {
+            Format::ExtJson => ejson::read_documents(file, each),
+            Format::Bson => read_bson(file, each),
+        }
+        .map_err(|reason| SourceError::Malformed {
+            path: entry.path.display().to_string(),
+            reason,
+        })
+    }
+
+    pub(super) fn probe_scan(
+        &self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+    ) -> Result<Vec<bson::Bson>> {
+        use crate::relate::value;
+        let wanted: std::collections::HashMap<value::ValueKey, &bson::Bson> = values
+            .iter()
+            .filter_map(|b| value::of_bson(b).map(|k| (k, b)))
+            .collect();
+        let keys: Vec<&str> = key.split('.').collect();
+        let mut found = std::collections::BTreeSet::new();
+        self.stream(meta, &mut |doc| {
+            crate::profile::extract::query_visit(doc, &keys, &mut |el| {
+                if let Some(k) = value::of_element(el) {
+                    if wanted.contains_key(&k) {
+                        found.insert(k);
+                    }
+                }
+            });
+        })?;
+        Ok(found
+            .iter()
+            .filter_map(|k| wanted.get(k).map(|b| (*b).clone()))
+            .collect())
+    }
+
+    pub(super) fn group_scan(&self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>> {
+        use crate::relate::value;
+        let keys: Vec<&str> = key.split('.').collect();
+        let mut per_value: std::collections::HashMap<value::ValueKey, u64> =
+            std::collections::HashMap::new();
+        let mut overflow = false;
+        self.stream(meta, &mut |doc| {
+            let mut seen_here = Vec::new();
+            crate::profile::extract::query_visit(doc, &keys, &mut |el| {
+                if let Some(k) = value::of_element(el) {
+                    if !seen_here.contains(&k) {
+                        seen_here.push(k);
+                    }
+                }
+            });
+            for k in seen_here {
+                if per_value.len() >= super::MAX_GROUPS && !per_value.contains_key(&k) {
+                    overflow = true;
+                    continue;
+                }
+                *per_value.entry(k).or_insert(0) += 1;
+            }
+        })?;
+        if overflow {
+            return Err(SourceError::NotFound(format!(
+                "{} has more than {} distinct values of {key}; fan-out not counted",
+                meta.namespace(),
+                super::MAX_GROUPS
+            )));
+        }
+        let mut hist: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+        for n in per_value.into_values() {
+            *hist.entry(n).or_insert(0) += 1;
+        }
+        Ok(hist.into_iter().collect())
+    }
+
+    pub(super) fn reread_scan(
+        &self,
+        meta: &CollectionMeta,
+        ids: &[bson::Bson],
+        paths: &[String],
+    ) -> Result<Vec<Reread>> {
+        use crate::relate::value;
+        let wanted: std::collections::HashMap<value::ValueKey, &bson::Bson> = ids
+            .iter()
+            .filter_map(|b| value::of_bson(b).map(|k| (k, b)))
+            .collect();
+        let segs: Vec<Vec<crate::profile::Seg>> = paths
+            .iter()
+            .map(|p| {
+                p.split('.')
+                    .map(|k| crate::profile::Seg::Key(k.to_owned()))
+                    .collect()
+            })
+            .collect();
+        let mut out = Vec::new();
+        self.stream(meta, &mut |doc| {
+            let Some(id) = crate::profile::extract::top(doc, "_id") else {
+                return;
+            };
+            let Some(b) = value::of_element(&id).and_then(|k| wanted.get(&k)) else {
+                return;
+            };
+            out.push(Reread {
+                id: (*b).clone(),
+                size: doc.len() as u64,
+                lengths: crate::growth::snapshot::lengths_of(doc, &segs),
+            });
+        })?;
+        Ok(out)
+    }
 }
 
 /// Reads concatenated BSON documents, checking every length prefix.
-pub fn read_bson<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> std::result::Result<u64, String> {
+pub fn read_bson<R: Read>(
+    reader: R,
+    each: &mut dyn FnMut(&[u8]),
+) -> std::result::Result<u64, String> {
     let mut r = BufReader::with_capacity(1 << 16, reader);
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
     let mut count = 0u64;
@@ -284,17 +436,18 @@ pub fn read_bson<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> std::result
         match read_full(&mut r, &mut len_bytes) {
             Ok(0) => return Ok(count),
             Ok(4) => {}
-            Ok(n) => {
-                return Err(format!(
-                    "file ends inside the length of document {} (byte offset {offset}, {n} of 4 bytes)",
-                    count + 1
-                ))
-            }
+            Ok(n) => return Err(format!(
+                "file ends inside the length of document {} (byte offset {offset}, {n} of 4 bytes)",
+                count + 1
+            )),
             Err(e) => return Err(e.to_string()),
         }
         let len = i32::from_le_bytes(len_bytes);
         let Ok(len) = usize::try_from(len) else {
-            return Err(format!("document {} at byte offset {offset} declares a negative length ({len})", count + 1));
+            return Err(format!(
+                "document {} at byte offset {offset} declares a negative length ({len})",
+                count + 1
+            ));
         };
         if !(5..=MAX_BSON_DOC).contains(&len) {
             return Err(format!(
@@ -314,7 +467,10 @@ pub fn read_bson<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> std::result
             ));
         }
         if buf[len - 1] != 0 {
-            return Err(format!("document {} at byte offset {offset} is corrupt (no terminating zero)", count + 1));
+            return Err(format!(
+                "document {} at byte offset {offset} is corrupt (no terminating zero)",
+                count + 1
+            ));
         }
         count += 1;
         offset += len as u64;
@@ -360,67 +516,6 @@ fn count_bson(path: &Path) -> std::io::Result<u64> {
     Ok(n)
 }
 
-/// Uniform sample of a stream of unknown length (Vitter's algorithm R), with
-/// a fixed seed per collection so that a file gives the same sample on
-/// every run.
-pub struct Reservoir {
-    cap: u64,
-    seen: u64,
-    rng: u64,
-    items: Vec<(u64, Vec<u8>)>,
-}
-
-impl Reservoir {
-    pub fn new(cap: u64, seed: u64) -> Reservoir {
-        Reservoir {
-            cap,
-            seen: 0,
-            rng: seed | 1,
-            items: Vec::new(),
-        }
-    }
-
-    fn next_rand(&mut self) -> u64 {
-        // xorshift64*
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    pub fn offer(&mut self, bytes: &[u8]) {
-        let i = self.seen;
-        self.seen += 1;
-        if (self.items.len() as u64) < self.cap {
-            self.items.push((i, bytes.to_vec()));
-            return;
-        }
-        let j = self.next_rand() % self.seen;
-        if j < self.cap {
-            let slot = &mut self.items[j as usize];
-            slot.0 = i;
-            slot.1.clear();
-            slot.1.extend_from_slice(bytes);
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
-    /// Hands the sample to `sink` in the order the documents were read.
-    pub fn drain_into(mut self, sink: &mut dyn Sink) {
-        self.items.sort_unstable_by_key(|(i, _)| *i);
-        for (_, b) in &self.items {
-            sink.document(b);
-        }
-    }
-}
-
 fn seed_of(s: &str) -> u64 {
     crate::profile::sketch::hash_bytes(0x5eed, s.as_bytes())
 }
@@ -428,26 +523,6 @@ fn seed_of(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reservoir_is_uniform_enough_and_bounded() {
-        let mut hits = vec![0u32; 100];
-        for seed in 0..400u64 {
-            let mut r = Reservoir::new(10, seed * 7919 + 1);
-            for i in 0..100u8 {
-                r.offer(&[i]);
-            }
-            assert_eq!(r.len(), 10);
-            let mut got = Vec::new();
-            r.drain_into(&mut |b: &[u8]| got.push(b[0]));
-            assert!(got.windows(2).all(|w| w[0] < w[1]), "kept in read order");
-            for g in got {
-                hits[g as usize] += 1;
-            }
-        }
-        // Each item is expected 40 times; allow generous noise.
-        assert!(hits.iter().all(|&h| (15..=70).contains(&h)), "{hits:?}");
-    }
 
     #[test]
     fn bson_stream_errors_are_clear() {

@@ -184,6 +184,9 @@ pub trait Source {
     /// The target as it may be shown: passwords masked.
     fn label(&self) -> String;
 
+    /// How `group_counts` is computed here (`server-group`, `file-scan`).
+    fn group_method(&self) -> &'static str;
+
     /// Collections to profile, with their metadata, in a stable order.
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>>;
 
@@ -194,4 +197,38 @@ pub trait Source {
         mode: SampleMode,
         sink: &mut dyn Sink,
     ) -> Result<SampleOutcome>;
+
+    /// Which of `values` occur at the dotted `key` of the collection (one
+    /// `distinct` with `$in` on a server; a scan of a file).
+    async fn probe(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+    ) -> Result<Vec<bson::Bson>>;
+
+    /// Documents per distinct value of the dotted `key`, summarised as
+    /// `(documents holding the value, number of values with that count)`.
+    /// Pushed down as a `$group` on a server.
+    async fn group_counts(&mut self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>>;
+
+    /// Re-reads documents by `_id`: size and array lengths at `paths`
+    /// (dotted, no arrays in between). Only numbers come back.
+    async fn reread(
+        &mut self,
+        meta: &CollectionMeta,
+        ids: &[bson::Bson],
+        paths: &[String],
+    ) -> Result<Vec<Reread>>;
 }
+
+/// A document read again for the growth snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reread {
+    pub id: bson::Bson,
+    pub size: u64,
+    pub lengths: Vec<Option<u64>>,
+}
+
+/// Most distinct values `group_counts` tallies on the client (files).
+pub const MAX_GROUPS: usize = 5_000_000;

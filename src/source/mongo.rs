@@ -13,8 +13,8 @@ use mongodb::options::ClientOptions;
 use mongodb::{Client, Collection};
 
 use super::{
-    CollectionKind, CollectionMeta, IndexInfo, Result, SampleMode, SampleOutcome, Selection, Sink,
-    Source, SourceError, StorageStats,
+    CollectionKind, CollectionMeta, IndexInfo, Reread, Result, SampleMode, SampleOutcome,
+    Selection, Sink, Source, SourceError, StorageStats,
 };
 use crate::target::mask_uri;
 
@@ -39,14 +39,17 @@ impl MongoSource {
         let label = mask_uri(uri);
         let secret = crate::target::uri_password(uri);
         let scrub = |s: String| scrub(&s, secret.as_deref());
-        let mut opts = within(timeout, "parsing the connection string", async { ClientOptions::parse(uri).await })
-            .await?
-            .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
+        let mut opts = within(timeout, "parsing the connection string", async {
+            ClientOptions::parse(uri).await
+        })
+        .await?
+        .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
         opts.app_name = Some("docshape".into());
         opts.server_selection_timeout = Some(timeout);
         opts.connect_timeout = Some(timeout.min(Duration::from_secs(10)));
         let default_db = opts.default_database.clone();
-        let client = Client::with_options(opts).map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
+        let client = Client::with_options(opts)
+            .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
         let src = MongoSource {
             client,
             label,
@@ -221,8 +224,14 @@ impl MongoSource {
             .await;
         let from_doc = |d: &Document| StorageStats {
             size: d.get("size").and_then(super::bson_as_i64).map(|v| v as u64),
-            storage_size: d.get("storageSize").and_then(super::bson_as_i64).map(|v| v as u64),
-            total_index_size: d.get("totalIndexSize").and_then(super::bson_as_i64).map(|v| v as u64),
+            storage_size: d
+                .get("storageSize")
+                .and_then(super::bson_as_i64)
+                .map(|v| v as u64),
+            total_index_size: d
+                .get("totalIndexSize")
+                .and_then(super::bson_as_i64)
+                .map(|v| v as u64),
             avg_obj_size: d.get("avgObjSize").and_then(|v| match v {
                 bson::Bson::Double(x) => Some(*x),
                 other => super::bson_as_i64(other).map(|x| x as f64),
@@ -248,7 +257,10 @@ impl MongoSource {
                     })
                     .await;
                 match fallback {
-                    Ok(Some(d)) => Ok(d.get_document("storageStats").map(from_doc).unwrap_or_default()),
+                    Ok(Some(d)) => Ok(d
+                        .get_document("storageStats")
+                        .map(from_doc)
+                        .unwrap_or_default()),
                     _ => Err(first),
                 }
             }
@@ -259,6 +271,10 @@ impl MongoSource {
 impl Source for MongoSource {
     fn label(&self) -> String {
         self.label.clone()
+    }
+
+    fn group_method(&self) -> &'static str {
+        "server-group"
     }
 
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
@@ -282,7 +298,11 @@ impl Source for MongoSource {
             // default batch size; follow the cursor for the rest.
             let mut specs_rest = self.rest_of_cursor(&db, &reply).await?;
             specs.append(&mut specs_rest);
-            specs.sort_by(|a, b| a.get_str("name").unwrap_or("").cmp(b.get_str("name").unwrap_or("")));
+            specs.sort_by(|a, b| {
+                a.get_str("name")
+                    .unwrap_or("")
+                    .cmp(b.get_str("name").unwrap_or(""))
+            });
             for spec in specs {
                 let Ok(name) = spec.get_str("name") else {
                     continue;
@@ -358,9 +378,132 @@ impl Source for MongoSource {
             skipped: 0,
         })
     }
+
+    async fn probe(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+    ) -> Result<Vec<bson::Bson>> {
+        let database = self.client.database(&meta.db);
+        let max_time = millis(self.max_time());
+        let values: Vec<bson::Bson> = values.to_vec();
+        let reply = self
+            .call("probing references", async {
+                database
+                    .run_command(doc! {
+                        "distinct": &meta.name,
+                        "key": key,
+                        "query": {key: {"$in": values}},
+                        "maxTimeMS": max_time,
+                    })
+                    .await
+            })
+            .await?;
+        Ok(reply.get_array("values").cloned().unwrap_or_default())
+    }
+
+    async fn group_counts(&mut self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>> {
+        let field = format!("${key}");
+        let rows = self
+            .aggregate_all(
+                meta,
+                "counting children per parent",
+                vec![
+                    doc! {"$match": {key: {"$exists": true, "$ne": null}}},
+                    doc! {"$group": {"_id": &field, "n": {"$sum": 1}}},
+                    doc! {"$group": {"_id": "$n", "parents": {"$sum": 1}}},
+                ],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let n = r.get("_id").and_then(super::bson_as_i64)?;
+                let p = r.get("parents").and_then(super::bson_as_i64)?;
+                Some((u64::try_from(n).ok()?, u64::try_from(p).ok()?))
+            })
+            .collect())
+    }
+
+    async fn reread(
+        &mut self,
+        meta: &CollectionMeta,
+        ids: &[bson::Bson],
+        paths: &[String],
+    ) -> Result<Vec<Reread>> {
+        let mut project = doc! {"_id": 1, "s": {"$bsonSize": "$$ROOT"}};
+        for (i, p) in paths.iter().enumerate() {
+            let f = format!("${p}");
+            project.insert(
+                format!("l{i}"),
+                doc! {"$cond": [{"$isArray": &f}, {"$size": &f}, null]},
+            );
+        }
+        let rows = self
+            .aggregate_all(
+                meta,
+                "re-reading snapshot documents",
+                vec![
+                    doc! {"$match": {"_id": {"$in": ids.to_vec()}}},
+                    doc! {"$project": project},
+                ],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some(Reread {
+                    id: r.get("_id")?.clone(),
+                    size: r
+                        .get("s")
+                        .and_then(super::bson_as_i64)
+                        .map_or(0, |v| v as u64),
+                    lengths: (0..paths.len())
+                        .map(|i| {
+                            r.get(format!("l{i}"))
+                                .and_then(super::bson_as_i64)
+                                .map(|v| v as u64)
+                        })
+                        .collect(),
+                })
+            })
+            .collect())
+    }
 }
 
 impl MongoSource {
+    /// Runs a small aggregation and returns its documents.
+    async fn aggregate_all(
+        &self,
+        meta: &CollectionMeta,
+        what: &str,
+        pipeline: Vec<Document>,
+    ) -> Result<Vec<Document>> {
+        let coll = self
+            .client
+            .database(&meta.db)
+            .collection::<Document>(&meta.name);
+        let max_time = self.max_time();
+        let mut cursor = self
+            .call(what, async {
+                coll.aggregate(pipeline)
+                    .max_time(max_time)
+                    .allow_disk_use(true)
+                    .batch_size(BATCH_SIZE)
+                    .await
+            })
+            .await?;
+        let mut out = Vec::new();
+        while self.call(what, async { cursor.advance().await }).await? {
+            let d = cursor
+                .deserialize_current()
+                .map_err(|e| self.map_error(what, &e))?;
+            out.push(d);
+        }
+        Ok(out)
+    }
+
     async fn rest_of_cursor(&self, db: &str, reply: &Document) -> Result<Vec<Document>> {
         let mut out = Vec::new();
         let Ok(cursor) = reply.get_document("cursor") else {
