@@ -162,7 +162,7 @@ pub async fn profile_collection<S: Source>(
             kept.offer(bytes);
         }
         seen += 1;
-        if seen % 256 == 0 {
+        if seen.is_multiple_of(256) {
             let now = Instant::now();
             if now.duration_since(last) >= PROGRESS_EVERY {
                 last = now;
@@ -320,7 +320,7 @@ pub async fn relationships<S: Source>(
             if relate::accept(cand, t, rate, &views)
                 && best.is_none_or(|(r, bi, _)| {
                     rate > r
-                        || (rate == r
+                        || ((rate - r).abs() < f64::EPSILON
                             && relate::name_affinity(cand, t, &views)
                             && !relate::name_affinity(cand, &targets[bi], &views))
                 })

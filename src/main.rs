@@ -257,20 +257,17 @@ async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
 }
 
 fn emit(text: &str, output: Option<&std::path::Path>) -> Result<(), Fatal> {
-    match output {
-        Some(p) => {
-            std::fs::write(p, text).map_err(|e| Fatal(format!("cannot write {}: {e}", p.display())))
+    if let Some(p) = output {
+        return std::fs::write(p, text)
+            .map_err(|e| Fatal(format!("cannot write {}: {e}", p.display())));
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is not an error worth a message.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Fatal(format!("cannot write the report: {e}")))
         }
-        None => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                // A closed pipe (`| head`) is not an error worth a message.
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(Fatal(format!("cannot write the report: {e}")))
-                }
-                _ => Ok(()),
-            }
-        }
+        _ => Ok(()),
     }
 }
 

@@ -182,7 +182,7 @@ fn ranks(xs: &[f64]) -> Vec<f64> {
     let mut i = 0;
     while i < idx.len() {
         let mut j = i;
-        while j + 1 < idx.len() && xs[idx[j + 1]] == xs[idx[i]] {
+        while j + 1 < idx.len() && xs[idx[j + 1]].total_cmp(&xs[idx[i]]).is_eq() {
             j += 1;
         }
         let avg = (i + j) as f64 / 2.0 + 1.0;
@@ -223,6 +223,7 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
 /// Theil–Sen slope: the median of pairwise slopes, robust to outliers.
 /// Pairs with (nearly) equal x are skipped. Large inputs use a fixed,
 /// evenly strided subset of pairs.
+#[allow(clippy::many_single_char_names)]
 pub fn theil_sen(x: &[f64], y: &[f64]) -> f64 {
     let n = x.len().min(y.len());
     let total = n * n.saturating_sub(1) / 2;
@@ -232,7 +233,7 @@ pub fn theil_sen(x: &[f64], y: &[f64]) -> f64 {
     for i in 0..n {
         for j in (i + 1)..n {
             k += 1;
-            if k % stride != 0 {
+            if !k.is_multiple_of(stride) {
                 continue;
             }
             let dx = x[j] - x[i];
@@ -250,6 +251,7 @@ pub fn theil_sen(x: &[f64], y: &[f64]) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::many_single_char_names)]
 mod tests {
     use super::*;
 

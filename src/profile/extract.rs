@@ -127,7 +127,7 @@ mod tests {
         assert!(top(&buf, "c").is_some());
         let mut skus = Vec::new();
         query_visit(&buf, &["items", "sku"], &mut |e| {
-            skus.push(raw::value::str(e.value).map(str::to_owned))
+            skus.push(raw::value::str(e.value).map(str::to_owned));
         });
         assert_eq!(skus, [Some("a".to_owned()), Some("b".to_owned())]);
         let mut ds = 0;

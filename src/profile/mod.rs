@@ -205,7 +205,7 @@ impl Profiler {
     }
 
     fn push_child(&mut self, parent: u32, key: &[u8], elem: bool) -> Option<u32> {
-        if self.nodes.len() >= self.max_paths + 1 {
+        if self.nodes.len() > self.max_paths {
             return None;
         }
         let id = self.nodes.len() as u32;

@@ -214,6 +214,7 @@ pub struct Elements<'a> {
 }
 
 impl<'a> Elements<'a> {
+    #[allow(clippy::unnecessary_wraps)]
     fn fail(&mut self, e: RawError) -> Option<Result<Element<'a>, RawError>> {
         self.pos = self.end;
         Some(Err(e))

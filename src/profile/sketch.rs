@@ -27,7 +27,7 @@ fn bucket_of(v: u64) -> usize {
     if v < LINEAR {
         return v as usize;
     }
-    let msb = 63 - v.leading_zeros(); // ≥ 7
+    let msb = v.ilog2(); // ≥ 7
     let shift = msb - SUB_BITS;
     let sub = (v >> shift) & (SUB - 1);
     let octave = u64::from(msb - 7);

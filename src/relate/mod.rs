@@ -274,7 +274,7 @@ pub fn candidates(colls: &[CollectionView<'_>]) -> Vec<Candidate> {
                 continue;
             };
             let name_stem = stem(name);
-            let named = looks_like_id_name(name) || stems.iter().any(|s| *s == name_stem);
+            let named = looks_like_id_name(name) || stems.contains(&name_stem);
             let plausible = match family {
                 Family::ObjectId => true,
                 Family::Number | Family::String => named,
@@ -540,9 +540,10 @@ pub fn mark_two_way(rels: &mut [Relationship]) {
                 && rels[i].from_ns != rels[i].to_ns
                 && matches!(
                     (rels[i].kind, rels[j].kind),
-                    (Kind::ChildReference, Kind::ParentReference)
-                        | (Kind::ParentReference, Kind::ChildReference)
-                        | (Kind::ChildReference, Kind::ChildReference)
+                    (
+                        Kind::ChildReference,
+                        Kind::ParentReference | Kind::ChildReference
+                    ) | (Kind::ParentReference, Kind::ChildReference)
                 )
         })
         .collect();

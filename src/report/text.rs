@@ -326,7 +326,7 @@ pub fn group(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -354,7 +354,7 @@ mod tests {
     #[test]
     fn numbers_and_sizes() {
         assert_eq!(group(0), "0");
-        assert_eq!(group(1234567), "1,234,567");
+        assert_eq!(group(1_234_567), "1,234,567");
         assert_eq!(group(100), "100");
         assert_eq!(bytes(940.2), "940 B");
         assert_eq!(bytes(2100.0), "2.1 KB");

@@ -37,17 +37,13 @@ pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result
         if buf.is_empty() {
             return Ok(0);
         }
-        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => {
-                let c = buf[i];
-                reader.consume(i);
-                break c;
-            }
-            None => {
-                let n = buf.len();
-                reader.consume(n);
-            }
+        if let Some(i) = buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            let c = buf[i];
+            reader.consume(i);
+            break c;
         }
+        let n = buf.len();
+        reader.consume(n);
     };
     let mut scratch = Vec::with_capacity(1024);
     let mut count = 0u64;

@@ -436,10 +436,12 @@ pub fn read_bson<R: Read>(
         match read_full(&mut r, &mut len_bytes) {
             Ok(0) => return Ok(count),
             Ok(4) => {}
-            Ok(n) => return Err(format!(
+            Ok(n) => {
+                return Err(format!(
                 "file ends inside the length of document {} (byte offset {offset}, {n} of 4 bytes)",
                 count + 1
-            )),
+            ))
+            }
             Err(e) => return Err(e.to_string()),
         }
         let len = i32::from_le_bytes(len_bytes);

@@ -68,9 +68,10 @@ impl IndexInfo {
     pub fn from_spec(spec: &bson::Document) -> Option<IndexInfo> {
         let name = spec.get_str("name").ok()?.to_owned();
         let key_doc = spec.get_document("key").ok()?;
-        let key = match bson::Bson::Document(key_doc.clone()).into_relaxed_extjson() {
-            serde_json::Value::Object(m) => m,
-            _ => return None,
+        let serde_json::Value::Object(key) =
+            bson::Bson::Document(key_doc.clone()).into_relaxed_extjson()
+        else {
+            return None;
         };
         let ext = |k: &str| spec.get(k).map(|v| v.clone().into_relaxed_extjson());
         Some(IndexInfo {
