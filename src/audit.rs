@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::growth::{self, snapshot};
+use crate::i18n::Lang;
 use crate::profile::{query_path, Profiler, Seg};
 use crate::relate::{self, CollectionView, Fanout, Relationship};
 use crate::report::{now_iso, CollectionReport, Report, Sampling, VERSION};
+use crate::rules::{self, CollectionCtx, DeploymentCtx, DriftCheck, Thresholds};
 use crate::sample::Reservoir;
 use crate::source::{CollectionMeta, SampleMode, Selection, Source, SourceError};
 
@@ -29,6 +31,10 @@ pub struct Plan {
     pub relationships: bool,
     /// Where growth snapshots live; `None` turns them off.
     pub snapshots: Option<PathBuf>,
+    /// Thresholds and enabled rules.
+    pub thresholds: Thresholds,
+    /// Language of messages and explanations.
+    pub lang: Lang,
 }
 
 impl Plan {
@@ -38,6 +44,8 @@ impl Plan {
             mode,
             relationships: true,
             snapshots: None,
+            thresholds: Thresholds::default(),
+            lang: Lang::En,
         }
     }
 }
@@ -110,6 +118,39 @@ pub async fn run<S: Source>(
     } else {
         Vec::new()
     };
+    let mut drift = Vec::with_capacity(collections.len());
+    for c in &collections {
+        match drift_checks(source, c, &collections, &relationships).await {
+            Ok(d) => drift.push(d),
+            Err(e) if fatal(&e) => return Err(e),
+            Err(e) => {
+                notes.push(format!(
+                    "copies in {} not checked against their source: {e}",
+                    c.namespace
+                ));
+                drift.push(Vec::new());
+            }
+        }
+    }
+    let now = now_secs();
+    let mut findings_per: Vec<Vec<rules::Finding>> = Vec::with_capacity(collections.len());
+    for (c, d) in collections.iter().zip(drift) {
+        let ctx = CollectionCtx {
+            report: c,
+            relationships: relationships
+                .iter()
+                .filter(|r| r.from_ns == c.namespace || r.to_ns == c.namespace)
+                .collect(),
+            drift: d,
+            index_usage: c.meta.index_usage.as_deref(),
+            now,
+        };
+        findings_per.push(rules::check_collection(&ctx, &plan.thresholds, plan.lang));
+    }
+    for (c, f) in collections.iter_mut().zip(findings_per) {
+        c.findings = f;
+    }
+    let deployment = deployment_findings(&collections, plan);
     Ok(Report {
         docshape: VERSION,
         target: label,
@@ -126,8 +167,164 @@ pub async fn run<S: Source>(
         },
         collections,
         relationships,
+        findings: deployment,
+        rules: crate::report::RulesUsed {
+            profile: plan.thresholds.profile_name().to_owned(),
+            lang: plan.lang,
+            disabled: plan.thresholds.disabled().to_vec(),
+        },
         notes,
     })
+}
+
+fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<rules::Finding> {
+    let mut dbs: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in collections {
+        match dbs.iter_mut().find(|(d, _)| *d == c.meta.db) {
+            Some((_, names)) => names.push(&c.meta.name),
+            None => dbs.push((&c.meta.db, vec![&c.meta.name])),
+        }
+    }
+    let ctx = DeploymentCtx {
+        total: collections.len(),
+        databases: dbs,
+    };
+    rules::check_deployment(&ctx, &plan.thresholds, plan.lang)
+}
+
+/// Distinct references whose source documents are read to check copies.
+const DRIFT_REFS: usize = 200;
+
+/// For each extended reference held by `c`, compares the copied fields
+/// with the referenced documents (fetched by id) and, where the source has
+/// none of them, copies of the same reference with each other.
+async fn drift_checks<S: Source>(
+    source: &mut S,
+    c: &CollectionReport,
+    all: &[CollectionReport],
+    rels: &[Relationship],
+) -> Result<Vec<DriftCheck>, SourceError> {
+    use crate::relate::value::{of_bson, ValueKey};
+    let mut out = Vec::new();
+    for r in rels
+        .iter()
+        .filter(|r| r.from_ns == c.namespace && r.kind == crate::relate::Kind::ExtendedReference)
+    {
+        let Some(field) = c.profile.fields.iter().find(|f| f.path == r.from_path) else {
+            continue;
+        };
+        let holder_segs = &field.segments[..field.segments.len() - 1];
+        let Some(Seg::Key(ref_name)) = field.segments.last() else {
+            continue;
+        };
+        let copied: Vec<String> = c
+            .profile
+            .fields
+            .iter()
+            .filter(|f| {
+                f.segments.len() == field.segments.len()
+                    && f.segments[..holder_segs.len()] == *holder_segs
+                    && f.segments != field.segments
+            })
+            .filter(|f| f.main_type().is_some_and(|t| !t.is_container()))
+            .map(|f| f.name.clone())
+            .collect();
+        if copied.is_empty() {
+            continue;
+        }
+        // Each copy: (reference value, copied fields) from the kept sample.
+        let mut copies: Vec<(bson::Bson, bson::Document)> = Vec::new();
+        for d in &c.kept {
+            for holder in crate::profile::extract::values(d, holder_segs) {
+                if holder.ty != crate::profile::raw::BsonType::Object {
+                    continue;
+                }
+                let Ok(h) = bson::Document::from_reader(holder.value) else {
+                    continue;
+                };
+                let Some(rv) = h.get(ref_name).cloned() else {
+                    continue;
+                };
+                copies.push((rv, h));
+            }
+        }
+        let mut ids: Vec<bson::Bson> = Vec::new();
+        let mut seen: std::collections::HashSet<ValueKey> = std::collections::HashSet::new();
+        for (rv, _) in &copies {
+            if ids.len() >= DRIFT_REFS {
+                break;
+            }
+            if let Some(k) = of_bson(rv) {
+                if seen.insert(k) {
+                    ids.push(rv.clone());
+                }
+            }
+        }
+        let Some(target) = all.iter().find(|x| x.namespace == r.to_ns) else {
+            continue;
+        };
+        let key = r.to.rsplit_once('.').map_or("_id", |(_, k)| k).to_owned();
+        let sources = source.fetch(&target.meta, &key, &ids, &copied).await?;
+        let by_id: std::collections::HashMap<ValueKey, &bson::Document> = sources
+            .iter()
+            .filter_map(|d| d.get(&key).and_then(of_bson).map(|k| (k, d)))
+            .collect();
+        let shared: Vec<String> = copied
+            .iter()
+            .filter(|f| sources.iter().any(|s| s.contains_key(f.as_str())))
+            .cloned()
+            .collect();
+        let mut check = DriftCheck {
+            holder: crate::profile::render_path(holder_segs),
+            reference: r.from_path.clone(),
+            source_ns: r.to_ns.clone(),
+            fields: shared.clone(),
+            ..DriftCheck::default()
+        };
+        if shared.is_empty() {
+            continue;
+        }
+        for (rv, h) in &copies {
+            let Some(src) = of_bson(rv).and_then(|k| by_id.get(&k)) else {
+                continue;
+            };
+            check.checked += 1;
+            let differing =
+                shared
+                    .iter()
+                    .find(|f| match (h.get(f.as_str()), src.get(f.as_str())) {
+                        (Some(a), Some(b)) => !same_value(a, b),
+                        _ => false,
+                    });
+            if let Some(f) = differing {
+                check.disagree += 1;
+                if check.examples.len() < 3 {
+                    let show = |b: Option<&bson::Bson>| {
+                        b.map_or_else(String::new, |v| {
+                            v.clone().into_relaxed_extjson().to_string()
+                        })
+                    };
+                    check.examples.push((
+                        rv.clone().into_relaxed_extjson().to_string(),
+                        f.clone(),
+                        show(h.get(f.as_str())),
+                        show(src.get(f.as_str())),
+                    ));
+                }
+            }
+        }
+        out.push(check);
+    }
+    Ok(out)
+}
+
+/// Equality as a query sees it: numbers compare across widths.
+fn same_value(a: &bson::Bson, b: &bson::Bson) -> bool {
+    use crate::relate::value::of_bson;
+    match (of_bson(a), of_bson(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// Samples and profiles one collection, keeping a bounded sample.

@@ -4,11 +4,14 @@
 //! documents, `profile` infers their shape in one pass, `report` renders it.
 //! `audit` runs that journey; the binary is a thin CLI over it.
 
+pub mod advise;
 pub mod audit;
 pub mod growth;
+pub mod i18n;
 pub mod profile;
 pub mod relate;
 pub mod report;
+pub mod rules;
 pub mod sample;
 pub mod source;
 pub mod target;

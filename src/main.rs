@@ -8,7 +8,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use docshape::audit::{self, Plan, Progress};
+use docshape::i18n::Lang;
 use docshape::report::{self, text::Style, Report};
+use docshape::rules::Thresholds;
 use docshape::source::{FileSource, MongoSource, SampleMode, Selection, Source, SourceError};
 use docshape::target::{self, Origin, Target};
 
@@ -60,6 +62,15 @@ struct Common {
     /// Neither read nor keep growth snapshots (kept in $XDG_STATE_HOME/docshape).
     #[arg(long)]
     no_snapshot: bool,
+    /// Threshold profile: default, atlas, compass or strict.
+    #[arg(long = "rules", value_name = "PROFILE", value_parser = ["default", "atlas", "compass", "strict"])]
+    rules: Option<String>,
+    /// Configuration file (default: $XDG_CONFIG_HOME/docshape/docshape.toml).
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Language of messages and explanations (default from $LANG).
+    #[arg(long, value_enum)]
+    lang: Option<Lang>,
 }
 
 #[derive(Args)]
@@ -90,12 +101,16 @@ struct SchemaArgs {
 enum AuditFormat {
     Text,
     Json,
+    Markdown,
+    Sarif,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SchemaFormat {
     /// The profile of one collection, as in the JSON report.
     Json,
+    /// A `$jsonSchema` validator for one collection, ready for `collMod`.
+    JsonSchema,
     /// An ER diagram of the selected collections and their references.
     Mermaid,
 }
@@ -145,7 +160,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn plan(c: &Common) -> Plan {
+fn thresholds(c: &Common) -> Result<Thresholds, Fatal> {
+    let path = c
+        .config
+        .clone()
+        .or_else(docshape::rules::config::default_path);
+    match path {
+        Some(p) => Thresholds::load(&p, c.rules.as_deref()).map_err(|e| Fatal(e.to_string())),
+        None => {
+            Ok(Thresholds::profile(c.rules.as_deref().unwrap_or("default")).unwrap_or_default())
+        }
+    }
+}
+
+fn plan(c: &Common) -> Result<Plan, Fatal> {
     let mut plan = Plan::new(
         Selection {
             dbs: c.dbs.clone(),
@@ -162,11 +190,14 @@ fn plan(c: &Common) -> Plan {
     } else {
         docshape::growth::snapshot::dir()
     };
-    plan
+    plan.thresholds = thresholds(c)?;
+    plan.lang = c.lang.unwrap_or_else(Lang::from_env);
+    Ok(plan)
 }
 
 /// Opens the target and profiles what the plan selects.
 async fn profile(c: &Common) -> Result<Report, Fatal> {
+    let plan = plan(c)?;
     let (target, origin) = target::resolve(c.target.as_deref()).await;
     match origin {
         Origin::BundledSample => eprintln!(
@@ -177,7 +208,6 @@ async fn profile(c: &Common) -> Result<Report, Fatal> {
         Origin::EnvUri => eprintln!("docshape: reading $MONGODB_URI ({})", target.label()),
         Origin::Given => {}
     }
-    let plan = plan(c);
     let mut show = progress_printer();
     let report = match &target {
         Target::Mongo(uri) => {
@@ -203,20 +233,23 @@ async fn run<S: Source>(
 
 async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     let report = profile(&a.common).await?;
+    let color = a.output.is_none()
+        && std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let text = match a.format {
         AuditFormat::Json => report::json::render(&report),
-        AuditFormat::Text => {
-            let color = a.output.is_none()
-                && std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            report::text::render(&report, Style { color })
-        }
+        AuditFormat::Text => report::text::render(&report, Style { color }),
+        AuditFormat::Markdown => report::markdown::render(&report),
+        AuditFormat::Sarif => report::sarif::render(&report),
     };
     emit(&text, a.output.as_deref())?;
-    // Findings arrive with the rule catalogue; until then nothing can reach
-    // the --fail-on threshold.
-    let worst: Option<FailOn> = None;
-    let failed = a.fail_on != FailOn::Never && worst.is_some_and(|w| w >= a.fail_on);
+    let threshold = match a.fail_on {
+        FailOn::Info => Some(docshape::rules::Severity::Info),
+        FailOn::Warning => Some(docshape::rules::Severity::Warning),
+        FailOn::Critical => Some(docshape::rules::Severity::Critical),
+        FailOn::Never => None,
+    };
+    let failed = matches!((threshold, report.worst()), (Some(t), Some(w)) if w >= t);
     Ok(if failed {
         ExitCode::from(1)
     } else {
@@ -252,7 +285,10 @@ async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
             )));
         }
     };
-    emit(&report::json::render_collection(coll), None)?;
+    match s.format {
+        SchemaFormat::JsonSchema => emit(&report::json_schema::render(coll), None)?,
+        _ => emit(&report::json::render_collection(coll), None)?,
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -116,7 +116,12 @@ fn rel<'a>(report: &'a serde_json::Value, from_suffix: &str) -> &'a serde_json::
         .expect("relationships array")
         .iter()
         .find(|r| r["from"].as_str().is_some_and(|f| f.ends_with(from_suffix)))
-        .unwrap_or_else(|| panic!("no relationship from *{from_suffix} in {}", report["relationships"]))
+        .unwrap_or_else(|| {
+            panic!(
+                "no relationship from *{from_suffix} in {}",
+                report["relationships"]
+            )
+        })
 }
 
 fn check_truth(report: &serde_json::Value, db: &str, server: bool) {
@@ -131,7 +136,10 @@ fn check_truth(report: &serde_json::Value, db: &str, server: bool) {
     assert!((f["avg"].as_f64().expect("avg") - 59.5).abs() < 1e-9, "{f}");
     assert_eq!(f["parents"], 40);
     assert_eq!(logs["match_rate"], 1.0);
-    assert_eq!(logs["indexed"], server, "an index on host_id exists only on the server");
+    assert_eq!(
+        logs["indexed"], server,
+        "an index on host_id exists only on the server"
+    );
 
     let kits = rel(report, ".kits.component_ids");
     assert_eq!(kits["to"], format!("{db}.components._id"));
@@ -170,7 +178,10 @@ fn check_truth(report: &serde_json::Value, db: &str, server: bool) {
     // A stable array shows no growth.
     let kits_coll = common::collection(report, &format!("{db}.kits"));
     let kg = &common::field(kits_coll, "component_ids")["growth"];
-    assert!(kg["correlation"].as_f64().expect("corr").abs() < 0.5, "{kg}");
+    assert!(
+        kg["correlation"].as_f64().expect("corr").abs() < 0.5,
+        "{kg}"
+    );
 }
 
 #[test]
@@ -179,14 +190,29 @@ fn relationships_and_growth_from_files() {
     let dir = tmp.path().join("truth");
     std::fs::create_dir(&dir).expect("mkdir");
     write_files(&dir);
-    let out = docshape(&["audit", dir.to_str().expect("utf-8 path"), "--format", "json", "--no-snapshot"]);
+    let out = docshape(&[
+        "audit",
+        dir.to_str().expect("utf-8 path"),
+        "--format",
+        "json",
+        "--no-snapshot",
+    ]);
     let report = json_ok(&out);
     check_truth(&report, "truth", false);
 
-    let mermaid = docshape(&["schema", dir.to_str().expect("utf-8"), "--format", "mermaid", "--no-snapshot"]);
+    let mermaid = docshape(&[
+        "schema",
+        dir.to_str().expect("utf-8"),
+        "--format",
+        "mermaid",
+        "--no-snapshot",
+    ]);
     let text = common::stdout(&mermaid);
     assert!(text.starts_with("erDiagram"), "{text}");
-    assert!(text.contains("hosts ||--o{ logs : \"host_id (one-to-many)\""), "{text}");
+    assert!(
+        text.contains("hosts ||--o{ logs : \"host_id (one-to-many)\""),
+        "{text}"
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -202,11 +228,24 @@ async fn relationships_and_growth_from_the_server() {
     }
     c.database(&db)
         .collection::<Document>("logs")
-        .create_index(mongodb::IndexModel::builder().keys(doc! {"host_id": 1}).build())
+        .create_index(
+            mongodb::IndexModel::builder()
+                .keys(doc! {"host_id": 1})
+                .build(),
+        )
         .await
         .expect("index");
     let pattern = format!("{db}.*");
-    let out = docshape_async(&["audit", &uri(), "-c", &pattern, "--format", "json", "--no-snapshot"]).await;
+    let out = docshape_async(&[
+        "audit",
+        &uri(),
+        "-c",
+        &pattern,
+        "--format",
+        "json",
+        "--no-snapshot",
+    ])
+    .await;
     let report = json_ok(&out);
     check_truth(&report, &db, true);
     let logs = rel(&report, ".logs.host_id");
@@ -235,7 +274,14 @@ async fn snapshot_growth_is_measured_by_rereading() {
         .await
         .expect("join")
     };
-    let args = vec!["audit".to_owned(), uri(), "-c".to_owned(), ns.clone(), "--format".to_owned(), "json".to_owned()];
+    let args = vec![
+        "audit".to_owned(),
+        uri(),
+        "-c".to_owned(),
+        ns.clone(),
+        "--format".to_owned(),
+        "json".to_owned(),
+    ];
     let first = json_ok(&run(args.clone(), state_dir.clone()).await);
     let g = &common::field(common::collection(&first, &ns), "replies")["growth"];
     assert_eq!(g["method"], "age-correlation");
@@ -248,7 +294,10 @@ async fn snapshot_growth_is_measured_by_rereading() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&snaps[0]).expect("meta").permissions().mode();
+        let mode = std::fs::metadata(&snaps[0])
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 

@@ -2,7 +2,10 @@
 //! The JSON rendering is the contract's report; the text one is for people.
 
 pub mod json;
+pub mod json_schema;
+pub mod markdown;
 pub mod mermaid;
+pub mod sarif;
 pub mod text;
 
 use serde::Serialize;
@@ -25,9 +28,22 @@ pub struct Report {
     pub sampling: Sampling,
     pub collections: Vec<CollectionReport>,
     pub relationships: Vec<crate::relate::Relationship>,
+    /// Findings about whole databases or the deployment.
+    pub findings: Vec<crate::rules::Finding>,
+    /// The rule profile findings were judged by, and the language.
+    pub rules: RulesUsed,
     /// Things the run could not do, said plainly.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RulesUsed {
+    pub profile: String,
+    pub lang: crate::i18n::Lang,
+    /// Rules switched off by configuration.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disabled: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -57,7 +73,7 @@ pub struct CollectionReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<serde_json::Value>,
     pub fields: Vec<FieldProfile>,
-    pub findings: Vec<serde_json::Value>,
+    pub findings: Vec<crate::rules::Finding>,
     /// True when the collection had more distinct paths than the profile
     /// keeps; the paths beyond the cap are not listed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -146,5 +162,20 @@ pub fn plain<T: Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
         _ => String::new(),
+    }
+}
+
+impl Report {
+    /// Every finding: per collection, then database-wide.
+    pub fn all_findings(&self) -> impl Iterator<Item = &crate::rules::Finding> {
+        self.collections
+            .iter()
+            .flat_map(|c| c.findings.iter())
+            .chain(self.findings.iter())
+    }
+
+    /// The worst severity found, if any.
+    pub fn worst(&self) -> Option<crate::rules::Severity> {
+        self.all_findings().map(|f| f.severity).max()
     }
 }

@@ -64,7 +64,61 @@ pub fn render(report: &Report, style: Style) -> String {
     if !report.relationships.is_empty() {
         relationships(&mut out, report, style);
     }
+    for f in &report.findings {
+        finding(&mut out, f, style);
+    }
+    summary(&mut out, report, style);
     out
+}
+
+fn summary(out: &mut String, report: &Report, style: Style) {
+    use crate::rules::Severity;
+    let count = |s: Severity| report.all_findings().filter(|f| f.severity == s).count();
+    let (c, w, i) = (
+        count(Severity::Critical),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
+    let _ = writeln!(
+        out,
+        "\n{} {} critical · {} warning · {} info (rules: {})",
+        style.bold("Findings:"),
+        if c > 0 {
+            style.paint("31;1", &c.to_string())
+        } else {
+            c.to_string()
+        },
+        if w > 0 {
+            style.yellow(&w.to_string())
+        } else {
+            w.to_string()
+        },
+        i,
+        report.rules.profile
+    );
+}
+
+fn finding(out: &mut String, f: &crate::rules::Finding, style: Style) {
+    use crate::rules::Severity;
+    let tag = match f.severity {
+        Severity::Critical => style.paint("31;1", "CRITICAL"),
+        Severity::Warning => style.yellow("WARNING "),
+        Severity::Info => style.paint("34", "INFO    "),
+    };
+    let path = f
+        .path
+        .as_deref()
+        .map(|p| format!(" {}", style.cyan(&safe(p))))
+        .unwrap_or_default();
+    let _ = writeln!(out, "  {tag} {}{path}", style.bold(f.rule));
+    let _ = writeln!(out, "           {}", safe(&f.message));
+    let _ = writeln!(
+        out,
+        "           {} {} ({})",
+        style.dim("→"),
+        safe(&f.suggestion.summary),
+        f.suggestion.pattern
+    );
 }
 
 fn relationships(out: &mut String, report: &Report, style: Style) {
@@ -203,6 +257,12 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
                 ))
             );
             folded = Some(format!("{}.", f.path));
+        }
+    }
+    if !c.findings.is_empty() {
+        let _ = writeln!(out, "  {}", style.bold("findings"));
+        for f in &c.findings {
+            finding(out, f, style);
         }
     }
 }

@@ -303,6 +303,43 @@ impl Source for FileSource {
     ) -> Result<Vec<Reread>> {
         self.reread_scan(meta, ids, paths)
     }
+
+    async fn fetch(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+        fields: &[String],
+    ) -> Result<Vec<bson::Document>> {
+        use crate::relate::value;
+        let wanted: std::collections::HashSet<value::ValueKey> =
+            values.iter().filter_map(value::of_bson).collect();
+        let keys: Vec<&str> = key.split('.').collect();
+        let mut out = Vec::new();
+        self.stream(meta, &mut |doc| {
+            if out.len() >= values.len() {
+                return;
+            }
+            let mut hit = false;
+            crate::profile::extract::query_visit(doc, &keys, &mut |el| {
+                hit |= value::of_element(el).is_some_and(|k| wanted.contains(&k));
+            });
+            if !hit {
+                return;
+            }
+            let Ok(full) = bson::Document::from_reader(doc) else {
+                return;
+            };
+            let mut d = bson::Document::new();
+            for f in std::iter::once(key).chain(fields.iter().map(String::as_str)) {
+                if let Some(v) = full.get(f) {
+                    d.insert(f, v.clone());
+                }
+            }
+            out.push(d);
+        })?;
+        Ok(out)
+    }
 }
 
 impl FileSource {

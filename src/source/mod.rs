@@ -96,6 +96,15 @@ pub fn bson_as_i64(v: &bson::Bson) -> Option<i64> {
     }
 }
 
+/// How often an index was used, from `$indexStats`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct IndexUsage {
+    pub name: String,
+    pub ops: u64,
+    /// Seconds since the epoch when counting began.
+    pub since: Option<f64>,
+}
+
 /// Storage figures the server reports for a collection (`collStats`).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct StorageStats {
@@ -119,6 +128,9 @@ pub struct CollectionMeta {
     /// Collection options (validator, capped, timeseries …) as relaxed EJSON.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<serde_json::Value>,
+    /// Index usage counters, where the server keeps them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_usage: Option<Vec<IndexUsage>>,
     /// Things the source could not find out, said plainly.
     pub notes: Vec<String>,
 }
@@ -133,6 +145,7 @@ impl CollectionMeta {
             storage: None,
             indexes: Vec::new(),
             options: None,
+            index_usage: None,
             notes: Vec::new(),
         }
     }
@@ -212,6 +225,16 @@ pub trait Source {
     /// `(documents holding the value, number of values with that count)`.
     /// Pushed down as a `$group` on a server.
     async fn group_counts(&mut self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>>;
+
+    /// Documents whose dotted `key` is one of `values`, with only `key` and
+    /// `fields` (a projection); at most `values.len()` documents.
+    async fn fetch(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+        fields: &[String],
+    ) -> Result<Vec<bson::Document>>;
 
     /// Re-reads documents by `_id`: size and array lengths at `paths`
     /// (dotted, no arrays in between). Only numbers come back.

@@ -13,8 +13,8 @@ use mongodb::options::ClientOptions;
 use mongodb::{Client, Collection};
 
 use super::{
-    CollectionKind, CollectionMeta, IndexInfo, Reread, Result, SampleMode, SampleOutcome,
-    Selection, Sink, Source, SourceError, StorageStats,
+    CollectionKind, CollectionMeta, IndexInfo, IndexUsage, Reread, Result, SampleMode,
+    SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
 use crate::target::mask_uri;
 
@@ -208,8 +208,33 @@ impl MongoSource {
                 }
                 Err(e) => meta.notes.push(format!("indexes unavailable: {e}")),
             }
+            meta.index_usage = self.index_usage(&meta).await.ok();
         }
         Some(meta)
+    }
+
+    /// `$indexStats`: operations per index since the server started counting.
+    async fn index_usage(&self, meta: &CollectionMeta) -> Result<Vec<IndexUsage>> {
+        let rows = self
+            .aggregate_all(meta, "reading $indexStats", vec![doc! {"$indexStats": {}}])
+            .await?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let name = r.get_str("name").ok()?.to_owned();
+                let acc = r.get_document("accesses").ok()?;
+                let ops = acc.get("ops").and_then(super::bson_as_i64).unwrap_or(0);
+                let since = match acc.get("since") {
+                    Some(bson::Bson::DateTime(d)) => Some(d.timestamp_millis() as f64 / 1000.0),
+                    _ => None,
+                };
+                Some(IndexUsage {
+                    name,
+                    ops: u64::try_from(ops).unwrap_or(0),
+                    since,
+                })
+            })
+            .collect())
     }
 
     async fn storage_stats(&self, db: &str, name: &str) -> Result<StorageStats> {
@@ -424,6 +449,49 @@ impl Source for MongoSource {
                 Some((u64::try_from(n).ok()?, u64::try_from(p).ok()?))
             })
             .collect())
+    }
+
+    async fn fetch(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+        fields: &[String],
+    ) -> Result<Vec<bson::Document>> {
+        let coll = self
+            .client
+            .database(&meta.db)
+            .collection::<Document>(&meta.name);
+        let mut projection = doc! {key: 1};
+        for f in fields {
+            projection.insert(f, 1);
+        }
+        let filter = doc! {key: {"$in": values.to_vec()}};
+        let limit = i64::try_from(values.len()).unwrap_or(i64::MAX);
+        let max_time = self.max_time();
+        let mut cursor = self
+            .call("reading referenced documents", async {
+                coll.find(filter)
+                    .projection(projection)
+                    .limit(limit)
+                    .max_time(max_time)
+                    .await
+            })
+            .await?;
+        let mut out = Vec::new();
+        while self
+            .call("reading referenced documents", async {
+                cursor.advance().await
+            })
+            .await?
+        {
+            out.push(
+                cursor
+                    .deserialize_current()
+                    .map_err(|e| self.map_error("reading referenced documents", &e))?,
+            );
+        }
+        Ok(out)
     }
 
     async fn reread(

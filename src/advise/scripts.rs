@@ -1,0 +1,550 @@
+//! `mongosh` migration scripts. Each is safe to re-run: copies go through
+//! `$merge` keyed by deterministic ids, updates filter on the old shape, and
+//! nothing is removed until the copy has been checked.
+
+use std::fmt::Write;
+
+use serde_json::{json, Value};
+
+use super::{js, js_coll, js_value};
+use crate::profile::raw::BsonType;
+
+#[allow(clippy::too_many_arguments)]
+pub fn move_array_out(
+    header: &str,
+    db: &str,
+    coll: &str,
+    dotted: &str,
+    child: &str,
+    parent_key: &str,
+    keep: Option<u64>,
+) -> String {
+    let field = format!("${dotted}");
+    let first = format!("{dotted}.0");
+    let copy = json!([
+        { "$match": { first: { "$exists": true } } },
+        { "$unwind": { "path": field, "includeArrayIndex": "position" } },
+        { "$replaceRoot": { "newRoot": { "$mergeObjects": [
+            { "$cond": [ { "$eq": [ { "$type": field }, "object" ] }, field, { "value": field } ] },
+            {
+                "_id": { "$concat": [ { "$toString": "$_id" }, ":", { "$toString": "$position" } ] },
+                parent_key: "$_id",
+                "position": "$position"
+            }
+        ] } } },
+        { "$merge": { "into": child, "on": "_id", "whenMatched": "keepExisting", "whenNotMatched": "insert" } }
+    ]);
+    let count = json!([
+        { "$group": { "_id": null, "n": { "$sum": { "$size": { "$ifNull": [field, []] } } } } }
+    ]);
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
+    let _ = writeln!(s, "const dst = {};", js_coll(db, child));
+    let _ = writeln!(s, "\n// 1. One document per element; its _id is \"<parent _id>:<position>\", so a re-run adds nothing twice.");
+    let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
+    let _ = writeln!(s, "\n// 2. Index the reference to the parent.");
+    let _ = writeln!(
+        s,
+        "dst.createIndex({});",
+        js_value(&json!({ parent_key: 1, "position": 1 }))
+    );
+    let _ = writeln!(
+        s,
+        "\n// 3. Trim the parents only once every element has been copied."
+    );
+    let _ = writeln!(
+        s,
+        "const expected = src.aggregate({}).toArray();",
+        js_value(&count)
+    );
+    let _ = writeln!(s, "const total = expected.length ? expected[0].n : 0;");
+    let _ = writeln!(
+        s,
+        "const copied = dst.countDocuments({});",
+        js_value(&json!({ parent_key: { "$exists": true } }))
+    );
+    match keep {
+        None => {
+            let _ = writeln!(s, "if (copied >= total) {{");
+            let _ = writeln!(
+                s,
+                "  src.updateMany({}, {});",
+                js_value(&json!({ dotted: { "$exists": true } })),
+                js_value(&json!({ "$unset": { dotted: "" } }))
+            );
+        }
+        Some(k) => {
+            let longer = format!("{dotted}.{k}");
+            let _ = writeln!(s, "if (copied >= total) {{");
+            let _ = writeln!(
+                s,
+                "  src.updateMany({}, [{}]);",
+                js_value(&json!({ longer: { "$exists": true } })),
+                js_value(
+                    &json!({ "$set": { dotted: { "$slice": [field, -(i64::try_from(k).unwrap_or(i64::MAX))] } } })
+                )
+            );
+        }
+    }
+    let _ = writeln!(s, "}} else {{");
+    let _ = writeln!(s, "  print(`only ${{copied}} of ${{total}} elements were copied; the parents were left unchanged`);");
+    let _ = writeln!(s, "}}");
+    s
+}
+
+pub fn split_off(
+    header: &str,
+    db: &str,
+    coll: &str,
+    dotted: &str,
+    child: &str,
+    parent_key: &str,
+) -> String {
+    let name = dotted.rsplit('.').next().unwrap_or(dotted);
+    let copy = json!([
+        { "$match": { dotted: { "$exists": true } } },
+        { "$project": { "_id": 1, parent_key: "$_id", name: format!("${dotted}") } },
+        { "$merge": { "into": child, "on": "_id", "whenMatched": "keepExisting", "whenNotMatched": "insert" } }
+    ]);
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
+    let _ = writeln!(s, "const dst = {};", js_coll(db, child));
+    let _ = writeln!(
+        s,
+        "\n// 1. Copy the value into its own document, keyed by the parent's _id."
+    );
+    let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
+    let _ = writeln!(s, "\n// 2. Remove it from the parents that have a copy.");
+    let _ = writeln!(
+        s,
+        "const copied = dst.find({}, {{ _id: 1 }}).toArray().map((d) => d._id);",
+        js_value(&json!({ name: { "$exists": true } }))
+    );
+    let _ = writeln!(
+        s,
+        "src.updateMany({{ _id: {{ $in: copied }}, {}: {{ $exists: true }} }}, {});",
+        js(dotted),
+        js_value(&json!({ "$unset": { dotted: "" } }))
+    );
+    s
+}
+
+pub fn attribute(header: &str, db: &str, coll: &str, dotted: &str) -> String {
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let _ = writeln!(s, "\n// Objects become arrays of {{k, v}}; documents already converted are not matched again.");
+    let _ = writeln!(
+        s,
+        "coll.updateMany({}, [{}]);",
+        // `$type` in a query also matches arrays holding objects; the
+        // aggregation `$type` tells an object from an array.
+        js_value(&json!({ "$expr": { "$eq": [ { "$type": format!("${dotted}") }, "object" ] } })),
+        js_value(&json!({ "$set": { dotted: { "$objectToArray": format!("${dotted}") } } }))
+    );
+    let _ = writeln!(
+        s,
+        "coll.createIndex({});",
+        js_value(&json!({ format!("{dotted}.k"): 1, format!("{dotted}.v"): 1 }))
+    );
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn bucket(
+    header: &str,
+    db: &str,
+    coll: &str,
+    target: &str,
+    date_field: &str,
+    series_key: Option<&str>,
+    values: &[String],
+    numeric: &[String],
+) -> String {
+    let mut id = serde_json::Map::new();
+    if let Some(k) = series_key {
+        id.insert(k.into(), json!(format!("${k}")));
+    }
+    id.insert(
+        "hour".into(),
+        json!({ "$dateTrunc": { "date": format!("${date_field}"), "unit": "hour" } }),
+    );
+    let mut event = serde_json::Map::new();
+    event.insert(date_field.into(), json!(format!("${date_field}")));
+    for v in values {
+        event.insert(v.clone(), json!(format!("${v}")));
+    }
+    let mut group = serde_json::Map::new();
+    group.insert("_id".into(), Value::Object(id));
+    group.insert("count".into(), json!({ "$sum": 1 }));
+    group.insert("first".into(), json!({ "$min": format!("${date_field}") }));
+    group.insert("last".into(), json!({ "$max": format!("${date_field}") }));
+    for n in numeric {
+        group.insert(format!("{n}_min"), json!({ "$min": format!("${n}") }));
+        group.insert(format!("{n}_max"), json!({ "$max": format!("${n}") }));
+        group.insert(format!("{n}_sum"), json!({ "$sum": format!("${n}") }));
+    }
+    group.insert("events".into(), json!({ "$push": Value::Object(event) }));
+    let pipeline = json!([
+        { "$match": { date_field: { "$type": "date" } } },
+        { "$sort": { date_field: 1 } },
+        { "$group": Value::Object(group) },
+        { "$merge": { "into": target, "on": "_id", "whenMatched": "replace", "whenNotMatched": "insert" } }
+    ]);
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
+    let _ = writeln!(s, "\n// One document per {}hour, rebuilt from the events on every run (whenMatched: replace).", if series_key.is_some() { "series and " } else { "" });
+    let _ = writeln!(
+        s,
+        "src.aggregate({}, {{ allowDiskUse: true }});",
+        pretty(&pipeline)
+    );
+    let _ = writeln!(s, "\n// The events stay in {coll}: compare counts, point the application at {target}, then drop {coll} yourself.");
+    let _ = writeln!(
+        s,
+        "print(`${{src.countDocuments({{}})}} events in ${{{}.countDocuments({{}})}} buckets`);",
+        js_coll(db, target)
+    );
+    s
+}
+
+fn type_name(t: BsonType) -> &'static str {
+    t.alias()
+}
+
+pub fn convert_type(
+    header: &str,
+    db: &str,
+    coll: &str,
+    path: &str,
+    from: BsonType,
+    to: BsonType,
+) -> String {
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let dotted = path.replace("[]", "");
+    let filter = json!({ dotted.clone(): { "$type": type_name(from) } });
+    let convert = |input: String| json!({ "$convert": { "input": input.clone(), "to": type_name(to), "onError": input } });
+    let update = match path.split_once("[]") {
+        None => Some(
+            json!({ "$set": { dotted.clone(): convert(format!("${dotted}")), "schema_version": 2 } }),
+        ),
+        // `arr[].field`: convert inside each element.
+        Some((arr, rest))
+            if !arr.contains("[]") && rest.starts_with('.') && !rest.contains("[]") =>
+        {
+            let field = &rest[1..];
+            Some(json!({ "$set": {
+                arr: { "$map": { "input": format!("${arr}"), "as": "it", "in": {
+                    "$cond": [
+                        { "$eq": [ { "$type": "$$it" }, "object" ] },
+                        { "$mergeObjects": [ "$$it", { field: convert(format!("$$it.{field}")) } ] },
+                        "$$it"
+                    ]
+                } } },
+                "schema_version": 2
+            } }))
+        }
+        Some(_) => None,
+    };
+    match update {
+        Some(u) => {
+            let _ = writeln!(s, "\n// Values that cannot be converted are left as they are (onError), and counted below.");
+            let _ = writeln!(
+                s,
+                "coll.updateMany({}, [{}]);",
+                js_value(&filter),
+                js_value(&u)
+            );
+        }
+        None => {
+            let _ = writeln!(s, "\n// {path} lies inside nested arrays: convert it in the application that writes it;");
+            let _ = writeln!(
+                s,
+                "// this script only counts the documents still holding {from}."
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "print(`${{coll.countDocuments({})}} documents still hold {from} values`);",
+        js_value(&filter)
+    );
+    s
+}
+
+/// The example value as it would be after conversion, for display.
+pub fn converted_example(v: &bson::Bson, to: BsonType) -> Value {
+    let text = match v {
+        bson::Bson::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match to {
+        BsonType::Double | BsonType::Decimal => {
+            text.trim().parse::<f64>().map_or(json!(text), |f| json!(f))
+        }
+        BsonType::Int | BsonType::Long => {
+            text.trim().parse::<i64>().map_or(json!(text), |i| json!(i))
+        }
+        BsonType::String => json!(text),
+        _ => v.clone().into_relaxed_extjson(),
+    }
+}
+
+pub fn discriminator(header: &str, db: &str, coll: &str, shapes: &[(String, String)]) -> String {
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let _ = writeln!(s, "\n// Each shape is recognised by a field only it has; documents already typed are skipped.");
+    for (name, field) in shapes {
+        let _ = writeln!(
+            s,
+            "coll.updateMany({}, {});",
+            js_value(&json!({ "type": { "$exists": false }, field: { "$exists": true } })),
+            js_value(&json!({ "$set": { "type": name } }))
+        );
+    }
+    let _ = writeln!(s, "coll.createIndex({{ type: 1 }});");
+    s
+}
+
+pub fn rename(header: &str, db: &str, coll: &str, renames: &[(String, String)]) -> String {
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let _ = writeln!(
+        s,
+        "\n// Only documents that still have the old name are touched."
+    );
+    for (old, new) in renames {
+        let _ = writeln!(
+            s,
+            "coll.updateMany({}, {});",
+            js_value(&json!({ old: { "$exists": true } })),
+            js_value(&json!({ "$rename": { old: new } }))
+        );
+    }
+    let _ = writeln!(
+        s,
+        "// Update the application (or its ODM mapping) to the new names at the same time."
+    );
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn ids_to_parent(
+    header: &str,
+    db: &str,
+    coll: &str,
+    dotted: &str,
+    child_coll: &str,
+    child_key: &str,
+    parent_key: &str,
+) -> String {
+    let field = format!("${dotted}");
+    let shared = json!([
+        { "$unwind": field },
+        { "$group": { "_id": field, "n": { "$sum": 1 } } },
+        { "$match": { "n": { "$gt": 1 } } },
+        { "$limit": 1 }
+    ]);
+    let copy = json!([
+        { "$match": { format!("{dotted}.0"): { "$exists": true } } },
+        { "$unwind": field },
+        { "$project": { "_id": 0, child_key: field, parent_key: "$_id" } },
+        { "$merge": { "into": child_coll, "on": child_key, "whenMatched": "merge", "whenNotMatched": "discard" } }
+    ]);
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
+    let _ = writeln!(s, "const dst = {};", js_coll(db, child_coll));
+    let _ = writeln!(s, "\n// 0. A child listed by two parents is many-to-many: then keep the array (or a link collection).");
+    let _ = writeln!(
+        s,
+        "if (src.aggregate({}).toArray().length > 0) {{",
+        js_value(&shared)
+    );
+    let _ = writeln!(
+        s,
+        "  print(\"some children belong to several parents; nothing was changed\");"
+    );
+    let _ = writeln!(s, "  quit(1);");
+    let _ = writeln!(s, "}}");
+    if child_key != "_id" {
+        let _ = writeln!(s, "// $merge on {child_key} needs a unique index on it.");
+        let _ = writeln!(
+            s,
+            "dst.createIndex({}, {{ unique: true }});",
+            js_value(&json!({ child_key: 1 }))
+        );
+    }
+    let _ = writeln!(s, "\n// 1. Every child records its parent.");
+    let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
+    let _ = writeln!(
+        s,
+        "dst.createIndex({});",
+        js_value(&json!({ parent_key: 1 }))
+    );
+    let _ = writeln!(
+        s,
+        "\n// 2. Drop the arrays once every listed child points back."
+    );
+    let _ = writeln!(
+        s,
+        "const listed = src.aggregate({}).toArray();",
+        js_value(
+            &json!([{ "$group": { "_id": null, "n": { "$sum": { "$size": { "$ifNull": [field, []] } } } } }])
+        )
+    );
+    let _ = writeln!(
+        s,
+        "const pointing = dst.countDocuments({});",
+        js_value(&json!({ parent_key: { "$exists": true } }))
+    );
+    let _ = writeln!(s, "if (pointing >= (listed.length ? listed[0].n : 0)) {{");
+    let _ = writeln!(
+        s,
+        "  src.updateMany({}, {});",
+        js_value(&json!({ dotted: { "$exists": true } })),
+        js_value(&json!({ "$unset": { dotted: "" } }))
+    );
+    let _ = writeln!(s, "}} else {{");
+    let _ = writeln!(
+        s,
+        "  print(\"some listed children do not exist in {child_coll}; the arrays were kept\");"
+    );
+    let _ = writeln!(s, "}}");
+    s
+}
+
+pub fn refresh_copies(
+    header: &str,
+    db: &str,
+    coll: &str,
+    source_coll: &str,
+    holder: &str,
+    reference: &str,
+    fields: &[String],
+) -> String {
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let set = if let Some(arr) = holder.strip_suffix("[]") {
+        let ref_in_elem = reference
+            .strip_prefix(&format!("{arr}."))
+            .unwrap_or(reference)
+            .to_owned();
+        let mut merged = serde_json::Map::new();
+        for f in fields {
+            merged.insert(
+                f.clone(),
+                json!({ "$let": {
+                    "vars": { "i": { "$indexOfArray": ["$__src._id", format!("$$it.{ref_in_elem}")] } },
+                    "in": { "$cond": [ { "$gte": ["$$i", 0] }, { "$arrayElemAt": [format!("$__src.{f}"), "$$i"] }, format!("$$it.{f}") ] }
+                } }),
+            );
+        }
+        json!({ arr: { "$map": { "input": format!("${arr}"), "as": "it", "in": { "$mergeObjects": ["$$it", Value::Object(merged)] } } } })
+    } else {
+        let mut m = serde_json::Map::new();
+        for f in fields {
+            m.insert(
+                format!("{holder}.{f}"),
+                json!({ "$arrayElemAt": [format!("$__src.{f}"), 0] }),
+            );
+        }
+        Value::Object(m)
+    };
+    let local = reference.replace("[]", "");
+    let pipeline = json!([
+        { "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } },
+        { "$match": { "__src.0": { "$exists": true } } },
+        { "$set": set },
+        { "$unset": "__src" },
+        { "$merge": { "into": coll, "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }
+    ]);
+    let _ = writeln!(
+        s,
+        "\n// Re-copy the fields from {source_coll}; running it again copies the same values."
+    );
+    let _ = writeln!(s, "coll.aggregate({});", pretty(&pipeline));
+    s
+}
+
+pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
+    let mut s = String::from(header);
+    let base = common_base(colls);
+    let target = if base.is_empty() {
+        "merged".to_owned()
+    } else {
+        base.clone()
+    };
+    let _ = writeln!(
+        s,
+        "const target = {}; // the single collection",
+        js(&target)
+    );
+    if base.is_empty() {
+        let _ = writeln!(s, "const names = {};", js_value(&json!(colls)));
+    } else {
+        let _ = writeln!(
+            s,
+            "// Every collection named {base} followed by digits or separators ({} …).",
+            colls.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "const names = db.getSiblingDB({}).getCollectionNames().filter((n) => n !== target && /^{}[-_.0-9]+$/.test(n));",
+            js(db),
+            regex_escape(&base)
+        );
+    }
+    let _ = writeln!(s, "for (const name of names) {{");
+    let _ = writeln!(
+        s,
+        "  db.getSiblingDB({}).getCollection(name).aggregate([{{ $set: {{ _id: {{ source: name, id: \"$_id\" }}, kind: name }} }}, {{ $merge: {{ into: target, on: \"_id\", whenMatched: \"replace\", whenNotMatched: \"insert\" }} }}]);",
+        js(db)
+    );
+    let _ = writeln!(s, "}}");
+    let _ = writeln!(
+        s,
+        "db.getSiblingDB({}).getCollection(target).createIndex({{ kind: 1 }});",
+        js(db)
+    );
+    let _ = writeln!(
+        s,
+        "// Drop the old collections yourself once the application reads the merged one."
+    );
+    s
+}
+
+/// The name the collections share once trailing digits and separators go.
+fn common_base(colls: &[String]) -> String {
+    let strip = |n: &str| {
+        n.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == '-' || c == '.')
+            .to_owned()
+    };
+    match colls.first() {
+        Some(first) if colls.len() > 1 => {
+            let b = strip(first);
+            if colls.iter().all(|c| strip(c) == b) {
+                b
+            } else {
+                String::new()
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                vec![c]
+            } else {
+                vec!['\\', c]
+            }
+        })
+        .collect()
+}
+
+/// A pipeline as indented JSON (valid JavaScript).
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| "[]".into())
+}

@@ -1,0 +1,249 @@
+//! `audit --format markdown`: a report to attach to a design review — a
+//! summary by severity, then each collection with its findings, fields and
+//! relationships.
+
+use std::fmt::Write;
+
+use super::{CollectionReport, Report};
+use crate::rules::{Finding, Severity};
+
+pub fn render(report: &Report) -> String {
+    let zh = report.rules.lang == crate::i18n::Lang::Zh;
+    let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };
+    let mut out = String::new();
+    let _ = writeln!(out, "# docshape audit: {}\n", md(&report.target));
+    let sampling = match report.sampling.size {
+        Some(n) => format!(
+            "{} {}",
+            t("sample of up to", "每个集合最多抽样"),
+            super::text::group(n)
+        ),
+        None => t("every document", "读取全部文档").to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "{} {} · {} `{}` · {} · docshape {}\n",
+        t("Generated", "生成于"),
+        report.generated_at,
+        t("rule profile", "规则配置"),
+        report.rules.profile,
+        sampling,
+        report.docshape
+    );
+    let _ = writeln!(out, "## {}\n", t("Summary", "概要"));
+    let _ = writeln!(
+        out,
+        "| {} | {} |\n| --- | ---: |",
+        t("severity", "严重程度"),
+        t("findings", "问题数")
+    );
+    for s in [Severity::Critical, Severity::Warning, Severity::Info] {
+        let n = report.all_findings().filter(|f| f.severity == s).count();
+        let _ = writeln!(out, "| {} {} | {n} |", icon(s), s.name());
+    }
+    let all: Vec<&Finding> = report.all_findings().collect();
+    if !all.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n| | {} | {} | {} | {} |\n| --- | --- | --- | --- | --- |",
+            t("rule", "规则"),
+            t("collection", "集合"),
+            t("path", "路径"),
+            t("finding", "发现")
+        );
+        for f in &all {
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} |",
+                icon(f.severity),
+                f.rule,
+                md(&f.namespace),
+                f.path
+                    .as_deref()
+                    .map(|p| format!("`{}`", md(p)))
+                    .unwrap_or_default(),
+                md(&f.message)
+            );
+        }
+    }
+    for n in &report.notes {
+        let _ = writeln!(out, "\n> {}", md(n));
+    }
+    for f in &report.findings {
+        finding(&mut out, f, zh);
+    }
+    for c in &report.collections {
+        collection(&mut out, c, zh);
+    }
+    if !report.relationships.is_empty() {
+        let _ = writeln!(out, "\n## {}\n", t("Relationships", "集合间关系"));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |\n| --- | --- | --- | --- | --- | ---: |",
+            t("from", "从"),
+            t("to", "到"),
+            t("kind", "类型"),
+            t("cardinality", "基数"),
+            t(
+                "children per parent (min/avg/p95/max)",
+                "每个父文档的子文档数（最小/平均/p95/最大）"
+            ),
+            t("ids found", "命中率")
+        );
+        for r in &report.relationships {
+            let fan = r
+                .fanout
+                .map(|f| format!("{} / {:.1} / {} / {}", f.min, f.avg, f.p95, f.max))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "| `{}` | `{}` | {} | {} | {fan} | {:.0} % |",
+                md(&r.from),
+                md(&r.to),
+                super::plain(&r.kind),
+                super::plain(&r.cardinality),
+                r.match_rate * 100.0
+            );
+        }
+    }
+    out
+}
+
+fn collection(out: &mut String, c: &CollectionReport, zh: bool) {
+    let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };
+    let _ = writeln!(out, "\n## {}\n", md(&c.namespace));
+    let docs = c
+        .documents
+        .map_or_else(|| "?".to_owned(), super::text::group);
+    let s = c.doc_size;
+    let _ = writeln!(
+        out,
+        "{} {docs} · {} {} ({}) · {} {} / {} / {} / {} · {} {} · {} {}\n",
+        t("documents", "文档数"),
+        t("profiled", "已分析"),
+        super::text::group(c.sampled),
+        c.sample_method,
+        t("size min/avg/p95/max", "大小 最小/平均/p95/最大"),
+        super::text::bytes(s.min as f64),
+        super::text::bytes(s.avg),
+        super::text::bytes(s.p95 as f64),
+        super::text::bytes(s.max as f64),
+        t("depth", "嵌套深度"),
+        c.max_depth,
+        t("indexes", "索引"),
+        c.indexes.len()
+    );
+    if c.findings.is_empty() {
+        let _ = writeln!(out, "{}", t("No findings.", "未发现问题。"));
+    }
+    for f in &c.findings {
+        finding(out, f, zh);
+    }
+    let _ = writeln!(
+        out,
+        "\n<details><summary>{} ({})</summary>\n\n| {} | {} | {} | {} | {} |\n| --- | --- | ---: | --- | ---: |",
+        t("Fields", "字段"),
+        c.fields.len(),
+        t("path", "路径"),
+        t("types", "类型"),
+        t("present", "出现率"),
+        t("array length min/avg/max", "数组长度 最小/平均/最大"),
+        t("bytes/doc", "字节/文档")
+    );
+    for f in c.fields.iter().take(200) {
+        let arr = f
+            .array
+            .map(|a| format!("{}/{:.1}/{}", a.min, a.avg, a.max))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {:.1} % | {arr} | {} |",
+            md(&f.path),
+            super::text::types_label(f),
+            f.presence * 100.0,
+            super::text::bytes(f.bytes_avg)
+        );
+    }
+    if c.fields.len() > 200 {
+        let _ = writeln!(
+            out,
+            "\n… {} {}",
+            c.fields.len() - 200,
+            t("more paths in the JSON report", "个路径见 JSON 报告")
+        );
+    }
+    let _ = writeln!(out, "\n</details>");
+}
+
+fn finding(out: &mut String, f: &Finding, zh: bool) {
+    let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };
+    let path = f
+        .path
+        .as_deref()
+        .map(|p| format!(" `{}`", md(p)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "\n### {} `{}`{path} ({})\n",
+        icon(f.severity),
+        f.rule,
+        f.severity.name()
+    );
+    let _ = writeln!(out, "{}\n", md(&f.message));
+    let _ = writeln!(
+        out,
+        "**{}** {} _({})_\n",
+        t("Why it matters.", "为什么重要。"),
+        md(&f.explanation),
+        md(&f.source)
+    );
+    let _ = writeln!(
+        out,
+        "**{}** (`{}`) {}\n",
+        t("Suggestion", "建议"),
+        f.suggestion.pattern,
+        md(&f.suggestion.summary)
+    );
+    if let (Some(b), Some(a)) = (&f.suggestion.before, &f.suggestion.after) {
+        let _ = writeln!(
+            out,
+            "{}\n```json\n{}\n```\n{}\n```json\n{}\n```\n",
+            t("Before:", "修改前："),
+            pretty(b),
+            t("After:", "修改后："),
+            pretty(a)
+        );
+    }
+    if !f.suggestion.effect.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} `{}`\n",
+            t("Estimated effect on the sample:", "在样本上估算的效果："),
+            serde_json::Value::Object(f.suggestion.effect.clone())
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<details><summary>{}</summary>\n\n```json\n{}\n```\n\n```js\n{}```\n</details>",
+        t("Evidence and migration script", "证据与迁移脚本"),
+        pretty(&serde_json::Value::Object(f.evidence.clone())),
+        f.suggestion.migration
+    );
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+fn icon(s: Severity) -> &'static str {
+    match s {
+        Severity::Critical => "🔴",
+        Severity::Warning => "🟠",
+        Severity::Info => "🔵",
+    }
+}
+
+/// Escapes what would break a Markdown table or inline text.
+fn md(s: &str) -> String {
+    super::text::safe(s).replace('|', "\\|").replace('\n', " ")
+}

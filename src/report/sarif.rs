@@ -1,0 +1,141 @@
+//! `audit --format sarif`: SARIF 2.1.0, one result per finding, for
+//! code-scanning interfaces.
+
+use serde_json::{json, Value};
+
+use super::Report;
+use crate::rules::{Severity, RULES};
+
+const SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Critical => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+fn short(rule: &str) -> &'static str {
+    match rule {
+        "unbounded-array" => "Array grows without bound or is too long to embed",
+        "large-reference-array" => "Array of thousands of references",
+        "document-near-limit" => "Document near the 16 MB limit",
+        "bloated-document" => "Large documents, or one field carrying most of the bytes",
+        "time-series-per-event" => "Time series stored one event per document",
+        "dynamic-keys" => "Object keys that are data",
+        "mixed-types" => "One field, several types",
+        "denormalization-drift" => "Copied fields disagree with their source",
+        "missing-reference-index" => "Reference field without an index",
+        "redundant-index" => "Index that is a prefix of another",
+        "unused-index" => "Index that is not used",
+        "too-many-indexes" => "Too many indexes on one collection",
+        "too-many-collections" => "Too many collections",
+        "deep-nesting" => "Documents nested too deeply",
+        "too-many-fields" => "Too many distinct fields",
+        "polymorphic-without-discriminator" => "Several shapes and no type field",
+        "long-field-names" => "Field names take much of the document",
+        _ => "docshape rule",
+    }
+}
+
+fn camel(rule: &str) -> String {
+    rule.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The artifact a finding is located in: the file for file targets, the
+/// (password-masked) server address for servers.
+fn artifact(report: &Report, namespace: &str) -> String {
+    if crate::target::is_uri(&report.target) {
+        let base = report
+            .target
+            .split('?')
+            .next()
+            .unwrap_or(&report.target)
+            .trim_end_matches('/');
+        let host = base.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+        format!("{host}/{}", namespace.replace('.', "/"))
+    } else {
+        report.target.clone()
+    }
+}
+
+pub fn render(report: &Report) -> String {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r,
+                "name": camel(r),
+                "shortDescription": { "text": short(r) },
+                "help": { "text": format!("docshape lesson and rule catalogue: {r} (see docs/rules.md)") },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .all_findings()
+        .map(|f| {
+            let logical = match &f.path {
+                Some(p) => format!("{}.{p}", f.namespace),
+                None => f.namespace.clone(),
+            };
+            let index = RULES.iter().position(|r| *r == f.rule).unwrap_or(0);
+            let fingerprint = crate::profile::sketch::hash_bytes(
+                1,
+                format!(
+                    "{}|{}|{}",
+                    f.rule,
+                    f.namespace,
+                    f.path.as_deref().unwrap_or("")
+                )
+                .as_bytes(),
+            );
+            json!({
+                "ruleId": f.rule,
+                "ruleIndex": index,
+                "level": level(f.severity),
+                "message": { "text": format!("{}. {}", f.message, f.suggestion.summary) },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": artifact(report, &f.namespace) },
+                        "region": { "startLine": 1 }
+                    },
+                    "logicalLocations": [{ "fullyQualifiedName": logical, "kind": "member" }]
+                }],
+                "partialFingerprints": { "docshapeFinding/v1": format!("{fingerprint:016x}") },
+                "properties": {
+                    "severity": f.severity.name(),
+                    "evidence": Value::Object(f.evidence.clone()),
+                    "explanation": f.explanation,
+                    "source": f.source,
+                    "pattern": f.suggestion.pattern,
+                    "migration": f.suggestion.migration,
+                }
+            })
+        })
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "docshape",
+                "version": report.docshape,
+                "rules": rules,
+            } },
+            "invocations": [{ "executionSuccessful": true, "endTimeUtc": report.generated_at }],
+            "results": results,
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,105 @@
+//! `bloated-document`: large documents, or one path carrying most of the
+//! bytes (seed 001: a 5–10 MB avatar read in one query of ten; Atlas > 2 MB).
+
+use serde_json::json;
+
+use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::i18n::{bytes, Lang};
+use crate::profile::Seg;
+
+const RULE: &str = "bloated-document";
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let p95_limit = t.get(RULE, "p95-bytes");
+    let share = t.get(RULE, "path-share");
+    let path_avg = t.get(RULE, "path-avg-bytes");
+    let s = ctx.report.doc_size;
+    let heavy = ctx
+        .fields()
+        .iter()
+        .filter(|f| !f.segments.contains(&Seg::Elem) && f.path != "_id")
+        .filter(|f| f.bytes_share >= share && f.bytes_avg >= path_avg)
+        .max_by(|a, b| a.bytes_avg.total_cmp(&b.bytes_avg));
+    let big = s.p95 as f64 > p95_limit;
+    if !big && heavy.is_none() {
+        return Vec::new();
+    }
+    let target = heavy.or_else(|| {
+        ctx.fields()
+            .iter()
+            .filter(|f| f.depth == 0 && f.path != "_id")
+            .max_by(|a, b| a.bytes_avg.total_cmp(&b.bytes_avg))
+    });
+    let mut ev = evidence([
+        ("doc_size", json!(s)),
+        ("sampled", json!(ctx.sampled())),
+        (
+            "threshold",
+            crossed(
+                t,
+                RULE,
+                if heavy.is_some() {
+                    "path-share"
+                } else {
+                    "p95-bytes"
+                },
+            ),
+        ),
+    ]);
+    let message = if let Some(h) = heavy {
+        ev.insert("path".into(), json!({"path": h.path, "bytes_avg": h.bytes_avg, "share": h.bytes_share, "presence": h.presence}));
+        ev.insert(
+            "path_avg_threshold".into(),
+            crossed(t, RULE, "path-avg-bytes"),
+        );
+        lang.pick(
+            format!(
+                "{} carries {:.0} % of the bytes ({} per document on average) {}",
+                h.path,
+                h.bytes_share * 100.0,
+                bytes(h.bytes_avg),
+                ctx.scope(lang)
+            ),
+            format!(
+                "{} 占了全部字节的 {:.0}%（平均每个文档 {}），{}",
+                h.path,
+                h.bytes_share * 100.0,
+                bytes(h.bytes_avg),
+                ctx.scope(lang)
+            ),
+        )
+    } else {
+        lang.pick(
+            format!(
+                "95 % of documents are up to {} (average {}) {}",
+                bytes(s.p95 as f64),
+                bytes(s.avg),
+                ctx.scope(lang)
+            ),
+            format!(
+                "95% 的文档不超过 {}（平均 {}），{}",
+                bytes(s.p95 as f64),
+                bytes(s.avg),
+                ctx.scope(lang)
+            ),
+        )
+    };
+    let Some(target) = target else {
+        return Vec::new();
+    };
+    vec![Finding {
+        rule: RULE,
+        severity: Severity::Warning,
+        namespace: ctx.ns().to_owned(),
+        path: Some(target.path.clone()),
+        message,
+        evidence: ev,
+        explanation: lang.pick(
+            "Large documents fill the cache with bytes most queries never use, so fewer documents fit in memory and every read costs more I/O. The seeds' avatar example: a 5–10 MB image read by one query in ten belongs in its own collection (or GridFS), referenced from the contact.".to_owned(),
+            "大文档会用大多数查询根本不需要的字节填满缓存，内存能容纳的文档变少，每次读取的 I/O 代价更高。种子材料中的头像例子：5–10 MB、十次查询只用到一次的头像，应该放到独立集合（或 GridFS）中，由联系人文档引用。".to_owned(),
+        ),
+        source: "seeds/001 (avatar 5–10 MB), Atlas schema advisor (> 2 MB)".into(),
+        suggestion: advise::separate(ctx, target, lang),
+    }]
+}

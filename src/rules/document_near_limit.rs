@@ -1,0 +1,121 @@
+//! `document-near-limit`: documents at or near MongoDB's 16 MiB limit, or
+//! forecast to reach it (seeds 001, 002, 003; Compass warns at 10 MB).
+
+use serde_json::json;
+
+use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::i18n::{bytes, Lang};
+use crate::profile::raw::BsonType;
+use crate::profile::Seg;
+
+const RULE: &str = "document-near-limit";
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let warn = t.get(RULE, "warning-bytes");
+    let crit = t.get(RULE, "critical-bytes");
+    let horizon = t.get(RULE, "forecast-days");
+    let s = ctx.report.doc_size;
+    let max = s.max as f64;
+    let forecast = ctx
+        .fields()
+        .iter()
+        .filter_map(|f| {
+            f.growth
+                .as_ref()
+                .and_then(|g| g.days_to_limit.map(|d| (f, d)))
+        })
+        .filter(|(f, _)| f.growth.as_ref().is_some_and(|g| g.is_significant(0.5)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .filter(|(_, d)| *d <= horizon);
+    if max < warn && forecast.is_none() {
+        return Vec::new();
+    }
+    let severity = if max >= crit {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    // The path carrying the most bytes is what to move.
+    let heaviest = ctx
+        .fields()
+        .iter()
+        .filter(|f| !f.segments.contains(&Seg::Elem) && f.path != "_id")
+        .max_by(|a, b| a.bytes_avg.total_cmp(&b.bytes_avg));
+    let mut ev = evidence([
+        ("doc_size", json!(s)),
+        ("sampled", json!(ctx.sampled())),
+        ("limit_bytes", json!(16 * 1024 * 1024)),
+        (
+            "threshold",
+            crossed(
+                t,
+                RULE,
+                if max >= crit {
+                    "critical-bytes"
+                } else if max >= warn {
+                    "warning-bytes"
+                } else {
+                    "forecast-days"
+                },
+            ),
+        ),
+    ]);
+    if let Some(h) = heaviest {
+        ev.insert(
+            "heaviest_path".into(),
+            json!({"path": h.path, "bytes_avg": h.bytes_avg, "share": h.bytes_share}),
+        );
+    }
+    let message = if max >= warn {
+        lang.pick(
+            format!(
+                "the largest document {} is {} ({:.0} % of the 16 MiB limit; p95 {})",
+                ctx.scope(lang),
+                bytes(max),
+                max / 16_777_216.0 * 100.0,
+                bytes(s.p95 as f64)
+            ),
+            format!(
+                "{}最大的文档为 {}（达到 16 MiB 上限的 {:.0}%；p95 {}）",
+                ctx.scope(lang),
+                bytes(max),
+                max / 16_777_216.0 * 100.0,
+                bytes(s.p95 as f64)
+            ),
+        )
+    } else {
+        let (f, d) = forecast.unwrap_or((&ctx.fields()[0], 0.0));
+        ev.insert("forecast_days".into(), json!(d));
+        lang.pick(
+            format!(
+                "{} grows so that the p99 document would pass 16 MiB in about {d:.0} days",
+                f.path
+            ),
+            format!(
+                "{} 持续增长，按当前速度 p99 文档约 {d:.0} 天后将超过 16 MiB",
+                f.path
+            ),
+        )
+    };
+    let suggestion = match heaviest {
+        Some(h) if h.array.is_some() => advise::subset(ctx, h, 50, lang),
+        Some(h) if h.main_type() == Some(BsonType::BinData) => advise::separate(ctx, h, lang),
+        Some(h) => advise::separate(ctx, h, lang),
+        None => advise::polymorphic(ctx, &[], lang),
+    };
+    vec![Finding {
+        rule: RULE,
+        severity,
+        namespace: ctx.ns().to_owned(),
+        path: heaviest.map(|h| h.path.clone()),
+        message,
+        evidence: ev,
+        explanation: lang.pick(
+            "MongoDB refuses any document over 16 MB, so a write that would cross the limit fails outright; long before that, every read and update moves megabytes. The seeds: reference what is large (MBs, near 16 MB), what changes often, and what grows without a cap — keep in the document only what is read with it.".to_owned(),
+            "MongoDB 拒绝任何超过 16 MB 的文档，越过上限的写入会直接失败；远在此之前，每次读写都要搬动数兆字节的数据。种子材料：内嵌文档太大（数 MB 或接近 16 MB）、频繁修改或持续增长没有封顶时，应使用引用——文档中只保留与它一起读取的数据。".to_owned(),
+        ),
+        source: "seeds/001 (when to reference), seeds/002, seeds/003; Compass (10 MB)".into(),
+        suggestion,
+    }]
+}

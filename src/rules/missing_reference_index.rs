@@ -1,0 +1,59 @@
+//! `missing-reference-index`: a parent reference with no index starting
+//! with it, so finding a parent's children scans the collection (seed 003:
+//! "确保引用字段有索引"; 004).
+
+use serde_json::json;
+
+use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::i18n::{num, Lang};
+use crate::relate::Kind;
+
+const RULE: &str = "missing-reference-index";
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let crit = t.get(RULE, "critical-documents");
+    let mut out = Vec::new();
+    for r in &ctx.relationships {
+        if r.from_ns != ctx.ns() || r.indexed != Some(false) {
+            continue;
+        }
+        if !matches!(
+            r.kind,
+            Kind::ParentReference | Kind::TwoWayReference | Kind::ExtendedReference
+        ) {
+            continue;
+        }
+        let dotted = r.from_path.replace("[]", "");
+        let docs = ctx.documents();
+        let severity = if docs as f64 > crit {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        out.push(Finding {
+            rule: RULE,
+            severity,
+            namespace: ctx.ns().to_owned(),
+            path: Some(r.from_path.clone()),
+            message: lang.pick(
+                format!("{} references {} but no index starts with it: finding one parent's children scans {} documents", r.from_path, r.to, num(docs)),
+                format!("{} 引用了 {}，但没有以它开头的索引：查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, num(docs)),
+            ),
+            evidence: evidence([
+                ("reference", json!(r.to)),
+                ("kind", json!(r.kind)),
+                ("documents", json!(docs)),
+                ("indexes", json!(ctx.report.indexes.iter().map(|i| &i.name).collect::<Vec<_>>())),
+                ("threshold", crossed(t, RULE, "critical-documents")),
+            ]),
+            explanation: lang.pick(
+                "A parent reference is read by querying the children for the parent's id. Without an index on that field each such query is a collection scan, and an application-level join that should cost one index lookup costs the whole collection. The seeds are explicit: make sure every reference field has an index — then application joins are nearly as cheap as a relational join.".to_owned(),
+                "父引用的读取方式是用父文档的 id 去查询子文档。如果该字段没有索引，每次这样的查询都是全集合扫描，本应只需一次索引查找的应用层关联就要付出扫描整个集合的代价。种子材料说得很明确：确保引用字段有索引——这样应用层级别的 join 并不会比关系数据库的 join 开销大多少。".to_owned(),
+            ),
+            source: "seeds/003 (确保引用字段有索引), seeds/000 (rule 4), seeds/004".into(),
+            suggestion: advise::index(ctx, &dotted, lang),
+        });
+    }
+    out
+}

@@ -1,0 +1,72 @@
+//! `redundant-index`: an index whose key is a prefix of another's, which
+//! serves every query it serves (Atlas performance advisor).
+
+use serde_json::json;
+
+use super::{evidence, CollectionCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::i18n::Lang;
+use crate::source::IndexInfo;
+
+const RULE: &str = "redundant-index";
+
+fn special(i: &IndexInfo) -> bool {
+    i.name == "_id_"
+        || i.unique
+        || i.sparse
+        || i.partial.is_some()
+        || i.expire_after_seconds.is_some()
+        || i.collation.is_some()
+}
+
+fn is_prefix(a: &IndexInfo, b: &IndexInfo) -> bool {
+    a.key.len() < b.key.len()
+        && a.key
+            .iter()
+            .zip(b.key.iter())
+            .all(|((ka, va), (kb, vb))| ka == kb && va == vb)
+}
+
+pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let idx = &ctx.report.indexes;
+    let mut out = Vec::new();
+    for a in idx {
+        if special(a) {
+            continue;
+        }
+        let Some(b) = idx
+            .iter()
+            .find(|b| b.collation == a.collation && is_prefix(a, b))
+        else {
+            continue;
+        };
+        let keys = |i: &IndexInfo| serde_json::Value::Object(i.key.clone()).to_string();
+        out.push(Finding {
+            rule: RULE,
+            severity: Severity::Warning,
+            namespace: ctx.ns().to_owned(),
+            path: a.key.keys().next().cloned(),
+            message: lang.pick(
+                format!("index {} {} is a prefix of {} {}, which serves the same queries", a.name, keys(a), b.name, keys(b)),
+                format!("索引 {} {} 是 {} {} 的前缀，后者能满足同样的查询", a.name, keys(a), b.name, keys(b)),
+            ),
+            evidence: evidence([
+                ("index", json!(a)),
+                ("covered_by", json!(b)),
+                ("threshold", json!({"name": "redundant-index.prefix", "value": "key is a prefix with the same directions; not unique, sparse, partial, TTL or differently collated"})),
+            ]),
+            explanation: lang.pick(
+                "Every index costs memory and slows every write that touches its fields. An index whose key is a prefix of another index's key (same fields, same order, same directions) answers nothing the longer one cannot, so it is pure cost.".to_owned(),
+                "每个索引都会占用内存，并拖慢所有涉及其字段的写入。如果一个索引的键是另一个索引键的前缀（字段、顺序和方向都相同），较长的索引就能满足它能满足的所有查询，它只剩下开销。".to_owned(),
+            ),
+            source: "MongoDB Atlas performance advisor (redundant indexes); seeds/002 (index size uses RAM)".into(),
+            suggestion: advise::drop_index(
+                ctx,
+                &a.name,
+                lang.pick(format!("Drop {}; {} already serves its queries.", a.name, b.name), format!("删除 {}；{} 已能满足它的查询。", a.name, b.name)),
+                lang,
+            ),
+        });
+    }
+    out
+}

@@ -1,0 +1,72 @@
+//! `time-series-per-event`: many small documents, each one event of a few
+//! series (seed 002 ch. 4, operational intelligence; 003 bucket pattern).
+
+use serde_json::json;
+
+use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::i18n::{bytes, num, Lang};
+use crate::profile::raw::BsonType;
+
+const RULE: &str = "time-series-per-event";
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let min_docs = t.get(RULE, "min-documents");
+    let max_avg = t.get(RULE, "max-avg-bytes");
+    let date_presence = t.get(RULE, "date-presence");
+    let per_100 = t.get(RULE, "series-per-100");
+    let docs = ctx.documents() as f64;
+    let avg = ctx.report.doc_size.avg;
+    if docs < min_docs || avg >= max_avg || ctx.sampled() == 0 {
+        return Vec::new();
+    }
+    if ctx.report.kind == crate::source::CollectionKind::Timeseries {
+        return Vec::new();
+    }
+    let n = ctx.sampled() as f64;
+    let top = || ctx.fields().iter().filter(|f| f.depth == 0);
+    let Some(date) = top()
+        .filter(|f| f.type_count(BsonType::Date) as f64 / n >= date_presence)
+        .max_by_key(|f| f.count)
+    else {
+        return Vec::new();
+    };
+    let series = top()
+        .filter(|f| f.path != "_id" && f.path != date.path && f.presence >= date_presence)
+        .filter(|f| {
+            matches!(
+                f.main_type(),
+                Some(BsonType::String | BsonType::ObjectId | BsonType::Int | BsonType::Long)
+            )
+        })
+        .filter_map(|f| f.distinct.map(|d| (f, d.estimate)))
+        .filter(|(_, d)| *d >= 1 && (*d as f64) <= per_100 * n / 100.0)
+        .min_by_key(|(_, d)| *d);
+    let Some((series, distinct)) = series else {
+        return Vec::new();
+    };
+    vec![Finding {
+        rule: RULE,
+        severity: Severity::Warning,
+        namespace: ctx.ns().to_owned(),
+        path: Some(date.path.clone()),
+        message: lang.pick(
+            format!("{} documents of {} on average, each one event: {} is a date in {:.0} % of them and {} has only {} distinct values {}", num(ctx.documents()), bytes(avg), date.path, date.presence * 100.0, series.path, num(distinct), ctx.scope(lang)),
+            format!("{} 个平均仅 {} 的文档，每个文档只记录一个事件：{:.0}% 的文档有日期字段 {}，而 {} 只有 {} 个不同的值（{}）", num(ctx.documents()), bytes(avg), date.presence * 100.0, date.path, series.path, num(distinct), ctx.scope(lang)),
+        ),
+        evidence: evidence([
+            ("documents", json!(ctx.documents())),
+            ("avg_bytes", json!(avg)),
+            ("date_field", json!({"path": date.path, "presence": date.presence})),
+            ("series_key", json!({"path": series.path, "distinct": distinct})),
+            ("sampled", json!(ctx.sampled())),
+            ("threshold", crossed(t, RULE, "series-per-100")),
+        ]),
+        explanation: lang.pick(
+            "One document per event pays the per-document overhead (its _id, index entries, field names) for a few bytes of data, and a query over an hour reads thousands of documents. The bucket pattern stores one document per series and time span with the events in an array and pre-computed counts and sums, cutting document and index counts by an order of magnitude; MongoDB's time-series collections do this for you.".to_owned(),
+            "每个事件一个文档，意味着为几个字节的数据付出每个文档固定的开销（_id、索引项、字段名），而查询一小时的数据就要读取成千上万个文档。桶模式按序列和时间段把事件存进一个文档的数组中，并预先计算 count、sum 等统计值，可以把文档数和索引项减少一个数量级；MongoDB 的时间序列集合也会自动这样做。".to_owned(),
+        ),
+        source: "seeds/002 (ch. 4, operational intelligence), seeds/003 (bucket pattern)".into(),
+        suggestion: advise::bucket(ctx, &date.path, Some(&series.path), lang),
+    }]
+}

@@ -1,0 +1,72 @@
+//! `too-many-collections`: databases with hundreds of collections, or a
+//! deployment with tens of thousands (Atlas: 100 per database; Compass and
+//! the manual: 10,000).
+
+use serde_json::json;
+
+use super::{crossed, evidence, DeploymentCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::i18n::{num, Lang};
+
+const RULE: &str = "too-many-collections";
+
+pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let per_db = t.get(RULE, "per-database");
+    let total = t.get(RULE, "per-deployment");
+    let mut out = Vec::new();
+    let deployment_warn = ctx.total as f64 >= total;
+    for (db, names) in &ctx.databases {
+        let n = &names.len();
+        let over_db = *n as f64 > per_db;
+        if !over_db && !deployment_warn {
+            continue;
+        }
+        let severity = if deployment_warn {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        out.push(Finding {
+            rule: RULE,
+            severity,
+            namespace: (*db).to_owned(),
+            path: None,
+            message: lang.pick(
+                format!("database {db} has {} collections ({} in all databases read)", num(*n as u64), num(ctx.total as u64)),
+                format!("数据库 {db} 有 {} 个集合（所读取的全部数据库共 {} 个）", num(*n as u64), num(ctx.total as u64)),
+            ),
+            evidence: evidence([
+                ("collections", json!(n)),
+                ("deployment_collections", json!(ctx.total)),
+                ("threshold", crossed(t, RULE, if deployment_warn { "per-deployment" } else { "per-database" })),
+            ]),
+            explanation: lang.pick(
+                "Every collection has its own files and at least one index, each with memory and file-handle costs, so thousands of collections slow the storage engine, backups and restarts. Many collections with the same shape (one per customer, per day) are better stored as one collection with a field telling them apart.".to_owned(),
+                "每个集合都有自己的数据文件和至少一个索引，各自占用内存和文件句柄，成千上万个集合会拖慢存储引擎、备份和重启。结构相同的大量集合（每个客户一个、每天一个）最好合并成一个集合，用一个字段区分。".to_owned(),
+            ),
+            source: "MongoDB Atlas (100 collections per database), Compass and the manual (10,000); seeds/002 (polymorphic collections)".into(),
+            suggestion: advise::merge_collections(db, &similar(names), lang),
+        });
+    }
+    out
+}
+
+/// The largest group of collection names that differ only in trailing
+/// digits or separators (`events_2024_01`, `events_2024_02` …).
+fn similar(names: &[&str]) -> Vec<String> {
+    let mut groups: std::collections::BTreeMap<String, Vec<String>> =
+        std::collections::BTreeMap::new();
+    for n in names {
+        let base =
+            n.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == '-' || c == '.');
+        groups
+            .entry(base.to_owned())
+            .or_default()
+            .push((*n).to_owned());
+    }
+    let mut best = groups
+        .into_values()
+        .max_by_key(Vec::len)
+        .unwrap_or_default();
+    best
+}

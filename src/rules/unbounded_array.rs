@@ -1,0 +1,150 @@
+//! `unbounded-array`: arrays that grow with the document's age, or are
+//! already too long to stay embedded (seed 000, rule 3: "数组不应该无限制增长";
+//! 001: when to reference; Atlas > 10,000; Compass ≥ 250).
+
+use serde_json::json;
+
+use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::i18n::{num, Lang};
+use crate::profile::raw::BsonType;
+use crate::profile::Seg;
+
+const RULE: &str = "unbounded-array";
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let min_corr = t.get(RULE, "min-correlation");
+    let min_docs = t.get(RULE, "min-documents");
+    let max_len = t.get(RULE, "max-length");
+    let max_sub = t.get(RULE, "max-subdocument-length");
+    let critical_days = t.get(RULE, "critical-days");
+    let mut out = Vec::new();
+    for f in ctx.fields() {
+        let Some(a) = f.array else { continue };
+        let elem_type = ctx
+            .children_of(f)
+            .find(|c| c.segments.last() == Some(&Seg::Elem))
+            .and_then(|c| c.main_type());
+        let heavy_elems = matches!(elem_type, Some(BsonType::Object | BsonType::String));
+        let growing = f
+            .growth
+            .as_ref()
+            .filter(|g| g.n as f64 >= min_docs && g.correlation >= min_corr && g.per_day > 0.0);
+        let too_long = a.max as f64 >= max_len;
+        let long_heavy = heavy_elems && a.max as f64 >= max_sub;
+        if growing.is_none() && !too_long && !long_heavy {
+            continue;
+        }
+        // Arrays of plain references are `large-reference-array`'s concern
+        // unless they grow.
+        if growing.is_none() && elem_type == Some(BsonType::ObjectId) {
+            continue;
+        }
+        let soon = growing
+            .and_then(|g| g.days_to_limit)
+            .is_some_and(|d| d <= critical_days);
+        let severity = if soon || too_long {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        let mut ev = evidence([
+            ("array_length", json!(a)),
+            ("sampled", json!(ctx.sampled())),
+            ("element_type", json!(elem_type.map(BsonType::alias))),
+        ]);
+        let message = if let Some(g) = growing {
+            ev.insert("growth".into(), json!(g));
+            ev.insert("threshold".into(), crossed(t, RULE, "min-correlation"));
+            let forecast = g.days_to_limit.map_or_else(
+                || {
+                    lang.pick(
+                        "it would take centuries to reach 16 MiB at this pace".to_owned(),
+                        "按此速度需要几百年才会达到 16 MiB".to_owned(),
+                    )
+                },
+                |d| {
+                    lang.pick(
+                        format!("at this pace the p99 document passes 16 MiB in {d:.0} days"),
+                        format!("按此速度，p99 文档将在 {d:.0} 天后超过 16 MiB"),
+                    )
+                },
+            );
+            lang.pick(
+                format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, num(a.max)),
+                format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, num(a.max)),
+            )
+        } else if too_long {
+            ev.insert("threshold".into(), crossed(t, RULE, "max-length"));
+            lang.pick(
+                format!(
+                    "{} holds up to {} elements {} (p95 {}, average {:.1})",
+                    f.path,
+                    num(a.max),
+                    ctx.scope(lang),
+                    num(a.p95),
+                    a.avg
+                ),
+                format!(
+                    "{} 最多有 {} 个元素，{}（p95 {}，平均 {:.1}）",
+                    f.path,
+                    num(a.max),
+                    ctx.scope(lang),
+                    num(a.p95),
+                    a.avg
+                ),
+            )
+        } else {
+            ev.insert(
+                "threshold".into(),
+                crossed(t, RULE, "max-subdocument-length"),
+            );
+            lang.pick(
+                format!(
+                    "{} holds up to {} {} {} (p95 {})",
+                    f.path,
+                    num(a.max),
+                    if elem_type == Some(BsonType::String) {
+                        "strings"
+                    } else {
+                        "sub-documents"
+                    },
+                    ctx.scope(lang),
+                    num(a.p95)
+                ),
+                format!(
+                    "{} 最多包含 {} 个{}，{}（p95 {}）",
+                    f.path,
+                    num(a.max),
+                    if elem_type == Some(BsonType::String) {
+                        "字符串"
+                    } else {
+                        "子文档"
+                    },
+                    ctx.scope(lang),
+                    num(a.p95)
+                ),
+            )
+        };
+        let suggestion = if growing.is_some() || too_long {
+            advise::parent_reference(ctx, f, lang)
+        } else {
+            advise::subset(ctx, f, a.p95.clamp(10, 100), lang)
+        };
+        out.push(Finding {
+            rule: RULE,
+            severity,
+            namespace: ctx.ns().to_owned(),
+            path: Some(f.path.clone()),
+            message,
+            evidence: ev,
+            explanation: lang.pick(
+                "An array that keeps growing makes every write move a larger document, every read fetch all of it, and the document eventually hits MongoDB's 16 MB limit. The seeds' third rule of thumb: arrays must not grow without bound — with hundreds of children keep an array of references, with thousands or an open-ended stream (logs, comments, transactions) let each child reference its parent.".to_owned(),
+                "不断增长的数组会让每次写入都要移动更大的文档，每次读取都要取回整个数组，文档最终会碰到 MongoDB 16 MB 的上限。种子材料的第三条经验法则：数组不应该无限制增长——“多”的一方有数百个时用子引用数组，有数千个或无上限（日志、评论、交易）时改用父引用，让每个子文档引用其父文档。".to_owned(),
+            ),
+            source: "seeds/000 (rule 3), seeds/001 (when to reference), seeds/004; Atlas schema advisor (> 10,000), Compass (≥ 250)".into(),
+            suggestion,
+        });
+    }
+    out
+}

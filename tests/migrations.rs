@@ -1,0 +1,256 @@
+//! The migration scripts docshape writes are run with the real `mongosh`
+//! against the test server, twice (they must be safe to re-run), and the
+//! resulting shape is checked.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use bson::{doc, oid::ObjectId, Document};
+use common::{client, docshape_async, json_ok, unique_db, uri};
+use futures_util::TryStreamExt;
+
+const NEWEST: u32 = 1_704_067_200;
+const DAY: u32 = 86_400;
+
+fn oid(secs: u32, n: u32) -> ObjectId {
+    let mut b = [0u8; 12];
+    b[..4].copy_from_slice(&secs.to_be_bytes());
+    b[8..].copy_from_slice(&n.to_be_bytes());
+    ObjectId::from_bytes(b)
+}
+
+/// `mongosh`: `$DOCSHAPE_MONGOSH`, else the copy `scripts/test.sh` installs
+/// into `.tools/`. Missing is a failure, never a skip.
+fn mongosh() -> PathBuf {
+    if let Ok(p) = std::env::var("DOCSHAPE_MONGOSH") {
+        return PathBuf::from(p);
+    }
+    let p = common::repo().join(".tools/node_modules/.bin/mongosh");
+    assert!(
+        p.exists(),
+        "mongosh is needed to run the migration scripts: run scripts/test.sh (it installs it into .tools/) or set DOCSHAPE_MONGOSH"
+    );
+    p
+}
+
+fn run_script(script: &str, name: &str) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join(format!("{name}.js"));
+    std::fs::write(&file, script).expect("write script");
+    for attempt in 1..=2 {
+        let out = Command::new(mongosh())
+            .arg(uri())
+            .arg("--quiet")
+            .arg("--file")
+            .arg(&file)
+            .env("MONGOSH_NO_UPDATE_CHECK", "1")
+            .output()
+            .expect("run mongosh");
+        assert!(
+            out.status.success(),
+            "{name} (run {attempt}) failed: {}\n{}\nscript:\n{script}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The suggestion of the first finding of `rule` on `ns`.
+fn suggestion<'a>(report: &'a serde_json::Value, ns: &str, rule: &str) -> &'a serde_json::Value {
+    let c = common::collection(report, ns);
+    let f = c["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} on {ns}: {}", c["findings"]));
+    &f["suggestion"]
+}
+
+async fn audit(ns: &str) -> serde_json::Value {
+    json_ok(
+        &docshape_async(&[
+            "audit",
+            &uri(),
+            "-c",
+            ns,
+            "--format",
+            "json",
+            "--no-snapshot",
+            "--fail-on",
+            "never",
+        ])
+        .await,
+    )
+}
+
+async fn all(c: &mongodb::Collection<Document>) -> Vec<Document> {
+    c.find(doc! {})
+        .await
+        .expect("find")
+        .try_collect()
+        .await
+        .expect("collect")
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn parent_reference_moves_a_growing_array_out() {
+    let db = unique_db("mig_parent");
+    let c = client().await;
+    let posts = c.database(&db).collection::<Document>("posts");
+    let docs: Vec<Document> = (0..60u32)
+        .map(|i| doc! {"_id": oid(NEWEST - i * DAY, i), "title": format!("p{i}"), "comments": (0..2 * i).map(|k| doc! {"by": format!("u{k}"), "text": "hi"}).collect::<Vec<_>>()})
+        .collect();
+    let total: u32 = (0..60u32).map(|i| 2 * i).sum();
+    posts.insert_many(docs).await.expect("insert");
+    let ns = format!("{db}.posts");
+    let report = audit(&ns).await;
+    let s = suggestion(&report, &ns, "unbounded-array");
+    assert_eq!(s["pattern"], "parent-reference");
+    assert!(s["before"].is_object() && s["after"].is_object(), "{s}");
+    assert!(
+        s["after"].to_string().contains("post_id"),
+        "after uses the collection's own names: {}",
+        s["after"]
+    );
+    run_script(s["migration"].as_str().expect("script"), "parent_reference");
+
+    let children = c.database(&db).collection::<Document>("posts_comments");
+    let kids = all(&children).await;
+    assert_eq!(
+        kids.len() as u32,
+        total,
+        "every comment moved exactly once, even after two runs"
+    );
+    assert!(kids
+        .iter()
+        .all(|k| k.get_object_id("post_id").is_ok() && k.get_str("by").is_ok()));
+    assert_eq!(
+        posts
+            .count_documents(doc! {"comments": {"$exists": true}})
+            .await
+            .expect("count"),
+        0
+    );
+    assert_eq!(posts.count_documents(doc! {}).await.expect("count"), 60);
+    let indexes = children.list_index_names().await.expect("indexes");
+    assert!(
+        indexes.iter().any(|n| n.starts_with("post_id")),
+        "{indexes:?}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn subset_keeps_the_newest_elements() {
+    let db = unique_db("mig_subset");
+    let c = client().await;
+    let products = c.database(&db).collection::<Document>("products");
+    let docs: Vec<Document> = (0..40)
+        .map(|i| doc! {"_id": i, "name": format!("product {i}"), "reviews": (0..300).map(|r| doc! {"stars": (r % 5) + 1, "text": format!("review {r}")}).collect::<Vec<_>>()})
+        .collect();
+    products.insert_many(docs).await.expect("insert");
+    let ns = format!("{db}.products");
+    let report = audit(&ns).await;
+    let s = suggestion(&report, &ns, "unbounded-array");
+    assert_eq!(s["pattern"], "subset", "{s}");
+    run_script(s["migration"].as_str().expect("script"), "subset");
+
+    let history = c.database(&db).collection::<Document>("products_reviews");
+    assert_eq!(
+        history.count_documents(doc! {}).await.expect("count"),
+        40 * 300
+    );
+    for p in all(&products).await {
+        let reviews = p.get_array("reviews").expect("reviews kept");
+        assert_eq!(reviews.len(), 100, "p95 of 300 clamped to 100");
+        let last = reviews
+            .last()
+            .and_then(|r| r.as_document())
+            .and_then(|r| r.get_str("text").ok());
+        assert_eq!(last, Some("review 299"), "the newest are kept");
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn bucket_groups_events_by_series_and_hour() {
+    let db = unique_db("mig_bucket");
+    let c = client().await;
+    let readings = c.database(&db).collection::<Document>("readings");
+    let start = NEWEST - 10_000;
+    let docs: Vec<Document> = (0..10_000u32)
+        .map(|i| doc! {"_id": oid(start + i, i), "sensor": format!("s{}", i % 5), "ts": bson::DateTime::from_millis(i64::from(start + i) * 1000), "v": f64::from(i % 10)})
+        .collect();
+    for chunk in docs.chunks(1000) {
+        readings.insert_many(chunk).await.expect("insert");
+    }
+    let ns = format!("{db}.readings");
+    let report = audit(&ns).await;
+    let s = suggestion(&report, &ns, "time-series-per-event");
+    assert_eq!(s["pattern"], "bucket");
+    run_script(s["migration"].as_str().expect("script"), "bucket");
+
+    let hourly = all(&c.database(&db).collection::<Document>("readings_hourly")).await;
+    let hours: std::collections::BTreeSet<i64> = (0..10_000u32)
+        .map(|i| i64::from((start + i) / 3600))
+        .collect();
+    assert_eq!(
+        hourly.len(),
+        hours.len() * 5,
+        "one bucket per sensor and hour"
+    );
+    let counted: i64 = hourly
+        .iter()
+        .map(|b| {
+            b.get("count")
+                .and_then(bson::Bson::as_i32)
+                .map_or(0, i64::from)
+        })
+        .sum();
+    assert_eq!(
+        counted, 10_000,
+        "every event in exactly one bucket, after two runs"
+    );
+    let b = &hourly[0];
+    assert!(
+        b.get_array("events").is_ok() && b.contains_key("v_sum") && b.contains_key("v_max"),
+        "{b}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn attribute_turns_minute_keys_into_pairs() {
+    let db = unique_db("mig_attr");
+    let c = client().await;
+    let stats = c.database(&db).collection::<Document>("page_stats");
+    let docs: Vec<Document> = (0..10)
+        .map(|d| {
+            let mut minutes = Document::new();
+            // One hour of minute keys: enough to be data, few enough that the
+            // test server (which builds compound multikey keys as a Cartesian
+            // product) indexes {minutes.k, minutes.v} quickly.
+            for m in 0..60 {
+                minutes.insert(m.to_string(), m + d);
+            }
+            doc! {"_id": d, "page": "/", "minutes": minutes}
+        })
+        .collect();
+    stats.insert_many(docs).await.expect("insert");
+    let ns = format!("{db}.page_stats");
+    let report = audit(&ns).await;
+    let s = suggestion(&report, &ns, "dynamic-keys");
+    assert_eq!(s["pattern"], "attribute");
+    run_script(s["migration"].as_str().expect("script"), "attribute");
+    for d in all(&stats).await {
+        let m = d.get_array("minutes").expect("minutes is now an array");
+        assert_eq!(m.len(), 60);
+        let first = m[0].as_document().expect("pair");
+        assert_eq!(first.get_str("k").ok(), Some("0"));
+    }
+    let names = stats.list_index_names().await.expect("indexes");
+    assert!(
+        names.iter().any(|n| n.starts_with("minutes.k")),
+        "{names:?}"
+    );
+}
