@@ -76,10 +76,17 @@ impl Progress<'_> {
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
+/// Errors that end the run: the server is gone or refuses us, or an input
+/// file cannot be read (the contract's exit code 2). Anything else is
+/// noted and the run goes on.
 fn fatal(e: &SourceError) -> bool {
     matches!(
         e,
-        SourceError::Unreachable { .. } | SourceError::Auth { .. } | SourceError::BadUri(_)
+        SourceError::Unreachable { .. }
+            | SourceError::Auth { .. }
+            | SourceError::BadUri(_)
+            | SourceError::Malformed { .. }
+            | SourceError::Io { .. }
     )
 }
 

@@ -38,6 +38,29 @@ enum Command {
     Audit(AuditArgs),
     /// Print the inferred shape of one collection.
     Schema(SchemaArgs),
+    /// Load the teaching data sets into a server (the only command that writes).
+    Seed(docshape::seed::SeedArgs),
+    /// A lesson as plain text (list them with no NAME).
+    Lesson(LessonArgs),
+}
+
+#[derive(Args)]
+struct LessonArgs {
+    /// The lesson (run without a name to list them).
+    name: Option<String>,
+    /// Language (default from $LANG).
+    #[arg(long, value_enum)]
+    lang: Option<Lang>,
+    /// Read the data sets from a server seeded with `docshape seed` instead
+    /// of the bundled sample data.
+    #[arg(long, value_name = "URI")]
+    from: Option<String>,
+    /// Database name prefix used when seeding.
+    #[arg(long, default_value = "docshape_")]
+    prefix: String,
+    /// Bound on each server operation, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
 }
 
 #[derive(Args, Clone)]
@@ -148,6 +171,11 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Audit(a) => run_audit(a).await,
             Command::Schema(s) => run_schema(s).await,
+            Command::Seed(s) => docshape::seed::cli(s)
+                .await
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(Fatal),
+            Command::Lesson(l) => run_lesson(l).await,
         }
     });
     match result {
@@ -255,6 +283,31 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+async fn run_lesson(l: LessonArgs) -> Result<ExitCode, Fatal> {
+    let lang = l.lang.unwrap_or_else(Lang::from_env);
+    let Some(name) = l.name else {
+        emit(&docshape::lesson::index(lang), None)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let Some(lesson) = docshape::lesson::find(&name) else {
+        let names: Vec<&str> = docshape::lesson::LESSONS.iter().map(|l| l.name).collect();
+        return Err(Fatal(format!(
+            "no lesson named {name:?} (lessons: {})",
+            names.join(", ")
+        )));
+    };
+    let reports = docshape::lesson::measure(
+        lesson,
+        l.from.as_deref(),
+        &l.prefix,
+        lang,
+        Duration::from_secs(l.timeout),
+    )
+    .await?;
+    emit(&docshape::lesson::render(lesson, &reports, lang), None)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {

@@ -259,7 +259,8 @@ pub fn bucket(
         .filter(|f| {
             f.depth == 0
                 && values.contains(&f.path)
-                && f.main_type().is_some_and(|t| t.is_numeric())
+                && f.main_type()
+                    .is_some_and(crate::profile::raw::BsonType::is_numeric)
         })
         .map(|f| f.path.clone())
         .collect();

@@ -31,6 +31,22 @@ const LINEAR_CHILDREN: usize = 12;
 
 const ROOT: u32 = 0;
 
+/// Field names are short and not attacker-controlled in a way that matters
+/// for a local profile, so a fast non-cryptographic hash suffices.
+type BuildKeyHasher = std::hash::BuildHasherDefault<KeyHasher>;
+
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = sketch::hash_bytes(self.0, bytes);
+    }
+}
+
 #[derive(Debug)]
 struct Node {
     key: Box<[u8]>,
@@ -38,7 +54,7 @@ struct Node {
     elem: bool,
     depth: u32,
     children: Vec<u32>,
-    index: Option<HashMap<Box<[u8]>, u32>>,
+    index: Option<HashMap<Box<[u8]>, u32, BuildKeyHasher>>,
     last_doc: u64,
     count: u64,
     values: u64,
@@ -139,45 +155,63 @@ impl Profiler {
         self.docs += 1;
         self.sizes.record(doc.len() as u64);
         self.total_bytes += doc.len() as u128;
-        let depth = self.walk(ROOT, doc, false, 1);
+        let (depth, _) = self.walk(ROOT, doc, false, 1);
         self.max_depth = self.max_depth.max(depth);
         Ok(())
     }
 
     /// Walks a document or array body; returns its nesting depth.
-    fn walk(&mut self, parent: u32, body: &[u8], is_array: bool, depth: u32) -> u32 {
+    /// Walks a document or array body; returns its nesting depth and the
+    /// number of elements it holds (an array's length).
+    fn walk(&mut self, parent: u32, body: &[u8], is_array: bool, depth: u32) -> (u32, u64) {
         let Ok(iter) = raw::elements(body) else {
-            return depth;
+            return (depth, 0);
         };
         let mut deepest = depth;
-        for el in iter {
+        let mut count = 0u64;
+        for (i, el) in iter.enumerate() {
             let Ok(el) = el else { break };
+            count += 1;
             let node = if is_array {
                 self.elem_child(parent)
             } else {
-                self.child(parent, el.key)
+                self.child(parent, el.key, i)
             };
             let Some(node) = node else {
+                // Past the path cap: not profiled, but its depth still counts.
                 self.dropped_values += 1;
+                if el.ty == BsonType::Array || el.ty == BsonType::Object {
+                    deepest = deepest.max(depth_of(el.value, depth + 1));
+                }
                 continue;
             };
             self.visit(node, &el);
-            if el.ty.is_container() {
+            if el.ty == BsonType::Array || el.ty == BsonType::Object {
+                let array = el.ty == BsonType::Array;
                 if depth >= MAX_WALK_DEPTH {
                     self.too_deep += 1;
                     deepest = deepest.max(depth + 1);
+                    if array {
+                        let len = raw::elements(el.value).map_or(0, Iterator::count) as u64;
+                        self.record_len(node, len);
+                    }
                     continue;
                 }
-                let body = if el.ty == BsonType::Array || el.ty == BsonType::Object {
-                    el.value
-                } else {
-                    continue;
-                };
-                let d = self.walk(node, body, el.ty == BsonType::Array, depth + 1);
+                let (d, len) = self.walk(node, el.value, array, depth + 1);
+                if array {
+                    self.record_len(node, len);
+                }
                 deepest = deepest.max(d);
             }
         }
-        deepest
+        (deepest, count)
+    }
+
+    fn record_len(&mut self, node: u32, len: u64) {
+        self.nodes[node as usize]
+            .arr
+            .get_or_insert_with(Box::default)
+            .record(len);
     }
 
     fn elem_child(&mut self, parent: u32) -> Option<u32> {
@@ -188,8 +222,15 @@ impl Profiler {
         self.push_child(parent, b"", true)
     }
 
-    fn child(&mut self, parent: u32, key: &[u8]) -> Option<u32> {
+    /// The child named `key`; `pos` is the element's position, tried first
+    /// because documents of a collection usually keep their field order.
+    fn child(&mut self, parent: u32, key: &[u8], pos: usize) -> Option<u32> {
         let p = &self.nodes[parent as usize];
+        if let Some(&c) = p.children.get(pos) {
+            if &*self.nodes[c as usize].key == key {
+                return Some(c);
+            }
+        }
         if let Some(index) = &p.index {
             if let Some(&c) = index.get(key) {
                 return Some(c);
@@ -217,7 +258,7 @@ impl Profiler {
             index.insert(key.into(), id);
         } else if p.children.len() > LINEAR_CHILDREN {
             let kids = std::mem::take(&mut p.children);
-            let map: HashMap<Box<[u8]>, u32> = kids
+            let map: HashMap<Box<[u8]>, u32, BuildKeyHasher> = kids
                 .iter()
                 .map(|&c| (self.nodes[c as usize].key.clone(), c))
                 .collect();
@@ -239,11 +280,9 @@ impl Profiler {
         n.types[el.ty.slot()] += 1;
         n.bytes += el.size as u64;
         match el.ty {
-            BsonType::Object => {}
-            BsonType::Array => {
-                let len = raw::elements(el.value).map_or(0, Iterator::count) as u64;
-                n.arr.get_or_insert_with(Box::default).record(len);
-            }
+            // Array lengths are recorded by `walk`, which counts the
+            // elements as it visits them.
+            BsonType::Object | BsonType::Array => {}
             ty => {
                 let h = hash_bytes(u64::from(ty as u8), el.value);
                 if n.distinct.insert(h) && n.examples.len() < MAX_EXAMPLES {
@@ -279,7 +318,7 @@ impl Profiler {
             let target = if on.elem {
                 self.elem_child(mine)
             } else {
-                self.child(mine, &on.key)
+                self.child(mine, &on.key, usize::MAX)
             };
             let Some(t) = target else {
                 self.dropped_values += on.values;
@@ -429,6 +468,21 @@ fn merge_range<T: Copy>(
     }
 }
 
+/// Nesting depth of a container body at `depth`, without profiling it.
+fn depth_of(body: &[u8], depth: u32) -> u32 {
+    if depth >= MAX_WALK_DEPTH {
+        return depth;
+    }
+    let Ok(iter) = raw::elements(body) else {
+        return depth;
+    };
+    iter.flatten()
+        .filter(|e| e.ty == BsonType::Array || e.ty == BsonType::Object)
+        .map(|e| depth_of(e.value, depth + 1))
+        .max()
+        .unwrap_or(depth)
+}
+
 /// Checks the framing of a document and all its sub-documents.
 fn validate(doc: &[u8], depth: u32) -> Result<(), RawError> {
     for el in raw::elements(doc)? {
@@ -540,6 +594,7 @@ pub struct FieldProfile {
     pub date_range: Option<[String; 2]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objectid_time: Option<[String; 2]>,
+    /// Shortest and longest string, in bytes (UTF-8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub string_length: Option<[u64; 2]>,
     #[serde(skip)]

@@ -161,11 +161,12 @@ pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// Distinct values: exact up to `EXACT_LIMIT` hashes (kept sorted), then HyperLogLog with
-/// 2^10 registers (standard error ≈ 3.3 %).
+/// Distinct values: exact up to `EXACT_LIMIT` hashes (an open-addressing
+/// set, so low-cardinality fields pay one probe per value), then
+/// HyperLogLog with 2^10 registers (standard error ≈ 3.3 %).
 #[derive(Clone, Debug)]
 pub enum Distinct {
-    Exact(Vec<u64>),
+    Exact(ExactSet),
     Hll(Box<[u8; HLL_M]>),
 }
 
@@ -173,9 +174,67 @@ const EXACT_LIMIT: usize = 256;
 const HLL_P: u32 = 10;
 pub const HLL_M: usize = 1 << HLL_P;
 
+/// A set of 64-bit hashes; 0 marks an empty slot (a zero hash is stored
+/// as 1, which merges two values in 2^64 — harmless for an estimate).
+#[derive(Clone, Debug, Default)]
+pub struct ExactSet {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+impl ExactSet {
+    fn insert(&mut self, h: u64) -> bool {
+        let h = h.max(1);
+        if self.slots.is_empty() {
+            self.slots = vec![0; 16];
+        }
+        if (self.len + 1) * 2 > self.slots.len() {
+            let bigger = vec![0; self.slots.len() * 2];
+            let old = std::mem::replace(&mut self.slots, bigger);
+            self.len = 0;
+            for x in old.into_iter().filter(|&x| x != 0) {
+                self.insert(x);
+            }
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = h;
+                    self.len += 1;
+                    return true;
+                }
+                x if x == h => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    fn contains(&self, h: u64) -> bool {
+        let h = h.max(1);
+        if self.slots.is_empty() {
+            return false;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                x if x == h => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.slots.iter().copied().filter(|&x| x != 0)
+    }
+}
+
 impl Default for Distinct {
     fn default() -> Self {
-        Distinct::Exact(Vec::new())
+        Distinct::Exact(ExactSet::default())
     }
 }
 
@@ -184,16 +243,15 @@ impl Distinct {
     /// (only known while the set is still exact).
     pub fn insert(&mut self, h: u64) -> bool {
         match self {
-            Distinct::Exact(v) => {
-                let Err(at) = v.binary_search(&h) else {
+            Distinct::Exact(set) => {
+                if set.len < EXACT_LIMIT {
+                    return set.insert(h);
+                }
+                if set.contains(h) {
                     return false;
-                };
-                if v.len() < EXACT_LIMIT {
-                    v.insert(at, h);
-                    return true;
                 }
                 let mut regs = Box::new([0u8; HLL_M]);
-                for &x in v.iter() {
+                for x in set.iter() {
                     hll_add(&mut regs, x);
                 }
                 hll_add(&mut regs, h);
@@ -213,22 +271,22 @@ impl Distinct {
 
     pub fn estimate(&self) -> u64 {
         match self {
-            Distinct::Exact(v) => v.len() as u64,
+            Distinct::Exact(set) => set.len as u64,
             Distinct::Hll(regs) => hll_estimate(regs),
         }
     }
 
     pub fn merge(&mut self, other: &Distinct) {
         match other {
-            Distinct::Exact(v) => {
-                for &h in v {
+            Distinct::Exact(set) => {
+                for h in set.iter() {
                     self.insert(h);
                 }
             }
             Distinct::Hll(oregs) => {
-                if let Distinct::Exact(v) = self {
+                if let Distinct::Exact(set) = self {
                     let mut regs = Box::new([0u8; HLL_M]);
-                    for &x in v.iter() {
+                    for x in set.iter() {
                         hll_add(&mut regs, x);
                     }
                     *self = Distinct::Hll(regs);

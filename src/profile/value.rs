@@ -23,11 +23,9 @@ pub(super) fn track_range(n: &mut Node, el: &Element<'_>) {
                 widen(&mut n.oid, s);
             }
         }
-        BsonType::String => {
-            if let Some(s) = raw::value::str(v) {
-                widen(&mut n.str_len, s.chars().count() as u64);
-            }
-        }
+        // Lengths in bytes (UTF-8): counting characters would cost a
+        // decoding pass over every string.
+        BsonType::String => widen(&mut n.str_len, v.len().saturating_sub(5) as u64),
         _ => {}
     }
 }

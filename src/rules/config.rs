@@ -233,6 +233,7 @@ pub const DEFAULTS: &[(&str, &str, f64, &str)] = &[
 ];
 
 /// Overrides of the named profiles, over the defaults.
+#[allow(clippy::type_complexity)]
 const PROFILES: &[(&str, &[(&str, &str, f64)])] = &[
     ("default", &[]),
     (

@@ -76,7 +76,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         // Small documents with short names: nothing to shorten.
         return Vec::new();
     }
-    longest.sort_by(|a, b| b.1.cmp(&a.1));
+    longest.sort_by_key(|x| std::cmp::Reverse(x.1));
     longest.truncate(5);
     let mut taken: Vec<String> = Vec::new();
     let renames: Vec<(String, String)> = longest

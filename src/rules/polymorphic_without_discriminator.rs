@@ -39,7 +39,7 @@ fn clusters(docs: &[Vec<u8>], max_sim: f64) -> (Vec<(Shape, usize)>, Vec<usize>)
         sigs.entry(shape(d)).or_default().push(i);
     }
     let mut by_size: Vec<(Shape, Vec<usize>)> = sigs.into_iter().collect();
-    by_size.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+    by_size.sort_by_key(|x| std::cmp::Reverse(x.1.len()));
     let mut out: Vec<(Shape, usize)> = Vec::new();
     let mut member = vec![0usize; docs.len()];
     for (sig, idx) in by_size {

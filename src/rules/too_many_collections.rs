@@ -64,9 +64,8 @@ fn similar(names: &[&str]) -> Vec<String> {
             .or_default()
             .push((*n).to_owned());
     }
-    let mut best = groups
+    groups
         .into_values()
         .max_by_key(Vec::len)
-        .unwrap_or_default();
-    best
+        .unwrap_or_default()
 }

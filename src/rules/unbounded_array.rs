@@ -24,7 +24,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let elem_type = ctx
             .children_of(f)
             .find(|c| c.segments.last() == Some(&Seg::Elem))
-            .and_then(|c| c.main_type());
+            .and_then(crate::profile::FieldProfile::main_type);
         let heavy_elems = matches!(elem_type, Some(BsonType::Object | BsonType::String));
         let growing = f
             .growth

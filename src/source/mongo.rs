@@ -160,8 +160,12 @@ impl MongoSource {
         Ok(names)
     }
 
-    async fn describe(&self, db: &str, spec: &Document) -> Option<CollectionMeta> {
-        let name = spec.get_str("name").ok()?;
+    /// Metadata of one collection. What the user may not read is noted;
+    /// a server that is gone (or refuses us) ends the run.
+    async fn describe(&self, db: &str, spec: &Document) -> Result<Option<CollectionMeta>> {
+        let Ok(name) = spec.get_str("name") else {
+            return Ok(None);
+        };
         let mut meta = CollectionMeta::new(db, name);
         meta.kind = match spec.get_str("type").unwrap_or("collection") {
             "view" => CollectionKind::View,
@@ -184,12 +188,14 @@ impl MongoSource {
             .await
         {
             Ok(n) => meta.documents = Some(n),
+            Err(e) if gone(&e) => return Err(e),
             Err(e) => meta.notes.push(format!("document count unavailable: {e}")),
         }
 
         if meta.kind != CollectionKind::View {
             match self.storage_stats(db, name).await {
                 Ok(s) => meta.storage = Some(s),
+                Err(e) if gone(&e) => return Err(e),
                 Err(e) => meta.notes.push(format!("storage sizes unavailable: {e}")),
             }
             match self
@@ -206,11 +212,16 @@ impl MongoSource {
                         .filter_map(IndexInfo::from_spec)
                         .collect();
                 }
+                Err(e) if gone(&e) => return Err(e),
                 Err(e) => meta.notes.push(format!("indexes unavailable: {e}")),
             }
-            meta.index_usage = self.index_usage(&meta).await.ok();
+            match self.index_usage(&meta).await {
+                Ok(u) => meta.index_usage = Some(u),
+                Err(e) if gone(&e) => return Err(e),
+                Err(_) => {}
+            }
         }
-        Some(meta)
+        Ok(Some(meta))
     }
 
     /// `$indexStats`: operations per index since the server started counting.
@@ -335,7 +346,7 @@ impl Source for MongoSource {
                 if !selection.wants(&db, name) {
                     continue;
                 }
-                if let Some(meta) = self.describe(&db, &spec).await {
+                if let Some(meta) = self.describe(&db, &spec).await? {
                     out.push(meta);
                 }
             }
@@ -354,10 +365,11 @@ impl Source for MongoSource {
         let max_time = self.max_time();
         // When the sample would cover the whole collection, a plain scan
         // reads the same documents without $sample's random sort.
+        let mut partial = None;
         let (mut cursor, method) = match mode {
             SampleMode::Sample(n) if meta.documents.is_none_or(|d| d > n) => {
                 let size = i64::try_from(n).unwrap_or(i64::MAX);
-                let c = self
+                let sampled = self
                     .call("starting $sample", async {
                         coll.aggregate([doc! {"$sample": {"size": size}}])
                             .with_type::<RawDocumentBuf>()
@@ -365,8 +377,30 @@ impl Source for MongoSource {
                             .batch_size(BATCH_SIZE)
                             .await
                     })
-                    .await?;
-                (c, "$sample")
+                    .await;
+                match sampled {
+                    Ok(c) => (c, "$sample"),
+                    // A user may be refused aggregate (or a view may not
+                    // support $sample): fall back to the first documents in
+                    // natural order, and say the sample is not random.
+                    Err(SourceError::Server { reason, .. }) => {
+                        let limit = i64::try_from(n).unwrap_or(i64::MAX);
+                        let c = self
+                            .call("starting a scan", async {
+                                coll.find(doc! {})
+                                    .limit(limit)
+                                    .max_time(max_time)
+                                    .batch_size(BATCH_SIZE)
+                                    .await
+                            })
+                            .await?;
+                        partial = Some(format!(
+                            "$sample was refused ({reason}); the first {n} documents in natural order were read instead, which may not represent the collection"
+                        ));
+                        (c, "find (first documents)")
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             _ => {
                 let c = self
@@ -399,7 +433,7 @@ impl Source for MongoSource {
             read,
             method: method.into(),
             total: (method == "find" && mode == SampleMode::Full).then_some(read),
-            partial: None,
+            partial,
             skipped: 0,
         })
     }
@@ -605,6 +639,14 @@ impl MongoSource {
         }
         Ok(out)
     }
+}
+
+/// The server is unreachable or refuses us: nothing further can succeed.
+fn gone(e: &SourceError) -> bool {
+    matches!(
+        e,
+        SourceError::Unreachable { .. } | SourceError::Auth { .. }
+    )
 }
 
 fn first_batch(reply: &Document) -> Vec<Document> {

@@ -1,0 +1,294 @@
+//! Lessons for a class on schema design, one per topic of the seeds. Each
+//! explains the idea, then shows the good and bad variants of its data sets
+//! side by side with numbers measured live (document sizes, array lengths
+//! and growth, fan-out, findings), and ends with a question for the class.
+//! The text is fixed; every number comes from the data.
+
+mod texts;
+
+use std::fmt::Write;
+
+use crate::i18n::{Lang, Text};
+use crate::report::text::{bytes, group};
+use crate::report::{CollectionReport, Report};
+use crate::rules::Severity;
+
+pub use texts::LESSONS;
+
+/// One lesson: what it teaches and which data sets show it.
+pub struct Lesson {
+    pub name: &'static str,
+    pub title: (&'static str, &'static str),
+    /// Data sets (databases of `sample-data/`, or `docshape_<name>` on a
+    /// seeded server) whose variants the lesson compares.
+    pub datasets: &'static [&'static str],
+    pub seeds: &'static str,
+    pub idea: (&'static str, &'static str),
+    /// What to look for in the numbers.
+    pub look_for: (&'static str, &'static str),
+    pub question: (&'static str, &'static str),
+}
+
+impl Lesson {
+    pub fn title(&self, lang: Lang) -> &'static str {
+        lang.pick(self.title.0, self.title.1)
+    }
+}
+
+pub fn find(name: &str) -> Option<&'static Lesson> {
+    LESSONS.iter().find(|l| l.name == name)
+}
+
+/// The list `docshape lesson` prints without a name.
+pub fn index(lang: Lang) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}\n",
+        lang.pick(
+            "Lessons (docshape lesson NAME):",
+            "课程（docshape lesson 名称）："
+        )
+    );
+    for l in LESSONS {
+        let _ = writeln!(out, "  {:<20} {}", l.name, l.title(lang));
+    }
+    out
+}
+
+/// Which variant a collection belongs to, from its name.
+fn variant(c: &CollectionReport) -> Option<&'static str> {
+    let name = &c.meta.name;
+    if name.starts_with("good_") {
+        Some("good")
+    } else if name.starts_with("bad_") {
+        Some("bad")
+    } else {
+        None
+    }
+}
+
+/// Renders a lesson with the numbers of `reports` (one per data set).
+pub fn render(lesson: &Lesson, reports: &[(String, Report)], lang: Lang) -> String {
+    let mut out = String::new();
+    let title = lesson.title(lang);
+    let _ = writeln!(
+        out,
+        "{title}\n{}\n",
+        "=".repeat(crate::report::text::display_width(title))
+    );
+    let _ = writeln!(
+        out,
+        "{}\n",
+        wrap(lang.pick(lesson.idea.0, lesson.idea.1), 78)
+    );
+    let _ = writeln!(out, "{} {}\n", lang.pick("Seeds:", "出处："), lesson.seeds);
+    for (dataset, report) in reports {
+        let _ = writeln!(
+            out,
+            "{} {dataset}",
+            lang.pick("Measured in data set", "数据集实测：")
+        );
+        for v in ["good", "bad"] {
+            let colls: Vec<&CollectionReport> = report
+                .collections
+                .iter()
+                .filter(|c| variant(c) == Some(v))
+                .collect();
+            if colls.is_empty() {
+                continue;
+            }
+            let label = match (v, lang) {
+                ("good", Lang::En) => "  GOOD",
+                ("bad", Lang::En) => "  BAD",
+                ("good", Lang::Zh) => "  好的设计",
+                _ => "  不好的设计",
+            };
+            let _ = writeln!(out, "{label}");
+            for c in colls {
+                collection(&mut out, c, report, lang);
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{}\n{}\n",
+        lang.pick("What to look for", "看点"),
+        wrap(lang.pick(lesson.look_for.0, lesson.look_for.1), 78)
+    );
+    let _ = writeln!(
+        out,
+        "{}\n{}",
+        lang.pick("Question for the class", "课堂提问"),
+        wrap(lang.pick(lesson.question.0, lesson.question.1), 78)
+    );
+    out
+}
+
+fn collection(out: &mut String, c: &CollectionReport, report: &Report, lang: Lang) {
+    let docs = c.documents.unwrap_or(c.sampled);
+    let s = c.doc_size;
+    let _ = writeln!(
+        out,
+        "    {:<28} {} {} · {} {} · {} {}",
+        c.meta.name,
+        group(docs),
+        lang.pick("docs", "个文档"),
+        lang.pick("avg", "平均"),
+        bytes(s.avg),
+        lang.pick("max", "最大"),
+        bytes(s.max as f64)
+    );
+    let widest = c
+        .fields
+        .iter()
+        .filter(|f| f.array.is_some() && !f.segments.contains(&crate::profile::Seg::Elem))
+        .max_by_key(|f| f.array.map_or(0, |a| a.max));
+    if let Some(f) = widest {
+        let a = f.array.unwrap_or_default();
+        let growth = f
+            .growth
+            .as_ref()
+            .filter(|g| g.is_significant(0.5))
+            .map(|g| {
+                lang.pick(
+                    format!(", growing {:+.2}/day", g.per_day),
+                    format!("，每天增长 {:+.2}", g.per_day),
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "      {} {}: {} {} · {} {:.1}{growth}",
+            lang.pick("array", "数组"),
+            f.path,
+            lang.pick("up to", "最多"),
+            group(a.max),
+            lang.pick("avg", "平均"),
+            a.avg
+        );
+    }
+    for r in report
+        .relationships
+        .iter()
+        .filter(|r| r.from_ns == c.namespace && r.kind != crate::relate::Kind::Embedded)
+    {
+        let fan = r
+            .fanout
+            .map(|f| {
+                format!(
+                    " · {} {}/{:.1}/{}",
+                    lang.pick(
+                        "children per parent min/avg/max",
+                        "每个父文档的子文档数 最小/平均/最大"
+                    ),
+                    f.min,
+                    f.avg,
+                    f.max
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "      {} → {} ({}, {}){fan}",
+            r.from_path,
+            r.to,
+            crate::report::plain(&r.kind),
+            crate::report::plain(&r.cardinality)
+        );
+    }
+    if c.findings.is_empty() {
+        let _ = writeln!(out, "      {}", lang.pick("no findings", "没有发现问题"));
+    }
+    for f in &c.findings {
+        let sev = match (f.severity, lang) {
+            (Severity::Critical, Lang::En) => "critical",
+            (Severity::Warning, Lang::En) => "warning",
+            (Severity::Info, Lang::En) => "info",
+            (Severity::Critical, Lang::Zh) => "严重",
+            (Severity::Warning, Lang::Zh) => "警告",
+            (Severity::Info, Lang::Zh) => "提示",
+        };
+        let _ = writeln!(out, "      [{sev}] {}: {}", f.rule, f.message);
+    }
+}
+
+/// Wraps text to `width` columns (East Asian characters count two).
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for para in text.split("\n\n") {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        let mut line = String::new();
+        let mut w = 0;
+        let cjk = para
+            .chars()
+            .any(|c| crate::report::text::display_width(&c.to_string()) == 2);
+        let tokens: Vec<String> = if cjk {
+            para.chars().map(|c| c.to_string()).collect()
+        } else {
+            para.split_whitespace().map(|t| format!("{t} ")).collect()
+        };
+        for t in tokens {
+            let tw = crate::report::text::display_width(&t);
+            if w + tw > width && !line.is_empty() {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line.clear();
+                w = 0;
+            }
+            if t == "\n" {
+                continue;
+            }
+            line.push_str(&t);
+            w += tw;
+        }
+        out.push_str(line.trim_end());
+    }
+    out
+}
+
+/// Kept for the explorer: a lesson's title in both languages.
+pub fn titles(lesson: &Lesson) -> Text {
+    Text::new(lesson.title.0, lesson.title.1)
+}
+
+/// Audits the lesson's data sets: from the bundled `sample-data/<set>`
+/// directories, or from a seeded server's `<prefix><set>` databases.
+pub async fn measure(
+    lesson: &Lesson,
+    from: Option<&str>,
+    prefix: &str,
+    lang: Lang,
+    timeout: std::time::Duration,
+) -> Result<Vec<(String, Report)>, crate::source::SourceError> {
+    use crate::audit::{self, Plan};
+    use crate::source::{FileSource, MongoSource, SampleMode, Selection, SourceError};
+    let mut out = Vec::new();
+    for set in lesson.datasets {
+        let mut plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
+        plan.lang = lang;
+        let report = match from {
+            Some(uri) => {
+                plan.selection.dbs = vec![format!("{prefix}{set}")];
+                let mut src = MongoSource::connect(uri, timeout).await?;
+                audit::run(&mut src, &plan, &mut |_| {}).await?
+            }
+            None => {
+                let dir = crate::target::sample_data_dir().join(set);
+                if !dir.is_dir() {
+                    return Err(SourceError::NotFound(format!(
+                        "data set {set} is not in {} (the bundled sample data)",
+                        crate::target::sample_data_dir().display()
+                    )));
+                }
+                let mut src = FileSource::open(&dir)?;
+                audit::run(&mut src, &plan, &mut |_| {}).await?
+            }
+        };
+        out.push(((*set).to_owned(), report));
+    }
+    Ok(out)
+}

@@ -1,0 +1,415 @@
+//! `docshape seed`: loads the teaching data sets into a server, one
+//! database per data set (`<prefix><dataset>`), generating the large or
+//! numerous documents deterministically. The only command that writes.
+//!
+//! The data sets are defined in [`datasets`]; their small collections are
+//! also committed as Extended JSON under `sample-data/` ([`export`] writes
+//! them, and a test checks the committed files match).
+
+pub mod datasets;
+pub mod gen;
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bson::Document;
+use mongodb::options::IndexOptions;
+use mongodb::{Client, IndexModel};
+
+pub use datasets::{Collection, Dataset, Index, NAMES};
+
+use crate::source::MongoSource;
+use crate::target::mask_uri;
+
+/// Documents per `insert_many`, at most.
+const BATCH_DOCS: usize = 1000;
+/// Bytes per `insert_many`, at most (one large document still goes alone).
+const BATCH_BYTES: usize = 8 * 1024 * 1024;
+
+/// `docshape seed URI [--prefix P] [--dataset NAME]... [--drop]`
+#[derive(clap::Args, Debug, Clone)]
+pub struct SeedArgs {
+    /// Connection string of the server to write to.
+    pub uri: String,
+    /// Database name prefix: data set NAME goes to database `<PREFIX>NAME`.
+    #[arg(long, default_value = "docshape_", value_name = "P")]
+    pub prefix: String,
+    /// Only this data set (repeatable; default: all of them).
+    #[arg(long = "dataset", value_name = "NAME")]
+    pub datasets: Vec<String>,
+    /// Drop the data sets' collections first if they hold documents.
+    #[arg(long)]
+    pub drop: bool,
+    /// Bound on connecting, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+}
+
+/// What was written to one collection.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub db: String,
+    pub collection: String,
+    pub documents: u64,
+    pub bytes: u64,
+    pub indexes: usize,
+    pub generated: u64,
+}
+
+/// Why seeding stopped. Every message is one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum SeedError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{ns} already holds documents; refusing to write to it (pass --drop to replace the data sets' collections)")]
+    NotEmpty { ns: String },
+    #[error("{0}")]
+    Server(String),
+}
+
+/// Checks the names asked for; none means every data set.
+pub fn select(names: &[String]) -> Result<Vec<&'static str>, SeedError> {
+    if names.is_empty() {
+        return Ok(NAMES.to_vec());
+    }
+    let mut out = Vec::new();
+    for n in names {
+        let Some(known) = NAMES.iter().find(|k| **k == n.as_str()) else {
+            return Err(SeedError::Usage(format!(
+                "unknown data set \"{n}\" (known: {})",
+                NAMES.join(", ")
+            )));
+        };
+        if !out.contains(known) {
+            out.push(*known);
+        }
+    }
+    Ok(out)
+}
+
+/// A database name MongoDB accepts.
+fn check_db_name(db: &str) -> Result<(), SeedError> {
+    if db.len() > 63 || db.chars().any(|c| "/\\. \"$\0".contains(c)) {
+        return Err(SeedError::Usage(format!(
+            "\"{db}\" is not a valid database name (at most 63 characters, none of / \\ . \" $ or space); choose another --prefix"
+        )));
+    }
+    Ok(())
+}
+
+/// Progress lines (on a terminal only).
+pub type Progress<'a> = &'a mut dyn FnMut(&str);
+
+/// Seeds the chosen data sets with `client`. Checks every target collection
+/// first: with `drop` false, any non-empty one stops everything before a
+/// single write.
+pub async fn seed(
+    client: &Client,
+    prefix: &str,
+    names: &[&str],
+    drop: bool,
+    progress: Progress<'_>,
+) -> Result<Vec<Written>, SeedError> {
+    let server = |e: mongodb::error::Error| SeedError::Server(one_line(&e.to_string()));
+    for name in names {
+        check_db_name(&format!("{prefix}{name}"))?;
+    }
+    // Every target collection, checked before anything is written.
+    let mut targets: Vec<(String, String)> = Vec::new();
+    for name in names {
+        let db = format!("{prefix}{name}");
+        let Some(ds) = datasets::build(name) else {
+            continue;
+        };
+        for c in &ds.collections {
+            targets.push((db.clone(), c.name.clone()));
+        }
+    }
+    let mut to_drop = Vec::new();
+    for (db, coll) in &targets {
+        let c = client.database(db).collection::<Document>(coll);
+        let any = c
+            .find_one(bson::doc! {})
+            .projection(bson::doc! {"_id": 1})
+            .await
+            .map_err(server)?;
+        if any.is_some() {
+            if !drop {
+                return Err(SeedError::NotEmpty {
+                    ns: format!("{db}.{coll}"),
+                });
+            }
+            to_drop.push(c);
+        }
+    }
+    for c in to_drop {
+        progress(&format!("dropping {}.{}", c.namespace().db, c.name()));
+        c.drop().await.map_err(server)?;
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let Some(ds) = datasets::build(name) else {
+            continue;
+        };
+        let db = format!("{prefix}{name}");
+        for c in ds.collections {
+            let w = load_collection(client, &db, c, progress).await?;
+            out.push(w);
+        }
+    }
+    Ok(out)
+}
+
+async fn load_collection(
+    client: &Client,
+    db: &str,
+    c: Collection,
+    progress: Progress<'_>,
+) -> Result<Written, SeedError> {
+    let server = |e: mongodb::error::Error| SeedError::Server(one_line(&e.to_string()));
+    let coll = client.database(db).collection::<Document>(&c.name);
+    let mut w = Written {
+        db: db.to_owned(),
+        collection: c.name.clone(),
+        documents: 0,
+        bytes: 0,
+        indexes: c.indexes.len(),
+        generated: 0,
+    };
+    let ns = format!("{db}.{}", c.name);
+    let committed = c.docs.len() as u64;
+    let docs = c
+        .docs
+        .into_iter()
+        .chain(c.generated.map(|g| g()).into_iter().flatten());
+    let mut batch: Vec<Document> = Vec::new();
+    let mut batch_bytes = 0usize;
+    for d in docs {
+        let size = bson::to_vec(&d).map_or(0, |v| v.len());
+        if !batch.is_empty() && (batch.len() >= BATCH_DOCS || batch_bytes + size > BATCH_BYTES) {
+            coll.insert_many(&batch).await.map_err(server)?;
+            w.documents += batch.len() as u64;
+            progress(&format!("{ns}: {} documents", w.documents));
+            batch.clear();
+            batch_bytes = 0;
+        }
+        w.bytes += size as u64;
+        batch_bytes += size;
+        batch.push(d);
+    }
+    if !batch.is_empty() {
+        coll.insert_many(&batch).await.map_err(server)?;
+        w.documents += batch.len() as u64;
+    }
+    if w.documents == 0 {
+        // An empty collection still exists (and keeps its indexes).
+        client
+            .database(db)
+            .create_collection(&c.name)
+            .await
+            .map_err(server)?;
+    }
+    w.generated = w.documents - committed.min(w.documents);
+    for i in &c.indexes {
+        let opts = IndexOptions::builder()
+            .name(i.name())
+            .unique(i.unique.then_some(true))
+            .build();
+        coll.create_index(
+            IndexModel::builder()
+                .keys(i.keys.clone())
+                .options(opts)
+                .build(),
+        )
+        .await
+        .map_err(server)?;
+    }
+    progress(&format!("{ns}: {} documents", w.documents));
+    Ok(w)
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The command: connects, seeds, and prints what it wrote.
+pub async fn cli(args: SeedArgs) -> Result<(), String> {
+    let names = select(&args.datasets).map_err(|e| e.to_string())?;
+    if !(args.uri.starts_with("mongodb://") || args.uri.starts_with("mongodb+srv://")) {
+        return Err(format!(
+            "seed writes to a MongoDB server: give a connection string (mongodb://… or mongodb+srv://…), not \"{}\"",
+            mask_uri(&args.uri)
+        ));
+    }
+    for n in &names {
+        check_db_name(&format!("{}{n}", args.prefix)).map_err(|e| e.to_string())?;
+    }
+    let label = mask_uri(&args.uri);
+    let src = MongoSource::connect(&args.uri, Duration::from_secs(args.timeout))
+        .await
+        .map_err(|e| e.to_string())?;
+    let secret = crate::target::uri_password(&args.uri);
+    let scrub = |s: String| match secret.as_deref() {
+        Some(p) if !p.is_empty() => s.replace(p, "****"),
+        _ => s,
+    };
+    let tty = std::io::stderr().is_terminal();
+    let mut shown = false;
+    let mut progress = |msg: &str| {
+        if tty {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(e, "\r\x1b[2Kseeding {msg}");
+            let _ = e.flush();
+            shown = true;
+        }
+    };
+    let started = Instant::now();
+    let result = seed(src.client(), &args.prefix, &names, args.drop, &mut progress).await;
+    if shown {
+        eprint!("\r\x1b[2K");
+    }
+    let written = result.map_err(|e| scrub(e.to_string()))?;
+    print!(
+        "{}",
+        summary(&label, &args.prefix, &written, started.elapsed())
+    );
+    Ok(())
+}
+
+/// What was written, one line per collection, grouped by database.
+pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -> String {
+    /// Collections listed per database; the rest are summed up.
+    const SHOWN: usize = 8;
+    let mut s = format!("seeded {label} (database prefix \"{prefix}\"):\n");
+    let mut last_db = "";
+    let mut in_db = 0;
+    for (i, w) in written.iter().enumerate() {
+        if w.db != last_db {
+            s.push_str(&format!("  {}\n", w.db));
+            last_db = &w.db;
+            in_db = 0;
+        }
+        in_db += 1;
+        if in_db > SHOWN {
+            if in_db == SHOWN + 1 {
+                let rest: Vec<&Written> = written[i..].iter().filter(|x| x.db == w.db).collect();
+                s.push_str(&format!(
+                    "    … and {} more collections ({} documents, {})\n",
+                    rest.len(),
+                    crate::i18n::num(rest.iter().map(|x| x.documents).sum()),
+                    human_bytes(rest.iter().map(|x| x.bytes).sum())
+                ));
+            }
+            continue;
+        }
+        let gen = if w.generated > 0 {
+            format!(", {} generated", crate::i18n::num(w.generated))
+        } else {
+            String::new()
+        };
+        let idx = match w.indexes {
+            0 => String::new(),
+            1 => ", 1 index".to_owned(),
+            n => format!(", {n} indexes"),
+        };
+        s.push_str(&format!(
+            "    {:<24} {:>7} documents{gen} ({}){idx}\n",
+            w.collection,
+            crate::i18n::num(w.documents),
+            human_bytes(w.bytes)
+        ));
+    }
+    let docs: u64 = written.iter().map(|w| w.documents).sum();
+    let bytes: u64 = written.iter().map(|w| w.bytes).sum();
+    let mut dbs: Vec<&str> = written.iter().map(|w| w.db.as_str()).collect();
+    dbs.dedup();
+    s.push_str(&format!(
+        "wrote {} documents ({}) to {} collections in {} databases in {:.1} s\n",
+        crate::i18n::num(docs),
+        human_bytes(bytes),
+        written.len(),
+        dbs.len(),
+        took.as_secs_f64()
+    ));
+    s
+}
+
+fn human_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1_048_576.0 {
+        format!("{:.1} MiB", b / 1_048_576.0)
+    } else if b >= 1024.0 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{b:.0} B")
+    }
+}
+
+/// One document per line, relaxed Extended JSON (as `mongoexport` writes).
+pub fn ejson_lines(docs: &[Document]) -> String {
+    let mut s = String::new();
+    for d in docs {
+        s.push_str(
+            &bson::Bson::Document(d.clone())
+                .into_relaxed_extjson()
+                .to_string(),
+        );
+        s.push('\n');
+    }
+    s
+}
+
+/// `COLL.metadata.json` as `mongodump` writes it, when the collection has
+/// indexes beyond `_id`.
+pub fn metadata_json(c: &Collection) -> Option<String> {
+    if c.indexes.is_empty() {
+        return None;
+    }
+    let mut idx = vec![serde_json::json!({"v": 2, "key": {"_id": 1}, "name": "_id_"})];
+    for i in &c.indexes {
+        let mut spec = serde_json::json!({
+            "v": 2,
+            "key": bson::Bson::Document(i.keys.clone()).into_relaxed_extjson(),
+            "name": i.name(),
+        });
+        if i.unique {
+            spec["unique"] = serde_json::Value::Bool(true);
+        }
+        idx.push(spec);
+    }
+    Some(format!(
+        "{}\n",
+        serde_json::json!({"indexes": idx, "collectionName": c.name, "type": "collection"})
+    ))
+}
+
+/// The committed files of every data set: `(relative path, contents)`.
+/// Collections with no committed documents (only generated ones) have none.
+pub fn committed_files() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for ds in datasets::all() {
+        for c in &ds.collections {
+            if c.docs.is_empty() {
+                continue;
+            }
+            out.push((format!("{}/{}.json", ds.name, c.name), ejson_lines(&c.docs)));
+            if let Some(m) = metadata_json(c) {
+                out.push((format!("{}/{}.metadata.json", ds.name, c.name), m));
+            }
+        }
+    }
+    out
+}
+
+/// Writes the committed files under `dir` (the repository's `sample-data/`).
+pub fn export(dir: &Path) -> std::io::Result<()> {
+    for (rel, text) in committed_files() {
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(p, text)?;
+    }
+    Ok(())
+}

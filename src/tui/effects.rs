@@ -1,0 +1,240 @@
+//! Effects are data returned by `update`; the executor here runs them off
+//! the UI loop and answers with `Msg`s. Sampling runs on its own thread with
+//! its own runtime, so the profile's CPU work never stalls a frame; a
+//! cancelled run is dropped at its next await, and its late messages carry a
+//! stale request id that `update` ignores.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+use crate::audit::{self, Plan, Progress};
+use crate::report::Report;
+use crate::source::{FileSource, MongoSource, SampleMode, Source, SourceError};
+use crate::target::Target;
+
+use super::update::Msg;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Sample and analyse every selected collection with `size` documents.
+    Sample {
+        req: u64,
+        size: u64,
+    },
+    Cancel {
+        req: u64,
+    },
+    /// Put text on the clipboard with OSC 52.
+    Copy(String),
+    WriteFile {
+        path: PathBuf,
+        contents: String,
+    },
+    Quit,
+}
+
+/// Runs effects. Owns the cancel handles of running jobs.
+pub struct Executor {
+    pub target: Target,
+    pub plan: Plan,
+    pub timeout: Duration,
+    pub tx: Sender<Msg>,
+    /// The full-read flag from the command line, kept across re-samples.
+    pub full: bool,
+    cancels: HashMap<u64, oneshot::Sender<()>>,
+}
+
+impl Executor {
+    pub fn new(target: Target, plan: Plan, timeout: Duration, tx: Sender<Msg>) -> Executor {
+        let full = plan.mode == SampleMode::Full;
+        Executor {
+            target,
+            plan,
+            timeout,
+            tx,
+            full,
+            cancels: HashMap::new(),
+        }
+    }
+
+    /// Runs one effect; `out` is the terminal, for OSC 52.
+    pub fn run(&mut self, fx: Effect, out: &mut dyn Write) {
+        match fx {
+            Effect::Sample { req, size } => {
+                let mut plan = self.plan.clone();
+                if !self.full {
+                    plan.mode = SampleMode::Sample(size);
+                }
+                let (cancel_tx, cancel_rx) = oneshot::channel();
+                self.cancels.retain(|_, c| !c.is_closed());
+                self.cancels.insert(req, cancel_tx);
+                spawn_sampling(
+                    req,
+                    self.target.clone(),
+                    plan,
+                    self.timeout,
+                    cancel_rx,
+                    self.tx.clone(),
+                );
+            }
+            Effect::Cancel { req } => {
+                if let Some(c) = self.cancels.remove(&req) {
+                    let _ = c.send(());
+                }
+            }
+            Effect::Copy(text) => {
+                let r = out
+                    .write_all(osc52(&text).as_bytes())
+                    .and_then(|()| out.flush());
+                let _ = self.tx.send(Msg::Done(match r {
+                    Ok(()) => Ok(format!(
+                        "copied the script ({} lines) with OSC 52 — if your terminal allows it",
+                        text.lines().count()
+                    )),
+                    Err(e) => Err(format!("cannot copy: {e}")),
+                }));
+            }
+            Effect::WriteFile { path, contents } => {
+                let r = std::fs::write(&path, contents);
+                let _ = self.tx.send(Msg::Done(match r {
+                    Ok(()) => Ok(format!("wrote {}", path.display())),
+                    Err(e) => Err(format!("cannot write {}: {e}", path.display())),
+                }));
+            }
+            Effect::Quit => {
+                for (_, c) in self.cancels.drain() {
+                    let _ = c.send(());
+                }
+            }
+        }
+    }
+}
+
+/// The OSC 52 escape that asks the terminal to set the clipboard.
+pub fn osc52(text: &str) -> String {
+    format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))
+}
+
+fn base64(b: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
+    for chunk in b.chunks(3) {
+        let n = chunk.len();
+        let v = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= n {
+                out.push(A[((v >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn spawn_sampling(
+    req: u64,
+    target: Target,
+    plan: Plan,
+    timeout: Duration,
+    cancel: oneshot::Receiver<()>,
+    tx: Sender<Msg>,
+) {
+    let err_tx = tx.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("docshape-sample-{req}"))
+        .spawn(move || {
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    let _ = tx.send(Msg::Loaded {
+                        req,
+                        result: Err(format!("cannot start a worker: {e}")),
+                    });
+                    return;
+                }
+            };
+            let progress_tx = tx.clone();
+            let result = rt.block_on(async move {
+                tokio::select! {
+                    r = sample(&target, &plan, timeout, req, &progress_tx) => Some(r),
+                    _ = cancel => None,
+                }
+            });
+            tracing::debug!(req, cancelled = result.is_none(), "sampling finished");
+            if let Some(r) = result {
+                let _ = tx.send(Msg::Loaded {
+                    req,
+                    result: r.map(Box::new).map_err(|e| e.to_string()),
+                });
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = err_tx.send(Msg::Loaded {
+            req,
+            result: Err(format!("cannot start a worker: {e}")),
+        });
+    }
+}
+
+async fn sample(
+    target: &Target,
+    plan: &Plan,
+    timeout: Duration,
+    req: u64,
+    tx: &Sender<Msg>,
+) -> Result<Report, SourceError> {
+    let mut show = |p: &Progress<'_>| {
+        let _ = tx.send(Msg::Progress {
+            req,
+            namespace: p.namespace.to_owned(),
+            position: p.position,
+            documents: p.documents,
+            expected: p.expected,
+            rate: p.rate(),
+        });
+    };
+    match target {
+        Target::Mongo(uri) => {
+            let mut src = MongoSource::connect(uri, timeout).await?;
+            run(&mut src, plan, &mut show).await
+        }
+        Target::Path(p) => {
+            let mut src = FileSource::open(p)?;
+            run(&mut src, plan, &mut show).await
+        }
+    }
+}
+
+async fn run<S: Source>(
+    src: &mut S,
+    plan: &Plan,
+    show: &mut dyn FnMut(&Progress<'_>),
+) -> Result<Report, SourceError> {
+    audit::run(src, plan, show).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_known_values() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
+    }
+}

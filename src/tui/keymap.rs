@@ -1,0 +1,401 @@
+//! Keys are named actions. The table below is the single source of the
+//! bindings, the help screen and the hints in the status bar; `[keys]` in
+//! the configuration file rebinds an action (`action = "key"` or a list).
+
+use std::collections::HashMap;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Everything a key can ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    Quit,
+    Help,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    NextPane,
+    PrevPane,
+    NextTab,
+    PrevTab,
+    TabSchema,
+    TabFindings,
+    TabDocuments,
+    TabRelationships,
+    Toggle,
+    Filter,
+    Cancel,
+    Resample,
+    SampleMore,
+    SampleLess,
+    SeverityFilter,
+    RuleFilter,
+    Copy,
+    WriteScript,
+    DocsWithField,
+    LargestDocs,
+    DetailUp,
+    DetailDown,
+}
+
+/// Name, description and default keys of every action, in help order.
+pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
+    (Action::Quit, "quit", "quit", &["q", "ctrl-c"]),
+    (Action::Help, "help", "show or hide this help", &["?", "f1"]),
+    (Action::Up, "up", "move up", &["up", "k"]),
+    (Action::Down, "down", "move down", &["down", "j"]),
+    (
+        Action::Left,
+        "left",
+        "collapse / go to parent",
+        &["left", "h"],
+    ),
+    (Action::Right, "right", "expand", &["right", "l"]),
+    (Action::PageUp, "page-up", "page up", &["pageup", "ctrl-u"]),
+    (
+        Action::PageDown,
+        "page-down",
+        "page down",
+        &["pagedown", "ctrl-d"],
+    ),
+    (Action::Top, "top", "first item", &["home", "g"]),
+    (Action::Bottom, "bottom", "last item", &["end", "G"]),
+    (Action::NextPane, "next-pane", "next pane", &["tab"]),
+    (Action::PrevPane, "prev-pane", "previous pane", &["backtab"]),
+    (Action::NextTab, "next-tab", "next tab", &["]"]),
+    (Action::PrevTab, "prev-tab", "previous tab", &["["]),
+    (Action::TabSchema, "tab-schema", "schema tab", &["1"]),
+    (Action::TabFindings, "tab-findings", "findings tab", &["2"]),
+    (
+        Action::TabDocuments,
+        "tab-documents",
+        "documents tab",
+        &["3"],
+    ),
+    (
+        Action::TabRelationships,
+        "tab-relationships",
+        "relationships tab",
+        &["4"],
+    ),
+    (Action::Toggle, "toggle", "open / fold", &["enter", "space"]),
+    (
+        Action::Filter,
+        "filter",
+        "filter fields or collections",
+        &["/"],
+    ),
+    (
+        Action::Cancel,
+        "cancel",
+        "cancel sampling, close, clear filter",
+        &["esc"],
+    ),
+    (Action::Resample, "resample", "sample again", &["r"]),
+    (
+        Action::SampleMore,
+        "sample-more",
+        "double the sample size",
+        &["+", "="],
+    ),
+    (
+        Action::SampleLess,
+        "sample-less",
+        "halve the sample size",
+        &["-"],
+    ),
+    (
+        Action::SeverityFilter,
+        "severity-filter",
+        "cycle the severity filter",
+        &["s"],
+    ),
+    (
+        Action::RuleFilter,
+        "rule-filter",
+        "cycle the rule filter",
+        &["f"],
+    ),
+    (
+        Action::Copy,
+        "copy",
+        "copy the migration script (OSC 52)",
+        &["y"],
+    ),
+    (
+        Action::WriteScript,
+        "write-script",
+        "write the migration script to a file",
+        &["w"],
+    ),
+    (
+        Action::DocsWithField,
+        "docs-with-field",
+        "documents holding the selected field",
+        &["d"],
+    ),
+    (
+        Action::LargestDocs,
+        "largest-docs",
+        "largest documents first",
+        &["L"],
+    ),
+    (
+        Action::DetailUp,
+        "detail-up",
+        "scroll the detail up",
+        &["K", "shift-up"],
+    ),
+    (
+        Action::DetailDown,
+        "detail-down",
+        "scroll the detail down",
+        &["J", "shift-down"],
+    ),
+];
+
+/// One key with its modifiers, comparable and printable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+    pub alt: bool,
+    pub shift: bool,
+}
+
+impl Key {
+    /// Normalises a terminal key event: the shift of a printable character
+    /// is in the character itself.
+    pub fn from_event(e: KeyEvent) -> Key {
+        let printable = matches!(e.code, KeyCode::Char(_));
+        Key {
+            code: e.code,
+            ctrl: e.modifiers.contains(KeyModifiers::CONTROL),
+            alt: e.modifiers.contains(KeyModifiers::ALT),
+            shift: !printable && e.modifiers.contains(KeyModifiers::SHIFT),
+        }
+    }
+
+    /// Parses `q`, `ctrl-c`, `shift-up`, `enter`, `f1`, `space` …
+    pub fn parse(s: &str) -> Option<Key> {
+        let mut ctrl = false;
+        let mut alt = false;
+        let mut shift = false;
+        let mut rest = s;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if rest.len() > 1 && (lower.starts_with("ctrl-") || lower.starts_with("ctrl+")) {
+                ctrl = true;
+                rest = &rest[5..];
+            } else if rest.len() > 1 && (lower.starts_with("alt-") || lower.starts_with("alt+")) {
+                alt = true;
+                rest = &rest[4..];
+            } else if rest.len() > 1 && (lower.starts_with("shift-") || lower.starts_with("shift+"))
+            {
+                shift = true;
+                rest = &rest[6..];
+            } else {
+                break;
+            }
+        }
+        let code = match rest.to_ascii_lowercase().as_str() {
+            "enter" | "return" => KeyCode::Enter,
+            "esc" | "escape" => KeyCode::Esc,
+            "tab" => KeyCode::Tab,
+            "backtab" => KeyCode::BackTab,
+            "space" => KeyCode::Char(' '),
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "pageup" | "pgup" => KeyCode::PageUp,
+            "pagedown" | "pgdn" => KeyCode::PageDown,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            "backspace" => KeyCode::Backspace,
+            "delete" | "del" => KeyCode::Delete,
+            f if f.len() > 1 && f.starts_with('f') => KeyCode::F(f[1..].parse().ok()?),
+            _ => {
+                let mut chars = rest.chars();
+                let c = chars.next()?;
+                if chars.next().is_some() {
+                    return None;
+                }
+                KeyCode::Char(if ctrl { c.to_ascii_lowercase() } else { c })
+            }
+        };
+        let printable = matches!(code, KeyCode::Char(_));
+        Some(Key {
+            code,
+            ctrl,
+            alt,
+            shift: shift && !printable,
+        })
+    }
+
+    /// The key as the help screen shows it.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Enter => "Enter".to_owned(),
+            KeyCode::Esc => "Esc".to_owned(),
+            KeyCode::Tab => "Tab".to_owned(),
+            KeyCode::BackTab => "S-Tab".to_owned(),
+            KeyCode::Char(' ') => "Space".to_owned(),
+            KeyCode::Up => "↑".to_owned(),
+            KeyCode::Down => "↓".to_owned(),
+            KeyCode::Left => "←".to_owned(),
+            KeyCode::Right => "→".to_owned(),
+            KeyCode::PageUp => "PgUp".to_owned(),
+            KeyCode::PageDown => "PgDn".to_owned(),
+            KeyCode::Home => "Home".to_owned(),
+            KeyCode::End => "End".to_owned(),
+            KeyCode::Backspace => "Bksp".to_owned(),
+            KeyCode::F(n) => format!("F{n}"),
+            KeyCode::Char(c) => c.to_string(),
+            _ => "?".to_owned(),
+        };
+        let mut s = String::new();
+        if self.ctrl {
+            s.push_str("C-");
+        }
+        if self.alt {
+            s.push_str("M-");
+        }
+        if self.shift {
+            s.push_str("S-");
+        }
+        s.push_str(&base);
+        s
+    }
+}
+
+/// Keys to actions, and back for the help.
+#[derive(Clone, Debug)]
+pub struct Keymap {
+    by_key: HashMap<Key, Action>,
+    keys: HashMap<Action, Vec<Key>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let mut m = Keymap {
+            by_key: HashMap::new(),
+            keys: HashMap::new(),
+        };
+        for (action, _, _, keys) in ACTIONS {
+            for k in keys.iter().filter_map(|k| Key::parse(k)) {
+                m.bind(*action, k);
+            }
+        }
+        m
+    }
+}
+
+impl Keymap {
+    fn bind(&mut self, action: Action, key: Key) {
+        if let Some(old) = self.by_key.insert(key, action) {
+            if let Some(v) = self.keys.get_mut(&old) {
+                v.retain(|k| *k != key);
+            }
+        }
+        self.keys.entry(action).or_default().push(key);
+    }
+
+    /// The defaults with `[keys]` applied. Returns the warnings for entries
+    /// that could not be understood; those entries are ignored.
+    pub fn with_overrides(table: Option<&toml::Table>) -> (Keymap, Vec<String>) {
+        let mut m = Keymap::default();
+        let mut warnings = Vec::new();
+        let Some(table) = table else {
+            return (m, warnings);
+        };
+        for (name, value) in table {
+            let Some(&(action, ..)) = ACTIONS.iter().find(|a| a.1 == name) else {
+                warnings.push(format!("[keys]: unknown action `{name}`"));
+                continue;
+            };
+            let specs: Vec<&str> = match value {
+                toml::Value::String(s) => vec![s.as_str()],
+                toml::Value::Array(a) => a.iter().filter_map(toml::Value::as_str).collect(),
+                _ => {
+                    warnings.push(format!("[keys]: `{name}` must be a key or a list of keys"));
+                    continue;
+                }
+            };
+            let parsed: Vec<Key> = specs.iter().filter_map(|s| Key::parse(s)).collect();
+            if parsed.len() != specs.len() || parsed.is_empty() {
+                warnings.push(format!("[keys]: cannot read the key for `{name}`"));
+                continue;
+            }
+            if let Some(old) = m.keys.remove(&action) {
+                for k in old {
+                    m.by_key.remove(&k);
+                }
+            }
+            for k in parsed {
+                m.bind(action, k);
+            }
+        }
+        (m, warnings)
+    }
+
+    pub fn action(&self, key: Key) -> Option<Action> {
+        self.by_key.get(&key).copied()
+    }
+
+    /// The keys bound to an action, as shown to people (`q/C-c`).
+    pub fn label(&self, action: Action) -> String {
+        self.keys
+            .get(&action)
+            .map(|ks| ks.iter().map(Key::label).collect::<Vec<_>>().join("/"))
+            .unwrap_or_default()
+    }
+
+    /// The first key bound to an action, for the status bar hints.
+    pub fn first_label(&self, action: Action) -> String {
+        self.keys
+            .get(&action)
+            .and_then(|ks| ks.first())
+            .map(Key::label)
+            .unwrap_or_default()
+    }
+
+    /// `(keys, description)` for every action, in help order.
+    pub fn help(&self) -> Vec<(String, &'static str)> {
+        ACTIONS
+            .iter()
+            .map(|(a, _, desc, _)| (self.label(*a), *desc))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_keys() {
+        assert_eq!(Key::parse("ctrl-c").map(|k| k.ctrl), Some(true));
+        assert_eq!(Key::parse("G").map(|k| k.code), Some(KeyCode::Char('G')));
+        assert_eq!(Key::parse("f1").map(|k| k.code), Some(KeyCode::F(1)));
+        assert!(Key::parse("nonsense").is_none());
+    }
+
+    #[test]
+    fn overrides_replace_defaults() {
+        let t: toml::Table =
+            toml::from_str("quit = \"x\"\nhelp = [\"h\", \"?\"]\nbogus = \"z\"").expect("toml");
+        let (m, w) = Keymap::with_overrides(Some(&t));
+        let x = Key::parse("x").expect("key");
+        let q = Key::parse("q").expect("key");
+        assert_eq!(m.action(x), Some(Action::Quit));
+        assert_eq!(m.action(q), None);
+        assert_eq!(m.label(Action::Help), "h/?");
+        assert_eq!(w.len(), 1);
+    }
+}

@@ -1,0 +1,120 @@
+//! The interactive explorer: `docshape [TARGET]`.
+//!
+//! Elm-like: `model` is plain data, `update` turns a `Msg` into a new model
+//! and a list of `effects::Effect`s, `views` draw the model and never
+//! mutate it, and `app` runs the loop. Everything but `app` and the
+//! executor is tested without a terminal.
+
+pub mod app;
+pub mod effects;
+pub mod keymap;
+pub mod model;
+pub mod theme;
+pub mod update;
+pub mod views;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::audit::Plan;
+use crate::target::{self, Origin};
+
+/// What the command line hands the explorer.
+pub struct Options {
+    pub target: Option<String>,
+    pub plan: Plan,
+    pub timeout: Duration,
+    /// `--theme NAME|PATH`; else `theme = …` in the configuration file.
+    pub theme: Option<String>,
+    /// The configuration file (`[keys]`, `theme`).
+    pub config: Option<PathBuf>,
+}
+
+/// The `[keys]` table and `theme` of the configuration file, and what was
+/// wrong with it (the rules part is read and reported by the CLI).
+fn read_config(
+    path: Option<&std::path::Path>,
+) -> (Option<toml::Table>, Option<String>, Vec<String>) {
+    let Some(path) = path else {
+        return (None, None, Vec::new());
+    };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return (None, None, Vec::new());
+    };
+    match toml::from_str::<toml::Table>(&text) {
+        Ok(t) => {
+            let keys = t.get("keys").and_then(toml::Value::as_table).cloned();
+            let theme = t
+                .get("theme")
+                .and_then(toml::Value::as_str)
+                .map(str::to_owned);
+            (keys, theme, Vec::new())
+        }
+        Err(e) => (
+            None,
+            None,
+            vec![format!("{}: {}", path.display(), e.message())],
+        ),
+    }
+}
+
+/// Logs go to the file named by `$DOCSHAPE_LOG`, never to the screen.
+fn init_logging() {
+    let Some(path) = std::env::var_os("DOCSHAPE_LOG").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    else {
+        return;
+    };
+    let level = std::env::var("DOCSHAPE_LOG_LEVEL")
+        .ok()
+        .and_then(|l| l.parse::<tracing::Level>().ok())
+        .unwrap_or(tracing::Level::INFO);
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .with_max_level(level)
+        .try_init();
+}
+
+/// Runs the explorer until the user quits. The terminal is restored on
+/// every way out.
+pub async fn run(opts: Options) -> Result<(), String> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return Err("the explorer needs a terminal; use `docshape audit` for a report".into());
+    }
+    init_logging();
+    let config = opts
+        .config
+        .clone()
+        .or_else(crate::rules::config::default_path);
+    let (keys, config_theme, mut warnings) = read_config(config.as_deref());
+    let (theme, theme_warning) =
+        theme::Theme::load(opts.theme.as_deref().or(config_theme.as_deref()));
+    warnings.extend(theme_warning);
+    let (keymap, key_warnings) = keymap::Keymap::with_overrides(keys.as_ref());
+    warnings.extend(key_warnings);
+    let (target, origin) = target::resolve(opts.target.as_deref()).await;
+    match origin {
+        Origin::BundledSample => warnings.push(format!(
+            "no target given, no $MONGODB_URI and no server on 127.0.0.1:27017; reading the bundled sample data in {}",
+            target.label()
+        )),
+        Origin::LocalServer | Origin::EnvUri | Origin::Given => {}
+    }
+    tracing::info!(target = %target.label(), "explorer starting");
+    let sample = match opts.plan.mode {
+        crate::source::SampleMode::Sample(n) => n,
+        crate::source::SampleMode::Full => 1000,
+    };
+    let mut model = model::Model::new(target.label(), sample, keymap);
+    model.warnings = warnings;
+    let (tx, rx) = app::channel();
+    let exec = effects::Executor::new(target, opts.plan, opts.timeout, tx);
+    app::run_loop(model, &theme, exec, &rx).map_err(|e| format!("terminal error: {e}"))
+}

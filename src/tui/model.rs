@@ -1,0 +1,224 @@
+//! Everything the explorer shows, as plain data. Only `update` changes it;
+//! views read it.
+
+use std::collections::HashSet;
+
+use crate::report::{CollectionReport, Report};
+use crate::rules::{Finding, Severity};
+
+use super::keymap::Keymap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    Nav,
+    Main,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Schema,
+    Findings,
+    Documents,
+    Relationships,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 4] = [
+        Tab::Schema,
+        Tab::Findings,
+        Tab::Documents,
+        Tab::Relationships,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Schema => "Schema",
+            Tab::Findings => "Findings",
+            Tab::Documents => "Documents",
+            Tab::Relationships => "Relationships",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+}
+
+/// One line of the navigator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NavRow {
+    Db(String),
+    /// Index into `report.collections`.
+    Coll(usize),
+}
+
+/// A sampling run in flight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub req: u64,
+    pub namespace: String,
+    pub position: (usize, usize),
+    pub documents: u64,
+    pub expected: Option<u64>,
+    pub rate: f64,
+}
+
+/// What the text prompt edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFor {
+    Fields,
+    Collections,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    pub target: InputFor,
+    pub text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub level: Level,
+}
+
+/// Which kept documents the Documents tab lists, in which order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocView {
+    All,
+    WithField(String),
+    Largest,
+}
+
+#[derive(Debug)]
+pub struct Model {
+    /// The target as shown: password masked.
+    pub target: String,
+    pub sample: u64,
+    pub report: Option<Report>,
+    pub job: Option<Job>,
+    pub next_req: u64,
+    pub nav: Vec<NavRow>,
+    pub nav_sel: usize,
+    pub coll_filter: String,
+    pub focus: Pane,
+    pub tab: Tab,
+    /// Visible fields: indexes into the collection's `fields`.
+    pub rows: Vec<usize>,
+    pub collapsed: HashSet<String>,
+    pub field_sel: usize,
+    pub field_filter: String,
+    /// Shown findings, sorted by severity: indexes into `findings()`.
+    pub finding_rows: Vec<usize>,
+    pub finding_sel: usize,
+    pub severity_filter: Option<Severity>,
+    pub rule_filter: Option<&'static str>,
+    pub doc_view: DocView,
+    /// Listed documents: indexes into the collection's `kept`.
+    pub docs: Vec<usize>,
+    pub doc_sel: usize,
+    pub doc_open: HashSet<usize>,
+    /// Relationships of the selected collection's database.
+    pub rel_rows: Vec<usize>,
+    pub rel_sel: usize,
+    pub detail_scroll: u16,
+    pub input: Option<Input>,
+    pub help: bool,
+    pub status: Option<Status>,
+    /// Shown once, from the theme and the configuration.
+    pub warnings: Vec<String>,
+    pub size: (u16, u16),
+    pub keymap: Keymap,
+    pub quit: bool,
+}
+
+impl Model {
+    pub fn new(target: String, sample: u64, keymap: Keymap) -> Model {
+        Model {
+            target,
+            sample,
+            report: None,
+            job: None,
+            next_req: 1,
+            nav: Vec::new(),
+            nav_sel: 0,
+            coll_filter: String::new(),
+            focus: Pane::Nav,
+            tab: Tab::Schema,
+            rows: Vec::new(),
+            collapsed: HashSet::new(),
+            field_sel: 0,
+            field_filter: String::new(),
+            finding_rows: Vec::new(),
+            finding_sel: 0,
+            severity_filter: None,
+            rule_filter: None,
+            doc_view: DocView::All,
+            docs: Vec::new(),
+            doc_sel: 0,
+            doc_open: HashSet::new(),
+            rel_rows: Vec::new(),
+            rel_sel: 0,
+            detail_scroll: 0,
+            input: None,
+            help: false,
+            status: None,
+            warnings: Vec::new(),
+            size: (80, 24),
+            keymap,
+            quit: false,
+        }
+    }
+
+    /// The selected collection.
+    pub fn collection(&self) -> Option<&CollectionReport> {
+        match self.nav.get(self.nav_sel)? {
+            NavRow::Coll(i) => self.report.as_ref()?.collections.get(*i),
+            NavRow::Db(_) => None,
+        }
+    }
+
+    /// Findings about the selected collection, then those about its
+    /// database, unsorted.
+    pub fn findings(&self) -> Vec<&Finding> {
+        let (Some(r), Some(c)) = (self.report.as_ref(), self.collection()) else {
+            return Vec::new();
+        };
+        c.findings
+            .iter()
+            .chain(
+                r.findings
+                    .iter()
+                    .filter(|f| f.namespace == c.meta.db || f.namespace == c.namespace),
+            )
+            .collect()
+    }
+
+    pub fn selected_finding(&self) -> Option<&Finding> {
+        let all = self.findings();
+        let i = *self.finding_rows.get(self.finding_sel)?;
+        all.get(i).copied()
+    }
+
+    pub fn selected_field(&self) -> Option<&crate::profile::FieldProfile> {
+        let c = self.collection()?;
+        c.fields.get(*self.rows.get(self.field_sel)?)
+    }
+
+    pub fn selected_relationship(&self) -> Option<&crate::relate::Relationship> {
+        let r = self.report.as_ref()?;
+        r.relationships.get(*self.rel_rows.get(self.rel_sel)?)
+    }
+
+    /// Worst severity among a collection's findings, for its badge.
+    pub fn worst(c: &CollectionReport) -> Option<Severity> {
+        c.findings.iter().map(|f| f.severity).max()
+    }
+}

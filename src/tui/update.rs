@@ -1,0 +1,718 @@
+//! `update(model, msg) -> effects`: the only place the model changes. Work
+//! that waits (sampling, the clipboard, files) leaves as `Effect`s and comes
+//! back as `Msg`s tagged with the request id; stale ones are dropped.
+
+use std::path::PathBuf;
+
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::{Position, Rect};
+
+use crate::profile::extract;
+use crate::report::Report;
+use crate::rules::Severity;
+
+use super::effects::Effect;
+use super::keymap::{Action, Key};
+use super::model::{DocView, Input, InputFor, Job, Level, Model, NavRow, Pane, Status, Tab};
+use super::views;
+
+/// Smallest and largest sample sizes `+`/`-` reach.
+pub const MIN_SAMPLE: u64 = 10;
+pub const MAX_SAMPLE: u64 = 10_000_000;
+
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// Progress of request `req`.
+    Progress {
+        req: u64,
+        namespace: String,
+        position: (usize, usize),
+        documents: u64,
+        expected: Option<u64>,
+        rate: f64,
+    },
+    /// Request `req` finished.
+    Loaded {
+        req: u64,
+        result: Result<Box<Report>, String>,
+    },
+    /// A side effect reports back (a file written, a copy made).
+    Done(Result<String, String>),
+    /// SIGTERM or the like: leave cleanly.
+    Terminate,
+}
+
+fn status(m: &mut Model, level: Level, text: impl Into<String>) {
+    m.status = Some(Status {
+        text: text.into(),
+        level,
+    });
+}
+
+/// Starts a sampling run with the current sample size.
+pub fn start_sampling(m: &mut Model) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    if let Some(j) = m.job.take() {
+        fx.push(Effect::Cancel { req: j.req });
+    }
+    let req = m.next_req;
+    m.next_req += 1;
+    m.job = Some(Job {
+        req,
+        namespace: String::new(),
+        position: (0, 0),
+        documents: 0,
+        expected: None,
+        rate: 0.0,
+    });
+    m.status = None;
+    fx.push(Effect::Sample {
+        req,
+        size: m.sample,
+    });
+    fx
+}
+
+pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Key(k) => {
+            if k.kind == KeyEventKind::Release {
+                return Vec::new();
+            }
+            if m.input.is_some() {
+                edit_input(m, k);
+                return Vec::new();
+            }
+            match m.keymap.action(Key::from_event(k)) {
+                Some(a) => action(m, a),
+                None => Vec::new(),
+            }
+        }
+        Msg::Mouse(e) => mouse(m, e),
+        Msg::Resize(w, h) => {
+            m.size = (w, h);
+            Vec::new()
+        }
+        Msg::Progress {
+            req,
+            namespace,
+            position,
+            documents,
+            expected,
+            rate,
+        } => {
+            if let Some(j) = m.job.as_mut().filter(|j| j.req == req) {
+                j.namespace = namespace;
+                j.position = position;
+                j.documents = documents;
+                j.expected = expected;
+                j.rate = rate;
+            }
+            Vec::new()
+        }
+        Msg::Loaded { req, result } => {
+            if m.job.as_ref().is_none_or(|j| j.req != req) {
+                return Vec::new();
+            }
+            m.job = None;
+            match result {
+                Ok(r) => {
+                    let n = r.collections.len();
+                    set_report(m, *r);
+                    status(
+                        m,
+                        Level::Info,
+                        format!("sampled {n} collections, up to {} documents each", m.sample),
+                    );
+                }
+                Err(e) => status(m, Level::Error, format!("{e} — r retries")),
+            }
+            Vec::new()
+        }
+        Msg::Done(r) => {
+            match r {
+                Ok(s) => status(m, Level::Info, s),
+                Err(e) => status(m, Level::Error, e),
+            }
+            Vec::new()
+        }
+        Msg::Terminate => {
+            m.quit = true;
+            vec![Effect::Quit]
+        }
+    }
+}
+
+/// Installs a new report, keeping the selected collection when it is still
+/// there.
+pub fn set_report(m: &mut Model, r: Report) {
+    let keep = m.collection().map(|c| c.namespace.clone());
+    m.report = Some(r);
+    rebuild_nav(m);
+    if let Some(ns) = keep {
+        if let Some(i) = m.nav.iter().position(|row| match row {
+            NavRow::Coll(i) => m
+                .report
+                .as_ref()
+                .is_some_and(|r| r.collections[*i].namespace == ns),
+            NavRow::Db(_) => false,
+        }) {
+            m.nav_sel = i;
+        }
+    }
+    collection_changed(m);
+}
+
+fn rebuild_nav(m: &mut Model) {
+    m.nav.clear();
+    let Some(r) = &m.report else { return };
+    let filter = m.coll_filter.to_lowercase();
+    let mut last_db: Option<&str> = None;
+    for (i, c) in r.collections.iter().enumerate() {
+        if !filter.is_empty() && !c.namespace.to_lowercase().contains(&filter) {
+            continue;
+        }
+        if last_db != Some(c.meta.db.as_str()) {
+            m.nav.push(NavRow::Db(c.meta.db.clone()));
+            last_db = Some(&c.meta.db);
+        }
+        m.nav.push(NavRow::Coll(i));
+    }
+    if !matches!(m.nav.get(m.nav_sel), Some(NavRow::Coll(_))) {
+        m.nav_sel = m
+            .nav
+            .iter()
+            .position(|r| matches!(r, NavRow::Coll(_)))
+            .unwrap_or(0);
+    }
+}
+
+/// Everything derived from the selected collection, recomputed.
+fn collection_changed(m: &mut Model) {
+    m.field_sel = 0;
+    m.finding_sel = 0;
+    m.doc_sel = 0;
+    m.rel_sel = 0;
+    m.detail_scroll = 0;
+    m.collapsed.clear();
+    m.doc_open.clear();
+    m.doc_view = DocView::All;
+    m.rule_filter = None;
+    rebuild_rows(m);
+    rebuild_findings(m);
+    rebuild_docs(m);
+    rebuild_rels(m);
+}
+
+/// The visible fields: pre-order, minus collapsed subtrees, minus those the
+/// filter rejects.
+pub fn rebuild_rows(m: &mut Model) {
+    m.rows.clear();
+    let Some(c) = m.collection() else { return };
+    let filter = m.field_filter.to_lowercase();
+    let mut rows = Vec::new();
+    let mut hide_below: Option<usize> = None;
+    for (i, f) in c.fields.iter().enumerate() {
+        if let Some(d) = hide_below {
+            if f.segments.len() > d {
+                continue;
+            }
+            hide_below = None;
+        }
+        if !filter.is_empty() {
+            if f.path.to_lowercase().contains(&filter) {
+                rows.push(i);
+            }
+            continue;
+        }
+        rows.push(i);
+        if m.collapsed.contains(&f.path) {
+            hide_below = Some(f.segments.len());
+        }
+    }
+    m.rows = rows;
+    m.field_sel = m.field_sel.min(m.rows.len().saturating_sub(1));
+}
+
+fn rebuild_findings(m: &mut Model) {
+    let all = m.findings();
+    let mut rows: Vec<usize> = (0..all.len())
+        .filter(|&i| m.severity_filter.is_none_or(|s| all[i].severity == s))
+        .filter(|&i| m.rule_filter.is_none_or(|r| all[i].rule == r))
+        .collect();
+    rows.sort_by(|&a, &b| all[b].severity.cmp(&all[a].severity).then(a.cmp(&b)));
+    m.finding_rows = rows;
+    m.finding_sel = m.finding_sel.min(m.finding_rows.len().saturating_sub(1));
+}
+
+fn rebuild_docs(m: &mut Model) {
+    let Some(c) = m.collection() else {
+        m.docs.clear();
+        return;
+    };
+    let docs: Vec<usize> = match &m.doc_view {
+        DocView::All => (0..c.kept.len()).collect(),
+        DocView::Largest => {
+            let mut d: Vec<usize> = (0..c.kept.len()).collect();
+            d.sort_by(|&a, &b| c.kept[b].len().cmp(&c.kept[a].len()).then(a.cmp(&b)));
+            d
+        }
+        DocView::WithField(path) => match c.field(path) {
+            Some(f) => (0..c.kept.len())
+                .filter(|&i| !extract::values(&c.kept[i], &f.segments).is_empty())
+                .collect(),
+            None => Vec::new(),
+        },
+    };
+    m.docs = docs;
+    m.doc_sel = m.doc_sel.min(m.docs.len().saturating_sub(1));
+}
+
+fn rebuild_rels(m: &mut Model) {
+    let rows = match (m.report.as_ref(), m.collection()) {
+        (Some(r), Some(c)) => {
+            let db = format!("{}.", c.meta.db);
+            let mut rows: Vec<usize> = (0..r.relationships.len())
+                .filter(|&i| {
+                    let rel = &r.relationships[i];
+                    rel.from_ns.starts_with(&db) || rel.to_ns.starts_with(&db)
+                })
+                .collect();
+            // The selected collection's own references first.
+            rows.sort_by_key(|&i| {
+                let rel = &r.relationships[i];
+                !(rel.from_ns == c.namespace || rel.to_ns == c.namespace)
+            });
+            rows
+        }
+        _ => Vec::new(),
+    };
+    m.rel_rows = rows;
+    m.rel_sel = 0;
+}
+
+fn edit_input(m: &mut Model, k: KeyEvent) {
+    let Some(input) = m.input.as_mut() else {
+        return;
+    };
+    match k.code {
+        KeyCode::Esc => {
+            let target = input.target;
+            m.input = None;
+            match target {
+                InputFor::Fields => m.field_filter.clear(),
+                InputFor::Collections => m.coll_filter.clear(),
+            }
+            apply_filter(m, target);
+        }
+        KeyCode::Enter => {
+            m.input = None;
+        }
+        KeyCode::Backspace => {
+            input.text.pop();
+            let (t, text) = (input.target, input.text.clone());
+            set_filter(m, t, text);
+        }
+        KeyCode::Char(c) => {
+            input.text.push(c);
+            let (t, text) = (input.target, input.text.clone());
+            set_filter(m, t, text);
+        }
+        _ => {}
+    }
+}
+
+fn set_filter(m: &mut Model, target: InputFor, text: String) {
+    match target {
+        InputFor::Fields => m.field_filter = text,
+        InputFor::Collections => m.coll_filter = text,
+    }
+    apply_filter(m, target);
+}
+
+fn apply_filter(m: &mut Model, target: InputFor) {
+    match target {
+        InputFor::Fields => {
+            m.field_sel = 0;
+            rebuild_rows(m);
+        }
+        InputFor::Collections => {
+            let before = m.collection().map(|c| c.namespace.clone());
+            rebuild_nav(m);
+            if m.collection().map(|c| c.namespace.clone()) != before {
+                collection_changed(m);
+            }
+        }
+    }
+}
+
+/// Height of the list in the current tab, for paging.
+fn page(m: &Model) -> usize {
+    (usize::from(m.size.1) / 2).max(1)
+}
+
+fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let last = len - 1;
+    match a {
+        Action::Up => sel.saturating_sub(1),
+        Action::Down => (sel + 1).min(last),
+        Action::PageUp => sel.saturating_sub(page),
+        Action::PageDown => (sel + page).min(last),
+        Action::Top => 0,
+        Action::Bottom => last,
+        _ => sel,
+    }
+}
+
+fn nav_move(m: &mut Model, a: Action) {
+    let colls: Vec<usize> = (0..m.nav.len())
+        .filter(|&i| matches!(m.nav[i], NavRow::Coll(_)))
+        .collect();
+    if colls.is_empty() {
+        return;
+    }
+    let cur = colls.iter().position(|&i| i == m.nav_sel).unwrap_or(0);
+    let next = colls[moved(cur, colls.len(), a, page(m))];
+    if next != m.nav_sel {
+        m.nav_sel = next;
+        collection_changed(m);
+    }
+}
+
+fn main_move(m: &mut Model, a: Action) {
+    let p = page(m);
+    match m.tab {
+        Tab::Schema => m.field_sel = moved(m.field_sel, m.rows.len(), a, p),
+        Tab::Findings => {
+            let s = moved(m.finding_sel, m.finding_rows.len(), a, p);
+            if s != m.finding_sel {
+                m.detail_scroll = 0;
+            }
+            m.finding_sel = s;
+        }
+        Tab::Documents => m.doc_sel = moved(m.doc_sel, m.docs.len(), a, p),
+        Tab::Relationships => m.rel_sel = moved(m.rel_sel, m.rel_rows.len(), a, p),
+    }
+}
+
+fn has_children(m: &Model) -> bool {
+    let (Some(c), Some(&i)) = (m.collection(), m.rows.get(m.field_sel)) else {
+        return false;
+    };
+    c.fields
+        .get(i + 1)
+        .is_some_and(|n| n.segments.len() > c.fields[i].segments.len())
+}
+
+fn set_tab(m: &mut Model, t: Tab) {
+    m.tab = t;
+    m.focus = Pane::Main;
+    m.detail_scroll = 0;
+}
+
+fn script_name(ns: &str, rule: &str) -> String {
+    let safe: String = ns
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '.' || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.{rule}.js")
+}
+
+pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
+    if m.help && !matches!(a, Action::Help | Action::Cancel | Action::Quit) {
+        return Vec::new();
+    }
+    match a {
+        Action::Quit => {
+            m.quit = true;
+            let mut fx: Vec<Effect> = m
+                .job
+                .take()
+                .map(|j| Effect::Cancel { req: j.req })
+                .into_iter()
+                .collect();
+            fx.push(Effect::Quit);
+            return fx;
+        }
+        Action::Help => m.help = !m.help,
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom => {
+            if m.focus == Pane::Nav {
+                nav_move(m, a);
+            } else {
+                main_move(m, a);
+            }
+        }
+        Action::Left => match (m.focus, m.tab) {
+            (Pane::Main, Tab::Schema) => {
+                if let Some(f) = m.selected_field().cloned() {
+                    if has_children(m) && !m.collapsed.contains(&f.path) {
+                        m.collapsed.insert(f.path);
+                        rebuild_rows(m);
+                    } else if let Some(c) = m.collection() {
+                        // Up to the parent.
+                        let n = f.segments.len();
+                        let parent = (0..m.field_sel)
+                            .rev()
+                            .find(|&r| c.fields[m.rows[r]].segments.len() < n);
+                        if let Some(p) = parent {
+                            m.field_sel = p;
+                        } else {
+                            m.focus = Pane::Nav;
+                        }
+                    }
+                }
+            }
+            _ => m.focus = Pane::Nav,
+        },
+        Action::Right => match (m.focus, m.tab) {
+            (Pane::Main, Tab::Schema) => {
+                if let Some(f) = m.selected_field().cloned() {
+                    if m.collapsed.remove(&f.path) {
+                        rebuild_rows(m);
+                    }
+                }
+            }
+            _ => m.focus = Pane::Main,
+        },
+        Action::NextPane | Action::PrevPane => {
+            m.focus = match m.focus {
+                Pane::Nav => Pane::Main,
+                Pane::Main => Pane::Nav,
+            };
+        }
+        Action::NextTab => set_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
+        Action::PrevTab => set_tab(
+            m,
+            Tab::ALL[(m.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()],
+        ),
+        Action::TabSchema => set_tab(m, Tab::Schema),
+        Action::TabFindings => set_tab(m, Tab::Findings),
+        Action::TabDocuments => set_tab(m, Tab::Documents),
+        Action::TabRelationships => set_tab(m, Tab::Relationships),
+        Action::Toggle => match (m.focus, m.tab) {
+            (Pane::Nav, _) => m.focus = Pane::Main,
+            (Pane::Main, Tab::Schema) => {
+                if let Some(f) = m.selected_field().cloned() {
+                    if !m.collapsed.remove(&f.path) && has_children(m) {
+                        m.collapsed.insert(f.path);
+                    }
+                    rebuild_rows(m);
+                }
+            }
+            (Pane::Main, Tab::Documents) => {
+                if let Some(&d) = m.docs.get(m.doc_sel) {
+                    if !m.doc_open.remove(&d) {
+                        m.doc_open.insert(d);
+                    }
+                }
+            }
+            _ => {}
+        },
+        Action::Filter => {
+            let target = if m.focus == Pane::Nav {
+                InputFor::Collections
+            } else {
+                m.tab = Tab::Schema;
+                InputFor::Fields
+            };
+            let text = match target {
+                InputFor::Fields => m.field_filter.clone(),
+                InputFor::Collections => m.coll_filter.clone(),
+            };
+            m.input = Some(Input { target, text });
+        }
+        Action::Cancel => {
+            if m.help {
+                m.help = false;
+            } else if let Some(j) = m.job.take() {
+                status(m, Level::Warning, "sampling cancelled — r samples again");
+                return vec![Effect::Cancel { req: j.req }];
+            } else if !m.field_filter.is_empty() && m.focus == Pane::Main {
+                m.field_filter.clear();
+                rebuild_rows(m);
+            } else if !m.coll_filter.is_empty() {
+                m.coll_filter.clear();
+                apply_filter(m, InputFor::Collections);
+            } else if m.doc_view != DocView::All && m.tab == Tab::Documents {
+                m.doc_view = DocView::All;
+                rebuild_docs(m);
+            } else {
+                m.status = None;
+            }
+        }
+        Action::Resample => return start_sampling(m),
+        Action::SampleMore | Action::SampleLess => {
+            m.sample = if a == Action::SampleMore {
+                m.sample.saturating_mul(2).min(MAX_SAMPLE)
+            } else {
+                (m.sample / 2).max(MIN_SAMPLE)
+            };
+            let key = m.keymap.label(Action::Resample);
+            status(
+                m,
+                Level::Info,
+                format!("sample size {} — {key} samples again", m.sample),
+            );
+        }
+        Action::SeverityFilter => {
+            m.severity_filter = match m.severity_filter {
+                None => Some(Severity::Critical),
+                Some(Severity::Critical) => Some(Severity::Warning),
+                Some(Severity::Warning) => Some(Severity::Info),
+                Some(Severity::Info) => None,
+            };
+            m.finding_sel = 0;
+            rebuild_findings(m);
+            set_tab(m, Tab::Findings);
+        }
+        Action::RuleFilter => {
+            let mut rules: Vec<&'static str> = m.findings().iter().map(|f| f.rule).collect();
+            rules.sort_unstable();
+            rules.dedup();
+            m.rule_filter = match m
+                .rule_filter
+                .and_then(|r| rules.iter().position(|x| *x == r))
+            {
+                None => rules.first().copied(),
+                Some(i) => rules.get(i + 1).copied(),
+            };
+            m.finding_sel = 0;
+            rebuild_findings(m);
+            set_tab(m, Tab::Findings);
+        }
+        Action::Copy | Action::WriteScript => {
+            let Some(f) = m.selected_finding() else {
+                status(m, Level::Warning, "select a finding first (Findings tab)");
+                return Vec::new();
+            };
+            let script = f.suggestion.migration.clone();
+            let name = script_name(&f.namespace, f.rule);
+            if script.trim().is_empty() {
+                status(m, Level::Warning, "this finding has no migration script");
+                return Vec::new();
+            }
+            return vec![if a == Action::Copy {
+                Effect::Copy(script)
+            } else {
+                Effect::WriteFile {
+                    path: PathBuf::from(name),
+                    contents: script,
+                }
+            }];
+        }
+        Action::DocsWithField => {
+            if let Some(f) = m.selected_field() {
+                m.doc_view = DocView::WithField(f.path.clone());
+                m.doc_sel = 0;
+                rebuild_docs(m);
+                set_tab(m, Tab::Documents);
+            }
+        }
+        Action::LargestDocs => {
+            m.doc_view = DocView::Largest;
+            m.doc_sel = 0;
+            rebuild_docs(m);
+            set_tab(m, Tab::Documents);
+        }
+        Action::DetailUp => m.detail_scroll = m.detail_scroll.saturating_sub(3),
+        Action::DetailDown => m.detail_scroll = m.detail_scroll.saturating_add(3),
+    }
+    Vec::new()
+}
+
+fn inside(r: Rect, col: u16, row: u16) -> bool {
+    r.contains(Position { x: col, y: row })
+}
+
+fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
+    let Some(a) = views::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
+        return Vec::new();
+    };
+    let (col, row) = (e.column, e.row);
+    let pane = if inside(a.nav, col, row) {
+        Pane::Nav
+    } else {
+        Pane::Main
+    };
+    match e.kind {
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+            if m.help {
+                return Vec::new();
+            }
+            m.focus = pane;
+            let act = if e.kind == MouseEventKind::ScrollUp {
+                Action::Up
+            } else {
+                Action::Down
+            };
+            action(m, act)
+        }
+        MouseEventKind::Down(MouseButton::Left) => {
+            if m.help {
+                m.help = false;
+                return Vec::new();
+            }
+            if inside(a.tabs, col, row) {
+                if let Some(t) = views::tab_at(a.tabs, col) {
+                    set_tab(m, t);
+                }
+                return Vec::new();
+            }
+            m.focus = pane;
+            if pane == Pane::Nav {
+                let inner = views::inner(a.nav);
+                if inside(inner, col, row) {
+                    let off = views::offset(m.nav_sel, m.nav.len(), usize::from(inner.height));
+                    let i = off + usize::from(row - inner.y);
+                    if matches!(m.nav.get(i), Some(NavRow::Coll(_))) && i != m.nav_sel {
+                        m.nav_sel = i;
+                        collection_changed(m);
+                    }
+                }
+            } else if let Some((list, header)) = views::list_area(m, a.main) {
+                if inside(list, col, row) && row >= list.y + header {
+                    let h = usize::from(list.height.saturating_sub(header));
+                    let (sel, len) = match m.tab {
+                        Tab::Schema => (m.field_sel, m.rows.len()),
+                        Tab::Findings => (m.finding_sel, m.finding_rows.len()),
+                        Tab::Relationships => (m.rel_sel, m.rel_rows.len()),
+                        Tab::Documents => return Vec::new(),
+                    };
+                    let i = views::offset(sel, len, h) + usize::from(row - list.y - header);
+                    if i < len {
+                        match m.tab {
+                            Tab::Schema => m.field_sel = i,
+                            Tab::Findings => {
+                                m.finding_sel = i;
+                                m.detail_scroll = 0;
+                            }
+                            Tab::Relationships => m.rel_sel = i,
+                            Tab::Documents => {}
+                        }
+                    }
+                }
+            }
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}

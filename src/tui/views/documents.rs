@@ -1,0 +1,92 @@
+//! The Documents tab: the kept sample as pretty, coloured relaxed Extended
+//! JSON, one fold per document. Only the documents on screen are decoded.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::highlight::json_line;
+use super::{block, fit, human_bytes, inner};
+use crate::tui::model::{DocView, Model, Pane};
+use crate::tui::theme::Theme;
+
+/// Lines shown of one open document at most.
+const MAX_LINES: usize = 5_000;
+
+/// A kept document as pretty relaxed Extended JSON.
+pub fn pretty(bytes: &[u8]) -> String {
+    match bson::Document::from_reader(bytes) {
+        Ok(d) => serde_json::to_string_pretty(&bson::Bson::Document(d).into_relaxed_extjson())
+            .unwrap_or_default(),
+        Err(e) => format!("(cannot decode this document: {e})"),
+    }
+}
+
+fn summary(bytes: &[u8]) -> String {
+    match bson::Document::from_reader(bytes) {
+        Ok(d) => {
+            let id = d
+                .get("_id")
+                .map(|v| v.clone().into_relaxed_extjson().to_string())
+                .unwrap_or_else(|| "no _id".into());
+            format!("_id {id} · {} fields", d.len())
+        }
+        Err(_) => "undecodable".into(),
+    }
+}
+
+pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let Some(c) = m.collection() else { return };
+    let which = match &m.doc_view {
+        DocView::All => "kept sample".to_owned(),
+        DocView::WithField(p) => format!("holding {p}"),
+        DocView::Largest => "largest first".to_owned(),
+    };
+    let title = format!(" Documents: {which} ({}) · Enter folds ", m.docs.len());
+    f.render_widget(block(title, m.focus == Pane::Main, theme), area);
+    let inside = inner(area);
+    let h = usize::from(inside.height);
+    let w = usize::from(inside.width);
+    let mut lines: Vec<Line> = Vec::with_capacity(h);
+    if m.docs.is_empty() {
+        lines.push(Line::styled(
+            "no kept document here (d on a field, L for the largest, Esc for all)",
+            theme.dim(),
+        ));
+    }
+    let start = m.doc_sel.saturating_sub(2);
+    for (pos, &d) in m.docs.iter().enumerate().skip(start) {
+        if lines.len() >= h {
+            break;
+        }
+        let bytes = &c.kept[d];
+        let open = m.doc_open.contains(&d);
+        let head = format!(
+            "{} #{d:<4} {:>9}  {}",
+            if open { "▾" } else { "▸" },
+            human_bytes(bytes.len() as f64),
+            summary(bytes)
+        );
+        let mut l = Line::from(Span::styled(fit(&head, w), theme.text()));
+        if pos == m.doc_sel {
+            l = l.style(theme.selected());
+        }
+        lines.push(l);
+        if open {
+            let skip = if pos == m.doc_sel {
+                usize::from(m.detail_scroll)
+            } else {
+                0
+            };
+            let text = pretty(bytes);
+            for line in text.lines().skip(skip).take(MAX_LINES) {
+                if lines.len() >= h {
+                    break;
+                }
+                lines.push(json_line(&fit(&format!("  {line}"), w), theme));
+            }
+        }
+    }
+    f.render_widget(Paragraph::new(lines), inside);
+}

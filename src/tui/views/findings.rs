@@ -1,0 +1,196 @@
+//! The Findings tab: findings by severity, and the selected one's evidence,
+//! explanation, before/after and migration script.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::highlight::{js_line, json_line};
+use super::{block, fit, inner, offset, sev_span, wrap};
+use crate::tui::model::{Model, Pane};
+use crate::tui::theme::Theme;
+
+/// The list on top, the detail below: findings read best full width.
+pub fn split(main: Rect) -> (Rect, Rect) {
+    let list_h = (main.height / 3).clamp(4, 12);
+    let [a, b] = Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(main);
+    (a, b)
+}
+
+pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let all = m.findings();
+    let (list, detail) = split(area);
+    let mut filt = Vec::new();
+    if let Some(s) = m.severity_filter {
+        filt.push(s.name().to_owned());
+    }
+    if let Some(r) = m.rule_filter {
+        filt.push(r.to_owned());
+    }
+    let title = if filt.is_empty() {
+        format!(" Findings ({}) ", m.finding_rows.len())
+    } else {
+        format!(
+            " Findings [{}] ({} of {}) ",
+            filt.join(", "),
+            m.finding_rows.len(),
+            all.len()
+        )
+    };
+    f.render_widget(block(title, m.focus == Pane::Main, theme), list);
+    let inside = inner(list);
+    let h = usize::from(inside.height);
+    let w = usize::from(inside.width);
+    let off = offset(m.finding_sel, m.finding_rows.len(), h);
+    let mut lines = Vec::new();
+    for (r, &i) in m.finding_rows.iter().enumerate().skip(off).take(h) {
+        let fd = all[i];
+        let what = format!(
+            "{:<26} {}",
+            fd.rule,
+            fd.path.as_deref().unwrap_or(fd.namespace.as_str())
+        );
+        let mut l = Line::from(vec![
+            sev_span(fd.severity, theme),
+            Span::raw(" "),
+            Span::styled(fit(&what, w.saturating_sub(9)), theme.text()),
+        ]);
+        if r == m.finding_sel {
+            l = l.style(theme.selected());
+        }
+        lines.push(l);
+    }
+    if m.finding_rows.is_empty() {
+        lines.push(Line::styled(
+            if all.is_empty() {
+                "no findings — nothing here will hurt"
+            } else {
+                "no finding matches the filter (s / f cycle it)"
+            },
+            theme.dim(),
+        ));
+    }
+    f.render_widget(Paragraph::new(lines), inside);
+    render_detail(m, theme, f, detail);
+}
+
+fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let Some(fd) = m.selected_finding() else {
+        f.render_widget(block(" Finding ", false, theme), area);
+        return;
+    };
+    let inside = inner(area);
+    let w = usize::from(inside.width);
+    f.render_widget(
+        block(
+            format!(" {} · y copies · w writes the script ", fd.rule),
+            false,
+            theme,
+        ),
+        area,
+    );
+    let mut lines: Vec<Line> = Vec::new();
+    for (i, l) in wrap(&fd.message, w.saturating_sub(9))
+        .into_iter()
+        .enumerate()
+    {
+        let head = if i == 0 {
+            sev_span(fd.severity, theme)
+        } else {
+            Span::raw(" ".repeat(8))
+        };
+        lines.push(Line::from(vec![
+            head,
+            Span::raw(" "),
+            Span::styled(l, theme.text()),
+        ]));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("Evidence", theme.title()));
+    for (k, v) in &fd.evidence {
+        let v = match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {k}: "), theme.dim()),
+            Span::styled(fit(&v, w.saturating_sub(k.len() + 4)), theme.text()),
+        ]));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("Why it matters", theme.title()));
+    for l in wrap(&fd.explanation, w.saturating_sub(2)) {
+        lines.push(Line::styled(format!("  {l}"), theme.text()));
+    }
+    if !fd.source.is_empty() {
+        lines.push(Line::styled(
+            format!("  source: {}", fd.source),
+            theme.dim(),
+        ));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        format!("Suggestion: {}", fd.suggestion.pattern),
+        theme.title(),
+    ));
+    for l in wrap(&fd.suggestion.summary, w.saturating_sub(2)) {
+        lines.push(Line::styled(format!("  {l}"), theme.text()));
+    }
+    for (k, v) in &fd.suggestion.effect {
+        lines.push(Line::styled(format!("  {k}: {v}"), theme.dim()));
+    }
+    if fd.suggestion.before.is_some() || fd.suggestion.after.is_some() {
+        lines.push(Line::default());
+        side_by_side(
+            fd.suggestion.before.as_ref(),
+            fd.suggestion.after.as_ref(),
+            w,
+            theme,
+            &mut lines,
+        );
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled("Migration script (mongosh)", theme.title()));
+    for l in fd.suggestion.migration.lines() {
+        lines.push(js_line(l, theme));
+    }
+    f.render_widget(Paragraph::new(lines).scroll((m.detail_scroll, 0)), inside);
+}
+
+/// Before and after as two columns of pretty JSON.
+fn side_by_side(
+    before: Option<&serde_json::Value>,
+    after: Option<&serde_json::Value>,
+    w: usize,
+    theme: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    let col = (w.saturating_sub(3)) / 2;
+    let pretty = |v: Option<&serde_json::Value>| -> Vec<String> {
+        v.map(|v| {
+            serde_json::to_string_pretty(v)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let (b, a) = (pretty(before), pretty(after));
+    out.push(Line::from(vec![
+        Span::styled(format!("{:<col$}", "Before"), theme.title()),
+        Span::styled(" │ ", theme.dim()),
+        Span::styled("After", theme.title()),
+    ]));
+    for i in 0..b.len().max(a.len()) {
+        let l = fit(b.get(i).map_or("", String::as_str), col);
+        let r = fit(a.get(i).map_or("", String::as_str), col);
+        let pad = col.saturating_sub(l.chars().count());
+        let mut spans = json_line(&l, theme).spans;
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.push(Span::styled(" │ ", theme.dim()));
+        spans.extend(json_line(&r, theme).spans);
+        out.push(Line::from(spans));
+    }
+}

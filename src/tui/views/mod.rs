@@ -1,0 +1,453 @@
+//! Pure views: `render(model, theme, frame)` draws and never mutates. The
+//! layout functions are shared with `update`, which maps mouse clicks back
+//! to rows with the same arithmetic.
+
+pub mod documents;
+pub mod findings;
+pub mod highlight;
+pub mod relationships;
+pub mod schema;
+
+use ratatui::layout::{Constraint, Layout, Margin, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::Frame;
+
+use super::keymap::Action;
+use super::model::{Level, Model, NavRow, Pane, Tab};
+use super::theme::Theme;
+use crate::rules::Severity;
+
+/// Below this the explorer says so instead of drawing.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 15;
+
+/// Where each part of the screen goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Areas {
+    pub nav: Rect,
+    pub tabs: Rect,
+    pub main: Rect,
+    pub status: Rect,
+}
+
+pub fn areas(area: Rect) -> Option<Areas> {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return None;
+    }
+    let [body, status] = Layout::vertical([Constraint::Min(0), Constraint::Length(2)]).areas(area);
+    let nav_w = (body.width / 4).clamp(22, 40);
+    let [nav, right] =
+        Layout::horizontal([Constraint::Length(nav_w), Constraint::Min(0)]).areas(body);
+    let [tabs, main] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(right);
+    Some(Areas {
+        nav,
+        tabs,
+        main,
+        status,
+    })
+}
+
+/// A bordered area's inside.
+pub fn inner(r: Rect) -> Rect {
+    r.inner(Margin {
+        horizontal: 1,
+        vertical: 1,
+    })
+}
+
+/// First row shown so that `sel` stays visible in `height` rows.
+pub fn offset(sel: usize, len: usize, height: usize) -> usize {
+    if height == 0 || len <= height || sel < height {
+        return 0;
+    }
+    (sel + 1 - height).min(len - height)
+}
+
+/// A list beside (wide) or above (narrow) its detail.
+pub fn split(main: Rect) -> (Rect, Rect) {
+    if main.width >= 110 {
+        let [a, b] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+            .areas(main);
+        (a, b)
+    } else {
+        let [a, b] =
+            Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(main);
+        (a, b)
+    }
+}
+
+/// The clickable list of the current tab and the height of its header.
+pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
+    match m.tab {
+        Tab::Schema => Some((inner(split(main).0), 1)),
+        Tab::Findings => Some((inner(findings::split(main).0), 0)),
+        Tab::Relationships => Some((inner(split(main).0), 1)),
+        Tab::Documents => None,
+    }
+}
+
+fn tab_label(i: usize, t: Tab) -> String {
+    format!(" {} {} ", i + 1, t.title())
+}
+
+/// The tab under column `col` of the tab bar.
+pub fn tab_at(tabs: Rect, col: u16) -> Option<Tab> {
+    let mut x = tabs.x;
+    for (i, t) in Tab::ALL.iter().enumerate() {
+        let w = tab_label(i, *t).chars().count() as u16;
+        if col >= x && col < x + w {
+            return Some(*t);
+        }
+        x += w + 1;
+    }
+    None
+}
+
+/// Bytes as people read them.
+pub fn human_bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Counts as people read them: 999, 1.2k, 3.4M.
+pub fn human_count(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
+        _ => format!("{:.1}G", n as f64 / 1e9),
+    }
+}
+
+/// Cuts `s` to `w` columns with an ellipsis.
+pub fn fit(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        return s.to_owned();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(w - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Greedy word wrap.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(10);
+    let mut out = Vec::new();
+    for para in text.split('\n') {
+        let mut line = String::new();
+        for word in para.split_whitespace() {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+                out.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push(line);
+    }
+    out
+}
+
+pub fn badge(s: Option<Severity>) -> &'static str {
+    match s {
+        Some(Severity::Critical) => "●",
+        Some(Severity::Warning) => "▲",
+        Some(Severity::Info) => "i",
+        None => " ",
+    }
+}
+
+pub fn block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(title)
+        .title_style(theme.title())
+}
+
+pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
+    let area = f.area();
+    let Some(a) = areas(area) else {
+        let msg = vec![
+            Line::from("terminal too small"),
+            Line::from(format!(
+                "{}×{} — docshape needs at least {MIN_WIDTH}×{MIN_HEIGHT}",
+                area.width, area.height
+            )),
+        ];
+        f.render_widget(
+            Paragraph::new(msg)
+                .style(theme.text())
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    };
+    render_nav(m, theme, f, a.nav);
+    render_tabs(m, theme, f, a.tabs);
+    match (&m.report, m.collection()) {
+        (Some(_), Some(_)) => match m.tab {
+            Tab::Schema => schema::render(m, theme, f, a.main),
+            Tab::Findings => findings::render(m, theme, f, a.main),
+            Tab::Documents => documents::render(m, theme, f, a.main),
+            Tab::Relationships => relationships::render(m, theme, f, a.main),
+        },
+        _ => render_waiting(m, theme, f, a.main),
+    }
+    render_status(m, theme, f, a.status);
+    if m.help {
+        render_help(m, theme, f, area);
+    }
+}
+
+fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let mut lines = Vec::new();
+    if let Some(j) = &m.job {
+        lines.push(Line::styled("Sampling…", theme.title()));
+        if !j.namespace.is_empty() {
+            lines.push(Line::from(format!(
+                "[{}/{}] {}  {} documents  {:.0} docs/s",
+                j.position.0,
+                j.position.1,
+                j.namespace,
+                human_count(j.documents),
+                j.rate
+            )));
+        }
+        lines.push(Line::styled(
+            format!("{} cancels", m.keymap.label(Action::Cancel)),
+            theme.dim(),
+        ));
+    } else if m.report.is_some() {
+        lines.push(Line::from("No collection selected (or none matched)."));
+    } else {
+        lines.push(Line::from("Nothing sampled yet."));
+        lines.push(Line::styled(
+            format!("{} samples", m.keymap.label(Action::Resample)),
+            theme.dim(),
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(block(" docshape ", m.focus == Pane::Main, theme)),
+        area,
+    );
+}
+
+fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let title = if m.coll_filter.is_empty() {
+        " Collections ".to_owned()
+    } else {
+        format!(" /{} ", m.coll_filter)
+    };
+    let b = block(title, m.focus == Pane::Nav, theme);
+    let inside = inner(area);
+    f.render_widget(b, area);
+    let Some(r) = &m.report else {
+        let t = if m.job.is_some() { "sampling…" } else { "" };
+        f.render_widget(Paragraph::new(t).style(theme.dim()), inside);
+        return;
+    };
+    let h = usize::from(inside.height);
+    let w = usize::from(inside.width);
+    let off = offset(m.nav_sel, m.nav.len(), h);
+    let mut lines = Vec::with_capacity(h);
+    for (i, row) in m.nav.iter().enumerate().skip(off).take(h) {
+        let line = match row {
+            NavRow::Db(name) => Line::styled(fit(&format!("▾ {name}"), w), theme.title()),
+            NavRow::Coll(ci) => {
+                let c = &r.collections[*ci];
+                let worst = Model::worst(c);
+                let count = c.documents.map_or_else(|| "?".into(), human_count);
+                let right = if w >= 30 {
+                    let size = c.storage.as_ref().and_then(|s| s.size).map_or_else(
+                        || human_bytes(c.doc_size.avg * c.documents.unwrap_or(0) as f64),
+                        |s| human_bytes(s as f64),
+                    );
+                    format!("{count:>6} {size:>8} ")
+                } else {
+                    format!("{count:>6} ")
+                };
+                let name_w = w.saturating_sub(right.chars().count() + 3);
+                let name = format!("  {:<name_w$}", fit(&c.meta.name, name_w));
+                let sev_style = worst.map_or_else(|| theme.dim(), |s| theme.severity(s));
+                let mut l = Line::from(vec![
+                    Span::styled(name, theme.text()),
+                    Span::styled(right, theme.dim()),
+                    Span::styled(badge(worst), sev_style),
+                ]);
+                if i == m.nav_sel {
+                    l = l.style(theme.selected());
+                }
+                l
+            }
+        };
+        lines.push(line);
+    }
+    f.render_widget(Paragraph::new(lines), inside);
+}
+
+fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let mut spans = Vec::new();
+    for (i, t) in Tab::ALL.iter().enumerate() {
+        let mut label = tab_label(i, *t);
+        if *t == Tab::Findings {
+            let n = m.findings().len();
+            if n > 0 && label.len() + 4 < 40 {
+                label = format!(" {} {} ({n}) ", i + 1, t.title());
+            }
+        }
+        let st = if *t == m.tab {
+            theme
+                .fg("tab.active")
+                .add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else {
+            theme.dim()
+        };
+        spans.push(Span::styled(label, st));
+        spans.push(Span::styled("│", theme.dim()));
+    }
+    if let Some(c) = m.collection() {
+        spans.push(Span::styled(format!(" {}", c.namespace), theme.text()));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area);
+    let mut spans = vec![
+        Span::styled(
+            format!(" {} ", m.target),
+            theme.status().add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(format!("│ sample {} ", m.sample), theme.status()),
+    ];
+    if let Some(j) = &m.job {
+        let expected = j
+            .expected
+            .map(|e| format!("/{}", human_count(e)))
+            .unwrap_or_default();
+        spans.push(Span::styled(
+            format!(
+                "│ sampling [{}/{}] {} {}{} docs {:.0}/s ",
+                j.position.0,
+                j.position.1,
+                j.namespace,
+                human_count(j.documents),
+                expected,
+                j.rate
+            ),
+            theme.status().fg(theme.color("status.warning")),
+        ));
+    }
+    if let Some(s) = &m.status {
+        let color = match s.level {
+            Level::Info => theme.color("status.fg"),
+            Level::Warning => theme.color("status.warning"),
+            Level::Error => theme.color("status.error"),
+        };
+        let prefix = if s.level == Level::Error {
+            "error: "
+        } else {
+            ""
+        };
+        spans.push(Span::styled(
+            format!("│ {prefix}{} ", s.text),
+            theme
+                .status()
+                .fg(color)
+                .add_modifier(if s.level == Level::Error {
+                    Modifier::BOLD
+                } else {
+                    Modifier::empty()
+                }),
+        ));
+    } else if let Some(w) = m.warnings.first() {
+        spans.push(Span::styled(
+            format!("│ ⚠ {w} "),
+            theme.status().fg(theme.color("status.warning")),
+        ));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)).style(theme.status()), top);
+    let line = if let Some(input) = &m.input {
+        Line::from(vec![
+            Span::styled(" / ", theme.title()),
+            Span::styled(format!("{}▏", input.text), theme.text()),
+            Span::styled("  Enter keeps · Esc clears", theme.dim()),
+        ])
+    } else {
+        let hints = [
+            (Action::Quit, "quit"),
+            (Action::Help, "help"),
+            (Action::NextPane, "pane"),
+            (Action::TabSchema, "tabs 1-4"),
+            (Action::Filter, "filter"),
+            (Action::Resample, "re-sample"),
+            (Action::SampleMore, "more"),
+            (Action::SampleLess, "less"),
+            (Action::Cancel, "cancel"),
+        ];
+        let mut spans = Vec::new();
+        for (a, what) in hints {
+            let k = m.keymap.first_label(a);
+            let what = if a == Action::TabSchema { "tabs" } else { what };
+            spans.push(Span::styled(format!(" {k}"), theme.title()));
+            spans.push(Span::styled(format!(" {what} "), theme.dim()));
+        }
+        Line::from(spans)
+    };
+    f.render_widget(Paragraph::new(line), bottom);
+}
+
+fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let help = m.keymap.help();
+    let w = area.width.saturating_sub(4).min(70);
+    let h = (help.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let r = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    let kw = help
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(20);
+    let lines: Vec<Line> = help
+        .iter()
+        .map(|(k, d)| {
+            Line::from(vec![
+                Span::styled(format!(" {k:<kw$}  "), theme.title()),
+                Span::styled(*d, theme.text()),
+            ])
+        })
+        .collect();
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(block(" Keys (Esc closes) ", true, theme)),
+        r,
+    );
+}
+
+/// A style for a severity word.
+pub fn sev_span(s: Severity, theme: &Theme) -> Span<'static> {
+    Span::styled(format!("{:<8}", s.name()), theme.severity(s))
+}

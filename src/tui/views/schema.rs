@@ -1,0 +1,357 @@
+//! The Schema tab: the field tree with a stacked type bar, presence and
+//! array lengths per field, and the selected field's detail.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
+use ratatui::Frame;
+
+use super::{block, fit, human_bytes, human_count, inner, offset, split};
+use crate::profile::sketch::LogHistogram;
+use crate::profile::{FieldProfile, Seg};
+use crate::tui::model::{Model, Pane};
+use crate::tui::theme::Theme;
+
+const BAR_W: usize = 10;
+
+pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let Some(c) = m.collection() else { return };
+    let (list, detail) = split(area);
+    let title = if m.field_filter.is_empty() {
+        format!(" Fields ({}) ", c.fields.len())
+    } else {
+        format!(
+            " Fields /{} ({} of {}) ",
+            m.field_filter,
+            m.rows.len(),
+            c.fields.len()
+        )
+    };
+    f.render_widget(block(title, m.focus == Pane::Main, theme), list);
+    let inside = inner(list);
+    let w = usize::from(inside.width);
+    let h = usize::from(inside.height.saturating_sub(1));
+    let pres_w = 11;
+    let arr_w = if w >= 60 { 12 } else { 0 };
+    let name_w = w.saturating_sub(BAR_W + pres_w + arr_w + 2);
+    let mut lines = Vec::with_capacity(h + 1);
+    let mut header = format!(
+        "{:<name_w$} {:<BAR_W$} {:>pres_w$}",
+        "field", "types", "presence"
+    );
+    if arr_w > 0 {
+        header.push_str(&format!(" {:>11}", "arr p50/max"));
+    }
+    lines.push(Line::styled(fit(&header, w), theme.dim()));
+    let off = offset(m.field_sel, m.rows.len(), h);
+    for (r, &fi) in m.rows.iter().enumerate().skip(off).take(h) {
+        let fp = &c.fields[fi];
+        let has_kids = c
+            .fields
+            .get(fi + 1)
+            .is_some_and(|n| n.segments.len() > fp.segments.len());
+        let marker = if !has_kids {
+            "  "
+        } else if m.collapsed.contains(&fp.path) {
+            "▸ "
+        } else {
+            "▾ "
+        };
+        let label = match fp.segments.last() {
+            Some(Seg::Elem) => "[]".to_owned(),
+            _ => fp.name.clone(),
+        };
+        let indent = if m.field_filter.is_empty() {
+            "  ".repeat(fp.segments.len().saturating_sub(1))
+        } else {
+            String::new()
+        };
+        let text = if m.field_filter.is_empty() {
+            format!("{indent}{marker}{label}")
+        } else {
+            format!("{marker}{}", fp.path)
+        };
+        let mut spans = vec![Span::styled(
+            format!("{:<name_w$} ", fit(&text, name_w)),
+            theme.text(),
+        )];
+        spans.extend(type_bar(fp, BAR_W, theme));
+        spans.push(Span::styled(
+            format!(" {:>pres_w$}", presence(fp)),
+            if fp.presence < 0.999 {
+                theme.fg("type.number")
+            } else {
+                theme.text()
+            },
+        ));
+        if arr_w > 0 {
+            let a = fp
+                .array
+                .as_ref()
+                .map(|a| format!("{}/{}", a.p50, a.max))
+                .unwrap_or_default();
+            spans.push(Span::styled(format!(" {a:>11}"), theme.dim()));
+        }
+        let mut line = Line::from(spans);
+        if r == m.field_sel {
+            line = line.style(theme.selected());
+        }
+        lines.push(line);
+    }
+    if m.rows.is_empty() {
+        lines.push(Line::styled("no field matches", theme.dim()));
+    }
+    f.render_widget(Paragraph::new(lines), inside);
+    render_detail(m, theme, f, detail);
+}
+
+fn presence(fp: &FieldProfile) -> String {
+    let p = fp.presence * 100.0;
+    match fp.presence_ci {
+        Some([lo, hi]) => {
+            let half = ((hi - lo) * 50.0).round();
+            if half >= 1.0 {
+                format!("{p:.0}% ±{half:.0}")
+            } else {
+                format!("{p:.1}%")
+            }
+        }
+        None => format!("{p:.1}%"),
+    }
+}
+
+/// The field's types as one bar, each type's share in its colour (or its
+/// letter under `NO_COLOR`).
+pub fn type_bar(fp: &FieldProfile, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let total: u64 = fp.types.iter().map(|t| t.1).sum();
+    if total == 0 {
+        return vec![Span::raw(" ".repeat(width))];
+    }
+    // Largest remainder, every present type at least one cell when it fits.
+    let mut cells: Vec<(usize, f64)> = fp
+        .types
+        .iter()
+        .map(|t| {
+            let exact = t.1 as f64 / total as f64 * width as f64;
+            (exact.floor() as usize, exact - exact.floor())
+        })
+        .collect();
+    let mut used: usize = cells.iter().map(|c| c.0).sum();
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    order.sort_by(|&a, &b| cells[b].1.total_cmp(&cells[a].1));
+    for &i in &order {
+        if used >= width {
+            break;
+        }
+        if cells[i].0 == 0 || cells[i].1 > 0.0 {
+            cells[i].0 += 1;
+            used += 1;
+        }
+    }
+    while used > width {
+        if let Some(i) = (0..cells.len()).max_by_key(|&i| cells[i].0) {
+            cells[i].0 -= 1;
+            used -= 1;
+        }
+    }
+    let mut spans = Vec::new();
+    for (t, (n, _)) in fp.types.iter().zip(cells) {
+        if n == 0 {
+            continue;
+        }
+        let ch = if theme.no_color {
+            t.0.alias().chars().next().unwrap_or('?')
+        } else {
+            '█'
+        };
+        spans.push(Span::styled(
+            ch.to_string().repeat(n),
+            Style::default().fg(theme.bson_type(t.0)),
+        ));
+    }
+    if used < width {
+        spans.push(Span::raw(" ".repeat(width - used)));
+    }
+    spans
+}
+
+fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let Some(c) = m.collection() else { return };
+    let Some(fp) = m.selected_field() else {
+        f.render_widget(block(" Field ", false, theme), area);
+        return;
+    };
+    let b = block(format!(" {} ", fp.path), false, theme);
+    let inside = inner(area);
+    f.render_widget(b, area);
+    let chart_h = if inside.height >= 14 { 7 } else { 0 };
+    let [text_area, chart_area] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(chart_h)]).areas(inside);
+    let w = usize::from(text_area.width);
+    let mut lines: Vec<Line> = Vec::new();
+    let label = |s: &str| Span::styled(format!("{s:<10}"), theme.dim());
+    let total: u64 = fp.types.iter().map(|t| t.1).sum();
+    for (t, n) in &fp.types {
+        lines.push(Line::from(vec![
+            label(if lines.is_empty() { "types" } else { "" }),
+            Span::styled("■ ", Style::default().fg(theme.bson_type(*t))),
+            Span::styled(
+                format!(
+                    "{:<10} {:>5.1}%  ({})",
+                    t.alias(),
+                    *n as f64 * 100.0 / total.max(1) as f64,
+                    human_count(*n)
+                ),
+                theme.text(),
+            ),
+        ]));
+    }
+    let ci = fp
+        .presence_ci
+        .map(|[lo, hi]| format!("  (95% CI {:.1}–{:.1}%)", lo * 100.0, hi * 100.0))
+        .unwrap_or_default();
+    lines.push(Line::from(vec![
+        label("presence"),
+        Span::styled(
+            format!(
+                "{:.1}% of {} sampled{ci}",
+                fp.presence * 100.0,
+                human_count(c.sampled)
+            ),
+            theme.text(),
+        ),
+    ]));
+    lines.push(Line::from(vec![
+        label("bytes"),
+        Span::styled(
+            format!(
+                "{} per document, {:.1}% of all bytes",
+                human_bytes(fp.bytes_avg),
+                fp.bytes_share * 100.0
+            ),
+            theme.text(),
+        ),
+    ]));
+    if let Some(d) = &fp.distinct {
+        lines.push(Line::from(vec![
+            label("distinct"),
+            Span::styled(
+                format!(
+                    "{}{}",
+                    if d.exact { "" } else { "≈" },
+                    human_count(d.estimate)
+                ),
+                theme.text(),
+            ),
+        ]));
+    }
+    if let Some([lo, hi]) = fp.number_range {
+        lines.push(kv(&label, "range", format!("{lo} … {hi}"), theme));
+    }
+    if let Some([lo, hi]) = &fp.date_range {
+        lines.push(kv(&label, "dates", format!("{lo} … {hi}"), theme));
+    }
+    if let Some([lo, hi]) = &fp.objectid_time {
+        lines.push(kv(&label, "id times", format!("{lo} … {hi}"), theme));
+    }
+    if let Some([lo, hi]) = fp.string_length {
+        lines.push(kv(
+            &label,
+            "length",
+            format!("{lo} … {hi} characters"),
+            theme,
+        ));
+    }
+    if let Some(a) = &fp.array {
+        lines.push(kv(
+            &label,
+            "array",
+            format!(
+                "min {} · avg {:.1} · p50 {} · p95 {} · max {}",
+                a.min, a.avg, a.p50, a.p95, a.max
+            ),
+            theme,
+        ));
+    }
+    if let Some(g) = &fp.growth {
+        let limit = g
+            .days_to_limit
+            .map(|d| format!(", 16 MB in ~{d:.0} days"))
+            .unwrap_or_default();
+        lines.push(kv(
+            &label,
+            "growth",
+            format!(
+                "{:+.2} elements/day (ρ {:.2}, {}, n={}){limit}",
+                g.per_day, g.correlation, g.method, g.n
+            ),
+            theme,
+        ));
+    }
+    for (i, e) in fp.examples.iter().enumerate() {
+        let s = serde_json::to_string(e).unwrap_or_default();
+        lines.push(Line::from(vec![
+            label(if i == 0 { "examples" } else { "" }),
+            Span::styled(fit(&s, w.saturating_sub(10)), theme.fg("code.string")),
+        ]));
+    }
+    f.render_widget(
+        Paragraph::new(lines).scroll((m.detail_scroll, 0)),
+        text_area,
+    );
+    if chart_h > 0 {
+        let (title, hist) = match &fp.array_lengths {
+            Some(h) => (" array lengths ", h),
+            None => (" document sizes (bytes) ", &c.profile.doc_sizes),
+        };
+        histogram(title, hist, theme, f, chart_area);
+    }
+}
+
+fn kv<'a>(label: &dyn Fn(&str) -> Span<'a>, k: &str, v: String, theme: &Theme) -> Line<'a> {
+    Line::from(vec![label(k), Span::styled(v, theme.text())])
+}
+
+/// Compact number for bar labels.
+fn short(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=9_999_999 => format!("{}k", n / 1000),
+        _ => format!("{}M", n / 1_000_000),
+    }
+}
+
+/// A `LogHistogram` as a bar chart; adjacent bins merge until they fit.
+pub fn histogram(title: &str, h: &LogHistogram, theme: &Theme, f: &mut Frame, area: Rect) {
+    let mut bins = h.bins();
+    let fit_bars = (usize::from(area.width.saturating_sub(2)) / 6).max(1);
+    while bins.len() > fit_bars {
+        bins = bins
+            .chunks(2)
+            .map(|c| {
+                let lo = c[0].0;
+                let hi = c[c.len() - 1].1;
+                (lo, hi, c.iter().map(|b| b.2).sum())
+            })
+            .collect();
+    }
+    let bars: Vec<Bar> = bins
+        .iter()
+        .map(|(lo, _, n)| {
+            Bar::default()
+                .value(*n)
+                .label(Line::from(short(*lo)))
+                .text_value(short(*n))
+        })
+        .collect();
+    let chart = BarChart::default()
+        .block(block(title.to_owned(), false, theme))
+        .bar_width(5)
+        .bar_gap(1)
+        .bar_style(theme.fg("chart.bar"))
+        .value_style(theme.status())
+        .label_style(theme.dim())
+        .data(BarGroup::default().bars(&bars));
+    f.render_widget(chart, area);
+}
