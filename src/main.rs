@@ -25,11 +25,23 @@ use docshape::target::{self, Origin, Target};
         tree, or one sub-directory of document files per database). Without TARGET: \
         $MONGODB_URI, else mongodb://127.0.0.1:27017 if it answers within 1 s, else the \
         bundled sample data.",
-    arg_required_else_help = true
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Without a command: the interactive explorer.
+    #[command(flatten)]
+    explore: ExploreArgs,
+}
+
+#[derive(Args)]
+struct ExploreArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Colour theme: dark, light, projector, solarized, a user theme or a path.
+    #[arg(long, value_name = "NAME|PATH")]
+    theme: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -169,13 +181,14 @@ fn main() -> ExitCode {
     };
     let result = rt.block_on(async {
         match cli.command {
-            Command::Audit(a) => run_audit(a).await,
-            Command::Schema(s) => run_schema(s).await,
-            Command::Seed(s) => docshape::seed::cli(s)
+            Some(Command::Audit(a)) => run_audit(a).await,
+            Some(Command::Schema(s)) => run_schema(s).await,
+            Some(Command::Seed(s)) => docshape::seed::cli(s)
                 .await
                 .map(|()| ExitCode::SUCCESS)
                 .map_err(Fatal),
-            Command::Lesson(l) => run_lesson(l).await,
+            Some(Command::Lesson(l)) => run_lesson(l).await,
+            None => run_explorer(cli.explore).await,
         }
     });
     match result {
@@ -186,6 +199,18 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
+    let opts = docshape::tui::Options {
+        target: e.common.target.clone(),
+        plan: plan(&e.common)?,
+        timeout: Duration::from_secs(e.common.timeout),
+        theme: e.theme,
+        config: e.common.config.clone(),
+    };
+    docshape::tui::run(opts).await.map_err(Fatal)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn thresholds(c: &Common) -> Result<Thresholds, Fatal> {

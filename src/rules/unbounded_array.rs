@@ -64,9 +64,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     )
                 },
                 |d| {
+                    let when = crate::i18n::duration_days(d, lang);
                     lang.pick(
-                        format!("at this pace the p99 document passes 16 MiB in {d:.0} days"),
-                        format!("按此速度，p99 文档将在 {d:.0} 天后超过 16 MiB"),
+                        format!("at this pace the p99 document passes 16 MiB in {when}"),
+                        format!("按此速度，p99 文档将在{when}后超过 16 MiB"),
                     )
                 },
             );

@@ -146,7 +146,7 @@ fn id_of(d: &Document) -> Bson {
 /// 000/004 one-to-few: a person's addresses.
 fn one_to_few(n: u8) -> Dataset {
     let mut rng = Rng::new(1);
-    let (mut g, mut b) = (Ids::new(n, 1), Ids::new(n, 2));
+    let (mut good_ids, mut bad_ids) = (Ids::new(n, 1), Ids::new(n, 2));
     let mut good = Vec::new();
     let mut bad = Vec::new();
     let mut bad_addresses = Vec::new();
@@ -159,11 +159,11 @@ fn one_to_few(n: u8) -> Dataset {
             })
             .collect();
         let days = 400 - i * 11;
-        good.push(doc! {"_id": g.days_ago(days), "name": person(i), "email": email(i, "mail"), "phone": format!("+86 10 6552 {:04}", 3000 + i * 41), "addresses": addresses.clone()});
-        let pid = b.days_ago(days);
+        good.push(doc! {"_id": good_ids.days_ago(days), "name": person(i), "email": email(i, "mail"), "phone": format!("+86 10 6552 {:04}", 3000 + i * 41), "addresses": addresses.clone()});
+        let pid = bad_ids.days_ago(days);
         bad.push(doc! {"_id": pid, "name": person(i), "email": email(i, "mail"), "phone": format!("+86 10 6552 {:04}", 3000 + i * 41)});
         for a in addresses {
-            let mut d = doc! {"_id": b.days_ago(days), "person_id": pid};
+            let mut d = doc! {"_id": bad_ids.days_ago(days), "person_id": pid};
             d.extend(a);
             bad_addresses.push(d);
         }
@@ -378,8 +378,6 @@ const CHUNK: usize = 255 * 1024;
 /// 001: contacts with group data copied into each contact vs a groups
 /// collection, and 5–10 MB avatars embedded vs referenced.
 fn contacts(n: u8) -> Dataset {
-    let mut g = Ids::new(n, 1);
-    let mut b = Ids::new(n, 2);
     const GROUPS: [(&str, &str); 5] = [
         ("family", "the people I live with and their partners"),
         ("colleagues", "the platform team and the on-call rotation"),
@@ -387,6 +385,8 @@ fn contacts(n: u8) -> Dataset {
         ("suppliers", "hardware vendors and their account managers"),
         ("school", "class of 2010, Beijing No. 4 High School"),
     ];
+    let mut g = Ids::new(n, 1);
+    let mut b = Ids::new(n, 2);
     let good_groups: Vec<Document> = GROUPS
         .iter()
         .map(|(name, desc)| doc! {"_id": g.days_ago(900), "name": *name, "description": *desc, "owner": "me"})
@@ -749,7 +749,7 @@ fn extended_reference(n: u8) -> Dataset {
         for o in 0..200u32 {
             let c = &customers[(o * 7 % 30) as usize];
             let addr = c.get_document("address").cloned().unwrap_or_default();
-            let items: Vec<Document> = (0..1 + o % 3)
+            let items: Vec<Document> = (0..=o % 3)
                 .map(|k| doc! {"sku": format!("SKU-{:04}", (o * 13 + k * 101) % 500), "qty": 1 + (k as i32), "price": rng.money(5, 90)})
                 .collect();
             let total: f64 = items
@@ -861,8 +861,8 @@ fn blog(n: u8) -> Dataset {
 
 /// A category tree: nested 24 levels deep (bad) vs one document per node.
 fn tree(n: u8) -> Dataset {
-    let mut b = Ids::new(n, 2);
     const DEPTH: u32 = 24;
+    let mut b = Ids::new(n, 2);
     let names: Vec<String> = (0..DEPTH).map(|d| format!("level-{d:02}")).collect();
     let mut good = Vec::new();
     for root in 0..3u32 {

@@ -9,6 +9,7 @@
 pub mod datasets;
 pub mod gen;
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -286,7 +287,7 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
     let mut in_db = 0;
     for (i, w) in written.iter().enumerate() {
         if w.db != last_db {
-            s.push_str(&format!("  {}\n", w.db));
+            let _ = writeln!(s, "  {}", w.db);
             last_db = &w.db;
             in_db = 0;
         }
@@ -294,12 +295,13 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
         if in_db > SHOWN {
             if in_db == SHOWN + 1 {
                 let rest: Vec<&Written> = written[i..].iter().filter(|x| x.db == w.db).collect();
-                s.push_str(&format!(
-                    "    … and {} more collections ({} documents, {})\n",
+                let _ = writeln!(
+                    s,
+                    "    … and {} more collections ({} documents, {})",
                     rest.len(),
                     crate::i18n::num(rest.iter().map(|x| x.documents).sum()),
                     human_bytes(rest.iter().map(|x| x.bytes).sum())
-                ));
+                );
             }
             continue;
         }
@@ -313,25 +315,27 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
             1 => ", 1 index".to_owned(),
             n => format!(", {n} indexes"),
         };
-        s.push_str(&format!(
-            "    {:<24} {:>7} documents{gen} ({}){idx}\n",
+        let _ = writeln!(
+            s,
+            "    {:<24} {:>7} documents{gen} ({}){idx}",
             w.collection,
             crate::i18n::num(w.documents),
             human_bytes(w.bytes)
-        ));
+        );
     }
     let docs: u64 = written.iter().map(|w| w.documents).sum();
     let bytes: u64 = written.iter().map(|w| w.bytes).sum();
     let mut dbs: Vec<&str> = written.iter().map(|w| w.db.as_str()).collect();
     dbs.dedup();
-    s.push_str(&format!(
-        "wrote {} documents ({}) to {} collections in {} databases in {:.1} s\n",
+    let _ = writeln!(
+        s,
+        "wrote {} documents ({}) to {} collections in {} databases in {:.1} s",
         crate::i18n::num(docs),
         human_bytes(bytes),
         written.len(),
         dbs.len(),
         took.as_secs_f64()
-    ));
+    );
     s
 }
 

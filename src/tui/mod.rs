@@ -5,6 +5,10 @@
 //! mutate it, and `app` runs the loop. Everything but `app` and the
 //! executor is tested without a terminal.
 
+// Views follow ratatui's conventions: `f` the frame, `m` the model, `w`/`h`
+// the sizes of the area being drawn.
+#![allow(clippy::many_single_char_names)]
+
 pub mod app;
 pub mod effects;
 pub mod keymap;

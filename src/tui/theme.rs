@@ -112,7 +112,10 @@ pub fn user_dir() -> Option<PathBuf> {
 
 /// The text of a theme by name (user directory first, then shipped) or path.
 fn text_of(spec: &str) -> Result<String, String> {
-    let looks_like_path = spec.contains('/') || spec.ends_with(".toml");
+    let looks_like_path = spec.contains('/')
+        || Path::new(spec)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     if looks_like_path {
         return std::fs::read_to_string(spec).map_err(|e| format!("cannot read {spec}: {e}"));
     }

@@ -26,10 +26,10 @@ pub fn pretty(bytes: &[u8]) -> String {
 fn summary(bytes: &[u8]) -> String {
     match bson::Document::from_reader(bytes) {
         Ok(d) => {
-            let id = d
-                .get("_id")
-                .map(|v| v.clone().into_relaxed_extjson().to_string())
-                .unwrap_or_else(|| "no _id".into());
+            let id = d.get("_id").map_or_else(
+                || "no _id".into(),
+                |v| v.clone().into_relaxed_extjson().to_string(),
+            );
             format!("_id {id} · {} fields", d.len())
         }
         Err(_) => "undecodable".into(),

@@ -81,9 +81,8 @@ pub fn split(main: Rect) -> (Rect, Rect) {
 /// The clickable list of the current tab and the height of its header.
 pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
     match m.tab {
-        Tab::Schema => Some((inner(split(main).0), 1)),
+        Tab::Schema | Tab::Relationships => Some((inner(split(main).0), 1)),
         Tab::Findings => Some((inner(findings::split(main).0), 0)),
-        Tab::Relationships => Some((inner(split(main).0), 1)),
         Tab::Documents => None,
     }
 }

@@ -41,7 +41,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         "field", "types", "presence"
     );
     if arr_w > 0 {
-        header.push_str(&format!(" {:>11}", "arr p50/max"));
+        header.push_str("  arr p50/max");
     }
     lines.push(Line::styled(fit(&header, w), theme.dim()));
     let off = offset(m.field_sel, m.rows.len(), h);

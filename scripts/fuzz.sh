@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs each fuzz target for a bounded time: `scripts/fuzz.sh [SECONDS]`.
+#
+# cargo-fuzz needs nightly-only compiler flags; RUSTC_BOOTSTRAP lets the
+# stable toolchain accept them. Crashes are left in fuzz/artifacts/<target>/;
+# copy each into fuzz/regressions/<target>/ so tests/fuzz_regressions.rs
+# replays it on every test run.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+secs=${1:-60}
+if ! command -v cargo-fuzz >/dev/null 2>&1; then
+    echo "fuzz.sh: installing cargo-fuzz" >&2
+    cargo install cargo-fuzz --locked --quiet
+fi
+export RUSTC_BOOTSTRAP=1
+status=0
+for target in ejson bson_stream profile; do
+    mkdir -p "fuzz/corpus/$target"
+    work=$(mktemp -d)
+    cp -r "fuzz/corpus/$target/." "$work/"
+    echo "fuzz.sh: $target for ${secs}s" >&2
+    if ! cargo fuzz run --fuzz-dir fuzz "$target" "$work" -- \
+        -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 -timeout=10 \
+        -print_final_stats=1 2>"fuzz/$target.log"; then
+        echo "fuzz.sh: $target found a crash; see fuzz/artifacts/$target and fuzz/$target.log" >&2
+        tail -40 "fuzz/$target.log" >&2
+        status=1
+    else
+        grep -E "stat::number_of_executed_units|Done" "fuzz/$target.log" | tail -2 >&2 || true
+    fi
+    rm -rf "$work"
+done
+exit $status
