@@ -120,8 +120,9 @@ pub async fn run<S: Source>(
             }
         }
     }
+    let mut cost = RelateCost::default();
     let relationships = if plan.relationships {
-        relationships(source, &collections, &mut notes).await?
+        relationships(source, &collections, &mut notes, &mut cost).await?
     } else {
         Vec::new()
     };
@@ -175,6 +176,7 @@ pub async fn run<S: Source>(
         collections,
         relationships,
         findings: deployment,
+        relationship_cost: cost,
         rules: crate::report::RulesUsed {
             profile: plan.thresholds.profile_name().to_owned(),
             lang: plan.lang,
@@ -473,12 +475,24 @@ async fn snapshot_growth<S: Source>(
     Ok(())
 }
 
+/// What the relationship stage asked of the source: one `distinct` probe
+/// per (candidate path, compatible target key) pair, and one `$group` per
+/// accepted reference whose fan-out is counted on the children.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct RelateCost {
+    pub candidate_paths: u64,
+    pub target_keys: u64,
+    pub probes: u64,
+    pub fanout_queries: u64,
+}
+
 /// Finds references between the collections of each database, measures
 /// their fan-out and classifies them.
 pub async fn relationships<S: Source>(
     source: &mut S,
     colls: &[CollectionReport],
     notes: &mut Vec<String>,
+    cost: &mut RelateCost,
 ) -> Result<Vec<Relationship>, SourceError> {
     let views: Vec<CollectionView<'_>> = colls
         .iter()
@@ -493,6 +507,8 @@ pub async fn relationships<S: Source>(
         .collect();
     let cands = relate::candidates(&views);
     let targets = relate::target_keys(&views);
+    cost.candidate_paths = cands.len() as u64;
+    cost.target_keys = targets.len() as u64;
     let mut out = Vec::new();
     let mut referencing: Vec<(usize, Vec<Seg>)> = Vec::new();
     for cand in &cands {
@@ -501,6 +517,7 @@ pub async fn relationships<S: Source>(
             if !relate::worth_probing(cand, t, &views) {
                 continue;
             }
+            cost.probes += 1;
             let found = match source
                 .probe(&colls[t.coll].meta, &t.key, &cand.values)
                 .await
@@ -540,6 +557,9 @@ pub async fn relationships<S: Source>(
         let to = &colls[t.coll];
         let kind = relate::kind_of(cand, &from.profile);
         let (fanout, method, indexed) = fanout_of(source, cand, from, to, notes).await?;
+        if method.as_deref() == Some(source.group_method()) {
+            cost.fanout_queries += 1;
+        }
         let growing = relate::holding_array(&cand.segments)
             .and_then(|arr| from.profile.fields.iter().find(|f| f.segments == arr))
             .and_then(|f| f.growth.as_ref())

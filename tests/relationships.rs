@@ -250,6 +250,14 @@ async fn relationships_and_growth_from_the_server() {
     check_truth(&report, &db, true);
     let logs = rel(&report, ".logs.host_id");
     assert_eq!(logs["fanout_method"], "server-group");
+    // The cost is bounded by candidates × target keys probes plus one
+    // $group per parent reference, and reported.
+    let cost = &report["relationship_cost"];
+    let n = |k: &str| cost[k].as_u64().expect("count");
+    assert!(n("probes") <= n("candidate_paths") * n("target_keys"), "{cost}");
+    assert!(n("probes") >= 4, "every reference was probed: {cost}");
+    assert_eq!(n("fanout_queries"), 2, "host_id and owner_id are counted on the server: {cost}");
+    eprintln!("relationship cost for 10 collections: {cost}");
 }
 
 /// Growth over time: a snapshot taken on one run is compared on the next

@@ -30,6 +30,8 @@ pub struct Report {
     pub relationships: Vec<crate::relate::Relationship>,
     /// Findings about whole databases or the deployment.
     pub findings: Vec<crate::rules::Finding>,
+    /// Queries the relationship stage sent (or file scans it made).
+    pub relationship_cost: crate::audit::RelateCost,
     /// The rule profile findings were judged by, and the language.
     pub rules: RulesUsed,
     /// Things the run could not do, said plainly.

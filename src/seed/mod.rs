@@ -191,7 +191,7 @@ async fn load_collection(
         if !batch.is_empty() && (batch.len() >= BATCH_DOCS || batch_bytes + size > BATCH_BYTES) {
             coll.insert_many(&batch).await.map_err(server)?;
             w.documents += batch.len() as u64;
-            progress(&format!("{ns}: {} documents", w.documents));
+            progress(&format!("seeding {ns}: {} documents", w.documents));
             batch.clear();
             batch_bytes = 0;
         }
@@ -226,7 +226,7 @@ async fn load_collection(
         .await
         .map_err(server)?;
     }
-    progress(&format!("{ns}: {} documents", w.documents));
+    progress(&format!("seeding {ns}: {} documents", w.documents));
     Ok(w)
 }
 
@@ -260,7 +260,7 @@ pub async fn cli(args: SeedArgs) -> Result<(), String> {
     let mut progress = |msg: &str| {
         if tty {
             let mut e = std::io::stderr().lock();
-            let _ = write!(e, "\r\x1b[2Kseeding {msg}");
+            let _ = write!(e, "\r\x1b[2K{msg}");
             let _ = e.flush();
             shown = true;
         }

@@ -1,7 +1,7 @@
 //! Everything the explorer shows, as plain data. Only `update` changes it;
 //! views read it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::report::{CollectionReport, Report};
 use crate::rules::{Finding, Severity};
@@ -125,6 +125,9 @@ pub struct Model {
     pub docs: Vec<usize>,
     pub doc_sel: usize,
     pub doc_open: HashSet<usize>,
+    /// Pretty Extended JSON of the open documents, made when opened so a
+    /// frame never decodes a document.
+    pub doc_lines: HashMap<usize, Vec<String>>,
     /// Relationships of the selected collection's database.
     pub rel_rows: Vec<usize>,
     pub rel_sel: usize,
@@ -164,6 +167,7 @@ impl Model {
             docs: Vec::new(),
             doc_sel: 0,
             doc_open: HashSet::new(),
+            doc_lines: HashMap::new(),
             rel_rows: Vec::new(),
             rel_sel: 0,
             detail_scroll: 0,

@@ -201,6 +201,7 @@ fn collection_changed(m: &mut Model) {
     m.detail_scroll = 0;
     m.collapsed.clear();
     m.doc_open.clear();
+    m.doc_lines.clear();
     m.doc_view = DocView::All;
     m.rule_filter = None;
     rebuild_rows(m);
@@ -520,7 +521,11 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             }
             (Pane::Main, Tab::Documents) => {
                 if let Some(&d) = m.docs.get(m.doc_sel) {
-                    if !m.doc_open.remove(&d) {
+                    if m.doc_open.remove(&d) {
+                        m.doc_lines.remove(&d);
+                    } else if let Some(bytes) = m.collection().and_then(|c| c.kept.get(d)) {
+                        let lines = views::documents::pretty_lines(bytes);
+                        m.doc_lines.insert(d, lines);
                         m.doc_open.insert(d);
                     }
                 }

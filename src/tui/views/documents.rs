@@ -23,17 +23,30 @@ pub fn pretty(bytes: &[u8]) -> String {
     }
 }
 
-fn summary(bytes: &[u8]) -> String {
-    match bson::Document::from_reader(bytes) {
-        Ok(d) => {
-            let id = d.get("_id").map_or_else(
-                || "no _id".into(),
-                |v| v.clone().into_relaxed_extjson().to_string(),
-            );
-            format!("_id {id} · {} fields", d.len())
-        }
-        Err(_) => "undecodable".into(),
+/// The lines an open document shows, at most `MAX_LINES`.
+pub fn pretty_lines(bytes: &[u8]) -> Vec<String> {
+    let text = pretty(bytes);
+    let mut lines: Vec<String> = text.lines().take(MAX_LINES).map(str::to_owned).collect();
+    if text.lines().nth(MAX_LINES).is_some() {
+        lines.push(format!("… (more than {MAX_LINES} lines)"));
     }
+    lines
+}
+
+/// `_id` and the number of top-level fields, read without decoding the
+/// whole document.
+fn summary(bytes: &[u8]) -> String {
+    let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
+        return "undecodable".into();
+    };
+    let id = match raw.get("_id") {
+        Ok(Some(v)) => v.to_raw_bson().try_into().map_or_else(
+            |_: bson::raw::Error| "?".to_owned(),
+            |b: bson::Bson| b.into_relaxed_extjson().to_string(),
+        ),
+        _ => "no _id".into(),
+    };
+    format!("_id {id} · {} fields", raw.iter().count())
 }
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
@@ -79,8 +92,8 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             } else {
                 0
             };
-            let text = pretty(bytes);
-            for line in text.lines().skip(skip).take(MAX_LINES) {
+            let text = m.doc_lines.get(&d).map_or(&[][..], Vec::as_slice);
+            for line in text.iter().skip(skip) {
                 if lines.len() >= h {
                     break;
                 }
