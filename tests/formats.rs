@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -23,9 +24,10 @@ fn problem_dir() -> tempfile::TempDir {
         } else {
             format!("{i}.5")
         };
-        text.push_str(&format!(
-            "{{\"_id\": {i}, \"customer_shipping_address_line\": \"{i} Main St\", \"preferred_delivery_time_window\": \"am\", \"total\": {total}}}\n"
-        ));
+        let _ = writeln!(
+            text,
+            "{{\"_id\": {i}, \"customer_shipping_address_line\": \"{i} Main St\", \"preferred_delivery_time_window\": \"am\", \"total\": {total}}}"
+        );
     }
     std::fs::write(db.join("orders.json"), text).expect("write");
     tmp

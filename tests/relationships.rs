@@ -254,9 +254,16 @@ async fn relationships_and_growth_from_the_server() {
     // $group per parent reference, and reported.
     let cost = &report["relationship_cost"];
     let n = |k: &str| cost[k].as_u64().expect("count");
-    assert!(n("probes") <= n("candidate_paths") * n("target_keys"), "{cost}");
+    assert!(
+        n("probes") <= n("candidate_paths") * n("target_keys"),
+        "{cost}"
+    );
     assert!(n("probes") >= 4, "every reference was probed: {cost}");
-    assert_eq!(n("fanout_queries"), 2, "host_id and owner_id are counted on the server: {cost}");
+    assert_eq!(
+        n("fanout_queries"),
+        2,
+        "host_id and owner_id are counted on the server: {cost}"
+    );
     eprintln!("relationship cost for 10 collections: {cost}");
 }
 

@@ -56,24 +56,42 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             continue;
         }
         fired.push(f.segments.clone());
+        // Seed 002's own fix for 1,440 minute keys is a fixed grid (24 hour
+        // keys of 60 minutes each), written in full when the document is
+        // created. Such a small, dense, pre-allocated set of numeric keys is
+        // a deliberate layout: say so, at info level.
+        let preallocated = keys.len() <= 60
+            && keys
+                .iter()
+                .all(|k| !k.name.is_empty() && k.name.bytes().all(|b| b.is_ascii_digit()))
+            && keys.iter().all(|k| k.count as f64 >= 0.9 * f.count as f64);
         let examples: Vec<&str> = keys.iter().take(5).map(|k| k.name.as_str()).collect();
         let capped = if ctx.report.paths_capped {
             lang.pick(" (at least)", "（至少）")
         } else {
             ""
         };
+        let note = if preallocated {
+            lang.pick(
+                "; every document has every key, a pre-allocated grid as seed 002 recommends — fine while the key set stays this small and fixed",
+                "；每个文档都包含全部键，这是种子材料 002 推荐的预分配结构——只要键集合保持这样小而固定就没有问题",
+            )
+        } else {
+            ""
+        };
         out.push(Finding {
             rule: RULE,
-            severity: Severity::Warning,
+            severity: if preallocated { Severity::Info } else { Severity::Warning },
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: lang.pick(
-                format!("{} has {}{capped} different keys {} — {:.0} % of them look like data (e.g. {})", f.path, num(keys.len() as u64), ctx.scope(lang), share * 100.0, examples.join(", ")),
-                format!("{} 有 {}{capped} 个不同的键，{}——其中 {:.0}% 看起来是数据（例如 {}）", f.path, num(keys.len() as u64), ctx.scope(lang), share * 100.0, examples.join("、")),
+                format!("{} has {}{capped} different keys {} — {:.0} % of them look like data (e.g. {}){note}", f.path, num(keys.len() as u64), ctx.scope(lang), share * 100.0, examples.join(", "), note = note),
+                format!("{} 有 {}{capped} 个不同的键，{}——其中 {:.0}% 看起来是数据（例如 {}）{note}", f.path, num(keys.len() as u64), ctx.scope(lang), share * 100.0, examples.join("、"), note = note),
             ),
             evidence: evidence([
                 ("keys", json!(keys.len())),
                 ("data_like_share", json!(share)),
+                ("preallocated", json!(preallocated)),
                 ("examples", json!(examples)),
                 ("max_key_presence", json!(keys.iter().map(|k| k.presence).fold(0.0, f64::max))),
                 ("sampled", json!(ctx.sampled())),

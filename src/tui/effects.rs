@@ -238,3 +238,45 @@ mod tests {
         assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
     }
 }
+
+#[cfg(test)]
+mod executor_tests {
+    use super::*;
+    use crate::source::Selection;
+
+    #[test]
+    fn write_file_reports_back() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let plan = Plan::new(Selection::default(), SampleMode::Sample(10));
+        let mut ex = Executor::new(Target::Path(".".into()), plan, Duration::from_secs(1), tx);
+        let dir = std::env::temp_dir().join(format!("docshape-fx-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("a.b.rule.js");
+        let mut out = Vec::new();
+        ex.run(
+            Effect::WriteFile {
+                path: path.clone(),
+                contents: "db.x.find()".into(),
+            },
+            &mut out,
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).ok().as_deref(),
+            Some("db.x.find()")
+        );
+        assert!(matches!(rx.try_recv(), Ok(Msg::Done(Ok(s))) if s.contains("a.b.rule.js")));
+        ex.run(Effect::Copy("hi".into()), &mut out);
+        assert_eq!(out, osc52("hi").into_bytes());
+        let bad = dir.join("no/such/dir/x.js");
+        ex.run(
+            Effect::WriteFile {
+                path: bad,
+                contents: String::new(),
+            },
+            &mut out,
+        );
+        let _ = rx.try_recv();
+        assert!(matches!(rx.try_recv(), Ok(Msg::Done(Err(_)))));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -377,7 +377,8 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                     Modifier::empty()
                 }),
         ));
-    } else if let Some(w) = m.warnings.first() {
+    }
+    if let Some(w) = m.warnings.first() {
         spans.push(Span::styled(
             format!("│ ⚠ {w} "),
             theme.status().fg(theme.color("status.warning")),

@@ -1,0 +1,263 @@
+//! `docshape seed` and the teaching data sets: every data set seeded into
+//! the real test server, every rule firing on some bad variant and no good
+//! variant drawing a warning; the committed sample data matching its
+//! generator; and the command's refusals.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{assert_fails_cleanly, docshape_async, json_ok, stderr, stdout, unique_db, uri};
+use docshape::seed::datasets;
+
+/// `(namespace, rule, severity)` of every finding of a report.
+fn findings(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    let mut all: Vec<&serde_json::Value> = Vec::new();
+    for c in common::collections(report) {
+        all.extend(c["findings"].as_array().expect("findings"));
+    }
+    all.extend(report["findings"].as_array().expect("report findings"));
+    all.iter()
+        .map(|f| {
+            (
+                f["namespace"].as_str().expect("namespace").to_owned(),
+                f["rule"].as_str().expect("rule").to_owned(),
+                f["severity"].as_str().expect("severity").to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn audit(target: &str, db: &str) -> serde_json::Value {
+    let pattern = format!("{db}.*");
+    json_ok(
+        &docshape_async(&[
+            "audit",
+            target,
+            "-c",
+            &pattern,
+            "--format",
+            "json",
+            "--no-snapshot",
+            "--fail-on",
+            "never",
+            "--lang",
+            "en",
+        ])
+        .await,
+    )
+}
+
+/// Checks one data set's report: the bad variant fires its rules, the good
+/// variant draws nothing above info. Returns the rules fired on bad.
+fn check_dataset(
+    ds: &datasets::Dataset,
+    db: &str,
+    report: &serde_json::Value,
+    expect_all: bool,
+) -> BTreeSet<String> {
+    let found = findings(report);
+    let coll_of = |ns: &str| -> String {
+        ns.strip_prefix(db)
+            .and_then(|r| r.strip_prefix('.'))
+            .unwrap_or("")
+            .to_owned()
+    };
+    let mut bad_rules = BTreeSet::new();
+    for (ns, rule, sev) in &found {
+        let coll = coll_of(ns);
+        if coll.starts_with("good_") {
+            assert_eq!(
+                sev, "info",
+                "{}: the good variant drew a {sev} {rule} on {ns}; all findings: {found:?}",
+                ds.name
+            );
+        } else if coll.starts_with("bad_") || ns == db {
+            // A database-level finding (too-many-collections) belongs to the
+            // variant that made the collections: the bad one.
+            bad_rules.insert(rule.clone());
+        }
+    }
+    if expect_all {
+        for rule in ds.bad_fires {
+            assert!(
+                bad_rules.contains(*rule),
+                "{}: {rule} did not fire on the bad variant; it fired {bad_rules:?}; all findings: {found:?}",
+                ds.name
+            );
+        }
+    }
+    bad_rules
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
+    let target = uri();
+    let prefix = format!("{}_", unique_db("s"));
+    let started = Instant::now();
+    let out = docshape_async(&["seed", &target, "--prefix", &prefix]).await;
+    let took = started.elapsed();
+    assert!(
+        out.status.success(),
+        "seed failed ({}): {}\n{}",
+        out.status,
+        stderr(&out),
+        stdout(&out)
+    );
+    eprintln!("seeding every data set took {:.1} s", took.as_secs_f64());
+    assert!(
+        took < Duration::from_secs(60),
+        "seeding everything took {took:?}"
+    );
+    let text = stdout(&out);
+    assert!(text.contains("wrote "), "{text}");
+    for name in datasets::NAMES {
+        assert!(
+            text.contains(&format!("{prefix}{name}")),
+            "{name} missing from: {text}"
+        );
+    }
+
+    let mut fired_anywhere: BTreeSet<String> = BTreeSet::new();
+    let mut table: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for ds in datasets::all() {
+        let db = format!("{prefix}{}", ds.name);
+        let report = audit(&target, &db).await;
+        let bad = check_dataset(&ds, &db, &report, true);
+        fired_anywhere.extend(bad.iter().cloned());
+        table.insert(ds.name, bad);
+    }
+    eprintln!("rules fired on each bad variant: {table:#?}");
+    for rule in docshape::rules::RULES {
+        assert!(
+            fired_anywhere.contains(rule),
+            "{rule} fired on no bad variant: {table:?}"
+        );
+    }
+}
+
+/// The committed sample data alone (what `docshape audit` reads with no
+/// server): good variants draw no warning there either.
+#[tokio::test(flavor = "current_thread")]
+async fn committed_sample_data_is_clean_on_its_good_variants() {
+    let dir = common::repo().join("sample-data");
+    let target = dir.to_str().expect("utf-8 path").to_owned();
+    for ds in datasets::all() {
+        if !dir.join(ds.name).is_dir() {
+            continue;
+        }
+        let report = audit(&target, ds.name).await;
+        check_dataset(&ds, ds.name, &report, false);
+    }
+}
+
+/// `sample-data/` holds exactly what the generators commit (set
+/// `DOCSHAPE_BLESS=1` to rewrite it after changing a data set), and stays
+/// small.
+#[test]
+fn sample_data_matches_the_generators_and_stays_small() {
+    let dir = common::repo().join("sample-data");
+    if std::env::var_os("DOCSHAPE_BLESS").is_some() {
+        docshape::seed::export(&dir).expect("write sample-data");
+    }
+    let files = docshape::seed::committed_files();
+    let mut total = 0usize;
+    for (rel, text) in &files {
+        let on_disk = std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| {
+            panic!("sample-data/{rel}: {e} (run with DOCSHAPE_BLESS=1 to write it)")
+        });
+        assert!(
+            on_disk == *text,
+            "sample-data/{rel} differs from its generator (run with DOCSHAPE_BLESS=1 to rewrite it)"
+        );
+        total += text.len();
+        // docshape's own reader accepts it.
+        if !rel.ends_with(".metadata.json") {
+            assert!(!common::read_ejson(&dir.join(rel)).is_empty(), "{rel}");
+        }
+    }
+    assert!(
+        total < 5 * 1024 * 1024,
+        "sample-data is {total} bytes, over 5 MiB"
+    );
+    // No stale files from a renamed collection.
+    for ds in datasets::NAMES {
+        let Ok(entries) = std::fs::read_dir(dir.join(ds)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let rel = format!("{ds}/{}", e.file_name().to_string_lossy());
+            assert!(
+                files.iter().any(|(r, _)| *r == rel),
+                "sample-data/{rel} is not produced by any data set"
+            );
+        }
+    }
+    assert!(
+        Path::new(&dir.join("README.md")).is_file(),
+        "sample-data/README.md"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn seed_refuses_non_empty_collections_unless_drop() {
+    let target = uri();
+    let prefix = format!("{}_", unique_db("r"));
+    let args = ["seed", &target, "--prefix", &prefix, "--dataset", "two_way"];
+    let first = docshape_async(&args).await;
+    assert!(first.status.success(), "{}", stderr(&first));
+    let text = stdout(&first);
+    assert!(text.contains(&format!("{prefix}two_way")), "{text}");
+    assert!(
+        text.contains("good_tasks") && text.contains("90 documents"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(&format!("{prefix}blog")),
+        "only the chosen data set: {text}"
+    );
+
+    let again = docshape_async(&args).await;
+    let msg = assert_fails_cleanly(&again, "seed into non-empty collections");
+    assert!(msg.contains("--drop") && msg.contains("two_way"), "{msg}");
+
+    let c = common::client().await;
+    let n = c
+        .database(&format!("{prefix}two_way"))
+        .collection::<bson::Document>("good_tasks")
+        .count_documents(bson::doc! {})
+        .await
+        .expect("count");
+    assert_eq!(n, 90, "the refused run wrote nothing");
+
+    let mut with_drop: Vec<&str> = args.to_vec();
+    with_drop.push("--drop");
+    let dropped = docshape_async(&with_drop).await;
+    assert!(dropped.status.success(), "{}", stderr(&dropped));
+    let n = c
+        .database(&format!("{prefix}two_way"))
+        .collection::<bson::Document>("good_tasks")
+        .count_documents(bson::doc! {})
+        .await
+        .expect("count");
+    assert_eq!(n, 90, "--drop replaces instead of appending");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn seed_usage_errors_are_one_sentence_and_hide_passwords() {
+    let o = docshape_async(&["seed", &uri(), "--dataset", "nope"]).await;
+    let msg = assert_fails_cleanly(&o, "unknown data set");
+    assert!(msg.contains("nope") && msg.contains("one_to_few"), "{msg}");
+
+    let o = docshape_async(&["seed", "sample-data"]).await;
+    let msg = assert_fails_cleanly(&o, "not a connection string");
+    assert!(msg.contains("connection string"), "{msg}");
+
+    let port = common::free_port();
+    let secret = format!("mongodb://app:s3cr3tpw@127.0.0.1:{port}/?serverSelectionTimeoutMS=500");
+    let o = docshape_async(&["seed", &secret, "--timeout", "1"]).await;
+    let msg = assert_fails_cleanly(&o, "unreachable server");
+    assert!(!msg.contains("s3cr3tpw"), "password shown: {msg}");
+}
