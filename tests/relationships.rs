@@ -34,7 +34,7 @@ fn truth() -> Vec<(&'static str, Vec<Document>)> {
     let mut logs = Vec::new();
     let mut n = 0u32;
     for (i, h) in hosts.iter().enumerate() {
-        for k in 0..(3 * i as u32 + 1) {
+        for k in 0..=(3 * i as u32) {
             n += 1;
             logs.push(doc! {"_id": oid(NEWEST - k * 60, 100_000 + n), "host_id": h.get_object_id("_id").expect("oid"), "msg": format!("event {k}"), "level": "info"});
         }
@@ -59,7 +59,7 @@ fn truth() -> Vec<(&'static str, Vec<Document>)> {
     for (p, person) in people.iter_mut().enumerate() {
         let owner = person.get_object_id("_id").expect("oid");
         let mut ids = Vec::new();
-        for t in 0..(p % 4 + 1) {
+        for t in 0..=(p % 4) {
             let id = oid(NEWEST - 500 * DAY, 500_000 + (p * 10 + t) as u32);
             ids.push(id);
             tasks.push(doc! {"_id": id, "title": format!("task {p}.{t}"), "owner_id": owner});

@@ -1,0 +1,559 @@
+//! Shared end-to-end test support: a MongoDB-wire test server, a driver
+//! client, loaders for Extended JSON files, and helpers to run the binary.
+//!
+//! The server is `$MONGODB_URI` when set; otherwise one `secantusd-py`
+//! (`SecantusDB`, `pip install secantusdb`) per test binary, on a free loopback
+//! port with in-memory storage. It runs under a tiny shell watchdog holding
+//! the read end of a pipe whose write end only this process owns: when the
+//! test process exits, however it exits, the pipe closes and the watchdog
+//! stops the server. A server that cannot be started is a failure, never a
+//! skip.
+
+// Each test binary uses a different subset of these helpers.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use bson::{doc, Document};
+use mongodb::Client;
+
+/// How long the server may take to come up.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// Documents per `insert_many`.
+const INSERT_BATCH: usize = 500;
+
+struct Server {
+    uri: String,
+    /// The watchdog (and, through it, the server) when this process started
+    /// one. Never dropped: a static lives until the process exits, and so
+    /// does the pipe that keeps the watchdog waiting.
+    _child: Option<Mutex<Child>>,
+}
+
+/// The server, or why there is none: a failure is remembered so that every
+/// test fails at once with the same message instead of retrying.
+static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
+
+/// The connection string of the test server, starting it on first use.
+/// Panics when there is no server: in CI that is a failure, never a skip.
+pub fn uri() -> String {
+    match SERVER.get_or_init(start_server) {
+        Ok(s) => s.uri.clone(),
+        Err(msg) => panic!("{msg}"),
+    }
+}
+
+/// A new driver client for the test server. Create one per test (per tokio
+/// runtime): a client's background tasks belong to the runtime that made it.
+pub async fn client() -> Client {
+    Client::with_uri_str(uri())
+        .await
+        .expect("the test server's URI is a valid connection string")
+}
+
+fn start_server() -> Result<Server, String> {
+    if let Ok(uri) = std::env::var("MONGODB_URI") {
+        if !uri.trim().is_empty() {
+            ping(&uri, STARTUP_TIMEOUT).map_err(|e| {
+                format!("MONGODB_URI is set but the server does not answer a ping: {e}")
+            })?;
+            return Ok(Server { uri, _child: None });
+        }
+    }
+    let bin = find_server_binary().ok_or_else(|| {
+        format!(
+            "no test server: MONGODB_URI is not set and `secantusd-py` is neither in {} nor on PATH. \
+             Run scripts/test.sh (it installs it into .venv), or `pip install secantusdb`, \
+             or set MONGODB_URI to a disposable server",
+            repo().join(".venv/bin").display()
+        )
+    })?;
+    // The port is free when chosen but may be taken before the server binds
+    // it; try again on another one then.
+    let mut attempt = 1;
+    loop {
+        match spawn_server(&bin) {
+            Ok(server) => return Ok(server),
+            Err(Failure::PortTaken(msg)) if attempt < 3 => {
+                eprintln!("test server: {msg}; trying another port");
+                attempt += 1;
+            }
+            Err(Failure::PortTaken(msg) | Failure::Fatal(msg)) => return Err(msg),
+        }
+    }
+}
+
+enum Failure {
+    PortTaken(String),
+    Fatal(String),
+}
+
+/// Starts the shared `secantusd-py` on a free port and waits until it
+/// answers a `ping`.
+fn spawn_server(bin: &Path) -> Result<Server, Failure> {
+    let port = free_port();
+    let (log, pid_file) = server_files("");
+    let mut child = spawn_watched(bin, port, Path::new(":memory:"), &[], &log, &pid_file)
+        .map_err(|e| Failure::Fatal(format!("cannot start the test server watchdog (sh): {e}")))?;
+    let deadline = Instant::now() + STARTUP_TIMEOUT;
+    wait_for_port(&mut child, bin, port, &log, deadline)?;
+    let uri = format!("mongodb://127.0.0.1:{port}/?directConnection=true");
+    let left = deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
+    if let Err(e) = ping(&uri, left) {
+        return Err(Failure::Fatal(format!(
+            "the test server on port {port} accepts connections but does not answer a ping: {e}; its log:\n{}",
+            read_log(&log)
+        )));
+    }
+    Ok(Server {
+        uri,
+        _child: Some(Mutex::new(child)),
+    })
+}
+
+/// Starts `bin` under a watchdog shell that stops it (SIGTERM) as soon as
+/// the pipe on its stdin closes, that is when the returned child's stdin is
+/// dropped or this process exits in any way. Waiting on the child waits for
+/// the server to have exited.
+fn spawn_watched(
+    bin: &Path,
+    port: u16,
+    storage: &Path,
+    extra: &[&str],
+    log: &Path,
+    pid_file: &Path,
+) -> std::io::Result<Child> {
+    // $0 server, $1 port, $2 log file, $3 pid file (present while the server
+    // runs, so scripts/test.sh can wait for it to finish stopping), $4
+    // storage, then extra server arguments. fd 3 keeps the pipe: the stdin
+    // of a background job would be /dev/null.
+    let script = r#"
+B=$0 P=$1 L=$2 F=$3 D=$4
+shift 4
+exec 3<&0
+"$B" --host 127.0.0.1 --port "$P" --storage-path "$D" "$@" </dev/null >"$L" 2>&1 3<&- &
+S=$!
+echo "$S" >"$F"
+( read -r _ <&3; kill "$S" 2>/dev/null ) &
+W=$!
+exec 3<&-
+wait "$S"
+rm -f "$F"
+kill "$W" 2>/dev/null
+"#;
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(bin)
+        .arg(port.to_string())
+        .arg(log)
+        .arg(pid_file)
+        .arg(storage)
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+}
+
+/// Waits until the server accepts TCP connections on `port`.
+fn wait_for_port(
+    child: &mut Child,
+    bin: &Path,
+    port: u16,
+    log: &Path,
+    deadline: Instant,
+) -> Result<(), Failure> {
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            let text = read_log(log);
+            let msg = format!(
+                "the test server ({}) exited ({status}) before accepting connections on port {port}; its log:\n{text}",
+                bin.display()
+            );
+            return Err(if text.contains("Address already in use") {
+                Failure::PortTaken(msg)
+            } else {
+                Failure::Fatal(msg)
+            });
+        }
+        if TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(200))
+            .is_ok()
+        {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(Failure::Fatal(format!(
+                "the test server ({}) did not accept connections on port {port} within {} s; its log:\n{}",
+                bin.display(),
+                STARTUP_TIMEOUT.as_secs(),
+                read_log(log)
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A server of a test's own, for what the shared one cannot do (`--auth`,
+/// on-disk storage kept across a restart), under the same watchdog: it
+/// stops when dropped (also while a failed test unwinds) and when the test
+/// process dies. Requires `secantusd-py` even when `$MONGODB_URI` is set.
+pub struct PrivateServer {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl PrivateServer {
+    /// Starts a server on a free port. `storage` is `:memory:` or a
+    /// directory; `extra` are further `secantusd-py` arguments (`--auth`).
+    /// Returns once the port accepts connections: ping it with the
+    /// credentials it needs.
+    pub fn start(storage: &Path, extra: &[&str]) -> PrivateServer {
+        PrivateServer::start_on(free_port(), storage, extra)
+    }
+
+    /// Like [`PrivateServer::start`], on a given port (to restart a server).
+    pub fn start_on(port: u16, storage: &Path, extra: &[&str]) -> PrivateServer {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let bin = find_server_binary().unwrap_or_else(|| {
+            panic!("`secantusd-py` is neither in .venv/bin nor on PATH (run scripts/test.sh)")
+        });
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let (log, pid_file) = server_files(&format!("private{n}"));
+        let mut child = spawn_watched(&bin, port, storage, extra, &log, &pid_file)
+            .unwrap_or_else(|e| panic!("cannot start the test server watchdog (sh): {e}"));
+        let deadline = Instant::now() + STARTUP_TIMEOUT;
+        if let Err(Failure::PortTaken(msg) | Failure::Fatal(msg)) =
+            wait_for_port(&mut child, &bin, port, &log, deadline)
+        {
+            panic!("{msg}");
+        }
+        PrivateServer { child, port, log }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `mongodb://127.0.0.1:PORT/?directConnection=true`.
+    pub fn uri(&self) -> String {
+        format!("mongodb://127.0.0.1:{}/?directConnection=true", self.port)
+    }
+
+    /// The server's output so far (for failure messages).
+    pub fn log(&self) -> String {
+        read_log(&self.log)
+    }
+
+    /// Stops the server gracefully (its data is on disk afterwards) and
+    /// waits until it has exited.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        // Closing the pipe makes the watchdog send SIGTERM; the watchdog
+        // exits once the server has.
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for PrivateServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// A server's log and pid files: in `$DOCSHAPE_TEST_SERVER_DIR` when set
+/// (scripts/test.sh sets it, to wait for every server to stop), else under
+/// Cargo's temporary directory for tests, named after the test binary (and
+/// `tag`) and replaced on every run.
+fn server_files(tag: &str) -> (PathBuf, PathBuf) {
+    let exe = std::env::current_exe().ok();
+    let name = exe
+        .as_deref()
+        .and_then(Path::file_stem)
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.split('-').next())
+        .unwrap_or("tests");
+    let tag = if tag.is_empty() {
+        String::new()
+    } else {
+        format!("-{tag}")
+    };
+    let (dir, stem) = match std::env::var_os("DOCSHAPE_TEST_SERVER_DIR") {
+        Some(d) if !d.is_empty() => (
+            PathBuf::from(d),
+            format!("{name}-{}{tag}", std::process::id()),
+        ),
+        _ => (
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("test-server"),
+            format!("{name}{tag}"),
+        ),
+    };
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    (
+        dir.join(format!("{stem}.log")),
+        dir.join(format!("{stem}.pid")),
+    )
+}
+
+fn read_log(path: &Path) -> String {
+    let mut s = String::new();
+    if let Ok(mut f) = std::fs::File::open(path) {
+        let _ = f.read_to_string(&mut s);
+    }
+    // The end of a long log, cut at a character boundary.
+    if let Some(cut) = (s.len().saturating_sub(4000)..s.len()).find(|&i| s.is_char_boundary(i)) {
+        s.drain(..cut);
+    }
+    s
+}
+
+/// Pings `uri` with the driver, retrying until `within` has passed. Runs on a
+/// thread of its own so it works from inside a test's runtime too.
+fn ping(uri: &str, within: Duration) -> Result<(), String> {
+    let uri = uri.to_owned();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot build a tokio runtime: {e}"))?;
+        rt.block_on(async move {
+            let mut opts = mongodb::options::ClientOptions::parse(&uri)
+                .await
+                .map_err(|e| e.to_string())?;
+            opts.server_selection_timeout = Some(within.min(Duration::from_secs(5)));
+            let client = Client::with_options(opts).map_err(|e| e.to_string())?;
+            let deadline = Instant::now() + within;
+            loop {
+                match client.database("admin").run_command(doc! {"ping": 1}).await {
+                    Ok(_) => return Ok(()),
+                    Err(e) if Instant::now() > deadline => return Err(e.to_string()),
+                    Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+                }
+            }
+        })
+    })
+    .join()
+    .map_err(|_| "the ping thread panicked".to_owned())?
+}
+
+/// `secantusd-py` from the repository's `.venv`, else from PATH.
+fn find_server_binary() -> Option<PathBuf> {
+    let venv = repo().join(".venv/bin/secantusd-py");
+    if venv.is_file() {
+        return Some(venv);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("secantusd-py"))
+        .find(|p| p.is_file())
+}
+
+/// A loopback port nothing listens on (at the moment of asking).
+pub fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral loopback port");
+    l.local_addr()
+        .expect("local address of a bound socket")
+        .port()
+}
+
+/// A database name no other test (or test run) uses: `ds<pid>_<n>_<name>`.
+pub fn unique_db(name: &str) -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let db = format!("ds{}_{n}_{name}", std::process::id());
+    assert!(db.len() <= 63, "database name too long: {db}");
+    db
+}
+
+/// Reads an Extended JSON file with docshape's own reader.
+pub fn read_ejson(path: &Path) -> Vec<Document> {
+    let file =
+        std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+    let mut docs = Vec::new();
+    docshape::source::ejson::read_documents(file, &mut |bytes| {
+        docs.push(Document::from_reader(bytes).expect("read_documents yields valid BSON"));
+    })
+    .unwrap_or_else(|e| panic!("{} is not valid Extended JSON: {e}", path.display()));
+    docs
+}
+
+/// Loads an Extended JSON file into `db.coll`, in batches; returns the
+/// number of documents inserted.
+pub async fn load_ejson(client: &Client, db: &str, coll: &str, path: &Path) -> u64 {
+    let docs = read_ejson(path);
+    let c = client.database(db).collection::<Document>(coll);
+    let mut n = 0u64;
+    for batch in docs.chunks(INSERT_BATCH) {
+        let r = c
+            .insert_many(batch)
+            .await
+            .unwrap_or_else(|e| panic!("insert into {db}.{coll} failed: {e}"));
+        n += r.inserted_ids.len() as u64;
+    }
+    n
+}
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file or directory of the shared real data (`../shared/realdata`).
+pub fn realdata(rel: &str) -> PathBuf {
+    let p = repo().join("../shared/realdata").join(rel);
+    assert!(
+        p.exists(),
+        "test data {} is missing (expected the shared real data beside the repository)",
+        p.display()
+    );
+    p
+}
+
+/// The `docshape` binary under test.
+pub fn docshape_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_docshape")
+}
+
+/// Runs `docshape` with `args`, no terminal, no inherited colour settings.
+pub fn docshape(args: &[&str]) -> Output {
+    docshape_env(args, &[])
+}
+
+/// Runs `docshape` with `args` and extra environment variables (applied last,
+/// so they override the defaults below).
+///
+/// Every run is hermetic: a fresh, empty `$XDG_STATE_HOME` (growth
+/// snapshots) and `$XDG_CONFIG_HOME` (configuration, themes), so no run sees
+/// what an earlier test or the user's own docshape left behind; English
+/// messages; no `NO_COLOR`; `RUST_BACKTRACE=1` so a panic cannot hide.
+pub fn docshape_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let home = tempfile::tempdir().expect("a temporary directory for docshape's state");
+    let mut cmd = Command::new(docshape_bin());
+    cmd.args(args)
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "C.UTF-8")
+        .env_remove("NO_COLOR")
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", docshape_bin()))
+}
+
+/// `docshape` run from async code without blocking the runtime's thread.
+pub async fn docshape_async(args: &[&str]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        docshape(&a)
+    })
+    .await
+    .expect("the thread running docshape panicked")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts a successful run and parses its stdout as JSON.
+pub fn json_ok(o: &Output) -> serde_json::Value {
+    assert!(
+        o.status.success(),
+        "docshape failed ({}):\nstderr: {}\nstdout: {}",
+        o.status,
+        stderr(o),
+        stdout(o)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "docshape's stdout is not JSON ({e}):\n{}",
+            stdout(o).chars().take(2000).collect::<String>()
+        )
+    })
+}
+
+/// Asserts the contract's failure shape: exit code 2, nothing on stdout, one
+/// sentence on stderr (clap's own usage errors may add its standard
+/// `For more information, try '--help'.` hint), no panic or backtrace.
+pub fn assert_fails_cleanly(o: &Output, what: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{what}: expected exit code 2, got {}\nstderr: {err}\nstdout: {}",
+        o.status,
+        stdout(o)
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "{what}: nothing may be written on failure, stdout was: {}",
+        stdout(o)
+    );
+    let lower = err.to_lowercase();
+    for bad in ["panicked", "backtrace", "stack backtrace", "rust_backtrace"] {
+        assert!(!lower.contains(bad), "{what}: stderr shows a panic: {err}");
+    }
+    let lines: Vec<&str> = err
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information, try"))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "{what}: expected one line on stderr, got: {err:?}"
+    );
+    lines[0].to_owned()
+}
+
+/// The collection reports of an audit, by namespace.
+pub fn collections(report: &serde_json::Value) -> &Vec<serde_json::Value> {
+    report["collections"]
+        .as_array()
+        .expect("report.collections is an array")
+}
+
+/// The report of collection `ns`.
+pub fn collection<'a>(report: &'a serde_json::Value, ns: &str) -> &'a serde_json::Value {
+    collections(report)
+        .iter()
+        .find(|c| c["namespace"] == ns)
+        .unwrap_or_else(|| {
+            let names: Vec<&serde_json::Value> = collections(report)
+                .iter()
+                .map(|c| &c["namespace"])
+                .collect();
+            panic!("no collection {ns} in the report; it has {names:?}")
+        })
+}
+
+/// The profile of `path` in a collection report.
+pub fn field<'a>(coll: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
+    coll["fields"]
+        .as_array()
+        .expect("collection.fields is an array")
+        .iter()
+        .find(|f| f["path"] == path)
+        .unwrap_or_else(|| panic!("no field {path} in {}", coll["namespace"]))
+}

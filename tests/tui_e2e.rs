@@ -1,0 +1,117 @@
+//! End to end: the explorer binary in a real terminal (tmux) against the
+//! MongoDB-wire test server loaded with the bundled sample data. It opens a
+//! collection, opens a finding, quits, and checks the terminal came back.
+//! Needs `tmux` on PATH.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+fn tmux(args: &[&str]) -> String {
+    let o = Command::new("tmux")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run tmux (install it: apt-get install tmux): {e}"));
+    assert!(
+        o.status.success(),
+        "tmux {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn screen(s: &Session) -> String {
+    tmux(&["capture-pane", "-p", "-t", &s.0])
+}
+
+fn wait_for(s: &Session, what: &str, secs: u64) -> String {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let text = screen(s);
+        if text.contains(what) {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "`{what}` did not appear within {secs} s; the screen:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn keys(s: &Session, keys: &[&str]) {
+    let mut args = vec!["send-keys", "-t", s.0.as_str()];
+    args.extend_from_slice(keys);
+    tmux(&args);
+    std::thread::sleep(Duration::from_millis(150));
+}
+
+#[test]
+fn explorer_opens_a_finding_and_restores_the_terminal() {
+    let uri = common::uri();
+    let db = common::unique_db("tui");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        for coll in ["customers", "orders", "products"] {
+            let path = common::repo().join(format!("sample-data/shop/{coll}.json"));
+            common::load_ejson(&client, &db, coll, &path).await;
+        }
+    });
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} DOCSHAPE_LOG={h}/log '{bin}' '{uri}' --db {db} --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let name = format!("docshape-e2e-{}", std::process::id());
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &name,
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &cmd,
+    ]);
+    let s = Session(name);
+    let first = wait_for(&s, "orders", 60);
+    assert!(first.contains(&db), "{first}");
+    // The navigator has focus: filter it to `orders`.
+    keys(&s, &["-l", "/orders"]);
+    keys(&s, &["Enter"]);
+    let o = wait_for(&s, "Fields (15)", 10);
+    assert!(o.contains("customer_id"), "{o}");
+    // Findings tab, the first finding's detail.
+    keys(&s, &["2"]);
+    let f = wait_for(&s, "Evidence", 10);
+    assert!(f.contains("mixed-types"), "{f}");
+    assert!(f.contains("Why it matters"), "{f}");
+    // Help, then away.
+    keys(&s, &["?"]);
+    wait_for(&s, "Keys (Esc closes)", 10);
+    keys(&s, &["Escape"]);
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+    // Back on the normal screen, nothing of the explorer left.
+    assert!(!end.contains("Collections"), "{end}");
+    let alt = tmux(&["display-message", "-p", "-t", &s.0, "#{alternate_on}"]);
+    assert_eq!(alt.trim(), "0");
+}

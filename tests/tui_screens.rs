@@ -1,0 +1,177 @@
+//! Screen tests: the views drawn into ratatui's `TestBackend` at 80×24, at
+//! a large size, and in a terminal too small to use.
+
+use std::path::Path;
+
+use docshape::audit::{self, Plan};
+use docshape::report::Report;
+use docshape::source::{FileSource, SampleMode, Selection};
+use docshape::tui::keymap::Action;
+use docshape::tui::keymap::Keymap;
+use docshape::tui::model::{Model, Tab};
+use docshape::tui::theme::Theme;
+use docshape::tui::update::{action, set_report};
+use docshape::tui::views;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+fn sample_report() -> Report {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data");
+        let mut src = FileSource::open(&dir).expect("sample data");
+        let plan = Plan::new(
+            Selection {
+                dbs: vec!["shop".into()],
+                collections: Vec::new(),
+            },
+            SampleMode::Sample(1000),
+        );
+        audit::run(&mut src, &plan, &mut |_| {})
+            .await
+            .expect("audit")
+    })
+}
+
+fn orders(w: u16, h: u16) -> Model {
+    let mut m = Model::new("mongodb://u:****@h/".into(), 1000, Keymap::default());
+    m.size = (w, h);
+    set_report(&mut m, sample_report());
+    action(&mut m, Action::Down);
+    m
+}
+
+fn screen(m: &Model, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| views::render(m, &Theme::default(), f))
+        .expect("draw");
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..h {
+        for x in 0..w {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
+
+#[test]
+fn schema_tab() {
+    for (w, h) in SIZES {
+        let m = orders(w, h);
+        let s = screen(&m, w, h);
+        assert!(s.contains("Collections"), "{s}");
+        assert!(s.contains("orders"), "{s}");
+        assert!(s.contains("Fields (15)"), "{s}");
+        assert!(s.contains("customer_id"), "{s}");
+        assert!(s.contains("100.0%"), "{s}");
+        assert!(s.contains("types"), "{s}");
+        assert!(s.contains("u:****@h"), "{s}");
+        assert!(s.contains("quit"), "{s}");
+        if h >= 30 {
+            assert!(s.contains("document sizes"), "{s}");
+        }
+    }
+}
+
+#[test]
+fn schema_detail_shows_array_lengths() {
+    let (w, h) = (200, 60);
+    let mut m = orders(w, h);
+    action(&mut m, Action::NextPane);
+    while m.selected_field().is_some_and(|f| f.path != "items") {
+        action(&mut m, Action::Down);
+    }
+    let s = screen(&m, w, h);
+    assert!(s.contains("array lengths"), "{s}");
+    assert!(s.contains("p95"), "{s}");
+}
+
+#[test]
+fn findings_tab() {
+    for (w, h) in SIZES {
+        let mut m = orders(w, h);
+        action(&mut m, Action::TabFindings);
+        assert_eq!(m.tab, Tab::Findings);
+        let s = screen(&m, w, h);
+        assert!(s.contains("mixed-types"), "{s}");
+        assert!(s.contains("warning"), "{s}");
+        assert!(s.contains("Evidence"), "{s}");
+        if h >= 60 {
+            assert!(s.contains("Migration script"), "{s}");
+            assert!(s.contains("Before"), "{s}");
+        }
+    }
+}
+
+#[test]
+fn documents_tab() {
+    for (w, h) in SIZES {
+        let mut m = orders(w, h);
+        action(&mut m, Action::TabDocuments);
+        action(&mut m, Action::Toggle);
+        let s = screen(&m, w, h);
+        assert!(s.contains("Documents: kept sample (300)"), "{s}");
+        assert!(s.contains("\"$oid\""), "{s}");
+        assert!(s.contains("\"customer\": {"), "{s}");
+    }
+}
+
+#[test]
+fn relationships_tab() {
+    for (w, h) in SIZES {
+        let mut m = orders(w, h);
+        action(&mut m, Action::TabRelationships);
+        let s = screen(&m, w, h);
+        assert!(s.contains("References (3)"), "{s}");
+        assert!(s.contains("parent-reference"), "{s}");
+        assert!(s.contains("fan-out"), "{s}");
+        if h >= 60 {
+            assert!(s.contains("fan-out per parent"), "{s}");
+        }
+    }
+}
+
+#[test]
+fn help_is_built_from_the_keymap() {
+    let mut m = orders(80, 24);
+    action(&mut m, Action::Help);
+    let s = screen(&m, 80, 24);
+    assert!(s.contains("Keys"), "{s}");
+    assert!(s.contains("quit"), "{s}");
+}
+
+#[test]
+fn too_small_says_so() {
+    let m = orders(50, 10);
+    let s = screen(&m, 50, 10);
+    assert!(s.contains("terminal too small"), "{s}");
+    assert!(!s.contains("Collections"), "{s}");
+}
+
+#[test]
+fn while_sampling_the_progress_shows() {
+    let mut m = Model::new("x".into(), 1000, Keymap::default());
+    docshape::tui::update::start_sampling(&mut m);
+    docshape::tui::update::update(
+        &mut m,
+        docshape::tui::update::Msg::Progress {
+            req: 1,
+            namespace: "db.big".into(),
+            position: (1, 3),
+            documents: 1500,
+            expected: None,
+            rate: 3000.0,
+        },
+    );
+    let s = screen(&m, 80, 24);
+    assert!(s.contains("Sampling"), "{s}");
+    assert!(s.contains("db.big"), "{s}");
+    assert!(s.contains("3000 docs/s"), "{s}");
+}
