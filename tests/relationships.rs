@@ -339,3 +339,31 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default()
 }
+
+/// MongoDB's own sample data: customers hold an array of account numbers
+/// that are `account_id`s (not `_id`s) of the accounts collection.
+#[test]
+fn realdata_customers_reference_accounts_by_account_id() {
+    let dir = common::realdata("sample_analytics");
+    let out = docshape(&[
+        "audit",
+        dir.to_str().expect("utf-8"),
+        "--format",
+        "json",
+        "--no-snapshot",
+        "--fail-on",
+        "never",
+    ]);
+    let report = json_ok(&out);
+    let r = rel(&report, ".customers.accounts");
+    assert_eq!(r["to"], "sample_analytics.accounts.account_id");
+    assert_eq!(r["kind"], "child-reference");
+    assert_eq!(r["fanout_method"], "array-length");
+    let f = &r["fanout"];
+    assert_eq!(
+        (f["min"].as_u64(), f["max"].as_u64(), f["parents"].as_u64()),
+        (Some(1), Some(6), Some(500))
+    );
+    assert!(r["match_rate"].as_f64().expect("rate") >= 0.9, "{r}");
+    assert_eq!(r["cardinality"], "one-to-few");
+}
