@@ -1,1 +1,1009 @@
-fn main(){}
+//! Throughput and memory benchmark of the profiler.
+//!
+//! Generates two deterministic collections (nested "orders", flat "logs"),
+//! keeps them in memory and writes them as concatenated BSON files, then
+//! measures, single-threaded, the median of several runs of:
+//!
+//! * a recursive `bson::RawDocument` walk touching every element (the floor),
+//! * `Profiler::add` over the in-memory documents, then `finish`,
+//! * `read_bson` over the `.bson` file feeding the profiler, then `finish`.
+//!
+//! Peak memory is measured in child processes (this binary re-executed with
+//! `--child-profile-file PATH`) that only stream files through `read_bson`
+//! and the profiler, for files of N and 4N documents per collection.
+//!
+//! Usage: `cargo bench --bench profile [-- --docs N] [--runs R] [--keep-files]`
+//! (`--docs` is per collection; the default is 200,000 orders + 200,000 logs).
+
+use std::fs::File;
+use std::hint::black_box;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use bson::{doc, oid::ObjectId, Bson, DateTime, Decimal128, Document, RawBsonRef, RawDocument};
+use docshape::profile::{raw, Profile, Profiler};
+use docshape::source::file::read_bson;
+
+const DEFAULT_DOCS: u64 = 200_000;
+const DEFAULT_RUNS: usize = 3;
+const CHILD_FLAG: &str = "--child-profile-file";
+const CHILD_MARK: &str = "DOCSHAPE_BENCH_CHILD";
+/// 2023-11-14T22:13:20Z: where generated timestamps start.
+const BASE_SECS: u64 = 1_700_000_000;
+
+// ---------------------------------------------------------------------------
+// Deterministic generator
+// ---------------------------------------------------------------------------
+
+/// xorshift64* with a fixed seed: the same data on every run and machine.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+
+    /// True with probability `pct` %.
+    fn chance(&mut self, pct: u64) -> bool {
+        self.below(100) < pct
+    }
+
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+
+    /// A price-like double with two decimals in `lo..hi`.
+    fn money(&mut self, lo: u64, hi: u64) -> f64 {
+        let cents = self.range(lo * 100, hi * 100);
+        cents as f64 / 100.0
+    }
+}
+
+const FIRST: &[&str] = &[
+    "Anna", "Ben", "Chloé", "David", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonas", "Kemal",
+    "Lucía", "Marek", "Nadia", "Olu", "Priya", "Quentin", "Rosa", "Sven", "Tomás", "Ulla", "Wei",
+];
+const LAST: &[&str] = &[
+    "Andersen",
+    "Becker",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "García",
+    "Hansen",
+    "Ito",
+    "Jovanović",
+    "Kowalski",
+    "Lefèvre",
+    "Müller",
+    "Novak",
+    "Okafor",
+    "Petrov",
+    "Rossi",
+    "Schmidt",
+    "Tanaka",
+    "Van Dijk",
+];
+const DOMAINS: &[&str] = &[
+    "example.com",
+    "mail.test",
+    "corp.example.org",
+    "inbox.example",
+];
+const TIERS: &[&str] = &[
+    "standard", "standard", "standard", "silver", "gold", "platinum",
+];
+const STREETS: &[&str] = &[
+    "Main", "Oak", "Station", "Church", "Mill", "Harbour", "Linden", "Rose", "King", "Elm",
+];
+const STREET_KINDS: &[&str] = &["Street", "Road", "Avenue", "Lane", "Way", "Square"];
+const CITIES: &[&str] = &[
+    "Amsterdam",
+    "Berlin",
+    "Copenhagen",
+    "Dublin",
+    "Edinburgh",
+    "Florence",
+    "Gothenburg",
+    "Hamburg",
+    "Istanbul",
+    "Lisbon",
+    "Madrid",
+    "Oslo",
+    "Paris",
+    "Vienna",
+    "Zürich",
+];
+const COUNTRIES: &[&str] = &[
+    "NL", "DE", "DK", "IE", "GB", "IT", "SE", "TR", "PT", "ES", "FR",
+];
+const STATUS: &[&str] = &[
+    "pending",
+    "paid",
+    "paid",
+    "shipped",
+    "shipped",
+    "delivered",
+    "delivered",
+    "delivered",
+    "cancelled",
+    "returned",
+];
+const CURRENCIES: &[&str] = &["EUR", "EUR", "EUR", "USD", "GBP", "SEK"];
+const CHANNELS: &[&str] = &["web", "web", "ios", "android", "store", "phone"];
+const PAY_METHODS: &[&str] = &["card", "card", "card", "paypal", "invoice", "giftcard"];
+const CARRIERS: &[&str] = &["DHL", "UPS", "PostNL", "DPD", "GLS", "FedEx"];
+const SHIP_METHODS: &[&str] = &["standard", "standard", "express", "pickup"];
+const ADJECTIVES: &[&str] = &[
+    "Classic",
+    "Organic",
+    "Wireless",
+    "Compact",
+    "Deluxe",
+    "Vintage",
+    "Slim",
+    "Heavy-duty",
+    "Ergonomic",
+    "Waterproof",
+];
+const NOUNS: &[&str] = &[
+    "T-shirt",
+    "Coffee beans 1kg",
+    "Headphones",
+    "Desk lamp",
+    "Backpack",
+    "Water bottle",
+    "Notebook",
+    "Running shoes",
+    "Phone case",
+    "Chef's knife",
+    "Yoga mat",
+    "Tea kettle",
+];
+const TAGS: &[&str] = &[
+    "sale",
+    "new",
+    "eco",
+    "bestseller",
+    "gift",
+    "limited",
+    "clearance",
+    "bundle",
+    "premium",
+    "imported",
+    "handmade",
+    "refurbished",
+];
+const NOTES: &[&str] = &[
+    "Please leave the parcel with the neighbour if nobody is home.",
+    "Gift wrap, no invoice in the box.",
+    "Call before delivery.",
+    "Deliver after 5 pm on weekdays; the front door code is on file.",
+    "Customer asked to combine with the previous order.",
+];
+
+const ROLES: &[&str] = &["web", "api", "worker", "cache", "db-proxy", "gateway"];
+const REGIONS: &[&str] = &["eu-west-1", "eu-central-1", "us-east-1", "ap-south-1"];
+const SERVICES: &[&str] = &[
+    "checkout", "catalog", "search", "accounts", "payments", "shipping",
+];
+const HTTP: &[&str] = &["GET", "GET", "GET", "POST", "PUT", "DELETE"];
+const RESOURCES: &[&str] = &[
+    "orders", "carts", "products", "users", "sessions", "invoices",
+];
+const AGENTS: &[&str] = &["Mozilla/5.0", "okhttp/4.12", "curl/8.5", "ios-app/7.3.1"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Orders,
+    Logs,
+}
+
+impl Kind {
+    const ALL: [Kind; 2] = [Kind::Orders, Kind::Logs];
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Orders => "orders",
+            Kind::Logs => "logs",
+        }
+    }
+
+    fn seed(self) -> u64 {
+        match self {
+            Kind::Orders => 0x0D0C_5AA9_E000_0001,
+            Kind::Logs => 0x0D0C_5AA9_E000_0002,
+        }
+    }
+
+    /// The five "machine/process" bytes of this collection's ObjectIds.
+    fn machine(self) -> [u8; 5] {
+        match self {
+            Kind::Orders => [0x5e, 0x11, 0x0a, 0x7b, 0x01],
+            Kind::Logs => [0x10, 0x95, 0xc3, 0x2d, 0x02],
+        }
+    }
+}
+
+/// An ObjectId with a given creation second and a counter.
+fn object_id(secs: u64, machine: [u8; 5], counter: u64) -> ObjectId {
+    let mut b = [0u8; 12];
+    b[..4].copy_from_slice(&(secs as u32).to_be_bytes());
+    b[4..9].copy_from_slice(&machine);
+    b[9..].copy_from_slice(&(counter as u32).to_be_bytes()[1..]);
+    ObjectId::from_bytes(b)
+}
+
+/// A Decimal128 of `cents / 100` (BID encoding, exponent -2).
+fn decimal_cents(cents: u64) -> Decimal128 {
+    const BIAS: u64 = 6176;
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&cents.to_le_bytes());
+    b[8..].copy_from_slice(&((BIAS - 2) << 49).to_le_bytes());
+    Decimal128::from_bytes(b)
+}
+
+fn millis(ms: u64) -> DateTime {
+    DateTime::from_millis(ms as i64)
+}
+
+fn order_item(r: &mut Rng) -> Bson {
+    let ntags = match r.below(10) {
+        0..=2 => 0,
+        3..=6 => 1,
+        7 | 8 => 2,
+        _ => r.range(3, 5),
+    };
+    let tags: Vec<Bson> = (0..ntags).map(|_| Bson::from(r.pick(TAGS))).collect();
+    let qty = if r.chance(90) {
+        r.range(1, 3)
+    } else {
+        r.range(4, 24)
+    };
+    let mut item = doc! {
+        "sku": format!("SKU-{:06}", r.below(20_000)),
+        "name": format!("{} {}", r.pick(ADJECTIVES), r.pick(NOUNS)),
+        "qty": qty as i32,
+        "price": r.money(1, 250),
+        "tags": tags,
+    };
+    if r.chance(15) {
+        item.insert("discountPct", r.range(5, 50) as i32);
+    }
+    Bson::Document(item)
+}
+
+fn order(r: &mut Rng, i: u64) -> Document {
+    let secs = BASE_SECS + i * 3 + r.below(3);
+    let created_ms = secs * 1000 + r.below(1000);
+    let nitems = if r.chance(75) {
+        r.range(1, 6)
+    } else {
+        r.range(1, 20)
+    };
+    let items: Vec<Bson> = (0..nitems).map(|_| order_item(r)).collect();
+
+    let first = r.pick(FIRST);
+    let last = r.pick(LAST);
+    let mut address = doc! {
+        "street": format!("{} {} {}", r.range(1, 400), r.pick(STREETS), r.pick(STREET_KINDS)),
+        "city": r.pick(CITIES),
+        "zip": format!("{:05}", r.below(100_000)),
+        "country": r.pick(COUNTRIES),
+    };
+    if r.chance(40) {
+        address.insert(
+            "geo",
+            doc! {
+                "lat": (r.below(180_000_000) as f64) / 1e6 - 90.0,
+                "lng": (r.below(360_000_000) as f64) / 1e6 - 180.0,
+            },
+        );
+    }
+    let customer = doc! {
+        "customerId": r.range(1, 500_000) as i64,
+        "name": format!("{first} {last}"),
+        "email": format!("{}.{}{}@{}", first.to_lowercase(), last.to_lowercase(), r.below(100), r.pick(DOMAINS)),
+        "tier": r.pick(TIERS),
+        "address": address,
+    };
+    // Usually an int; a few documents carry it as a string or a long (the
+    // kind of drift the profiler must report).
+    let item_count = match r.below(100) {
+        0..=2 => Bson::String(nitems.to_string()),
+        3 => Bson::Int64(nitems as i64),
+        _ => Bson::Int32(nitems as i32),
+    };
+    let mut d = doc! {
+        "_id": object_id(secs, Kind::Orders.machine(), i),
+        "orderNo": format!("ORD-{:09}", 10_000_000 + i),
+        "status": r.pick(STATUS),
+        "createdAt": millis(created_ms),
+        "customer": customer,
+        "items": items,
+        "itemCount": item_count,
+        "total": r.money(5, 2_500),
+        "currency": r.pick(CURRENCIES),
+        "channel": r.pick(CHANNELS),
+        "gift": r.chance(8),
+        "payment": {
+            "method": r.pick(PAY_METHODS),
+            "last4": format!("{:04}", r.below(10_000)),
+            "authorized": r.chance(97),
+        },
+    };
+    if r.chance(65) {
+        d.insert(
+            "updatedAt",
+            millis(created_ms + r.range(1_000, 864_000_000)),
+        );
+    }
+    if r.chance(70) {
+        d.insert(
+            "shipping",
+            doc! {
+                "method": r.pick(SHIP_METHODS),
+                "carrier": r.pick(CARRIERS),
+                "trackingNo": format!("{:016X}", r.next()),
+                "shippedAt": millis(created_ms + r.range(3_600_000, 259_200_000)),
+            },
+        );
+    }
+    match r.below(100) {
+        0..=19 => {
+            d.insert("coupon", Bson::Null);
+        }
+        20..=49 => {
+            d.insert("coupon", format!("SAVE{}", r.range(5, 30)));
+        }
+        _ => {}
+    }
+    if r.chance(30) {
+        d.insert("notes", r.pick(NOTES));
+    }
+    if r.chance(5) {
+        d.insert("discount", decimal_cents(r.range(100, 5_000)));
+    }
+    if r.chance(50) {
+        d.insert("loyaltyPoints", r.below(5_000) as i32);
+    }
+    d
+}
+
+fn log_line(r: &mut Rng, i: u64) -> Document {
+    let ms = BASE_SECS * 1000 + i * 50 + r.below(50);
+    let level = match r.below(100) {
+        0..=69 => "INFO",
+        70..=84 => "DEBUG",
+        85..=94 => "WARN",
+        _ => "ERROR",
+    };
+    let status = match level {
+        "ERROR" => 500 + r.below(4) as i32,
+        "WARN" => 400 + r.below(30) as i32,
+        _ => 200 + 4 * r.below(2) as i32,
+    };
+    let latency = r.range(1, 40) * r.range(1, 30);
+    let msg = format!(
+        "{} /api/v1/{}/{} -> {status} in {latency} ms ({} bytes) ua={}",
+        r.pick(HTTP),
+        r.pick(RESOURCES),
+        r.range(1, 9_999_999),
+        r.range(100, 90_000),
+        r.pick(AGENTS),
+    );
+    doc! {
+        "_id": object_id(ms / 1000, Kind::Logs.machine(), i),
+        "ts": millis(ms),
+        "host": format!("{}-{:02}.{}.internal", r.pick(ROLES), r.range(1, 24), r.pick(REGIONS)),
+        "level": level,
+        "service": r.pick(SERVICES),
+        "msg": msg,
+        "reqId": format!("{:016x}{:016x}", r.next(), r.next()),
+        "latencyMs": latency as i32,
+        "status": status,
+        "pid": r.range(1_000, 60_000) as i32,
+    }
+}
+
+/// Documents per generator chunk; each chunk has its own fixed seed, so the
+/// data is identical whatever the number of generator threads.
+const CHUNK: u64 = 2_048;
+
+/// Generates documents `first..first + count` of `kind` (all in one chunk)
+/// as concatenated BSON.
+fn generate_chunk(kind: Kind, chunk: u64, first: u64, count: u64, out: &mut Vec<u8>) {
+    // SplitMix64 of (collection seed, chunk) seeds this chunk's xorshift.
+    let mut z = kind.seed() ^ chunk.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    let mut r = Rng::new(z ^ (z >> 31));
+    out.clear();
+    for i in first..first + count {
+        let d = match kind {
+            Kind::Orders => order(&mut r, i),
+            Kind::Logs => log_line(&mut r, i),
+        };
+        d.to_writer(&mut *out)
+            .expect("generated document serialises");
+    }
+}
+
+/// Generates `n` documents of `kind` and hands each one's BSON bytes to
+/// `sink`, in order. Generation runs on `threads` worker threads (chunks are
+/// dealt round-robin and collected in order), the sink on this thread; at
+/// most a few chunks per worker are in flight, so memory stays bounded.
+fn generate(kind: Kind, n: u64, threads: usize, sink: &mut dyn FnMut(&[u8])) {
+    let chunks = n.div_ceil(CHUNK);
+    let threads = threads.clamp(1, chunks.max(1) as usize);
+    std::thread::scope(|scope| {
+        let mut inboxes = Vec::with_capacity(threads);
+        for w in 0..threads {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+            inboxes.push(rx);
+            scope.spawn(move || {
+                let mut c = w as u64;
+                while c < chunks {
+                    let first = c * CHUNK;
+                    let mut buf = Vec::with_capacity((CHUNK * 1_400) as usize);
+                    generate_chunk(kind, c, first, CHUNK.min(n - first), &mut buf);
+                    if tx.send(buf).is_err() {
+                        return;
+                    }
+                    c += threads as u64;
+                }
+            });
+        }
+        for c in 0..chunks {
+            let buf = inboxes[(c % threads as u64) as usize]
+                .recv()
+                .expect("generator thread delivers its chunk");
+            let mut at = 0;
+            while at < buf.len() {
+                let len = i32::from_le_bytes(buf[at..at + 4].try_into().expect("four length bytes"))
+                    as usize;
+                sink(&buf[at..at + len]);
+                at += len;
+            }
+        }
+    });
+}
+
+/// Streams `n` documents of `kind` straight to `path`; returns the bytes written.
+fn write_file(
+    kind: Kind,
+    n: u64,
+    threads: usize,
+    path: &Path,
+    keep: Option<&mut Vec<Vec<u8>>>,
+) -> u64 {
+    let file = File::create(path).expect("create benchmark data file in the temp dir");
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let mut bytes = 0u64;
+    let mut keep = keep;
+    generate(kind, n, threads, &mut |b| {
+        w.write_all(b).expect("write benchmark data file");
+        bytes += b.len() as u64;
+        if let Some(k) = keep.as_deref_mut() {
+            k.push(b.to_vec());
+        }
+    });
+    w.flush().expect("flush benchmark data file");
+    bytes
+}
+
+struct Dataset {
+    kind: Kind,
+    docs: Vec<Vec<u8>>,
+    bytes: u64,
+    path: PathBuf,
+}
+
+// ---------------------------------------------------------------------------
+// The measured stages
+// ---------------------------------------------------------------------------
+
+/// Walks a document recursively with the `bson` crate's raw iterator,
+/// touching every element; returns the number of elements.
+fn walk_doc(doc: &RawDocument) -> u64 {
+    let mut n = 0;
+    for el in doc {
+        let (key, value) = el.expect("generated document is valid BSON");
+        black_box(key);
+        n += 1 + walk_value(value);
+    }
+    n
+}
+
+fn walk_value(value: RawBsonRef<'_>) -> u64 {
+    match value {
+        RawBsonRef::Document(d) => walk_doc(d),
+        RawBsonRef::Array(a) => {
+            let mut n = 0;
+            for v in a {
+                n += 1 + walk_value(v.expect("generated array is valid BSON"));
+            }
+            n
+        }
+        other => {
+            black_box(&other);
+            0
+        }
+    }
+}
+
+fn raw_walk(docs: &[Vec<u8>]) -> u64 {
+    let mut elements = 0;
+    for d in docs {
+        let doc = RawDocument::from_bytes(black_box(d.as_slice())).expect("valid framing");
+        elements += walk_doc(doc);
+    }
+    black_box(elements)
+}
+
+/// The same recursive walk with the profiler's own framing walker
+/// (`docshape::profile::raw`): what the profiler pays just to visit elements.
+fn own_walk_body(body: &[u8]) -> u64 {
+    let mut n = 0;
+    for el in raw::elements(body).expect("valid framing") {
+        let el = el.expect("generated element is valid");
+        black_box((el.key, el.value));
+        n += 1;
+        if el.ty.is_container() {
+            n += own_walk_body(el.value);
+        }
+    }
+    n
+}
+
+fn own_walk(docs: &[Vec<u8>]) -> u64 {
+    let mut elements = 0;
+    for d in docs {
+        elements += own_walk_body(black_box(d.as_slice()));
+    }
+    black_box(elements)
+}
+
+fn profile_in_memory(docs: &[Vec<u8>]) -> Profile {
+    let mut p = Profiler::default();
+    for d in docs {
+        p.add(black_box(d.as_slice()))
+            .expect("generated document profiles cleanly");
+    }
+    black_box(p.finish())
+}
+
+fn profile_file(path: &Path) -> Profile {
+    let file = File::open(path).expect("open benchmark data file");
+    let mut p = Profiler::default();
+    read_bson(file, &mut |b| {
+        p.add(b).expect("generated document profiles cleanly");
+    })
+    .expect("benchmark data file reads cleanly");
+    black_box(p.finish())
+}
+
+// ---------------------------------------------------------------------------
+// Memory: child process mode
+// ---------------------------------------------------------------------------
+
+/// Peak resident set size of this process in kB (Linux only).
+fn vm_hwm_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The child: stream each file through `read_bson` + a fresh `Profiler`,
+/// keep only the finished profiles, report the peak RSS.
+fn child(paths: &[PathBuf]) {
+    let start = Instant::now();
+    let mut profiles = Vec::with_capacity(paths.len());
+    for path in paths {
+        profiles.push(profile_file(path));
+    }
+    let docs: u64 = profiles.iter().map(|p| p.sampled).sum();
+    let bytes: u64 = profiles.iter().map(|p| p.total_bytes).sum();
+    let fields: usize = profiles.iter().map(|p| p.fields.len()).sum();
+    let hwm = vm_hwm_kb().map_or_else(|| "none".to_owned(), |k| k.to_string());
+    println!(
+        "{CHILD_MARK} docs={docs} bytes={bytes} fields={fields} vmhwm_kb={hwm} secs={:.3}",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+struct ChildReport {
+    docs: u64,
+    bytes: u64,
+    fields: u64,
+    hwm_kb: Option<u64>,
+    secs: f64,
+}
+
+fn run_child(paths: &[&Path]) -> ChildReport {
+    let exe = std::env::current_exe().expect("path of the running bench binary");
+    let mut cmd = Command::new(exe);
+    for p in paths {
+        cmd.arg(CHILD_FLAG).arg(p);
+    }
+    let out = cmd.output().expect("spawn memory child process");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "memory child failed ({}): {}{}",
+        out.status,
+        stdout,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(CHILD_MARK))
+        .expect("memory child printed its report line");
+    let field = |name: &str| -> Option<&str> {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+    };
+    let num = |name: &str| -> u64 {
+        field(name)
+            .and_then(|v| v.parse().ok())
+            .expect("memory child report has numeric fields")
+    };
+    ChildReport {
+        docs: num("docs"),
+        bytes: num("bytes"),
+        fields: num("fields"),
+        hwm_kb: field("vmhwm_kb").and_then(|v| v.parse().ok()),
+        secs: field("secs")
+            .and_then(|v| v.parse().ok())
+            .expect("memory child report has its duration"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reporting helpers
+// ---------------------------------------------------------------------------
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+/// 1234567 -> "1,234,567".
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+/// Median time of one stage, per collection and for both together.
+struct StageTimes {
+    name: &'static str,
+    /// Per dataset, one duration per run.
+    runs: Vec<Vec<Duration>>,
+}
+
+impl StageTimes {
+    fn per_dataset(&self, i: usize) -> Duration {
+        median(self.runs[i].clone())
+    }
+
+    /// Median over runs of the time to process every dataset.
+    fn mixed(&self) -> Duration {
+        let nruns = self.runs[0].len();
+        median(
+            (0..nruns)
+                .map(|r| self.runs.iter().map(|d| d[r]).sum())
+                .collect(),
+        )
+    }
+}
+
+fn measure(
+    name: &'static str,
+    sets: &[Dataset],
+    runs: usize,
+    f: &dyn Fn(&Dataset) -> u64,
+) -> StageTimes {
+    let mut times = vec![Vec::with_capacity(runs); sets.len()];
+    for _ in 0..runs {
+        for (i, ds) in sets.iter().enumerate() {
+            let t = Instant::now();
+            let n = f(ds);
+            times[i].push(t.elapsed());
+            black_box(n);
+        }
+    }
+    StageTimes { name, runs: times }
+}
+
+// ---------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------
+
+struct Options {
+    docs: u64,
+    runs: usize,
+    keep_files: bool,
+    /// Run without `--bench` (as `cargo test --all-targets` does) and without
+    /// `--docs`: a quick check that everything works, not a measurement.
+    smoke: bool,
+}
+
+/// Documents per collection in smoke-test mode.
+const SMOKE_DOCS: u64 = 2_000;
+
+fn parse_count(s: &str) -> u64 {
+    s.replace(['_', ','], "")
+        .parse()
+        .unwrap_or_else(|_| panic!("not a document count: {s:?}"))
+}
+
+fn parse_args(args: &[String]) -> Options {
+    let mut o = Options {
+        docs: DEFAULT_DOCS,
+        runs: DEFAULT_RUNS,
+        keep_files: false,
+        smoke: false,
+    };
+    let mut bench = false;
+    let mut sized = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--docs" => {
+                o.docs = parse_count(it.next().expect("--docs needs a value"));
+                sized = true;
+            }
+            "--runs" => o.runs = parse_count(it.next().expect("--runs needs a value")) as usize,
+            "--keep-files" => o.keep_files = true,
+            // Cargo passes `--bench` to harness-less bench binaries.
+            "--bench" => bench = true,
+            s if s.starts_with("--docs=") => {
+                o.docs = parse_count(&s["--docs=".len()..]);
+                sized = true;
+            }
+            s if s.starts_with("--runs=") => {
+                o.runs = parse_count(&s["--runs=".len()..]) as usize;
+            }
+            other => eprintln!("note: ignoring argument {other:?}"),
+        }
+    }
+    if !bench && !sized {
+        o.smoke = true;
+        o.docs = SMOKE_DOCS;
+        o.runs = 1;
+    }
+    o.docs = o.docs.max(1);
+    o.runs = o.runs.max(1);
+    o
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == CHILD_FLAG) {
+        let paths: Vec<PathBuf> = args
+            .windows(2)
+            .filter(|w| w[0] == CHILD_FLAG)
+            .map(|w| PathBuf::from(&w[1]))
+            .collect();
+        child(&paths);
+        return;
+    }
+    let opts = parse_args(&args);
+    let n = opts.docs;
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let dir = std::env::temp_dir().join(format!("docshape-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create a directory in the temp dir");
+
+    let build = if cfg!(debug_assertions) {
+        "debug build"
+    } else {
+        "release build"
+    };
+    println!("docshape profile benchmark (measurements single-threaded, {build})");
+    if opts.smoke {
+        println!(
+            "smoke test: no --bench and no --docs given (as under `cargo test`), so only {SMOKE_DOCS} docs per collection and 1 run; use `cargo bench --bench profile` to measure"
+        );
+    }
+    println!(
+        "machine: {cores} core(s) available; runs per stage: {} (median reported)",
+        opts.runs
+    );
+    println!("data dir: {}", dir.display());
+
+    // --- Data ------------------------------------------------------------
+    let t = Instant::now();
+    let sets: Vec<Dataset> = Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let path = dir.join(format!("{}.bson", kind.name()));
+            let mut docs = Vec::with_capacity(n as usize);
+            let bytes = write_file(kind, n, cores, &path, Some(&mut docs));
+            Dataset {
+                kind,
+                docs,
+                bytes,
+                path,
+            }
+        })
+        .collect();
+    let gen_secs = t.elapsed().as_secs_f64();
+    let total_docs: u64 = sets.iter().map(|s| s.docs.len() as u64).sum();
+    let total_bytes: u64 = sets.iter().map(|s| s.bytes).sum();
+    println!("\ndata (generated in {gen_secs:.1} s, fixed seed):");
+    for s in &sets {
+        let elements = raw_walk(&s.docs);
+        assert_eq!(
+            elements,
+            own_walk(&s.docs),
+            "both walkers see every element"
+        );
+        let docs = s.docs.len() as u64;
+        println!(
+            "  {:<7} {:>11} docs  {:>8.1} MB  avg {:>5.0} B/doc  {:>5.1} elements/doc  {}",
+            s.kind.name(),
+            grouped(docs),
+            mb(s.bytes),
+            s.bytes as f64 / docs as f64,
+            elements as f64 / docs as f64,
+            s.path.display()
+        );
+    }
+    println!(
+        "  {:<7} {:>11} docs  {:>8.1} MB",
+        "mixed",
+        grouped(total_docs),
+        mb(total_bytes)
+    );
+
+    // Sanity: both profiling paths see every document.
+    for s in &sets {
+        let p = profile_file(&s.path);
+        assert_eq!(
+            p.sampled,
+            s.docs.len() as u64,
+            "file profile saw every document"
+        );
+        assert_eq!(p.invalid, 0, "no invalid documents");
+    }
+
+    // --- Throughput --------------------------------------------------------
+    println!("\nmeasuring (median of {} runs each) ...", opts.runs);
+    let stages = [
+        measure("raw walk floor", &sets, opts.runs, &|ds| raw_walk(&ds.docs)),
+        measure("(ref) profile::raw walk", &sets, opts.runs, &|ds| {
+            own_walk(&ds.docs)
+        }),
+        measure("profile (in memory)", &sets, opts.runs, &|ds| {
+            profile_in_memory(&ds.docs).fields.len() as u64
+        }),
+        measure("read .bson + profile", &sets, opts.runs, &|ds| {
+            profile_file(&ds.path).fields.len() as u64
+        }),
+    ];
+
+    // --- Memory ------------------------------------------------------------
+    println!("measuring peak memory in child processes ...");
+    let small: Vec<&Path> = sets.iter().map(|s| s.path.as_path()).collect();
+    let small_report = run_child(&small);
+    let t = Instant::now();
+    let big_paths: Vec<PathBuf> = Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let path = dir.join(format!("{}-x4.bson", kind.name()));
+            write_file(kind, 4 * n, cores, &path, None);
+            path
+        })
+        .collect();
+    let big_gen_secs = t.elapsed().as_secs_f64();
+    let big: Vec<&Path> = big_paths.iter().map(PathBuf::as_path).collect();
+    let big_report = run_child(&big);
+    if !opts.keep_files {
+        for p in &big_paths {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    // --- Report ------------------------------------------------------------
+    println!(
+        "\n## docshape profile benchmark ({cores} cores, single-threaded; {} docs = {} orders + {} logs, {:.1} MB BSON)\n",
+        grouped(total_docs),
+        grouped(n),
+        grouped(n),
+        mb(total_bytes)
+    );
+    println!("| stage                   | data   |      docs/s |    MB/s | vs raw walk |");
+    println!("|-------------------------|--------|------------:|--------:|------------:|");
+    let floor = &stages[0];
+    for st in &stages {
+        let mut rows: Vec<(&str, u64, u64, Duration, Duration)> =
+            vec![("mixed", total_docs, total_bytes, st.mixed(), floor.mixed())];
+        for (i, s) in sets.iter().enumerate() {
+            rows.push((
+                s.kind.name(),
+                s.docs.len() as u64,
+                s.bytes,
+                st.per_dataset(i),
+                floor.per_dataset(i),
+            ));
+        }
+        for (data, docs, bytes, time, floor_time) in rows {
+            let secs = time.as_secs_f64();
+            println!(
+                "| {:<23} | {:<6} | {:>11} | {:>7.1} | {:>10.2}x |",
+                st.name,
+                data,
+                grouped((docs as f64 / secs) as u64),
+                mb(bytes) / secs,
+                floor_time.as_secs_f64() / secs
+            );
+        }
+    }
+    println!(
+        "\nvs raw walk = throughput / throughput of the raw walk floor (bson::RawDocument::iter) on the same data."
+    );
+    println!(
+        "(ref) row: the same recursive walk with docshape::profile::raw::elements, i.e. framing only, no accounting."
+    );
+    println!("The .bson files are read from the page cache (written just before).");
+
+    let kb = |r: &ChildReport| {
+        r.hwm_kb
+            .map_or_else(|| "n/a".to_owned(), |k| format!("{} kB", grouped(k)))
+    };
+    println!("\npeak RSS (VmHWM) of a child that only streams the .bson files through read_bson + Profiler:");
+    for (label, r) in [("N ", &small_report), ("4N", &big_report)] {
+        println!(
+            "- {label}: {:>11} docs, {:>8.1} MB -> peak {:>10}  ({} paths, {:.1} s, {:.1} MB/s)",
+            grouped(r.docs),
+            mb(r.bytes),
+            kb(r),
+            r.fields,
+            r.secs,
+            mb(r.bytes) / r.secs
+        );
+    }
+    match (small_report.hwm_kb, big_report.hwm_kb) {
+        (Some(a), Some(b)) if a > 0 => println!(
+            "- peak ratio 4N / N = {:.2} (4x the documents; 4N files generated by streaming in {big_gen_secs:.1} s)",
+            b as f64 / a as f64
+        ),
+        _ => println!("- peak ratio: n/a (VmHWM not available on this platform)"),
+    }
+
+    if opts.keep_files {
+        println!("\nkept data files in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

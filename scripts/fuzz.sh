@@ -13,6 +13,10 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked --quiet
 fi
 export RUSTC_BOOTSTRAP=1
+if ! cargo fuzz build --fuzz-dir fuzz; then
+    echo "fuzz.sh: the fuzz targets do not build" >&2
+    exit 1
+fi
 status=0
 for target in ejson bson_stream profile; do
     mkdir -p "fuzz/corpus/$target"

@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use crate::audit::{self, Plan, Progress};
+use crate::i18n::Lang;
 use crate::report::Report;
 use crate::source::{FileSource, MongoSource, SampleMode, Source, SourceError};
 use crate::target::Target;
@@ -28,6 +29,13 @@ pub enum Effect {
     },
     Cancel {
         req: u64,
+    },
+    /// Measure lesson `lesson` (an index into `lesson::LESSONS`) on the
+    /// bundled sample data, in `lang`.
+    Measure {
+        req: u64,
+        lesson: usize,
+        lang: Lang,
     },
     /// Put text on the clipboard with OSC 52.
     Copy(String),
@@ -81,6 +89,12 @@ impl Executor {
                     cancel_rx,
                     self.tx.clone(),
                 );
+            }
+            Effect::Measure { req, lesson, lang } => {
+                let (cancel_tx, cancel_rx) = oneshot::channel();
+                self.cancels.retain(|_, c| !c.is_closed());
+                self.cancels.insert(req, cancel_tx);
+                spawn_measuring(req, lesson, lang, self.timeout, cancel_rx, self.tx.clone());
             }
             Effect::Cancel { req } => {
                 if let Some(c) = self.cancels.remove(&req) {
@@ -185,6 +199,60 @@ fn spawn_sampling(
             result: Err(format!("cannot start a worker: {e}")),
         });
     }
+}
+
+/// A lesson's data sets audited on a worker thread, like sampling.
+fn spawn_measuring(
+    req: u64,
+    index: usize,
+    lang: Lang,
+    timeout: Duration,
+    cancel: oneshot::Receiver<()>,
+    tx: Sender<Msg>,
+) {
+    let err_tx = tx.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("docshape-lesson-{req}"))
+        .spawn(move || {
+            let result = measure(index, lang, timeout, cancel);
+            tracing::debug!(req, cancelled = result.is_none(), "lesson measured");
+            if let Some(result) = result {
+                let _ = tx.send(Msg::Lesson { req, result });
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = err_tx.send(Msg::Lesson {
+            req,
+            result: Err(format!("cannot start a worker: {e}")),
+        });
+    }
+}
+
+/// `None` when cancelled.
+fn measure(
+    index: usize,
+    lang: Lang,
+    timeout: Duration,
+    cancel: oneshot::Receiver<()>,
+) -> Option<Result<Vec<(String, Report)>, String>> {
+    let Some(lesson) = crate::lesson::LESSONS.get(index) else {
+        return Some(Err(format!("no lesson number {index}")));
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return Some(Err(format!("cannot start a worker: {e}"))),
+    };
+    rt.block_on(async move {
+        tokio::select! {
+            r = crate::lesson::measure(lesson, None, "docshape_", lang, timeout) => {
+                Some(r.map_err(|e| e.to_string()))
+            }
+            _ = cancel => None,
+        }
+    })
 }
 
 async fn sample(

@@ -27,6 +27,7 @@ pub enum Action {
     TabFindings,
     TabDocuments,
     TabRelationships,
+    TabLearn,
     Toggle,
     Filter,
     Cancel,
@@ -41,6 +42,7 @@ pub enum Action {
     LargestDocs,
     DetailUp,
     DetailDown,
+    LessonLanguage,
 }
 
 /// Name, description and default keys of every action, in help order.
@@ -83,6 +85,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "relationships tab",
         &["4"],
     ),
+    (Action::TabLearn, "tab-learn", "learn tab (lessons)", &["5"]),
     (Action::Toggle, "toggle", "open / fold", &["enter", "space"]),
     (
         Action::Filter,
@@ -156,6 +159,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "detail-down",
         "scroll the detail down",
         &["J", "shift-down"],
+    ),
+    (
+        Action::LessonLanguage,
+        "lesson-language",
+        "lessons in English / Chinese",
+        &["t"],
     ),
 ];
 

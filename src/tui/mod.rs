@@ -118,6 +118,7 @@ pub async fn run(opts: Options) -> Result<(), String> {
     };
     let mut model = model::Model::new(target.label(), sample, keymap);
     model.warnings = warnings;
+    model.learn.lang = crate::i18n::Lang::from_env();
     let (tx, rx) = app::channel();
     let exec = effects::Executor::new(target, opts.plan, opts.timeout, tx);
     app::run_loop(model, &theme, exec, &rx).map_err(|e| format!("terminal error: {e}"))

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::i18n::Lang;
 use crate::report::{CollectionReport, Report};
 use crate::rules::{Finding, Severity};
 
@@ -20,14 +21,16 @@ pub enum Tab {
     Findings,
     Documents,
     Relationships,
+    Learn,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 4] = [
+    pub const ALL: [Tab; 5] = [
         Tab::Schema,
         Tab::Findings,
         Tab::Documents,
         Tab::Relationships,
+        Tab::Learn,
     ];
 
     pub fn title(self) -> &'static str {
@@ -36,6 +39,18 @@ impl Tab {
             Tab::Findings => "Findings",
             Tab::Documents => "Documents",
             Tab::Relationships => "Relationships",
+            Tab::Learn => "Learn",
+        }
+    }
+
+    /// The title when the tab bar is too narrow for the full ones.
+    pub fn short_title(self) -> &'static str {
+        match self {
+            Tab::Schema => "Schema",
+            Tab::Findings => "Finds",
+            Tab::Documents => "Docs",
+            Tab::Relationships => "Refs",
+            Tab::Learn => "Learn",
         }
     }
 
@@ -97,6 +112,25 @@ pub enum DocView {
     Largest,
 }
 
+/// The Learn tab: the lessons of `crate::lesson::LESSONS` and the selected
+/// one measured on the bundled sample data.
+#[derive(Debug, Default)]
+pub struct Learn {
+    /// Index into `LESSONS`.
+    pub sel: usize,
+    /// The language lessons are measured and rendered in.
+    pub lang: Lang,
+    /// The measuring in flight, for lesson `sel` in `lang`.
+    pub req: Option<u64>,
+    /// The measured data sets of lesson `sel`, kept so a language change
+    /// re-renders at once while the new measuring runs.
+    pub reports: Option<Vec<(String, Report)>>,
+    /// The rendered lesson, or why it could not be measured.
+    pub text: Option<Result<String, String>>,
+    /// First line of the text shown (wrapped lines).
+    pub scroll: u16,
+}
+
 #[derive(Debug)]
 pub struct Model {
     /// The target as shown: password masked.
@@ -132,6 +166,7 @@ pub struct Model {
     pub rel_rows: Vec<usize>,
     pub rel_sel: usize,
     pub detail_scroll: u16,
+    pub learn: Learn,
     pub input: Option<Input>,
     pub help: bool,
     pub status: Option<Status>,
@@ -171,6 +206,7 @@ impl Model {
             rel_rows: Vec::new(),
             rel_sel: 0,
             detail_scroll: 0,
+            learn: Learn::default(),
             input: None,
             help: false,
             status: None,

@@ -9,6 +9,8 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 
+use crate::i18n::Lang;
+use crate::lesson::{self, LESSONS};
 use crate::profile::extract;
 use crate::report::Report;
 use crate::rules::Severity;
@@ -40,6 +42,11 @@ pub enum Msg {
     Loaded {
         req: u64,
         result: Result<Box<Report>, String>,
+    },
+    /// Request `req` measured the selected lesson's data sets.
+    Lesson {
+        req: u64,
+        result: Result<Vec<(String, Report)>, String>,
     },
     /// A side effect reports back (a file written, a copy made).
     Done(Result<String, String>),
@@ -76,6 +83,76 @@ pub fn start_sampling(m: &mut Model) -> Vec<Effect> {
         size: m.sample,
     });
     fx
+}
+
+/// Measures the selected lesson in the Learn tab's language, cancelling
+/// the measuring in flight.
+pub fn start_measuring(m: &mut Model) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    if let Some(req) = m.learn.req.take() {
+        fx.push(Effect::Cancel { req });
+    }
+    let req = m.next_req;
+    m.next_req += 1;
+    m.learn.req = Some(req);
+    fx.push(Effect::Measure {
+        req,
+        lesson: m.learn.sel,
+        lang: m.learn.lang,
+    });
+    fx
+}
+
+/// Selects lesson `sel` and measures it, unless it is already shown or
+/// being measured.
+fn select_lesson(m: &mut Model, sel: usize) -> Vec<Effect> {
+    let sel = sel.min(LESSONS.len().saturating_sub(1));
+    if sel == m.learn.sel && (matches!(m.learn.text, Some(Ok(_))) || m.learn.req.is_some()) {
+        return Vec::new();
+    }
+    m.learn.sel = sel;
+    m.learn.scroll = 0;
+    m.learn.text = None;
+    m.learn.reports = None;
+    start_measuring(m)
+}
+
+fn render_lesson(m: &mut Model) {
+    if let (Some(l), Some(reports)) = (LESSONS.get(m.learn.sel), &m.learn.reports) {
+        let text = lesson::render(l, reports, m.learn.lang);
+        m.learn.text = Some(Ok(views::learn::reflow(&text)));
+    }
+}
+
+fn learn_scroll(m: &mut Model, down: bool, by: u16) {
+    let max = match (&m.learn.text, views::learn::text_area(m.size)) {
+        // Half a screen of slack: word wrapping can make more lines than
+        // the estimate.
+        (Some(Ok(t)), Some(area)) => {
+            views::learn::max_scroll(t, area.width).saturating_sub(area.height / 2)
+        }
+        _ => 0,
+    };
+    m.learn.scroll = if down {
+        m.learn.scroll.saturating_add(by).min(max)
+    } else {
+        m.learn.scroll.saturating_sub(by)
+    };
+}
+
+/// Up and down pick a lesson; the page keys scroll it.
+fn learn_move(m: &mut Model, a: Action) -> Vec<Effect> {
+    match a {
+        Action::PageUp | Action::PageDown => {
+            let h = views::learn::text_area(m.size).map_or(10, |r| r.height.max(1));
+            learn_scroll(m, a == Action::PageDown, h);
+            Vec::new()
+        }
+        _ => {
+            let sel = moved(m.learn.sel, LESSONS.len(), a, page(m));
+            select_lesson(m, sel)
+        }
+    }
 }
 
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
@@ -131,6 +208,23 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
                     );
                 }
                 Err(e) => status(m, Level::Error, format!("{e} — r retries")),
+            }
+            Vec::new()
+        }
+        Msg::Lesson { req, result } => {
+            if m.learn.req != Some(req) {
+                return Vec::new();
+            }
+            m.learn.req = None;
+            match result {
+                Ok(reports) => {
+                    m.learn.reports = Some(reports);
+                    render_lesson(m);
+                }
+                Err(e) => {
+                    m.learn.reports = None;
+                    m.learn.text = Some(Err(e));
+                }
             }
             Vec::new()
         }
@@ -401,6 +495,7 @@ fn main_move(m: &mut Model, a: Action) {
         }
         Tab::Documents => m.doc_sel = moved(m.doc_sel, m.docs.len(), a, p),
         Tab::Relationships => m.rel_sel = moved(m.rel_sel, m.rel_rows.len(), a, p),
+        Tab::Learn => {}
     }
 }
 
@@ -417,6 +512,15 @@ fn set_tab(m: &mut Model, t: Tab) {
     m.tab = t;
     m.focus = Pane::Main;
     m.detail_scroll = 0;
+}
+
+/// Switches tab; the Learn tab measures its lesson when nothing is shown.
+fn enter_tab(m: &mut Model, t: Tab) -> Vec<Effect> {
+    set_tab(m, t);
+    if t == Tab::Learn && m.learn.req.is_none() && !matches!(m.learn.text, Some(Ok(_))) {
+        return start_measuring(m);
+    }
+    Vec::new()
 }
 
 fn script_name(ns: &str, rule: &str) -> String {
@@ -458,6 +562,8 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::Bottom => {
             if m.focus == Pane::Nav {
                 nav_move(m, a);
+            } else if m.tab == Tab::Learn {
+                return learn_move(m, a);
             } else {
                 main_move(m, a);
             }
@@ -500,15 +606,44 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                 Pane::Main => Pane::Nav,
             };
         }
-        Action::NextTab => set_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
-        Action::PrevTab => set_tab(
-            m,
-            Tab::ALL[(m.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()],
-        ),
+        Action::NextTab => {
+            return enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]);
+        }
+        Action::PrevTab => {
+            return enter_tab(
+                m,
+                Tab::ALL[(m.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()],
+            );
+        }
         Action::TabSchema => set_tab(m, Tab::Schema),
         Action::TabFindings => set_tab(m, Tab::Findings),
         Action::TabDocuments => set_tab(m, Tab::Documents),
         Action::TabRelationships => set_tab(m, Tab::Relationships),
+        Action::TabLearn => return enter_tab(m, Tab::Learn),
+        Action::LessonLanguage => {
+            m.learn.lang = match m.learn.lang {
+                Lang::En => Lang::Zh,
+                Lang::Zh => Lang::En,
+            };
+            let now = m.learn.lang.pick("lessons in English", "课程语言：中文");
+            status(m, Level::Info, now);
+            if m.tab == Tab::Learn {
+                // At once from the measured data; the findings' own
+                // messages follow when the measuring in the new language
+                // comes back.
+                render_lesson(m);
+                return start_measuring(m);
+            }
+            m.learn.text = None;
+            m.learn.reports = None;
+            return m
+                .learn
+                .req
+                .take()
+                .map(|req| Effect::Cancel { req })
+                .into_iter()
+                .collect();
+        }
         Action::Toggle => match (m.focus, m.tab) {
             (Pane::Nav, _) => m.focus = Pane::Main,
             (Pane::Main, Tab::Schema) => {
@@ -519,6 +654,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                     rebuild_rows(m);
                 }
             }
+            (Pane::Main, Tab::Learn) if m.learn.req.is_none() => return start_measuring(m),
             (Pane::Main, Tab::Documents) => {
                 if let Some(&d) = m.docs.get(m.doc_sel) {
                     if m.doc_open.remove(&d) {
@@ -638,6 +774,9 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             rebuild_docs(m);
             set_tab(m, Tab::Documents);
         }
+        Action::DetailUp | Action::DetailDown if m.tab == Tab::Learn => {
+            learn_scroll(m, a == Action::DetailDown, 3);
+        }
         Action::DetailUp => m.detail_scroll = m.detail_scroll.saturating_sub(3),
         Action::DetailDown => m.detail_scroll = m.detail_scroll.saturating_add(3),
     }
@@ -664,10 +803,15 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                 return Vec::new();
             }
             m.focus = pane;
-            let act = if e.kind == MouseEventKind::ScrollUp {
-                Action::Up
-            } else {
-                Action::Down
+            let up = e.kind == MouseEventKind::ScrollUp;
+            let over_lesson = m.tab == Tab::Learn
+                && pane == Pane::Main
+                && views::learn::text_area(m.size).is_some_and(|r| inside(r, col, row));
+            let act = match (over_lesson, up) {
+                (true, true) => Action::DetailUp,
+                (true, false) => Action::DetailDown,
+                (false, true) => Action::Up,
+                (false, false) => Action::Down,
             };
             action(m, act)
         }
@@ -678,7 +822,7 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
             }
             if inside(a.tabs, col, row) {
                 if let Some(t) = views::tab_at(a.tabs, col) {
-                    set_tab(m, t);
+                    return enter_tab(m, t);
                 }
                 return Vec::new();
             }
@@ -700,11 +844,13 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         Tab::Schema => (m.field_sel, m.rows.len()),
                         Tab::Findings => (m.finding_sel, m.finding_rows.len()),
                         Tab::Relationships => (m.rel_sel, m.rel_rows.len()),
+                        Tab::Learn => (m.learn.sel, LESSONS.len()),
                         Tab::Documents => return Vec::new(),
                     };
                     let i = views::offset(sel, len, h) + usize::from(row - list.y - header);
                     if i < len {
                         match m.tab {
+                            Tab::Learn => return select_lesson(m, i),
                             Tab::Schema => m.field_sel = i,
                             Tab::Findings => {
                                 m.finding_sel = i;

@@ -5,6 +5,7 @@
 pub mod documents;
 pub mod findings;
 pub mod highlight;
+pub mod learn;
 pub mod relationships;
 pub mod schema;
 
@@ -83,19 +84,33 @@ pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
     match m.tab {
         Tab::Schema | Tab::Relationships => Some((inner(split(main).0), 1)),
         Tab::Findings => Some((inner(findings::split(main).0), 0)),
+        Tab::Learn => Some((inner(learn::split(main).0), 0)),
         Tab::Documents => None,
     }
 }
 
-fn tab_label(i: usize, t: Tab) -> String {
-    format!(" {} {} ", i + 1, t.title())
+/// Full titles when they all fit in `width` columns, else the short ones.
+fn short_tabs(width: u16) -> bool {
+    let full: usize = Tab::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, t)| tab_label(i, *t, false).chars().count() + 1)
+        .sum();
+    // Room for the findings count the bar adds.
+    full + 5 > usize::from(width)
+}
+
+fn tab_label(i: usize, t: Tab, short: bool) -> String {
+    let title = if short { t.short_title() } else { t.title() };
+    format!(" {} {title} ", i + 1)
 }
 
 /// The tab under column `col` of the tab bar.
 pub fn tab_at(tabs: Rect, col: u16) -> Option<Tab> {
+    let short = short_tabs(tabs.width);
     let mut x = tabs.x;
     for (i, t) in Tab::ALL.iter().enumerate() {
-        let w = tab_label(i, *t).chars().count() as u16;
+        let w = tab_label(i, *t, short).chars().count() as u16;
         if col >= x && col < x + w {
             return Some(*t);
         }
@@ -200,13 +215,13 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     };
     render_nav(m, theme, f, a.nav);
     render_tabs(m, theme, f, a.tabs);
-    match (&m.report, m.collection()) {
-        (Some(_), Some(_)) => match m.tab {
-            Tab::Schema => schema::render(m, theme, f, a.main),
-            Tab::Findings => findings::render(m, theme, f, a.main),
-            Tab::Documents => documents::render(m, theme, f, a.main),
-            Tab::Relationships => relationships::render(m, theme, f, a.main),
-        },
+    match (&m.report, m.collection(), m.tab) {
+        // Lessons read the bundled sample data, not the target.
+        (_, _, Tab::Learn) => learn::render(m, theme, f, a.main),
+        (Some(_), Some(_), Tab::Schema) => schema::render(m, theme, f, a.main),
+        (Some(_), Some(_), Tab::Findings) => findings::render(m, theme, f, a.main),
+        (Some(_), Some(_), Tab::Documents) => documents::render(m, theme, f, a.main),
+        (Some(_), Some(_), Tab::Relationships) => relationships::render(m, theme, f, a.main),
         _ => render_waiting(m, theme, f, a.main),
     }
     render_status(m, theme, f, a.status);
@@ -303,12 +318,14 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 
 fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
+    let short = short_tabs(area.width);
     for (i, t) in Tab::ALL.iter().enumerate() {
-        let mut label = tab_label(i, *t);
+        let mut label = tab_label(i, *t, short);
         if *t == Tab::Findings {
             let n = m.findings().len();
             if n > 0 && label.len() + 4 < 40 {
-                label = format!(" {} {} ({n}) ", i + 1, t.title());
+                let title = if short { t.short_title() } else { t.title() };
+                label = format!(" {} {title} ({n}) ", i + 1);
             }
         }
         let st = if *t == m.tab {
@@ -396,7 +413,7 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             (Action::Quit, "quit"),
             (Action::Help, "help"),
             (Action::NextPane, "pane"),
-            (Action::TabSchema, "tabs 1-4"),
+            (Action::TabSchema, "tabs 1-5"),
             (Action::Filter, "filter"),
             (Action::Resample, "re-sample"),
             (Action::SampleMore, "more"),
