@@ -205,21 +205,8 @@ fn a_server_dying_mid_read_ends_in_a_clear_error() {
         // the secantusd run of this suite covers it.
         return;
     }
-    let port = common::free_port();
-    let mut server = Command::new("secantusd-py")
-        .args([
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-            "--storage-path",
-            ":memory:",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("secantusd-py must be on PATH (scripts/test.sh installs it)");
-    let uri = format!("mongodb://127.0.0.1:{port}");
+    let server = common::PrivateServer::start(std::path::Path::new(":memory:"), &[]);
+    let uri = server.uri();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -254,8 +241,7 @@ fn a_server_dying_mid_read_ends_in_a_clear_error() {
         .spawn()
         .expect("run docshape");
     std::thread::sleep(Duration::from_millis(700));
-    let _ = server.kill();
-    let _ = server.wait();
+    server.stop();
     let start = Instant::now();
     let out = child.wait_with_output().expect("wait");
     assert!(

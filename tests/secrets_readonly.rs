@@ -5,31 +5,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bson::{doc, Document};
 
 const PASSWORD: &str = "Sup3r-S3cret-pw";
-
-fn start(port: u16, storage: &Path, auth: bool) -> Child {
-    let mut cmd = Command::new("secantusd-py");
-    cmd.args([
-        "--host",
-        "127.0.0.1",
-        "--port",
-        &port.to_string(),
-        "--storage-path",
-    ])
-    .arg(storage)
-    .stdout(Stdio::null())
-    .stderr(Stdio::null());
-    if auth {
-        cmd.arg("--auth");
-    }
-    cmd.spawn()
-        .expect("secantusd-py must be on PATH (scripts/test.sh installs it)")
-}
 
 async fn wait_ping(uri: &str) -> mongodb::Client {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -68,9 +48,9 @@ async fn passwords_never_appear_anywhere() {
         return;
     }
     let storage = tempfile::tempdir().expect("tempdir");
-    let port = common::free_port();
+    let server = common::PrivateServer::start(storage.path(), &[]);
+    let port = server.port();
     let plain = format!("mongodb://127.0.0.1:{port}");
-    let mut server = start(port, storage.path(), false);
     {
         let c = wait_ping(&plain).await;
         c.database("admin")
@@ -84,12 +64,8 @@ async fn passwords_never_appear_anywhere() {
             .expect("insert");
     }
     // A graceful stop, so the user and the data are on disk for the restart.
-    let _ = Command::new("kill")
-        .arg("-TERM")
-        .arg(server.id().to_string())
-        .status();
-    let _ = server.wait();
-    let mut server = start(port, storage.path(), true);
+    server.stop();
+    let server = common::PrivateServer::start_on(port, storage.path(), &["--auth"]);
     let uri = format!("mongodb://alice:{PASSWORD}@127.0.0.1:{port}/?authSource=admin");
     wait_ping(&uri).await;
 
@@ -174,8 +150,7 @@ async fn passwords_never_appear_anywhere() {
             assert_eq!(mode & 0o077, 0, "{} is readable by others", f.display());
         }
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    server.stop();
 }
 
 async fn counters(c: &mongodb::Client, db: &str) -> (Document, Document) {
