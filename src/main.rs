@@ -168,7 +168,22 @@ impl From<SourceError> for Fatal {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Usage errors: one sentence and exit 2, as for every other error.
+        Err(e) if e.use_stderr() => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("docshape: {first} (see docshape --help)");
+            return ExitCode::from(2);
+        }
+        // --help and --version.
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+    };
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
