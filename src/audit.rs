@@ -575,7 +575,7 @@ pub async fn relationships<S: Source>(
             from: format!("{}.{from_path}", from.namespace),
             to: format!("{}.{}", to.namespace, t.key),
             kind,
-            cardinality: relate::Cardinality::of(fanout.map_or(0, |f| f.max), growing),
+            cardinality: relate::Cardinality::of(fanout.as_ref().map_or(0, |f| f.max), growing),
             fanout,
             match_rate: crate::profile::sketch::round2(rate),
             probed: cand.keys.len() as u64,

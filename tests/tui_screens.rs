@@ -133,7 +133,7 @@ fn relationships_tab() {
         assert!(s.contains("parent-reference"), "{s}");
         assert!(s.contains("fan-out"), "{s}");
         if h >= 60 {
-            assert!(s.contains("fan-out per parent"), "{s}");
+            assert!(s.contains("parents by number of children"), "{s}");
         }
     }
 }

@@ -176,6 +176,7 @@ fn collection(out: &mut String, c: &CollectionReport, report: &Report, lang: Lan
     {
         let fan = r
             .fanout
+            .as_ref()
             .map(|f| {
                 format!(
                     " · {} {}/{:.1}/{}",

@@ -66,6 +66,26 @@ impl LogHistogram {
         self.sum += u128::from(v);
     }
 
+    /// Records `v` as if seen `n` times.
+    pub fn record_n(&mut self, v: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let b = bucket_of(v);
+        if b >= self.buckets.len() {
+            self.buckets.resize(b + 1, 0);
+        }
+        self.buckets[b] += n;
+        if self.count == 0 || v < self.min {
+            self.min = v;
+        }
+        if v > self.max {
+            self.max = v;
+        }
+        self.count += n;
+        self.sum += u128::from(v) * u128::from(n);
+    }
+
     pub fn merge(&mut self, other: &LogHistogram) {
         if other.count == 0 {
             return;

@@ -66,7 +66,7 @@ impl Cardinality {
 }
 
 /// Children per parent.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fanout {
     pub min: u64,
     pub avg: f64,
@@ -74,6 +74,8 @@ pub struct Fanout {
     pub max: u64,
     /// Parents the figures cover.
     pub parents: u64,
+    /// Parents per range of children: `[low, high, parents]`, ascending.
+    pub histogram: Vec<[u64; 3]>,
 }
 
 impl Fanout {
@@ -84,6 +86,11 @@ impl Fanout {
             p95: h.quantile(0.95),
             max: h.max(),
             parents: h.count(),
+            histogram: h
+                .bins()
+                .into_iter()
+                .map(|(lo, hi, n)| [lo, hi, n])
+                .collect(),
         })
     }
 
@@ -109,12 +116,21 @@ impl Fanout {
                 break;
             }
         }
+        let mut h = LogHistogram::default();
+        for &(n, p) in &sorted {
+            h.record_n(n, p);
+        }
         Some(Fanout {
             min: sorted[0].0,
             avg: crate::profile::sketch::round2(total as f64 / parents as f64),
             p95,
             max: sorted[sorted.len() - 1].0,
             parents,
+            histogram: h
+                .bins()
+                .into_iter()
+                .map(|(lo, hi, n)| [lo, hi, n])
+                .collect(),
         })
     }
 }
@@ -512,7 +528,7 @@ pub fn embedded(
                 from: format!("{ns}.{arr_path}"),
                 to: format!("{ns}.{}", f.path),
                 kind: Kind::Embedded,
-                cardinality: Cardinality::of(fanout.map_or(0, |f| f.max), growing),
+                cardinality: Cardinality::of(fanout.as_ref().map_or(0, |f| f.max), growing),
                 fanout,
                 match_rate: 1.0,
                 probed: 0,
@@ -593,6 +609,7 @@ mod tests {
     fn fanout_from_counts() {
         let f = Fanout::from_counts(&[(0, 5), (2, 90), (10, 5)]).expect("fanout");
         assert_eq!((f.min, f.p95, f.max, f.parents), (0, 2, 10, 100));
+        assert_eq!(f.histogram, vec![[0, 0, 5], [2, 2, 90], [10, 10, 5]]);
         assert!((f.avg - 2.3).abs() < 1e-9);
         assert!(Fanout::from_counts(&[]).is_none());
     }

@@ -93,6 +93,7 @@ pub fn render(report: &Report) -> String {
         for r in &report.relationships {
             let fan = r
                 .fanout
+                .as_ref()
                 .map(|f| format!("{} / {:.1} / {} / {}", f.min, f.avg, f.p95, f.max))
                 .unwrap_or_default();
             let _ = writeln!(

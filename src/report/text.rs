@@ -133,7 +133,7 @@ fn relationships(out: &mut String, report: &Report, style: Style) {
             style.cyan(&safe(&r.to))
         );
         let mut facts = vec![format!("{kind}, {card}")];
-        if let Some(f) = r.fanout {
+        if let Some(f) = &r.fanout {
             facts.push(format!(
                 "children per parent min {} · avg {:.1} · p95 {} · max {} over {} parents ({})",
                 group(f.min),

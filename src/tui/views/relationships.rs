@@ -120,21 +120,27 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     }
     f.render_widget(Paragraph::new(d), text);
     if let (Some(fo), true) = (&rel.fanout, chart_h > 0) {
-        let bars = [
-            ("min", fo.min),
-            ("avg", fo.avg.round() as u64),
-            ("p95", fo.p95),
-            ("max", fo.max),
-        ]
-        .map(|(l, v)| {
-            Bar::default()
-                .value(v)
-                .label(Line::from(l))
-                .text_value(human_count(v))
-        });
+        // Parents per number of children, adjacent buckets merged to fit.
+        let width = usize::from(chart.width.saturating_sub(2)).max(8);
+        let slots = (width / 8).clamp(1, 24);
+        let per = fo.histogram.len().div_ceil(slots).max(1);
+        let bars: Vec<Bar> = fo
+            .histogram
+            .chunks(per)
+            .map(|c| {
+                let lo = c.first().map_or(0, |b| b[0]);
+                let n: u64 = c.iter().map(|b| b[2]).sum();
+                // Bars are narrow: label each by its lower bound.
+                let label = human_count(lo);
+                Bar::default()
+                    .value(n)
+                    .label(Line::from(label))
+                    .text_value(human_count(n))
+            })
+            .collect();
         f.render_widget(
             BarChart::default()
-                .block(block(" fan-out per parent ", false, theme))
+                .block(block(" parents by number of children ", false, theme))
                 .bar_width(6)
                 .bar_gap(2)
                 .bar_style(theme.fg("chart.bar"))
