@@ -24,7 +24,7 @@ for target in ejson bson_stream profile; do
     cp -r "fuzz/corpus/$target/." "$work/"
     echo "fuzz.sh: $target for ${secs}s" >&2
     if ! cargo fuzz run --fuzz-dir fuzz "$target" "$work" -- \
-        -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 -timeout=10 \
+        -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 -timeout=10 -seed=1 \
         -print_final_stats=1 2>"fuzz/$target.log"; then
         echo "fuzz.sh: $target found a crash; see fuzz/artifacts/$target and fuzz/$target.log" >&2
         tail -40 "fuzz/$target.log" >&2
