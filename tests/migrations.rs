@@ -4,22 +4,14 @@
 
 mod common;
 
+use common::{oid, DAY, NEWEST};
+
 use std::path::PathBuf;
 use std::process::Command;
 
-use bson::{doc, oid::ObjectId, Document};
+use bson::{doc, Document};
 use common::{client, docshape_async, json_ok, unique_db, uri};
 use futures_util::TryStreamExt;
-
-const NEWEST: u32 = 1_704_067_200;
-const DAY: u32 = 86_400;
-
-fn oid(secs: u32, n: u32) -> ObjectId {
-    let mut b = [0u8; 12];
-    b[..4].copy_from_slice(&secs.to_be_bytes());
-    b[8..].copy_from_slice(&n.to_be_bytes());
-    ObjectId::from_bytes(b)
-}
 
 /// `mongosh`: `$DOCSHAPE_MONGOSH`, else the copy `scripts/test.sh` installs
 /// into `.tools/`. Missing is a failure, never a skip.

@@ -3,22 +3,14 @@
 
 mod common;
 
+use common::{oid, DAY, NEWEST};
+
 use std::path::Path;
 
 use bson::{doc, oid::ObjectId, Document};
 use common::{client, docshape, docshape_async, json_ok, unique_db, uri};
 
 /// 2024-01-01T00:00:00Z: the newest document's creation time.
-const NEWEST: u32 = 1_704_067_200;
-const DAY: u32 = 86_400;
-
-fn oid(secs: u32, n: u32) -> ObjectId {
-    let mut b = [0u8; 12];
-    b[..4].copy_from_slice(&secs.to_be_bytes());
-    b[8..].copy_from_slice(&n.to_be_bytes());
-    ObjectId::from_bytes(b)
-}
-
 /// Collections with planted relationships and growth:
 /// - `hosts` ← `logs.host_id` (parent reference), host i has 3i+1 logs;
 /// - `kits.component_ids` → `components` (child reference), kit j holds

@@ -5,21 +5,13 @@
 
 mod common;
 
+use common::{oid, DAY, NEWEST};
+
 use std::collections::BTreeMap;
 
-use bson::{doc, oid::ObjectId, spec::BinarySubtype, Binary, Bson, Document};
+use bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
 use common::{client, docshape_async, json_ok, unique_db, uri};
 use mongodb::IndexModel;
-
-const NEWEST: u32 = 1_704_067_200;
-const DAY: u32 = 86_400;
-
-fn oid(secs: u32, n: u32) -> ObjectId {
-    let mut b = [0u8; 12];
-    b[..4].copy_from_slice(&secs.to_be_bytes());
-    b[8..].copy_from_slice(&n.to_be_bytes());
-    ObjectId::from_bytes(b)
-}
 
 fn blob(n: usize, seed: u8) -> Bson {
     Bson::Binary(Binary {

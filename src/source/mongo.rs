@@ -512,20 +512,8 @@ impl Source for MongoSource {
                     .await
             })
             .await?;
-        let mut out = Vec::new();
-        while self
-            .call("reading referenced documents", async {
-                cursor.advance().await
-            })
-            .await?
-        {
-            out.push(
-                cursor
-                    .deserialize_current()
-                    .map_err(|e| self.map_error("reading referenced documents", &e))?,
-            );
-        }
-        Ok(out)
+        self.drain(&mut cursor, "reading referenced documents")
+            .await
     }
 
     async fn reread(
@@ -596,6 +584,15 @@ impl MongoSource {
                     .await
             })
             .await?;
+        self.drain(&mut cursor, what).await
+    }
+
+    /// Reads a (small) cursor to the end, each batch bounded by the timeout.
+    async fn drain(
+        &self,
+        cursor: &mut mongodb::Cursor<Document>,
+        what: &str,
+    ) -> Result<Vec<Document>> {
         let mut out = Vec::new();
         while self.call(what, async { cursor.advance().await }).await? {
             let d = cursor

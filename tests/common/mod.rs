@@ -557,3 +557,16 @@ pub fn field<'a>(coll: &'a serde_json::Value, path: &str) -> &'a serde_json::Val
         .find(|f| f["path"] == path)
         .unwrap_or_else(|| panic!("no field {path} in {}", coll["namespace"]))
 }
+
+/// 2024-01-01T00:00:00Z: the creation time of the newest generated document.
+pub const NEWEST: u32 = 1_704_067_200;
+pub const DAY: u32 = 86_400;
+
+/// An ObjectId created at `secs` (seconds since the epoch), unique by `n`:
+/// generated data whose document ages are known.
+pub fn oid(secs: u32, n: u32) -> bson::oid::ObjectId {
+    let mut b = [0u8; 12];
+    b[..4].copy_from_slice(&secs.to_be_bytes());
+    b[8..].copy_from_slice(&n.to_be_bytes());
+    bson::oid::ObjectId::from_bytes(b)
+}
