@@ -224,8 +224,10 @@ async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
         theme: e.theme,
         config: e.common.config.clone(),
     };
-    docshape::tui::run(opts).await.map_err(Fatal)?;
-    Ok(ExitCode::SUCCESS)
+    // A signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) ends the explorer cleanly
+    // with 128 + its number, as a shell reports a process it stopped.
+    let exit = docshape::tui::run(opts).await.map_err(Fatal)?;
+    Ok(ExitCode::from(exit.code()))
 }
 
 fn thresholds(c: &Common) -> Result<Thresholds, Fatal> {

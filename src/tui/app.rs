@@ -8,15 +8,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
-use ratatui::crossterm::execute;
-use ratatui::crossterm::terminal::{
-    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
-};
+use ratatui::crossterm::event::{self, Event};
 use ratatui::Terminal;
 
 use super::effects::{Effect, Executor};
 use super::model::Model;
+use super::terminal::{self, inject_panic};
 use super::theme::Theme;
 use super::update::{start_sampling, update, Msg};
 use super::views;
@@ -24,121 +21,89 @@ use super::views;
 /// How often progress is redrawn while nothing else happens.
 const TICK: Duration = Duration::from_millis(100);
 
-/// Leaves the alternate screen, raw mode and mouse capture. Safe to call
-/// more than once.
-pub fn restore_terminal() {
-    let _ = disable_raw_mode();
-    let _ = execute!(
-        io::stdout(),
-        DisableMouseCapture,
-        LeaveAlternateScreen,
-        ratatui::crossterm::cursor::Show
-    );
+/// Why the loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit.
+    Quit,
+    /// A signal (its number) asked the explorer to stop.
+    Signal(i32),
 }
 
-/// Restores the terminal when dropped: every return and unwinding panic.
-struct Guard;
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        restore_terminal();
+impl Exit {
+    /// The process's exit status: 0, or 128 + the signal's number as a
+    /// shell reports a process stopped by that signal.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Quit => 0,
+            Exit::Signal(n) => u8::try_from(128 + n).unwrap_or(u8::MAX),
+        }
     }
 }
 
-/// Restores the terminal before the previous panic hook prints, so the
-/// message lands on a usable screen.
-fn install_panic_hook() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore_terminal();
-        tracing::error!("panic: {info}");
-        previous(info);
-    }));
-}
-
 /// Terminal events on their own thread, so the loop only waits on a channel.
+/// When the terminal can no longer be read the loop is told, instead of
+/// running on deaf.
 fn spawn_input(tx: Sender<Msg>) {
     let _ = std::thread::Builder::new()
         .name("docshape-input".into())
         .spawn(move || loop {
-            match event::read() {
-                Ok(Event::Key(k)) => {
-                    if tx.send(Msg::Key(k)).is_err() {
-                        return;
-                    }
+            let msg = match event::read() {
+                Ok(Event::Key(k)) => Msg::Key(k),
+                Ok(Event::Mouse(m)) => Msg::Mouse(m),
+                Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
+                Ok(_) => continue,
+                Err(e) => {
+                    let _ = tx.send(Msg::InputFailed(e.to_string()));
+                    return;
                 }
-                Ok(Event::Mouse(m)) => {
-                    if tx.send(Msg::Mouse(m)).is_err() {
-                        return;
-                    }
-                }
-                Ok(Event::Resize(w, h)) => {
-                    if tx.send(Msg::Resize(w, h)).is_err() {
-                        return;
-                    }
-                }
-                Ok(_) => {}
-                Err(_) => return,
+            };
+            if tx.send(msg).is_err() {
+                return;
             }
         });
 }
 
-/// SIGTERM and SIGHUP become a clean quit (the terminal is restored).
-fn spawn_signals(tx: Sender<Msg>) {
-    let _ = std::thread::Builder::new()
-        .name("docshape-signals".into())
-        .spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                use tokio::signal::unix::{signal, SignalKind};
-                let (Ok(mut term), Ok(mut hup)) = (
-                    signal(SignalKind::terminate()),
-                    signal(SignalKind::hangup()),
-                ) else {
-                    return;
-                };
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = hup.recv() => {}
-                }
-                let _ = tx.send(Msg::Terminate);
-            });
-        });
-}
-
-/// Runs the explorer until the user quits.
+/// Runs the explorer until the user quits or a signal stops it. The
+/// terminal is restored on every way out.
 pub fn run_loop(
     mut model: Model,
     theme: &Theme,
     mut exec: Executor,
     rx: &Receiver<Msg>,
-) -> io::Result<()> {
-    install_panic_hook();
-    enable_raw_mode()?;
-    let _guard = Guard;
+) -> io::Result<Exit> {
+    // Before the terminal changes, so that no signal finds it changed and
+    // unhandled.
+    terminal::spawn_signals(exec.tx.clone());
+    let _guard = terminal::enter()?;
     let mut stdout = io::stdout();
-    execute!(stdout, EnterAlternateScreen, EnableMouseCapture)?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    terminal.clear()?;
-    let size = terminal.size()?;
+    let mut term = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    term.clear()?;
+    let size = term.size()?;
     model.size = (size.width, size.height);
     spawn_input(exec.tx.clone());
-    spawn_signals(exec.tx.clone());
+    // What an injected panic quotes (test builds): the target unmasked, so
+    // the tests see that the panic hook masks it.
+    let unmasked = match &exec.target {
+        crate::target::Target::Mongo(uri) => uri.clone(),
+        crate::target::Target::Path(p) => p.display().to_string(),
+    };
     let started = Instant::now();
     for fx in start_sampling(&mut model) {
         exec.run(fx, &mut stdout);
     }
+    let mut exit = Exit::Quit;
+    let mut input_error = None;
     let mut dirty = true;
     let mut first = true;
-    loop {
+    let mut done = false;
+    while !done {
         if dirty || model.job.is_some() {
             let t = Instant::now();
-            terminal.draw(|f| views::render(&model, theme, f))?;
+            term.draw(|f| {
+                views::render(&model, theme, f);
+                inject_panic("draw", &unmasked);
+            })?;
             if first {
                 tracing::info!(elapsed = ?started.elapsed(), "first frame");
                 first = false;
@@ -160,20 +125,29 @@ pub fn run_loop(
             }
         }
         for msg in batch {
-            for fx in update(&mut model, msg) {
-                let quit = fx == Effect::Quit;
-                exec.run(fx, &mut stdout);
-                if quit {
-                    return Ok(());
-                }
+            match &msg {
+                Msg::Key(_) => inject_panic("key", &unmasked),
+                Msg::Signal(n) => exit = Exit::Signal(*n),
+                Msg::InputFailed(e) => input_error = Some(e.clone()),
+                _ => {}
             }
-        }
-        if model.quit {
-            return Ok(());
+            let mut quit = false;
+            for fx in update(&mut model, msg) {
+                quit |= fx == Effect::Quit;
+                exec.run(fx, &mut stdout);
+            }
+            if quit || model.quit {
+                done = true;
+                break;
+            }
         }
         dirty = true;
     }
-    Ok(())
+    tracing::info!(?exit, "explorer stopped");
+    match input_error {
+        Some(e) => Err(io::Error::other(format!("cannot read the terminal: {e}"))),
+        None => Ok(exit),
+    }
 }
 
 /// A channel for the loop.

@@ -179,18 +179,22 @@ fn spawn_sampling(
                 }
             };
             let progress_tx = tx.clone();
-            let result = rt.block_on(async move {
-                tokio::select! {
-                    r = sample(&target, &plan, timeout, req, &progress_tx) => Some(r),
-                    _ = cancel => None,
-                }
+            // A panic in the pipeline is a failed run, shown in the UI; the
+            // panic hook leaves the screen to the UI meanwhile.
+            let result = catch_panic("sampling", || {
+                super::terminal::inject_panic("sample", &target.label());
+                rt.block_on(async move {
+                    tokio::select! {
+                        r = sample(&target, &plan, timeout, req, &progress_tx) => {
+                            Some(r.map(Box::new).map_err(|e| e.to_string()))
+                        }
+                        _ = cancel => None,
+                    }
+                })
             });
             tracing::debug!(req, cancelled = result.is_none(), "sampling finished");
-            if let Some(r) = result {
-                let _ = tx.send(Msg::Loaded {
-                    req,
-                    result: r.map(Box::new).map_err(|e| e.to_string()),
-                });
+            if let Some(result) = result {
+                let _ = tx.send(Msg::Loaded { req, result });
             }
         });
     if let Err(e) = spawned {
@@ -199,6 +203,19 @@ fn spawn_sampling(
             result: Err(format!("cannot start a worker: {e}")),
         });
     }
+}
+
+/// Runs a worker's job; a panic becomes an error naming `what`.
+fn catch_panic<T>(
+    what: &str,
+    job: impl FnOnce() -> Option<Result<T, String>>,
+) -> Option<Result<T, String>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|payload| {
+        Some(Err(format!(
+            "internal error while {what} (a bug, please report it): {}",
+            super::terminal::panic_message(payload.as_ref())
+        )))
+    })
 }
 
 /// A lesson's data sets audited on a worker thread, like sampling.
@@ -214,7 +231,9 @@ fn spawn_measuring(
     let spawned = std::thread::Builder::new()
         .name(format!("docshape-lesson-{req}"))
         .spawn(move || {
-            let result = measure(index, lang, timeout, cancel);
+            let result = catch_panic("measuring the lesson", || {
+                measure(index, lang, timeout, cancel)
+            });
             tracing::debug!(req, cancelled = result.is_none(), "lesson measured");
             if let Some(result) = result {
                 let _ = tx.send(Msg::Lesson { req, result });

@@ -2,8 +2,10 @@
 //!
 //! Elm-like: `model` is plain data, `update` turns a `Msg` into a new model
 //! and a list of `effects::Effect`s, `views` draw the model and never
-//! mutate it, and `app` runs the loop. Everything but `app` and the
-//! executor is tested without a terminal.
+//! mutate it, `app` runs the loop and `terminal` owns the terminal's state
+//! (and every way back to a usable one: guard, panic hook, signals).
+//! Everything but `app`, `terminal` and the executor is tested without a
+//! terminal.
 
 // Views follow ratatui's conventions: `f` the frame, `m` the model, `w`/`h`
 // the sizes of the area being drawn.
@@ -13,6 +15,7 @@ pub mod app;
 pub mod effects;
 pub mod keymap;
 pub mod model;
+pub mod terminal;
 pub mod theme;
 pub mod update;
 pub mod views;
@@ -85,9 +88,9 @@ fn init_logging() {
         .try_init();
 }
 
-/// Runs the explorer until the user quits. The terminal is restored on
-/// every way out.
-pub async fn run(opts: Options) -> Result<(), String> {
+/// Runs the explorer until the user quits or a signal stops it. The
+/// terminal is restored on every way out.
+pub async fn run(opts: Options) -> Result<app::Exit, String> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() {
         return Err("the explorer needs a terminal; use `docshape audit` for a report".into());
@@ -104,6 +107,10 @@ pub async fn run(opts: Options) -> Result<(), String> {
     let (keymap, key_warnings) = keymap::Keymap::with_overrides(keys.as_ref());
     warnings.extend(key_warnings);
     let (target, origin) = target::resolve(opts.target.as_deref()).await;
+    if let target::Target::Mongo(uri) = &target {
+        terminal::keep_secrets_of(uri);
+    }
+    terminal::install_panic_hook();
     match origin {
         Origin::BundledSample => warnings.push(format!(
             "no target given, no $MONGODB_URI and no server on 127.0.0.1:27017; reading the bundled sample data in {}",

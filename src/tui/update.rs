@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind,
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
 
@@ -50,8 +50,13 @@ pub enum Msg {
     },
     /// A side effect reports back (a file written, a copy made).
     Done(Result<String, String>),
-    /// SIGTERM or the like: leave cleanly.
+    /// Leave cleanly, as on a quit key.
     Terminate,
+    /// Signal number `n` arrived: leave cleanly (the process then exits
+    /// with 128 + `n`).
+    Signal(i32),
+    /// The terminal can no longer be read: leave.
+    InputFailed(String),
 }
 
 fn status(m: &mut Model, level: Level, text: impl Into<String>) {
@@ -161,11 +166,16 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             if k.kind == KeyEventKind::Release {
                 return Vec::new();
             }
-            if m.input.is_some() {
+            let bound = m.keymap.action(Key::from_event(k));
+            // A control key bound to quitting (ctrl-c) quits from the
+            // prompt too, instead of typing a letter.
+            let ctrl_quit =
+                bound == Some(Action::Quit) && k.modifiers.contains(KeyModifiers::CONTROL);
+            if m.input.is_some() && !ctrl_quit {
                 edit_input(m, k);
                 return Vec::new();
             }
-            match m.keymap.action(Key::from_event(k)) {
+            match bound {
                 Some(a) => action(m, a),
                 None => Vec::new(),
             }
@@ -235,7 +245,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             }
             Vec::new()
         }
-        Msg::Terminate => {
+        Msg::Terminate | Msg::Signal(_) | Msg::InputFailed(_) => {
             m.quit = true;
             vec![Effect::Quit]
         }
@@ -413,7 +423,12 @@ fn edit_input(m: &mut Model, k: KeyEvent) {
             let (t, text) = (input.target, input.text.clone());
             set_filter(m, t, text);
         }
-        KeyCode::Char(c) => {
+        // Control and Alt chords are commands, not text.
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
             input.text.push(c);
             let (t, text) = (input.target, input.text.clone());
             set_filter(m, t, text);

@@ -252,13 +252,20 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         lines.push(Line::from("No collection selected (or none matched)."));
     } else {
         lines.push(Line::from("Nothing sampled yet."));
+        if let Some(s) = m.status.as_ref().filter(|s| s.level == Level::Error) {
+            lines.push(Line::default());
+            lines.push(Line::styled(s.text.clone(), theme.fg("status.error")));
+            lines.push(Line::default());
+        }
         lines.push(Line::styled(
             format!("{} samples", m.keymap.label(Action::Resample)),
             theme.dim(),
         ));
     }
     f.render_widget(
-        Paragraph::new(lines).block(block(" docshape ", m.focus == Pane::Main, theme)),
+        Paragraph::new(lines)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(block(" docshape ", m.focus == Pane::Main, theme)),
         area,
     );
 }
@@ -344,7 +351,36 @@ fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// An error (a server gone, a failed run) first and on both lines of the
+/// status bar, in place of the key hints, so that it is read whole: one
+/// line would cut it at the width of the target label.
+fn render_error_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect, text: &str) {
+    let line = Line::from(vec![
+        Span::styled(
+            format!(" error: {text} "),
+            theme
+                .status()
+                .fg(theme.color("status.error"))
+                .add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(format!("│ {} ", m.target), theme.status()),
+        Span::styled(format!("│ sample {} ", m.sample), theme.status()),
+    ]);
+    f.render_widget(
+        Paragraph::new(line)
+            .style(theme.status())
+            .wrap(ratatui::widgets::Wrap { trim: false }),
+        area,
+    );
+}
+
 fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    if let (Some(s), None, None) = (&m.status, &m.input, &m.job) {
+        if s.level == Level::Error {
+            render_error_status(m, theme, f, area, &s.text);
+            return;
+        }
+    }
     let [top, bottom] =
         Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area);
     let mut spans = vec![
