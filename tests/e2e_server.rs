@@ -30,6 +30,7 @@ const COLLECTION_IGNORED: &[&str] = &[
     "notes",
     "fields",
     "findings",
+    "round_trips",
 ];
 /// Rules whose verdict depends on the indexes, which a file does not have.
 const INDEX_RULES: &[&str] = &[
@@ -434,4 +435,79 @@ async fn authentication_is_enforced_and_never_leaks() {
     let line = assert_fails_cleanly(&o, "wrong password");
     assert!(line.to_lowercase().contains("authentication"), "{line}");
     assert!(line.contains("alice:****@"), "{line}");
+}
+
+/// Round trips per collection, as the JSON report counts them (the
+/// driver's command monitoring): the metadata commands, then one reply for
+/// a sample that fits in 16 MiB, and one reply per 16 MiB of a full scan.
+#[tokio::test]
+async fn round_trips_per_collection_are_few_and_counted() {
+    let client = client().await;
+    let db = unique_db("trips");
+    let coll = client.database(&db).collection::<Document>("wide");
+    // 2,600 documents of ~8 KB: 21 MB, more than one 16 MiB reply.
+    let pad = "p".repeat(8_000);
+    let docs: Vec<Document> = (0..2_600)
+        .map(|i| doc! {"_id": i, "k": i % 7, "pad": &pad})
+        .collect();
+    for chunk in docs.chunks(500) {
+        coll.insert_many(chunk.to_vec()).await.expect("insert");
+    }
+    let ns = format!("{db}.wide");
+    let trips = |report: &Value| -> BTreeMap<String, u64> {
+        let c = collection(report, &ns);
+        serde_json::from_value(c["round_trips"].clone()).expect("round_trips by command")
+    };
+    let metadata = [("collStats", 1), ("count", 1), ("listIndexes", 1)];
+
+    // A sample of 1,000 (8 MB): one aggregate for $sample, one for
+    // $indexStats, no getMore.
+    let report = json_ok(
+        &docshape_async(&[
+            "audit",
+            &uri(),
+            "-c",
+            &ns,
+            "--format",
+            "json",
+            "--no-snapshot",
+        ])
+        .await,
+    );
+    assert_eq!(collection(&report, &ns)["sampled"], 1000);
+    let mut want: BTreeMap<String, u64> = metadata
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), *v))
+        .collect();
+    want.insert("aggregate".into(), 2);
+    assert_eq!(trips(&report), want, "sample of 1,000");
+
+    // A full scan: one find, then one getMore per further 16 MiB.
+    let report = json_ok(
+        &docshape_async(&[
+            "audit",
+            &uri(),
+            "-c",
+            &ns,
+            "--full",
+            "--format",
+            "json",
+            "--no-snapshot",
+        ])
+        .await,
+    );
+    let c = collection(&report, &ns);
+    assert_eq!(c["sampled"], 2600);
+    let bytes = c["doc_size"]["avg"].as_f64().expect("avg size") * 2600.0;
+    let replies = (bytes / f64::from(16u32 << 20)).ceil() as u64;
+    let got = trips(&report);
+    assert_eq!(got.get("find"), Some(&1), "{got:?}");
+    assert_eq!(
+        got.get("getMore").copied().unwrap_or(0),
+        replies - 1,
+        "{got:?} for {bytes} bytes"
+    );
+    assert_eq!(got.get("aggregate"), Some(&1), "$indexStats only: {got:?}");
+    let total: u64 = got.values().sum();
+    assert_eq!(total, 3 + 1 + replies, "{got:?}");
 }

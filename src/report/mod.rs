@@ -82,6 +82,10 @@ pub struct CollectionReport {
     pub paths_capped: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Commands sent to the server for this collection, by command name
+    /// (servers only): listing, sampling, references and growth together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_trips: Option<std::collections::BTreeMap<String, u64>>,
     #[serde(skip)]
     pub profile: Profile,
     /// The kept sample: at most the sample size (or 1,000 documents for a
@@ -141,6 +145,7 @@ impl CollectionReport {
             findings: Vec::new(),
             paths_capped: profile.paths_capped,
             notes,
+            round_trips: None,
             profile,
             kept: Vec::new(),
             meta,

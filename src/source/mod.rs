@@ -244,6 +244,13 @@ pub trait Source {
         ids: &[bson::Bson],
         paths: &[String],
     ) -> Result<Vec<Reread>>;
+
+    /// Round trips to a server for `namespace` so far, by command name
+    /// (`None` for sources without a server).
+    fn round_trips(&self, namespace: &str) -> Option<std::collections::BTreeMap<String, u64>> {
+        let _ = namespace;
+        None
+    }
 }
 
 /// A document read again for the growth snapshot.

@@ -4,11 +4,15 @@
 //! (`aggregate` with `$sample`, `find`). Every call carries `maxTimeMS` and
 //! is also cut off on the client after the same timeout.
 
+use std::collections::BTreeMap;
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bson::{doc, Document, RawDocumentBuf};
 use mongodb::error::ErrorKind;
+use mongodb::event::command::CommandEvent;
+use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Collection};
 
@@ -18,9 +22,37 @@ use super::{
 };
 use crate::target::mask_uri;
 
-/// Documents per cursor batch: large enough that round trips do not
-/// dominate, small enough that the first documents arrive quickly.
+/// Documents per cursor batch for small reads (probes, re-reads).
 pub const BATCH_SIZE: u32 = 1000;
+/// Bytes a reading batch aims at: the server caps a reply at 16 MiB anyway.
+const BATCH_BYTES: u64 = 16 << 20;
+
+/// Documents per batch when reading a collection: a sample of `n` comes
+/// back in one reply when it fits in 16 MiB (one more than `n`, so the
+/// server closes the cursor instead of waiting for a `getMore`); a full
+/// scan asks for as many documents as fill 16 MiB at the collection's
+/// average size, so round trips ≈ data size / 16 MiB.
+fn batch_size(meta: &CollectionMeta, n: Option<u64>) -> u32 {
+    let avg = meta
+        .storage
+        .as_ref()
+        .and_then(|s| s.avg_obj_size)
+        .filter(|a| a.is_finite() && *a >= 1.0)
+        .map_or(1024, |a| a.ceil() as u64);
+    let fill = (BATCH_BYTES / avg).max(u64::from(BATCH_SIZE));
+    let want = match n {
+        Some(n) => n.saturating_add(1).min(100_000),
+        None => fill,
+    };
+    u32::try_from(want.clamp(1, 1_000_000)).unwrap_or(1_000_000)
+}
+
+fn mode_limit(mode: SampleMode) -> Option<u64> {
+    match mode {
+        SampleMode::Sample(n) => Some(n),
+        SampleMode::Full => None,
+    }
+}
 
 pub struct MongoSource {
     client: Client,
@@ -31,6 +63,25 @@ pub struct MongoSource {
     default_db: Option<String>,
     /// Passwords to scrub from any message shown.
     secret: Option<String>,
+    /// Commands sent, per namespace and command name, as the driver's
+    /// command monitoring sees them (every round trip to a server).
+    trips: Arc<Mutex<RoundTrips>>,
+}
+
+/// Round trips per namespace (`db.coll`; `db` alone for database-level
+/// commands), then per command name.
+pub type RoundTrips = BTreeMap<String, BTreeMap<String, u64>>;
+
+/// The namespace a command works on, from its document.
+fn command_namespace(db: &str, name: &str, command: &Document) -> String {
+    let coll = match name {
+        "getMore" => command.get_str("collection").ok(),
+        _ => command.get_str(name).ok(),
+    };
+    match coll {
+        Some(c) => format!("{db}.{c}"),
+        None => db.to_owned(),
+    }
 }
 
 impl MongoSource {
@@ -48,6 +99,16 @@ impl MongoSource {
         opts.server_selection_timeout = Some(timeout);
         opts.connect_timeout = Some(timeout.min(Duration::from_secs(10)));
         let default_db = opts.default_database.clone();
+        let trips = Arc::new(Mutex::new(RoundTrips::new()));
+        let tally = Arc::clone(&trips);
+        opts.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
+            if let CommandEvent::Started(s) = ev {
+                let ns = command_namespace(&s.db, &s.command_name, &s.command);
+                if let Ok(mut t) = tally.lock() {
+                    *t.entry(ns).or_default().entry(s.command_name).or_default() += 1;
+                }
+            }
+        }));
         let client = Client::with_options(opts)
             .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
         let src = MongoSource {
@@ -56,6 +117,7 @@ impl MongoSource {
             timeout,
             default_db,
             secret,
+            trips,
         };
         src.call("connecting", async {
             src.client
@@ -65,6 +127,11 @@ impl MongoSource {
         })
         .await?;
         Ok(src)
+    }
+
+    /// Round trips so far, per namespace and command.
+    pub fn round_trips(&self) -> RoundTrips {
+        self.trips.lock().map(|t| t.clone()).unwrap_or_default()
     }
 
     pub fn client(&self) -> &Client {
@@ -85,21 +152,47 @@ impl MongoSource {
         what: &str,
         fut: impl Future<Output = mongodb::error::Result<T>>,
     ) -> Result<T> {
-        match within(self.timeout, what, fut).await? {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.map_error(what, &e)),
+        match within(self.timeout, what, fut).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(self.map_error(what, &e)),
+            // Not even the server's own maxTimeMS error came back: the
+            // server (or the network to it) has stopped answering, and the
+            // next call would wait just as long. That ends the run.
+            Err(_) => Err(SourceError::Unreachable {
+                target: self.label.clone(),
+                reason: format!(
+                    "no reply within {} s while {what}",
+                    self.timeout.as_secs().max(1)
+                ),
+            }),
         }
     }
 
     fn map_error(&self, what: &str, e: &mongodb::error::Error) -> SourceError {
         let s = |x: String| scrub(&x, self.secret.as_deref());
         match &*e.kind {
-            ErrorKind::ServerSelection { .. } => SourceError::Unreachable {
+            ErrorKind::ServerSelection { message, .. } => SourceError::Unreachable {
                 target: self.label.clone(),
-                reason: format!(
-                    "no server answered within {} s",
-                    self.timeout.as_secs().max(1)
-                ),
+                reason: match selection_cause(message) {
+                    // Why the server could not be used (a TLS handshake
+                    // that failed, a refused connection) says more than
+                    // the wait that followed.
+                    Some(cause) => s(format!(
+                        "no server answered within {} s ({cause})",
+                        self.timeout.as_secs().max(1)
+                    )),
+                    // A TLS handshake with a server that does not speak
+                    // TLS may simply never finish: nothing to quote, but
+                    // the user asked for TLS, so say where to look.
+                    None if asks_for_tls(&self.label) => format!(
+                        "no server answered within {} s; the connection string asks for TLS and no TLS handshake completed (does the server accept TLS connections?)",
+                        self.timeout.as_secs().max(1)
+                    ),
+                    None => format!(
+                        "no server answered within {} s",
+                        self.timeout.as_secs().max(1)
+                    ),
+                },
             },
             ErrorKind::DnsResolve { message, .. } => SourceError::Unreachable {
                 target: self.label.clone(),
@@ -180,9 +273,10 @@ impl MongoSource {
         let database = self.client.database(db);
         let coll = database.collection::<Document>(name);
         let max_time = self.max_time();
+        let ns = meta.namespace();
 
         match self
-            .call("counting documents", async {
+            .call(&format!("counting the documents of {ns}"), async {
                 coll.estimated_document_count().max_time(max_time).await
             })
             .await
@@ -194,12 +288,15 @@ impl MongoSource {
 
         if meta.kind != CollectionKind::View {
             match self.storage_stats(db, name).await {
-                Ok(s) => meta.storage = Some(s),
+                Ok((s, note)) => {
+                    meta.storage = Some(s);
+                    meta.notes.extend(note);
+                }
                 Err(e) if gone(&e) => return Err(e),
                 Err(e) => meta.notes.push(format!("storage sizes unavailable: {e}")),
             }
             match self
-                .call("listing indexes", async {
+                .call(&format!("listing the indexes of {ns}"), async {
                     database
                         .run_command(doc! {"listIndexes": name, "maxTimeMS": millis(max_time)})
                         .await
@@ -207,10 +304,20 @@ impl MongoSource {
                 .await
             {
                 Ok(reply) => {
-                    meta.indexes = first_batch(&reply)
-                        .iter()
-                        .filter_map(IndexInfo::from_spec)
-                        .collect();
+                    // Like listCollections, the first batch holds only the
+                    // server's default batch size (101 on SecantusDB).
+                    let what = format!("listing the indexes of {ns}");
+                    match self.rest_of_cursor(db, &reply, &what).await {
+                        Ok(rest) => {
+                            meta.indexes = first_batch(&reply)
+                                .iter()
+                                .chain(&rest)
+                                .filter_map(IndexInfo::from_spec)
+                                .collect();
+                        }
+                        Err(e) if gone(&e) => return Err(e),
+                        Err(e) => meta.notes.push(format!("indexes unavailable: {e}")),
+                    }
                 }
                 Err(e) if gone(&e) => return Err(e),
                 Err(e) => meta.notes.push(format!("indexes unavailable: {e}")),
@@ -227,7 +334,11 @@ impl MongoSource {
     /// `$indexStats`: operations per index since the server started counting.
     async fn index_usage(&self, meta: &CollectionMeta) -> Result<Vec<IndexUsage>> {
         let rows = self
-            .aggregate_all(meta, "reading $indexStats", vec![doc! {"$indexStats": {}}])
+            .aggregate_all(
+                meta,
+                &format!("reading $indexStats of {}", meta.namespace()),
+                vec![doc! {"$indexStats": {}}],
+            )
             .await?;
         Ok(rows
             .iter()
@@ -248,11 +359,13 @@ impl MongoSource {
             .collect())
     }
 
-    async fn storage_stats(&self, db: &str, name: &str) -> Result<StorageStats> {
+    /// Storage figures from `collStats`, else from `$collStats` (with a
+    /// note saying why).
+    async fn storage_stats(&self, db: &str, name: &str) -> Result<(StorageStats, Option<String>)> {
         let database = self.client.database(db);
         let max_time = millis(self.max_time());
         let reply = self
-            .call("reading collStats", async {
+            .call(&format!("reading collStats of {db}.{name}"), async {
                 database
                     .run_command(doc! {"collStats": name, "maxTimeMS": max_time})
                     .await
@@ -274,13 +387,16 @@ impl MongoSource {
             }),
         };
         match reply {
-            Ok(d) => Ok(from_doc(&d)),
-            Err(first) => {
-                // collStats is deprecated on newer servers and may be refused;
-                // $collStats is the supported route.
+            Ok(d) => Ok((from_doc(&d), None)),
+            // Only a refusal is worth another try: after a timeout or a
+            // lost connection the second command would fare no better.
+            Err(first @ SourceError::Server { .. }) => {
+                // collStats is deprecated on newer servers and may be refused
+                // (a role without the collStats action); $collStats is the
+                // supported route.
                 let coll = database.collection::<Document>(name);
                 let fallback = self
-                    .call("reading $collStats", async {
+                    .call(&format!("reading $collStats of {db}.{name}"), async {
                         let mut c = coll
                             .aggregate([doc! {"$collStats": {"storageStats": {}}}])
                             .max_time(self.max_time())
@@ -292,14 +408,24 @@ impl MongoSource {
                         Ok(out)
                     })
                     .await;
+                let reason = match &first {
+                    SourceError::Server { reason, .. } => reason.as_str(),
+                    _ => "",
+                };
                 match fallback {
-                    Ok(Some(d)) => Ok(d
-                        .get_document("storageStats")
-                        .map(from_doc)
-                        .unwrap_or_default()),
-                    _ => Err(first),
+                    Ok(Some(d)) => Ok((
+                        d.get_document("storageStats")
+                            .map(from_doc)
+                            .unwrap_or_default(),
+                        Some(format!(
+                            "collStats was refused ({reason}); storage sizes come from $collStats"
+                        )),
+                    )),
+                    Err(e) if gone(&e) => Err(e),
+                    Ok(None) | Err(_) => Err(first),
                 }
             }
+            Err(e) => Err(e),
         }
     }
 }
@@ -307,6 +433,16 @@ impl MongoSource {
 impl Source for MongoSource {
     fn label(&self) -> String {
         self.label.clone()
+    }
+
+    fn round_trips(&self, namespace: &str) -> Option<BTreeMap<String, u64>> {
+        Some(
+            self.trips
+                .lock()
+                .ok()
+                .and_then(|t| t.get(namespace).cloned())
+                .unwrap_or_default(),
+        )
     }
 
     fn group_method(&self) -> &'static str {
@@ -332,7 +468,9 @@ impl Source for MongoSource {
             let mut specs = first_batch(&reply);
             // The first batch holds every collection up to the server's
             // default batch size; follow the cursor for the rest.
-            let mut specs_rest = self.rest_of_cursor(&db, &reply).await?;
+            let mut specs_rest = self
+                .rest_of_cursor(&db, &reply, "listing collections")
+                .await?;
             specs.append(&mut specs_rest);
             specs.sort_by(|a, b| {
                 a.get_str("name")
@@ -363,6 +501,7 @@ impl Source for MongoSource {
         let coll: Collection<RawDocumentBuf> =
             self.client.database(&meta.db).collection(&meta.name);
         let max_time = self.max_time();
+        let ns = meta.namespace();
         // When the sample would cover the whole collection, a plain scan
         // reads the same documents without $sample's random sort.
         let mut partial = None;
@@ -370,11 +509,11 @@ impl Source for MongoSource {
             SampleMode::Sample(n) if meta.documents.is_none_or(|d| d > n) => {
                 let size = i64::try_from(n).unwrap_or(i64::MAX);
                 let sampled = self
-                    .call("starting $sample", async {
+                    .call(&format!("starting $sample on {ns}"), async {
                         coll.aggregate([doc! {"$sample": {"size": size}}])
                             .with_type::<RawDocumentBuf>()
                             .max_time(max_time)
-                            .batch_size(BATCH_SIZE)
+                            .batch_size(batch_size(meta, Some(n)))
                             .await
                     })
                     .await;
@@ -386,11 +525,11 @@ impl Source for MongoSource {
                     Err(SourceError::Server { reason, .. }) => {
                         let limit = i64::try_from(n).unwrap_or(i64::MAX);
                         let c = self
-                            .call("starting a scan", async {
+                            .call(&format!("starting a scan of {ns}"), async {
                                 coll.find(doc! {})
                                     .limit(limit)
                                     .max_time(max_time)
-                                    .batch_size(BATCH_SIZE)
+                                    .batch_size(batch_size(meta, Some(n)))
                                     .await
                             })
                             .await?;
@@ -404,10 +543,10 @@ impl Source for MongoSource {
             }
             _ => {
                 let c = self
-                    .call("starting a scan", async {
+                    .call(&format!("starting a scan of {ns}"), async {
                         coll.find(doc! {})
                             .max_time(max_time)
-                            .batch_size(BATCH_SIZE)
+                            .batch_size(batch_size(meta, mode_limit(mode)))
                             .await
                     })
                     .await?;
@@ -419,10 +558,28 @@ impl Source for MongoSource {
             SampleMode::Full => u64::MAX,
         };
         let mut read = 0u64;
+        let reading = format!("reading documents from {ns}");
+        let mut complete = true;
         while read < limit {
-            let more = self
-                .call("reading documents", async { cursor.advance().await })
-                .await?;
+            let more = match self.call(&reading, async { cursor.advance().await }).await {
+                Ok(more) => more,
+                Err(e) if gone(&e) => return Err(e),
+                // The server answered but the cursor is over: the collection
+                // was dropped or renamed under it (QueryPlanKilled,
+                // CursorNotFound), or the read ran past maxTimeMS. What was
+                // read is profiled, and the report says it is partial.
+                Err(e) => {
+                    complete = false;
+                    let stopped = format!(
+                        "the read stopped after {read} documents, so the profile covers only those ({e})"
+                    );
+                    partial = Some(match partial.take() {
+                        Some(p) => format!("{p}; {stopped}"),
+                        None => stopped,
+                    });
+                    break;
+                }
+            };
             if !more {
                 break;
             }
@@ -432,7 +589,7 @@ impl Source for MongoSource {
         Ok(SampleOutcome {
             read,
             method: method.into(),
-            total: (method == "find" && mode == SampleMode::Full).then_some(read),
+            total: (complete && method == "find" && mode == SampleMode::Full).then_some(read),
             partial,
             skipped: 0,
         })
@@ -448,16 +605,19 @@ impl Source for MongoSource {
         let max_time = millis(self.max_time());
         let values: Vec<bson::Bson> = values.to_vec();
         let reply = self
-            .call("probing references", async {
-                database
-                    .run_command(doc! {
-                        "distinct": &meta.name,
-                        "key": key,
-                        "query": {key: {"$in": values}},
-                        "maxTimeMS": max_time,
-                    })
-                    .await
-            })
+            .call(
+                &format!("probing references in {}", meta.namespace()),
+                async {
+                    database
+                        .run_command(doc! {
+                            "distinct": &meta.name,
+                            "key": key,
+                            "query": {key: {"$in": values}},
+                            "maxTimeMS": max_time,
+                        })
+                        .await
+                },
+            )
             .await?;
         Ok(reply.get_array("values").cloned().unwrap_or_default())
     }
@@ -467,7 +627,7 @@ impl Source for MongoSource {
         let rows = self
             .aggregate_all(
                 meta,
-                "counting children per parent",
+                &format!("counting children per parent in {}", meta.namespace()),
                 vec![
                     doc! {"$match": {key: {"$exists": true, "$ne": null}}},
                     doc! {"$group": {"_id": &field, "n": {"$sum": 1}}},
@@ -603,7 +763,14 @@ impl MongoSource {
         Ok(out)
     }
 
-    async fn rest_of_cursor(&self, db: &str, reply: &Document) -> Result<Vec<Document>> {
+    /// Follows a command cursor (`listCollections`, `listIndexes`) past
+    /// its first batch.
+    async fn rest_of_cursor(
+        &self,
+        db: &str,
+        reply: &Document,
+        what: &str,
+    ) -> Result<Vec<Document>> {
         let mut out = Vec::new();
         let Ok(cursor) = reply.get_document("cursor") else {
             return Ok(out);
@@ -620,7 +787,7 @@ impl MongoSource {
             rounds += 1;
             let coll = ns_coll.clone();
             let more = self
-                .call("listing collections", async {
+                .call(what, async {
                     database
                         .run_command(doc! {"getMore": id, "collection": coll})
                         .await
@@ -636,6 +803,32 @@ impl MongoSource {
         }
         Ok(out)
     }
+}
+
+/// The error the driver last saw on a server, from the topology description
+/// a server selection failure carries (`…, Error: Kind: CAUSE, labels: …`).
+fn selection_cause(message: &str) -> Option<String> {
+    let (_, rest) = message.rsplit_once("Error: Kind: ")?;
+    let cause = rest.split(", labels:").next().unwrap_or(rest);
+    let cause = cause.lines().next().unwrap_or("").trim();
+    (!cause.is_empty()).then(|| cause.chars().take(300).collect())
+}
+
+/// Whether a connection string turns TLS on (`tls=true`, `ssl=true`, or any
+/// `tls…` option such as `tlsCAFile`, which implies it).
+fn asks_for_tls(uri: &str) -> bool {
+    let Some((_, query)) = uri.split_once('?') else {
+        return false;
+    };
+    query.split('&').any(|kv| {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        let k = k.to_ascii_lowercase();
+        if k == "tls" || k == "ssl" {
+            v.eq_ignore_ascii_case("true")
+        } else {
+            k.starts_with("tls")
+        }
+    })
 }
 
 /// The server is unreachable or refuses us: nothing further can succeed.
