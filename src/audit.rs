@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::growth::{self, snapshot};
 use crate::i18n::Lang;
-use crate::profile::{query_path, Profiler, Seg};
+use crate::profile::{query_path, threads_from_env, Seg, ShardedProfiler, DEFAULT_MAX_PATHS};
 use crate::relate::{self, CollectionView, Fanout, Relationship};
 use crate::report::{now_iso, CollectionReport, Report, Sampling, VERSION};
 use crate::rules::{self, CollectionCtx, DeploymentCtx, DriftCheck, Thresholds};
@@ -157,6 +157,7 @@ pub async fn run<S: Source>(
     }
     for (c, f) in collections.iter_mut().zip(findings_per) {
         c.findings = f;
+        c.round_trips = source.round_trips(&c.namespace);
     }
     let deployment = deployment_findings(&collections, plan);
     Ok(Report {
@@ -355,7 +356,7 @@ pub async fn profile_collection<S: Source>(
     };
     let start = Instant::now();
     let mut last = start;
-    let mut profiler = Profiler::default();
+    let mut profiler = ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS);
     let mut kept = Reservoir::new(
         keep,
         KEEP_BYTES,

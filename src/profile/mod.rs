@@ -8,6 +8,7 @@
 //! every later value only updates counters and fixed-size sketches.
 
 pub mod extract;
+mod parallel;
 pub mod raw;
 pub mod sketch;
 mod value;
@@ -16,6 +17,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+pub use parallel::{threads_from_env, ShardedProfiler};
 use raw::{BsonType, Element, RawError, TYPE_SLOTS};
 use sketch::{hash_bytes, wilson, Distinct, LogHistogram, Summary};
 
@@ -56,13 +58,21 @@ struct Node {
     children: Vec<u32>,
     index: Option<HashMap<Box<[u8]>, u32, BuildKeyHasher>>,
     last_doc: u64,
+    /// Where the path was first seen: (document number, element number in
+    /// that document). Children are listed in this order, so a profile is
+    /// the same however the documents were split between profilers.
+    first: (u64, u32),
     count: u64,
     values: u64,
     types: [u64; TYPE_SLOTS],
     bytes: u64,
     arr: Option<Box<LogHistogram>>,
     distinct: Distinct,
-    examples: Vec<serde_json::Value>,
+    /// The `MAX_EXAMPLES` distinct values with the smallest hashes (a
+    /// bottom-k sample: independent of document order, merges exactly).
+    examples: Vec<Example>,
+    /// Values hashing below this may enter `examples`.
+    example_gate: u64,
     num: Option<(f64, f64)>,
     date: Option<(i64, i64)>,
     oid: Option<(u32, u32)>,
@@ -70,7 +80,7 @@ struct Node {
 }
 
 impl Node {
-    fn new(key: &[u8], elem: bool, depth: u32) -> Node {
+    fn new(key: &[u8], elem: bool, depth: u32, first: (u64, u32)) -> Node {
         Node {
             key: key.into(),
             elem,
@@ -78,6 +88,7 @@ impl Node {
             children: Vec::new(),
             index: None,
             last_doc: 0,
+            first,
             count: 0,
             values: 0,
             types: [0; TYPE_SLOTS],
@@ -85,12 +96,47 @@ impl Node {
             arr: None,
             distinct: Distinct::default(),
             examples: Vec::new(),
+            example_gate: u64::MAX,
             num: None,
             date: None,
             oid: None,
             str_len: None,
         }
     }
+
+    /// Offers a value's hash (first seen in document `at`) to the bottom-k
+    /// example sample; `make` builds the value only when it is kept.
+    fn offer_example(&mut self, h: u64, at: u64, make: impl FnOnce() -> Option<serde_json::Value>) {
+        if let Some(e) = self.examples.iter_mut().find(|e| e.hash == h) {
+            e.at = e.at.min(at);
+            return;
+        }
+        let Some(value) = make() else { return };
+        let e = Example { hash: h, at, value };
+        if self.examples.len() < MAX_EXAMPLES {
+            self.examples.push(e);
+        } else if let Some(worst) = self.examples.iter_mut().max_by_key(|e| e.hash) {
+            *worst = e;
+        }
+        self.example_gate = if self.examples.len() < MAX_EXAMPLES {
+            u64::MAX
+        } else {
+            self.examples
+                .iter()
+                .map(|e| e.hash)
+                .max()
+                .unwrap_or(u64::MAX)
+        };
+    }
+}
+
+/// One kept example value.
+#[derive(Clone, Debug)]
+struct Example {
+    hash: u64,
+    /// The first document it was seen in.
+    at: u64,
+    value: serde_json::Value,
 }
 
 /// Accumulates the shape of one collection from a stream of documents.
@@ -98,7 +144,11 @@ impl Node {
 pub struct Profiler {
     nodes: Vec<Node>,
     docs: u64,
+    /// Number of the document being walked (1-based, counting every
+    /// document handed in, valid or not, across all shards).
     doc_no: u64,
+    /// Element number inside the document being walked.
+    ord: u32,
     sizes: LogHistogram,
     total_bytes: u128,
     max_depth: u32,
@@ -106,7 +156,8 @@ pub struct Profiler {
     dropped_values: u64,
     too_deep: u64,
     invalid: u64,
-    first_error: Option<String>,
+    /// The first malformed document: its number and what was wrong.
+    first_error: Option<(u64, String)>,
 }
 
 impl Default for Profiler {
@@ -118,9 +169,10 @@ impl Default for Profiler {
 impl Profiler {
     pub fn new(max_paths: usize) -> Profiler {
         Profiler {
-            nodes: vec![Node::new(b"", false, 0)],
+            nodes: vec![Node::new(b"", false, 0, (0, 0))],
             docs: 0,
             doc_no: 0,
+            ord: 0,
             sizes: LogHistogram::default(),
             total_bytes: 0,
             max_depth: 0,
@@ -141,23 +193,40 @@ impl Profiler {
     /// counted as invalid and otherwise ignored; what was read of it before
     /// the fault is kept out of the profile.
     pub fn add(&mut self, doc: &[u8]) -> Result<(), RawError> {
+        self.add_numbered(doc, self.doc_no + 1)
+    }
+
+    /// Profiles document number `no` (1-based) of a stream that may be
+    /// split between several profilers; numbers must increase. Profilers
+    /// fed disjoint parts of a stream merge into exactly the profile of the
+    /// whole stream (as long as the path cap is not reached).
+    pub fn add_numbered(&mut self, doc: &[u8], no: u64) -> Result<(), RawError> {
+        debug_assert!(no > self.doc_no, "document numbers increase");
+        self.doc_no = no;
+        self.ord = 0;
         // Validate first so a broken document never leaves half its fields
         // counted. Validation is a cheap framing walk; the main walk below
         // re-checks every bound anyway.
         if let Err(e) = validate(doc, 0) {
             self.invalid += 1;
             if self.first_error.is_none() {
-                self.first_error = Some(e.to_string());
+                self.first_error = Some((no, e.to_string()));
             }
             return Err(e);
         }
-        self.doc_no += 1;
+        self.add_valid(doc, no);
+        Ok(())
+    }
+
+    /// Profiles document number `no`, already validated by `check`.
+    fn add_valid(&mut self, doc: &[u8], no: u64) {
+        self.doc_no = no;
+        self.ord = 0;
         self.docs += 1;
         self.sizes.record(doc.len() as u64);
         self.total_bytes += doc.len() as u128;
         let (depth, _) = self.walk(ROOT, doc, false, 1);
         self.max_depth = self.max_depth.max(depth);
-        Ok(())
     }
 
     /// Walks a document or array body; returns its nesting depth.
@@ -172,6 +241,7 @@ impl Profiler {
         for (i, el) in iter.enumerate() {
             let Ok(el) = el else { break };
             count += 1;
+            self.ord = self.ord.wrapping_add(1);
             let node = if is_array {
                 self.elem_child(parent)
             } else {
@@ -251,7 +321,8 @@ impl Profiler {
         }
         let id = self.nodes.len() as u32;
         let depth = self.nodes[parent as usize].depth + 1;
-        self.nodes.push(Node::new(key, elem, depth));
+        self.nodes
+            .push(Node::new(key, elem, depth, (self.doc_no, self.ord)));
         let p = &mut self.nodes[parent as usize];
         p.children.push(id);
         if let Some(index) = &mut p.index {
@@ -285,10 +356,11 @@ impl Profiler {
             BsonType::Object | BsonType::Array => {}
             ty => {
                 let h = hash_bytes(u64::from(ty as u8), el.value);
-                if n.distinct.insert(h) && n.examples.len() < MAX_EXAMPLES {
-                    if let Some(v) = value::example(el) {
-                        n.examples.push(v);
-                    }
+                // While the distinct set is exact, a value already seen has
+                // already been offered; past it, every value below the gate is.
+                let new = n.distinct.insert(h);
+                if h < n.example_gate && (new || !n.distinct.is_exact()) {
+                    n.offer_example(h, doc_no, || value::example(el));
                 }
                 value::track_range(n, el);
             }
@@ -299,15 +371,17 @@ impl Profiler {
     /// bytes, histograms and sketches merge exactly; the path cap still holds.
     pub fn merge(&mut self, other: &Profiler) {
         self.docs += other.docs;
-        self.doc_no += other.doc_no;
+        self.doc_no = self.doc_no.max(other.doc_no);
         self.sizes.merge(&other.sizes);
         self.total_bytes += other.total_bytes;
         self.max_depth = self.max_depth.max(other.max_depth);
         self.dropped_values += other.dropped_values;
         self.too_deep += other.too_deep;
         self.invalid += other.invalid;
-        if self.first_error.is_none() {
-            self.first_error.clone_from(&other.first_error);
+        if let Some((no, e)) = &other.first_error {
+            if self.first_error.as_ref().is_none_or(|(mine, _)| no < mine) {
+                self.first_error = Some((*no, e.clone()));
+            }
         }
         self.merge_node(ROOT, other, ROOT);
     }
@@ -315,6 +389,7 @@ impl Profiler {
     fn merge_node(&mut self, mine: u32, other: &Profiler, theirs: u32) {
         for &oc in &other.nodes[theirs as usize].children {
             let on = &other.nodes[oc as usize];
+            let before = self.nodes.len();
             let target = if on.elem {
                 self.elem_child(mine)
             } else {
@@ -324,7 +399,13 @@ impl Profiler {
                 self.dropped_values += on.values;
                 continue;
             };
+            let created = self.nodes.len() > before;
             let n = &mut self.nodes[t as usize];
+            n.first = if created {
+                on.first
+            } else {
+                n.first.min(on.first)
+            };
             n.count += on.count;
             n.values += on.values;
             for (a, b) in n.types.iter_mut().zip(on.types) {
@@ -336,11 +417,8 @@ impl Profiler {
             }
             n.distinct.merge(&on.distinct);
             for ex in &on.examples {
-                if n.examples.len() >= MAX_EXAMPLES {
-                    break;
-                }
-                if !n.examples.contains(ex) {
-                    n.examples.push(ex.clone());
+                if ex.hash < n.example_gate || n.examples.iter().any(|e| e.hash == ex.hash) {
+                    n.offer_example(ex.hash, ex.at, || Some(ex.value.clone()));
                 }
             }
             n.num = merge_range(n.num, on.num, f64::min, f64::max);
@@ -355,15 +433,15 @@ impl Profiler {
     pub fn finish(&self) -> Profile {
         let sampled = self.docs;
         let mut fields = Vec::with_capacity(self.nodes.len());
-        let mut stack: Vec<(u32, String, Vec<Seg>)> = self.nodes[ROOT as usize]
-            .children
-            .iter()
+        let mut stack: Vec<(u32, String, Vec<Seg>)> = self
+            .ordered_children(ROOT)
+            .into_iter()
             .rev()
-            .map(|&c| (c, self.name_of(c), vec![Seg::Key(self.name_of(c))]))
+            .map(|c| (c, self.name_of(c), vec![Seg::Key(self.name_of(c))]))
             .collect();
         while let Some((id, path, segs)) = stack.pop() {
             let n = &self.nodes[id as usize];
-            for &c in n.children.iter().rev() {
+            for c in self.ordered_children(id).into_iter().rev() {
                 let cn = &self.nodes[c as usize];
                 let mut cs = segs.clone();
                 let p = if cn.elem {
@@ -390,8 +468,15 @@ impl Profiler {
             dropped_values: self.dropped_values,
             too_deep: self.too_deep,
             invalid: self.invalid,
-            first_error: self.first_error.clone(),
+            first_error: self.first_error.as_ref().map(|(_, e)| e.clone()),
         }
+    }
+
+    /// A node's children in the order they were first seen in the stream.
+    fn ordered_children(&self, id: u32) -> Vec<u32> {
+        let mut kids = self.nodes[id as usize].children.clone();
+        kids.sort_by_key(|&c| self.nodes[c as usize].first);
+        kids
     }
 
     fn name_of(&self, id: u32) -> String {
@@ -443,7 +528,11 @@ impl Profiler {
                 estimate: n.distinct.estimate().min(scalar_values),
                 exact: n.distinct.is_exact(),
             }),
-            examples: n.examples.clone(),
+            examples: {
+                let mut ex: Vec<&Example> = n.examples.iter().collect();
+                ex.sort_by_key(|e| (e.at, e.hash));
+                ex.into_iter().map(|e| e.value.clone()).collect()
+            },
             number_range: n.num.map(|(a, b)| [a, b]),
             date_range: n
                 .date
@@ -483,7 +572,12 @@ fn depth_of(body: &[u8], depth: u32) -> u32 {
         .unwrap_or(depth)
 }
 
-/// Checks the framing of a document and all its sub-documents.
+/// Checks the framing of a document and all its sub-documents, as
+/// `Profiler::add` does before counting anything of it.
+pub fn check(doc: &[u8]) -> Result<(), RawError> {
+    validate(doc, 0)
+}
+
 fn validate(doc: &[u8], depth: u32) -> Result<(), RawError> {
     for el in raw::elements(doc)? {
         let el = el?;

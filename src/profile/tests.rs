@@ -209,7 +209,10 @@ fn distinct_counts_and_examples_are_bounded() {
 
 #[test]
 fn merged_shards_equal_one_pass() {
-    let docs: Vec<Document> = (0..600)
+    // Fields that appear late (and first in one shard), values past the
+    // exact distinct limit (sketches), malformed documents, batches dealt
+    // round-robin: the merged profile is the one-pass profile, byte for byte.
+    let docs: Vec<Vec<u8>> = (0..3000)
         .map(|i| {
             let mut d =
                 doc! {"_id": i, "a": {"b": i * 2, "c": [i, i + 1]}, "s": format!("v{}", i % 97)};
@@ -219,28 +222,52 @@ fn merged_shards_equal_one_pass() {
             if i % 7 == 0 {
                 d.insert("a", "string now");
             }
-            d
+            if i > 1500 && i % 11 == 3 {
+                d.insert("late", doc! {"z": i, "y": [doc! {"q": i % 13}]});
+            }
+            if i == 1 {
+                d.insert("p", 1);
+            }
+            if i == 8 {
+                d.insert("r", 1);
+            }
+            if i == 2222 {
+                return vec![9, 0, 0, 0, 1];
+            }
+            raw(&d)
         })
         .collect();
-    let whole = profile(&docs);
-    let mut left = Profiler::default();
-    let mut right = Profiler::default();
-    for (i, d) in docs.iter().enumerate() {
-        let target = if i % 2 == 0 { &mut left } else { &mut right };
-        target.add(&raw(d)).expect("valid");
+    let mut whole = Profiler::default();
+    for d in &docs {
+        let _ = whole.add(d);
     }
-    left.merge(&right);
-    let merged = left.finish();
-    let strip = |p: &Profile| {
-        let mut v = serde_json::to_value(p).expect("json");
-        for f in v["fields"].as_array_mut().expect("fields") {
-            // Examples are the first few distinct values seen, which depend on
-            // the order documents arrive in.
-            f.as_object_mut().expect("obj").remove("examples");
+    let whole = whole.finish();
+    for batch in [1, 7, 64, 1000] {
+        let mut shards = [
+            Profiler::default(),
+            Profiler::default(),
+            Profiler::default(),
+        ];
+        for (b, chunk) in docs.chunks(batch).enumerate() {
+            let shard = &mut shards[b % 3];
+            for (j, d) in chunk.iter().enumerate() {
+                let _ = shard.add_numbered(d, (b * batch + j + 1) as u64);
+            }
         }
-        v
-    };
-    assert_eq!(strip(&merged), strip(&whole));
+        let [mut merged, second, third] = shards;
+        // Merge in an order other than the documents' own.
+        merged.merge(&third);
+        merged.merge(&second);
+        let merged = merged.finish();
+        assert_eq!(
+            serde_json::to_value(&merged).expect("json"),
+            serde_json::to_value(&whole).expect("json"),
+            "batches of {batch}"
+        );
+    }
+    let paths: Vec<&str> = whole.fields.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths.last(), Some(&"late.y[].q"), "first-seen order kept");
+    assert_eq!(whole.invalid, 1);
 }
 
 #[test]

@@ -532,15 +532,17 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
 
 /// Counts the documents of a BSON file by following length prefixes only.
 fn count_bson(path: &Path) -> std::io::Result<u64> {
-    use std::io::{Seek, SeekFrom};
-    let mut f = File::open(path)?;
+    // Hops from length prefix to length prefix; a buffered reader keeps
+    // the hops over small documents inside its buffer (no system call per
+    // document), large documents are skipped by seeking.
+    let f = File::open(path)?;
     let size = f.metadata()?.len();
+    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
     let mut pos = 0u64;
     let mut n = 0u64;
     let mut len = [0u8; 4];
     while pos < size {
-        f.seek(SeekFrom::Start(pos))?;
-        if read_full(&mut f, &mut len)? < 4 {
+        if read_full(&mut r, &mut len)? < 4 {
             break;
         }
         let Some(l) = raw::doc_len(&len).filter(|&l| l >= 5) else {
@@ -551,6 +553,7 @@ fn count_bson(path: &Path) -> std::io::Result<u64> {
             break;
         }
         n += 1;
+        r.seek_relative(l as i64 - 4)?;
     }
     Ok(n)
 }

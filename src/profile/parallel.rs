@@ -1,0 +1,267 @@
+//! Profiling on several cores. The caller's thread checks each document's
+//! framing and gathers documents into batches; batches are dealt round-robin
+//! to worker threads, each with its own `Profiler`; at the end the profilers
+//! merge. Every document keeps its number in the stream, so the merged
+//! profile is exactly the one a single profiler would have produced (field
+//! order, examples and all) — only the path cap, once reached, can keep
+//! different paths.
+//!
+//! Small inputs never start a thread: the first `PARALLEL_AFTER` bytes are
+//! profiled on the caller's thread, and workers start only past them.
+
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
+
+use super::raw::RawError;
+use super::{check, Profile, Profiler};
+
+/// Bytes profiled on the caller's thread before workers are started.
+const PARALLEL_AFTER: usize = 1 << 20;
+/// Bytes gathered before a batch is handed to a worker: large enough that
+/// handing over costs nothing next to profiling it, small enough that the
+/// batches in flight (workers × (`QUEUE` + 1)) stay well under a few MiB.
+const BATCH_BYTES: usize = 128 << 10;
+/// Batches queued per worker before the caller waits (bounds memory).
+const QUEUE: usize = 2;
+/// Most worker threads, whatever the machine.
+const MAX_THREADS: usize = 8;
+
+/// Worker threads to use: `DOCSHAPE_THREADS` when set to a number, else the
+/// cores available to this process (at most `MAX_THREADS`).
+pub fn threads_from_env() -> usize {
+    std::env::var("DOCSHAPE_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+        .clamp(1, MAX_THREADS)
+}
+
+/// Documents of a batch: each as a little-endian `u32` length, then bytes.
+struct Batch {
+    /// Number of the batch's first document in the stream.
+    first: u64,
+    bytes: Vec<u8>,
+}
+
+struct Worker {
+    tx: SyncSender<Batch>,
+    handle: JoinHandle<Profiler>,
+}
+
+/// A profiler that spreads large inputs over worker threads.
+pub struct ShardedProfiler {
+    /// Profiles the first documents, counts malformed ones, and receives
+    /// the workers' profilers at the end.
+    local: Profiler,
+    threads: usize,
+    max_paths: usize,
+    workers: Vec<Worker>,
+    next_worker: usize,
+    batch: Batch,
+    /// Number of the last document handed in.
+    seen: u64,
+    /// Bytes handed in so far.
+    bytes: usize,
+}
+
+impl ShardedProfiler {
+    /// A profiler using up to `threads` worker threads (1: none at all).
+    pub fn new(threads: usize, max_paths: usize) -> ShardedProfiler {
+        ShardedProfiler {
+            local: Profiler::new(max_paths),
+            threads: threads.clamp(1, MAX_THREADS),
+            max_paths,
+            workers: Vec::new(),
+            next_worker: 0,
+            batch: Batch {
+                first: 1,
+                bytes: Vec::new(),
+            },
+            seen: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Profiles one document (or counts it as malformed, as
+    /// `Profiler::add` does).
+    pub fn add(&mut self, doc: &[u8]) -> Result<(), RawError> {
+        self.seen += 1;
+        let no = self.seen;
+        if self.threads == 1 || self.bytes < PARALLEL_AFTER || doc.len() > u32::MAX as usize {
+            self.bytes = self.bytes.saturating_add(doc.len());
+            if !self.workers.is_empty() {
+                // Keep the stream's order: what is batched goes first.
+                self.flush();
+            }
+            return self.local.add_numbered(doc, no);
+        }
+        if let Err(e) = check(doc) {
+            return self.local.add_numbered(doc, no).and(Err(e));
+        }
+        if self.batch.bytes.is_empty() {
+            self.batch.first = no;
+        }
+        self.batch
+            .bytes
+            .extend_from_slice(&(doc.len() as u32).to_le_bytes());
+        self.batch.bytes.extend_from_slice(doc);
+        if self.batch.bytes.len() >= BATCH_BYTES {
+            self.flush();
+        }
+        Ok(())
+    }
+
+    /// Hands the gathered batch to the next worker (starting workers the
+    /// first time). If a worker is gone (it can only have panicked), the
+    /// batch is profiled here instead.
+    fn flush(&mut self) {
+        if self.batch.bytes.is_empty() {
+            return;
+        }
+        let batch = std::mem::replace(
+            &mut self.batch,
+            Batch {
+                first: self.seen + 1,
+                bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 3)),
+            },
+        );
+        if self.workers.is_empty() {
+            self.start_workers();
+        }
+        let batch = match self.workers.get(self.next_worker) {
+            Some(w) => match w.tx.send(batch) {
+                Ok(()) => None,
+                Err(e) => Some(e.0),
+            },
+            None => Some(batch),
+        };
+        self.next_worker = (self.next_worker + 1) % self.workers.len().max(1);
+        if let Some(batch) = batch {
+            profile_batch(&mut self.local, &batch);
+        }
+    }
+
+    fn start_workers(&mut self) {
+        for i in 0..self.threads {
+            let (tx, rx) = sync_channel::<Batch>(QUEUE);
+            let max_paths = self.max_paths;
+            let spawned = std::thread::Builder::new()
+                .name(format!("docshape-profile-{i}"))
+                .spawn(move || {
+                    let mut p = Profiler::new(max_paths);
+                    while let Ok(batch) = rx.recv() {
+                        profile_batch(&mut p, &batch);
+                    }
+                    p
+                });
+            match spawned {
+                Ok(handle) => self.workers.push(Worker { tx, handle }),
+                // No thread to be had: what is not dealt out is profiled here.
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Waits for the workers and returns the profiler of the whole stream.
+    pub fn into_profiler(mut self) -> Profiler {
+        self.flush();
+        let workers = std::mem::take(&mut self.workers);
+        let mut handles = Vec::with_capacity(workers.len());
+        for w in workers {
+            drop(w.tx);
+            handles.push(w.handle);
+        }
+        for h in handles {
+            match h.join() {
+                Ok(p) => self.local.merge(&p),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        std::mem::replace(&mut self.local, Profiler::new(1))
+    }
+
+    /// The profile of every document handed in.
+    pub fn finish(self) -> Profile {
+        self.into_profiler().finish()
+    }
+}
+
+impl Drop for ShardedProfiler {
+    fn drop(&mut self) {
+        // Dropped before `finish` (a cancelled run): let the workers drain
+        // their queues and end, without waiting for them.
+        self.workers.clear();
+    }
+}
+
+fn profile_batch(p: &mut Profiler, batch: &Batch) {
+    let mut at = 0usize;
+    let mut no = batch.first;
+    let bytes = &batch.bytes;
+    while let Some(len) = bytes
+        .get(at..at + 4)
+        .and_then(|b| b.try_into().ok())
+        .map(|b: [u8; 4]| u32::from_le_bytes(b) as usize)
+    {
+        let Some(doc) = bytes.get(at + 4..at + 4 + len) else {
+            break;
+        };
+        p.add_valid(doc, no);
+        no += 1;
+        at += 4 + len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    fn docs(n: usize) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| {
+                let mut d =
+                    doc! {"_id": i as i64, "k": (i % 17) as i32, "pad": "x".repeat(i % 300)};
+                if i % 1000 == 999 {
+                    d.insert("rare", doc! {"deep": [i as i64]});
+                }
+                let mut out = Vec::new();
+                d.to_writer(&mut out).expect("encodes");
+                if i == 30_000 {
+                    out[4] = 0xEE; // a malformed document in a batch
+                }
+                out
+            })
+            .collect()
+    }
+
+    #[test]
+    fn threads_change_nothing_in_the_profile() {
+        let docs = docs(40_000);
+        let mut whole = Profiler::default();
+        for d in &docs {
+            let _ = whole.add(d);
+        }
+        let whole = serde_json::to_value(whole.finish()).expect("json");
+        for threads in [1, 2, 3] {
+            let mut p = ShardedProfiler::new(threads, super::super::DEFAULT_MAX_PATHS);
+            let mut invalid = 0;
+            for d in &docs {
+                invalid += usize::from(p.add(d).is_err());
+            }
+            assert_eq!(invalid, 1);
+            let sharded = serde_json::to_value(p.finish()).expect("json");
+            assert_eq!(sharded, whole, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_dropped_profiler_ends_its_workers() {
+        let docs = docs(20_000);
+        let mut p = ShardedProfiler::new(2, 100);
+        for d in &docs {
+            let _ = p.add(d);
+        }
+        drop(p);
+    }
+}
