@@ -1,19 +1,27 @@
 //! Throughput and memory benchmark of the profiler.
 //!
-//! Generates two deterministic collections (nested "orders", flat "logs"),
-//! keeps them in memory and writes them as concatenated BSON files, then
-//! measures, single-threaded, the median of several runs of:
+//! Generates three deterministic collections (nested "orders", flat "logs",
+//! polymorphic "events"), keeps them in memory and writes them as
+//! concatenated BSON and as relaxed Extended JSON, then measures the median
+//! of several runs of:
 //!
 //! * a recursive `bson::RawDocument` walk touching every element (the floor),
 //! * `Profiler::add` over the in-memory documents, then `finish`,
-//! * `read_bson` over the `.bson` file feeding the profiler, then `finish`.
+//! * `read_bson` over the `.bson` file feeding the profiler,
+//! * the Extended JSON reader over the `.json` file feeding the profiler,
+//! * the sharded profiler on every core,
+//! * the release binary's whole `audit --full` of each file.
 //!
 //! Peak memory is measured in child processes (this binary re-executed with
-//! `--child-profile-file PATH`) that only stream files through `read_bson`
-//! and the profiler, for files of N and 4N documents per collection.
+//! `--child-profile-file PATH` or `--child-audit-file PATH`) for files of N
+//! and 4N documents per collection.
 //!
 //! Usage: `cargo bench --bench profile [-- --docs N] [--runs R] [--keep-files]`
-//! (`--docs` is per collection; the default is 200,000 orders + 200,000 logs).
+//! (`--docs` is per collection; the default is 200,000 of each);
+//! `cargo bench --bench profile -- --docs N --write-data DIR` writes the data
+//! sets as `.bson` and `.json` and measures nothing; `-- --check` is the
+//! regression check CI runs (ratios to the raw-walk floor against
+//! `benches/baseline.txt`).
 
 use std::fs::File;
 use std::hint::black_box;
@@ -23,12 +31,15 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use bson::{doc, oid::ObjectId, Bson, DateTime, Decimal128, Document, RawBsonRef, RawDocument};
-use docshape::profile::{raw, Profile, Profiler};
+use docshape::profile::{raw, Profile, Profiler, ShardedProfiler, DEFAULT_MAX_PATHS};
 use docshape::source::file::read_bson;
 
 const DEFAULT_DOCS: u64 = 200_000;
 const DEFAULT_RUNS: usize = 3;
 const CHILD_FLAG: &str = "--child-profile-file";
+/// Child mode running the whole `audit --full` (library call, JSON report
+/// rendered) on each file, to measure its peak memory.
+const CHILD_AUDIT_FLAG: &str = "--child-audit-file";
 const CHILD_MARK: &str = "DOCSHAPE_BENCH_CHILD";
 /// 2023-11-14T22:13:20Z: where generated timestamps start.
 const BASE_SECS: u64 = 1_700_000_000;
@@ -216,15 +227,19 @@ const AGENTS: &[&str] = &["Mozilla/5.0", "okhttp/4.12", "curl/8.5", "ios-app/7.3
 enum Kind {
     Orders,
     Logs,
+    /// Polymorphic: the shape depends on `type` (payment, signup, review,
+    /// shipment, refund), plus a few documents of an older schema version.
+    Events,
 }
 
 impl Kind {
-    const ALL: [Kind; 2] = [Kind::Orders, Kind::Logs];
+    const ALL: [Kind; 3] = [Kind::Orders, Kind::Logs, Kind::Events];
 
     fn name(self) -> &'static str {
         match self {
             Kind::Orders => "orders",
             Kind::Logs => "logs",
+            Kind::Events => "events",
         }
     }
 
@@ -232,6 +247,7 @@ impl Kind {
         match self {
             Kind::Orders => 0x0D0C_5AA9_E000_0001,
             Kind::Logs => 0x0D0C_5AA9_E000_0002,
+            Kind::Events => 0x0D0C_5AA9_E000_0003,
         }
     }
 
@@ -240,6 +256,7 @@ impl Kind {
         match self {
             Kind::Orders => [0x5e, 0x11, 0x0a, 0x7b, 0x01],
             Kind::Logs => [0x10, 0x95, 0xc3, 0x2d, 0x02],
+            Kind::Events => [0x7e, 0x0e, 0x41, 0x9a, 0x03],
         }
     }
 }
@@ -425,6 +442,94 @@ fn log_line(r: &mut Rng, i: u64) -> Document {
     }
 }
 
+fn event(r: &mut Rng, i: u64) -> Document {
+    let secs = BASE_SECS + i * 2 + r.below(2);
+    let ms = secs * 1000 + r.below(1000);
+    let kind = match r.below(100) {
+        0..=39 => "payment",
+        40..=59 => "signup",
+        60..=79 => "review",
+        80..=94 => "shipment",
+        _ => "refund",
+    };
+    let mut d = doc! {
+        "_id": object_id(secs, Kind::Events.machine(), i),
+        "type": kind,
+        "at": millis(ms),
+        "userId": r.range(1, 200_000) as i64,
+    };
+    match kind {
+        "payment" => {
+            d.insert("amount", r.money(1, 900));
+            d.insert("currency", r.pick(CURRENCIES));
+            d.insert(
+                "card",
+                doc! {"brand": r.pick(PAY_METHODS), "last4": format!("{:04}", r.below(10_000))},
+            );
+        }
+        "signup" => {
+            d.insert(
+                "email",
+                format!(
+                    "{}{}@{}",
+                    r.pick(FIRST).to_lowercase(),
+                    r.below(1000),
+                    r.pick(DOMAINS)
+                ),
+            );
+            d.insert(
+                "referrer",
+                if r.chance(30) {
+                    Bson::String(r.pick(CHANNELS).into())
+                } else {
+                    Bson::Null
+                },
+            );
+            d.insert(
+                "consents",
+                (0..r.range(0, 4))
+                    .map(|_| Bson::String(r.pick(TAGS).into()))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        "review" => {
+            d.insert(
+                "productId",
+                object_id(
+                    secs - r.below(86_400 * 90),
+                    Kind::Orders.machine(),
+                    r.below(1 << 20),
+                ),
+            );
+            // Stars drift from int to double, the mixed-type case.
+            d.insert(
+                "stars",
+                if r.chance(90) {
+                    Bson::Int32(r.range(1, 5) as i32)
+                } else {
+                    Bson::Double(r.range(2, 10) as f64 / 2.0)
+                },
+            );
+            d.insert("text", r.pick(NOTES));
+        }
+        "shipment" => {
+            d.insert("carrier", r.pick(CARRIERS));
+            d.insert("parcels", (0..r.range(1, 4)).map(|_| Bson::Document(doc! {"weightG": r.range(100, 30_000) as i32, "tracking": format!("{:012X}", r.next() >> 16)})).collect::<Vec<_>>());
+        }
+        _ => {
+            d.insert("amount", r.money(1, 400));
+            d.insert("reason", r.pick(NOTES));
+            d.insert("orderNo", format!("ORD-{:09}", 10_000_000 + r.below(i + 1)));
+        }
+    }
+    if r.chance(3) {
+        // An older schema version: a string timestamp and a nested meta.
+        d.insert("at", format!("{ms}"));
+        d.insert("meta", doc! {"v": 1, "source": r.pick(SERVICES)});
+    }
+    d
+}
+
 /// Documents per generator chunk; each chunk has its own fixed seed, so the
 /// data is identical whatever the number of generator threads.
 const CHUNK: u64 = 2_048;
@@ -442,6 +547,7 @@ fn generate_chunk(kind: Kind, chunk: u64, first: u64, count: u64, out: &mut Vec<
         let d = match kind {
             Kind::Orders => order(&mut r, i),
             Kind::Logs => log_line(&mut r, i),
+            Kind::Events => event(&mut r, i),
         };
         d.to_writer(&mut *out)
             .expect("generated document serialises");
@@ -511,11 +617,55 @@ fn write_file(
     bytes
 }
 
+/// Streams `n` documents of `kind` to `path` as relaxed Extended JSON, one
+/// document per line (as `mongoexport` writes them); returns the bytes written.
+fn write_ejson_file(kind: Kind, n: u64, threads: usize, path: &Path) -> u64 {
+    let file = File::create(path).expect("create benchmark data file");
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let mut bytes = 0u64;
+    let mut line = Vec::with_capacity(4096);
+    generate(kind, n, threads, &mut |b| {
+        let d = Document::from_reader(b).expect("generated document decodes");
+        line.clear();
+        serde_json::to_writer(&mut line, &Bson::Document(d).into_relaxed_extjson())
+            .expect("generated document serialises as JSON");
+        line.push(b'\n');
+        w.write_all(&line).expect("write benchmark data file");
+        bytes += line.len() as u64;
+    });
+    w.flush().expect("flush benchmark data file");
+    bytes
+}
+
+/// `--write-data DIR`: the data sets as `.bson` and `.json`, nothing measured.
+fn write_data(dir: &Path, n: u64, threads: usize) {
+    std::fs::create_dir_all(dir).expect("create the --write-data directory");
+    for kind in Kind::ALL {
+        for (ext, json) in [("bson", false), ("json", true)] {
+            let path = dir.join(format!("{}.{ext}", kind.name()));
+            let bytes = if json {
+                write_ejson_file(kind, n, threads, &path)
+            } else {
+                write_file(kind, n, threads, &path, None)
+            };
+            println!(
+                "{:>11} docs  {:>8.1} MB  {}",
+                grouped(n),
+                mb(bytes),
+                path.display()
+            );
+        }
+    }
+}
+
 struct Dataset {
     kind: Kind,
     docs: Vec<Vec<u8>>,
     bytes: u64,
     path: PathBuf,
+    /// The same documents as relaxed Extended JSON, one per line.
+    json_path: PathBuf,
+    json_bytes: u64,
 }
 
 // ---------------------------------------------------------------------------
@@ -602,6 +752,60 @@ fn profile_file(path: &Path) -> Profile {
     black_box(p.finish())
 }
 
+/// The profile on `threads` worker threads (documents dealt in batches,
+/// profilers merged at the end).
+fn profile_sharded(docs: &[Vec<u8>], threads: usize) -> Profile {
+    let mut p = ShardedProfiler::new(threads, DEFAULT_MAX_PATHS);
+    for d in docs {
+        p.add(black_box(d.as_slice()))
+            .expect("generated document is valid");
+    }
+    black_box(p.finish())
+}
+
+/// Reads an Extended JSON file (converting every document to BSON) into
+/// the profiler, on this thread only.
+fn profile_ejson_file(path: &Path) -> Profile {
+    let file = File::open(path).expect("open benchmark data file");
+    let mut p = Profiler::default();
+    docshape::source::ejson::read_documents(file, &mut |doc| {
+        p.add(doc).expect("generated document is valid");
+    })
+    .expect("benchmark data file reads cleanly");
+    black_box(p.finish())
+}
+
+/// The release `docshape` binary built next to this benchmark.
+const DOCSHAPE: &str = env!("CARGO_BIN_EXE_docshape");
+
+/// Runs `docshape audit FILE --full --format json` and returns the number of
+/// documents the report counts.
+fn audit_binary(path: &Path) -> u64 {
+    audit_target(&path.display().to_string(), &["--full"])
+}
+
+fn audit_target(target: &str, extra: &[&str]) -> u64 {
+    let out = Command::new(DOCSHAPE)
+        .args(["audit", target, "--format", "json", "--no-snapshot"])
+        .args(["--fail-on", "never"])
+        .args(extra)
+        .output()
+        .expect("run the docshape binary");
+    assert!(
+        out.status.success(),
+        "docshape audit {target} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the JSON report parses");
+    report["collections"]
+        .as_array()
+        .expect("collections in the report")
+        .iter()
+        .map(|c| c["sampled"].as_u64().unwrap_or(0))
+        .sum()
+}
+
 // ---------------------------------------------------------------------------
 // Memory: child process mode
 // ---------------------------------------------------------------------------
@@ -631,6 +835,37 @@ fn child(paths: &[PathBuf]) {
     );
 }
 
+/// The audit child: `audit --full --format json` on each file through the
+/// library (what the CLI runs), then the peak RSS.
+fn child_audit(paths: &[PathBuf]) {
+    use docshape::audit::{self, Plan};
+    use docshape::source::{FileSource, SampleMode, Selection};
+    let start = Instant::now();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let (mut docs, mut bytes, mut fields) = (0u64, 0u64, 0usize);
+    for path in paths {
+        let mut src = FileSource::open(path).expect("open benchmark data file");
+        let plan = Plan::new(Selection::default(), SampleMode::Full);
+        let report = rt
+            .block_on(audit::run(&mut src, &plan, &mut |_| {}))
+            .expect("the audit runs");
+        black_box(docshape::report::json::render(&report));
+        for c in &report.collections {
+            docs += c.sampled;
+            bytes += c.profile.total_bytes;
+            fields += c.profile.fields.len();
+        }
+    }
+    let hwm = vm_hwm_kb().map_or_else(|| "none".to_owned(), |k| k.to_string());
+    println!(
+        "{CHILD_MARK} docs={docs} bytes={bytes} fields={fields} vmhwm_kb={hwm} secs={:.3}",
+        start.elapsed().as_secs_f64()
+    );
+}
+
 struct ChildReport {
     docs: u64,
     bytes: u64,
@@ -639,11 +874,11 @@ struct ChildReport {
     secs: f64,
 }
 
-fn run_child(paths: &[&Path]) -> ChildReport {
+fn run_child(flag: &str, paths: &[&Path]) -> ChildReport {
     let exe = std::env::current_exe().expect("path of the running bench binary");
     let mut cmd = Command::new(exe);
     for p in paths {
-        cmd.arg(CHILD_FLAG).arg(p);
+        cmd.arg(flag).arg(p);
     }
     let out = cmd.output().expect("spawn memory child process");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -681,6 +916,17 @@ fn run_child(paths: &[&Path]) -> ChildReport {
 // ---------------------------------------------------------------------------
 // Reporting helpers
 // ---------------------------------------------------------------------------
+
+/// "profile, N threads" as a `'static` row label.
+fn threads_label(threads: usize) -> &'static str {
+    match threads {
+        1 => "profile, 1 thread (mem)",
+        2 => "profile, 2 threads (mem)",
+        3 => "profile, 3 threads (mem)",
+        4 => "profile, 4 threads (mem)",
+        _ => "profile, all cores (mem)",
+    }
+}
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort_unstable();
@@ -746,13 +992,250 @@ fn measure(
 }
 
 // ---------------------------------------------------------------------------
+// From a server
+// ---------------------------------------------------------------------------
+
+/// A server row: label, data, documents read, BSON bytes, seconds, round trips.
+type ServerRow = (&'static str, &'static str, u64, u64, f64, u64);
+
+/// Loads each data set into a MongoDB-wire server and times the release
+/// binary's `audit` of it: `$sample` of 1,000 and `--full`.
+fn server_stages(sets: &[Dataset], runs: usize) -> Vec<ServerRow> {
+    let dir = std::env::temp_dir().join(format!("docshape-bench-server-{}", std::process::id()));
+    let (uri, mut child) = match std::env::var("MONGODB_URI") {
+        Ok(u) if !u.is_empty() => (u, None),
+        _ => {
+            let exe = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/secantusd-py");
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port")
+                .port();
+            std::fs::create_dir_all(&dir).expect("server storage dir");
+            let c = Command::new(&exe)
+                .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--storage-path"])
+                .arg(&dir)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("start {} (run scripts/test.sh once to install it, or set MONGODB_URI): {e}", exe.display()));
+            (format!("mongodb://127.0.0.1:{port}"), Some(c))
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let db = "docshape_bench";
+    println!("loading the data sets into {uri} (database {db}) ...");
+    let t = Instant::now();
+    rt.block_on(async {
+        let client = mongodb::Client::with_uri_str(&uri)
+            .await
+            .expect("server URI");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while client
+            .database("admin")
+            .run_command(doc! {"ping": 1})
+            .await
+            .is_err()
+        {
+            assert!(Instant::now() < deadline, "the server did not come up");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        for ds in sets {
+            let coll = client
+                .database(db)
+                .collection::<bson::RawDocumentBuf>(ds.kind.name());
+            coll.drop().await.expect("drop the bench collection");
+            for chunk in ds.docs.chunks(1000) {
+                let batch: Vec<bson::RawDocumentBuf> = chunk
+                    .iter()
+                    .map(|d| bson::RawDocumentBuf::from_bytes(d.clone()).expect("valid"))
+                    .collect();
+                coll.insert_many(batch)
+                    .await
+                    .expect("insert bench documents");
+            }
+        }
+    });
+    println!("  loaded in {:.1} s", t.elapsed().as_secs_f64());
+    let mut rows = Vec::new();
+    for ds in sets {
+        // The server's own pace: a plain driver `find` drained in 16 MiB
+        // batches, nothing profiled.
+        let mut times = Vec::with_capacity(runs);
+        let mut read = 0u64;
+        for _ in 0..runs {
+            let t = Instant::now();
+            read = rt.block_on(async {
+                let client = mongodb::Client::with_uri_str(&uri)
+                    .await
+                    .expect("server URI");
+                let coll = client
+                    .database(db)
+                    .collection::<bson::RawDocumentBuf>(ds.kind.name());
+                let mut cursor = coll.find(doc! {}).batch_size(100_000).await.expect("find");
+                let mut n = 0u64;
+                while cursor.advance().await.expect("read the cursor") {
+                    black_box(cursor.current().as_bytes().len());
+                    n += 1;
+                }
+                n
+            });
+            times.push(t.elapsed());
+        }
+        let secs = median(times).as_secs_f64();
+        rows.push((
+            "server floor: find all",
+            ds.kind.name(),
+            read,
+            ds.bytes,
+            secs,
+            0,
+        ));
+        let ns = format!("{db}.{}", ds.kind.name());
+        for (label, extra) in [
+            ("audit server $sample 1k", &["--sample", "1000"][..]),
+            ("audit server --full", &["--full"][..]),
+        ] {
+            let mut times = Vec::with_capacity(runs);
+            let mut read = 0;
+            let mut trips = 0;
+            for _ in 0..runs {
+                let t = Instant::now();
+                let out = Command::new(DOCSHAPE)
+                    .args([
+                        "audit",
+                        &uri,
+                        "-c",
+                        &ns,
+                        "--format",
+                        "json",
+                        "--no-snapshot",
+                    ])
+                    .args(["--fail-on", "never"])
+                    .args(extra)
+                    .output()
+                    .expect("run the docshape binary");
+                times.push(t.elapsed());
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let report: serde_json::Value =
+                    serde_json::from_slice(&out.stdout).expect("the JSON report parses");
+                let c = &report["collections"][0];
+                read = c["sampled"].as_u64().unwrap_or(0);
+                trips = c["round_trips"].as_object().map_or(0, |m| {
+                    m.values().filter_map(serde_json::Value::as_u64).sum()
+                });
+            }
+            let secs = median(times).as_secs_f64();
+            let bytes = ds.bytes * read / ds.docs.len().max(1) as u64;
+            rows.push((label, ds.kind.name(), read, bytes, secs, trips));
+        }
+    }
+    if let Some(c) = child.as_mut() {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    rows
+}
+
+// ---------------------------------------------------------------------------
+// Regression check
+// ---------------------------------------------------------------------------
+
+/// Documents per collection in the regression check.
+const CHECK_DOCS: u64 = 20_000;
+/// Runs per stage in the regression check (the median is kept).
+const CHECK_RUNS: usize = 7;
+/// The check fails when a ratio falls below this share of its baseline.
+const CHECK_TOLERANCE: f64 = 0.70;
+/// Baseline ratios (stage throughput / raw-walk-floor throughput, measured
+/// in the same run), one `stage data ratio` per line.
+const BASELINE: &str = include_str!("baseline.txt");
+
+/// `--check`: profiles a small data set and compares each stage's
+/// throughput, as a ratio to the raw-walk floor measured in the same run
+/// (interleaved with it, so machine noise hits both), with the committed
+/// baseline. Returns false when a ratio dropped by more than 30 %.
+fn check(cores: usize) -> bool {
+    let dir = std::env::temp_dir().join(format!("docshape-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create a directory in the temp dir");
+    let mut ok = true;
+    println!("docshape regression check: {CHECK_DOCS} docs per collection, median of {CHECK_RUNS} interleaved runs");
+    println!("| stage | data | ratio to floor | baseline | minimum ({CHECK_TOLERANCE}x) | |");
+    println!("| --- | --- | ---: | ---: | ---: | --- |");
+    for kind in Kind::ALL {
+        let mut docs = Vec::with_capacity(CHECK_DOCS as usize);
+        let path = dir.join(format!("{}.bson", kind.name()));
+        write_file(kind, CHECK_DOCS, cores, &path, Some(&mut docs));
+        let json_path = dir.join(format!("{}.json", kind.name()));
+        write_ejson_file(kind, CHECK_DOCS, cores, &json_path);
+        let stages: [(&str, &dyn Fn() -> u64); 4] = [
+            ("floor", &|| raw_walk(&docs)),
+            ("profile", &|| profile_in_memory(&docs).sampled),
+            ("bson", &|| profile_file(&path).sampled),
+            ("ejson", &|| profile_ejson_file(&json_path).sampled),
+        ];
+        let mut times = vec![Vec::with_capacity(CHECK_RUNS); stages.len()];
+        for _ in 0..CHECK_RUNS {
+            for (i, (_, f)) in stages.iter().enumerate() {
+                let t = Instant::now();
+                black_box(f());
+                times[i].push(t.elapsed());
+            }
+        }
+        let floor = median(times[0].clone()).as_secs_f64();
+        for (i, (stage, _)) in stages.iter().enumerate().skip(1) {
+            let ratio = floor / median(times[i].clone()).as_secs_f64();
+            let base = BASELINE.lines().find_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some(*stage) && w.next() == Some(kind.name()))
+                    .then(|| w.next()?.parse::<f64>().ok())
+                    .flatten()
+            });
+            let (verdict, min) = match base {
+                Some(b) if ratio < b * CHECK_TOLERANCE => {
+                    ok = false;
+                    ("REGRESSED", b * CHECK_TOLERANCE)
+                }
+                Some(b) => ("ok", b * CHECK_TOLERANCE),
+                None => ("no baseline", 0.0),
+            };
+            println!(
+                "| {stage} | {} | {ratio:.2} | {} | {min:.2} | {verdict} |",
+                kind.name(),
+                base.map_or_else(|| "-".to_owned(), |b| format!("{b:.2}"))
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    if !ok {
+        println!("throughput fell by more than {:.0} % against the raw-walk floor; see benches/baseline.txt", (1.0 - CHECK_TOLERANCE) * 100.0);
+    }
+    ok
+}
+
+// ---------------------------------------------------------------------------
 // Main
 // ---------------------------------------------------------------------------
 
+#[allow(clippy::struct_excessive_bools)]
 struct Options {
     docs: u64,
     runs: usize,
     keep_files: bool,
+    /// Only write the data sets (`.bson` and relaxed Extended JSON) here.
+    write_data: Option<PathBuf>,
+    /// The regression check CI runs (see `check`).
+    check: bool,
+    /// Also measure audits from a MongoDB-wire server (`$MONGODB_URI`, or a
+    /// SecantusDB started from the project's `.venv`).
+    server: bool,
     /// Run without `--bench` (as `cargo test --all-targets` does) and without
     /// `--docs`: a quick check that everything works, not a measurement.
     smoke: bool,
@@ -772,6 +1255,9 @@ fn parse_args(args: &[String]) -> Options {
         docs: DEFAULT_DOCS,
         runs: DEFAULT_RUNS,
         keep_files: false,
+        write_data: None,
+        check: false,
+        server: false,
         smoke: false,
     };
     let mut bench = false;
@@ -785,6 +1271,13 @@ fn parse_args(args: &[String]) -> Options {
             }
             "--runs" => o.runs = parse_count(it.next().expect("--runs needs a value")) as usize,
             "--keep-files" => o.keep_files = true,
+            "--check" => o.check = true,
+            "--server" => o.server = true,
+            "--write-data" => {
+                o.write_data = Some(PathBuf::from(
+                    it.next().expect("--write-data needs a directory"),
+                ));
+            }
             // Cargo passes `--bench` to harness-less bench binaries.
             "--bench" => bench = true,
             s if s.starts_with("--docs=") => {
@@ -809,18 +1302,34 @@ fn parse_args(args: &[String]) -> Options {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == CHILD_FLAG) {
-        let paths: Vec<PathBuf> = args
-            .windows(2)
-            .filter(|w| w[0] == CHILD_FLAG)
-            .map(|w| PathBuf::from(&w[1]))
-            .collect();
-        child(&paths);
-        return;
+    for flag in [CHILD_FLAG, CHILD_AUDIT_FLAG] {
+        if args.iter().any(|a| a == flag) {
+            let paths: Vec<PathBuf> = args
+                .windows(2)
+                .filter(|w| w[0] == flag)
+                .map(|w| PathBuf::from(&w[1]))
+                .collect();
+            if flag == CHILD_FLAG {
+                child(&paths);
+            } else {
+                child_audit(&paths);
+            }
+            return;
+        }
     }
     let opts = parse_args(&args);
     let n = opts.docs;
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if let Some(dir) = &opts.write_data {
+        write_data(dir, n, cores);
+        return;
+    }
+    if opts.check {
+        if !check(cores) {
+            std::process::exit(1);
+        }
+        return;
+    }
     let dir = std::env::temp_dir().join(format!("docshape-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create a directory in the temp dir");
 
@@ -829,7 +1338,7 @@ fn main() {
     } else {
         "release build"
     };
-    println!("docshape profile benchmark (measurements single-threaded, {build})");
+    println!("docshape profile benchmark ({build}; one core unless a row says otherwise)");
     if opts.smoke {
         println!(
             "smoke test: no --bench and no --docs given (as under `cargo test`), so only {SMOKE_DOCS} docs per collection and 1 run; use `cargo bench --bench profile` to measure"
@@ -849,11 +1358,15 @@ fn main() {
             let path = dir.join(format!("{}.bson", kind.name()));
             let mut docs = Vec::with_capacity(n as usize);
             let bytes = write_file(kind, n, cores, &path, Some(&mut docs));
+            let json_path = dir.join(format!("{}.json", kind.name()));
+            let json_bytes = write_ejson_file(kind, n, cores, &json_path);
             Dataset {
                 kind,
                 docs,
                 bytes,
                 path,
+                json_path,
+                json_bytes,
             }
         })
         .collect();
@@ -910,12 +1423,46 @@ fn main() {
         measure("read .bson + profile", &sets, opts.runs, &|ds| {
             profile_file(&ds.path).fields.len() as u64
         }),
+        measure("read EJSON only", &sets, opts.runs, &|ds| {
+            let file = File::open(&ds.json_path).expect("open benchmark data file");
+            let mut bytes = 0u64;
+            let n = docshape::source::ejson::read_documents(file, &mut |doc| {
+                bytes += doc.len() as u64;
+            })
+            .expect("benchmark data file reads cleanly");
+            assert_eq!(n, ds.docs.len() as u64, "every document converted");
+            black_box(bytes)
+        }),
+        measure("read EJSON + profile", &sets, opts.runs, &|ds| {
+            profile_ejson_file(&ds.json_path).fields.len() as u64
+        }),
+        measure(threads_label(cores), &sets, opts.runs, &|ds| {
+            profile_sharded(&ds.docs, cores).fields.len() as u64
+        }),
+        measure("audit --full .bson (cli)", &sets, opts.runs, &|ds| {
+            let n = audit_binary(&ds.path);
+            assert_eq!(n, ds.docs.len() as u64, "the audit read every document");
+            n
+        }),
+        measure("audit --full EJSON (cli)", &sets, opts.runs, &|ds| {
+            let n = audit_binary(&ds.json_path);
+            assert_eq!(n, ds.docs.len() as u64, "the audit read every document");
+            n
+        }),
     ];
+
+    // --- Server ------------------------------------------------------------
+    let server_rows = if opts.server {
+        server_stages(&sets, opts.runs)
+    } else {
+        Vec::new()
+    };
 
     // --- Memory ------------------------------------------------------------
     println!("measuring peak memory in child processes ...");
     let small: Vec<&Path> = sets.iter().map(|s| s.path.as_path()).collect();
-    let small_report = run_child(&small);
+    let small_report = run_child(CHILD_FLAG, &small);
+    let small_audit = run_child(CHILD_AUDIT_FLAG, &small);
     let t = Instant::now();
     let big_paths: Vec<PathBuf> = Kind::ALL
         .iter()
@@ -927,7 +1474,8 @@ fn main() {
         .collect();
     let big_gen_secs = t.elapsed().as_secs_f64();
     let big: Vec<&Path> = big_paths.iter().map(PathBuf::as_path).collect();
-    let big_report = run_child(&big);
+    let big_report = run_child(CHILD_FLAG, &big);
+    let big_audit = run_child(CHILD_AUDIT_FLAG, &big);
     if !opts.keep_files {
         for p in &big_paths {
             let _ = std::fs::remove_file(p);
@@ -936,10 +1484,10 @@ fn main() {
 
     // --- Report ------------------------------------------------------------
     println!(
-        "\n## docshape profile benchmark ({cores} cores, single-threaded; {} docs = {} orders + {} logs, {:.1} MB BSON)\n",
+        "\n## docshape profile benchmark ({cores} cores; {} docs = {} each of {}; {:.1} MB BSON)\n",
         grouped(total_docs),
         grouped(n),
-        grouped(n),
+        Kind::ALL.map(Kind::name).join(", "),
         mb(total_bytes)
     );
     println!("| stage                   | data   |      docs/s |    MB/s | vs raw walk |");
@@ -969,6 +1517,13 @@ fn main() {
             );
         }
     }
+    for (label, data, docs, bytes, secs, trips) in &server_rows {
+        println!(
+            "| {label:<23} | {data:<6} | {:>11} | {:>7.1} | {trips:>10} trips |",
+            grouped((*docs as f64 / secs) as u64),
+            mb(*bytes) / secs,
+        );
+    }
     println!(
         "\nvs raw walk = throughput / throughput of the raw walk floor (bson::RawDocument::iter) on the same data."
     );
@@ -976,29 +1531,50 @@ fn main() {
         "(ref) row: the same recursive walk with docshape::profile::raw::elements, i.e. framing only, no accounting."
     );
     println!("The .bson files are read from the page cache (written just before).");
+    println!(
+        "MB/s counts BSON bytes on every row, EJSON rows included ({} of EJSON per {} of BSON here), so rows compare.",
+        sets.iter().map(|s| format!("{:.1} MB", mb(s.json_bytes))).collect::<Vec<_>>().join(" + "),
+        sets.iter().map(|s| format!("{:.1} MB", mb(s.bytes))).collect::<Vec<_>>().join(" + "),
+    );
+    println!(
+        "(cli) rows run the release binary `docshape audit FILE --full --format json` (process start, every stage, {cores} threads)."
+    );
 
     let kb = |r: &ChildReport| {
         r.hwm_kb
             .map_or_else(|| "n/a".to_owned(), |k| format!("{} kB", grouped(k)))
     };
-    println!("\npeak RSS (VmHWM) of a child that only streams the .bson files through read_bson + Profiler:");
-    for (label, r) in [("N ", &small_report), ("4N", &big_report)] {
-        println!(
-            "- {label}: {:>11} docs, {:>8.1} MB -> peak {:>10}  ({} paths, {:.1} s, {:.1} MB/s)",
-            grouped(r.docs),
-            mb(r.bytes),
-            kb(r),
-            r.fields,
-            r.secs,
-            mb(r.bytes) / r.secs
-        );
-    }
-    match (small_report.hwm_kb, big_report.hwm_kb) {
-        (Some(a), Some(b)) if a > 0 => println!(
-            "- peak ratio 4N / N = {:.2} (4x the documents; 4N files generated by streaming in {big_gen_secs:.1} s)",
-            b as f64 / a as f64
+    for (what, small, big) in [
+        (
+            "a child that only streams the .bson files through read_bson + Profiler",
+            &small_report,
+            &big_report,
         ),
-        _ => println!("- peak ratio: n/a (VmHWM not available on this platform)"),
+        (
+            "a child running the whole audit --full (all threads, JSON report) on each .bson file",
+            &small_audit,
+            &big_audit,
+        ),
+    ] {
+        println!("\npeak RSS (VmHWM) of {what}:");
+        for (label, r) in [("N ", small), ("4N", big)] {
+            println!(
+                "- {label}: {:>11} docs, {:>8.1} MB -> peak {:>10}  ({} paths, {:.1} s, {:.1} MB/s)",
+                grouped(r.docs),
+                mb(r.bytes),
+                kb(r),
+                r.fields,
+                r.secs,
+                mb(r.bytes) / r.secs
+            );
+        }
+        match (small.hwm_kb, big.hwm_kb) {
+            (Some(a), Some(b)) if a > 0 => println!(
+                "- peak ratio 4N / N = {:.2} (4x the documents; 4N files generated by streaming in {big_gen_secs:.1} s)",
+                b as f64 / a as f64
+            ),
+            _ => println!("- peak ratio: n/a (VmHWM not available on this platform)"),
+        }
     }
 
     if opts.keep_files {

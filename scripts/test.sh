@@ -38,16 +38,19 @@ if [[ ${#want[@]} -gt 0 ]]; then
 fi
 export PATH="$venv/bin:$PATH"
 
-# The explorer's end-to-end test drives the binary in tmux.
-if ! command -v tmux >/dev/null 2>&1; then
-    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-        echo "test.sh: installing tmux" >&2
-        (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 ||
-            echo "test.sh: apt-get install tmux failed; the explorer's end-to-end test will fail" >&2
-    else
-        echo "test.sh: tmux not found; the explorer's end-to-end test will fail (install tmux)" >&2
+# The explorer's end-to-end tests drive the binary in tmux; the TLS tests
+# make a certificate authority with openssl.
+for tool in tmux openssl; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+            echo "test.sh: installing $tool" >&2
+            (apt-get update -qq && apt-get install -y -qq "$tool") >/dev/null 2>&1 ||
+                echo "test.sh: apt-get install $tool failed; the tests that need it will fail" >&2
+        else
+            echo "test.sh: $tool not found; the tests that need it will fail (install $tool)" >&2
+        fi
     fi
-fi
+done
 
 # The migration tests run docshape's scripts with the real mongosh.
 if [[ -z "${DOCSHAPE_MONGOSH:-}" && ! -e .tools/node_modules/.bin/mongosh ]]; then
