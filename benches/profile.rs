@@ -781,10 +781,17 @@ const DOCSHAPE: &str = env!("CARGO_BIN_EXE_docshape");
 /// Runs `docshape audit FILE --full --format json` and returns the number of
 /// documents the report counts.
 fn audit_binary(path: &Path) -> u64 {
-    audit_target(&path.display().to_string(), &["--full"])
+    audit_report(&path.display().to_string(), &["--full"])["collections"]
+        .as_array()
+        .expect("collections in the report")
+        .iter()
+        .map(|c| c["sampled"].as_u64().unwrap_or(0))
+        .sum()
 }
 
-fn audit_target(target: &str, extra: &[&str]) -> u64 {
+/// Runs `docshape audit TARGET --format json` with `extra` options and
+/// returns the parsed report.
+fn audit_report(target: &str, extra: &[&str]) -> serde_json::Value {
     let out = Command::new(DOCSHAPE)
         .args(["audit", target, "--format", "json", "--no-snapshot"])
         .args(["--fail-on", "never"])
@@ -796,14 +803,7 @@ fn audit_target(target: &str, extra: &[&str]) -> u64 {
         "docshape audit {target} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("the JSON report parses");
-    report["collections"]
-        .as_array()
-        .expect("collections in the report")
-        .iter()
-        .map(|c| c["sampled"].as_u64().unwrap_or(0))
-        .sum()
+    serde_json::from_slice(&out.stdout).expect("the JSON report parses")
 }
 
 // ---------------------------------------------------------------------------
@@ -1103,28 +1103,10 @@ fn server_stages(sets: &[Dataset], runs: usize) -> Vec<ServerRow> {
             let mut trips = 0;
             for _ in 0..runs {
                 let t = Instant::now();
-                let out = Command::new(DOCSHAPE)
-                    .args([
-                        "audit",
-                        &uri,
-                        "-c",
-                        &ns,
-                        "--format",
-                        "json",
-                        "--no-snapshot",
-                    ])
-                    .args(["--fail-on", "never"])
-                    .args(extra)
-                    .output()
-                    .expect("run the docshape binary");
+                let mut args = vec!["-c", ns.as_str()];
+                args.extend_from_slice(extra);
+                let report = audit_report(&uri, &args);
                 times.push(t.elapsed());
-                assert!(
-                    out.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                let report: serde_json::Value =
-                    serde_json::from_slice(&out.stdout).expect("the JSON report parses");
                 let c = &report["collections"][0];
                 read = c["sampled"].as_u64().unwrap_or(0);
                 trips = c["round_trips"].as_object().map_or(0, |m| {

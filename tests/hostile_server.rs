@@ -48,24 +48,6 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
         .block_on(f)
 }
 
-/// A driver client for `uri` once the server answers a ping (30 s at most).
-async fn wait_ping(uri: &str) -> mongodb::Client {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(c) = mongodb::Client::with_uri_str(uri).await {
-            if c.database("admin")
-                .run_command(doc! {"ping": 1})
-                .await
-                .is_ok()
-            {
-                return c;
-            }
-        }
-        assert!(Instant::now() < deadline, "server at {uri} did not answer");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
 /// A finished docshape run and its wall time.
 struct Run {
     out: Output,
@@ -753,7 +735,7 @@ fn a_user_refused_collstats_gets_storage_from_collstats_stage_with_a_note() {
     let server = common::PrivateServer::start(storage.path(), &[]);
     let port = server.port();
     block_on(async {
-        let c = wait_ping(&format!(
+        let c = common::wait_ping(&format!(
             "mongodb://127.0.0.1:{port}/?directConnection=true"
         ))
         .await;
@@ -787,7 +769,7 @@ fn a_user_refused_collstats_gets_storage_from_collstats_stage_with_a_note() {
     );
     // The role really is refused collStats (else this test proves nothing).
     block_on(async {
-        let c = wait_ping(&uri).await;
+        let c = common::wait_ping(&uri).await;
         let refused = c
             .database("perm")
             .run_command(doc! {"collStats": "items"})
@@ -850,7 +832,7 @@ fn a_user_refused_aggregate_falls_back_to_find_and_says_so() {
     let server = common::PrivateServer::start(Path::new(":memory:"), &["--enable-test-commands"]);
     let uri = server.uri();
     block_on(async {
-        let c = wait_ping(&uri).await;
+        let c = common::wait_ping(&uri).await;
         c.database("fp")
             .collection::<Document>("items")
             .insert_many((0..300).map(|i| doc! {"_id": i, "sku": format!("s{i}")}))

@@ -5,28 +5,10 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use bson::{doc, Document};
 
 const PASSWORD: &str = "Sup3r-S3cret-pw";
-
-async fn wait_ping(uri: &str) -> mongodb::Client {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(c) = mongodb::Client::with_uri_str(uri).await {
-            if c.database("admin")
-                .run_command(doc! {"ping": 1})
-                .await
-                .is_ok()
-            {
-                return c;
-            }
-        }
-        assert!(Instant::now() < deadline, "server at {uri} did not start");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
 
 fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     if let Ok(rd) = std::fs::read_dir(dir) {
@@ -52,7 +34,7 @@ async fn passwords_never_appear_anywhere() {
     let port = server.port();
     let plain = format!("mongodb://127.0.0.1:{port}");
     {
-        let c = wait_ping(&plain).await;
+        let c = common::wait_ping(&plain).await;
         c.database("admin")
             .run_command(doc! {"createUser": "alice", "pwd": PASSWORD, "roles": [{"role": "root", "db": "admin"}]})
             .await
@@ -67,7 +49,7 @@ async fn passwords_never_appear_anywhere() {
     server.stop();
     let server = common::PrivateServer::start_on(port, storage.path(), &["--auth"]);
     let uri = format!("mongodb://alice:{PASSWORD}@127.0.0.1:{port}/?authSource=admin");
-    wait_ping(&uri).await;
+    common::wait_ping(&uri).await;
 
     let work = tempfile::tempdir().expect("tempdir");
     let state = work.path().join("state");

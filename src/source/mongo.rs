@@ -129,11 +129,6 @@ impl MongoSource {
         Ok(src)
     }
 
-    /// Round trips so far, per namespace and command.
-    pub fn round_trips(&self) -> RoundTrips {
-        self.trips.lock().map(|t| t.clone()).unwrap_or_default()
-    }
-
     pub fn client(&self) -> &Client {
         &self.client
     }

@@ -57,6 +57,25 @@ pub async fn client() -> Client {
         .expect("the test server's URI is a valid connection string")
 }
 
+/// A driver client for `uri` once the server answers a ping (30 s at most),
+/// for servers a test starts itself.
+pub async fn wait_ping(uri: &str) -> Client {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(c) = Client::with_uri_str(uri).await {
+            if c.database("admin")
+                .run_command(doc! {"ping": 1})
+                .await
+                .is_ok()
+            {
+                return c;
+            }
+        }
+        assert!(Instant::now() < deadline, "server at {uri} did not answer");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 fn start_server() -> Result<Server, String> {
     if let Ok(uri) = std::env::var("MONGODB_URI") {
         if !uri.trim().is_empty() {
