@@ -108,6 +108,16 @@ pub async fn run<S: Source>(
             Err(e) => notes.push(e.to_string()),
         }
     }
+    for c in &mut collections {
+        if let Err(e) = check_index_fields(source, c).await {
+            if fatal(&e) {
+                return Err(e);
+            }
+            c.notes.push(format!(
+                "indexed fields absent from the sample were not looked for in the whole collection: {e}"
+            ));
+        }
+    }
     let label = source.label();
     for c in &mut collections {
         measure_growth(c);
@@ -403,6 +413,51 @@ pub async fn profile_collection<S: Source>(
     }
     report.kept = kept.into_documents();
     Ok(report)
+}
+
+/// A sample is not the collection: for each index that reads only fields
+/// no sampled document has (and whose kind makes that meaningful), looks
+/// for them in the whole collection — unless every document was profiled —
+/// and records the result for `unused-index`.
+pub async fn check_index_fields<S: Source>(
+    source: &mut S,
+    c: &mut CollectionReport,
+) -> Result<(), SourceError> {
+    use crate::source::index::{self, Absence};
+    use crate::source::{CheckMethod, PresenceCheck};
+    let present = index::present_paths(&c.fields);
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for i in &c.indexes {
+        let usage = c
+            .meta
+            .index_usage
+            .as_deref()
+            .and_then(|u| u.iter().find(|x| x.name == i.name));
+        if let Absence::Unconfirmed(_) = index::absence(i, &c.meta, &present, c.sampled, usage) {
+            let paths = i.fields_read();
+            if !groups.contains(&paths) {
+                groups.push(paths);
+            }
+        }
+    }
+    if groups.is_empty() {
+        return Ok(());
+    }
+    // The profile saw every path of every document.
+    let every_document = c.complete && !c.paths_capped && c.profile.too_deep == 0;
+    c.meta.presence_checks = if every_document {
+        groups
+            .into_iter()
+            .map(|paths| PresenceCheck {
+                paths,
+                found: false,
+                method: CheckMethod::EveryDocument,
+            })
+            .collect()
+    } else {
+        source.presence(&c.meta, &groups).await?
+    };
+    Ok(())
 }
 
 /// Cross-section growth of every array path, from the kept sample.

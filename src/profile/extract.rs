@@ -82,6 +82,42 @@ fn descend<'a>(el: &Element<'a>, rest: &[&str], each: &mut dyn FnMut(&Element<'a
     }
 }
 
+/// Whether the document holds a value (not null) at the dotted `keys`, as
+/// `{path: {$ne: null}}` matches it: arrays are traversed at every step, a
+/// numeric step also names an array position (`a.0.b`), and an array (even
+/// an empty one) is a value.
+pub fn has_value(doc: &[u8], keys: &[&str]) -> bool {
+    let Some((first, rest)) = keys.split_first() else {
+        return false;
+    };
+    let Ok(iter) = raw::elements(doc) else {
+        return false;
+    };
+    for el in iter {
+        let Ok(el) = el else { return false };
+        if el.key == first.as_bytes() {
+            return value_below(&el, rest);
+        }
+    }
+    false
+}
+
+fn value_below(el: &Element<'_>, rest: &[&str]) -> bool {
+    let Some((next, after)) = rest.split_first() else {
+        return el.ty != BsonType::Null;
+    };
+    match el.ty {
+        BsonType::Object => has_value(el.value, rest),
+        BsonType::Array => raw::elements(el.value).is_ok_and(|items| {
+            items.flatten().any(|item| {
+                (item.key == next.as_bytes() && value_below(&item, after))
+                    || (item.ty == BsonType::Object && has_value(item.value, rest))
+            })
+        }),
+        _ => false,
+    }
+}
+
 /// The elements at a path, collected.
 pub fn values<'a>(doc: &'a [u8], segs: &[Seg]) -> Vec<Element<'a>> {
     let mut out = Vec::new();
@@ -133,5 +169,47 @@ mod tests {
         let mut ds = 0;
         query_visit(&buf, &["c", "d"], &mut |_| ds += 1);
         assert_eq!(ds, 2);
+    }
+
+    #[test]
+    fn has_value_matches_what_the_server_matches() {
+        let mut buf = Vec::new();
+        doc! {"n": null, "e": [], "items": [{"sku": "a"}, {"x": 1}, {"sku": null}], "pos": [[1, 2], {"q": 1}], "o": {"p": {"q": 0}}, "s": "str"}
+            .to_writer(&mut buf)
+            .expect("write");
+        let has = |p: &str| has_value(&buf, &p.split('.').collect::<Vec<_>>());
+        for p in [
+            "e",
+            "items",
+            "items.sku",
+            "items.x",
+            "items.0",
+            "items.0.sku",
+            "items.1.x",
+            "pos.0",
+            "pos.1.q",
+            "pos.q",
+            "o.p",
+            "o.p.q",
+            "s",
+        ] {
+            assert!(has(p), "{p} has a value");
+        }
+        for p in [
+            "n",
+            "missing",
+            "items.y",
+            "items.1.sku",
+            "items.2.sku",
+            "items.3",
+            "pos.0.q",
+            "o.q",
+            "s.length",
+            "n.x",
+            "e.0",
+            "",
+        ] {
+            assert!(!has(p), "{p} has no value");
+        }
     }
 }

@@ -86,6 +86,9 @@ pub struct CollectionReport {
     /// (servers only): listing, sampling, references and growth together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub round_trips: Option<std::collections::BTreeMap<String, u64>>,
+    /// Every document of the collection was read and profiled.
+    #[serde(skip)]
+    pub complete: bool,
     #[serde(skip)]
     pub profile: Profile,
     /// The kept sample: at most the sample size (or 1,000 documents for a
@@ -146,6 +149,10 @@ impl CollectionReport {
             paths_capped: profile.paths_capped,
             notes,
             round_trips: None,
+            complete: outcome.total == Some(outcome.read)
+                && outcome.partial.is_none()
+                && outcome.skipped == 0
+                && profile.invalid == 0,
             profile,
             kept: Vec::new(),
             meta,

@@ -7,8 +7,8 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::{
-    ejson, CollectionKind, CollectionMeta, IndexInfo, Reread, Result, SampleMode, SampleOutcome,
-    Selection, Sink, Source, SourceError, StorageStats,
+    ejson, CheckMethod, CollectionKind, CollectionMeta, IndexInfo, PresenceCheck, Reread, Result,
+    SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
 use crate::profile::raw;
 use crate::sample::Reservoir;
@@ -165,9 +165,16 @@ fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>) -> Result<()> {
 
 /// Reads `COLL.metadata.json` beside a dump's `COLL.bson` (or beside an
 /// Extended JSON file), if present: indexes, options and the namespace type.
+/// mongodump writes a time-series collection `NAME` as the bucket documents
+/// in `system.buckets.NAME.bson` beside `NAME.metadata.json`.
 fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
     let mut p = entry.path.clone();
     p.set_file_name(format!("{}.metadata.json", entry.coll));
+    if let Some(base) = entry.coll.strip_prefix("system.buckets.") {
+        if !p.exists() {
+            p.set_file_name(format!("{base}.metadata.json"));
+        }
+    }
     let Ok(text) = std::fs::read_to_string(&p) else {
         return;
     };
@@ -302,6 +309,36 @@ impl Source for FileSource {
         paths: &[String],
     ) -> Result<Vec<Reread>> {
         self.reread_scan(meta, ids, paths)
+    }
+
+    async fn presence(
+        &mut self,
+        meta: &CollectionMeta,
+        groups: &[Vec<String>],
+    ) -> Result<Vec<PresenceCheck>> {
+        let keys: Vec<Vec<Vec<&str>>> = groups
+            .iter()
+            .map(|g| g.iter().map(|p| p.split('.').collect()).collect())
+            .collect();
+        let mut found = vec![false; groups.len()];
+        self.stream(meta, &mut |doc| {
+            for (hit, paths) in found.iter_mut().zip(&keys) {
+                if !*hit {
+                    *hit = paths
+                        .iter()
+                        .any(|k| crate::profile::extract::has_value(doc, k));
+                }
+            }
+        })?;
+        Ok(groups
+            .iter()
+            .zip(found)
+            .map(|(paths, found)| PresenceCheck {
+                paths: paths.clone(),
+                found,
+                method: CheckMethod::FileScan,
+            })
+            .collect())
     }
 
     async fn fetch(

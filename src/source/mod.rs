@@ -4,12 +4,14 @@
 
 pub mod ejson;
 pub mod file;
+pub mod index;
 pub mod mongo;
 pub mod select;
 
 use serde::Serialize;
 
 pub use file::FileSource;
+pub use index::{CheckMethod, IndexInfo, IndexKind, PresenceCheck};
 pub use mongo::MongoSource;
 pub use select::Selection;
 
@@ -43,47 +45,6 @@ pub enum CollectionKind {
     Collection,
     View,
     Timeseries,
-}
-
-/// One index as `listIndexes` (or a dump's metadata) describes it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct IndexInfo {
-    pub name: String,
-    /// The key document, in order: `{"a": 1, "b": -1}`.
-    pub key: serde_json::Map<String, serde_json::Value>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub unique: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub sparse: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub partial: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expire_after_seconds: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub collation: Option<serde_json::Value>,
-}
-
-impl IndexInfo {
-    /// Builds an index description from a `listIndexes` document.
-    pub fn from_spec(spec: &bson::Document) -> Option<IndexInfo> {
-        let name = spec.get_str("name").ok()?.to_owned();
-        let key_doc = spec.get_document("key").ok()?;
-        let serde_json::Value::Object(key) =
-            bson::Bson::Document(key_doc.clone()).into_relaxed_extjson()
-        else {
-            return None;
-        };
-        let ext = |k: &str| spec.get(k).map(|v| v.clone().into_relaxed_extjson());
-        Some(IndexInfo {
-            name,
-            key,
-            unique: spec.get_bool("unique").unwrap_or(false),
-            sparse: spec.get_bool("sparse").unwrap_or(false),
-            partial: ext("partialFilterExpression"),
-            expire_after_seconds: spec.get("expireAfterSeconds").and_then(bson_as_i64),
-            collation: ext("collation"),
-        })
-    }
 }
 
 /// Reads any numeric BSON value as an `i64`.
@@ -131,6 +92,10 @@ pub struct CollectionMeta {
     /// Index usage counters, where the server keeps them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_usage: Option<Vec<IndexUsage>>,
+    /// Fields indexed but absent from the sample, looked for in the whole
+    /// collection (filled in after profiling).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub presence_checks: Vec<PresenceCheck>,
     /// Things the source could not find out, said plainly.
     pub notes: Vec<String>,
 }
@@ -146,6 +111,7 @@ impl CollectionMeta {
             indexes: Vec::new(),
             options: None,
             index_usage: None,
+            presence_checks: Vec::new(),
             notes: Vec::new(),
         }
     }
@@ -153,6 +119,34 @@ impl CollectionMeta {
     pub fn namespace(&self) -> String {
         format!("{}.{}", self.db, self.name)
     }
+
+    /// How the collection is laid out, from its kind, options and name.
+    pub fn layout(&self) -> Layout {
+        let option = |k: &str| {
+            self.options
+                .as_ref()
+                .and_then(|o| o.get(k))
+                .is_some_and(|v| !v.is_null())
+        };
+        Layout {
+            timeseries: self.kind == CollectionKind::Timeseries || option("timeseries"),
+            buckets: self.name.starts_with("system.buckets."),
+            clustered: option("clusteredIndex") || self.indexes.iter().any(|i| i.clustered),
+        }
+    }
+}
+
+/// What a collection's options and name say about how it stores documents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Layout {
+    /// A time-series collection (`type: "timeseries"`, `options.timeseries`).
+    pub timeseries: bool,
+    /// The bucket collection behind a time-series collection
+    /// (`system.buckets.NAME`).
+    pub buckets: bool,
+    /// A clustered collection (`options.clusteredIndex`): documents stored
+    /// in `_id` order, with no separate `_id` index.
+    pub clustered: bool,
 }
 
 /// How many documents to read from a collection.
@@ -235,6 +229,17 @@ pub trait Source {
         values: &[bson::Bson],
         fields: &[String],
     ) -> Result<Vec<bson::Document>>;
+
+    /// For each group of dotted paths (an index's fields, in key order),
+    /// whether any document of the collection holds a value in one of them:
+    /// bounded `find(...).limit(1)` queries the indexes answer on a server
+    /// (one for every group when none has a value), one scan of a file for
+    /// every group. A server may leave groups past its cap unchecked.
+    async fn presence(
+        &mut self,
+        meta: &CollectionMeta,
+        groups: &[Vec<String>],
+    ) -> Result<Vec<PresenceCheck>>;
 
     /// Re-reads documents by `_id`: size and array lengths at `paths`
     /// (dotted, no arrays in between). Only numbers come back.

@@ -1,7 +1,8 @@
 //! A live MongoDB deployment through the official driver. Read-only: the
 //! only commands sent are `hello`, `listDatabases`, `listCollections`,
 //! `listIndexes`, `collStats` (or `$collStats`), `count` and read cursors
-//! (`aggregate` with `$sample`, `find`). Every call carries `maxTimeMS` and
+//! (`aggregate` with `$sample`, `find`, `find(...).limit(1)` to look for an
+//! indexed field). Every call carries `maxTimeMS` and
 //! is also cut off on the client after the same timeout.
 
 use std::collections::BTreeMap;
@@ -17,13 +18,16 @@ use mongodb::options::ClientOptions;
 use mongodb::{Client, Collection};
 
 use super::{
-    CollectionKind, CollectionMeta, IndexInfo, IndexUsage, Reread, Result, SampleMode,
-    SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
+    CheckMethod, CollectionKind, CollectionMeta, IndexInfo, IndexUsage, PresenceCheck, Reread,
+    Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
 use crate::target::mask_uri;
 
 /// Documents per cursor batch for small reads (probes, re-reads).
 pub const BATCH_SIZE: u32 = 1000;
+/// Most queries looking for indexed fields per collection (mongod holds at
+/// most 64 indexes per collection, and each query settles one or more).
+const MAX_PRESENCE_QUERIES: usize = 64;
 /// Bytes a reading batch aims at: the server caps a reply at 16 MiB anyway.
 const BATCH_BYTES: u64 = 16 << 20;
 
@@ -263,6 +267,11 @@ impl MongoSource {
         if let Ok(opts) = spec.get_document("options") {
             if !opts.is_empty() {
                 meta.options = Some(bson::Bson::Document(opts.clone()).into_relaxed_extjson());
+            }
+            // Some servers list a time-series collection as type
+            // "collection" with its `timeseries` options.
+            if meta.kind == CollectionKind::Collection && opts.contains_key("timeseries") {
+                meta.kind = CollectionKind::Timeseries;
             }
         }
         let database = self.client.database(db);
@@ -555,6 +564,7 @@ impl Source for MongoSource {
         let mut read = 0u64;
         let reading = format!("reading documents from {ns}");
         let mut complete = true;
+        let mut exhausted = false;
         while read < limit {
             let more = match self.call(&reading, async { cursor.advance().await }).await {
                 Ok(more) => more,
@@ -576,6 +586,7 @@ impl Source for MongoSource {
                 }
             };
             if !more {
+                exhausted = true;
                 break;
             }
             sink.document(cursor.current().as_bytes());
@@ -584,7 +595,9 @@ impl Source for MongoSource {
         Ok(SampleOutcome {
             read,
             method: method.into(),
-            total: (complete && method == "find" && mode == SampleMode::Full).then_some(read),
+            // A plain scan read to its end saw every document.
+            total: (complete && method == "find" && (mode == SampleMode::Full || exhausted))
+                .then_some(read),
             partial,
             skipped: 0,
         })
@@ -671,6 +684,85 @@ impl Source for MongoSource {
             .await
     }
 
+    async fn presence(
+        &mut self,
+        meta: &CollectionMeta,
+        groups: &[Vec<String>],
+    ) -> Result<Vec<PresenceCheck>> {
+        // Usually no group has a value anywhere, and one query over them all
+        // says so. A document it finds settles every group it has a value
+        // in; the query is asked again about the rest, each round trip
+        // settling at least one group.
+        let mut found = vec![false; groups.len()];
+        let mut open: Vec<usize> = (0..groups.len()).collect();
+        let mut rounds = 0;
+        while !open.is_empty() {
+            if rounds == MAX_PRESENCE_QUERIES {
+                // Unsettled groups stay unchecked: no verdict on them.
+                let checked = |i: &usize| !open.contains(i);
+                return Ok((0..groups.len())
+                    .filter(checked)
+                    .map(|i| PresenceCheck {
+                        paths: groups[i].clone(),
+                        found: found[i],
+                        method: CheckMethod::ServerQuery,
+                    })
+                    .collect());
+            }
+            rounds += 1;
+            let branches: Vec<Document> = open
+                .iter()
+                .flat_map(|&i| PresenceCheck::branches(&groups[i]))
+                .collect();
+            let filter = match <[Document; 1]>::try_from(branches) {
+                Ok([one]) => one,
+                Err(many) => doc! {"$or": many},
+            };
+            let mut top: Vec<&str> = open
+                .iter()
+                .flat_map(|&i| groups[i].iter())
+                .map(|p| p.split('.').next().unwrap_or(p))
+                .collect();
+            top.sort_unstable();
+            top.dedup();
+            let Some(hit) = self.first_document(meta, filter, &top).await? else {
+                break;
+            };
+            let mut raw = Vec::new();
+            if hit.to_writer(&mut raw).is_err() {
+                break;
+            }
+            let before = open.len();
+            open.retain(|&i| {
+                let has = groups[i].iter().any(|p| {
+                    crate::profile::extract::has_value(&raw, &p.split('.').collect::<Vec<_>>())
+                });
+                found[i] |= has;
+                !has
+            });
+            if open.len() == before {
+                // The server matched a document the client cannot place in
+                // any group: ask about each group on its own.
+                for &i in &open {
+                    found[i] = self
+                        .first_document(meta, PresenceCheck::filter(&groups[i]), &[])
+                        .await?
+                        .is_some();
+                }
+                open.clear();
+            }
+        }
+        Ok(groups
+            .iter()
+            .zip(found)
+            .map(|(paths, found)| PresenceCheck {
+                paths: paths.clone(),
+                found,
+                method: CheckMethod::ServerQuery,
+            })
+            .collect())
+    }
+
     async fn reread(
         &mut self,
         meta: &CollectionMeta,
@@ -718,6 +810,43 @@ impl Source for MongoSource {
 }
 
 impl MongoSource {
+    /// The first document matching `filter`, with only the top-level
+    /// `fields` (only `_id` when none): one bounded `find`.
+    async fn first_document(
+        &self,
+        meta: &CollectionMeta,
+        filter: Document,
+        fields: &[&str],
+    ) -> Result<Option<Document>> {
+        let coll = self
+            .client
+            .database(&meta.db)
+            .collection::<Document>(&meta.name);
+        let max_time = self.max_time();
+        let what = format!("looking for indexed fields in {}", meta.namespace());
+        let mut projection = doc! {"_id": 1};
+        for f in fields {
+            projection.insert(*f, 1);
+        }
+        let mut cursor = self
+            .call(&what, async {
+                coll.find(filter)
+                    .projection(projection)
+                    .limit(1)
+                    .batch_size(1)
+                    .max_time(max_time)
+                    .await
+            })
+            .await?;
+        if !self.call(&what, async { cursor.advance().await }).await? {
+            return Ok(None);
+        }
+        cursor
+            .deserialize_current()
+            .map(Some)
+            .map_err(|e| self.map_error(&what, &e))
+    }
+
     /// Runs a small aggregation and returns its documents.
     async fn aggregate_all(
         &self,
