@@ -534,3 +534,32 @@ pub fn flatten(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggest
     );
     s
 }
+
+/// A TTL index whose field no document has: nothing expires. The script
+/// only looks (docshape never suggests dropping an index for this).
+pub fn ttl_field(
+    ctx: &CollectionCtx<'_>,
+    index: &crate::source::IndexInfo,
+    lang: Lang,
+) -> Suggestion {
+    let field = index.key.keys().next().map_or("", String::as_str);
+    let secs = index.expire_after_seconds.unwrap_or(0);
+    Suggestion {
+        pattern: "index",
+        summary: lang.pick(
+            format!("Documents expire only when `{field}` holds a date (or an array of dates): make the writer set it, or drop {} if nothing should expire.", index.name),
+            format!("只有 `{field}` 是日期（或日期数组）的文档才会过期：让写入方设置它；如果本来就不需要过期，再删除 {}。", index.name),
+        ),
+        before: None,
+        after: Some(json!({ field: "<a date>", "expireAfterSeconds": secs })),
+        effect: Map::new(),
+        migration: format!(
+            "{}const coll = {};\nconst dated = coll.findOne({}, {{ _id: 1 }});\nprint(dated === null\n  ? {}\n  : {});\n",
+            header(lang, &format!("check TTL index {} on {}", index.name, ctx.ns())),
+            js_coll(ctx.db(), ctx.coll()),
+            js_value(&json!({ field: { "$type": "date" } })),
+            js(&format!("no document has a date in {field}: TTL index {} expires nothing", index.name)),
+            js(&format!("documents with a date in {field} expire {secs} s after it (TTL index {})", index.name)),
+        ),
+    }
+}

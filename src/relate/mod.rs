@@ -478,11 +478,11 @@ pub fn holding_array(segs: &[Seg]) -> Option<Vec<Seg>> {
     Some(segs[..last_elem].to_vec())
 }
 
-/// Whether an index of the collection starts with the dotted field.
+/// Whether an index of the collection finds documents by the dotted field
+/// (one that starts with it, a hashed or a wildcard index covering it; not a
+/// hidden one).
 pub fn has_leading_index(indexes: &[IndexInfo], dotted: &str) -> bool {
-    indexes
-        .iter()
-        .any(|i| i.key.keys().next().is_some_and(|k| k == dotted))
+    indexes.iter().any(|i| i.finds_by(dotted))
 }
 
 /// Arrays of sub-documents in which no reference was found: embedded

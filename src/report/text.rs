@@ -2,9 +2,10 @@
 
 use std::fmt::Write;
 
-use super::{CollectionReport, Report};
+use super::{plain, CollectionReport, Report};
 use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
+use crate::source::IndexKind;
 
 /// ANSI styling, or none at all.
 #[derive(Clone, Copy)]
@@ -203,7 +204,19 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
             .iter()
             .map(|i| {
                 let keys: Vec<String> = i.key.iter().map(|(k, v)| format!("{k}:{v}")).collect();
-                format!("{} {{{}}}", i.name, keys.join(", "))
+                let kinds: Vec<String> = i
+                    .kinds
+                    .iter()
+                    .filter(|k| {
+                        !matches!(k, IndexKind::Id | IndexKind::Single | IndexKind::Compound)
+                    })
+                    .map(plain)
+                    .collect();
+                if kinds.is_empty() {
+                    format!("{} {{{}}}", i.name, keys.join(", "))
+                } else {
+                    format!("{} {{{}}} [{}]", i.name, keys.join(", "), kinds.join(", "))
+                }
             })
             .collect();
         let _ = writeln!(out, "  indexes  {}", safe(&names.join(" · ")));

@@ -10,34 +10,11 @@ use crate::source::IndexInfo;
 
 const RULE: &str = "redundant-index";
 
-fn special(i: &IndexInfo) -> bool {
-    i.name == "_id_"
-        || i.unique
-        || i.sparse
-        || i.partial.is_some()
-        || i.expire_after_seconds.is_some()
-        || i.collation.is_some()
-}
-
-fn is_prefix(a: &IndexInfo, b: &IndexInfo) -> bool {
-    a.key.len() < b.key.len()
-        && a.key
-            .iter()
-            .zip(b.key.iter())
-            .all(|((ka, va), (kb, vb))| ka == kb && va == vb)
-}
-
 pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let idx = &ctx.report.indexes;
     let mut out = Vec::new();
     for a in idx {
-        if special(a) {
-            continue;
-        }
-        let Some(b) = idx
-            .iter()
-            .find(|b| b.collation == a.collation && is_prefix(a, b))
-        else {
+        let Some(b) = idx.iter().find(|b| a.covered_by(b)) else {
             continue;
         };
         let keys = |i: &IndexInfo| serde_json::Value::Object(i.key.clone()).to_string();
@@ -53,7 +30,7 @@ pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Findin
             evidence: evidence([
                 ("index", json!(a)),
                 ("covered_by", json!(b)),
-                ("threshold", json!({"name": "redundant-index.prefix", "value": "key is a prefix with the same directions; not unique, sparse, partial, TTL or differently collated"})),
+                ("threshold", json!({"name": "redundant-index.prefix", "value": "plain key, a prefix with the same directions and collation; not unique, sparse, partial or TTL; covered by a visible index that is neither sparse nor partial"})),
             ]),
             explanation: lang.pick(
                 "Every index costs memory and slows every write that touches its fields. An index whose key is a prefix of another index's key (same fields, same order, same directions) answers nothing the longer one cannot, so it is pure cost.".to_owned(),
