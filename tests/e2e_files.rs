@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use common::{
     assert_fails_cleanly, collection, collections, docshape, docshape_env, field, json_ok,
-    realdata, stdout,
+    realdata, stdout, write_bson,
 };
 
 fn path_str(p: &Path) -> &str {
@@ -261,14 +261,6 @@ fn write_json_array(path: &Path, docs: &[Document]) {
         .collect();
     let text = serde_json::to_string_pretty(&arr).expect("serialise");
     std::fs::write(path, text).expect("write json array");
-}
-
-fn write_bson(path: &Path, docs: &[Document]) {
-    let mut out = Vec::new();
-    for d in docs {
-        d.to_writer(&mut out).expect("encode");
-    }
-    std::fs::write(path, out).expect("write bson");
 }
 
 /// One collection's report without what legitimately depends on the file

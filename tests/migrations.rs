@@ -246,3 +246,29 @@ async fn attribute_turns_minute_keys_into_pairs() {
         "{names:?}"
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn ttl_index_on_an_absent_field_is_checked_not_dropped() {
+    let db = unique_db("mig_ttl");
+    let c = client().await;
+    let sessions = c.database(&db).collection::<Document>("sessions");
+    sessions
+        .insert_many((0..30).map(|i| doc! {"_id": i, "user": format!("u{i}")}))
+        .await
+        .expect("insert");
+    c.database(&db)
+        .run_command(doc! {"createIndexes": "sessions", "indexes": [
+            {"key": {"expires_at": 1}, "name": "expires_at_1", "expireAfterSeconds": 600},
+        ]})
+        .await
+        .expect("create TTL index");
+    let ns = format!("{db}.sessions");
+    let report = audit(&ns).await;
+    let s = suggestion(&report, &ns, "unused-index");
+    let script = s["migration"].as_str().expect("script");
+    assert!(!script.contains("dropIndex"), "{script}");
+    run_script(script, "ttl_check");
+    let names = sessions.list_index_names().await.expect("indexes");
+    assert!(names.iter().any(|n| n == "expires_at_1"), "{names:?}");
+    assert_eq!(sessions.count_documents(doc! {}).await.expect("count"), 30);
+}

@@ -424,6 +424,15 @@ pub async fn load_ejson(client: &Client, db: &str, coll: &str, path: &Path) -> u
     n
 }
 
+/// Writes `docs` as a `.bson` file, as mongodump does.
+pub fn write_bson(path: &Path, docs: &[Document]) {
+    let mut out = Vec::new();
+    for d in docs {
+        d.to_writer(&mut out).expect("encode");
+    }
+    std::fs::write(path, out).expect("write bson");
+}
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
