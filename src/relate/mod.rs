@@ -2,30 +2,31 @@
 //! another collection, what kind of reference each is, and how many
 //! children a parent has (fan-out), classified by the seeds' cardinalities.
 //!
-//! This module is pure: it proposes candidate (field, target key) pairs from
-//! the profiles and kept samples, and classifies what the sources measured
-//! for them (probe match rates, per-parent counts). `audit` asks the sources.
+//! `keys` proposes candidate fields and target keys from the profiles and
+//! kept samples, `evidence` weighs what a probe found against chance,
+//! `drift` compares copied fields; these and the classification here are
+//! pure. `discover` asks the source (probes, per-parent counts, copies'
+//! sources) and puts the pieces together.
 
+pub mod discover;
+pub mod drift;
+pub mod evidence;
+pub mod keys;
 pub mod value;
 
-use std::collections::BTreeSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
 use crate::profile::raw::BsonType;
 use crate::profile::sketch::LogHistogram;
-use crate::profile::{extract, query_path, FieldProfile, Profile, Seg};
-use crate::source::IndexInfo;
+use crate::profile::{Profile, Seg};
+use crate::source::{CollectionMeta, IndexInfo};
+pub use discover::RelateCost;
+pub use drift::{DriftCheck, DriftKind};
+pub use evidence::Evidence;
+pub use keys::Candidate;
 use value::ValueKey;
-
-/// Distinct values probed per candidate field.
-pub const PROBE_VALUES: usize = 100;
-/// Match rate from which ObjectId references are accepted (ObjectIds are
-/// unique across collections, so chance matches do not happen).
-pub const MIN_MATCH_OID: f64 = 0.5;
-/// Match rate from which other references (ints, strings) are accepted;
-/// they also need a name that points at the target.
-pub const MIN_MATCH_OTHER: f64 = 0.8;
 
 /// Cardinality cut-offs from rules.md (fan-out maximum).
 pub const FEW_MAX: u64 = 100;
@@ -76,6 +77,14 @@ pub struct Fanout {
     pub parents: u64,
     /// Parents per range of children: `[low, high, parents]`, ascending.
     pub histogram: Vec<[u64; 3]>,
+    /// Children the figures count (references to existing parents).
+    pub children: u64,
+    /// References to parents that do not exist, left out of the figures,
+    /// and their share of all references counted, when measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dangling_children: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dangling: Option<f64>,
 }
 
 impl Fanout {
@@ -91,6 +100,9 @@ impl Fanout {
                 .into_iter()
                 .map(|(lo, hi, n)| [lo, hi, n])
                 .collect(),
+            children: (h.mean() * h.count() as f64).round() as u64,
+            dangling_children: None,
+            dangling: None,
         })
     }
 
@@ -131,7 +143,50 @@ impl Fanout {
                 .into_iter()
                 .map(|(lo, hi, n)| [lo, hi, n])
                 .collect(),
+            children: u64::try_from(total).unwrap_or(u64::MAX),
+            dangling_children: None,
+            dangling: None,
         })
+    }
+
+    /// Children per existing parent, from the children counted per
+    /// referenced value (`rows`) and the values found among the parents'
+    /// keys. References to missing parents are left out and reported as
+    /// dangling; parents no child points at have zero children when the
+    /// number of parents is known. `scale` multiplies each count (a sample
+    /// scaled to its collection).
+    pub fn over_existing(
+        rows: &[(ValueKey, u64)],
+        exists: &HashSet<ValueKey>,
+        parents: Option<u64>,
+        scale: f64,
+    ) -> Option<Fanout> {
+        let mut per: HashMap<u64, u64> = HashMap::new();
+        let (mut with_children, mut dangling, mut all) = (0u64, 0u64, 0u64);
+        for (k, n) in rows {
+            let n = ((*n as f64) * scale).round() as u64;
+            all += n;
+            if exists.contains(k) {
+                with_children += 1;
+                *per.entry(n).or_insert(0) += 1;
+            } else {
+                dangling += n;
+            }
+        }
+        if let Some(p) = parents {
+            if p > with_children {
+                per.insert(0, p - with_children);
+            }
+        }
+        let counts: Vec<(u64, u64)> = per.into_iter().collect();
+        let mut f = Fanout::from_counts(&counts)?;
+        f.dangling_children = Some(dangling);
+        f.dangling = Some(if all == 0 {
+            0.0
+        } else {
+            crate::profile::sketch::round2(dangling as f64 / all as f64)
+        });
+        Some(f)
     }
 }
 
@@ -145,10 +200,23 @@ pub struct Relationship {
     pub kind: Kind,
     pub cardinality: Cardinality,
     pub fanout: Option<Fanout>,
+    /// References found / references probed: references (documents'
+    /// values or array elements) are read from the kept sample, and each
+    /// counts, not each distinct value.
     pub match_rate: f64,
+    /// Share of the probed references whose target does not exist.
+    pub dangling: f64,
+    pub references_probed: u64,
+    pub references_matched: u64,
     /// Distinct values probed and how many were found.
     pub probed: u64,
     pub matched: u64,
+    /// Why this is a reference: the chance test, name and structure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+    /// For a target key other than `_id`: whether it is unique.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_unique: Option<KeyUniqueness>,
     /// How the fan-out was measured: `array-length`, `server-group`,
     /// `file-scan` or `sample`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -173,6 +241,22 @@ pub struct CollectionView<'a> {
     pub docs: &'a [Vec<u8>],
     pub indexes: &'a [IndexInfo],
     pub documents: Option<u64>,
+    /// What the source needs to find the collection again.
+    pub meta: &'a CollectionMeta,
+    /// The kept sample is every document of the collection.
+    pub complete: bool,
+}
+
+/// Whether a relationship's target key other than `_id` is unique.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeyUniqueness {
+    pub unique: bool,
+    /// `unique-index`, `sample` (a duplicate in the kept sample, or every
+    /// document kept), `server-group` or `file-scan`.
+    pub method: String,
+    /// A value two documents share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duplicate: Option<serde_json::Value>,
 }
 
 impl CollectionView<'_> {
@@ -187,38 +271,6 @@ pub enum Family {
     ObjectId,
     Number,
     String,
-}
-
-fn family_of(t: BsonType) -> Option<Family> {
-    match t {
-        BsonType::ObjectId => Some(Family::ObjectId),
-        BsonType::Int | BsonType::Long | BsonType::Double => Some(Family::Number),
-        BsonType::String => Some(Family::String),
-        _ => None,
-    }
-}
-
-/// A field that may hold references.
-#[derive(Clone, Debug)]
-pub struct Candidate {
-    pub coll: usize,
-    pub path: String,
-    pub segments: Vec<Seg>,
-    pub family: Family,
-    /// Distinct sampled values, decoded, for probing.
-    pub values: Vec<bson::Bson>,
-    pub keys: BTreeSet<ValueKey>,
-    /// The field's name stem (`customer_id` → `customer`).
-    pub stem: String,
-}
-
-/// A field of a collection that documents may be referenced by.
-#[derive(Clone, Debug)]
-pub struct TargetKey {
-    pub coll: usize,
-    /// Dotted, as a query names it.
-    pub key: String,
-    pub family: Family,
 }
 
 /// A field name reduced to what it names: lower case, without id suffixes
@@ -248,195 +300,6 @@ pub fn stem(name: &str) -> String {
         s[..s.len() - 1].to_owned()
     } else {
         s
-    }
-}
-
-fn looks_like_id_name(name: &str) -> bool {
-    let lower = name.to_lowercase();
-    lower == "id"
-        || lower.ends_with("_id")
-        || lower.ends_with("_ids")
-        || lower.ends_with("_ref")
-        || lower.ends_with("_refs")
-        || name.ends_with("Id")
-        || name.ends_with("Ids")
-        || name.ends_with("ID")
-}
-
-/// The name a field goes by: its own key, or the array's for `x[]`.
-fn field_name(segs: &[Seg]) -> Option<&str> {
-    segs.iter().rev().find_map(|s| match s {
-        Seg::Key(k) => Some(k.as_str()),
-        Seg::Elem => None,
-    })
-}
-
-/// Proposes candidate reference fields of every collection.
-pub fn candidates(colls: &[CollectionView<'_>]) -> Vec<Candidate> {
-    let stems: Vec<String> = colls.iter().map(|c| stem(c.name)).collect();
-    let mut out = Vec::new();
-    for (ci, c) in colls.iter().enumerate() {
-        for f in &c.profile.fields {
-            if f.segments == [Seg::Key("_id".into())] {
-                continue;
-            }
-            let Some((family, share)) = main_scalar(f) else {
-                continue;
-            };
-            if share < 0.9 {
-                continue;
-            }
-            let Some(name) = field_name(&f.segments) else {
-                continue;
-            };
-            let name_stem = stem(name);
-            let named = looks_like_id_name(name) || stems.contains(&name_stem);
-            let plausible = match family {
-                Family::ObjectId => true,
-                Family::Number | Family::String => named,
-            };
-            if !plausible {
-                continue;
-            }
-            let (values, keys) = sample_values(c.docs, &f.segments);
-            if values.is_empty() {
-                continue;
-            }
-            out.push(Candidate {
-                coll: ci,
-                path: f.path.clone(),
-                segments: f.segments.clone(),
-                family,
-                values,
-                keys,
-                stem: name_stem,
-            });
-        }
-    }
-    out
-}
-
-/// The dominant scalar family of a field and its share of scalar values.
-fn main_scalar(f: &FieldProfile) -> Option<(Family, f64)> {
-    let scalars: u64 = f
-        .types
-        .iter()
-        .filter(|(t, _)| !t.is_container() && *t != BsonType::Null)
-        .map(|(_, c)| c)
-        .sum();
-    let (t, c) = f
-        .types
-        .iter()
-        .filter(|(t, _)| family_of(*t).is_some())
-        .max_by_key(|(_, c)| *c)?;
-    if scalars == 0 {
-        return None;
-    }
-    // Numbers of different widths count together.
-    let fam = family_of(*t)?;
-    let same: u64 = f
-        .types
-        .iter()
-        .filter(|(x, _)| family_of(*x) == Some(fam))
-        .map(|(_, c)| c)
-        .sum();
-    let _ = c;
-    Some((fam, same as f64 / scalars as f64))
-}
-
-fn sample_values(docs: &[Vec<u8>], segs: &[Seg]) -> (Vec<bson::Bson>, BTreeSet<ValueKey>) {
-    let mut keys = BTreeSet::new();
-    let mut values = Vec::new();
-    'docs: for d in docs {
-        for el in extract::values(d, segs) {
-            if keys.len() >= PROBE_VALUES {
-                break 'docs;
-            }
-            let Some(k) = value::of_element(&el) else {
-                continue;
-            };
-            if keys.contains(&k) {
-                continue;
-            }
-            if let Some(b) = crate::profile::value_of(&el) {
-                keys.insert(k);
-                values.push(b);
-            }
-        }
-    }
-    (values, keys)
-}
-
-/// Fields documents can be found by: `_id`, and top-level fields that are
-/// unique (by index) or look like identifiers (id-like name, near-unique in
-/// the sample).
-pub fn target_keys(colls: &[CollectionView<'_>]) -> Vec<TargetKey> {
-    let mut out = Vec::new();
-    for (ci, c) in colls.iter().enumerate() {
-        let n = c.profile.sampled.max(1) as f64;
-        for f in c.profile.fields.iter().filter(|f| f.depth == 0) {
-            let Some((family, share)) = main_scalar(f) else {
-                continue;
-            };
-            if share < 0.9 {
-                continue;
-            }
-            let is_id = f.path == "_id";
-            let unique_index = c
-                .indexes
-                .iter()
-                .any(|i| i.unique && i.key.len() == 1 && i.key.contains_key(&f.path));
-            let near_unique = f
-                .distinct
-                .is_some_and(|d| d.estimate as f64 >= 0.9 * f.count as f64)
-                && f.count as f64 >= 0.9 * n;
-            let id_like = looks_like_id_name(&f.path) && near_unique;
-            if is_id || unique_index || id_like {
-                out.push(TargetKey {
-                    coll: ci,
-                    key: f.path.clone(),
-                    family,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Whether a candidate may reference a target key at all (before probing).
-pub fn worth_probing(cand: &Candidate, target: &TargetKey, colls: &[CollectionView<'_>]) -> bool {
-    if cand.family != target.family {
-        return false;
-    }
-    let same_coll = cand.coll == target.coll;
-    if same_coll && query_path(&cand.segments) == target.key {
-        return false;
-    }
-    if colls[cand.coll].db != colls[target.coll].db {
-        return false;
-    }
-    match cand.family {
-        Family::ObjectId => true,
-        _ => name_affinity(cand, target, colls),
-    }
-}
-
-/// The candidate's name points at the target collection or its key.
-pub fn name_affinity(cand: &Candidate, target: &TargetKey, colls: &[CollectionView<'_>]) -> bool {
-    let coll_stem = stem(colls[target.coll].name);
-    cand.stem == coll_stem || (target.key != "_id" && cand.stem == stem(&target.key))
-}
-
-/// Whether a measured match rate makes the reference real.
-pub fn accept(
-    cand: &Candidate,
-    target: &TargetKey,
-    rate: f64,
-    colls: &[CollectionView<'_>],
-) -> bool {
-    match cand.family {
-        Family::ObjectId => rate >= MIN_MATCH_OID,
-        _ => rate >= MIN_MATCH_OTHER && name_affinity(cand, target, colls),
     }
 }
 
@@ -531,8 +394,13 @@ pub fn embedded(
                 cardinality: Cardinality::of(fanout.as_ref().map_or(0, |f| f.max), growing),
                 fanout,
                 match_rate: 1.0,
+                dangling: 0.0,
+                references_probed: 0,
+                references_matched: 0,
                 probed: 0,
                 matched: 0,
+                evidence: None,
+                target_unique: None,
                 fanout_method: Some("array-length".into()),
                 indexed: None,
                 from_ns: ns.clone(),
@@ -612,5 +480,45 @@ mod tests {
         assert_eq!(f.histogram, vec![[0, 0, 5], [2, 2, 90], [10, 10, 5]]);
         assert!((f.avg - 2.3).abs() < 1e-9);
         assert!(Fanout::from_counts(&[]).is_none());
+    }
+
+    #[test]
+    fn fanout_counts_children_of_existing_parents() {
+        type Case = (Vec<(i32, u64)>, Option<u64>, f64, (f64, u64, u64, u64, u64));
+        let key = |i: i32| value::of_bson(&bson::Bson::Int32(i)).expect("key");
+        let exists: HashSet<ValueKey> = [1, 2, 3].into_iter().map(key).collect();
+        // (children per value, parents, scale) → (avg, max, parents, children, dangling children)
+        let cases: Vec<Case> = vec![
+            // 7 children of existing parents 1–3 over 10 parents; 3 children
+            // of a missing parent 9 are dangling, not a parent's.
+            (
+                vec![(1, 4), (2, 2), (3, 1), (9, 3)],
+                Some(10),
+                1.0,
+                (0.7, 4, 10, 7, 3),
+            ),
+            // Parents unknown (a sample): only parents seen count.
+            (vec![(1, 4), (2, 2), (9, 3)], None, 1.0, (3.0, 4, 2, 6, 3)),
+            // A sample scaled to its collection.
+            (vec![(1, 2), (9, 1)], None, 10.0, (20.0, 20, 1, 20, 10)),
+            // Every reference dangling: no parent has children.
+            (vec![(8, 2), (9, 1)], Some(5), 1.0, (0.0, 0, 5, 0, 3)),
+        ];
+        for (rows, parents, scale, want) in cases {
+            let rows: Vec<(ValueKey, u64)> = rows.into_iter().map(|(v, n)| (key(v), n)).collect();
+            let f = Fanout::over_existing(&rows, &exists, parents, scale).expect("fanout");
+            assert_eq!(
+                (
+                    f.avg,
+                    f.max,
+                    f.parents,
+                    f.children,
+                    f.dangling_children.expect("dangling")
+                ),
+                want,
+                "{rows:?}"
+            );
+        }
+        assert!(Fanout::over_existing(&[(key(9), 1)], &exists, None, 1.0).is_none());
     }
 }

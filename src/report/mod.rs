@@ -31,7 +31,7 @@ pub struct Report {
     /// Findings about whole databases or the deployment.
     pub findings: Vec<crate::rules::Finding>,
     /// Queries the relationship stage sent (or file scans it made).
-    pub relationship_cost: crate::audit::RelateCost,
+    pub relationship_cost: crate::relate::RelateCost,
     /// The rule profile findings were judged by, and the language.
     pub rules: RulesUsed,
     /// Things the run could not do, said plainly.

@@ -144,14 +144,31 @@ fn relationships(out: &mut String, report: &Report, style: Style) {
                 group(f.parents),
                 r.fanout_method.as_deref().unwrap_or("measured")
             ));
+            if let Some(d) = f.dangling_children.filter(|&d| d > 0) {
+                facts.push(format!(
+                    "{} references to missing parents left out",
+                    group(d)
+                ));
+            }
         }
-        if r.probed > 0 {
+        if r.references_probed > 0 {
             facts.push(format!(
-                "{} of {} sampled ids found ({:.0}%)",
-                r.matched,
-                r.probed,
-                r.match_rate * 100.0
+                "{} of {} sampled references found ({:.0}%, {:.0}% dangling)",
+                group(r.references_matched),
+                group(r.references_probed),
+                r.match_rate * 100.0,
+                r.dangling * 100.0
             ));
+        }
+        if let Some(e) = &r.evidence {
+            facts.push(format!(
+                "by {} (chance {:.0}%)",
+                e.accepted_by.unwrap_or("-"),
+                e.chance_rate * 100.0
+            ));
+        }
+        if r.target_unique.as_ref().is_some_and(|u| !u.unique) {
+            facts.push(style.yellow("target key not unique"));
         }
         match r.indexed {
             Some(true) => facts.push("indexed".into()),

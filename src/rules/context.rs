@@ -2,28 +2,10 @@
 //! relationships that touch it, and what the sources checked for it.
 
 use crate::profile::FieldProfile;
+pub use crate::relate::DriftCheck;
 use crate::relate::Relationship;
 use crate::report::CollectionReport;
 use crate::source::IndexUsage;
-
-/// Copies of referenced fields compared with their source (or with each
-/// other), measured by the audit for `denormalization-drift`.
-#[derive(Clone, Debug, Default)]
-pub struct DriftCheck {
-    /// The sub-document holding the copy (`customer`, `items[]`).
-    pub holder: String,
-    /// The reference inside it (`customer.id`).
-    pub reference: String,
-    /// `db.coll` the copies come from.
-    pub source_ns: String,
-    /// Copied field names, relative to the holder.
-    pub fields: Vec<String>,
-    /// Copies checked, and how many disagreed with their source.
-    pub checked: u64,
-    pub disagree: u64,
-    /// Up to three disagreements: (reference value, field, copy, source).
-    pub examples: Vec<(String, String, String, String)>,
-}
 
 pub struct CollectionCtx<'a> {
     pub report: &'a CollectionReport,

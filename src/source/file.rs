@@ -302,6 +302,45 @@ impl Source for FileSource {
         self.group_scan(meta, key)
     }
 
+    async fn value_counts(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        max: usize,
+    ) -> Result<Option<Vec<(bson::Bson, u64)>>> {
+        Ok(self
+            .tally(meta, key, max)?
+            .map(|t| t.into_values().collect()))
+    }
+
+    async fn duplicate_key(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+    ) -> Result<Option<bson::Bson>> {
+        use crate::relate::value;
+        let keys: Vec<&str> = key.split('.').collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut repeated = None;
+        self.stream(meta, &mut |doc| {
+            if repeated.is_some() {
+                return;
+            }
+            let mut here = Vec::new();
+            crate::profile::extract::query_visit(doc, &keys, &mut |el| {
+                if let Some(k) = value::of_element(el) {
+                    if !here.contains(&k) {
+                        here.push(k);
+                        if !seen.insert(here[here.len() - 1].clone()) && repeated.is_none() {
+                            repeated = crate::profile::value_of(el);
+                        }
+                    }
+                }
+            });
+        })?;
+        Ok(repeated)
+    }
+
     async fn reread(
         &mut self,
         meta: &CollectionMeta,
@@ -423,40 +462,54 @@ impl FileSource {
     }
 
     pub(super) fn group_scan(&self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>> {
-        use crate::relate::value;
-        let keys: Vec<&str> = key.split('.').collect();
-        let mut per_value: std::collections::HashMap<value::ValueKey, u64> =
-            std::collections::HashMap::new();
-        let mut overflow = false;
-        self.stream(meta, &mut |doc| {
-            let mut seen_here = Vec::new();
-            crate::profile::extract::query_visit(doc, &keys, &mut |el| {
-                if let Some(k) = value::of_element(el) {
-                    if !seen_here.contains(&k) {
-                        seen_here.push(k);
-                    }
-                }
-            });
-            for k in seen_here {
-                if per_value.len() >= super::MAX_GROUPS && !per_value.contains_key(&k) {
-                    overflow = true;
-                    continue;
-                }
-                *per_value.entry(k).or_insert(0) += 1;
-            }
-        })?;
-        if overflow {
+        let Some(per_value) = self.tally(meta, key, super::MAX_GROUPS)? else {
             return Err(SourceError::NotFound(format!(
                 "{} has more than {} distinct values of {key}; fan-out not counted",
                 meta.namespace(),
                 super::MAX_GROUPS
             )));
-        }
+        };
         let mut hist: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
-        for n in per_value.into_values() {
+        for (_, n) in per_value.into_values() {
             *hist.entry(n).or_insert(0) += 1;
         }
         Ok(hist.into_iter().collect())
+    }
+
+    /// Documents per distinct value of the dotted `key` (a document holding
+    /// a value twice counts once); `None` beyond `max` distinct values.
+    fn tally(
+        &self,
+        meta: &CollectionMeta,
+        key: &str,
+        max: usize,
+    ) -> Result<Option<std::collections::HashMap<crate::relate::value::ValueKey, (bson::Bson, u64)>>>
+    {
+        use crate::relate::value;
+        let keys: Vec<&str> = key.split('.').collect();
+        let mut per_value: std::collections::HashMap<value::ValueKey, (bson::Bson, u64)> =
+            std::collections::HashMap::new();
+        let mut overflow = false;
+        self.stream(meta, &mut |doc| {
+            let mut seen_here: Vec<(value::ValueKey, bson::Bson)> = Vec::new();
+            crate::profile::extract::query_visit(doc, &keys, &mut |el| {
+                if let (Some(k), Some(b)) = (value::of_element(el), crate::profile::value_of(el)) {
+                    if !seen_here.iter().any(|s| s.0 == k) {
+                        seen_here.push((k, b));
+                    }
+                }
+            });
+            for (k, b) in seen_here {
+                if let Some(e) = per_value.get_mut(&k) {
+                    e.1 += 1;
+                } else if per_value.len() >= max {
+                    overflow = true;
+                } else {
+                    per_value.insert(k, (b, 1));
+                }
+            }
+        })?;
+        Ok((!overflow).then_some(per_value))
     }
 
     pub(super) fn reread_scan(

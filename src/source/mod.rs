@@ -36,6 +36,22 @@ pub enum SourceError {
     NotFound(String),
 }
 
+impl SourceError {
+    /// Errors that end the run: the server is gone or refuses us, or an
+    /// input file cannot be read (the contract's exit code 2). Anything
+    /// else is noted and the run goes on.
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            SourceError::Unreachable { .. }
+                | SourceError::Auth { .. }
+                | SourceError::BadUri(_)
+                | SourceError::Malformed { .. }
+                | SourceError::Io { .. }
+        )
+    }
+}
+
 pub type Result<T> = std::result::Result<T, SourceError>;
 
 /// What kind of namespace a collection is.
@@ -219,6 +235,24 @@ pub trait Source {
     /// `(documents holding the value, number of values with that count)`.
     /// Pushed down as a `$group` on a server.
     async fn group_counts(&mut self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>>;
+
+    /// Documents per distinct value of the dotted `key`, value by value;
+    /// `None` when there are more than `max` distinct values. Pushed down
+    /// as a `$group` on a server.
+    async fn value_counts(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        max: usize,
+    ) -> Result<Option<Vec<(bson::Bson, u64)>>>;
+
+    /// A value of the dotted `key` that two documents share, if any (a
+    /// `$group`, `$match` on count > 1, `$limit` 1 on a server).
+    async fn duplicate_key(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+    ) -> Result<Option<bson::Bson>>;
 
     /// Documents whose dotted `key` is one of `values`, with only `key` and
     /// `fields` (a projection); at most `values.len()` documents.

@@ -653,6 +653,59 @@ impl Source for MongoSource {
             .collect())
     }
 
+    async fn value_counts(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+        max: usize,
+    ) -> Result<Option<Vec<(bson::Bson, u64)>>> {
+        let field = format!("${key}");
+        let limit = i64::try_from(max).unwrap_or(i64::MAX).saturating_add(1);
+        let rows = self
+            .aggregate_all(
+                meta,
+                &format!("counting children per parent in {}", meta.namespace()),
+                vec![
+                    doc! {"$match": {key: {"$exists": true, "$ne": null}}},
+                    doc! {"$group": {"_id": &field, "n": {"$sum": 1}}},
+                    doc! {"$limit": limit},
+                ],
+            )
+            .await?;
+        if rows.len() > max {
+            return Ok(None);
+        }
+        Ok(Some(
+            rows.iter()
+                .filter_map(|r| {
+                    let n = r.get("n").and_then(super::bson_as_i64)?;
+                    Some((r.get("_id")?.clone(), u64::try_from(n).ok()?))
+                })
+                .collect(),
+        ))
+    }
+
+    async fn duplicate_key(
+        &mut self,
+        meta: &CollectionMeta,
+        key: &str,
+    ) -> Result<Option<bson::Bson>> {
+        let field = format!("${key}");
+        let rows = self
+            .aggregate_all(
+                meta,
+                &format!("looking for a repeated {key} in {}", meta.namespace()),
+                vec![
+                    doc! {"$match": {key: {"$exists": true, "$ne": null}}},
+                    doc! {"$group": {"_id": &field, "n": {"$sum": 1}}},
+                    doc! {"$match": {"n": {"$gt": 1}}},
+                    doc! {"$limit": 1},
+                ],
+            )
+            .await?;
+        Ok(rows.first().and_then(|r| r.get("_id").cloned()))
+    }
+
     async fn fetch(
         &mut self,
         meta: &CollectionMeta,

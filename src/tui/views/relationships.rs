@@ -89,13 +89,33 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         kv(
             "matched",
             format!(
-                "{:.0}% ({} of {} probed)",
+                "{:.0}% ({} of {} references)",
                 rel.match_rate * 100.0,
-                rel.matched,
-                rel.probed
+                rel.references_matched,
+                rel.references_probed
             ),
         ),
     ];
+    if rel.references_probed > 0 {
+        d.push(kv("dangling", format!("{:.0}%", rel.dangling * 100.0)));
+    }
+    if let Some(e) = &rel.evidence {
+        d.push(kv(
+            "evidence",
+            format!(
+                "{} (chance {:.0}%, found {:.0}%)",
+                e.accepted_by.unwrap_or("-"),
+                e.chance_rate * 100.0,
+                e.observed * 100.0
+            ),
+        ));
+    }
+    if let Some(u) = &rel.target_unique {
+        d.push(kv(
+            "key unique",
+            format!("{} ({})", if u.unique { "yes" } else { "no" }, u.method),
+        ));
+    }
     if let Some(i) = rel.indexed {
         d.push(kv("indexed", if i { "yes".into() } else { "no".into() }));
     }

@@ -1,0 +1,495 @@
+//! The relationship stage's questions to the source: which sampled values
+//! exist among a target's keys (probes), how many children each parent has
+//! (a `$group` on a server, a scan of a file), whether those parents exist,
+//! whether a target key is unique, and what the documents copied from hold.
+//! Everything it decides is decided by the pure modules beside it.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::drift::{self, DriftCheck, DriftKind};
+use super::evidence::Evidence;
+use super::keys::{self, Accepted, Candidate, Skip, TargetKey};
+use super::value::{of_bson, ValueKey};
+use super::{
+    embedded, has_leading_index, holding_array, kind_of, mark_two_way, Cardinality, CollectionView,
+    Fanout, KeyUniqueness, Relationship,
+};
+use crate::profile::{query_path, render_path, Seg};
+use crate::source::{Source, SourceError};
+
+/// Collections above this many documents get their fan-out estimated from
+/// the sample instead of a whole-collection `$group`.
+pub const GROUP_LIMIT: u64 = 50_000_000;
+/// Most distinct parents counted one by one (and checked for existence)
+/// for a fan-out; beyond, the fan-out counts every referenced value.
+pub const MAX_PARENTS: usize = 200_000;
+/// Probes (one per candidate × key pair) per run; pairs beyond are
+/// reported as skipped.
+pub const MAX_PROBES: u64 = 500;
+/// Bytes of values sent in one existence probe.
+const PROBE_BYTES: usize = 2 << 20;
+/// Distinct references whose source documents are read to check copies.
+const DRIFT_REFS: usize = 200;
+
+/// What the relationship stage asked of the source, and what it did not
+/// need to ask.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct RelateCost {
+    pub candidate_paths: u64,
+    pub target_keys: u64,
+    /// Candidate × key pairs of one family within one database.
+    pub pairs: u64,
+    /// Pairs not probed: no result could make them a reference; the
+    /// target's kept sample (every document, or enough of them) answered;
+    /// the same attribute of the same entities twice; over [`MAX_PROBES`].
+    pub skipped_uninformative: u64,
+    pub skipped_by_sample: u64,
+    pub skipped_same_attribute: u64,
+    pub skipped_over_budget: u64,
+    /// `distinct` with `$in` on a server, a scan of a file: one per pair.
+    pub probes: u64,
+    /// Per-parent counts (`$group`, or a scan).
+    pub fanout_queries: u64,
+    /// Probes of whether the counted parents exist.
+    pub existence_queries: u64,
+    /// Checks for a duplicate of a target key.
+    pub uniqueness_queries: u64,
+    /// Reads of the documents extended references copy from.
+    pub drift_fetches: u64,
+}
+
+impl RelateCost {
+    /// Every query sent (or file scan made).
+    pub fn queries(&self) -> u64 {
+        self.probes
+            + self.fanout_queries
+            + self.existence_queries
+            + self.uniqueness_queries
+            + self.drift_fetches
+    }
+}
+
+/// Finds references between the collections of each database, measures
+/// their fan-out and classifies them.
+pub async fn relationships<S: Source>(
+    source: &mut S,
+    colls: &[CollectionView<'_>],
+    notes: &mut Vec<String>,
+    cost: &mut RelateCost,
+) -> Result<Vec<Relationship>, SourceError> {
+    let targets = keys::target_keys(colls);
+    let cands = keys::candidates(colls, &targets);
+    cost.candidate_paths = cands.len() as u64;
+    cost.target_keys = targets.len() as u64;
+    let mut found = Vec::new();
+    for (ci, cand) in cands.iter().enumerate() {
+        for (ti, t) in targets.iter().enumerate() {
+            let pair = match keys::pair(ci, cand, ti, t, colls) {
+                Ok(p) => p,
+                Err(skip) => {
+                    match skip {
+                        Skip::Incompatible => continue,
+                        Skip::SameAttribute => cost.skipped_same_attribute += 1,
+                        Skip::Uninformative => cost.skipped_uninformative += 1,
+                        Skip::BySample => cost.skipped_by_sample += 1,
+                    }
+                    cost.pairs += 1;
+                    continue;
+                }
+            };
+            cost.pairs += 1;
+            if cost.probes >= MAX_PROBES {
+                cost.skipped_over_budget += 1;
+                continue;
+            }
+            cost.probes += 1;
+            let target = &colls[t.coll];
+            tracing::debug!(
+                from = %format!("{}.{}", colls[cand.coll].namespace(), cand.path),
+                to = %format!("{}.{}", target.namespace(), t.key),
+                chance = pair.chance,
+                "reference probe"
+            );
+            let hits = match source.probe(target.meta, &t.key, &cand.refs.values).await {
+                Ok(f) => f,
+                Err(e) if e.is_fatal() => return Err(e),
+                Err(e) => {
+                    notes.push(format!(
+                        "reference probe of {} skipped: {e}",
+                        target.namespace()
+                    ));
+                    continue;
+                }
+            };
+            let hits: HashSet<ValueKey> = hits.iter().filter_map(of_bson).collect();
+            let tally = cand.refs.tally(&hits);
+            let evidence = Evidence::weigh(
+                pair.chance,
+                tally.values,
+                tally.found,
+                tally.rate(),
+                pair.name,
+                cand.structure,
+            );
+            if evidence.accepted() {
+                found.push(Accepted {
+                    cand: ci,
+                    target: ti,
+                    evidence,
+                    tally,
+                });
+            }
+        }
+    }
+    if cost.skipped_over_budget > 0 {
+        notes.push(format!(
+            "{} possible references were not probed: the run's budget is {MAX_PROBES} probes",
+            cost.skipped_over_budget
+        ));
+    }
+    let mut out = Vec::new();
+    let mut referencing: Vec<(usize, Vec<Seg>)> = Vec::new();
+    for a in keys::choose(found, &cands, &targets) {
+        let cand = &cands[a.cand];
+        let t = &targets[a.target];
+        let from = &colls[cand.coll];
+        let to = &colls[t.coll];
+        let kind = kind_of(cand, from.profile);
+        let (fanout, method, indexed) = fanout_of(source, cand, from, t, to, notes, cost).await?;
+        let target_unique = uniqueness(source, t, to, notes, cost).await?;
+        let growing = holding_array(&cand.segments)
+            .and_then(|arr| from.profile.fields.iter().find(|f| f.segments == arr))
+            .and_then(|f| f.growth.as_ref())
+            .is_some_and(|g| g.is_significant(0.5));
+        referencing.push((cand.coll, cand.segments.clone()));
+        // An array of ids is named by the array field itself (`kits.component_ids`).
+        let from_path = if cand.segments.last() == Some(&Seg::Elem) {
+            render_path(&cand.segments[..cand.segments.len() - 1])
+        } else {
+            cand.path.clone()
+        };
+        let rate = a.tally.rate();
+        let dangling = if a.tally.references == 0 {
+            0.0
+        } else {
+            1.0 - rate
+        };
+        out.push(Relationship {
+            from: format!("{}.{from_path}", from.namespace()),
+            to: format!("{}.{}", to.namespace(), t.key),
+            kind,
+            cardinality: Cardinality::of(fanout.as_ref().map_or(0, |f| f.max), growing),
+            fanout,
+            match_rate: crate::profile::sketch::round2(rate),
+            dangling: crate::profile::sketch::round2(dangling),
+            references_probed: a.tally.references,
+            references_matched: a.tally.references_found,
+            probed: a.tally.values,
+            matched: a.tally.found,
+            evidence: Some(a.evidence),
+            target_unique,
+            fanout_method: method,
+            indexed,
+            from_ns: from.namespace(),
+            from_path,
+            to_ns: to.namespace(),
+        });
+    }
+    mark_two_way(&mut out);
+    out.extend(embedded(colls, &referencing));
+    Ok(out)
+}
+
+type FanoutOutcome = (Option<Fanout>, Option<String>, Option<bool>);
+
+/// Children per existing parent for one accepted reference.
+async fn fanout_of<S: Source>(
+    source: &mut S,
+    cand: &Candidate,
+    from: &CollectionView<'_>,
+    key: &TargetKey,
+    to: &CollectionView<'_>,
+    notes: &mut Vec<String>,
+    cost: &mut RelateCost,
+) -> Result<FanoutOutcome, SourceError> {
+    if let Some(arr) = holding_array(&cand.segments) {
+        // The parent holds its children's ids: the array length is the
+        // fan-out, over every profiled document.
+        let f = from
+            .profile
+            .fields
+            .iter()
+            .find(|f| f.segments == arr)
+            .and_then(|f| f.array_lengths.as_ref())
+            .and_then(Fanout::from_histogram);
+        return Ok((f, Some("array-length".into()), None));
+    }
+    let dotted = query_path(&cand.segments);
+    let indexed = Some(has_leading_index(from.indexes, &dotted));
+    let big = from.documents.is_some_and(|d| d > GROUP_LIMIT);
+    let what = format!("fan-out of {}.{}", from.namespace(), cand.path);
+    if !big {
+        cost.fanout_queries += 1;
+        match source.value_counts(from.meta, &dotted, MAX_PARENTS).await {
+            Ok(Some(rows)) => {
+                let values: Vec<bson::Bson> = rows.iter().map(|r| r.0.clone()).collect();
+                let rows: Vec<(ValueKey, u64)> = rows
+                    .iter()
+                    .filter_map(|(b, n)| of_bson(b).map(|k| (k, *n)))
+                    .collect();
+                match existing(source, key, to, &values, cost).await {
+                    Ok(exists) => {
+                        let f = Fanout::over_existing(&rows, &exists, to.documents, 1.0);
+                        return Ok((f, Some(source.group_method().into()), indexed));
+                    }
+                    Err(e) if e.is_fatal() => return Err(e),
+                    Err(e) => notes.push(format!("{what} estimated from the sample: {e}")),
+                }
+            }
+            Ok(None) => {
+                // Too many parents to check one by one: every referenced
+                // value counts as a parent.
+                cost.fanout_queries += 1;
+                match source.group_counts(from.meta, &dotted).await {
+                    Ok(mut counts) => {
+                        let with_children: u64 = counts.iter().map(|c| c.1).sum();
+                        if let Some(parents) = to.documents {
+                            if parents > with_children {
+                                counts.push((0, parents - with_children));
+                            }
+                        }
+                        notes.push(format!(
+                            "{what}: more than {MAX_PARENTS} parents, so references to missing parents are counted too"
+                        ));
+                        let f = Fanout::from_counts(&counts);
+                        return Ok((f, Some(source.group_method().into()), indexed));
+                    }
+                    Err(e) if e.is_fatal() => return Err(e),
+                    Err(e) => notes.push(format!("{what} estimated from the sample: {e}")),
+                }
+            }
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) => notes.push(format!("{what} estimated from the sample: {e}")),
+        }
+    }
+    // Count over the kept sample, scaled to the collection.
+    let scale = match (from.documents, from.docs.len()) {
+        (Some(d), n) if n > 0 => d as f64 / n as f64,
+        _ => 1.0,
+    };
+    let mut per: HashMap<ValueKey, (bson::Bson, u64)> = HashMap::new();
+    for d in from.docs {
+        for el in crate::profile::extract::values(d, &cand.segments) {
+            let (Some(k), Some(b)) = (super::value::of_element(&el), crate::profile::value_of(&el))
+            else {
+                continue;
+            };
+            per.entry(k).or_insert((b, 0)).1 += 1;
+        }
+    }
+    let values: Vec<bson::Bson> = per.values().map(|v| v.0.clone()).collect();
+    let exists = match existing(source, key, to, &values, cost).await {
+        Ok(e) => e,
+        Err(e) if e.is_fatal() => return Err(e),
+        Err(e) => {
+            notes.push(format!(
+                "{what}: parents not checked, every referenced value counts: {e}"
+            ));
+            per.keys().cloned().collect()
+        }
+    };
+    let rows: Vec<(ValueKey, u64)> = per.into_iter().map(|(k, (_, n))| (k, n)).collect();
+    let f = Fanout::over_existing(&rows, &exists, None, scale);
+    Ok((f, Some("sample".into()), indexed))
+}
+
+/// Which of `values` are keys of the target: from its kept sample when
+/// that is every document, otherwise probed in batches.
+async fn existing<S: Source>(
+    source: &mut S,
+    key: &TargetKey,
+    to: &CollectionView<'_>,
+    values: &[bson::Bson],
+    cost: &mut RelateCost,
+) -> Result<HashSet<ValueKey>, SourceError> {
+    if key.complete {
+        return Ok(values
+            .iter()
+            .filter_map(of_bson)
+            .filter(|k| key.seen.contains(k))
+            .collect());
+    }
+    let mut out = HashSet::new();
+    let mut start = 0;
+    while start < values.len() {
+        let mut end = start;
+        let mut bytes = 0;
+        while end < values.len() && (end == start || bytes < PROBE_BYTES) {
+            bytes += approx_size(&values[end]);
+            end += 1;
+        }
+        cost.existence_queries += 1;
+        let found = source.probe(to.meta, &key.key, &values[start..end]).await?;
+        out.extend(found.iter().filter_map(of_bson));
+        start = end;
+    }
+    Ok(out)
+}
+
+fn approx_size(b: &bson::Bson) -> usize {
+    match b {
+        bson::Bson::String(s) => s.len() + 16,
+        _ => 24,
+    }
+}
+
+/// Whether a target key other than `_id` is unique.
+async fn uniqueness<S: Source>(
+    source: &mut S,
+    key: &TargetKey,
+    to: &CollectionView<'_>,
+    notes: &mut Vec<String>,
+    cost: &mut RelateCost,
+) -> Result<Option<KeyUniqueness>, SourceError> {
+    let show = |b: &bson::Bson| Some(b.clone().into_relaxed_extjson());
+    if key.key == "_id" {
+        return Ok(None);
+    }
+    if key.unique_index {
+        return Ok(Some(KeyUniqueness {
+            unique: true,
+            method: "unique-index".into(),
+            duplicate: None,
+        }));
+    }
+    if let Some(d) = &key.duplicate {
+        return Ok(Some(KeyUniqueness {
+            unique: false,
+            method: "sample".into(),
+            duplicate: show(d),
+        }));
+    }
+    if key.complete {
+        return Ok(Some(KeyUniqueness {
+            unique: true,
+            method: "sample".into(),
+            duplicate: None,
+        }));
+    }
+    cost.uniqueness_queries += 1;
+    match source.duplicate_key(to.meta, &key.key).await {
+        Ok(d) => Ok(Some(KeyUniqueness {
+            unique: d.is_none(),
+            method: source.group_method().into(),
+            duplicate: d.as_ref().and_then(show),
+        })),
+        Err(e) if e.is_fatal() => Err(e),
+        Err(e) => {
+            notes.push(format!(
+                "uniqueness of {}.{} not checked: {e}",
+                to.namespace(),
+                key.key
+            ));
+            Ok(None)
+        }
+    }
+}
+
+/// For each extended reference held by collection `ci`, compares the
+/// copied fields with the referenced documents (fetched by id) and, for
+/// fields those documents do not hold, copies of the same reference with
+/// each other.
+pub async fn drift_checks<S: Source>(
+    source: &mut S,
+    ci: usize,
+    colls: &[CollectionView<'_>],
+    rels: &[Relationship],
+    cost: &mut RelateCost,
+) -> Result<Vec<DriftCheck>, SourceError> {
+    let c = &colls[ci];
+    let ns = c.namespace();
+    let mut out = Vec::new();
+    for r in rels
+        .iter()
+        .filter(|r| r.from_ns == ns && r.kind == super::Kind::ExtendedReference)
+    {
+        let Some(field) = c.profile.fields.iter().find(|f| f.path == r.from_path) else {
+            continue;
+        };
+        let holder_segs = &field.segments[..field.segments.len() - 1];
+        let Some(Seg::Key(ref_name)) = field.segments.last() else {
+            continue;
+        };
+        let copied: Vec<String> = c
+            .profile
+            .fields
+            .iter()
+            .filter(|f| {
+                f.segments.len() == field.segments.len()
+                    && f.segments[..holder_segs.len()] == *holder_segs
+                    && f.segments != field.segments
+            })
+            .filter(|f| f.main_type().is_some_and(|t| !t.is_container()))
+            .map(|f| f.name.clone())
+            .collect();
+        if copied.is_empty() {
+            continue;
+        }
+        let Some(target) = colls.iter().find(|x| x.namespace() == r.to_ns) else {
+            continue;
+        };
+        let copies = drift::copies(c.docs, holder_segs, ref_name);
+        let mut ids: Vec<bson::Bson> = Vec::new();
+        let mut seen: HashSet<ValueKey> = HashSet::new();
+        for (rv, _) in &copies {
+            if ids.len() >= DRIFT_REFS {
+                break;
+            }
+            if let Some(k) = of_bson(rv) {
+                if seen.insert(k) {
+                    ids.push(rv.clone());
+                }
+            }
+        }
+        let key = r.to.rsplit_once('.').map_or("_id", |(_, k)| k).to_owned();
+        cost.drift_fetches += 1;
+        let sources = source.fetch(target.meta, &key, &ids, &copied).await?;
+        let by_id: HashMap<ValueKey, &bson::Document> = sources
+            .iter()
+            .filter_map(|d| d.get(&key).and_then(of_bson).map(|k| (k, d)))
+            .collect();
+        let (shared, unshared): (Vec<String>, Vec<String>) = copied
+            .iter()
+            .cloned()
+            .partition(|f| sources.iter().any(|s| s.contains_key(f.as_str())));
+        let base = DriftCheck {
+            holder: render_path(holder_segs),
+            reference: r.from_path.clone(),
+            source_ns: r.to_ns.clone(),
+            ..DriftCheck::default()
+        };
+        if !shared.is_empty() {
+            let mut check = DriftCheck {
+                kind: DriftKind::Source,
+                fields: shared,
+                ..base.clone()
+            };
+            drift::against_source(&mut check, &copies, &by_id);
+            out.push(check);
+        }
+        if !unshared.is_empty() {
+            let mut check = DriftCheck {
+                kind: DriftKind::BetweenCopies,
+                fields: unshared,
+                ..base
+            };
+            drift::between_copies(&mut check, &copies);
+            if check.groups > 0 {
+                out.push(check);
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,336 @@
+//! Copies of referenced fields (an extended reference's `name` beside its
+//! `id`) compared with their source document, and with each other: two
+//! copies of the same reference that differ cannot both be right.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::value::{of_bson, ValueKey};
+use crate::profile::raw::BsonType;
+use crate::profile::{extract, Seg};
+
+/// What the copies were compared with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DriftKind {
+    /// Each copy with the referenced document.
+    #[default]
+    Source,
+    /// Copies of the same reference with each other (for fields the
+    /// referenced documents do not hold).
+    BetweenCopies,
+}
+
+/// Copies of referenced fields compared with their source (or with each
+/// other), measured for `denormalization-drift`.
+#[derive(Clone, Debug, Default)]
+pub struct DriftCheck {
+    pub kind: DriftKind,
+    /// The sub-document holding the copy (`customer`, `items[]`).
+    pub holder: String,
+    /// The reference inside it (`customer.id`).
+    pub reference: String,
+    /// `db.coll` the copies come from.
+    pub source_ns: String,
+    /// Copied field names, relative to the holder.
+    pub fields: Vec<String>,
+    /// Copies checked, and how many disagreed with their source (or, between
+    /// copies, with the version most copies of the same reference hold).
+    pub checked: u64,
+    pub disagree: u64,
+    /// Between copies: references with at least two copies, and those whose
+    /// copies differ.
+    pub groups: u64,
+    pub groups_disagreeing: u64,
+    /// Between copies: fields left out because they differ between the
+    /// copies of most references — the holder's own data (a quantity, a
+    /// date), not copies of the referenced document.
+    pub own_fields: Vec<String>,
+    /// Up to three disagreements: (reference value, field, copy, source or
+    /// the other copies' value).
+    pub examples: Vec<(String, String, String, String)>,
+}
+
+/// One copy: the reference's value and the sub-document holding it.
+pub type Copy = (bson::Bson, bson::Document);
+
+/// Every copy in the documents: each sub-document at `holder` that holds
+/// the reference `ref_name`.
+pub fn copies(docs: &[Vec<u8>], holder: &[Seg], ref_name: &str) -> Vec<Copy> {
+    let mut out = Vec::new();
+    for d in docs {
+        for h in extract::values(d, holder) {
+            if h.ty != BsonType::Object {
+                continue;
+            }
+            let Ok(doc) = bson::Document::from_reader(h.value) else {
+                continue;
+            };
+            if let Some(rv) = doc.get(ref_name).cloned() {
+                out.push((rv, doc));
+            }
+        }
+    }
+    out
+}
+
+/// Equality as a query sees it: numbers compare across widths.
+pub fn same_value(a: &bson::Bson, b: &bson::Bson) -> bool {
+    match (of_bson(a), of_bson(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+fn show(b: Option<&bson::Bson>) -> String {
+    b.map_or_else(String::new, |v| {
+        v.clone().into_relaxed_extjson().to_string()
+    })
+}
+
+/// Compares each copy with its source document (by reference value) on
+/// `fields`; copies whose source was not found are not counted.
+pub fn against_source<H: std::hash::BuildHasher>(
+    check: &mut DriftCheck,
+    copies: &[Copy],
+    sources: &HashMap<ValueKey, &bson::Document, H>,
+) {
+    for (rv, h) in copies {
+        let Some(src) = of_bson(rv).and_then(|k| sources.get(&k)) else {
+            continue;
+        };
+        check.checked += 1;
+        let differing =
+            check
+                .fields
+                .iter()
+                .find(|f| match (h.get(f.as_str()), src.get(f.as_str())) {
+                    (Some(a), Some(b)) => !same_value(a, b),
+                    _ => false,
+                });
+        if let Some(f) = differing {
+            check.disagree += 1;
+            if check.examples.len() < 3 {
+                check.examples.push((
+                    show(Some(rv)),
+                    f.clone(),
+                    show(h.get(f.as_str())),
+                    show(src.get(f.as_str())),
+                ));
+            }
+        }
+    }
+}
+
+/// A value's identity for counting versions: numbers across widths alike.
+fn version_key(b: &bson::Bson) -> String {
+    match of_bson(b) {
+        Some(ValueKey::Num(bits)) => format!("n:{}", f64::from_bits(bits)),
+        _ => b.clone().into_relaxed_extjson().to_string(),
+    }
+}
+
+/// Compares copies of the same reference with each other on
+/// `check.fields`: within each reference with two or more copies, a copy
+/// disagrees when one of its fields differs from the value most of the
+/// copies holding that field have. A field that differs within most
+/// references is not a copy at all (an order line's quantity) and moves
+/// to `own_fields`: a copy that drifts does so for some references, not
+/// for most.
+pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
+    let mut groups: HashMap<ValueKey, Vec<usize>> = HashMap::new();
+    let mut order: Vec<ValueKey> = Vec::new();
+    for (i, (rv, _)) in copies.iter().enumerate() {
+        let Some(k) = of_bson(rv) else {
+            continue;
+        };
+        let g = groups.entry(k.clone()).or_default();
+        if g.is_empty() {
+            order.push(k);
+        }
+        g.push(i);
+    }
+    // Per field: references with two copies holding it, and those among
+    // them whose copies differ.
+    let fields = std::mem::take(&mut check.fields);
+    for f in fields {
+        let (mut held, mut varied) = (0u64, 0u64);
+        for k in &order {
+            let vals: Vec<String> = groups[k]
+                .iter()
+                .filter_map(|&i| copies[i].1.get(f.as_str()).map(version_key))
+                .collect();
+            if vals.len() >= 2 {
+                held += 1;
+                if vals.iter().any(|v| *v != vals[0]) {
+                    varied += 1;
+                }
+            }
+        }
+        if held > 0 && 2 * varied >= held {
+            check.own_fields.push(f);
+        } else {
+            check.fields.push(f);
+        }
+    }
+    if check.fields.is_empty() {
+        return;
+    }
+    for k in &order {
+        let members = &groups[k];
+        if members.len() < 2 {
+            continue;
+        }
+        check.groups += 1;
+        check.checked += members.len() as u64;
+        // The most common value of each field among the copies holding it.
+        let majority: Vec<Option<(String, &bson::Bson)>> = check
+            .fields
+            .iter()
+            .map(|f| {
+                let mut tally: Vec<(String, &bson::Bson, u64)> = Vec::new();
+                for &i in members {
+                    if let Some(v) = copies[i].1.get(f.as_str()) {
+                        let key = version_key(v);
+                        match tally.iter_mut().find(|t| t.0 == key) {
+                            Some(t) => t.2 += 1,
+                            None => tally.push((key, v, 1)),
+                        }
+                    }
+                }
+                // Ties go to the first version seen.
+                let mut best: Option<(String, &bson::Bson, u64)> = None;
+                for t in tally {
+                    if best.as_ref().is_none_or(|b| t.2 > b.2) {
+                        best = Some(t);
+                    }
+                }
+                best.map(|(key, v, _)| (key, v))
+            })
+            .collect();
+        let mut group_disagrees = false;
+        for &i in members {
+            let (rv, h) = &copies[i];
+            let differing = check.fields.iter().zip(&majority).find_map(|(f, m)| {
+                let (key, v) = m.as_ref()?;
+                let mine = h.get(f.as_str())?;
+                (version_key(mine) != *key).then_some((f, mine, *v))
+            });
+            if let Some((f, mine, theirs)) = differing {
+                group_disagrees = true;
+                check.disagree += 1;
+                if check.examples.len() < 3 {
+                    check.examples.push((
+                        show(Some(rv)),
+                        f.clone(),
+                        show(Some(mine)),
+                        show(Some(theirs)),
+                    ));
+                }
+            }
+        }
+        if group_disagrees {
+            check.groups_disagreeing += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    fn copy(id: i32, name: &str, tier: i64) -> Copy {
+        (
+            bson::Bson::Int32(id),
+            doc! {"id": id, "name": name, "tier": tier},
+        )
+    }
+
+    #[test]
+    fn copies_of_the_same_reference_compared() {
+        let copies = vec![
+            copy(1, "ann", 1),
+            copy(1, "ann", 1),
+            copy(1, "anne", 1), // differs from the two others
+            copy(2, "bob", 2),
+            copy(2, "bob", 2),
+            copy(3, "cy", 3), // alone: nothing to compare with
+            (
+                bson::Bson::Int64(2),
+                doc! {"id": 2_i64, "name": "bob", "tier": 2.0},
+            ), // same, other widths
+            copy(4, "di", 4),
+            copy(4, "di", 4),
+        ];
+        let mut c = DriftCheck {
+            kind: DriftKind::BetweenCopies,
+            fields: vec!["name".into(), "tier".into()],
+            ..DriftCheck::default()
+        };
+        between_copies(&mut c, &copies);
+        assert_eq!((c.groups, c.groups_disagreeing), (3, 1));
+        assert_eq!((c.checked, c.disagree), (8, 1));
+        assert!(c.own_fields.is_empty());
+        assert_eq!(
+            c.examples,
+            vec![(
+                "1".into(),
+                "name".into(),
+                "\"anne\"".into(),
+                "\"ann\"".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn fields_that_differ_for_most_references_are_not_copies() {
+        // An order line's product name is copied, its quantity is not.
+        let line = |id: i32, name: &str, qty: i32| {
+            (
+                bson::Bson::Int32(id),
+                doc! {"product_id": id, "name": name, "qty": qty},
+            )
+        };
+        let copies = vec![
+            line(1, "pen", 1),
+            line(1, "pen", 4),
+            line(2, "ink", 2),
+            line(2, "ink", 3),
+            line(3, "pad", 5),
+            line(3, "pads", 5),
+        ];
+        let mut c = DriftCheck {
+            kind: DriftKind::BetweenCopies,
+            fields: vec!["name".into(), "qty".into()],
+            ..DriftCheck::default()
+        };
+        between_copies(&mut c, &copies);
+        assert_eq!(c.fields, vec!["name".to_owned()]);
+        assert_eq!(c.own_fields, vec!["qty".to_owned()]);
+        assert_eq!(
+            (c.groups, c.groups_disagreeing, c.checked, c.disagree),
+            (3, 1, 6, 1)
+        );
+    }
+
+    #[test]
+    fn copies_compared_with_their_source() {
+        let copies = vec![copy(1, "ann", 1), copy(2, "bobby", 2), copy(9, "x", 0)];
+        let a = doc! {"_id": 1, "name": "ann"};
+        let b = doc! {"_id": 2_i64, "name": "bob"};
+        let sources: HashMap<ValueKey, &bson::Document> = [(&a, 1), (&b, 2)]
+            .into_iter()
+            .filter_map(|(d, i)| of_bson(&bson::Bson::Int32(i)).map(|k| (k, d)))
+            .collect();
+        let mut c = DriftCheck {
+            fields: vec!["name".into()],
+            ..DriftCheck::default()
+        };
+        against_source(&mut c, &copies, &sources);
+        // The copy of 9 has no source and is not counted.
+        assert_eq!((c.checked, c.disagree), (2, 1));
+        assert_eq!(c.examples[0].2, "\"bobby\"");
+    }
+}

@@ -1,0 +1,559 @@
+//! Whether a field holds references, by evidence rather than coincidence.
+//!
+//! Three kinds of evidence are weighed, and each is reported:
+//! - **values** (the chance test): how many of the field's sampled values
+//!   were found among the target's keys, compared with how many would be
+//!   found if the values had nothing to do with the target. The chance rate
+//!   comes from the target key's density: for integers, the share of the
+//!   integers in the candidate's value range that are target keys (small
+//!   ints 0..199 against `_id`s 0..199 hit by construction, a chance rate of
+//!   1); for strings, the target's keys over the value space a string of
+//!   that length and alphabet spans (emails and uuids never match by
+//!   chance; two-letter codes often do); ObjectIds never collide. The
+//!   observed rate must exceed the chance rate by [`MARGIN`] and the
+//!   binomial tail probability of that many hits by chance must be at most
+//!   [`ALPHA`].
+//! - **name**: the field's name points at the target collection
+//!   (`customer_id` → `customers`) or at its key (`account_id`).
+//! - **structure**: the field sits where documents keep references — not
+//!   under an operator key (`$or`, `$set`: a recorded query or update), not
+//!   in a sub-document whose fields vary from one occurrence to the next
+//!   (logged query documents, heterogeneous array elements), and at most
+//!   [`MAX_NESTING`] sub-document below the document or array element that
+//!   holds it.
+//!
+//! A reference is accepted on value evidence alone, or, when its values
+//! carry too little information to tell (dense small integers), on name and
+//! structure together with a high match rate. Name affinity is supporting
+//! evidence, never required when the values speak.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::profile::raw::BsonType;
+use crate::profile::{FieldProfile, Profile, Seg};
+
+/// Largest chance probability of the observed hits for value evidence.
+pub const ALPHA: f64 = 1e-6;
+/// How far the observed distinct match rate must exceed the chance rate.
+pub const MARGIN: f64 = 0.25;
+/// Distinct values that must be found for value evidence.
+pub const MIN_FOUND: u64 = 2;
+/// Reference match rate from which value evidence makes a reference.
+pub const MIN_MATCH_EVIDENCED: f64 = 0.5;
+/// Reference match rate from which name and structure make a reference
+/// when the values cannot tell.
+pub const MIN_MATCH_NAMED: f64 = 0.8;
+/// Least share of a container's occurrences that hold each step of the
+/// path, and least mean share of the container's fields (uniformity).
+pub const MIN_SHARE: f64 = 0.5;
+/// Sub-documents between a reference found by name and structure and the
+/// document or array element holding it (`x_id`, `x.id`, `xs[].x_id`,
+/// `xs[].x.id`: at most one).
+pub const MAX_NESTING: usize = 1;
+
+/// What the field's name says about the target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Affinity {
+    /// The name points at the target collection (`customer_id` → `customers`).
+    Collection,
+    /// The name is the target key's (`account_id` → `accounts.account_id`).
+    Key,
+}
+
+/// Where the field sits in its documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Structure {
+    /// A regular field of the document or of uniform sub-documents.
+    Held,
+    /// Under an operator key (`$or`, `$in`, `$set` …): a recorded query or
+    /// update, never a stored reference.
+    Operator,
+    /// In a sub-document whose fields vary between occurrences, or present
+    /// in a minority of its container's occurrences.
+    Heterogeneous,
+    /// More than [`MAX_NESTING`] sub-documents deep.
+    Deep,
+}
+
+/// The evidence behind one relationship, as the report shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Evidence {
+    /// The chance test applied: `binomial-chance`.
+    pub test: &'static str,
+    /// Share of the probed values expected to match by chance.
+    pub chance_rate: f64,
+    /// Share of the probed distinct values found.
+    pub observed: f64,
+    /// Distinct values probed and found.
+    pub values: u64,
+    pub found: u64,
+    /// Probability of finding at least `found` of `values` by chance.
+    pub p_value: f64,
+    /// True when the values alone reject chance.
+    pub by_values: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<Affinity>,
+    pub structure: Structure,
+    /// `values` or `name-and-structure`; absent when not accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accepted_by: Option<&'static str>,
+}
+
+impl Evidence {
+    /// Weighs the chance test with name and structure for one probe result:
+    /// `found` of `values` distinct values, and the match rate over
+    /// references.
+    pub fn weigh(
+        chance_rate: f64,
+        values: u64,
+        found: u64,
+        reference_rate: f64,
+        name: Option<Affinity>,
+        structure: Structure,
+    ) -> Evidence {
+        let observed = if values == 0 {
+            0.0
+        } else {
+            found as f64 / values as f64
+        };
+        let p_value = binomial_tail(values, found, chance_rate);
+        let by_values = found >= MIN_FOUND && observed >= chance_rate + MARGIN && p_value <= ALPHA;
+        let accepted_by = if structure == Structure::Operator {
+            None
+        } else if by_values && reference_rate >= MIN_MATCH_EVIDENCED {
+            Some("values")
+        } else if name.is_some()
+            && structure == Structure::Held
+            && reference_rate >= MIN_MATCH_NAMED
+        {
+            Some("name-and-structure")
+        } else {
+            None
+        };
+        Evidence {
+            test: "binomial-chance",
+            chance_rate: round4(chance_rate),
+            observed: round4(observed),
+            values,
+            found,
+            p_value: significant(p_value),
+            by_values,
+            name,
+            structure,
+            accepted_by,
+        }
+    }
+
+    pub fn accepted(&self) -> bool {
+        self.accepted_by.is_some()
+    }
+
+    /// Whether some probe result could make this pair a reference: value
+    /// evidence is reachable when even a full match would beat chance, or
+    /// name and structure allow one.
+    pub fn reachable(
+        chance_rate: f64,
+        values: u64,
+        name: Option<Affinity>,
+        structure: Structure,
+    ) -> bool {
+        if structure == Structure::Operator {
+            return false;
+        }
+        let by_values = values >= MIN_FOUND
+            && 1.0 >= chance_rate + MARGIN
+            && binomial_tail(values, values, chance_rate) <= ALPHA;
+        by_values || (name.is_some() && structure == Structure::Held)
+    }
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// Three significant digits, so tiny probabilities stay visible.
+fn significant(p: f64) -> f64 {
+    if p <= 0.0 || !p.is_finite() {
+        return p.max(0.0);
+    }
+    let mag = 10f64.powi(2 - p.log10().floor() as i32);
+    (p * mag).round() / mag
+}
+
+/// `P[X ≥ k]` for `X ~ Binomial(n, p)`.
+pub fn binomial_tail(n: u64, k: u64, p: f64) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    if k > n || p <= 0.0 {
+        return 0.0;
+    }
+    if p >= 1.0 {
+        return 1.0;
+    }
+    let ln_n = ln_factorial(n);
+    let (lp, lq) = (p.ln(), (1.0 - p).ln());
+    let terms: Vec<f64> = (k..=n)
+        .map(|i| ln_n - ln_factorial(i) - ln_factorial(n - i) + i as f64 * lp + (n - i) as f64 * lq)
+        .collect();
+    let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = terms.iter().map(|t| (t - top).exp()).sum();
+    (top + sum.ln()).exp().min(1.0)
+}
+
+/// `ln(m!)`: a table up to 1,024, Stirling's series beyond.
+fn ln_factorial(m: u64) -> f64 {
+    const TABLE: usize = 1025;
+    static LN_FACT: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let table = LN_FACT.get_or_init(|| {
+        let mut t = Vec::with_capacity(TABLE);
+        let mut acc = 0.0;
+        t.push(0.0);
+        for i in 1..TABLE {
+            acc += (i as f64).ln();
+            t.push(acc);
+        }
+        t
+    });
+    match usize::try_from(m) {
+        Ok(i) if i < TABLE => table[i],
+        _ => {
+            let x = m as f64;
+            x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0 / (12.0 * x)
+                - 1.0 / (360.0 * x * x * x)
+        }
+    }
+}
+
+/// Sample keys around a value from which the target's local density is
+/// read.
+const NEIGHBOURS: usize = 16;
+
+/// Chance rate of integer values against numeric target keys: the mean,
+/// over the candidate's values, of the target's key density around each
+/// value — the share of nearby integers that are keys. Dense ids 0..199
+/// make every small int a key (a rate of 1); 1,746 account numbers spread
+/// over a million integers make a chance hit rare. `keys` is the target's
+/// sampled keys, sorted and distinct; `distinct` estimates the distinct
+/// keys of the whole target, so that a sample's density is scaled up.
+/// Values beyond the sampled range by more than one sampling gap can only
+/// match a key the sample missed, which is taken as no chance at all.
+pub fn chance_rate_integers(values: &[f64], keys: &[f64], distinct: f64) -> f64 {
+    if values.is_empty() {
+        return 1.0;
+    }
+    let (Some(&lo), Some(&hi)) = (keys.first(), keys.last()) else {
+        return 0.0;
+    };
+    let scale = (distinct / keys.len() as f64).max(1.0);
+    let gap = (hi - lo + 1.0) / keys.len() as f64;
+    let nearest = NEIGHBOURS.min(keys.len());
+    let mut sum = 0.0;
+    for &value in values {
+        if value < lo - gap || value > hi + gap {
+            continue;
+        }
+        let at = value.clamp(lo, hi);
+        // The distance to the nearest-th key, walking out from `at`.
+        let mut right = keys.partition_point(|&k| k < at);
+        let mut left = right;
+        let mut reach = 0.0f64;
+        for _ in 0..nearest {
+            let go_left = match (left.checked_sub(1), keys.get(right)) {
+                (Some(l), Some(&r)) => at - keys[l] <= r - at,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if go_left {
+                left -= 1;
+                reach = reach.max(at - keys[left]);
+            } else {
+                reach = reach.max(keys[right] - at);
+                right += 1;
+            }
+        }
+        let (from, to) = ((at - reach).max(lo), (at + reach).min(hi));
+        let inside = keys.partition_point(|&k| k <= to) - keys.partition_point(|&k| k < from);
+        sum += (inside as f64 * scale / (to - from + 1.0)).min(1.0);
+    }
+    sum / values.len() as f64
+}
+
+/// Bits a string of this length and alphabet can carry: its length times
+/// the log of the size of the character classes it uses (digits 10,
+/// lower case 26, upper case 26, other ASCII 33, anything else 1,000).
+pub fn string_bits(s: &str) -> f64 {
+    let (mut digit, mut lower, mut upper, mut other, mut wide) =
+        (false, false, false, false, false);
+    let mut len = 0u32;
+    for ch in s.chars() {
+        len += 1;
+        match ch {
+            '0'..='9' => digit = true,
+            'a'..='z' => lower = true,
+            'A'..='Z' => upper = true,
+            c if c.is_ascii() => other = true,
+            _ => wide = true,
+        }
+    }
+    let alphabet = [
+        (digit, 10.0),
+        (lower, 26.0),
+        (upper, 26.0),
+        (other, 33.0),
+        (wide, 1000.0),
+    ]
+    .iter()
+    .filter(|(used, _)| *used)
+    .map(|(_, n)| n)
+    .sum::<f64>();
+    if alphabet <= 1.0 {
+        return 0.0;
+    }
+    f64::from(len) * alphabet.log2()
+}
+
+/// Chance rate of strings against string target keys: the mean, over the
+/// probed values, of the chance that a string of that shape is one of the
+/// target's `target_distinct` keys.
+pub fn chance_rate_strings<'a>(
+    values: impl IntoIterator<Item = &'a str>,
+    target_distinct: f64,
+) -> f64 {
+    let mut n = 0u32;
+    let mut sum = 0.0;
+    for v in values {
+        n += 1;
+        let space = 2f64.powf(string_bits(v));
+        sum += (target_distinct / space).min(1.0);
+    }
+    if n == 0 {
+        1.0
+    } else {
+        sum / f64::from(n)
+    }
+}
+
+/// Where the field at `segs` sits in the documents `profile` describes.
+pub fn structure_of(profile: &Profile, segs: &[Seg]) -> Structure {
+    Shape::of(profile).structure(segs)
+}
+
+/// A profile's paths indexed for [`Shape::structure`].
+pub struct Shape<'a> {
+    fields: HashMap<&'a [Seg], &'a FieldProfile>,
+    /// Per container: values of its named fields summed, and how many.
+    children: HashMap<&'a [Seg], (u64, u64)>,
+}
+
+impl<'a> Shape<'a> {
+    pub fn of(profile: &'a Profile) -> Shape<'a> {
+        let mut fields = HashMap::new();
+        let mut children: HashMap<&[Seg], (u64, u64)> = HashMap::new();
+        for f in &profile.fields {
+            fields.insert(f.segments.as_slice(), f);
+            if let Some((Seg::Key(_), container)) = f.segments.split_last() {
+                let c = children.entry(container).or_default();
+                c.0 += f.values;
+                c.1 += 1;
+            }
+        }
+        Shape { fields, children }
+    }
+
+    /// Where the field at `segs` sits in its documents.
+    pub fn structure(&self, segs: &[Seg]) -> Structure {
+        if segs
+            .iter()
+            .any(|s| matches!(s, Seg::Key(k) if k.starts_with('$')))
+        {
+            return Structure::Operator;
+        }
+        // Sub-documents between the field and the document or array
+        // element holding it (`ids[]` is the field itself).
+        let body = match segs.split_last() {
+            Some((Seg::Elem, rest)) => rest,
+            _ => segs,
+        };
+        let from_holder = body
+            .iter()
+            .rposition(|s| *s == Seg::Elem)
+            .map_or(body, |i| &body[i + 1..]);
+        let nesting = from_holder.len().saturating_sub(1);
+        // Every container below the document root: its occurrences must
+        // hold the next step of the path, and its fields must be uniform.
+        for (i, s) in segs.iter().enumerate() {
+            if i == 0 || !matches!(s, Seg::Key(_)) {
+                continue;
+            }
+            let container = &segs[..i];
+            let Some(c) = self.fields.get(container) else {
+                continue;
+            };
+            let occurrences = c.type_count(BsonType::Object);
+            if occurrences == 0 {
+                continue;
+            }
+            let step = self.fields.get(&segs[..=i]).map_or(0, |f| f.values);
+            let share = step as f64 / occurrences as f64;
+            let uniformity = match self.children.get(container) {
+                Some(&(sum, n)) if n > 0 => sum as f64 / (occurrences as f64 * n as f64),
+                _ => 1.0,
+            };
+            if share < MIN_SHARE || uniformity < MIN_SHARE {
+                return Structure::Heterogeneous;
+            }
+        }
+        if nesting > MAX_NESTING {
+            Structure::Deep
+        } else {
+            Structure::Held
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomial_tail_values() {
+        assert!((binomial_tail(10, 0, 0.3) - 1.0).abs() < 1e-12);
+        assert!((binomial_tail(1, 1, 0.3) - 0.3).abs() < 1e-12);
+        // P[X ≥ 2] for Bin(3, 0.5) = 4/8.
+        assert!((binomial_tail(3, 2, 0.5) - 0.5).abs() < 1e-12);
+        assert!(binomial_tail(100, 1, 0.0).abs() < f64::EPSILON);
+        assert!((binomial_tail(100, 100, 1.0) - 1.0).abs() < f64::EPSILON);
+        // 100 of 100 at p = 0.5: 2^-100.
+        let p = binomial_tail(100, 100, 0.5);
+        assert!((p.log2() + 100.0).abs() < 1e-6, "{p}");
+    }
+
+    #[test]
+    fn integer_chance_rates() {
+        let dense: Vec<f64> = (0..200).map(f64::from).collect();
+        let small: Vec<f64> = (0..200).step_by(3).map(f64::from).collect();
+        // Small ints inside a dense key range match by construction.
+        assert!(chance_rate_integers(&small, &dense, 200.0) > 0.99);
+        // Six-digit account numbers: 1,746 keys spread over ~1,000,000.
+        let sparse: Vec<f64> = (0..1746).map(|i| f64::from(50_000 + i * 547)).collect();
+        let accounts: Vec<f64> = (0..100).map(|i| f64::from(50_000 + i * 9_001)).collect();
+        let r = chance_rate_integers(&accounts, &sparse, 1746.0);
+        assert!(r < 0.01, "{r}");
+        // Counts skewed towards small numbers against ids 0..999: most fall
+        // where every integer is a key.
+        let ids: Vec<f64> = (0..1000).map(f64::from).collect();
+        let counts: Vec<f64> = (0..100).map(|i| f64::from(i * i / 3)).collect();
+        let r = chance_rate_integers(&counts, &ids, 1000.0);
+        assert!((r - 0.55).abs() < 0.03, "{r}");
+        // Beyond every key: no chance.
+        assert!(chance_rate_integers(&[10_000.0, 20_000.0], &dense, 200.0).abs() < f64::EPSILON);
+        // Half the ids present (every other one), from a 10 % sample: the
+        // sample's density is scaled to the collection's.
+        let half: Vec<f64> = (0..1000).step_by(20).map(f64::from).collect();
+        let r = chance_rate_integers(&small, &half, 500.0);
+        assert!((r - 0.5).abs() < 0.1, "{r}");
+    }
+
+    #[test]
+    fn string_chance_rates() {
+        assert!(string_bits("ab") < string_bits("abc"));
+        assert!(string_bits("mercedes_tyler@fakegmail.com") > 100.0);
+        // Emails and uuids never match by chance.
+        let r = chance_rate_strings(
+            ["mercedes_tyler@fakegmail.com", "sean_bean@gameofthron.es"],
+            185.0,
+        );
+        assert!(r < 1e-20, "{r}");
+        // Country codes against a table of 250 countries often do.
+        let r = chance_rate_strings(["US", "FR", "CN"], 250.0);
+        assert!(r > 0.3, "{r}");
+    }
+
+    #[test]
+    fn weighing() {
+        use Structure::*;
+        // (chance, values, found, reference rate, name, structure) → accepted by
+        type Case = (
+            f64,
+            u64,
+            u64,
+            f64,
+            Option<Affinity>,
+            Structure,
+            Option<&'static str>,
+        );
+        let cases: &[Case] = &[
+            // Small ints against dense 0..199 ids, in logged queries: no.
+            (
+                1.0,
+                100,
+                100,
+                1.0,
+                Some(Affinity::Collection),
+                Heterogeneous,
+                None,
+            ),
+            (
+                1.0,
+                100,
+                100,
+                1.0,
+                Some(Affinity::Collection),
+                Operator,
+                None,
+            ),
+            (1.0, 100, 100, 1.0, Some(Affinity::Collection), Deep, None),
+            // The same values in a top-level `x_id` with 5 % dangling: yes.
+            (
+                0.95,
+                100,
+                92,
+                0.95,
+                Some(Affinity::Collection),
+                Held,
+                Some("name-and-structure"),
+            ),
+            // No name and nothing the values can show: no.
+            (0.95, 100, 92, 0.95, None, Held, None),
+            // ObjectIds: the values speak, whatever the name.
+            (0.0, 100, 62, 0.77, None, Held, Some("values")),
+            (0.0, 100, 62, 0.77, None, Deep, Some("values")),
+            // Found values but too few references match.
+            (0.0, 100, 30, 0.4, None, Held, None),
+            // Emails found in a users table, no name affinity needed.
+            (1e-30, 100, 100, 1.0, None, Held, Some("values")),
+            // One value found is not enough.
+            (0.0, 1, 1, 1.0, None, Held, None),
+            // Values under an operator are never references.
+            (0.0, 100, 100, 1.0, None, Operator, None),
+        ];
+        for &(chance, n, k, rate, name, structure, want) in cases {
+            let e = Evidence::weigh(chance, n, k, rate, name, structure);
+            assert_eq!(
+                e.accepted_by, want,
+                "{chance} {n} {k} {rate} {name:?} {structure:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn reachability() {
+        // Nothing a probe returns can make dense small ints without a name
+        // a reference: the pair is not probed.
+        assert!(!Evidence::reachable(1.0, 100, None, Structure::Held));
+        assert!(Evidence::reachable(
+            1.0,
+            100,
+            Some(Affinity::Key),
+            Structure::Held
+        ));
+        assert!(Evidence::reachable(0.0, 5, None, Structure::Deep));
+        assert!(!Evidence::reachable(0.0, 5, None, Structure::Operator));
+        assert!(!Evidence::reachable(0.0, 1, None, Structure::Held));
+    }
+}

@@ -1,0 +1,1025 @@
+//! What may reference what: candidate fields with the references they hold
+//! in the kept sample, target keys with what the sample knows of them, and
+//! the pairs worth asking the source about.
+
+use std::collections::{HashMap, HashSet};
+
+use super::evidence::{self, Affinity, Evidence, Structure};
+use super::value::{self, ValueKey};
+use super::{stem, CollectionView, Family};
+use crate::profile::raw::{BsonType, Element};
+use crate::profile::{extract, query_path, FieldProfile, Seg};
+
+/// Distinct values probed per candidate field.
+pub const PROBE_VALUES: usize = 200;
+/// Strings longer than this are text, not keys.
+pub const MAX_KEY_BYTES: u64 = 256;
+/// Least share of a field's values in its main family (and, for numbers,
+/// integral) for it to hold references or be a key.
+pub const MIN_FAMILY_SHARE: f64 = 0.9;
+/// Presence and distinct share from which a field is a near-unique key.
+pub const NEAR_UNIQUE: f64 = 0.9;
+/// Seed of the order in which kept documents are read for probing.
+const ORDER_SEED: u64 = 0x7265_6665_7265_6e63;
+
+/// A field that may hold references, with a sample of its references.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub coll: usize,
+    pub path: String,
+    pub segments: Vec<Seg>,
+    pub family: Family,
+    /// The field's own name (`email`), and the stem of what it names
+    /// (`customer_id` → `customer`; `customer.id` → `customer`).
+    pub name: String,
+    pub stem: String,
+    pub structure: Structure,
+    /// Nearly every value differs from every other (one-to-one).
+    pub near_unique: bool,
+    pub refs: References,
+}
+
+/// References (documents' values or array elements) read from the kept
+/// sample in a fixed pseudo-random order until [`PROBE_VALUES`] distinct
+/// values were seen: an unbiased sample of references, and the distinct
+/// values they carry.
+#[derive(Clone, Debug, Default)]
+pub struct References {
+    /// Distinct values, decoded, in the order they were met.
+    pub values: Vec<bson::Bson>,
+    pub keys: Vec<ValueKey>,
+    /// References carrying each value.
+    pub weights: Vec<u64>,
+    /// References read.
+    pub total: u64,
+    /// Share of the values free of white space (identifiers, not text).
+    pub identifier_share: f64,
+}
+
+/// A probe's outcome counted over distinct values and over references.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub values: u64,
+    pub found: u64,
+    pub references: u64,
+    pub references_found: u64,
+}
+
+impl Tally {
+    /// References found / references probed.
+    pub fn rate(&self) -> f64 {
+        if self.references == 0 {
+            0.0
+        } else {
+            self.references_found as f64 / self.references as f64
+        }
+    }
+}
+
+impl References {
+    /// Counts which probed values were found, by value and by reference.
+    pub fn tally(&self, found: &HashSet<ValueKey>) -> Tally {
+        let mut t = Tally {
+            values: self.keys.len() as u64,
+            references: self.total,
+            ..Tally::default()
+        };
+        for (k, w) in self.keys.iter().zip(&self.weights) {
+            if found.contains(k) {
+                t.found += 1;
+                t.references_found += w;
+            }
+        }
+        t
+    }
+
+    /// Reads the references at `segs`. `None` when the field's values are
+    /// not keys: numbers that are not integers, or strings that are text.
+    /// `order` is the order in which the documents are read ([`read_order`]).
+    pub fn sample(
+        docs: &[Vec<u8>],
+        order: &[usize],
+        segs: &[Seg],
+        family: Family,
+    ) -> Option<References> {
+        let mut r = References::default();
+        let mut index: HashMap<ValueKey, usize> = HashMap::new();
+        let (mut usable, mut unusable, mut plain) = (0u64, 0u64, 0u64);
+        'docs: for &i in order {
+            for el in extract::values(&docs[i], segs) {
+                if family_of(el.ty) != Some(family) {
+                    continue;
+                }
+                if !is_key_value(&el) {
+                    unusable += 1;
+                    continue;
+                }
+                let Some(k) = value::of_element(&el) else {
+                    continue;
+                };
+                if let Some(&at) = index.get(&k) {
+                    r.weights[at] += 1;
+                    r.total += 1;
+                    usable += 1;
+                    continue;
+                }
+                if r.keys.len() >= PROBE_VALUES {
+                    break 'docs;
+                }
+                let Some(b) = crate::profile::value_of(&el) else {
+                    continue;
+                };
+                if !matches!(&b, bson::Bson::String(s) if s.chars().any(char::is_whitespace)) {
+                    plain += 1;
+                }
+                index.insert(k.clone(), r.keys.len());
+                r.keys.push(k);
+                r.values.push(b);
+                r.weights.push(1);
+                r.total += 1;
+                usable += 1;
+            }
+        }
+        if r.keys.is_empty() || (usable as f64) < MIN_FAMILY_SHARE * (usable + unusable) as f64 {
+            return None;
+        }
+        r.identifier_share = plain as f64 / r.keys.len() as f64;
+        Some(r)
+    }
+}
+
+/// A fixed pseudo-random order of the kept documents (by a hash of their
+/// bytes): the sample may be stored in insertion order, and a prefix of
+/// that is not a random sample of references.
+pub fn read_order(docs: &[Vec<u8>]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..docs.len()).collect();
+    order.sort_by_cached_key(|&i| crate::profile::sketch::hash_bytes(ORDER_SEED, &docs[i]));
+    order
+}
+
+/// Integers (of any width) and short strings can be keys.
+fn is_key_value(el: &Element<'_>) -> bool {
+    use crate::profile::raw::value as v;
+    match el.ty {
+        BsonType::Double => v::f64(el.value).is_some_and(|x| x.is_finite() && x.fract() == 0.0),
+        BsonType::String => v::str(el.value).is_some_and(|s| s.len() as u64 <= MAX_KEY_BYTES),
+        _ => true,
+    }
+}
+
+/// A field of a collection that documents may be referenced by, with what
+/// the kept sample shows of its values.
+#[derive(Clone, Debug)]
+pub struct TargetKey {
+    pub coll: usize,
+    /// Dotted, as a query names it.
+    pub key: String,
+    pub family: Family,
+    pub unique_index: bool,
+    /// Keys in the kept sample.
+    pub seen: HashSet<ValueKey>,
+    /// Numeric keys in the kept sample, sorted and distinct, for the
+    /// density of the key.
+    pub numbers: Vec<f64>,
+    /// A key value held by two kept documents, if any.
+    pub duplicate: Option<bson::Bson>,
+    /// Estimated distinct keys in the whole collection.
+    pub distinct: f64,
+    /// The kept sample is the whole collection: `seen` is every key.
+    pub complete: bool,
+}
+
+/// Comparable families of reference values.
+pub fn family_of(t: BsonType) -> Option<Family> {
+    match t {
+        BsonType::ObjectId => Some(Family::ObjectId),
+        BsonType::Int | BsonType::Long | BsonType::Double => Some(Family::Number),
+        BsonType::String => Some(Family::String),
+        _ => None,
+    }
+}
+
+/// The dominant scalar family of a field and its share of scalar values.
+fn main_family(f: &FieldProfile) -> Option<(Family, f64)> {
+    let scalars: u64 = f
+        .types
+        .iter()
+        .filter(|(t, _)| !t.is_container() && *t != BsonType::Null)
+        .map(|(_, c)| c)
+        .sum();
+    if scalars == 0 {
+        return None;
+    }
+    let (t, _) = f
+        .types
+        .iter()
+        .filter(|(t, _)| family_of(*t).is_some())
+        .max_by_key(|(_, c)| *c)?;
+    // Numbers of different widths count together.
+    let fam = family_of(*t)?;
+    let same: u64 = f
+        .types
+        .iter()
+        .filter(|(x, _)| family_of(*x) == Some(fam))
+        .map(|(_, c)| c)
+        .sum();
+    Some((fam, same as f64 / scalars as f64))
+}
+
+/// Names that say "the id of my holder": `customer.id` names a customer.
+fn names_its_holder(name: &str) -> bool {
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "id" | "_id" | "ref" | "key" | "uuid" | "oid"
+    )
+}
+
+/// The field's own name and the stem of what it names.
+fn names(segs: &[Seg]) -> Option<(String, String)> {
+    let mut keys = segs.iter().rev().filter_map(|s| match s {
+        Seg::Key(k) => Some(k.as_str()),
+        Seg::Elem => None,
+    });
+    let name = keys.next()?;
+    let named = if names_its_holder(name) {
+        keys.next().unwrap_or(name)
+    } else {
+        name
+    };
+    Some((name.to_owned(), stem(named)))
+}
+
+/// Fields documents can be found by: `_id`, and top-level fields that are
+/// unique by index or near-unique in the sample, whatever their name.
+pub fn target_keys(colls: &[CollectionView<'_>]) -> Vec<TargetKey> {
+    let mut out = Vec::new();
+    for (ci, c) in colls.iter().enumerate() {
+        let n = c.profile.sampled.max(1) as f64;
+        for f in c.profile.fields.iter().filter(|f| f.depth == 0) {
+            let Some((family, share)) = main_family(f) else {
+                continue;
+            };
+            if share < MIN_FAMILY_SHARE || f.string_length.is_some_and(|[_, hi]| hi > MAX_KEY_BYTES)
+            {
+                continue;
+            }
+            let is_id = f.path == "_id";
+            let unique_index = c
+                .indexes
+                .iter()
+                .any(|i| i.unique && i.key.len() == 1 && i.key.contains_key(&f.path));
+            let near_unique = f
+                .distinct
+                .is_some_and(|d| d.estimate as f64 >= NEAR_UNIQUE * f.count as f64)
+                && f.count as f64 >= NEAR_UNIQUE * n;
+            if !(is_id || unique_index || near_unique) {
+                continue;
+            }
+            let Some(t) = sample_key(ci, c, f, family, unique_index) else {
+                continue;
+            };
+            out.push(t);
+        }
+    }
+    out
+}
+
+fn sample_key(
+    ci: usize,
+    c: &CollectionView<'_>,
+    f: &FieldProfile,
+    family: Family,
+    unique_index: bool,
+) -> Option<TargetKey> {
+    let mut seen = HashSet::new();
+    let mut numbers = Vec::new();
+    let mut duplicate = None;
+    let (mut keys, mut not_keys) = (0u64, 0u64);
+    for d in c.docs {
+        let Some(el) = extract::top(d, &f.path) else {
+            continue;
+        };
+        if family_of(el.ty) != Some(family) {
+            continue;
+        }
+        if !is_key_value(&el) {
+            not_keys += 1;
+            continue;
+        }
+        let Some(k) = value::of_element(&el) else {
+            continue;
+        };
+        keys += 1;
+        if let ValueKey::Num(bits) = k {
+            numbers.push(f64::from_bits(bits));
+        }
+        if !seen.insert(k) && duplicate.is_none() {
+            duplicate = crate::profile::value_of(&el);
+        }
+    }
+    if keys == 0 || (keys as f64) < MIN_FAMILY_SHARE * (keys + not_keys) as f64 {
+        return None;
+    }
+    numbers.sort_by(f64::total_cmp);
+    numbers.dedup();
+    let kept = c.docs.len().max(1) as f64;
+    let distinct = if c.complete {
+        seen.len() as f64
+    } else {
+        let scale = c.documents.map_or(1.0, |d| (d as f64 / kept).max(1.0));
+        seen.len() as f64 * scale
+    };
+    Some(TargetKey {
+        coll: ci,
+        key: f.path.clone(),
+        family,
+        unique_index,
+        seen,
+        numbers,
+        duplicate,
+        distinct,
+        complete: c.complete,
+    })
+}
+
+/// Proposes candidate reference fields: every field of a key's family
+/// (ObjectIds, integers, short strings) in a database that has a key of
+/// that family, outside recorded queries and updates.
+pub fn candidates(colls: &[CollectionView<'_>], targets: &[TargetKey]) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for (ci, c) in colls.iter().enumerate() {
+        let mut order: Option<Vec<usize>> = None;
+        let shape = evidence::Shape::of(c.profile);
+        for f in &c.profile.fields {
+            if f.segments == [Seg::Key("_id".into())] {
+                continue;
+            }
+            let Some((family, share)) = main_family(f) else {
+                continue;
+            };
+            if share < MIN_FAMILY_SHARE {
+                continue;
+            }
+            let dotted = query_path(&f.segments);
+            let has_target = targets.iter().any(|t| {
+                t.family == family && colls[t.coll].db == c.db && !(t.coll == ci && t.key == dotted)
+            });
+            if !has_target {
+                continue;
+            }
+            let structure = shape.structure(&f.segments);
+            // Outside the places documents keep references, only values
+            // can show a reference, and one value cannot.
+            let distinct = f.distinct.map_or(u64::MAX, |d| d.estimate);
+            if structure == Structure::Operator
+                || (structure != Structure::Held && distinct < evidence::MIN_FOUND)
+            {
+                continue;
+            }
+            let Some((name, stem)) = names(&f.segments) else {
+                continue;
+            };
+            let order = order.get_or_insert_with(|| read_order(c.docs));
+            let Some(refs) = References::sample(c.docs, order, &f.segments, family) else {
+                continue;
+            };
+            let near_unique = f
+                .distinct
+                .is_some_and(|d| d.estimate as f64 >= NEAR_UNIQUE * f.values.max(1) as f64);
+            out.push(Candidate {
+                coll: ci,
+                path: f.path.clone(),
+                segments: f.segments.clone(),
+                family,
+                name,
+                stem,
+                structure,
+                near_unique,
+                refs,
+            });
+        }
+    }
+    out
+}
+
+/// What the name says about the target.
+pub fn affinity(
+    cand: &Candidate,
+    target: &TargetKey,
+    colls: &[CollectionView<'_>],
+) -> Option<Affinity> {
+    if cand.stem == stem(colls[target.coll].name) {
+        Some(Affinity::Collection)
+    } else if target.key != "_id" && cand.stem == stem(&target.key) {
+        Some(Affinity::Key)
+    } else {
+        None
+    }
+}
+
+/// The share of the candidate's probed values expected to be target keys
+/// by chance.
+pub fn chance_rate(cand: &Candidate, target: &TargetKey) -> f64 {
+    match cand.family {
+        Family::ObjectId => 0.0,
+        Family::Number => {
+            let nums: Vec<f64> = cand
+                .refs
+                .keys
+                .iter()
+                .filter_map(|k| match k {
+                    ValueKey::Num(bits) => Some(f64::from_bits(*bits)),
+                    _ => None,
+                })
+                .collect();
+            evidence::chance_rate_integers(&nums, &target.numbers, target.distinct)
+        }
+        Family::String => evidence::chance_rate_strings(
+            cand.refs.values.iter().filter_map(|b| b.as_str()),
+            target.distinct,
+        ),
+    }
+}
+
+/// A candidate and a target key that may be a reference, before probing.
+#[derive(Clone, Debug)]
+pub struct Pair {
+    pub cand: usize,
+    pub target: usize,
+    pub name: Option<Affinity>,
+    pub chance: f64,
+}
+
+/// Why a pair is not probed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// Different families or databases, or the key itself.
+    Incompatible,
+    /// A near-unique field and a same-named key of another collection: the
+    /// same attribute of the same entities kept twice, not a reference.
+    SameAttribute,
+    /// No probe result could make it a reference (low-information values
+    /// and neither name nor structure).
+    Uninformative,
+    /// The target's kept sample already shows it is not one.
+    BySample,
+}
+
+/// Decides whether a pair is worth a probe.
+pub fn pair(
+    ci: usize,
+    cand: &Candidate,
+    ti: usize,
+    target: &TargetKey,
+    colls: &[CollectionView<'_>],
+) -> Result<Pair, Skip> {
+    if cand.family != target.family
+        || colls[cand.coll].db != colls[target.coll].db
+        || (cand.coll == target.coll && query_path(&cand.segments) == target.key)
+    {
+        return Err(Skip::Incompatible);
+    }
+    let name = affinity(cand, target, colls);
+    if cand.family != Family::ObjectId
+        && target.key != "_id"
+        && cand.near_unique
+        && cand.name.eq_ignore_ascii_case(&target.key)
+        && name != Some(Affinity::Collection)
+    {
+        return Err(Skip::SameAttribute);
+    }
+    let chance = chance_rate(cand, target);
+    let values = cand.refs.keys.len() as u64;
+    if !Evidence::reachable(chance, values, name, cand.structure) {
+        return Err(Skip::Uninformative);
+    }
+    let local = cand.refs.tally(&target.seen);
+    if target.complete {
+        // The kept sample holds every key: the probe's answer is known.
+        let e = Evidence::weigh(
+            chance,
+            values,
+            local.found,
+            local.rate(),
+            name,
+            cand.structure,
+        );
+        if !e.accepted() {
+            return Err(Skip::BySample);
+        }
+    } else {
+        // Each found value shows in the target's sample with the sample's
+        // share of documents; a reference found at the least accepted rate
+        // should show at least three times there.
+        let kept = colls[target.coll].docs.len() as f64;
+        let share = colls[target.coll]
+            .documents
+            .map_or(1.0, |d| (kept / d.max(1) as f64).min(1.0));
+        let expected = evidence::MIN_MATCH_EVIDENCED * values as f64 * share;
+        if local.found == 0 && expected >= 3.0 {
+            return Err(Skip::BySample);
+        }
+    }
+    Ok(Pair {
+        cand: ci,
+        target: ti,
+        name,
+        chance,
+    })
+}
+
+/// An accepted reference, before its fan-out is measured.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    pub cand: usize,
+    pub target: usize,
+    pub evidence: Evidence,
+    pub tally: Tally,
+}
+
+impl Accepted {
+    /// Order of preference between targets of one candidate: value
+    /// evidence, then more references found, then a name, then less chance.
+    fn better_than(&self, other: &Accepted) -> bool {
+        let key = |a: &Accepted| {
+            (
+                a.evidence.by_values,
+                (a.tally.rate() * 1e6).round() as i64,
+                a.evidence.name.is_some(),
+            )
+        };
+        match key(self).cmp(&key(other)) {
+            std::cmp::Ordering::Equal => self.evidence.chance_rate < other.evidence.chance_rate,
+            o => o == std::cmp::Ordering::Greater,
+        }
+    }
+}
+
+/// Keeps the best target of each candidate, then drops references that
+/// are copies riding along another reference:
+/// - a reference to a key other than `_id` of a collection the same
+///   collection already references by `_id` (`orders.customer.email` beside
+///   `orders.customer_id`), or from a sub-document that holds a reference
+///   by `_id` (an extended reference's copied `group.name` beside
+///   `group.id`, whatever other collection holds the same names);
+/// - of references from one holder to the same collection through
+///   different keys (`comments.name` and `comments.email` → `users`), all
+///   but the strongest key: unique by index, then identifiers rather than
+///   text, then value evidence, then the higher match rate.
+pub fn choose(found: Vec<Accepted>, cands: &[Candidate], targets: &[TargetKey]) -> Vec<Accepted> {
+    let mut best: Vec<Accepted> = Vec::new();
+    for a in found {
+        match best.iter_mut().find(|b| b.cand == a.cand) {
+            Some(b) if a.better_than(b) => *b = a,
+            Some(_) => {}
+            None => best.push(a),
+        }
+    }
+    let to = |a: &Accepted| targets[a.target].coll;
+    let from = |a: &Accepted| cands[a.cand].coll;
+    let holder = |a: &Accepted| {
+        let s = &cands[a.cand].segments;
+        &s[..s.len() - 1]
+    };
+    let by_id: Vec<&Accepted> = best
+        .iter()
+        .filter(|a| targets[a.target].key == "_id")
+        .collect();
+    let copies: Vec<bool> = best
+        .iter()
+        .map(|a| {
+            targets[a.target].key != "_id"
+                && by_id.iter().any(|b| {
+                    from(b) == from(a)
+                        && (to(b) == to(a) || (!holder(a).is_empty() && holder(b) == holder(a)))
+                })
+        })
+        .collect();
+    let best: Vec<Accepted> = best
+        .into_iter()
+        .zip(copies)
+        .filter_map(|(a, copy)| (!copy).then_some(a))
+        .collect();
+    let strength = |a: &Accepted| {
+        (
+            targets[a.target].unique_index,
+            (cands[a.cand].refs.identifier_share * 1e6).round() as i64,
+            a.evidence.by_values,
+            (a.tally.rate() * 1e6).round() as i64,
+        )
+    };
+    let keep: Vec<bool> = best
+        .iter()
+        .map(|a| {
+            !best.iter().any(|b| {
+                from(b) == from(a)
+                    && to(b) == to(a)
+                    && holder(b) == holder(a)
+                    && targets[b.target].key != targets[a.target].key
+                    && (strength(b) > strength(a)
+                        || (strength(b) == strength(a) && cands[b.cand].path < cands[a.cand].path))
+            })
+        })
+        .collect();
+    best.into_iter()
+        .zip(keep)
+        .filter_map(|(a, k)| k.then_some(a))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{Profile, Profiler};
+    use crate::source::CollectionMeta;
+    use bson::{doc, Document};
+
+    /// A collection as the audit would hand it over: profiled, every
+    /// document kept.
+    struct Coll {
+        name: &'static str,
+        profile: Profile,
+        docs: Vec<Vec<u8>>,
+        meta: CollectionMeta,
+    }
+
+    fn coll(name: &'static str, docs: &[Document]) -> Coll {
+        let mut p = Profiler::default();
+        let mut raw = Vec::new();
+        for d in docs {
+            let mut v = Vec::new();
+            d.to_writer(&mut v).expect("serialise");
+            p.add(&v).expect("valid document");
+            raw.push(v);
+        }
+        Coll {
+            name,
+            profile: p.finish(),
+            docs: raw,
+            meta: CollectionMeta::new("db", name),
+        }
+    }
+
+    fn views(colls: &[Coll]) -> Vec<CollectionView<'_>> {
+        colls
+            .iter()
+            .map(|c| CollectionView {
+                db: "db",
+                name: c.name,
+                profile: &c.profile,
+                docs: &c.docs,
+                indexes: &[],
+                documents: Some(c.docs.len() as u64),
+                meta: &c.meta,
+                complete: true,
+            })
+            .collect()
+    }
+
+    /// The pure verdict on `from.path → to.key`, as the kept samples
+    /// (every document) answer the probe.
+    fn judge(
+        colls: &[Coll],
+        from: &str,
+        path: &str,
+        to: &str,
+        key: &str,
+    ) -> Result<Evidence, Skip> {
+        let v = views(colls);
+        let targets = target_keys(&v);
+        let cands = candidates(&v, &targets);
+        let ti = targets
+            .iter()
+            .position(|t| v[t.coll].name == to && t.key == key)
+            .unwrap_or_else(|| panic!("{to}.{key} is not a key"));
+        let Some(ci) = cands
+            .iter()
+            .position(|c| v[c.coll].name == from && c.path == path)
+        else {
+            return Err(Skip::Uninformative);
+        };
+        let p = pair(ci, &cands[ci], ti, &targets[ti], &v)?;
+        let t = cands[ci].refs.tally(&targets[ti].seen);
+        Ok(Evidence::weigh(
+            p.chance,
+            t.values,
+            t.found,
+            t.rate(),
+            p.name,
+            cands[ci].structure,
+        ))
+    }
+
+    fn owners(n: i32) -> Vec<Document> {
+        (1..=n)
+            .map(|i| doc! {"_id": i, "label": format!("x{i}")})
+            .collect()
+    }
+
+    #[test]
+    fn match_rate_counts_references() {
+        type Case = (Vec<Document>, (u64, u64), (u64, u64));
+        let found: HashSet<ValueKey> = [1, 2, 3]
+            .iter()
+            .filter_map(|&i| value::of_bson(&bson::Bson::Int32(i)))
+            .collect();
+        // (documents, distinct found/probed, references found/probed)
+        let cases: Vec<Case> = vec![
+            (
+                [1, 1, 1, 1, 2, 2, 3, 9, 9, 9]
+                    .iter()
+                    .map(|&i| doc! {"x": i})
+                    .collect(),
+                (3, 4),
+                (7, 10),
+            ),
+            // Array elements are references, each one.
+            (
+                vec![doc! {"x": [1, 2]}, doc! {"x": [2, 9]}, doc! {"y": 1}],
+                (2, 3),
+                (3, 4),
+            ),
+            // Numbers of any width; a long 2 is the int 2.
+            (
+                vec![doc! {"x": 2_i64}, doc! {"x": 2.0}, doc! {"x": 7}],
+                (1, 2),
+                (2, 3),
+            ),
+            // Documents without the field hold no reference.
+            (
+                vec![doc! {"x": 1}, doc! {}, doc! {"x": null}],
+                (1, 1),
+                (1, 1),
+            ),
+        ];
+        for (docs, (found_values, values), (refs_found, refs)) in cases {
+            let c = coll("c", &docs);
+            let segs = if docs.iter().any(|d| d.get_array("x").is_ok()) {
+                vec![Seg::Key("x".into()), Seg::Elem]
+            } else {
+                vec![Seg::Key("x".into())]
+            };
+            let r = References::sample(&c.docs, &read_order(&c.docs), &segs, Family::Number)
+                .expect("references");
+            let t = r.tally(&found);
+            assert_eq!(
+                (t.found, t.values, t.references_found, t.references),
+                (found_values, values, refs_found, refs),
+                "{docs:?}"
+            );
+        }
+        // Reading stops once PROBE_VALUES distinct values were met.
+        let c = coll("c", &(0..300).map(|i| doc! {"x": i}).collect::<Vec<_>>());
+        let r = References::sample(
+            &c.docs,
+            &read_order(&c.docs),
+            &[Seg::Key("x".into())],
+            Family::Number,
+        )
+        .expect("references");
+        assert_eq!((r.keys.len(), r.total), (PROBE_VALUES, PROBE_VALUES as u64));
+        // Fractional numbers are measurements, not keys.
+        let c = coll(
+            "c",
+            &(0..50)
+                .map(|i| doc! {"x": f64::from(i) + 0.5})
+                .collect::<Vec<_>>(),
+        );
+        assert!(References::sample(
+            &c.docs,
+            &read_order(&c.docs),
+            &[Seg::Key("x".into())],
+            Family::Number
+        )
+        .is_none());
+    }
+
+    /// Logged queries of a school's database: small ints that are student
+    /// ids, inside query documents of many shapes.
+    fn school_log() -> Vec<Document> {
+        (0..600)
+            .map(|i: i32| {
+                let k = (i * 37) % 200;
+                match i % 6 {
+                    0 => doc! {"ts": i, "op": "query", "q": {"student_id": k}},
+                    1 => doc! {"ts": i, "op": "query", "q": {"name": format!("s{k}")}},
+                    2 => doc! {"ts": i, "op": "query", "q": {"$or": [{"student_id": k}, {"class_id": k % 7}]}},
+                    3 => doc! {"ts": i, "op": "update", "q": {"student_id": k}, "u": {"$inc": {"score": 1}}},
+                    4 => doc! {"ts": i, "op": "command", "command": {"find": "students", "filter": {"student_id": k, "year": 2024}}},
+                    _ => doc! {"ts": i, "op": "insert", "ninserted": 1},
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_chance_test() {
+        let students: Vec<Document> = (0..200)
+            .map(|i| doc! {"_id": i, "name": format!("s{i}")})
+            .collect();
+        // owner_id → owners._id: 950 references to 100 parents, 50 to parents that
+        // do not exist (each a different missing id): 95 % of references
+        // match, two thirds of the distinct values.
+        let mut children: Vec<Document> = (0..950)
+            .map(|i| doc! {"_id": i, "owner_id": i % 100 + 1})
+            .collect();
+        children.extend((0..50).map(|i| doc! {"_id": 1000 + i, "owner_id": 101 + i}));
+        let users: Vec<Document> = (0..185)
+            .map(|i| doc! {"_id": bson::oid::ObjectId::new(), "name": format!("User Number {i}"), "email": format!("user.{i}@example.com")})
+            .collect();
+        let comments: Vec<Document> = (0..1000)
+            .map(|i| doc! {"_id": i, "name": format!("User Number {}", i % 185), "email": format!("user.{}@example.com", i % 185), "text": "fine"})
+            .collect();
+        // A counter and a rank as dense as the ids they could be taken for.
+        let games: Vec<Document> = (0..300)
+            .map(|i| doc! {"_id": i, "score": (i * 7) % 200, "owner": i % 100 + 1})
+            .collect();
+        let colls = [
+            coll("students", &students),
+            coll("log", &school_log()),
+            coll("owners", &owners(100)),
+            coll("children", &children),
+            coll("users", &users),
+            coll("comments", &comments),
+            coll("games", &games),
+        ];
+        // (from, path, to, key, accepted by)
+        let cases: &[(&str, &str, &str, &str, Option<&str>)] = &[
+            ("log", "q.student_id", "students", "_id", None),
+            ("log", "q.$or[].student_id", "students", "_id", None),
+            ("log", "command.filter.student_id", "students", "_id", None),
+            (
+                "children",
+                "owner_id",
+                "owners",
+                "_id",
+                Some("name-and-structure"),
+            ),
+            ("comments", "email", "users", "email", Some("values")),
+            ("comments", "name", "users", "name", Some("values")),
+            ("games", "score", "students", "_id", None),
+            // Named after owners and dense enough, but no value evidence:
+            // the name and the structure carry it (a reference by all we
+            // know).
+            (
+                "games",
+                "owner",
+                "owners",
+                "_id",
+                Some("name-and-structure"),
+            ),
+        ];
+        for &(from, path, to, key, want) in cases {
+            let got = judge(&colls, from, path, to, key);
+            assert_eq!(
+                got.as_ref().ok().and_then(|e| e.accepted_by),
+                want,
+                "{from}.{path} → {to}.{key}: {got:?}"
+            );
+        }
+        let e = judge(&colls, "children", "owner_id", "owners", "_id").expect("accepted");
+        assert!(!e.by_values && e.chance_rate > 0.6, "{e:?}");
+        let e = judge(&colls, "comments", "email", "users", "email").expect("accepted");
+        assert!(e.chance_rate < 1e-20 && e.p_value < 1e-100, "{e:?}");
+        // Small ints in logged queries: no probe result could tell.
+        assert_eq!(
+            judge(&colls, "log", "q.student_id", "students", "_id"),
+            Err(Skip::Uninformative)
+        );
+    }
+
+    #[test]
+    fn structure_of_logged_queries() {
+        let c = coll("log", &school_log());
+        let shape = evidence::Shape::of(&c.profile);
+        let seg = |p: &str| -> Vec<Seg> {
+            c.profile
+                .fields
+                .iter()
+                .find(|f| f.path == p)
+                .expect(p)
+                .segments
+                .clone()
+        };
+        assert_eq!(
+            shape.structure(&seg("q.student_id")),
+            Structure::Heterogeneous
+        );
+        assert_eq!(
+            shape.structure(&seg("q.$or[].student_id")),
+            Structure::Operator
+        );
+        assert_eq!(
+            shape.structure(&seg("command.filter.student_id")),
+            Structure::Deep
+        );
+        assert_eq!(shape.structure(&seg("ts")), Structure::Held);
+        let orders = coll(
+            "orders",
+            &(0..20)
+                .map(|i| doc! {"customer": {"id": i, "name": "n"}, "items": [{"product_id": i, "qty": 1}], "note": if i % 2 == 0 { "x" } else { "y" }})
+                .collect::<Vec<_>>(),
+        );
+        let shape = evidence::Shape::of(&orders.profile);
+        for p in ["customer.id", "items[].product_id"] {
+            let s = orders.profile.fields.iter().find(|f| f.path == p).expect(p);
+            assert_eq!(shape.structure(&s.segments), Structure::Held, "{p}");
+        }
+    }
+
+    #[test]
+    fn copies_riding_along_a_reference_are_dropped() {
+        let customers: Vec<Document> = (0..40)
+            .map(|i| doc! {"_id": bson::oid::ObjectId::new(), "name": format!("Customer Name {i}"), "email": format!("c{i}@example.com")})
+            .collect();
+        let orders: Vec<Document> = (0..200)
+            .map(|i| {
+                let c = &customers[i % 40];
+                doc! {"customer_id": c.get_object_id("_id").expect("oid"), "customer": {"name": c.get_str("name").expect("name"), "email": c.get_str("email").expect("email")}}
+            })
+            .collect();
+        let comments: Vec<Document> = (0..200)
+            .map(|i| {
+                let c = &customers[(i * 7) % 40];
+                doc! {"name": c.get_str("name").expect("name"), "email": c.get_str("email").expect("email")}
+            })
+            .collect();
+        let colls = [
+            coll("customers", &customers),
+            coll("orders", &orders),
+            coll("comments", &comments),
+        ];
+        let v = views(&colls);
+        let targets = target_keys(&v);
+        let cands = candidates(&v, &targets);
+        let mut found = Vec::new();
+        for (ci, c) in cands.iter().enumerate() {
+            for (ti, t) in targets.iter().enumerate() {
+                let Ok(p) = pair(ci, c, ti, t, &v) else {
+                    continue;
+                };
+                let tally = c.refs.tally(&t.seen);
+                let evidence = Evidence::weigh(
+                    p.chance,
+                    tally.values,
+                    tally.found,
+                    tally.rate(),
+                    p.name,
+                    c.structure,
+                );
+                if evidence.accepted() {
+                    found.push(Accepted {
+                        cand: ci,
+                        target: ti,
+                        evidence,
+                        tally,
+                    });
+                }
+            }
+        }
+        let names = |list: &[Accepted]| -> Vec<String> {
+            let mut n: Vec<String> = list
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{}.{} → {}",
+                        v[cands[a.cand].coll].name, cands[a.cand].path, targets[a.target].key
+                    )
+                })
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(
+            names(&found),
+            [
+                "comments.email → email",
+                "comments.name → name",
+                "orders.customer.email → email",
+                "orders.customer.name → name",
+                "orders.customer_id → _id",
+            ]
+        );
+        let chosen = choose(found, &cands, &targets);
+        assert_eq!(
+            names(&chosen),
+            ["comments.email → email", "orders.customer_id → _id"]
+        );
+    }
+
+    #[test]
+    fn the_same_attribute_twice_is_not_a_reference() {
+        // Two collections that both hold the same titles one to one.
+        let movies: Vec<Document> = (0..50)
+            .map(|i| doc! {"_id": i, "title": format!("Title {i}")})
+            .collect();
+        let picks: Vec<Document> = (0..30)
+            .map(|i| doc! {"_id": 1000 + i, "title": format!("Title {i}")})
+            .collect();
+        let colls = [coll("movies", &movies), coll("picks", &picks)];
+        assert_eq!(
+            judge(&colls, "picks", "title", "movies", "title"),
+            Err(Skip::SameAttribute)
+        );
+    }
+}
