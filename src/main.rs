@@ -411,14 +411,14 @@ fn progress_printer() -> impl FnMut(&Progress<'_>) {
         }
         let expected = p
             .expected
-            .map(|e| format!("/{}", report::text::group(e)))
+            .map(|e| format!("/{}", docshape::fmt::group(e)))
             .unwrap_or_default();
         eprint!(
             "\r\x1b[2K[{}/{}] {}  {}{} documents  {:.0} docs/s",
             p.position.0,
             p.position.1,
             report::text::safe(p.namespace),
-            report::text::group(p.documents),
+            docshape::fmt::group(p.documents),
             expected,
             p.rate()
         );

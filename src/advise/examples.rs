@@ -60,7 +60,7 @@ fn display(b: &Bson, max_array: usize) -> Value {
             json!(t)
         }
         Bson::Binary(bin) => json!({
-            "$binary": format!("{} bytes", crate::i18n::num(bin.bytes.len() as u64))
+            "$binary": format!("{} bytes", crate::fmt::group(bin.bytes.len() as u64))
         }),
         other => other.clone().into_relaxed_extjson(),
     }

@@ -62,32 +62,6 @@ impl Text {
     }
 }
 
-/// A number with thousands separators in English, grouped the same way in
-/// Chinese (readers of both expect `12,000`).
-pub fn num(n: u64) -> String {
-    crate::report::text::group(n)
-}
-
-/// A number of days as people say it: "40 days", "3.5 years" ("40 天"、"3.5 年").
-pub fn duration_days(d: f64, lang: Lang) -> String {
-    if d < 730.0 {
-        lang.pick(format!("{d:.0} days"), format!(" {d:.0} 天"))
-    } else {
-        let y = d / 365.25;
-        let n = if y < 100.0 {
-            format!("{y:.1}")
-        } else {
-            num(y.round() as u64)
-        };
-        lang.pick(format!("{n} years"), format!(" {n} 年"))
-    }
-}
-
-/// Bytes in human units.
-pub fn bytes(b: f64) -> String {
-    crate::report::text::bytes(b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

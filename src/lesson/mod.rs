@@ -8,8 +8,8 @@ mod texts;
 
 use std::fmt::Write;
 
+use crate::fmt::{bytes, group};
 use crate::i18n::{Lang, Text};
-use crate::report::text::{bytes, group};
 use crate::report::{CollectionReport, Report};
 use crate::rules::Severity;
 
@@ -75,7 +75,7 @@ pub fn render(lesson: &Lesson, reports: &[(String, Report)], lang: Lang) -> Stri
     let _ = writeln!(
         out,
         "{title}\n{}\n",
-        "=".repeat(crate::report::text::display_width(title))
+        "=".repeat(crate::fmt::display_width(title))
     );
     let _ = writeln!(
         out,
@@ -226,14 +226,14 @@ pub fn wrap(text: &str, width: usize) -> String {
         let mut w = 0;
         let cjk = para
             .chars()
-            .any(|c| crate::report::text::display_width(&c.to_string()) == 2);
+            .any(|c| crate::fmt::display_width(&c.to_string()) == 2);
         let tokens: Vec<String> = if cjk {
             para.chars().map(|c| c.to_string()).collect()
         } else {
             para.split_whitespace().map(|t| format!("{t} ")).collect()
         };
         for t in tokens {
-            let tw = crate::report::text::display_width(&t);
+            let tw = crate::fmt::display_width(&t);
             if w + tw > width && !line.is_empty() {
                 out.push_str(line.trim_end());
                 out.push('\n');

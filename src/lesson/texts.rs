@@ -18,8 +18,8 @@ pub const LESSONS: &[Lesson] = &[
             "设计一对多关系之前，先问：“多”到底有多少？一对很少（一个人的几个地址，远少于一百个）：直接内嵌，一次读取就拿到全部。一对很多（一个产品的零件，数百个、最多几千个，而且零件需要单独存在）：在父文档中保存子文档 ObjectID 的数组（子引用），再用 $in 取回子文档。一对非常多（一台主机的日志，没有上限）：父文档里的任何数组都装不下，所以让每个子文档保存父文档的 id（父引用），并为这个字段建索引来查找。\n\n第二个问题是：“多”的一方是否需要被单独访问？如果需要，它就应该有自己的文档。",
         ),
         look_for: (
-            "Compare the array lengths and their growth with the fan-out the relationships report: embedded arrays stay short and stable; the child-reference array has hundreds of ids; the bad one-to-squillions variant embeds a log array that grows every day and heads for the 16 MB limit, while the good variant's log documents stay small and point to their host.",
-            "对比数组长度及其增长，与关系统计中的扇出（每个父文档的子文档数）：内嵌数组短而稳定；子引用数组有数百个 id；一对非常多的不好设计把日志内嵌成数组，每天都在增长，正在逼近 16 MB 上限，而好的设计中每条日志都是小文档，并引用它的主机。",
+            "Compare the array lengths and their growth with the fan-out the relationships report: embedded arrays stay short and stable; the child-reference array has hundreds of ids; the bad one-to-squillions variant embeds a log array that grows every day and heads for the 16 MiB limit, while the good variant's log documents stay small and point to their host.",
+            "对比数组长度及其增长，与关系统计中的扇出（每个父文档的子文档数）：内嵌数组短而稳定；子引用数组有数百个 id；一对非常多的不好设计把日志内嵌成数组，每天都在增长，正在逼近 16 MiB 上限，而好的设计中每条日志都是小文档，并引用它的主机。",
         ),
         question: (
             "A shop adds product reviews. A popular product gets a few new reviews every day, forever. Which of the three designs do you choose, and which number above would you watch to know you chose right?",
@@ -68,12 +68,12 @@ pub const LESSONS: &[Lesson] = &[
         datasets: &["contacts", "blog"],
         seeds: "001, 002",
         idea: (
-            "Embedding is the default, but three things call for a reference (001): the embedded part is large (megabytes, near 16 MB — a contact's 5–10 MB avatar read by one query in ten), it changes often (a group edited every day), or it grows without a cap (comments, logs, transactions). Each makes the parent document expensive to read, to write, or eventually impossible to store.",
-            "内嵌是默认选择，但有三种情况应该使用引用（001）：内嵌的部分太大（数 MB、接近 16 MB——例如十次查询才用到一次的 5–10 MB 联系人头像）；它经常修改（每天都在编辑的分组）；或者它会无上限地增长（评论、日志、交易记录）。每一种都会让父文档读起来贵、写起来贵，甚至最终无法保存。",
+            "Embedding is the default, but three things call for a reference (001): the embedded part is large (megabytes, near 16 MiB — a contact's 5–10 MB avatar read by one query in ten), it changes often (a group edited every day), or it grows without a cap (comments, logs, transactions). Each makes the parent document expensive to read, to write, or eventually impossible to store.",
+            "内嵌是默认选择，但有三种情况应该使用引用（001）：内嵌的部分太大（数 MB、接近 16 MiB——例如十次查询才用到一次的 5–10 MB 联系人头像）；它经常修改（每天都在编辑的分组）；或者它会无上限地增长（评论、日志、交易记录）。每一种都会让父文档读起来贵、写起来贵，甚至最终无法保存。",
         ),
         look_for: (
-            "Look at which path carries the bytes (bloated-document), how fast the comments array grows per day, and the forecast of when the largest post would pass 16 MB. The good variants keep the parent small and stable.",
-            "看看是哪个路径承载了大部分字节（bloated-document），评论数组每天增长多快，以及最大的帖子预计多久会超过 16 MB。好的设计让父文档保持小而稳定。",
+            "Look at which path carries the bytes (bloated-document), how fast the comments array grows per day, and the forecast of when the largest post would pass 16 MiB. The good variants keep the parent small and stable.",
+            "看看是哪个路径承载了大部分字节（bloated-document），评论数组每天增长多快，以及最大的帖子预计多久会超过 16 MiB。好的设计让父文档保持小而稳定。",
         ),
         question: (
             "A blog shows the 10 newest comments under each post and \"show all\" on demand. Design it so that a viral post can never hit the limit — and so that the post page still needs a single read.",

@@ -16,7 +16,7 @@ pub fn render(report: &Report) -> String {
         Some(n) => format!(
             "{} {}",
             t("sample of up to", "每个集合最多抽样"),
-            super::text::group(n)
+            crate::fmt::group(n)
         ),
         None => t("every document", "读取全部文档").to_owned(),
     };
@@ -115,20 +115,20 @@ fn collection(out: &mut String, c: &CollectionReport, zh: bool) {
     let _ = writeln!(out, "\n## {}\n", md(&c.namespace));
     let docs = c
         .documents
-        .map_or_else(|| "?".to_owned(), super::text::group);
+        .map_or_else(|| "?".to_owned(), crate::fmt::group);
     let s = c.doc_size;
     let _ = writeln!(
         out,
         "{} {docs} · {} {} ({}) · {} {} / {} / {} / {} · {} {} · {} {}\n",
         t("documents", "文档数"),
         t("profiled", "已分析"),
-        super::text::group(c.sampled),
+        crate::fmt::group(c.sampled),
         c.sample_method,
         t("size min/avg/p95/max", "大小 最小/平均/p95/最大"),
-        super::text::bytes(s.min as f64),
-        super::text::bytes(s.avg),
-        super::text::bytes(s.p95 as f64),
-        super::text::bytes(s.max as f64),
+        crate::fmt::bytes(s.min as f64),
+        crate::fmt::bytes(s.avg),
+        crate::fmt::bytes(s.p95 as f64),
+        crate::fmt::bytes(s.max as f64),
         t("depth", "嵌套深度"),
         c.max_depth,
         t("indexes", "索引"),
@@ -162,7 +162,7 @@ fn collection(out: &mut String, c: &CollectionReport, zh: bool) {
             md(&f.path),
             super::text::types_label(f),
             f.presence * 100.0,
-            super::text::bytes(f.bytes_avg)
+            crate::fmt::bytes(f.bytes_avg)
         );
     }
     if c.fields.len() > 200 {

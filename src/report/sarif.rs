@@ -21,7 +21,7 @@ fn short(rule: &str) -> &'static str {
     match rule {
         "unbounded-array" => "Array grows without bound or is too long to embed",
         "large-reference-array" => "Array of thousands of references",
-        "document-near-limit" => "Document near the 16 MB limit",
+        "document-near-limit" => "Document near the 16 MiB limit",
         "bloated-document" => "Large documents, or one field carrying most of the bytes",
         "time-series-per-event" => "Time series stored one event per document",
         "dynamic-keys" => "Object keys that are data",

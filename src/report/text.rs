@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::{plain, CollectionReport, Report};
+use crate::fmt::{bytes, char_width, display_width, group};
 use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
 use crate::source::IndexKind;
@@ -393,63 +394,9 @@ fn pad(s: &str, width: usize) -> String {
     }
 }
 
-/// Terminal columns a string takes (wide East Asian characters count two).
-pub fn display_width(s: &str) -> usize {
-    s.chars().map(char_width).sum()
-}
-
-fn char_width(c: char) -> usize {
-    let u = c as u32;
-    let wide = matches!(u,
-        0x1100..=0x115F | 0x2E80..=0x303E | 0x3041..=0x33FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
-        | 0xA000..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFF60
-        | 0xFFE0..=0xFFE6 | 0x1F300..=0x1F64F | 0x1F900..=0x1F9FF | 0x20000..=0x3FFFD);
-    if wide {
-        2
-    } else {
-        1
-    }
-}
-
-/// `1,234,567`.
-pub fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// `940 B`, `2.1 KB`, `15.1 MB` (powers of 1000, as MongoDB tools print).
-pub fn bytes(b: f64) -> String {
-    if b < 1000.0 {
-        format!("{b:.0} B")
-    } else if b < 1e6 {
-        format!("{:.1} KB", b / 1e3)
-    } else if b < 1e9 {
-        format!("{:.1} MB", b / 1e6)
-    } else {
-        format!("{:.1} GB", b / 1e9)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_and_sizes() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(1_234_567), "1,234,567");
-        assert_eq!(group(100), "100");
-        assert_eq!(bytes(940.2), "940 B");
-        assert_eq!(bytes(2100.0), "2.1 KB");
-        assert_eq!(bytes(15_100_000.0), "15.1 MB");
-    }
 
     #[test]
     fn unsafe_names_are_escaped_and_clipped_by_width() {

@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{bytes, Lang};
+use crate::fmt::{bytes, percent};
+use crate::i18n::Lang;
 use crate::profile::Seg;
 
 const RULE: &str = "bloated-document";
@@ -55,16 +56,16 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         );
         lang.pick(
             format!(
-                "{} carries {:.0} % of the bytes ({} per document on average) {}",
+                "{} carries {} of the bytes ({} per document on average) {}",
                 h.path,
-                h.bytes_share * 100.0,
+                percent(h.bytes_share),
                 bytes(h.bytes_avg),
                 ctx.scope(lang)
             ),
             format!(
-                "{} 占了全部字节的 {:.0}%（平均每个文档 {}），{}",
+                "{} 占了全部字节的 {}（平均每个文档 {}），{}",
                 h.path,
-                h.bytes_share * 100.0,
+                percent(h.bytes_share),
                 bytes(h.bytes_avg),
                 ctx.scope(lang)
             ),

@@ -67,7 +67,7 @@ impl CollectionCtx<'_> {
 
     /// "in 840 of 1,000 sampled documents" / "in all 840 documents".
     pub fn scope(&self, lang: crate::i18n::Lang) -> String {
-        let n = crate::i18n::num(self.sampled());
+        let n = crate::fmt::group(self.sampled());
         if self.is_sample() {
             lang.pick(
                 format!("in a sample of {n} documents"),

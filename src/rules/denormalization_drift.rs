@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{num, Lang};
+use crate::fmt::{group, percent};
+use crate::i18n::Lang;
 
 const RULE: &str = "denormalization-drift";
 
@@ -44,8 +45,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(d.holder.clone()),
             message: lang.pick(
-                format!("{} of {} copies in {} ({:.1} %) disagree with {} on {}{example}", num(d.disagree), num(d.checked), d.holder, share * 100.0, d.source_ns, d.fields.join(", ")),
-                format!("{} 中的 {} 份冗余副本里有 {} 份（{:.1}%）与 {} 的 {} 不一致{example}", d.holder, num(d.checked), num(d.disagree), share * 100.0, d.source_ns, d.fields.join("、")),
+                format!("{} of {} copies in {} ({}) disagree with {} on {}{example}", group(d.disagree), group(d.checked), d.holder, percent(share), d.source_ns, d.fields.join(", ")),
+                format!("{} 中的 {} 份冗余副本里有 {} 份（{}）与 {} 的 {} 不一致{example}", d.holder, group(d.checked), group(d.disagree), percent(share), d.source_ns, d.fields.join("、")),
             ),
             evidence: evidence([
                 ("checked", json!(d.checked)),

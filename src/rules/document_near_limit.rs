@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{bytes, Lang};
+use crate::fmt::{bytes, percent};
+use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 use crate::profile::Seg;
 
@@ -70,17 +71,17 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let message = if max >= warn {
         lang.pick(
             format!(
-                "the largest document {} is {} ({:.0} % of the 16 MiB limit; p95 {})",
+                "the largest document {} is {} ({} of the 16 MiB limit; p95 {})",
                 ctx.scope(lang),
                 bytes(max),
-                max / 16_777_216.0 * 100.0,
+                percent(max / 16_777_216.0),
                 bytes(s.p95 as f64)
             ),
             format!(
-                "{}最大的文档为 {}（达到 16 MiB 上限的 {:.0}%；p95 {}）",
+                "{}最大的文档为 {}（达到 16 MiB 上限的 {}；p95 {}）",
                 ctx.scope(lang),
                 bytes(max),
-                max / 16_777_216.0 * 100.0,
+                percent(max / 16_777_216.0),
                 bytes(s.p95 as f64)
             ),
         )
@@ -112,8 +113,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         message,
         evidence: ev,
         explanation: lang.pick(
-            "MongoDB refuses any document over 16 MB, so a write that would cross the limit fails outright; long before that, every read and update moves megabytes. The seeds: reference what is large (MBs, near 16 MB), what changes often, and what grows without a cap — keep in the document only what is read with it.".to_owned(),
-            "MongoDB 拒绝任何超过 16 MB 的文档，越过上限的写入会直接失败；远在此之前，每次读写都要搬动数兆字节的数据。种子材料：内嵌文档太大（数 MB 或接近 16 MB）、频繁修改或持续增长没有封顶时，应使用引用——文档中只保留与它一起读取的数据。".to_owned(),
+            "MongoDB refuses any document over 16 MiB, so a write that would cross the limit fails outright; long before that, every read and update moves megabytes. The seeds: reference what is large (MBs, near 16 MiB), what changes often, and what grows without a cap — keep in the document only what is read with it.".to_owned(),
+            "MongoDB 拒绝任何超过 16 MiB 的文档，越过上限的写入会直接失败；远在此之前，每次读写都要搬动数兆字节的数据。种子材料：内嵌文档太大（数 MB 或接近 16 MiB）、频繁修改或持续增长没有封顶时，应使用引用——文档中只保留与它一起读取的数据。".to_owned(),
         ),
         source: "seeds/001 (when to reference), seeds/002, seeds/003; Compass (10 MB)".into(),
         suggestion,

@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{num, Lang};
+use crate::fmt::{group, percent};
+use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 
 const RULE: &str = "dynamic-keys";
@@ -85,8 +86,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: lang.pick(
-                format!("{} has {}{capped} different keys {} — {:.0} % of them look like data (e.g. {}){note}", f.path, num(keys.len() as u64), ctx.scope(lang), share * 100.0, examples.join(", "), note = note),
-                format!("{} 有 {}{capped} 个不同的键，{}——其中 {:.0}% 看起来是数据（例如 {}）{note}", f.path, num(keys.len() as u64), ctx.scope(lang), share * 100.0, examples.join("、"), note = note),
+                format!("{} has {}{capped} different keys {} — {} of them look like data (e.g. {}){note}", f.path, group(keys.len() as u64), ctx.scope(lang), percent(share), examples.join(", "), note = note),
+                format!("{} 有 {}{capped} 个不同的键，{}——其中 {} 看起来是数据（例如 {}）{note}", f.path, group(keys.len() as u64), ctx.scope(lang), percent(share), examples.join("、"), note = note),
             ),
             evidence: evidence([
                 ("keys", json!(keys.len())),

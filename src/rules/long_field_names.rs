@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
+use crate::fmt::percent;
 use crate::i18n::Lang;
 use crate::profile::raw::{self, BsonType};
 
@@ -97,8 +98,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         namespace: ctx.ns().to_owned(),
         path: None,
         message: lang.pick(
-            format!("field names take {:.0} % of the bytes ({:.0} of {:.0} bytes per document) {}; longest: {}", share * 100.0, avg_names, ctx.report.doc_size.avg, ctx.scope(lang), longest.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(", ")),
-            format!("{}字段名占了 {:.0}% 的字节（每个文档 {:.0} 字节中的 {:.0} 字节）；最长的字段名：{}", ctx.scope(lang), share * 100.0, ctx.report.doc_size.avg, avg_names, longest.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join("、")),
+            format!("field names take {} of the bytes ({:.0} of {:.0} bytes per document) {}; longest: {}", percent(share), avg_names, ctx.report.doc_size.avg, ctx.scope(lang), longest.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(", ")),
+            format!("{}字段名占了 {} 的字节（每个文档 {:.0} 字节中的 {:.0} 字节）；最长的字段名：{}", ctx.scope(lang), percent(share), ctx.report.doc_size.avg, avg_names, longest.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join("、")),
         ),
         evidence: evidence([
             ("name_bytes_share", json!(share)),

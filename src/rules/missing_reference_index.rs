@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{num, Lang};
+use crate::fmt::group;
+use crate::i18n::Lang;
 use crate::relate::Kind;
 
 const RULE: &str = "missing-reference-index";
@@ -37,8 +38,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(r.from_path.clone()),
             message: lang.pick(
-                format!("{} references {} but no index starts with it: finding one parent's children scans {} documents", r.from_path, r.to, num(docs)),
-                format!("{} 引用了 {}，但没有以它开头的索引：查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, num(docs)),
+                format!("{} references {} but no index starts with it: finding one parent's children scans {} documents", r.from_path, r.to, group(docs)),
+                format!("{} 引用了 {}，但没有以它开头的索引：查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, group(docs)),
             ),
             evidence: evidence([
                 ("reference", json!(r.to)),

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
+use crate::fmt::percent;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 
@@ -50,7 +51,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         };
         let breakdown: Vec<String> = counted
             .iter()
-            .map(|(t, c)| format!("{} {:.1} %", t.alias(), *c as f64 * 100.0 / total as f64))
+            .map(|(t, c)| format!("{} {}", t.alias(), percent(*c as f64 / total as f64)))
             .collect();
         let (major, minor) = (counted[0].0, counted[counted.len() - 1].0);
         let types_json: serde_json::Map<String, serde_json::Value> = counted

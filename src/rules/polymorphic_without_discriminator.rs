@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
+use crate::fmt::percent;
 use crate::i18n::Lang;
 use crate::profile::raw;
 
@@ -126,7 +127,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .collect();
     let desc: Vec<String> = big
         .iter()
-        .map(|&c| format!("{:.0} %", shapes[c].1 as f64 * 100.0 / n))
+        .map(|&c| percent(shapes[c].1 as f64 / n))
         .collect();
     vec![Finding {
         rule: RULE,

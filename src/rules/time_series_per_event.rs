@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{bytes, num, Lang};
+use crate::fmt::{bytes, group, percent};
+use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 
 const RULE: &str = "time-series-per-event";
@@ -51,8 +52,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         namespace: ctx.ns().to_owned(),
         path: Some(date.path.clone()),
         message: lang.pick(
-            format!("{} documents of {} on average, each one event: {} is a date in {:.0} % of them and {} has only {} distinct values {}", num(ctx.documents()), bytes(avg), date.path, date.presence * 100.0, series.path, num(distinct), ctx.scope(lang)),
-            format!("{} 个平均仅 {} 的文档，每个文档只记录一个事件：{:.0}% 的文档有日期字段 {}，而 {} 只有 {} 个不同的值（{}）", num(ctx.documents()), bytes(avg), date.presence * 100.0, date.path, series.path, num(distinct), ctx.scope(lang)),
+            format!("{} documents of {} on average, each one event: {} is a date in {} of them and {} has only {} distinct values {}", group(ctx.documents()), bytes(avg), date.path, percent(date.presence), series.path, group(distinct), ctx.scope(lang)),
+            format!("{} 个平均仅 {} 的文档，每个文档只记录一个事件：{} 的文档有日期字段 {}，而 {} 只有 {} 个不同的值（{}）", group(ctx.documents()), bytes(avg), percent(date.presence), date.path, series.path, group(distinct), ctx.scope(lang)),
         ),
         evidence: evidence([
             ("documents", json!(ctx.documents())),

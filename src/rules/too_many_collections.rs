@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, DeploymentCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{num, Lang};
+use crate::fmt::group;
+use crate::i18n::Lang;
 
 const RULE: &str = "too-many-collections";
 
@@ -32,8 +33,8 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: (*db).to_owned(),
             path: None,
             message: lang.pick(
-                format!("database {db} has {} collections ({} in all databases read)", num(*n as u64), num(ctx.total as u64)),
-                format!("数据库 {db} 有 {} 个集合（所读取的全部数据库共 {} 个）", num(*n as u64), num(ctx.total as u64)),
+                format!("database {db} has {} collections ({} in all databases read)", group(*n as u64), group(ctx.total as u64)),
+                format!("数据库 {db} 有 {} 个集合（所读取的全部数据库共 {} 个）", group(*n as u64), group(ctx.total as u64)),
             ),
             evidence: evidence([
                 ("collections", json!(n)),

@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{num, Lang};
+use crate::fmt::group;
+use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 
 const RULE: &str = "too-many-fields";
@@ -40,8 +41,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         namespace: ctx.ns().to_owned(),
         path: Some(widest.path.clone()),
         message: lang.pick(
-            format!("{at_least}{} distinct paths {}; {} alone has {} keys", num(n as u64), ctx.scope(lang), widest.path, num(widest.children as u64)),
-            format!("{}共有{at_least}{} 个不同的路径；其中 {} 一个字段就有 {} 个键", ctx.scope(lang), num(n as u64), widest.path, num(widest.children as u64)),
+            format!("{at_least}{} distinct paths {}; {} alone has {} keys", group(n as u64), ctx.scope(lang), widest.path, group(widest.children as u64)),
+            format!("{}共有{at_least}{} 个不同的路径；其中 {} 一个字段就有 {} 个键", ctx.scope(lang), group(n as u64), widest.path, group(widest.children as u64)),
         ),
         evidence: evidence([
             ("paths", json!(n)),

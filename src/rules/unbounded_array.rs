@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{num, Lang};
+use crate::fmt::group;
+use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 use crate::profile::Seg;
 
@@ -64,7 +65,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     )
                 },
                 |d| {
-                    let when = crate::i18n::duration_days(d, lang);
+                    let (en, zh) = crate::fmt::duration_days(d);
+                    let when = lang.pick(en, zh);
                     lang.pick(
                         format!("at this pace the p99 document passes 16 MiB in {when}"),
                         format!("按此速度，p99 文档将在{when}后超过 16 MiB"),
@@ -72,8 +74,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 },
             );
             lang.pick(
-                format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, num(a.max)),
-                format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, num(a.max)),
+                format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, group(a.max)),
+                format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, group(a.max)),
             )
         } else if too_long {
             ev.insert("threshold".into(), crossed(t, RULE, "max-length"));
@@ -81,17 +83,17 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 format!(
                     "{} holds up to {} elements {} (p95 {}, average {:.1})",
                     f.path,
-                    num(a.max),
+                    group(a.max),
                     ctx.scope(lang),
-                    num(a.p95),
+                    group(a.p95),
                     a.avg
                 ),
                 format!(
                     "{} 最多有 {} 个元素，{}（p95 {}，平均 {:.1}）",
                     f.path,
-                    num(a.max),
+                    group(a.max),
                     ctx.scope(lang),
-                    num(a.p95),
+                    group(a.p95),
                     a.avg
                 ),
             )
@@ -104,26 +106,26 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 format!(
                     "{} holds up to {} {} {} (p95 {})",
                     f.path,
-                    num(a.max),
+                    group(a.max),
                     if elem_type == Some(BsonType::String) {
                         "strings"
                     } else {
                         "sub-documents"
                     },
                     ctx.scope(lang),
-                    num(a.p95)
+                    group(a.p95)
                 ),
                 format!(
                     "{} 最多包含 {} 个{}，{}（p95 {}）",
                     f.path,
-                    num(a.max),
+                    group(a.max),
                     if elem_type == Some(BsonType::String) {
                         "字符串"
                     } else {
                         "子文档"
                     },
                     ctx.scope(lang),
-                    num(a.p95)
+                    group(a.p95)
                 ),
             )
         };
@@ -140,8 +142,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             message,
             evidence: ev,
             explanation: lang.pick(
-                "An array that keeps growing makes every write move a larger document, every read fetch all of it, and the document eventually hits MongoDB's 16 MB limit. The seeds' third rule of thumb: arrays must not grow without bound — with hundreds of children keep an array of references, with thousands or an open-ended stream (logs, comments, transactions) let each child reference its parent.".to_owned(),
-                "不断增长的数组会让每次写入都要移动更大的文档，每次读取都要取回整个数组，文档最终会碰到 MongoDB 16 MB 的上限。种子材料的第三条经验法则：数组不应该无限制增长——“多”的一方有数百个时用子引用数组，有数千个或无上限（日志、评论、交易）时改用父引用，让每个子文档引用其父文档。".to_owned(),
+                "An array that keeps growing makes every write move a larger document, every read fetch all of it, and the document eventually hits MongoDB's 16 MiB limit. The seeds' third rule of thumb: arrays must not grow without bound — with hundreds of children keep an array of references, with thousands or an open-ended stream (logs, comments, transactions) let each child reference its parent.".to_owned(),
+                "不断增长的数组会让每次写入都要移动更大的文档，每次读取都要取回整个数组，文档最终会碰到 MongoDB 16 MiB 的上限。种子材料的第三条经验法则：数组不应该无限制增长——“多”的一方有数百个时用子引用数组，有数千个或无上限（日志、评论、交易）时改用父引用，让每个子文档引用其父文档。".to_owned(),
             ),
             source: "seeds/000 (rule 3), seeds/001 (when to reference), seeds/004; Atlas schema advisor (> 10,000), Compass (≥ 250)".into(),
             suggestion,

@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
-use crate::i18n::{num, Lang};
+use crate::fmt::group;
+use crate::i18n::Lang;
 use crate::source::index::{absence, present_paths, Absence, IfAbsent};
 
 const RULE: &str = "unused-index";
@@ -51,8 +52,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     )
                 } else {
                     lang.pick(
-                        format!("index {} reads only {fields}, which none of the {} sampled documents has, nor any document of the collection ({how})", i.name, num(ctx.sampled())),
-                        format!("索引 {} 只读取 {fields}，抽样的 {} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）", i.name, num(ctx.sampled())),
+                        format!("index {} reads only {fields}, which none of the {} sampled documents has, nor any document of the collection ({how})", i.name, group(ctx.sampled())),
+                        format!("索引 {} 只读取 {fields}，抽样的 {} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）", i.name, group(ctx.sampled())),
                     )
                 },
                 json!({"name": "unused-index.absent-field", "value": "every field the index reads is absent from the whole collection", "check": check}),

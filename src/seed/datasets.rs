@@ -834,7 +834,7 @@ fn blog(n: u8) -> Dataset {
     good_comments.sort_by_key(|d| d.get_object_id("_id").map(|o| o.timestamp()).ok());
     Dataset {
         name: "blog",
-        title: "A blog: comments in their own collection (good) vs embedded in the post, growing with its age, plus one viral post close to 16 MB (bad)",
+        title: "A blog: comments in their own collection (good) vs embedded in the post, growing with its age, plus one viral post close to 16 MiB (bad)",
         seeds: "000, 001, 003",
         bad_fires: &["unbounded-array", "document-near-limit"],
         collections: vec![

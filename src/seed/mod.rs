@@ -299,14 +299,14 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
                     s,
                     "    … and {} more collections ({} documents, {})",
                     rest.len(),
-                    crate::i18n::num(rest.iter().map(|x| x.documents).sum()),
-                    human_bytes(rest.iter().map(|x| x.bytes).sum())
+                    crate::fmt::group(rest.iter().map(|x| x.documents).sum()),
+                    crate::fmt::bytes(rest.iter().map(|x| x.bytes).sum::<u64>() as f64)
                 );
             }
             continue;
         }
         let gen = if w.generated > 0 {
-            format!(", {} generated", crate::i18n::num(w.generated))
+            format!(", {} generated", crate::fmt::group(w.generated))
         } else {
             String::new()
         };
@@ -319,8 +319,8 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
             s,
             "    {:<24} {:>7} documents{gen} ({}){idx}",
             w.collection,
-            crate::i18n::num(w.documents),
-            human_bytes(w.bytes)
+            crate::fmt::group(w.documents),
+            crate::fmt::bytes(w.bytes as f64)
         );
     }
     let docs: u64 = written.iter().map(|w| w.documents).sum();
@@ -330,24 +330,13 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
     let _ = writeln!(
         s,
         "wrote {} documents ({}) to {} collections in {} databases in {:.1} s",
-        crate::i18n::num(docs),
-        human_bytes(bytes),
+        crate::fmt::group(docs),
+        crate::fmt::bytes(bytes as f64),
         written.len(),
         dbs.len(),
         took.as_secs_f64()
     );
     s
-}
-
-fn human_bytes(b: u64) -> String {
-    let b = b as f64;
-    if b >= 1_048_576.0 {
-        format!("{:.1} MiB", b / 1_048_576.0)
-    } else if b >= 1024.0 {
-        format!("{:.1} KiB", b / 1024.0)
-    } else {
-        format!("{b:.0} B")
-    }
 }
 
 /// One document per line, relaxed Extended JSON (as `mongoexport` writes).

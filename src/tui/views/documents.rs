@@ -7,7 +7,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::highlight::json_line;
-use super::{block, fit, human_bytes, inner};
+use super::{block, fit, inner};
 use crate::tui::model::{DocView, Model, Pane};
 use crate::tui::theme::Theme;
 
@@ -78,7 +78,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let head = format!(
             "{} #{d:<4} {:>9}  {}",
             if open { "▾" } else { "▸" },
-            human_bytes(bytes.len() as f64),
+            crate::fmt::bytes(bytes.len() as f64),
             summary(bytes)
         );
         let mut l = Line::from(Span::styled(fit(&head, w), theme.text()));

@@ -7,8 +7,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::{areas, block, inner, offset};
+use crate::fmt::display_width;
 use crate::lesson::LESSONS;
-use crate::report::text::display_width;
 use crate::tui::keymap::Action;
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;

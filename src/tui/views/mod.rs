@@ -119,22 +119,6 @@ pub fn tab_at(tabs: Rect, col: u16) -> Option<Tab> {
     None
 }
 
-/// Bytes as people read them.
-pub fn human_bytes(b: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut v = b;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{v:.0} {}", UNITS[u])
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
 /// Counts as people read them: 999, 1.2k, 3.4M.
 pub fn human_count(n: u64) -> String {
     match n {
@@ -297,8 +281,8 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 let count = c.documents.map_or_else(|| "?".into(), human_count);
                 let right = if w >= 30 {
                     let size = c.storage.as_ref().and_then(|s| s.size).map_or_else(
-                        || human_bytes(c.doc_size.avg * c.documents.unwrap_or(0) as f64),
-                        |s| human_bytes(s as f64),
+                        || crate::fmt::bytes(c.doc_size.avg * c.documents.unwrap_or(0) as f64),
+                        |s| crate::fmt::bytes(s as f64),
                     );
                     format!("{count:>6} {size:>8} ")
                 } else {

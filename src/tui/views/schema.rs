@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 use ratatui::Frame;
 
-use super::{block, fit, human_bytes, human_count, inner, offset, split};
+use super::{block, fit, human_count, inner, offset, split};
 use crate::profile::sketch::LogHistogram;
 use crate::profile::{FieldProfile, Seg};
 use crate::tui::model::{Model, Pane};
@@ -227,7 +227,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         Span::styled(
             format!(
                 "{} per document, {:.1}% of all bytes",
-                human_bytes(fp.bytes_avg),
+                crate::fmt::bytes(fp.bytes_avg),
                 fp.bytes_share * 100.0
             ),
             theme.text(),
@@ -277,7 +277,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if let Some(g) = &fp.growth {
         let limit = g
             .days_to_limit
-            .map(|d| format!(", 16 MB in ~{d:.0} days"))
+            .map(|d| format!(", 16 MiB in ~{d:.0} days"))
             .unwrap_or_default();
         lines.push(kv(
             &label,

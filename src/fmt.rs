@@ -1,0 +1,158 @@
+//! Numbers as people read them, one convention everywhere: reports,
+//! messages, lessons and the explorer all format through here.
+//!
+//! The earliest stage of the journey: it imports nothing from the crate.
+//! Byte sizes use binary units labelled without ambiguity (`KiB`, `MiB`,
+//! `GiB`; 1 KiB = 1,024 B), the units of MongoDB's own 16 MiB limit.
+
+/// `1,234,567`: thousands grouped with commas (readers of English and of
+/// Chinese both expect `12,000`).
+pub fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+const BINARY_UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+
+/// `940 B`, `2.1 KiB`, `14.4 MiB`: powers of 1,024, one decimal past bytes.
+/// A value that would round up to 1,024 of a unit is shown in the next one.
+pub fn bytes(b: f64) -> String {
+    if !b.is_finite() || b.round() < 1024.0 {
+        return format!("{b:.0} B");
+    }
+    let mut v = b / 1024.0;
+    let mut unit = 0;
+    while unit + 1 < BINARY_UNITS.len() && (v * 10.0).round() >= 10_240.0 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", BINARY_UNITS[unit])
+}
+
+/// A share (0–1) as a percentage that never misleads at the ends: whole
+/// percents in between, one decimal close to 0 or 100 %, and never `0 %`
+/// for a share above nothing nor `100 %` for one below all
+/// (`<0.1 %`, `0.4 %`, `42 %`, `99.6 %`, `>99.9 %`).
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p.is_nan() || p <= 0.0 {
+        "0 %".to_owned()
+    } else if p >= 100.0 {
+        "100 %".to_owned()
+    } else if p < 0.1 {
+        "<0.1 %".to_owned()
+    } else if p > 99.9 {
+        ">99.9 %".to_owned()
+    } else if p < 1.0 || p > 99.0 {
+        format!("{p:.1} %")
+    } else {
+        format!("{p:.0} %")
+    }
+}
+
+/// A number of days as people say it, in English and in Chinese:
+/// `("40 days", " 40 天")` below two years, `("3.5 years", " 3.5 年")` past.
+/// The Chinese text starts with a space, as it follows a Chinese word.
+pub fn duration_days(d: f64) -> (String, String) {
+    if d < 730.0 {
+        (format!("{d:.0} days"), format!(" {d:.0} 天"))
+    } else {
+        let y = d / 365.25;
+        let n = if y < 100.0 {
+            format!("{y:.1}")
+        } else {
+            group(y.round() as u64)
+        };
+        (format!("{n} years"), format!(" {n} 年"))
+    }
+}
+
+/// Terminal columns a string takes (wide East Asian characters count two),
+/// as the terminal draws it (Unicode's East Asian Width, via `unicode-width`).
+pub fn display_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// Terminal columns of one character (control characters count none).
+pub fn char_width(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_thousands() {
+        for (n, want) in [
+            (0, "0"),
+            (100, "100"),
+            (1_000, "1,000"),
+            (1_234_567, "1,234,567"),
+        ] {
+            assert_eq!(group(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn bytes_in_binary_units() {
+        for (b, want) in [
+            (0.0, "0 B"),
+            (940.2, "940 B"),
+            (1023.0, "1023 B"),
+            (1023.6, "1.0 KiB"),
+            (1024.0, "1.0 KiB"),
+            (2100.0, "2.1 KiB"),
+            (262_144.0, "256.0 KiB"),
+            (1_048_575.0, "1.0 MiB"),
+            (10_000_000.0, "9.5 MiB"),
+            (15_100_000.0, "14.4 MiB"),
+            (16.0 * 1_048_576.0, "16.0 MiB"),
+            (3.0 * 1_073_741_824.0, "3.0 GiB"),
+            (5.0 * 1_099_511_627_776.0, "5.0 TiB"),
+        ] {
+            assert_eq!(bytes(b), want, "{b}");
+        }
+    }
+
+    #[test]
+    fn percent_never_rounds_to_none_or_all() {
+        for (share, want) in [
+            (0.0, "0 %"),
+            (0.000_2, "<0.1 %"),
+            (0.001, "0.1 %"),
+            (0.004, "0.4 %"),
+            (0.009_96, "1.0 %"),
+            (0.01, "1 %"),
+            (0.423, "42 %"),
+            (0.99, "99 %"),
+            (0.996, "99.6 %"),
+            (0.999_6, ">99.9 %"),
+            (1.0, "100 %"),
+        ] {
+            assert_eq!(percent(share), want, "{share}");
+        }
+    }
+
+    #[test]
+    fn durations_in_days_then_years() {
+        assert_eq!(duration_days(40.0).0, "40 days");
+        assert_eq!(duration_days(40.0).1, " 40 天");
+        assert_eq!(duration_days(1278.0).0, "3.5 years");
+        assert_eq!(duration_days(1278.0).1, " 3.5 年");
+        assert_eq!(duration_days(365_250.0).0, "1,000 years");
+    }
+
+    #[test]
+    fn widths_count_wide_characters_twice() {
+        assert_eq!(display_width("名字"), 4);
+        assert_eq!(display_width("ab"), 2);
+    }
+}
