@@ -50,7 +50,7 @@ pub fn percent(share: f64) -> String {
         "<0.1 %".to_owned()
     } else if p > 99.9 {
         ">99.9 %".to_owned()
-    } else if p < 1.0 || p > 99.0 {
+    } else if !(1.0..=99.0).contains(&p) {
         format!("{p:.1} %")
     } else {
         format!("{p:.0} %")

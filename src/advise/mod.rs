@@ -31,14 +31,7 @@ pub fn js_value(v: &Value) -> String {
 
 /// `threads` → `thread`: the name one document of a collection goes by.
 pub fn singular(name: &str) -> String {
-    let n = name.rsplit('.').next().unwrap_or(name);
-    if let Some(x) = n.strip_suffix("ies") {
-        format!("{x}y")
-    } else if n.len() > 3 && n.ends_with('s') && !n.ends_with("ss") {
-        n[..n.len() - 1].to_owned()
-    } else {
-        n.to_owned()
-    }
+    crate::i18n::singular(name.rsplit('.').next().unwrap_or(name))
 }
 
 /// A collection name made of a parent's name and a field's.

@@ -291,16 +291,7 @@ pub fn stem(name: &str) -> String {
             }
         }
     }
-    let s = s.trim_matches('_').replace('_', "");
-    if let Some(x) = s.strip_suffix("ies") {
-        format!("{x}y")
-    } else if s.ends_with("sses") || s.ends_with("xes") {
-        s[..s.len() - 2].to_owned()
-    } else if s.len() > 3 && s.ends_with('s') && !s.ends_with("ss") {
-        s[..s.len() - 1].to_owned()
-    } else {
-        s
-    }
+    crate::i18n::singular(s.trim_matches('_')).replace('_', "")
 }
 
 /// How a candidate field refers, from where it sits in its document.
@@ -456,7 +447,7 @@ mod tests {
             ("logmsg", "logmsg"),
             ("addresses", "address"),
             ("boxes", "box"),
-            ("status", "statu"),
+            ("status", "status"),
             ("id", "id"),
         ] {
             assert_eq!(stem(name), want, "{name}");
