@@ -37,11 +37,18 @@ pub enum Effect {
         lesson: usize,
         lang: Lang,
     },
-    /// Put text on the clipboard with OSC 52.
-    Copy(String),
+    /// Put text on the clipboard with OSC 52; `what` names it in the
+    /// status line.
+    Copy {
+        text: String,
+        what: String,
+    },
+    /// Write a new file at `path`, or beside it (`name-2.js` …) when a file
+    /// of that name exists: nothing is ever overwritten.
     WriteFile {
         path: PathBuf,
         contents: String,
+        what: String,
     },
     Quit,
 }
@@ -101,22 +108,32 @@ impl Executor {
                     let _ = c.send(());
                 }
             }
-            Effect::Copy(text) => {
+            Effect::Copy { text, what } => {
                 let r = out
                     .write_all(osc52(&text).as_bytes())
                     .and_then(|()| out.flush());
                 let _ = self.tx.send(Msg::Done(match r {
                     Ok(()) => Ok(format!(
-                        "copied the script ({} lines) with OSC 52 — if your terminal allows it",
+                        "copied the script of {what} ({} lines) with OSC 52 — if your terminal allows it",
                         text.lines().count()
                     )),
                     Err(e) => Err(format!("cannot copy: {e}")),
                 }));
             }
-            Effect::WriteFile { path, contents } => {
-                let r = std::fs::write(&path, contents);
-                let _ = self.tx.send(Msg::Done(match r {
-                    Ok(()) => Ok(format!("wrote {}", path.display())),
+            Effect::WriteFile {
+                path,
+                contents,
+                what,
+            } => {
+                let _ = self.tx.send(Msg::Done(match write_new(&path, &contents) {
+                    Ok(p) if p == path => {
+                        Ok(format!("wrote the script of {what} to {}", p.display()))
+                    }
+                    Ok(p) => Ok(format!(
+                        "wrote the script of {what} to {} ({} exists and was left as it is)",
+                        p.display(),
+                        path.display()
+                    )),
                     Err(e) => Err(format!("cannot write {}: {e}", path.display())),
                 }));
             }
@@ -127,6 +144,38 @@ impl Executor {
             }
         }
     }
+}
+
+/// Writes `contents` to a file that did not exist: `path`, else
+/// `stem-2.ext`, `stem-3.ext` … beside it. Returns the path written.
+fn write_new(path: &std::path::Path, contents: &str) -> std::io::Result<PathBuf> {
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let ext = path
+        .extension()
+        .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
+    let mut last = None;
+    for n in 1..=999 {
+        let p = if n == 1 {
+            path.to_path_buf()
+        } else {
+            path.with_file_name(format!("{stem}-{n}{ext}"))
+        };
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p);
+        match file {
+            Ok(mut f) => {
+                f.write_all(contents.as_bytes())?;
+                return Ok(p);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free file name")))
 }
 
 /// The OSC 52 escape that asks the terminal to set the clipboard.
@@ -344,6 +393,7 @@ mod executor_tests {
             Effect::WriteFile {
                 path: path.clone(),
                 contents: "db.x.find()".into(),
+                what: "rule at x".into(),
             },
             &mut out,
         );
@@ -351,14 +401,44 @@ mod executor_tests {
             std::fs::read_to_string(&path).ok().as_deref(),
             Some("db.x.find()")
         );
-        assert!(matches!(rx.try_recv(), Ok(Msg::Done(Ok(s))) if s.contains("a.b.rule.js")));
-        ex.run(Effect::Copy("hi".into()), &mut out);
+        assert!(
+            matches!(rx.try_recv(), Ok(Msg::Done(Ok(s))) if s.contains("a.b.rule.js") && s.contains("rule at x"))
+        );
+        // A second write never replaces the first file.
+        ex.run(
+            Effect::WriteFile {
+                path: path.clone(),
+                contents: "db.y.find()".into(),
+                what: "rule at x".into(),
+            },
+            &mut out,
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).ok().as_deref(),
+            Some("db.x.find()")
+        );
+        let second = dir.join("a.b.rule-2.js");
+        assert_eq!(
+            std::fs::read_to_string(&second).ok().as_deref(),
+            Some("db.y.find()")
+        );
+        assert!(
+            matches!(rx.try_recv(), Ok(Msg::Done(Ok(s))) if s.contains("a.b.rule-2.js") && s.contains("left as it is"))
+        );
+        ex.run(
+            Effect::Copy {
+                text: "hi".into(),
+                what: "x".into(),
+            },
+            &mut out,
+        );
         assert_eq!(out, osc52("hi").into_bytes());
         let bad = dir.join("no/such/dir/x.js");
         ex.run(
             Effect::WriteFile {
                 path: bad,
                 contents: String::new(),
+                what: String::new(),
             },
             &mut out,
         );

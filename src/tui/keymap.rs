@@ -180,8 +180,10 @@ pub struct Key {
 impl Key {
     /// Normalises a terminal key event: the shift of a printable character
     /// is in the character itself.
+    /// Shift-Tab arrives as `BackTab` with SHIFT set (crossterm); the shift
+    /// is in the code, so it is dropped like a printable character's.
     pub fn from_event(e: KeyEvent) -> Key {
-        let printable = matches!(e.code, KeyCode::Char(_));
+        let printable = matches!(e.code, KeyCode::Char(_) | KeyCode::BackTab);
         Key {
             code: e.code,
             ctrl: e.modifiers.contains(KeyModifiers::CONTROL),
@@ -238,7 +240,13 @@ impl Key {
                 KeyCode::Char(if ctrl { c.to_ascii_lowercase() } else { c })
             }
         };
-        let printable = matches!(code, KeyCode::Char(_));
+        // `shift-tab` names the key terminals send as BackTab.
+        let code = if shift && code == KeyCode::Tab {
+            KeyCode::BackTab
+        } else {
+            code
+        };
+        let printable = matches!(code, KeyCode::Char(_) | KeyCode::BackTab);
         Some(Key {
             code,
             ctrl,
@@ -386,6 +394,16 @@ impl Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shift_tab_is_back_tab_however_it_arrives() {
+        let km = Keymap::default();
+        for mods in [KeyModifiers::SHIFT, KeyModifiers::NONE] {
+            let k = Key::from_event(KeyEvent::new(KeyCode::BackTab, mods));
+            assert_eq!(km.action(k), Some(Action::PrevPane), "{mods:?}");
+        }
+        assert_eq!(Key::parse("shift-tab"), Key::parse("backtab"));
+    }
 
     #[test]
     fn parses_keys() {

@@ -101,6 +101,12 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
         .clone()
         .or_else(crate::rules::config::default_path);
     let (keys, config_theme, mut warnings) = read_config(config.as_deref());
+    // A theme named on the command line that cannot be used is a typo to
+    // fix now, not a line in the status bar; one from the config file only
+    // warns, so a stale config never locks the explorer.
+    if let Some(asked) = opts.theme.as_deref() {
+        theme::Theme::named(asked)?;
+    }
     let (theme, theme_warning) =
         theme::Theme::load(opts.theme.as_deref().or(config_theme.as_deref()));
     warnings.extend(theme_warning);

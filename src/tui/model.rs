@@ -166,9 +166,13 @@ pub struct Model {
     pub rel_rows: Vec<usize>,
     pub rel_sel: usize,
     pub detail_scroll: u16,
+    /// The furthest the detail scrolls, as the last frame drew it.
+    pub detail_max: std::cell::Cell<u16>,
     pub learn: Learn,
     pub input: Option<Input>,
     pub help: bool,
+    /// First key line shown on the help screen.
+    pub help_scroll: usize,
     pub status: Option<Status>,
     /// Shown once, from the theme and the configuration.
     pub warnings: Vec<String>,
@@ -206,15 +210,28 @@ impl Model {
             rel_rows: Vec::new(),
             rel_sel: 0,
             detail_scroll: 0,
+            detail_max: std::cell::Cell::new(u16::MAX),
             learn: Learn::default(),
             input: None,
             help: false,
+            help_scroll: 0,
             status: None,
             warnings: Vec::new(),
             size: (80, 24),
             keymap,
             quit: false,
         }
+    }
+
+    /// Key lines the help screen shows at once (its box leaves a row above
+    /// and below, and has a border).
+    pub fn help_visible(&self) -> usize {
+        usize::from(self.size.1.saturating_sub(4)).max(1)
+    }
+
+    /// The furthest the help screen scrolls.
+    pub fn help_max_scroll(&self) -> usize {
+        self.keymap.help().len().saturating_sub(self.help_visible())
     }
 
     /// The selected collection.

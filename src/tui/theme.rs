@@ -110,6 +110,30 @@ pub fn user_dir() -> Option<PathBuf> {
     Some(base.join("docshape/themes"))
 }
 
+/// Every theme `--theme` accepts by name: the user's (in [`user_dir`]),
+/// then the shipped ones.
+pub fn available() -> Vec<String> {
+    let mut names: Vec<String> = user_dir()
+        .and_then(|d| std::fs::read_dir(d).ok())
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            if p.extension()? != "toml" {
+                return None;
+            }
+            Some(p.file_stem()?.to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    for (n, _) in BUILTIN {
+        if !names.iter().any(|u| u == n) {
+            names.push((*n).to_owned());
+        }
+    }
+    names
+}
+
 /// The text of a theme by name (user directory first, then shipped) or path.
 fn text_of(spec: &str) -> Result<String, String> {
     let looks_like_path = spec.contains('/')
@@ -131,8 +155,10 @@ fn text_of(spec: &str) -> Result<String, String> {
         .find(|(n, _)| *n == spec)
         .map(|(_, t)| (*t).to_owned())
         .ok_or_else(|| {
-            let names: Vec<&str> = BUILTIN.iter().map(|b| b.0).collect();
-            format!("no theme named `{spec}` (shipped: {})", names.join(", "))
+            format!(
+                "no theme named `{spec}`; themes: {}",
+                available().join(", ")
+            )
         })
 }
 
@@ -192,24 +218,27 @@ impl Theme {
         })
     }
 
+    /// The theme `spec` names: a user theme, a shipped one or a path.
+    pub fn named(spec: &str) -> Result<Theme, String> {
+        let name = Path::new(spec)
+            .file_stem()
+            .map_or_else(|| spec.to_owned(), |n| n.to_string_lossy().into_owned());
+        text_of(spec).and_then(|t| Theme::from_text(&name, &t, &|p| text_of(p)))
+    }
+
     /// The theme `spec` names (a name or a path), or the default with the
     /// reason it could not be used.
     pub fn load(spec: Option<&str>) -> (Theme, Option<String>) {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let (mut theme, warning) = match spec {
             None => (Theme::default(), None),
-            Some(s) => {
-                let name = Path::new(s)
-                    .file_stem()
-                    .map_or_else(|| s.to_owned(), |n| n.to_string_lossy().into_owned());
-                match text_of(s).and_then(|t| Theme::from_text(&name, &t, &|p| text_of(p))) {
-                    Ok(t) => (t, None),
-                    Err(e) => (
-                        Theme::default(),
-                        Some(format!("theme `{s}` not used ({e}); using the default")),
-                    ),
-                }
-            }
+            Some(s) => match Theme::named(s) {
+                Ok(t) => (t, None),
+                Err(e) => (
+                    Theme::default(),
+                    Some(format!("theme `{s}` not used ({e}); using the default")),
+                ),
+            },
         };
         theme.no_color = no_color;
         (theme, warning)

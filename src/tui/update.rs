@@ -554,6 +554,18 @@ fn script_name(ns: &str, rule: &str) -> String {
 
 pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
     if m.help && !matches!(a, Action::Help | Action::Cancel | Action::Quit) {
+        let page = m.help_visible();
+        let max = m.help_max_scroll();
+        m.help_scroll = match a {
+            Action::Up => m.help_scroll.saturating_sub(1),
+            Action::Down => m.help_scroll + 1,
+            Action::PageUp => m.help_scroll.saturating_sub(page),
+            Action::PageDown => m.help_scroll + page,
+            Action::Top => 0,
+            Action::Bottom => max,
+            _ => m.help_scroll,
+        }
+        .min(max);
         return Vec::new();
     }
     match a {
@@ -568,7 +580,10 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             fx.push(Effect::Quit);
             return fx;
         }
-        Action::Help => m.help = !m.help,
+        Action::Help => {
+            m.help = !m.help;
+            m.help_scroll = 0;
+        }
         Action::Up
         | Action::Down
         | Action::PageUp
@@ -766,12 +781,19 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                 status(m, Level::Warning, "this finding has no migration script");
                 return Vec::new();
             }
+            // Named in the status line: on the Schema tab the finding is
+            // the selected field's, which the user may not have looked at.
+            let what = match &f.path {
+                Some(p) if !p.is_empty() => format!("{} at {p}", f.rule),
+                _ => format!("{} on {}", f.rule, f.namespace),
+            };
             return vec![if a == Action::Copy {
-                Effect::Copy(script)
+                Effect::Copy { text: script, what }
             } else {
                 Effect::WriteFile {
                     path: PathBuf::from(name),
                     contents: script,
+                    what,
                 }
             }];
         }
@@ -793,7 +815,9 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             learn_scroll(m, a == Action::DetailDown, 3);
         }
         Action::DetailUp => m.detail_scroll = m.detail_scroll.saturating_sub(3),
-        Action::DetailDown => m.detail_scroll = m.detail_scroll.saturating_add(3),
+        Action::DetailDown => {
+            m.detail_scroll = m.detail_scroll.saturating_add(3).min(m.detail_max.get());
+        }
     }
     Vec::new()
 }

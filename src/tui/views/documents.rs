@@ -68,7 +68,33 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.dim(),
         ));
     }
-    let start = m.doc_sel.saturating_sub(2);
+    // Rows each listed document takes: its heading, and its lines if open.
+    let rows = |pos: usize, d: usize| {
+        1 + if m.doc_open.contains(&d) {
+            let n = m.doc_lines.get(&d).map_or(0, Vec::len);
+            if pos == m.doc_sel {
+                n.saturating_sub(usize::from(m.detail_scroll))
+            } else {
+                n
+            }
+        } else {
+            0
+        }
+    };
+    // Keep two documents above the selection, but never leave the screen
+    // part empty when the list could fill it (as after `G`).
+    let mut last_start = m.docs.len();
+    let mut filled = 0;
+    while last_start > 0 && filled < h {
+        last_start -= 1;
+        filled += rows(last_start, m.docs[last_start]);
+    }
+    let start = m.doc_sel.saturating_sub(2).min(last_start);
+    if let Some(&d) = m.docs.get(m.doc_sel) {
+        let n = m.doc_lines.get(&d).map_or(0, Vec::len);
+        m.detail_max
+            .set(u16::try_from(n.saturating_sub(1)).unwrap_or(u16::MAX));
+    }
     for (pos, &d) in m.docs.iter().enumerate().skip(start) {
         if lines.len() >= h {
             break;

@@ -155,7 +155,8 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     for l in fd.suggestion.migration.lines() {
         lines.push(js_line(l, theme));
     }
-    f.render_widget(Paragraph::new(lines).scroll((m.detail_scroll, 0)), inside);
+    let scroll = super::clamp_detail(m, lines.len(), inside.height);
+    f.render_widget(Paragraph::new(lines).scroll((scroll, 0)), inside);
 }
 
 /// Before and after as two columns of pretty JSON.

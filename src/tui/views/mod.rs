@@ -468,8 +468,12 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         .max()
         .unwrap_or(4)
         .min(20);
+    let first = m.help_scroll.min(m.help_max_scroll());
+    let shown = usize::from(h.saturating_sub(2));
     let lines: Vec<Line> = help
         .iter()
+        .skip(first)
+        .take(shown)
         .map(|(k, d)| {
             Line::from(vec![
                 Span::styled(format!(" {k:<kw$}  "), theme.title()),
@@ -477,11 +481,26 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             ])
         })
         .collect();
+    let title = if shown >= help.len() {
+        " Keys (Esc closes) ".to_owned()
+    } else {
+        format!(
+            " Keys {}–{} of {} (↑↓ PgUp PgDn scroll, Esc closes) ",
+            first + 1,
+            (first + shown).min(help.len()),
+            help.len()
+        )
+    };
     f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).block(block(" Keys (Esc closes) ", true, theme)),
-        r,
-    );
+    f.render_widget(Paragraph::new(lines).block(block(title, true, theme)), r);
+}
+
+/// The detail's scroll offset within its `lines`, no further than the last
+/// screenful; remembered so `J` stops at the end.
+pub fn clamp_detail(m: &Model, lines: usize, height: u16) -> u16 {
+    let max = u16::try_from(lines.saturating_sub(usize::from(height))).unwrap_or(u16::MAX);
+    m.detail_max.set(max);
+    m.detail_scroll.min(max)
 }
 
 /// A style for a severity word.

@@ -296,10 +296,8 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             Span::styled(fit(&s, w.saturating_sub(10)), theme.fg("code.string")),
         ]));
     }
-    f.render_widget(
-        Paragraph::new(lines).scroll((m.detail_scroll, 0)),
-        text_area,
-    );
+    let scroll = super::clamp_detail(m, lines.len(), text_area.height);
+    f.render_widget(Paragraph::new(lines).scroll((scroll, 0)), text_area);
     if chart_h > 0 {
         let (title, hist) = match &fp.array_lengths {
             Some(h) => (" array lengths ", h),
