@@ -125,14 +125,25 @@ fn write_and_copy_return_effects_for_the_selected_finding() {
     ch(&mut m, '2');
     let f = m.selected_finding().expect("finding").clone();
     let fx = ch(&mut m, 'w');
+    let what = match &f.path {
+        Some(p) => format!("{} at {p}", f.rule),
+        None => format!("{} on {}", f.rule, f.namespace),
+    };
     assert_eq!(
         fx,
         vec![Effect::WriteFile {
             path: format!("{}.{}.js", f.namespace, f.rule).into(),
             contents: f.suggestion.migration.clone(),
+            what: what.clone(),
         }]
     );
-    assert_eq!(ch(&mut m, 'y'), vec![Effect::Copy(f.suggestion.migration)]);
+    assert_eq!(
+        ch(&mut m, 'y'),
+        vec![Effect::Copy {
+            text: f.suggestion.migration,
+            what
+        }]
+    );
     update(&mut m, Msg::Done(Ok("wrote x.js".into())));
     assert_eq!(
         m.status.as_ref().map(|s| s.text.as_str()),
