@@ -183,6 +183,31 @@ fn a_server_that_never_answers_is_cut_off_by_the_timeout() {
 }
 
 #[test]
+fn a_refused_port_or_unknown_host_is_reported_at_once() {
+    // A port nothing listens on: bind one, note it, let it go.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    for (uri, why) in [
+        (format!("mongodb://127.0.0.1:{port}"), "refused"),
+        (
+            "mongodb://no-such-host.invalid:27017".to_owned(),
+            "unknown host",
+        ),
+    ] {
+        let start = Instant::now();
+        // --timeout is far longer than the answer may take.
+        let out = docshape(&["audit", &uri, "--timeout", "30", "--no-snapshot"]);
+        let took = start.elapsed();
+        assert_fails_cleanly(&out, why);
+        assert!(took < Duration::from_secs(2), "{why}: took {took:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot reach"), "{why}: {err}");
+    }
+}
+
+#[test]
 fn malformed_connection_strings_are_refused() {
     for uri in [
         "mongodb://",

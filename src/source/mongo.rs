@@ -14,7 +14,7 @@ use bson::{doc, Document, RawDocumentBuf};
 use mongodb::error::ErrorKind;
 use mongodb::event::command::CommandEvent;
 use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
+use mongodb::options::{ClientOptions, ServerAddress};
 use mongodb::{Client, Collection};
 
 use super::{
@@ -88,6 +88,46 @@ fn command_namespace(db: &str, name: &str, command: &Document) -> String {
     }
 }
 
+/// How long the first look at each seed host may take.
+const PROBE: Duration = Duration::from_secs(2);
+
+/// Why none of the seed hosts can be reached, when each one plainly cannot
+/// (refused, unknown name, no route) within [`PROBE`]; `None` as soon as
+/// one accepts a connection, or when one is only slow (a far server is the
+/// driver's to wait for, within `--timeout`). The probe connects and
+/// closes; it sends nothing.
+async fn unreachable_seeds(hosts: &[ServerAddress]) -> Option<String> {
+    let probes = hosts.iter().map(|h| async move {
+        let ServerAddress::Tcp { host, port } = h else {
+            return None;
+        };
+        let addr = format!("{host}:{}", port.unwrap_or(27017));
+        match tokio::time::timeout(PROBE, tokio::net::TcpStream::connect(&addr)).await {
+            Ok(Ok(_)) | Err(_) => None,
+            Ok(Err(e)) => Some((addr, e)),
+        }
+    });
+    let failures = futures_util::future::join_all(probes).await;
+    if failures.is_empty() || failures.iter().any(Option::is_none) {
+        return None;
+    }
+    let one = failures.len() == 1;
+    Some(
+        failures
+            .into_iter()
+            .flatten()
+            .map(|(addr, e)| {
+                if one {
+                    e.to_string()
+                } else {
+                    format!("{addr}: {e}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
+}
+
 impl MongoSource {
     /// Parses the URI and checks, within `timeout`, that a server answers.
     pub async fn connect(uri: &str, timeout: Duration) -> Result<MongoSource> {
@@ -100,6 +140,14 @@ impl MongoSource {
         .await?
         .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
         opts.app_name = Some("docshape".into());
+        // A refused port or an unknown host is known in milliseconds; the
+        // driver would retry it until server selection gives up.
+        if let Some(reason) = unreachable_seeds(&opts.hosts).await {
+            return Err(SourceError::Unreachable {
+                target: label,
+                reason: scrub(reason),
+            });
+        }
         opts.server_selection_timeout = Some(timeout);
         opts.connect_timeout = Some(timeout.min(Duration::from_secs(10)));
         let default_db = opts.default_database.clone();
