@@ -85,6 +85,29 @@ pub fn char_width(c: char) -> usize {
     unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
 }
 
+/// Lines of at most `width` terminal columns, broken where Unicode allows
+/// (UAX #14: between words, and between Chinese characters, never inside
+/// an identifier such as `movie_id`); a word longer than the width is
+/// split. Paragraphs (`\n`) are kept, and no text is ever dropped.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let opts = textwrap::Options::new(width.max(10))
+        .word_separator(textwrap::WordSeparator::UnicodeBreakProperties)
+        .break_words(true);
+    text.split('\n')
+        .flat_map(|para| {
+            let lines = textwrap::wrap(para, &opts);
+            if lines.is_empty() {
+                vec![String::new()]
+            } else {
+                lines
+                    .into_iter()
+                    .map(std::borrow::Cow::into_owned)
+                    .collect()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +171,35 @@ mod tests {
         assert_eq!(duration_days(1278.0).0, "3.5 years");
         assert_eq!(duration_days(1278.0).1, " 3.5 年");
         assert_eq!(duration_days(365_250.0).0, "1,000 years");
+    }
+
+    #[test]
+    fn wrap_keeps_every_character_and_every_identifier() {
+        let zh = "MongoDB 拒绝任何超过 16 MiB 的文档，越过上限的写入会直接失败；远在此之前，每次读写都要搬动数兆字节的数据。字段 movie_id 必须建立索引。";
+        for width in [10, 17, 30, 58, 80] {
+            let lines = wrap(zh, width);
+            assert!(
+                lines.iter().all(|l| display_width(l) <= width),
+                "{width}: {lines:?}"
+            );
+            let joined: String = lines.concat().split_whitespace().collect();
+            let want: String = zh.split_whitespace().collect();
+            assert_eq!(joined, want, "{width}: text lost or changed");
+            if width >= 10 {
+                assert!(
+                    lines.iter().any(|l| l.contains("movie_id")),
+                    "{width}: {lines:?}"
+                );
+            }
+        }
+        let en = "an index on comments.movie_id serves the lookup";
+        let lines = wrap(en, 20);
+        assert!(lines.iter().all(|l| display_width(l) <= 20), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains("comments.movie_id")),
+            "{lines:?}"
+        );
+        assert_eq!(wrap("a\n\nb", 40), vec!["a", "", "b"]);
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn explorer_opens_a_finding_and_restores_the_terminal() {
     assert!(f.contains("Why it matters"), "{f}");
     // Help, then away.
     keys(&s, &["?"]);
-    wait_for(&s, "Keys (Esc closes)", 10);
+    wait_for(&s, "Esc closes)", 10);
     keys(&s, &["Escape"]);
     keys(&s, &["q"]);
     let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);

@@ -437,9 +437,9 @@ fn a_panic_in_the_sampling_worker_is_an_error_in_the_ui() {
     }
     assert_eq!(t.pane("#{alternate_on}"), "1", "the UI gave up the screen");
     t.keys(&["?"]);
-    t.wait_for("Keys (Esc closes)", 10);
+    t.wait_for("Esc closes)", 10);
     t.keys(&["Escape"]);
-    t.wait_until("help closed", 10, |s| !s.contains("Keys (Esc closes)"));
+    t.wait_until("help closed", 10, |s| !s.contains("Esc closes)"));
     t.keys(&["q"]);
     let (code, text) = t.finished(20);
     assert_eq!(code, 0, "{text}");
@@ -530,7 +530,7 @@ fn a_vanished_server_is_an_error_in_the_ui_and_quitting_is_clean() {
     });
     // The loop answers while the worker waits for the server.
     t.keys(&["?"]);
-    t.wait_for("Keys (Esc closes)", 5);
+    t.wait_for("Esc closes)", 5);
     t.keys(&["Escape"]);
     let s = t.wait_for("error:", 30);
     let took = asked.elapsed();

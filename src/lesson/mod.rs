@@ -215,40 +215,10 @@ fn collection(out: &mut String, c: &CollectionReport, report: &Report, lang: Lan
     }
 }
 
-/// Wraps text to `width` columns (East Asian characters count two).
+/// Wraps text to `width` columns (East Asian characters count two),
+/// paragraphs (blank lines) kept.
 pub fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    for para in text.split("\n\n") {
-        if !out.is_empty() {
-            out.push_str("\n\n");
-        }
-        let mut line = String::new();
-        let mut w = 0;
-        let cjk = para
-            .chars()
-            .any(|c| crate::fmt::display_width(&c.to_string()) == 2);
-        let tokens: Vec<String> = if cjk {
-            para.chars().map(|c| c.to_string()).collect()
-        } else {
-            para.split_whitespace().map(|t| format!("{t} ")).collect()
-        };
-        for t in tokens {
-            let tw = crate::fmt::display_width(&t);
-            if w + tw > width && !line.is_empty() {
-                out.push_str(line.trim_end());
-                out.push('\n');
-                line.clear();
-                w = 0;
-            }
-            if t == "\n" {
-                continue;
-            }
-            line.push_str(&t);
-            w += tw;
-        }
-        out.push_str(line.trim_end());
-    }
-    out
+    crate::fmt::wrap(text, width).join("\n")
 }
 
 /// Kept for the explorer: a lesson's title in both languages.

@@ -131,7 +131,10 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
     };
     let mut model = model::Model::new(target.label(), sample, keymap);
     model.warnings = warnings;
-    model.learn.lang = crate::i18n::Lang::from_env();
+    // `--lang` (else the locale) for the explorer's words, the findings and
+    // the lessons alike.
+    model.lang = opts.plan.lang;
+    model.learn.lang = opts.plan.lang;
     let (tx, rx) = app::channel();
     let exec = effects::Executor::new(target, opts.plan, opts.timeout, tx);
     app::run_loop(model, &theme, exec, &rx).map_err(|e| format!("terminal error: {e}"))

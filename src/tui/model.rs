@@ -33,18 +33,22 @@ impl Tab {
         Tab::Learn,
     ];
 
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Schema => "Schema",
-            Tab::Findings => "Findings",
-            Tab::Documents => "Documents",
-            Tab::Relationships => "Relationships",
-            Tab::Learn => "Learn",
-        }
+    pub fn title(self, lang: Lang) -> &'static str {
+        let (en, zh) = match self {
+            Tab::Schema => ("Schema", "结构"),
+            Tab::Findings => ("Findings", "问题"),
+            Tab::Documents => ("Documents", "文档"),
+            Tab::Relationships => ("Relationships", "关系"),
+            Tab::Learn => ("Learn", "学习"),
+        };
+        lang.pick(en, zh)
     }
 
     /// The title when the tab bar is too narrow for the full ones.
-    pub fn short_title(self) -> &'static str {
+    pub fn short_title(self, lang: Lang) -> &'static str {
+        if lang == Lang::Zh {
+            return self.title(lang);
+        }
         match self {
             Tab::Schema => "Schema",
             Tab::Findings => "Finds",
@@ -171,6 +175,9 @@ pub struct Model {
     pub learn: Learn,
     pub input: Option<Input>,
     pub help: bool,
+    /// The language of the explorer's own words (tabs, headings); findings
+    /// and lessons come in it too.
+    pub lang: Lang,
     /// First key line shown on the help screen.
     pub help_scroll: usize,
     pub status: Option<Status>,
@@ -214,6 +221,7 @@ impl Model {
             learn: Learn::default(),
             input: None,
             help: false,
+            lang: Lang::En,
             help_scroll: 0,
             status: None,
             warnings: Vec::new(),

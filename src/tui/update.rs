@@ -860,7 +860,7 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                 return Vec::new();
             }
             if inside(a.tabs, col, row) {
-                if let Some(t) = views::tab_at(a.tabs, col) {
+                if let Some(t) = views::tab_at(a.tabs, col, m.lang) {
                     return enter_tab(m, t);
                 }
                 return Vec::new();

@@ -8,6 +8,7 @@ use ratatui::Frame;
 
 use super::highlight::{js_line, json_line};
 use super::{block, fit, inner, offset, sev_span, wrap};
+use crate::i18n::Lang;
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
@@ -107,7 +108,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ]));
     }
     lines.push(Line::default());
-    lines.push(Line::styled("Evidence", theme.title()));
+    lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
     for (k, v) in &fd.evidence {
         let v = match v {
             serde_json::Value::String(s) => s.clone(),
@@ -119,7 +120,10 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ]));
     }
     lines.push(Line::default());
-    lines.push(Line::styled("Why it matters", theme.title()));
+    lines.push(Line::styled(
+        m.lang.pick("Why it matters", "为什么重要"),
+        theme.title(),
+    ));
     for l in wrap(&fd.explanation, w.saturating_sub(2)) {
         lines.push(Line::styled(format!("  {l}"), theme.text()));
     }
@@ -131,7 +135,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     }
     lines.push(Line::default());
     lines.push(Line::styled(
-        format!("Suggestion: {}", fd.suggestion.pattern),
+        format!(
+            "{}: {}",
+            m.lang.pick("Suggestion", "建议"),
+            fd.suggestion.pattern
+        ),
         theme.title(),
     ));
     for l in wrap(&fd.suggestion.summary, w.saturating_sub(2)) {
@@ -146,12 +154,16 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             fd.suggestion.before.as_ref(),
             fd.suggestion.after.as_ref(),
             w,
-            theme,
+            (theme, m.lang),
             &mut lines,
         );
     }
     lines.push(Line::default());
-    lines.push(Line::styled("Migration script (mongosh)", theme.title()));
+    lines.push(Line::styled(
+        m.lang
+            .pick("Migration script (mongosh)", "迁移脚本（mongosh）"),
+        theme.title(),
+    ));
     for l in fd.suggestion.migration.lines() {
         lines.push(js_line(l, theme));
     }
@@ -164,10 +176,12 @@ fn side_by_side(
     before: Option<&serde_json::Value>,
     after: Option<&serde_json::Value>,
     w: usize,
-    theme: &Theme,
+    (theme, lang): (&Theme, Lang),
     out: &mut Vec<Line<'static>>,
 ) {
     let col = (w.saturating_sub(3)) / 2;
+    let before_label = lang.pick("Before", "改前");
+    let pad = col.saturating_sub(crate::fmt::display_width(before_label));
     let pretty = |v: Option<&serde_json::Value>| -> Vec<String> {
         v.map(|v| {
             serde_json::to_string_pretty(v)
@@ -180,9 +194,9 @@ fn side_by_side(
     };
     let (b, a) = (pretty(before), pretty(after));
     out.push(Line::from(vec![
-        Span::styled(format!("{:<col$}", "Before"), theme.title()),
+        Span::styled(format!("{before_label}{}", " ".repeat(pad)), theme.title()),
         Span::styled(" │ ", theme.dim()),
-        Span::styled("After", theme.title()),
+        Span::styled(lang.pick("After", "改后"), theme.title()),
     ]));
     for i in 0..b.len().max(a.len()) {
         let l = fit(b.get(i).map_or("", String::as_str), col);

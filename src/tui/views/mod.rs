@@ -18,6 +18,7 @@ use ratatui::Frame;
 use super::keymap::Action;
 use super::model::{Level, Model, NavRow, Pane, Tab};
 use super::theme::Theme;
+use crate::i18n::Lang;
 use crate::rules::Severity;
 
 /// Below this the explorer says so instead of drawing.
@@ -90,27 +91,31 @@ pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
 }
 
 /// Full titles when they all fit in `width` columns, else the short ones.
-fn short_tabs(width: u16) -> bool {
+fn short_tabs(width: u16, lang: Lang) -> bool {
     let full: usize = Tab::ALL
         .iter()
         .enumerate()
-        .map(|(i, t)| tab_label(i, *t, false).chars().count() + 1)
+        .map(|(i, t)| crate::fmt::display_width(&tab_label(i, *t, false, lang)) + 1)
         .sum();
     // Room for the findings count the bar adds.
     full + 5 > usize::from(width)
 }
 
-fn tab_label(i: usize, t: Tab, short: bool) -> String {
-    let title = if short { t.short_title() } else { t.title() };
+fn tab_label(i: usize, t: Tab, short: bool, lang: Lang) -> String {
+    let title = if short {
+        t.short_title(lang)
+    } else {
+        t.title(lang)
+    };
     format!(" {} {title} ", i + 1)
 }
 
 /// The tab under column `col` of the tab bar.
-pub fn tab_at(tabs: Rect, col: u16) -> Option<Tab> {
-    let short = short_tabs(tabs.width);
+pub fn tab_at(tabs: Rect, col: u16, lang: Lang) -> Option<Tab> {
+    let short = short_tabs(tabs.width, lang);
     let mut x = tabs.x;
     for (i, t) in Tab::ALL.iter().enumerate() {
-        let w = tab_label(i, *t, short).chars().count() as u16;
+        let w = crate::fmt::display_width(&tab_label(i, *t, short, lang)) as u16;
         if col >= x && col < x + w {
             return Some(*t);
         }
@@ -142,24 +147,9 @@ pub fn fit(s: &str, w: usize) -> String {
     out
 }
 
-/// Greedy word wrap.
+/// Wrapped lines, as everywhere in docshape (see `fmt::wrap`).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(10);
-    let mut out = Vec::new();
-    for para in text.split('\n') {
-        let mut line = String::new();
-        for word in para.split_whitespace() {
-            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-                out.push(std::mem::take(&mut line));
-            }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-        out.push(line);
-    }
-    out
+    crate::fmt::wrap(text, width)
 }
 
 pub fn badge(s: Option<Severity>) -> &'static str {
@@ -309,13 +299,17 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 
 fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
-    let short = short_tabs(area.width);
+    let short = short_tabs(area.width, m.lang);
     for (i, t) in Tab::ALL.iter().enumerate() {
-        let mut label = tab_label(i, *t, short);
+        let mut label = tab_label(i, *t, short, m.lang);
         if *t == Tab::Findings {
             let n = m.findings().len();
             if n > 0 && label.len() + 4 < 40 {
-                let title = if short { t.short_title() } else { t.title() };
+                let title = if short {
+                    t.short_title(m.lang)
+                } else {
+                    t.title(m.lang)
+                };
                 label = format!(" {} {title} ({n}) ", i + 1);
             }
         }
