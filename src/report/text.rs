@@ -89,7 +89,10 @@ fn errors(out: &mut String, report: &Report, style: Style) {
                 "{} could not be read; everything else is reported below",
                 plural(report.errors.len(), "part", "parts")
             ),
-            format!("{} 处无法读取；其余部分照常报告", report.errors.len())
+            format!(
+                "{} 处无法读取；其余部分照常报告",
+                group(report.errors.len() as u64)
+            )
         )
     );
     for e in &report.errors {
@@ -98,7 +101,7 @@ fn errors(out: &mut String, report: &Report, style: Style) {
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!("{} {}", group(n as u64), if n == 1 { one } else { many })
 }
 
 fn summary(out: &mut String, report: &Report, style: Style) {

@@ -9,6 +9,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 
+use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::lesson::{self, LESSONS};
 use crate::profile::extract;
@@ -262,27 +263,29 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
 /// how many, the first of them, and that the rest was read.
 fn unreadable_status(errors: &[InputError], read: usize, lang: Lang) -> Option<String> {
     let first = errors.first()?;
-    let more = errors.len() - 1;
+    let n = group(errors.len() as u64);
+    let more = group(errors.len() as u64 - 1);
+    let read_n = group(read as u64);
     Some(match lang {
         Lang::En => format!(
-            "{} could not be read ({}{}); {read} collections read",
-            if errors.len() == 1 {
-                "1 part".to_owned()
-            } else {
-                format!("{} parts", errors.len())
-            },
+            "{n} {} could not be read ({}{}); {read_n} {} read",
+            if errors.len() == 1 { "part" } else { "parts" },
             first.message,
-            if more > 0 {
+            if errors.len() > 1 {
                 format!("; and {more} more: docshape audit lists them all")
             } else {
                 String::new()
-            }
+            },
+            if read == 1 {
+                "collection"
+            } else {
+                "collections"
+            },
         ),
         Lang::Zh => format!(
-            "{} 处无法读取（{}{}）；已读取 {read} 个集合",
-            errors.len(),
+            "{n} 处无法读取（{}{}）；已读取 {read_n} 个集合",
             first.message,
-            if more > 0 {
+            if errors.len() > 1 {
                 format!("；另有 {more} 处，docshape audit 会全部列出")
             } else {
                 String::new()
