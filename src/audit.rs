@@ -9,7 +9,7 @@ use crate::growth::{self, snapshot};
 use crate::i18n::Lang;
 use crate::profile::{threads_from_env, ShardedProfiler, DEFAULT_MAX_PATHS};
 use crate::relate::{self, CollectionView, RelateCost};
-use crate::report::{now_iso, CollectionReport, Report, Sampling, VERSION};
+use crate::report::{now_iso, CollectionReport, InputError, Report, Sampling, VERSION};
 use crate::rules::{self, CollectionCtx, DeploymentCtx, Thresholds};
 use crate::sample::Reservoir;
 use crate::source::{CollectionMeta, SampleMode, Selection, Source, SourceError};
@@ -73,8 +73,29 @@ impl Progress<'_> {
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
+/// A collection that could not be read: named by its file, or by its
+/// namespace on a server.
+fn unreadable(namespace: &str, e: &SourceError) -> InputError {
+    let target = match e {
+        SourceError::Malformed { path, .. } | SourceError::Io { path, .. } => path.clone(),
+        _ => namespace.to_owned(),
+    };
+    // One sentence, on one line.
+    let message = e
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    InputError { target, message }
+}
+
 /// Profiles every selected collection of `source`, then measures growth and
 /// relationships.
+///
+/// A collection that cannot be read (a damaged file, a collection the user
+/// may not read) is listed in the report's `errors` and the others are
+/// reported; only when it was the one collection selected is its error the
+/// run's. A server that is gone or refuses us ends the run.
 pub async fn run<S: Source>(
     source: &mut S,
     plan: &Plan,
@@ -84,12 +105,22 @@ pub async fn run<S: Source>(
     let total = metas.len();
     let mut collections = Vec::with_capacity(total);
     let mut notes = Vec::new();
+    let mut errors = Vec::new();
+    let mut first_error = None;
     for (i, meta) in metas.into_iter().enumerate() {
+        let namespace = meta.namespace();
         match profile_collection(source, meta, plan.mode, (i + 1, total), progress).await {
             Ok(c) => collections.push(c),
-            Err(e) if e.is_fatal() => return Err(e),
-            Err(e) => notes.push(e.to_string()),
+            Err(e) if e.is_gone() => return Err(e),
+            Err(e) => {
+                errors.push(unreadable(&namespace, &e));
+                first_error.get_or_insert(e);
+            }
         }
+    }
+    // Nothing readable: the one error is the run's, said once.
+    if let (0, 1, Some(e)) = (collections.len(), errors.len(), first_error) {
+        return Err(e);
     }
     for c in &mut collections {
         if let Err(e) = check_index_fields(source, c).await {
@@ -170,6 +201,7 @@ pub async fn run<S: Source>(
             },
         },
         collections,
+        errors,
         relationships,
         findings: deployment,
         relationship_cost: cost,

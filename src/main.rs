@@ -313,6 +313,9 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
         AuditFormat::Sarif => report::sarif::render(&report),
     };
     emit(&text, a.output.as_deref())?;
+    if unreadable_parts(&report) {
+        return Ok(ExitCode::from(2));
+    }
     let threshold = match a.fail_on {
         FailOn::Info => Some(docshape::rules::Severity::Info),
         FailOn::Warning => Some(docshape::rules::Severity::Warning),
@@ -325,6 +328,16 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Each part of the target that could not be read, on stderr, one
+/// sentence each; true when there was one (then the exit code is 2, once
+/// the report is written).
+fn unreadable_parts(report: &Report) -> bool {
+    for e in &report.errors {
+        eprintln!("docshape: {}", report::text::safe(&e.message));
+    }
+    !report.errors.is_empty()
 }
 
 async fn run_lesson(l: LessonArgs) -> Result<ExitCode, Fatal> {
@@ -356,11 +369,16 @@ async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
     let report = profile(&s.common).await?;
     if s.format == SchemaFormat::Mermaid {
         emit(&report::mermaid::render(&report), None)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(if unreadable_parts(&report) {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     let n = report.collections.len();
     let coll = match n {
         1 => &report.collections[0],
+        0 if unreadable_parts(&report) => return Ok(ExitCode::from(2)),
         0 => {
             return Err(Fatal(
                 "no collection matched; name one with -c DB.COLL".into(),
@@ -384,7 +402,11 @@ async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
         SchemaFormat::JsonSchema => emit(&report::json_schema::render(coll), None)?,
         _ => emit(&report::json::render_collection(coll), None)?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if unreadable_parts(&report) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn emit(text: &str, output: Option<&std::path::Path>) -> Result<(), Fatal> {

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use common::{
     assert_fails_cleanly, collection, collections, docshape, docshape_env, field, json_ok,
-    realdata, stdout, write_bson,
+    realdata, stderr, stdout, write_bson,
 };
 
 fn path_str(p: &Path) -> &str {
@@ -510,4 +510,286 @@ fn sample_zero_is_bad_usage() {
         "--sample 0",
     );
     assert!(line.contains("--sample"), "{line}");
+}
+
+/// Damaged files, one of each kind: the documents before the damage are
+/// valid, so only a reader that gives up on the whole file can miss them.
+fn damaged_files() -> Vec<(&'static str, Vec<u8>)> {
+    let mut truncated = String::new();
+    for d in &generated_docs()[..20] {
+        truncated.push_str(&Bson::Document(d.clone()).into_relaxed_extjson().to_string());
+        truncated.push('\n');
+    }
+    let cut = truncated.len() - 40;
+    let mut bad_utf8 = b"{\"a\": 1}\n{\"a\": \"".to_vec();
+    bad_utf8.extend_from_slice(b"\xff\xfe\"}\n");
+    let mut bad_len = Vec::new();
+    doc! {"a": 1}.to_writer(&mut bad_len).expect("encode");
+    let mut second = Vec::new();
+    doc! {"a": 2, "s": "xxxxxxxx"}
+        .to_writer(&mut second)
+        .expect("encode");
+    second[..4].copy_from_slice(&200i32.to_le_bytes());
+    bad_len.extend_from_slice(&second);
+    vec![
+        ("truncated.json", truncated.as_bytes()[..cut].to_vec()),
+        ("bad_utf8.ndjson", bad_utf8),
+        ("bad_length.bson", bad_len),
+    ]
+}
+
+/// Three readable collections in two databases: (namespace, documents).
+fn readable_tree(root: &Path) -> Vec<(&'static str, u64)> {
+    let docs = generated_docs();
+    let shop = root.join("shop");
+    let other = root.join("other");
+    std::fs::create_dir_all(&shop).expect("mkdir");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    write_ndjson(&shop.join("orders.ndjson"), &docs);
+    write_json_array(&shop.join("items.json"), &docs[..50]);
+    write_bson(&other.join("logs.bson"), &docs[..20]);
+    vec![("shop.orders", 300), ("shop.items", 50), ("other.logs", 20)]
+}
+
+/// The lines a run wrote on stderr, none of them a panic.
+fn stderr_lines(o: &std::process::Output) -> Vec<String> {
+    let err = stderr(o);
+    assert!(
+        !err.to_lowercase().contains("panicked"),
+        "stderr shows a panic: {err}"
+    );
+    err.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_damaged_file_leaves_the_rest_of_a_directory_reported() {
+    for (name, bytes) in damaged_files() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let good = readable_tree(tmp.path());
+        let damaged = tmp.path().join("shop").join(name);
+        std::fs::write(&damaged, &bytes).expect("write");
+        let root = path_str(tmp.path());
+        let args = ["audit", root, "--no-snapshot", "--fail-on", "never"];
+
+        let out = docshape(&[&args[..], &["--format", "json"]].concat());
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: the report is written in full: {e}"));
+        let names: BTreeSet<&str> = collections(&report)
+            .iter()
+            .filter_map(|c| c["namespace"].as_str())
+            .collect();
+        let want: BTreeSet<&str> = good.iter().map(|(ns, _)| *ns).collect();
+        assert_eq!(names, want, "{name}: every readable collection is reported");
+        for (ns, n) in &good {
+            assert_eq!(as_u64(&collection(&report, ns)["documents"]), *n, "{ns}");
+        }
+        let errors = report["errors"].as_array().expect("errors is a list");
+        assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+        assert_eq!(errors[0]["target"], path_str(&damaged), "{name}");
+        let message = errors[0]["message"].as_str().expect("message");
+        assert!(message.contains(name), "{name}: {message}");
+        let lines = stderr_lines(&out);
+        assert_eq!(lines.len(), 1, "{name}: one sentence per error: {lines:?}");
+        assert!(lines[0].contains(name), "{name}: {lines:?}");
+        assert!(lines[0].contains(message), "{name}: {lines:?}");
+
+        // Every format says it, after the whole report.
+        let text = docshape(&[&args[..], &["--format", "text"]].concat());
+        assert_eq!(text.status.code(), Some(2));
+        let t = stdout(&text);
+        assert!(t.contains("Errors:") && t.contains(message), "{t}");
+        assert!(good.iter().all(|(ns, _)| t.contains(ns)), "{t}");
+        assert_eq!(stderr_lines(&text).len(), 1);
+        let md = docshape(&[&args[..], &["--format", "markdown"]].concat());
+        assert_eq!(md.status.code(), Some(2));
+        let m = stdout(&md);
+        assert!(m.contains("## Errors") && m.contains(name), "{m}");
+        assert!(good.iter().all(|(ns, _)| m.contains(ns)), "{m}");
+        let sarif = docshape(&[&args[..], &["--format", "sarif"]].concat());
+        assert_eq!(sarif.status.code(), Some(2));
+        let s: Value = serde_json::from_slice(&sarif.stdout).expect("SARIF is JSON");
+        let inv = &s["runs"][0]["invocations"][0];
+        assert_eq!(inv["executionSuccessful"], false, "{inv}");
+        let note = &inv["toolExecutionNotifications"][0];
+        assert_eq!(note["level"], "error", "{inv}");
+        assert_eq!(note["message"]["text"], message, "{inv}");
+        assert_eq!(
+            note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            path_str(&damaged)
+        );
+
+        // Written to a file, and still exit 2.
+        let file = tmp.path().join("report.json");
+        let to_file = docshape(&[&args[..], &["--format", "json", "-o", path_str(&file)]].concat());
+        assert_eq!(to_file.status.code(), Some(2));
+        assert!(to_file.stdout.is_empty());
+        let written: Value =
+            serde_json::from_slice(&std::fs::read(&file).expect("the report is written"))
+                .expect("JSON");
+        assert_eq!(written["errors"], report["errors"]);
+        assert_eq!(collections(&written).len(), good.len());
+    }
+}
+
+#[test]
+fn every_damaged_file_is_listed_and_said_once() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let good = readable_tree(tmp.path());
+    let mut damaged = Vec::new();
+    for (name, bytes) in damaged_files() {
+        let p = tmp.path().join("other").join(name);
+        std::fs::write(&p, &bytes).expect("write");
+        damaged.push(p);
+    }
+    let out = docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+        "--no-snapshot",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(collections(&report).len(), good.len());
+    let targets: BTreeSet<&str> = report["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["target"].as_str())
+        .collect();
+    let want: BTreeSet<&str> = damaged.iter().map(|p| path_str(p)).collect();
+    assert_eq!(targets, want);
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), damaged.len(), "{lines:?}");
+    for p in &damaged {
+        let name = p.file_name().and_then(|n| n.to_str()).expect("name");
+        assert_eq!(
+            lines.iter().filter(|l| l.contains(name)).count(),
+            1,
+            "{name}: {lines:?}"
+        );
+    }
+}
+
+#[test]
+fn nothing_readable_is_one_sentence_and_no_report() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    readable_tree(tmp.path());
+    let (name, bytes) = damaged_files().remove(0);
+    let damaged = tmp.path().join("shop").join(name);
+    std::fs::write(&damaged, bytes).expect("write");
+    let only = format!("shop.{}", name.trim_end_matches(".json"));
+    // The damaged file alone, as the target or as the one collection selected.
+    for args in [
+        ["audit", path_str(&damaged), "--format", "json"].as_slice(),
+        [
+            "audit",
+            path_str(tmp.path()),
+            "-c",
+            &only,
+            "--format",
+            "json",
+        ]
+        .as_slice(),
+    ] {
+        let line = assert_fails_cleanly(&docshape(args), "nothing readable");
+        assert!(line.contains(name), "{line}");
+    }
+}
+
+/// Each legacy form of Extended JSON, with the value it must decode to.
+const LEGACY: &str = r#"{"_id":{"$oid":"5ca4bbcea2dd94ee58162a68"},"d":{"$date":"2009-04-01T00:00:00.000-0700"},"d2":{"$date":"2009-04-01T00:00:00-07"},"d3":{"$date":"2009-04-01T12:30+0530"},"ms":{"$date":1238569200000},"msf":{"$date":1238569200000.0},"nl":{"$date":{"$numberLong":"1238569200000"}},"b":{"$binary":"AQID","$type":"80"},"bn":{"$binary":{"base64":"AQIDBA==","subType":"04"}},"r":{"$regex":"^a","$options":"mi"},"rn":{"$regularExpression":{"pattern":"b$","options":"x"}},"i":{"$numberInt":"7"},"l":{"$numberLong":"8"},"lq":{"$numberLong":9},"f":{"$numberDouble":"NaN"},"dec":{"$numberDecimal":"1.10"},"ts":{"$timestamp":{"t":1,"i":2}},"mn":{"$minKey":1},"mx":{"$maxKey":1},"u":{"$undefined":true},"s":{"$symbol":"sym"},"c":{"$code":"f()"},"cs":{"$code":"g()","$scope":{"at":{"$date":"2009-04-01T00:00:00.000-0700"}}},"p":{"$dbPointer":{"$ref":"db.c","$id":{"$oid":"5ca4bbcea2dd94ee58162a68"}}},"ref":{"$ref":"c","$id":1}}"#;
+
+#[test]
+fn legacy_extended_json_and_byte_order_marks_are_read() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pretty = serde_json::to_string_pretty(
+        &serde_json::from_str::<Value>(LEGACY).expect("the fixture is JSON"),
+    )
+    .expect("pretty");
+    // Two documents in each layout, behind a byte-order mark.
+    let layouts = [
+        ("ndjson", format!("{LEGACY}\n{LEGACY}\n")),
+        ("array", format!("[{LEGACY},\n{LEGACY}]")),
+        ("concatenated", format!("{pretty}{pretty}")),
+    ];
+    let mut profiles = Vec::new();
+    for (layout, text) in &layouts {
+        let dir = tmp.path().join(layout).join("old");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let p = dir.join("things.json");
+        std::fs::write(&p, [&b"\xef\xbb\xbf"[..], text.as_bytes()].concat()).expect("write");
+        let report = json_ok(&docshape(&[
+            "audit",
+            path_str(&p),
+            "--format",
+            "json",
+            "--no-snapshot",
+        ]));
+        assert_eq!(report["errors"], json!([]), "{layout}");
+        let mut c = collection(&report, "old.things").clone();
+        assert_eq!(c["documents"], 2, "{layout}");
+        c.as_object_mut().expect("object").remove("storage");
+        profiles.push((layout, c));
+    }
+    let (_, c) = &profiles[0];
+    let when = "2009-04-01T07:00:00Z";
+    for path in ["d", "d2", "d3", "ms", "msf", "nl", "cs"] {
+        let f = field(c, path);
+        if path == "cs" {
+            assert_eq!(f["types"], json!({"javascriptWithScope": 2}));
+            // The scope is shown as canonical Extended JSON: 2009-04-01T07:00:00Z.
+            let scope = &f["examples"][0]["$scope"]["at"];
+            assert_eq!(
+                scope,
+                &json!({"$date": {"$numberLong": "1238569200000"}}),
+                "{f}"
+            );
+            continue;
+        }
+        assert_eq!(f["types"], json!({"date": 2}), "{path}: {f}");
+        assert_eq!(f["date_range"], json!([when, when]), "{path}: {f}");
+    }
+    let types = [
+        ("_id", "objectId"),
+        ("b", "binData"),
+        ("bn", "binData"),
+        ("r", "regex"),
+        ("rn", "regex"),
+        ("i", "int"),
+        ("l", "long"),
+        ("lq", "long"),
+        ("f", "double"),
+        ("dec", "decimal"),
+        ("ts", "timestamp"),
+        ("mn", "minKey"),
+        ("mx", "maxKey"),
+        ("u", "undefined"),
+        ("s", "symbol"),
+        ("c", "javascript"),
+        ("p", "dbPointer"),
+        ("ref", "object"),
+        ("ref.$ref", "string"),
+        ("ref.$id", "int"),
+    ];
+    for (path, ty) in types {
+        assert_eq!(field(c, path)["types"], json!({ ty: 2 }), "{path}");
+    }
+    assert_eq!(
+        field(c, "b")["examples"][0],
+        json!({"$binary": {"subType": "80", "length": 3}})
+    );
+    assert_eq!(
+        field(c, "r")["examples"][0],
+        json!({"$regularExpression": {"pattern": "^a", "options": "im"}})
+    );
+    assert_eq!(field(c, "lq")["examples"][0], json!(9));
+    for (layout, other) in &profiles[1..] {
+        assert_eq!(other, c, "{layout} reads as NDJSON does");
+    }
 }

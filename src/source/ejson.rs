@@ -21,9 +21,13 @@ use std::io::Read;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+mod legacy;
+
+pub use legacy::{date_millis, to_bson};
+
 /// Converts one Extended JSON value (which must be an object) to BSON bytes.
 pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), String> {
-    let b = bson::Bson::try_from(value).map_err(|e| format!("not valid Extended JSON: {e}"))?;
+    let b = to_bson(value).map_err(|e| format!("not valid Extended JSON: {e}"))?;
     let bson::Bson::Document(doc) = b else {
         return Err(format!("expected a document, found {}", bson_kind(&b)));
     };
@@ -47,6 +51,8 @@ fn bson_kind(b: &bson::Bson) -> &'static str {
 const CHUNK: usize = 8 << 20;
 /// The read buffer's first size, so that small files cost little.
 const FIRST_CHUNK: usize = 64 << 10;
+/// The UTF-8 byte-order mark some editors put at the start of a file.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Reads every document of an Extended JSON stream, calling `each` with its
 /// BSON bytes. Returns the number of documents, or a message locating the
@@ -70,7 +76,14 @@ fn read_chunked<R: Read>(
         line: 1,
         col: 0,
     };
-    // Leading white space; lines and columns count from the first other byte.
+    // A byte-order mark, then leading white space; lines and columns count
+    // from the first other byte.
+    while input.buf.len() < BOM.len() && !input.eof {
+        input.fill_from(0);
+    }
+    if input.buf.starts_with(BOM) {
+        input.buf.drain(..BOM.len());
+    }
     let first = loop {
         if let Some(i) = input.buf.iter().position(|b| !b.is_ascii_whitespace()) {
             input.buf.drain(..i);
@@ -1092,7 +1105,7 @@ fn write_wrapper<'de, A: MapAccess<'de>>(
     if bounded && level - 1 + value_depth(&obj) > ctx.max_level {
         return Err(fallback(ctx));
     }
-    let Ok(b) = bson::Bson::try_from(obj) else {
+    let Ok(b) = to_bson(obj) else {
         return Err(fallback(ctx));
     };
     // The value's bytes, as the bson crate writes them in a document.
@@ -1242,8 +1255,7 @@ fn write_common_wrapper(out: &mut Vec<u8>, k: &str, v: &Wrapped) -> Option<u8> {
             Some(OBJECT_ID)
         }
         "$date" => {
-            let dt = bson::DateTime::parse_rfc3339_str(s).ok()?;
-            out.extend_from_slice(&dt.timestamp_millis().to_le_bytes());
+            out.extend_from_slice(&date_millis(s)?.to_le_bytes());
             Some(DATE_TIME)
         }
         "$numberDecimal" => {
@@ -1407,6 +1419,72 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_is_skipped_in_every_layout() {
+        for text in [
+            "{\"a\":1}\n{\"a\":2}\n",
+            "[{\"a\":1},{\"a\":2}]",
+            "{\"a\":1}{\"a\":2}",
+            "{\n  \"a\": 1\n}\n{\n  \"a\": 2\n}\n",
+        ] {
+            let plain = docs(text).expect("without a mark");
+            assert_eq!(plain.len(), 2);
+            for chunk in [CHUNK, 1, 2, 4] {
+                let mut out = Vec::new();
+                let with = [BOM, text.as_bytes()].concat();
+                read_chunked(&with[..], chunk, &mut |b| {
+                    out.push(bson::Document::from_reader(b).expect("valid bson"));
+                })
+                .expect("with a mark");
+                assert_eq!(out, plain, "{text:?} chunk {chunk}");
+            }
+        }
+        // Only at the very start: elsewhere it is an error, located.
+        let e = docs("{\"a\":1}\n\u{feff}{\"a\":2}").expect_err("a mark inside");
+        assert!(e.contains("line 2"), "{e}");
+        assert_eq!(docs("\u{feff}").expect("only a mark").len(), 0);
+    }
+
+    #[test]
+    fn legacy_forms_read_as_what_they_mean() {
+        let d = docs(concat!(
+            r#"{"d":{"$date":"2009-04-01T00:00:00.000-0700"},"n":{"$date":1238569200000},"#,
+            r#""b":{"$binary":"AQID","$type":"00"},"r":{"$regex":"^a","$options":"i"},"#,
+            r#""u":{"$undefined":true},"p":{"$dbPointer":{"$ref":"db.c","$id":{"$oid":"5ca4bbcea2dd94ee58162a68"}}},"#,
+            r#""ref":{"$ref":"c","$id":1},"nan":{"$numberDouble":"NaN"}}"#
+        ))
+        .expect("legacy forms");
+        let d = &d[0];
+        let when = bson::DateTime::from_millis(1_238_569_200_000);
+        assert_eq!(
+            when.try_to_rfc3339_string().ok().as_deref(),
+            Some("2009-04-01T07:00:00Z")
+        );
+        assert_eq!(d.get("d"), Some(&bson::Bson::DateTime(when)));
+        assert_eq!(d.get("n"), Some(&bson::Bson::DateTime(when)));
+        assert_eq!(
+            d.get("b"),
+            Some(&bson::Bson::Binary(bson::Binary {
+                subtype: bson::spec::BinarySubtype::Generic,
+                bytes: vec![1, 2, 3],
+            }))
+        );
+        assert_eq!(
+            d.get("r"),
+            Some(&bson::Bson::RegularExpression(bson::Regex {
+                pattern: "^a".into(),
+                options: "i".into(),
+            }))
+        );
+        assert_eq!(d.get("u"), Some(&bson::Bson::Undefined));
+        assert!(matches!(d.get("p"), Some(bson::Bson::DbPointer(_))));
+        assert_eq!(
+            d.get_document("ref").ok(),
+            Some(&bson::doc! {"$ref": "c", "$id": 1})
+        );
+        assert!(matches!(d.get("nan"), Some(bson::Bson::Double(x)) if x.is_nan()));
+    }
+
+    #[test]
     fn a_nul_byte_in_a_key_is_an_error() {
         let e = docs("{\"a\\u0000b\": 1}").expect_err("NUL in a key");
         assert!(e.starts_with("document 1: "), "{e}");
@@ -1427,10 +1505,15 @@ mod tests {
             each: &mut dyn FnMut(&[u8]),
         ) -> Result<u64, String> {
             let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
+            let mut at_start = true;
             let first = loop {
                 let buf = reader.fill_buf().map_err(|e| e.to_string())?;
                 if buf.is_empty() {
                     return Ok(0);
+                }
+                if std::mem::take(&mut at_start) && buf.starts_with(super::super::BOM) {
+                    reader.consume(super::super::BOM.len());
+                    continue;
                 }
                 if let Some(i) = buf.iter().position(|b| !b.is_ascii_whitespace()) {
                     let c = buf[i];
@@ -1687,6 +1770,26 @@ mod tests {
         r#"{"u":{"$undefined":false}}"#,
         r#"{"p":{"$dbPointer":{"$ref":"db.coll","$id":{"$oid":"5ca4bbcea2dd94ee58162a68"}}}}"#,
         r#"{"s":{"$symbol":"sym"}}"#,
+        // Legacy forms: mongoexport before 4.2, pymongo's json_util.
+        r#"{"d":{"$date":"2009-04-01T00:00:00.000-0700"},"e":{"$date":"2009-04-01T00:00:00-07"},"f":{"$date":"2009-04-01"},"g":{"$date":"2009-04-01T07:00"},"h":{"$date":"2009-04-01T07:00:00.123456789123"}}"#,
+        r#"{"d":{"$date":1238569200000.5},"e":{"$date":-0.5},"f":{"$date":1e300},"g":{"$date":-1e19}}"#,
+        r#"{"d":{"$date":"2009-02-29T00:00:00-0700"}}"#,
+        r#"{"d":{"$date":"2009-04-01T00:00:00-0700","x":1}}"#,
+        r#"{"d":{"x":1,"$date":"2009-04-01T00:00:00-0700"}}"#,
+        r#"{"$date":"2009-04-01T00:00:00-0700"}"#,
+        r#"{"b":{"$binary":"AQID","$type":"80"},"c":{"$type":"00","$binary":"AQID"},"d":{"$binary":"AQID","$type":4},"e":{"$binary":"AQID","$type":"ffffff80"},"f":{"$binary":"","$type":"0"}}"#,
+        r#"{"b":{"$binary":"AQID","$type":"zz"}}"#,
+        r#"{"b":{"$binary":"AQID","$type":1000}}"#,
+        r#"{"b":{"$binary":"@@@","$type":"00"}}"#,
+        r#"{"b":{"$binary":"AQID","$type":"00","$x":1}}"#,
+        r#"{"r":{"$regex":"^a","$options":"mi"},"s":{"$options":"i","$regex":"x"},"t":{"$regex":"y"},"q":{"$regex":{"$in":[1]}},"u":{"$regex":"a","$options":"i","v":1},"w":{"a":1,"$regex":"z"}}"#,
+        r#"{"r":{"$regex":"a\u0000","$options":""}}"#,
+        r#"{"r":{"$regex":"a","$options":5}}"#,
+        r#"{"$regex":"a","$options":"i"}"#,
+        r#"{"l":{"$numberLong":5},"m":{"$numberLong":-9223372036854775808},"n":{"$numberLong":5.5}}"#,
+        r#"{"c":{"$code":"f()","$scope":{"d":{"$date":"2009-04-01T00:00:00-0700"},"e":{"$oid":"5ca4bbcea2dd94ee58162a68"},"$oid":1}}}"#,
+        r#"{"c":{"$code":"f()","$scope":{"d":{"$date":"never"}}}}"#,
+        r#"{"a":[{"$date":"2009-04-01T00:00:00-0700"},{"$regex":"x"},{"$binary":"AQID","$type":"00"}]}"#,
         r#"{"x":{"$unknown":"y"},"y":{"$ref":"coll","$id":1}}"#,
         r#"{"x":{"$oid":"5ca4bbcea2dd94ee58162a68"},"$y":1}"#,
         r#"{"deep":[[[[[[[[[[{"a":[{"b":{"$oid":"5ca4bbcea2dd94ee58162a68"}}]}]]]]]]]]]]}"#,
@@ -1755,7 +1858,20 @@ mod tests {
         // Invalid UTF-8.
         assert_parity(b"{\"a\":\"\xff\"}", &[CHUNK, 3]);
         assert_parity(b"{\"\xc3\":1}", &[CHUNK, 3]);
-        assert_parity(b"\xef\xbb\xbf{\"a\":1}", &[CHUNK]);
+        for bom in [
+            &b"\xef\xbb\xbf{\"a\":1}"[..],
+            b"\xef\xbb\xbf",
+            b"\xef\xbb",
+            b"\xef\xbb\xbf\xef\xbb\xbf{}",
+            b"\xef\xbb\xbf\n  [{\"a\":1},{\"b\":2}]\n",
+            b"\xef\xbb\xbf{\"a\":1}\n{\"b\":2}\n",
+            b"\xef\xbb\xbf{\"a\":1}{\"b\":2}",
+            b"\xef\xbb\xbf{\"a\":}",
+            b"\xef\xbb\xbf[{\"a\":1},]",
+            b" \xef\xbb\xbf{\"a\":1}",
+        ] {
+            assert_parity(bom, &[CHUNK, 1, 2, 3, 5]);
+        }
         assert_parity(b"{\"a\":1}\n{\"b\xff\":2}\n{\"c\":3}", &[CHUNK, 5]);
         assert_parity(b"{\"a\":1}\n{\"b\":\"\xe4\xb8\"}\n{\"c\":3}", &[CHUNK, 5]);
         assert_parity(b"{\"a\":1}\n{\"b\":2}\xff\n{\"c\":3}", &[CHUNK, 5]);

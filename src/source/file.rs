@@ -178,9 +178,10 @@ fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
     let Ok(text) = std::fs::read_to_string(&p) else {
         return;
     };
-    let parsed = serde_json::from_str::<serde_json::Value>(&text)
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let parsed = serde_json::from_str::<serde_json::Value>(text)
         .ok()
-        .and_then(|v| bson::Bson::try_from(v).ok());
+        .and_then(|v| ejson::to_bson(v).ok());
     let Some(bson::Bson::Document(doc)) = parsed else {
         meta.notes.push(format!(
             "{} is not valid Extended JSON; its indexes are ignored",

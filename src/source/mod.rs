@@ -37,6 +37,16 @@ pub enum SourceError {
 }
 
 impl SourceError {
+    /// Errors that end the run wherever they happen, with no report: the
+    /// server is gone or refuses us. A collection that cannot be read is
+    /// not one of them while others can.
+    pub fn is_gone(&self) -> bool {
+        matches!(
+            self,
+            SourceError::Unreachable { .. } | SourceError::Auth { .. } | SourceError::BadUri(_)
+        )
+    }
+
     /// Errors that end the run: the server is gone or refuses us, or an
     /// input file cannot be read (the contract's exit code 2). Anything
     /// else is noted and the run goes on.

@@ -9,10 +9,11 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 
+use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::lesson::{self, LESSONS};
 use crate::profile::extract;
-use crate::report::Report;
+use crate::report::{InputError, Report};
 use crate::rules::Severity;
 
 use super::effects::Effect;
@@ -210,12 +211,18 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             match result {
                 Ok(r) => {
                     let n = r.collections.len();
+                    let lang = r.rules.lang;
+                    let unreadable = unreadable_status(&r.errors, n, lang);
                     set_report(m, *r);
-                    status(
-                        m,
-                        Level::Info,
-                        format!("sampled {n} collections, up to {} documents each", m.sample),
-                    );
+                    match unreadable {
+                        // What was read is shown; what was not is said.
+                        Some(text) => status(m, Level::Error, text),
+                        None => status(
+                            m,
+                            Level::Info,
+                            format!("sampled {n} collections, up to {} documents each", m.sample),
+                        ),
+                    }
                 }
                 Err(e) => status(m, Level::Error, format!("{e} — r retries")),
             }
@@ -250,6 +257,41 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             vec![Effect::Quit]
         }
     }
+}
+
+/// The status line for parts of the target that could not be read:
+/// how many, the first of them, and that the rest was read.
+fn unreadable_status(errors: &[InputError], read: usize, lang: Lang) -> Option<String> {
+    let first = errors.first()?;
+    let n = group(errors.len() as u64);
+    let more = group(errors.len() as u64 - 1);
+    let read_n = group(read as u64);
+    Some(match lang {
+        Lang::En => format!(
+            "{n} {} could not be read ({}{}); {read_n} {} read",
+            if errors.len() == 1 { "part" } else { "parts" },
+            first.message,
+            if errors.len() > 1 {
+                format!("; and {more} more: docshape audit lists them all")
+            } else {
+                String::new()
+            },
+            if read == 1 {
+                "collection"
+            } else {
+                "collections"
+            },
+        ),
+        Lang::Zh => format!(
+            "{n} 处无法读取（{}{}）；已读取 {read_n} 个集合",
+            first.message,
+            if errors.len() > 1 {
+                format!("；另有 {more} 处，docshape audit 会全部列出")
+            } else {
+                String::new()
+            }
+        ),
+    })
 }
 
 /// Installs a new report, keeping the selected collection when it is still
