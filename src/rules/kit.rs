@@ -53,7 +53,6 @@ pub fn check(r: &CollectionReport) -> Vec<Finding> {
 }
 
 /// The findings of one rule.
-#[allow(dead_code)]
 pub fn fired<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
     findings.iter().filter(|f| f.rule == rule).collect()
 }

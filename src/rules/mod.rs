@@ -2,6 +2,26 @@
 //! function of what was measured — the profile, the collection's metadata,
 //! relationships and growth — returning findings with their evidence, an
 //! explanation citing where the rule comes from, and a suggestion.
+//!
+//! Every finding's evidence says its `scope` (`sample` or `collection`),
+//! stamped in [`check_collection`] from what the rule's figures rest on;
+//! a rule that measured the whole collection says so itself.
+//!
+//! Where this catalogue is stricter than `rules.md`, and why:
+//! - `long-field-names` also needs the proposed renames to save at least
+//!   `min-saved-share` of the average document and `min-saved-bytes` over
+//!   the whole collection (bytes × documents): renaming fields of a small
+//!   collection costs a migration and saves nothing worth reading about.
+//!   Names a standard fixes (GeoJSON, GridFS, `system.profile`, time-series
+//!   buckets, `mongod` log entries) are never proposed for renaming.
+//! - `too-many-fields` does not count paths under objects `dynamic-keys`
+//!   reports (one cause, one finding), and a fixed schema (the median path
+//!   is in more than half of the documents that have its parent) is reported only above the
+//!   warning threshold, with `separate` instead of `attribute`.
+//! - `mixed-types` on numeric widths only (int/long/double) is not
+//!   reported: they compare, sort and aggregate as one number. It is an
+//!   info when the mix can change a value: a decimal beside binary
+//!   numbers, or doubles beside longs beyond 2^53.
 
 pub mod config;
 pub mod context;

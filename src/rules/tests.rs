@@ -2,7 +2,7 @@
 
 use bson::{doc, Document};
 
-use super::kit::{check, report};
+use super::kit::{check, fired, report};
 
 fn people(n: u32) -> Vec<Document> {
     (0..n)
@@ -42,5 +42,271 @@ fn every_finding_says_its_scope() {
                 assert!(!f.message.contains("in all"), "{}", f.message);
             }
         }
+    }
+}
+
+/// Documents `i` in 0..n built by `make`.
+fn docs(n: u32, make: impl Fn(u32) -> Document) -> Vec<Document> {
+    (0..n).map(make).collect()
+}
+
+#[test]
+fn long_field_names_weighs_cost_and_knows_standard_shapes() {
+    let big = 10_000_000;
+    let orders = |i: u32| {
+        doc! {"_id": i, "customer_email_address": "a@b.co", "shipping_address_line": "x", "order_total_amount": i}
+    };
+    // (case, collection name, documents, collection size, fires)
+    let cases: Vec<(&str, &str, Vec<Document>, u64, bool)> = vec![
+        (
+            "long names, ten million documents",
+            "orders",
+            docs(1000, orders),
+            big,
+            true,
+        ),
+        (
+            "long names, a thousand documents",
+            "orders",
+            docs(1000, orders),
+            1000,
+            false,
+        ),
+        (
+            "GeoJSON point",
+            "places",
+            docs(
+                1000,
+                |i| doc! {"_id": i, "type": "Point", "coordinates": [f64::from(i), 2.0]},
+            ),
+            big,
+            false,
+        ),
+        (
+            "GeoJSON feature",
+            "features",
+            docs(
+                1000,
+                |i| doc! {"type": "Feature", "geometry": {"type": "Point", "coordinates": [f64::from(i), 2.0]}, "properties": {"n": i}},
+            ),
+            big,
+            false,
+        ),
+        (
+            "theaters: GeoJSON below a plain object",
+            "theaters",
+            docs(
+                1000,
+                |i| doc! {"_id": i, "theaterId": i, "location": {"geo": {"type": "Point", "coordinates": [f64::from(i), 2.0]}}},
+            ),
+            big,
+            false,
+        ),
+        (
+            "GridFS files",
+            "fs.files",
+            docs(
+                1000,
+                |i| doc! {"_id": i, "length": i, "chunkSize": 261_120, "uploadDate": bson::DateTime::from_millis(0), "filename": "a", "contentType": "x"},
+            ),
+            big,
+            false,
+        ),
+        (
+            "mongod log entries",
+            "log",
+            docs(
+                1000,
+                |i| doc! {"t": bson::DateTime::from_millis(0), "s": "I", "c": "NETWORK", "id": i, "ctx": "conn1", "msg": "Slow query", "attr": {"durationMillis": i, "planSummary": "COLLSCAN", "keysExamined": 0, "docsExamined": 10}},
+            ),
+            big,
+            false,
+        ),
+    ];
+    for (case, name, sample, total, fires) in cases {
+        let r = report(name, &sample, total);
+        let found = check(&r);
+        let got = fired(&found, "long-field-names");
+        assert_eq!(
+            got.len(),
+            usize::from(fires),
+            "{case}: {:?}",
+            got.iter().map(|f| &f.message).collect::<Vec<_>>()
+        );
+        if let Some(f) = got.first() {
+            for k in [
+                "saved_bytes_per_document",
+                "saved_share",
+                "saved_bytes_collection",
+                "scope",
+            ] {
+                assert!(f.evidence.contains_key(k), "{case}: {k}");
+            }
+            assert!(!f.message.contains("coordinates"), "{case}");
+        }
+    }
+}
+
+#[test]
+fn too_many_fields_tells_a_fixed_schema_from_attributes() {
+    // A fixed 400-path document: every path in every document.
+    let fixed = |i: u32| {
+        let mut d = doc! {"_id": i};
+        for o in 0..20 {
+            let mut sub = Document::new();
+            for k in 0..19 {
+                sub.insert(format!("field{k}"), i + k);
+            }
+            d.insert(format!("part{o}"), sub);
+        }
+        d
+    };
+    // A tweet: a fixed document, a third of them quoting another whole tweet.
+    let tweet = |i: u32| {
+        let mut d = fixed(i);
+        if i.is_multiple_of(3) {
+            d.insert("retweeted_status", fixed(i + 1));
+        }
+        d
+    };
+    // Attributes: 400 names, each in about a third of the documents.
+    let attrs = |i: u32| {
+        let mut specs = Document::new();
+        for k in 0..150 {
+            specs.insert(format!("spec{}", (i * 7 + k) % 400), "x");
+        }
+        doc! {"_id": i, "specs": specs}
+    };
+    // (case, documents, fires, suggested pattern)
+    let cases: Vec<(&str, Vec<Document>, bool, &str)> = vec![
+        ("fixed 400-path schema", docs(500, fixed), false, ""),
+        (
+            "fixed tweets with an optional retweet",
+            docs(500, tweet),
+            false,
+            "",
+        ),
+        ("400 rare attributes", docs(500, attrs), true, "attribute"),
+    ];
+    for (case, sample, fires, pattern) in cases {
+        let r = report("things", &sample, 500);
+        assert!(r.fields.len() > 200, "{case}: {} paths", r.fields.len());
+        let found = check(&r);
+        let got = fired(&found, "too-many-fields");
+        assert_eq!(got.len(), usize::from(fires), "{case}");
+        if let Some(f) = got.first() {
+            assert_eq!(f.suggestion.pattern, pattern, "{case}");
+        }
+        assert!(
+            found
+                .iter()
+                .all(|f| f.suggestion.pattern != "attribute" || !case.starts_with("fixed")),
+            "{case}: no attribute suggestion for a fixed schema"
+        );
+    }
+}
+
+#[test]
+fn too_many_fields_leaves_keys_that_are_data_to_dynamic_keys() {
+    let hex = |i: u32| {
+        let mut t = Document::new();
+        for k in 0..3 {
+            t.insert(
+                format!("{:032x}", u64::from(i * 3 + k) * 0x9E37_79B9),
+                doc! {"tier": "gold", "benefits": ["a"]},
+            );
+        }
+        doc! {"_id": i, "tier_and_details": t}
+    };
+    let r = report("customers", &docs(300, hex), 300);
+    let found = check(&r);
+    assert_eq!(fired(&found, "dynamic-keys").len(), 1);
+    assert!(fired(&found, "too-many-fields").is_empty());
+}
+
+#[test]
+fn numeric_widths_matter_only_when_a_value_can_change() {
+    let d128 = |s: &str| bson::Bson::Decimal128(s.parse().expect("decimal"));
+    // (case, values, fires)
+    let cases: Vec<(&str, Vec<bson::Bson>, bool)> = vec![
+        (
+            "int and double ratings",
+            (0..100u32)
+                .map(|i| {
+                    if i.is_multiple_of(3) {
+                        bson::Bson::Int32(4)
+                    } else {
+                        bson::Bson::Double(4.5)
+                    }
+                })
+                .collect(),
+            false,
+        ),
+        (
+            "int and long",
+            (0..100)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        bson::Bson::Int32(4)
+                    } else {
+                        bson::Bson::Int64(5_000_000_000)
+                    }
+                })
+                .collect(),
+            false,
+        ),
+        (
+            "decimal and double",
+            (0..100)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        d128("0.10")
+                    } else {
+                        bson::Bson::Double(0.1)
+                    }
+                })
+                .collect(),
+            true,
+        ),
+        (
+            "double and long beyond 2^53",
+            (0..100)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        bson::Bson::Double(1.5)
+                    } else {
+                        bson::Bson::Int64(9_007_199_254_740_993)
+                    }
+                })
+                .collect(),
+            true,
+        ),
+        (
+            "string and int",
+            (0..100)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        bson::Bson::Int32(1)
+                    } else {
+                        "unlimited".into()
+                    }
+                })
+                .collect(),
+            true,
+        ),
+    ];
+    for (case, values, fires) in cases {
+        let sample: Vec<Document> = values
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| doc! {"_id": i as i32, "price": v})
+            .collect();
+        let r = report("prices", &sample, 100);
+        let found = check(&r);
+        assert_eq!(
+            fired(&found, "mixed-types").len(),
+            usize::from(fires),
+            "{case}"
+        );
     }
 }
