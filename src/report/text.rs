@@ -254,7 +254,7 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
         }
         let limit = g.days_to_limit.map_or_else(
             || "never reaches 16 MiB at this pace".to_owned(),
-            |d| format!("p99 document passes 16 MiB in {d:.0} days"),
+            |d| format!("largest document passes 16 MiB in {d:.0} days"),
         );
         let _ = writeln!(
             out,

@@ -22,6 +22,10 @@
 //!   reported: they compare, sort and aggregate as one number. It is an
 //!   info when the mix can change a value: a decimal beside binary
 //!   numbers, or doubles beside longs beyond 2^53.
+//! - Growth forecasts (`days_to_limit`, `document-near-limit`,
+//!   `unbounded-array`) start from the largest document, not the p99 one
+//!   the contract names: the largest is the document at risk, and a
+//!   forecast from a smaller one contradicts its size told beside it.
 
 pub mod config;
 pub mod context;

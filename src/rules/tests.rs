@@ -310,3 +310,64 @@ fn numeric_widths_matter_only_when_a_value_can_change() {
         );
     }
 }
+
+/// An ObjectId created `days` days before a fixed moment.
+fn oid_days_ago(days: u32, n: u32) -> bson::oid::ObjectId {
+    let secs: u32 = 1_700_000_000 - days * 86_400;
+    let mut b = [0u8; 12];
+    b[..4].copy_from_slice(&secs.to_be_bytes());
+    b[8..].copy_from_slice(&n.to_be_bytes());
+    bson::oid::ObjectId::from_bytes(b)
+}
+
+#[test]
+fn forecasts_start_from_the_largest_document() {
+    let blob = |n: usize| {
+        bson::Bson::Binary(bson::Binary {
+            subtype: bson::spec::BinarySubtype::Generic,
+            bytes: vec![7; n],
+        })
+    };
+    // A log that gains one 4 KiB entry a day, and one document already at
+    // 15.5 MB (92 % of the limit).
+    let mut sample: Vec<Document> = (0..120u32)
+        .map(|age| {
+            let log: Vec<bson::Bson> = (0..age).map(|_| blob(4096)).collect();
+            doc! {"_id": oid_days_ago(age, age), "log": log}
+        })
+        .collect();
+    sample[0].insert("scan", blob(15_500_000));
+    let r = report("machines", &sample, 120);
+    let largest = r.doc_size.max as f64;
+    let found = check(&r);
+    let near = fired(&found, "document-near-limit");
+    assert_eq!(near.len(), 1, "{found:?}");
+    let days = near[0].evidence["forecast_days"]
+        .as_f64()
+        .expect("a forecast");
+    let g = r
+        .field("log")
+        .and_then(|f| f.growth.clone())
+        .expect("growth");
+    let pace = g.per_day * g.bytes_per_element;
+    let from_largest = (16.0 * 1024.0 * 1024.0 - largest) / pace;
+    assert!(
+        (days - from_largest).abs() <= 1.0,
+        "{days} vs {from_largest}"
+    );
+    assert!(
+        days < 365.0,
+        "a document at 92 % of the limit is close: {days}"
+    );
+    let msg = &near[0].message;
+    assert!(
+        msg.contains("largest document") && msg.contains(&crate::fmt::bytes(largest)),
+        "{msg}"
+    );
+    let arr = fired(&found, "unbounded-array");
+    assert_eq!(arr.len(), 1);
+    assert_eq!(
+        arr[0].evidence["growth"]["days_to_limit"].as_f64(),
+        Some(days)
+    );
+}
