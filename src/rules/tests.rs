@@ -371,3 +371,56 @@ fn forecasts_start_from_the_largest_document() {
         Some(days)
     );
 }
+
+#[test]
+fn time_series_per_event_reasons_about_the_collection() {
+    let reading = |i: u32, device: String| {
+        doc! {"_id": oid_days_ago(0, i), "device": device, "ts": bson::DateTime::from_millis(1_700_000_000_000 + i64::from(i) * 60_000), "v": f64::from(i % 97) / 3.0}
+    };
+    // (case, sample of 1,000, documents in the collection, fires)
+    let cases: Vec<(&str, Vec<Document>, u64, bool)> = vec![
+        (
+            "36 sensors, 30,000 readings, 1,000 sampled",
+            docs(1000, |i| reading(i, format!("sensor-{}", (i * 7919) % 36))),
+            30_000,
+            true,
+        ),
+        (
+            "one reading per device, 30,000 devices",
+            docs(1000, |i| reading(i, format!("device-{}", i * 30))),
+            30_000,
+            false,
+        ),
+        (
+            "200 devices, every document read",
+            docs(1000, |i| reading(i, format!("device-{}", i % 200))),
+            1000,
+            false,
+        ),
+    ];
+    for (case, sample, total, fires) in cases {
+        let r = report("readings", &sample, total);
+        let found = check(&r);
+        let got = fired(&found, "time-series-per-event");
+        assert_eq!(got.len(), usize::from(fires), "{case}: {found:?}");
+        if let Some(f) = got.first() {
+            let est = &f.evidence["distinct_estimate"];
+            assert_eq!(est["estimator"], "Duj1", "{case}");
+            for k in ["n", "N", "d", "f1"] {
+                assert!(est.get(k).is_some(), "{case}: {k}");
+            }
+            assert_eq!(f.evidence["scope"], "sample");
+            assert!(f.message.contains("Duj1"), "{}", f.message);
+        }
+    }
+}
+
+#[test]
+fn id_and_unique_fields_are_distinct_exactly() {
+    // More values than the exact set holds: the sketch would round.
+    let sample = docs(1000, |i| doc! {"_id": bson::oid::ObjectId::new(), "n": i});
+    let r = report("things", &sample, 1000);
+    let id = r.field("_id").and_then(|f| f.distinct).expect("distinct");
+    assert!(id.exact);
+    assert_eq!(id.estimate, 1000);
+}
