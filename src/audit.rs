@@ -408,8 +408,8 @@ async fn snapshot_growth<S: Source>(
                 lengths: r.lengths,
             })
             .collect();
-        let p99 = c.profile.doc_sizes.quantile(0.99) as f64;
-        for (path, g) in snapshot::compare(old, &current, now, p99) {
+        let largest = c.profile.doc_sizes.max() as f64;
+        for (path, g) in snapshot::compare(old, &current, now, largest) {
             set_growth(c, &path, g);
         }
     }

@@ -393,10 +393,18 @@ fn fired(report: &serde_json::Value) -> BTreeMap<String, Vec<(String, String)>> 
 
 async fn audit(db: &str) -> serde_json::Value {
     let pattern = format!("{db}.*");
+    // The planted collections are small; `long-field-names` also weighs
+    // what renaming saves over the whole collection, which the unit tests
+    // of the rule layer cover. Here only the share of names is judged.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cfg = tmp.path().join("docshape.toml");
+    std::fs::write(&cfg, "[long-field-names]\nmin-saved-bytes = 0\n").expect("write");
     json_ok(
         &docshape_async(&[
             "audit",
             &uri(),
+            "--config",
+            cfg.to_str().expect("utf-8"),
             "-c",
             &pattern,
             "--format",

@@ -70,7 +70,7 @@ fn schema_tab() {
         assert!(s.contains("orders"), "{s}");
         assert!(s.contains("Fields (15)"), "{s}");
         assert!(s.contains("customer_id"), "{s}");
-        assert!(s.contains("100.0%"), "{s}");
+        assert!(s.contains("100 %"), "{s}");
         assert!(s.contains("types"), "{s}");
         assert!(s.contains("u:****@h"), "{s}");
         assert!(s.contains("quit"), "{s}");

@@ -1,7 +1,7 @@
 //! Array growth, from a cross-section of documents of different ages: if
 //! older documents hold longer arrays, the arrays grow as documents age.
 //! Rank correlation says whether, Theil–Sen slope says how fast, and the
-//! observed bytes per element turn the pace into a date at which the p99
+//! observed bytes per element turn the pace into a date at which the largest
 //! document would pass MongoDB's 16 MiB limit.
 //!
 //! Pure maths over the kept sample; no I/O.
@@ -30,7 +30,9 @@ pub struct Growth {
     pub correlation: f64,
     /// Elements added per document per day.
     pub per_day: f64,
-    /// Days until the p99 document passes 16 MiB at this pace; `None` when
+    /// Days until the largest document passes 16 MiB at this pace (the
+    /// document at risk: a forecast from a smaller one would contradict its
+    /// size); `None` when
     /// it never would (no growth).
     pub days_to_limit: Option<f64>,
     /// Documents the figures rest on.
@@ -108,7 +110,7 @@ pub fn cross_section(profile: &Profile, docs: &[Vec<u8>]) -> Vec<(String, Growth
     };
     let births: Vec<Option<f64>> = docs.iter().map(|d| birth(d, &src)).collect();
     let newest = births.iter().flatten().copied().fold(f64::MIN, f64::max);
-    let p99 = profile.doc_sizes.quantile(0.99) as f64;
+    let largest = profile.doc_sizes.max() as f64;
     let mut out = Vec::new();
     for f in &profile.fields {
         if f.array.is_none() || f.segments.contains(&Seg::Elem) {
@@ -135,7 +137,7 @@ pub fn cross_section(profile: &Profile, docs: &[Vec<u8>]) -> Vec<(String, Growth
             method: "age-correlation".into(),
             correlation: round(corr, 3),
             per_day: round(slope, 4),
-            days_to_limit: days_to_limit(p99, slope, bpe),
+            days_to_limit: days_to_limit(largest, slope, bpe),
             n: ages.len() as u64,
             bytes_per_element: round(bpe, 1),
             age_from: Some(match &src {

@@ -106,7 +106,7 @@ pub fn compare(
     old: &Snapshot,
     now: &[SnapDoc],
     now_secs: f64,
-    p99_size: f64,
+    largest_size: f64,
 ) -> Vec<(String, Growth)> {
     let days = (now_secs - old.taken_at) / 86_400.0;
     if now_secs - old.taken_at < MIN_INTERVAL_SECS {
@@ -144,7 +144,7 @@ pub fn compare(
                 method: "snapshot".into(),
                 correlation: (grew * 1000.0).round() / 1000.0,
                 per_day: (per_day * 10_000.0).round() / 10_000.0,
-                days_to_limit: days_to_limit(p99_size, per_day, bpe),
+                days_to_limit: days_to_limit(largest_size, per_day, bpe),
                 n: deltas.len() as u64,
                 bytes_per_element: (bpe * 10.0).round() / 10.0,
                 age_from: None,

@@ -527,6 +527,8 @@ impl Profiler {
                 // values than values.
                 estimate: n.distinct.estimate().min(scalar_values),
                 exact: n.distinct.is_exact(),
+                frequencies: n.distinct.frequencies(),
+                unique: false,
             }),
             examples: {
                 let mut ex: Vec<&Example> = n.examples.iter().collect();
@@ -713,6 +715,24 @@ impl FieldProfile {
 
     /// Sets the confidence interval of the presence for a sample of
     /// `sampled` documents out of `population`.
+    /// Marks every value of this path as different from every other (the
+    /// `_id`, a unique index): the distinct count is the number of values,
+    /// exactly, however the sketch rounded it.
+    pub fn set_unique(&mut self) {
+        let scalars: u64 = self
+            .types
+            .iter()
+            .filter(|(t, _)| !t.is_container())
+            .map(|(_, c)| c)
+            .sum();
+        if let Some(d) = &mut self.distinct {
+            d.estimate = scalars;
+            d.exact = true;
+            d.frequencies = Some((scalars, 0));
+            d.unique = true;
+        }
+    }
+
     pub fn set_confidence(&mut self, sampled: u64, population: Option<u64>) {
         let is_sample = population.is_none_or(|p| p > sampled);
         self.presence_ci = is_sample.then(|| {
@@ -730,6 +750,53 @@ pub struct Distinctness {
     pub estimate: u64,
     /// True when counted exactly (small sets), false for a sketch estimate.
     pub exact: bool,
+    /// `(f1, f2)`: distinct values seen once and twice, while exact.
+    #[serde(skip)]
+    pub frequencies: Option<(u64, u64)>,
+    /// Every value is different (`_id`, a unique index): exact anywhere.
+    #[serde(skip)]
+    pub unique: bool,
+}
+
+impl FieldProfile {
+    /// Distinct values of this path in the whole collection of
+    /// `documents`, estimated from the profile (Duj1 over the values
+    /// profiled; exact when every document was).
+    pub fn population_distinct(
+        &self,
+        documents: u64,
+        sampled: u64,
+    ) -> Option<sketch::PopulationDistinct> {
+        let d = self.distinct?;
+        let scalars: u64 = self
+            .types
+            .iter()
+            .filter(|(t, _)| !t.is_container())
+            .map(|(_, c)| c)
+            .sum();
+        // Values in the collection, at the sample's values per document.
+        let population = if documents <= sampled || sampled == 0 {
+            scalars
+        } else {
+            (scalars as f64 * documents as f64 / sampled as f64).round() as u64
+        };
+        if d.unique {
+            return Some(sketch::PopulationDistinct {
+                estimator: "unique",
+                estimate: population,
+                n: scalars,
+                population,
+                d: scalars,
+                f1: scalars,
+                f1_exact: true,
+            });
+        }
+        let (f1, f1_exact) = match d.frequencies {
+            Some((f1, _)) => (f1, true),
+            None => (d.estimate.min(scalars), false),
+        };
+        Some(sketch::duj1(scalars, population, d.estimate, f1, f1_exact))
+    }
 }
 
 fn ser_types<S: serde::Serializer>(types: &[(BsonType, u64)], s: S) -> Result<S::Ok, S::Error> {

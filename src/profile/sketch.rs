@@ -194,26 +194,36 @@ const EXACT_LIMIT: usize = 256;
 const HLL_P: u32 = 10;
 pub const HLL_M: usize = 1 << HLL_P;
 
-/// A set of 64-bit hashes; 0 marks an empty slot (a zero hash is stored
-/// as 1, which merges two values in 2^64 — harmless for an estimate).
+/// A set of 64-bit hashes with how often each was seen (the frequency
+/// profile a population estimator needs); 0 marks an empty slot (a zero
+/// hash is stored as 1, which merges two values in 2^64 — harmless for an
+/// estimate).
 #[derive(Clone, Debug, Default)]
 pub struct ExactSet {
     slots: Vec<u64>,
+    counts: Vec<u32>,
     len: usize,
 }
 
 impl ExactSet {
     fn insert(&mut self, h: u64) -> bool {
+        self.insert_n(h, 1)
+    }
+
+    /// Records `h` seen `n` more times; true when it was new.
+    fn insert_n(&mut self, h: u64, n: u32) -> bool {
         let h = h.max(1);
         if self.slots.is_empty() {
             self.slots = vec![0; 16];
+            self.counts = vec![0; 16];
         }
         if (self.len + 1) * 2 > self.slots.len() {
             let bigger = vec![0; self.slots.len() * 2];
             let old = std::mem::replace(&mut self.slots, bigger);
+            let old_counts = std::mem::replace(&mut self.counts, vec![0; old.len() * 2]);
             self.len = 0;
-            for x in old.into_iter().filter(|&x| x != 0) {
-                self.insert(x);
+            for (x, c) in old.into_iter().zip(old_counts).filter(|&(x, _)| x != 0) {
+                self.insert_n(x, c);
             }
         }
         let mask = self.slots.len() - 1;
@@ -222,13 +232,32 @@ impl ExactSet {
             match self.slots[i] {
                 0 => {
                     self.slots[i] = h;
+                    self.counts[i] = n;
                     self.len += 1;
                     return true;
                 }
-                x if x == h => return false,
+                x if x == h => {
+                    self.counts[i] = self.counts[i].saturating_add(n);
+                    return false;
+                }
                 _ => i = (i + 1) & mask,
             }
         }
+    }
+
+    /// Values seen exactly once and exactly twice: `(f1, f2)`.
+    fn singletons(&self) -> (u64, u64) {
+        let mut f = (0, 0);
+        for (&x, &c) in self.slots.iter().zip(&self.counts) {
+            if x != 0 {
+                match c {
+                    1 => f.0 += 1,
+                    2 => f.1 += 1,
+                    _ => {}
+                }
+            }
+        }
+        f
     }
 
     fn contains(&self, h: u64) -> bool {
@@ -289,6 +318,14 @@ impl Distinct {
         matches!(self, Distinct::Exact(_))
     }
 
+    /// `(f1, f2)`: values seen once and twice, while the set is exact.
+    pub fn frequencies(&self) -> Option<(u64, u64)> {
+        match self {
+            Distinct::Exact(set) => Some(set.singletons()),
+            Distinct::Hll(_) => None,
+        }
+    }
+
     pub fn estimate(&self) -> u64 {
         match self {
             Distinct::Exact(set) => set.len as u64,
@@ -299,8 +336,18 @@ impl Distinct {
     pub fn merge(&mut self, other: &Distinct) {
         match other {
             Distinct::Exact(set) => {
-                for h in set.iter() {
-                    self.insert(h);
+                for (&h, &c) in set.slots.iter().zip(&set.counts) {
+                    if h == 0 {
+                        continue;
+                    }
+                    match self {
+                        Distinct::Exact(mine) if mine.len < EXACT_LIMIT || mine.contains(h) => {
+                            mine.insert_n(h, c);
+                        }
+                        _ => {
+                            self.insert(h);
+                        }
+                    }
                 }
             }
             Distinct::Hll(oregs) => {
@@ -382,6 +429,59 @@ fn fmix(mut h: u64) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     h ^ (h >> 33)
+}
+
+/// A population's number of distinct values, estimated from a sample.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PopulationDistinct {
+    /// `Duj1` (Haas and Stokes 1998, the unsmoothed first-order jackknife),
+    /// `exact` when the sample is the population.
+    pub estimator: &'static str,
+    pub estimate: u64,
+    /// Values sampled, values in the population, distinct values in the
+    /// sample, values seen once in the sample.
+    pub n: u64,
+    #[serde(rename = "N")]
+    pub population: u64,
+    pub d: u64,
+    pub f1: u64,
+    /// False when the sample's distinct set was too large to count
+    /// exactly: `f1` is then its upper bound (`d`), which can only raise
+    /// the estimate.
+    pub f1_exact: bool,
+}
+
+/// Haas and Stokes' Duj1 estimator of the distinct values among
+/// `population` values from a sample (without replacement) of `n` with `d`
+/// distinct values, `f1` of them seen once:
+/// `D = d / (1 − (1 − n/N) · f1/n)`, kept between `d` and `N`. Values seen
+/// several times in the sample are few in the population; values seen once
+/// stand for many unseen ones.
+pub fn duj1(n: u64, population: u64, d: u64, f1: u64, f1_exact: bool) -> PopulationDistinct {
+    let population = population.max(n);
+    let estimate = if n == 0 {
+        0
+    } else if n == population {
+        d
+    } else {
+        let q = n as f64 / population as f64;
+        let denom = 1.0 - (1.0 - q) * f1.min(n) as f64 / n as f64;
+        let raw = if denom <= 0.0 {
+            population as f64
+        } else {
+            d as f64 / denom
+        };
+        (raw.round() as u64).clamp(d, population)
+    };
+    PopulationDistinct {
+        estimator: if n == population { "exact" } else { "Duj1" },
+        estimate,
+        n,
+        population,
+        d,
+        f1,
+        f1_exact,
+    }
 }
 
 /// Wilson score interval (95 %) for a proportion `k / n`.
@@ -473,6 +573,44 @@ mod tests {
         }
         let e = d.estimate() as f64;
         assert!((e - 100_000.0).abs() / 100_000.0 < 0.1, "estimate {e}");
+    }
+
+    #[test]
+    fn frequencies_count_values_seen_once_and_twice() {
+        let mut d = Distinct::default();
+        let mut other = Distinct::default();
+        for (v, times) in [(1u64, 1), (2, 2), (3, 3), (4, 1)] {
+            for _ in 0..times {
+                d.insert(hash_bytes(0, &v.to_le_bytes()));
+            }
+        }
+        // Merging keeps counts: 4 seen once more becomes a doubleton.
+        other.insert(hash_bytes(0, &4u64.to_le_bytes()));
+        other.insert(hash_bytes(0, &5u64.to_le_bytes()));
+        d.merge(&other);
+        assert_eq!(d.frequencies(), Some((2, 2)));
+    }
+
+    #[test]
+    fn duj1_on_known_populations() {
+        // (n, N, d, f1, expected estimate)
+        let cases = [
+            // Every series seen many times: the sample saw them all.
+            (1000, 30_000, 36, 0, 36),
+            // Every value once: the sample is a 1-in-30 slice of distinct values.
+            (1000, 30_000, 1000, 1000, 30_000),
+            // The whole population: exact.
+            (500, 500, 120, 40, 120),
+            // Half singletons.
+            (1000, 10_000, 600, 300, 822),
+        ];
+        for (n, big_n, d, f1, want) in cases {
+            assert_eq!(
+                duj1(n, big_n, d, f1, true).estimate,
+                want,
+                "{n} {big_n} {d} {f1}"
+            );
+        }
     }
 
     #[test]

@@ -119,12 +119,12 @@ pub fn render(report: &Report) -> String {
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "| `{}` | `{}` | {} | {} | {fan} | {:.0} % |",
+                "| `{}` | `{}` | {} | {} | {fan} | {} |",
                 md(&r.from),
                 md(&r.to),
                 super::plain(&r.kind),
                 super::plain(&r.cardinality),
-                r.match_rate * 100.0
+                crate::fmt::percent(r.match_rate)
             );
         }
     }
@@ -179,10 +179,10 @@ fn collection(out: &mut String, c: &CollectionReport, zh: bool) {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "| `{}` | {} | {:.1} % | {arr} | {} |",
+            "| `{}` | {} | {} | {arr} | {} |",
             md(&f.path),
             super::text::types_label(f),
-            f.presence * 100.0,
+            crate::fmt::percent(f.presence),
             crate::fmt::bytes(f.bytes_avg)
         );
     }

@@ -185,18 +185,18 @@ fn relationships(out: &mut String, report: &Report, style: Style) {
         }
         if r.references_probed > 0 {
             facts.push(format!(
-                "{} of {} sampled references found ({:.0}%, {:.0}% dangling)",
+                "{} of {} sampled references found ({}, {} dangling)",
                 group(r.references_matched),
                 group(r.references_probed),
-                r.match_rate * 100.0,
-                r.dangling * 100.0
+                crate::fmt::percent(r.match_rate),
+                crate::fmt::percent(r.dangling)
             ));
         }
         if let Some(e) = &r.evidence {
             facts.push(format!(
-                "by {} (chance {:.0}%)",
+                "by {} (chance {})",
                 e.accepted_by.unwrap_or("-"),
-                e.chance_rate * 100.0
+                crate::fmt::percent(e.chance_rate)
             ));
         }
         if r.target_unique.as_ref().is_some_and(|u| !u.unique) {
@@ -285,7 +285,7 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
         }
         let limit = g.days_to_limit.map_or_else(
             || "never reaches 16 MiB at this pace".to_owned(),
-            |d| format!("p99 document passes 16 MiB in {d:.0} days"),
+            |d| format!("largest document passes 16 MiB in {d:.0} days"),
         );
         let _ = writeln!(
             out,
@@ -336,7 +336,7 @@ fn field_row(out: &mut String, f: &FieldProfile, style: Style) {
     let indent = "  ".repeat(f.depth as usize);
     let path = clip(&format!("{indent}{}", safe(&f.path)), PATH_WIDTH);
     let types = clip(&types_label(f), TYPE_WIDTH);
-    let presence = format!("{:.1}%", f.presence * 100.0);
+    let presence = crate::fmt::percent(f.presence);
     let array = f
         .array
         .map(|a| format!("{}/{:.1}/{}", a.min, a.avg, a.max))
@@ -373,9 +373,9 @@ pub fn types_label(f: &FieldProfile) -> String {
         .iter()
         .map(|(t, c)| {
             format!(
-                "{} {:.0}%",
+                "{} {}",
                 t.alias(),
-                *c as f64 * 100.0 / total.max(1) as f64
+                crate::fmt::percent(*c as f64 / total.max(1) as f64)
             )
         })
         .collect::<Vec<_>>()

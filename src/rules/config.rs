@@ -230,6 +230,18 @@ pub const DEFAULTS: &[(&str, &str, f64, &str)] = &[
         0.3,
         "share of document bytes taken by field names",
     ),
+    (
+        "long-field-names",
+        "min-saved-share",
+        0.1,
+        "share of the average document the proposed renames must save",
+    ),
+    (
+        "long-field-names",
+        "min-saved-bytes",
+        67_108_864.0,
+        "bytes the renames must save over the whole collection (64 MiB)",
+    ),
 ];
 
 /// Overrides of the named profiles, over the defaults.

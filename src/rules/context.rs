@@ -36,9 +36,7 @@ impl CollectionCtx<'_> {
 
     /// True when the figures come from a sample rather than every document.
     pub fn is_sample(&self) -> bool {
-        self.report
-            .documents
-            .is_none_or(|d| d > self.report.sampled)
+        self.scope_name(self.sampled()) == SCOPE_SAMPLE
     }
 
     pub fn documents(&self) -> u64 {
@@ -65,22 +63,46 @@ impl CollectionCtx<'_> {
             .filter(move |c| c.segments.len() == n + 1 && c.segments[..n] == f.segments[..])
     }
 
-    /// "in 840 of 1,000 sampled documents" / "in all 840 documents".
-    pub fn scope(&self, lang: crate::i18n::Lang) -> String {
-        let n = crate::fmt::group(self.sampled());
-        if self.is_sample() {
+    /// What a figure measured on `n` documents stands for: `collection`
+    /// when `n` is every document of the collection, `sample` otherwise
+    /// (the contract's `scope`). The one place messages and evidence take it
+    /// from.
+    pub fn scope_name(&self, n: u64) -> &'static str {
+        if self.report.documents.is_some_and(|d| n >= d) {
+            SCOPE_COLLECTION
+        } else {
+            SCOPE_SAMPLE
+        }
+    }
+
+    /// "in a sample of 1,000 documents" / "in all 840 documents", for a
+    /// figure measured on `n` documents; never "all" unless `n` is every one.
+    pub fn scope_of(&self, n: u64, lang: crate::i18n::Lang) -> String {
+        let g = crate::fmt::group(n);
+        if self.scope_name(n) == SCOPE_SAMPLE {
             lang.pick(
-                format!("in a sample of {n} documents"),
-                format!("在抽样的 {n} 个文档中"),
+                format!("in a sample of {g} documents"),
+                format!("在抽样的 {g} 个文档中"),
             )
         } else {
             lang.pick(
-                format!("in all {n} documents"),
-                format!("在全部 {n} 个文档中"),
+                format!("in all {g} documents"),
+                format!("在全部 {g} 个文档中"),
             )
         }
     }
+
+    /// [`CollectionCtx::scope_of`] for the profiled documents.
+    pub fn scope(&self, lang: crate::i18n::Lang) -> String {
+        self.scope_of(self.sampled(), lang)
+    }
 }
+
+/// `scope` of a figure measured on part of the collection.
+pub const SCOPE_SAMPLE: &str = "sample";
+/// `scope` of a figure measured on the whole collection (every document
+/// read, a server-side count, or the collection's metadata).
+pub const SCOPE_COLLECTION: &str = "collection";
 
 /// What the deployment-level rules look at.
 pub struct DeploymentCtx<'a> {

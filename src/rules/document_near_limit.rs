@@ -1,5 +1,8 @@
 //! `document-near-limit`: documents at or near MongoDB's 16 MiB limit, or
 //! forecast to reach it (seeds 001, 002, 003; Compass warns at 10 MB).
+//!
+//! The forecast starts from the largest document, the one at risk, so the
+//! size and the forecast told side by side never contradict each other.
 
 use serde_json::json;
 
@@ -68,36 +71,52 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             json!({"path": h.path, "bytes_avg": h.bytes_avg, "share": h.bytes_share}),
         );
     }
+    let limit = 16_777_216.0;
+    // The forecast, from the largest document: "path grows so that the
+    // largest document (size) passes 16 MiB in …".
+    let forecast_text = forecast.map(|(f, d)| {
+        ev.insert("forecast_days".into(), json!(d));
+        ev.insert(
+            "forecast".into(),
+            json!({"path": f.path, "from": "largest document", "from_bytes": s.max, "days": d}),
+        );
+        let (en, zh) = crate::fmt::duration_days(d);
+        (
+            format!(
+                "{} grows so that the largest document ({}) passes 16 MiB in about {en}",
+                f.path,
+                bytes(max)
+            ),
+            format!(
+                "{} 持续增长，按当前速度最大的文档（{}）约{zh}后将超过 16 MiB",
+                f.path,
+                bytes(max)
+            ),
+        )
+    });
     let message = if max >= warn {
+        let (then_en, then_zh) = forecast_text
+            .map(|(en, zh)| (format!("; {en}"), format!("；{zh}")))
+            .unwrap_or_default();
         lang.pick(
             format!(
-                "the largest document {} is {} ({} of the 16 MiB limit; p95 {})",
+                "the largest document {} is {} ({} of the 16 MiB limit; p95 {}){then_en}",
                 ctx.scope(lang),
                 bytes(max),
-                percent(max / 16_777_216.0),
+                percent(max / limit),
                 bytes(s.p95 as f64)
             ),
             format!(
-                "{}最大的文档为 {}（达到 16 MiB 上限的 {}；p95 {}）",
+                "{}最大的文档为 {}（达到 16 MiB 上限的 {}；p95 {}）{then_zh}",
                 ctx.scope(lang),
                 bytes(max),
-                percent(max / 16_777_216.0),
+                percent(max / limit),
                 bytes(s.p95 as f64)
             ),
         )
     } else {
-        let (f, d) = forecast.unwrap_or((&ctx.fields()[0], 0.0));
-        ev.insert("forecast_days".into(), json!(d));
-        lang.pick(
-            format!(
-                "{} grows so that the p99 document would pass 16 MiB in about {d:.0} days",
-                f.path
-            ),
-            format!(
-                "{} 持续增长，按当前速度 p99 文档约 {d:.0} 天后将超过 16 MiB",
-                f.path
-            ),
-        )
+        let (en, zh) = forecast_text.unwrap_or_default();
+        lang.pick(en, zh)
     };
     let suggestion = match heaviest {
         Some(h) if h.array.is_some() => advise::subset(ctx, h, 50, lang),

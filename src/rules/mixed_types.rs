@@ -11,6 +11,29 @@ use crate::profile::raw::BsonType;
 
 const RULE: &str = "mixed-types";
 
+/// 2^53: integers beyond it are not all exact as doubles.
+const EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
+
+/// Why a mix of numeric widths matters, if it does. int, long and double
+/// compare, sort and aggregate as one number, so a mix of them is what JSON
+/// writers and drivers produce and is not reported; it matters when a
+/// decimal meets binary numbers (decimal arithmetic silently becomes binary
+/// floating point, `0.1 + 0.2` no longer exact), or when doubles share a
+/// path with integers beyond 2^53, which a double cannot hold exactly.
+/// (Integral doubles beyond 2^53 on their own are `lossy-numbers`.)
+fn numeric_mix_matters(types: &[(BsonType, u64)], range: Option<[f64; 2]>) -> Option<&'static str> {
+    let has = |t: BsonType| types.iter().any(|(x, _)| *x == t);
+    let binary = has(BsonType::Double) || has(BsonType::Int) || has(BsonType::Long);
+    if has(BsonType::Decimal) && binary {
+        return Some("decimal");
+    }
+    let wide = range.is_some_and(|[lo, hi]| lo.abs() >= EXACT_DOUBLE || hi.abs() >= EXACT_DOUBLE);
+    if has(BsonType::Double) && has(BsonType::Long) && wide {
+        return Some("beyond-2^53");
+    }
+    None
+}
+
 fn family(t: BsonType) -> u8 {
     match t {
         BsonType::Double | BsonType::Int | BsonType::Long | BsonType::Decimal => 0,
@@ -44,6 +67,15 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let mut families: Vec<u8> = counted.iter().map(|(t, _)| family(*t)).collect();
         families.sort_unstable();
         families.dedup();
+        let numeric_reason = if families.len() > 1 {
+            None
+        } else {
+            match numeric_mix_matters(&counted, f.number_range) {
+                Some(why) => Some(why),
+                // Only widths of one number differ: nothing to act on.
+                None => continue,
+            }
+        };
         let severity = if families.len() > 1 {
             Severity::Warning
         } else {
@@ -64,10 +96,17 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: if severity == Severity::Info {
-                lang.pick(
-                    format!("{} mixes numeric widths ({}) {}", f.path, breakdown.join(", "), ctx.scope(lang)),
-                    format!("{} 混用了不同宽度的数值类型（{}），{}", f.path, breakdown.join("、"), ctx.scope(lang)),
-                )
+                if numeric_reason == Some("decimal") {
+                    lang.pick(
+                        format!("{} mixes decimal and binary numbers ({}) {}: decimal arithmetic on it turns into binary floating point", f.path, breakdown.join(", "), ctx.scope(lang)),
+                        format!("{} 混用了十进制数和二进制数值（{}），{}：在它上面的十进制运算会变成二进制浮点运算", f.path, breakdown.join("、"), ctx.scope(lang)),
+                    )
+                } else {
+                    lang.pick(
+                        format!("{} mixes doubles with integers beyond 2^53 ({}) {}: a double cannot hold them exactly", f.path, breakdown.join(", "), ctx.scope(lang)),
+                        format!("{} 混用了 double 与超过 2^53 的整数（{}），{}：double 无法精确表示这些整数", f.path, breakdown.join("、"), ctx.scope(lang)),
+                    )
+                }
             } else {
                 lang.pick(
                     format!("{} holds different types ({}) {}", f.path, breakdown.join(", "), ctx.scope(lang)),
@@ -77,6 +116,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             evidence: evidence([
                 ("types", serde_json::Value::Object(types_json)),
                 ("values", json!(total)),
+                ("numeric_reason", json!(numeric_reason)),
                 ("sampled", json!(ctx.sampled())),
                 ("threshold", crossed(t, RULE, "min-share")),
             ]),

@@ -2,6 +2,30 @@
 //! function of what was measured — the profile, the collection's metadata,
 //! relationships and growth — returning findings with their evidence, an
 //! explanation citing where the rule comes from, and a suggestion.
+//!
+//! Every finding's evidence says its `scope` (`sample` or `collection`),
+//! stamped in [`check_collection`] from what the rule's figures rest on;
+//! a rule that measured the whole collection says so itself.
+//!
+//! Where this catalogue is stricter than `rules.md`, and why:
+//! - `long-field-names` also needs the proposed renames to save at least
+//!   `min-saved-share` of the average document and `min-saved-bytes` over
+//!   the whole collection (bytes × documents): renaming fields of a small
+//!   collection costs a migration and saves nothing worth reading about.
+//!   Names a standard fixes (GeoJSON, GridFS, `system.profile`, time-series
+//!   buckets, `mongod` log entries) are never proposed for renaming.
+//! - `too-many-fields` does not count paths under objects `dynamic-keys`
+//!   reports (one cause, one finding), and a fixed schema (the median path
+//!   is in more than half of the documents that have its parent) is reported only above the
+//!   warning threshold, with `separate` instead of `attribute`.
+//! - `mixed-types` on numeric widths only (int/long/double) is not
+//!   reported: they compare, sort and aggregate as one number. It is an
+//!   info when the mix can change a value: a decimal beside binary
+//!   numbers, or doubles beside longs beyond 2^53.
+//! - Growth forecasts (`days_to_limit`, `document-near-limit`,
+//!   `unbounded-array`) start from the largest document, not the p99 one
+//!   the contract names: the largest is the document at risk, and a
+//!   forecast from a smaller one contradicts its size told beside it.
 
 pub mod config;
 pub mod context;
@@ -23,6 +47,11 @@ mod too_many_fields;
 mod too_many_indexes;
 mod unbounded_array;
 mod unused_index;
+
+#[cfg(test)]
+pub(crate) mod kit;
+#[cfg(test)]
+mod tests;
 
 use serde::Serialize;
 
@@ -109,46 +138,117 @@ pub const RULES: [&str; 17] = [
 
 type CollectionRule = fn(&CollectionCtx<'_>, &Thresholds, Lang) -> Vec<Finding>;
 
-const COLLECTION_RULES: [(&str, CollectionRule); 16] = [
-    ("unbounded-array", unbounded_array::check),
-    ("large-reference-array", large_reference_array::check),
-    ("document-near-limit", document_near_limit::check),
-    ("bloated-document", bloated_document::check),
-    ("time-series-per-event", time_series_per_event::check),
-    ("dynamic-keys", dynamic_keys::check),
-    ("mixed-types", mixed_types::check),
-    ("denormalization-drift", denormalization_drift::check),
-    ("missing-reference-index", missing_reference_index::check),
-    ("redundant-index", redundant_index::check),
-    ("unused-index", unused_index::check),
-    ("too-many-indexes", too_many_indexes::check),
-    ("deep-nesting", deep_nesting::check),
-    ("too-many-fields", too_many_fields::check),
+/// What a rule's figures rest on, for the `scope` of its findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Basis {
+    /// Documents read: `sample` unless every document was (the number read
+    /// is the finding's `sampled` evidence, else the profile's).
+    Documents,
+    /// The collection's metadata (its indexes, their statistics): always
+    /// `collection`.
+    Metadata,
+}
+
+const COLLECTION_RULES: [(&str, CollectionRule, Basis); 16] = [
+    ("unbounded-array", unbounded_array::check, Basis::Documents),
+    (
+        "large-reference-array",
+        large_reference_array::check,
+        Basis::Documents,
+    ),
+    (
+        "document-near-limit",
+        document_near_limit::check,
+        Basis::Documents,
+    ),
+    (
+        "bloated-document",
+        bloated_document::check,
+        Basis::Documents,
+    ),
+    (
+        "time-series-per-event",
+        time_series_per_event::check,
+        Basis::Documents,
+    ),
+    ("dynamic-keys", dynamic_keys::check, Basis::Documents),
+    ("mixed-types", mixed_types::check, Basis::Documents),
+    (
+        "denormalization-drift",
+        denormalization_drift::check,
+        Basis::Documents,
+    ),
+    (
+        "missing-reference-index",
+        missing_reference_index::check,
+        Basis::Documents,
+    ),
+    ("redundant-index", redundant_index::check, Basis::Metadata),
+    ("unused-index", unused_index::check, Basis::Metadata),
+    ("too-many-indexes", too_many_indexes::check, Basis::Metadata),
+    ("deep-nesting", deep_nesting::check, Basis::Documents),
+    ("too-many-fields", too_many_fields::check, Basis::Documents),
     (
         "polymorphic-without-discriminator",
         polymorphic_without_discriminator::check,
+        Basis::Documents,
     ),
-    ("long-field-names", long_field_names::check),
+    (
+        "long-field-names",
+        long_field_names::check,
+        Basis::Documents,
+    ),
 ];
 
 /// Runs every enabled rule on one collection. Findings come sorted by
 /// severity (worst first), then rule and path.
 pub fn check_collection(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (id, rule) in COLLECTION_RULES {
+    for (id, rule, basis) in COLLECTION_RULES {
         if t.enabled(id) {
-            out.extend(rule(ctx, t, lang));
+            for mut f in rule(ctx, t, lang) {
+                stamp_scope(&mut f, ctx, basis);
+                out.push(f);
+            }
         }
     }
     sort(&mut out);
     out
 }
 
-/// Rules about a whole database or deployment.
+/// Puts `scope` in a finding's evidence, the one place every finding gets
+/// it: a rule that measured something on the whole collection (a server
+/// count, every document) says so itself; otherwise the scope follows from
+/// the documents its figures rest on (its `sampled` evidence).
+fn stamp_scope(f: &mut Finding, ctx: &CollectionCtx<'_>, basis: Basis) {
+    if f.evidence.contains_key("scope") {
+        return;
+    }
+    let scope = match basis {
+        Basis::Metadata => context::SCOPE_COLLECTION,
+        Basis::Documents => {
+            let n = f
+                .evidence
+                .get("sampled")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or_else(|| ctx.sampled());
+            ctx.scope_name(n)
+        }
+    };
+    f.evidence.insert("scope".into(), scope.into());
+}
+
+/// Rules about a whole database or deployment; their figures (collection
+/// listings) are always of the whole deployment: `scope` is `collection`.
 pub fn check_deployment(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let mut out = Vec::new();
     if t.enabled("too-many-collections") {
         out.extend(too_many_collections::check(ctx, t, lang));
+    }
+    for f in &mut out {
+        f.evidence
+            .entry("scope")
+            .or_insert_with(|| context::SCOPE_COLLECTION.into());
     }
     sort(&mut out);
     out

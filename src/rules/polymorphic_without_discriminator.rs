@@ -135,8 +135,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         namespace: ctx.ns().to_owned(),
         path: None,
         message: lang.pick(
-            format!("the documents fall into {} shapes ({}) {} and no field tells them apart", big.len(), desc.join(", "), ctx.scope(lang)),
-            format!("{}文档分成 {} 种结构（{}），却没有字段能区分它们", ctx.scope(lang), big.len(), desc.join("、")),
+            format!("the documents fall into {} shapes ({}) {} and no field tells them apart", big.len(), desc.join(", "), ctx.scope_of(docs.len() as u64, lang)),
+            format!("{}文档分成 {} 种结构（{}），却没有字段能区分它们", ctx.scope_of(docs.len() as u64, lang), big.len(), desc.join("、")),
         ),
         evidence: evidence([
             ("shapes", json!(shares)),

@@ -68,8 +68,14 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     let (en, zh) = crate::fmt::duration_days(d);
                     let when = lang.pick(en, zh);
                     lang.pick(
-                        format!("at this pace the p99 document passes 16 MiB in {when}"),
-                        format!("按此速度，p99 文档将在{when}后超过 16 MiB"),
+                        format!(
+                            "at this pace the largest document ({}) passes 16 MiB in {when}",
+                            crate::fmt::bytes(ctx.report.doc_size.max as f64)
+                        ),
+                        format!(
+                            "按此速度，最大的文档（{}）将在{when}后超过 16 MiB",
+                            crate::fmt::bytes(ctx.report.doc_size.max as f64)
+                        ),
                     )
                 },
             );

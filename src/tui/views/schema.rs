@@ -107,17 +107,17 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 }
 
 fn presence(fp: &FieldProfile) -> String {
-    let p = fp.presence * 100.0;
+    let p = crate::fmt::percent(fp.presence);
     match fp.presence_ci {
         Some([lo, hi]) => {
             let half = ((hi - lo) * 50.0).round();
             if half >= 1.0 {
-                format!("{p:.0}% ±{half:.0}")
+                format!("{p} ±{half:.0}")
             } else {
-                format!("{p:.1}%")
+                p
             }
         }
-        None => format!("{p:.1}%"),
+        None => p,
     }
 }
 
@@ -198,9 +198,9 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             Span::styled("■ ", Style::default().fg(theme.bson_type(*t))),
             Span::styled(
                 format!(
-                    "{:<10} {:>5.1}%  ({})",
+                    "{:<10} {:>7}  ({})",
                     t.alias(),
-                    *n as f64 * 100.0 / total.max(1) as f64,
+                    crate::fmt::percent(*n as f64 / total.max(1) as f64),
                     human_count(*n)
                 ),
                 theme.text(),
@@ -209,14 +209,20 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     }
     let ci = fp
         .presence_ci
-        .map(|[lo, hi]| format!("  (95% CI {:.1}–{:.1}%)", lo * 100.0, hi * 100.0))
+        .map(|[lo, hi]| {
+            format!(
+                "  (95 % CI {}–{})",
+                crate::fmt::percent(lo),
+                crate::fmt::percent(hi)
+            )
+        })
         .unwrap_or_default();
     lines.push(Line::from(vec![
         label("presence"),
         Span::styled(
             format!(
-                "{:.1}% of {} sampled{ci}",
-                fp.presence * 100.0,
+                "{} of {} sampled{ci}",
+                crate::fmt::percent(fp.presence),
                 human_count(c.sampled)
             ),
             theme.text(),
@@ -226,9 +232,9 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         label("bytes"),
         Span::styled(
             format!(
-                "{} per document, {:.1}% of all bytes",
+                "{} per document, {} of all bytes",
                 crate::fmt::bytes(fp.bytes_avg),
-                fp.bytes_share * 100.0
+                crate::fmt::percent(fp.bytes_share)
             ),
             theme.text(),
         ),

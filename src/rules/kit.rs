@@ -1,0 +1,58 @@
+//! Test kit: collections built in memory from documents, profiled as an
+//! audit profiles them, for table-driven rule tests.
+
+use bson::Document;
+
+use super::{CollectionCtx, Finding, Thresholds};
+use crate::i18n::Lang;
+use crate::profile::Profiler;
+use crate::report::CollectionReport;
+use crate::source::{CollectionMeta, SampleOutcome};
+
+/// `sampled` documents profiled out of a collection of `documents`
+/// (`documents == sampled.len()` for a collection read in full).
+pub fn report(name: &str, sampled: &[Document], documents: u64) -> CollectionReport {
+    let mut p = Profiler::default();
+    let mut kept = Vec::with_capacity(sampled.len());
+    for d in sampled {
+        let mut raw = Vec::new();
+        d.to_writer(&mut raw).expect("document encodes");
+        p.add(&raw).expect("document profiles");
+        kept.push(raw);
+    }
+    let mut meta = CollectionMeta::new("kit", name);
+    meta.documents = Some(documents);
+    let all = documents == sampled.len() as u64;
+    let outcome = SampleOutcome {
+        read: sampled.len() as u64,
+        method: if all { "all" } else { "$sample" }.into(),
+        total: all.then_some(documents),
+        partial: None,
+        skipped: 0,
+    };
+    let mut r = CollectionReport::new(meta, &outcome, p.finish());
+    r.kept = kept;
+    for (path, g) in crate::growth::cross_section(&r.profile, &r.kept) {
+        if let Some(f) = r.fields.iter_mut().find(|f| f.path == path) {
+            f.growth = Some(g);
+        }
+    }
+    r
+}
+
+/// Every enabled rule on `r`, with the default thresholds, in English.
+pub fn check(r: &CollectionReport) -> Vec<Finding> {
+    let ctx = CollectionCtx {
+        report: r,
+        relationships: Vec::new(),
+        drift: Vec::new(),
+        index_usage: None,
+        now: 1.8e9,
+    };
+    super::check_collection(&ctx, &Thresholds::default(), Lang::En)
+}
+
+/// The findings of one rule.
+pub fn fired<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
+    findings.iter().filter(|f| f.rule == rule).collect()
+}
