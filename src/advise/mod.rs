@@ -196,8 +196,8 @@ pub fn separate(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Sugges
     };
     let summary = if binary {
         lang.pick(
-            format!("`{dotted}` holds large binary data read by few queries: store it in GridFS (or object storage) and keep only its file id in the document."),
-            format!("`{dotted}` 保存的是很少被读取的大块二进制数据：放到 GridFS（或对象存储）中，文档里只保留文件 id（引用）。"),
+            format!("`{dotted}` holds large binary data read by few queries: the script moves it into `{child}`, one document per parent keyed by `{parent_key}`, so reads of the parent no longer carry it. Files that may pass 16 MiB belong in GridFS (a driver's GridFS bucket or mongofiles) or object storage, with only the file id kept; the script does not do that."),
+            format!("`{dotted}` 保存的是很少被读取的大块二进制数据：脚本把它移到 `{child}` 集合，每个父文档一个、以 `{parent_key}` 关联，读取父文档时不再带上它。可能超过 16 MiB 的文件应放到 GridFS（驱动的 GridFS bucket 或 mongofiles）或对象存储，文档里只保留文件 id；脚本不做这一步。"),
         )
     } else {
         lang.pick(
