@@ -3,88 +3,16 @@
 //! resulting shape is checked.
 
 mod common;
+mod migrate;
 
 use common::{oid, DAY, NEWEST};
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use bson::{doc, Document};
-use common::{client, docshape_async, json_ok, unique_db, uri};
-use futures_util::TryStreamExt;
+use common::{client, unique_db};
+use migrate::{all, audit, run_twice};
 
-/// `mongosh`: `$DOCSHAPE_MONGOSH`, else the copy `scripts/test.sh` installs
-/// into `.tools/`. Missing is a failure, never a skip.
-fn mongosh() -> PathBuf {
-    if let Ok(p) = std::env::var("DOCSHAPE_MONGOSH") {
-        return PathBuf::from(p);
-    }
-    let p = common::repo().join(".tools/node_modules/.bin/mongosh");
-    assert!(
-        p.exists(),
-        "mongosh is needed to run the migration scripts: run scripts/test.sh (it installs it into .tools/) or set DOCSHAPE_MONGOSH"
-    );
-    p
-}
-
-fn run_script(script: &str, name: &str) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join(format!("{name}.js"));
-    std::fs::write(&file, script).expect("write script");
-    for attempt in 1..=2 {
-        let out = Command::new(mongosh())
-            .arg(uri())
-            .arg("--quiet")
-            .arg("--file")
-            .arg(&file)
-            .env("MONGOSH_NO_UPDATE_CHECK", "1")
-            .output()
-            .expect("run mongosh");
-        assert!(
-            out.status.success(),
-            "{name} (run {attempt}) failed: {}\n{}\nscript:\n{script}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-}
-
-/// The suggestion of the first finding of `rule` on `ns`.
 fn suggestion<'a>(report: &'a serde_json::Value, ns: &str, rule: &str) -> &'a serde_json::Value {
-    let c = common::collection(report, ns);
-    let f = c["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .find(|f| f["rule"] == rule)
-        .unwrap_or_else(|| panic!("no {rule} on {ns}: {}", c["findings"]));
-    &f["suggestion"]
-}
-
-async fn audit(ns: &str) -> serde_json::Value {
-    json_ok(
-        &docshape_async(&[
-            "audit",
-            &uri(),
-            "-c",
-            ns,
-            "--format",
-            "json",
-            "--no-snapshot",
-            "--fail-on",
-            "never",
-        ])
-        .await,
-    )
-}
-
-async fn all(c: &mongodb::Collection<Document>) -> Vec<Document> {
-    c.find(doc! {})
-        .await
-        .expect("find")
-        .try_collect()
-        .await
-        .expect("collect")
+    migrate::suggestion(report, ns, rule, None)
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -107,7 +35,12 @@ async fn parent_reference_moves_a_growing_array_out() {
         "after uses the collection's own names: {}",
         s["after"]
     );
-    run_script(s["migration"].as_str().expect("script"), "parent_reference");
+    run_twice(
+        &db,
+        s["migration"].as_str().expect("script"),
+        "parent_reference",
+    )
+    .await;
 
     let children = c.database(&db).collection::<Document>("posts_comments");
     let kids = all(&children).await;
@@ -147,7 +80,7 @@ async fn subset_keeps_the_newest_elements() {
     let report = audit(&ns).await;
     let s = suggestion(&report, &ns, "unbounded-array");
     assert_eq!(s["pattern"], "subset", "{s}");
-    run_script(s["migration"].as_str().expect("script"), "subset");
+    run_twice(&db, s["migration"].as_str().expect("script"), "subset").await;
 
     let history = c.database(&db).collection::<Document>("products_reviews");
     assert_eq!(
@@ -181,7 +114,7 @@ async fn bucket_groups_events_by_series_and_hour() {
     let report = audit(&ns).await;
     let s = suggestion(&report, &ns, "time-series-per-event");
     assert_eq!(s["pattern"], "bucket");
-    run_script(s["migration"].as_str().expect("script"), "bucket");
+    run_twice(&db, s["migration"].as_str().expect("script"), "bucket").await;
 
     let hourly = all(&c.database(&db).collection::<Document>("readings_hourly")).await;
     let hours: std::collections::BTreeSet<i64> = (0..10_000u32)
@@ -233,7 +166,7 @@ async fn attribute_turns_minute_keys_into_pairs() {
     let report = audit(&ns).await;
     let s = suggestion(&report, &ns, "dynamic-keys");
     assert_eq!(s["pattern"], "attribute");
-    run_script(s["migration"].as_str().expect("script"), "attribute");
+    run_twice(&db, s["migration"].as_str().expect("script"), "attribute").await;
     for d in all(&stats).await {
         let m = d.get_array("minutes").expect("minutes is now an array");
         assert_eq!(m.len(), 60);
@@ -267,7 +200,7 @@ async fn ttl_index_on_an_absent_field_is_checked_not_dropped() {
     let s = suggestion(&report, &ns, "unused-index");
     let script = s["migration"].as_str().expect("script");
     assert!(!script.contains("dropIndex"), "{script}");
-    run_script(script, "ttl_check");
+    run_twice(&db, script, "ttl_check").await;
     let names = sessions.list_index_names().await.expect("indexes");
     assert!(names.iter().any(|n| n == "expires_at_1"), "{names:?}");
     assert_eq!(sessions.count_documents(doc! {}).await.expect("count"), 30);

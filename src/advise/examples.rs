@@ -4,7 +4,7 @@
 use bson::{Bson, Document};
 use serde_json::{json, Value};
 
-use crate::profile::{extract, FieldProfile, Seg};
+use crate::profile::{extract, Seg};
 use crate::rules::CollectionCtx;
 
 /// Longest string shown in an example.
@@ -75,6 +75,40 @@ fn remove_path(d: &mut Document, segs: &[Seg]) -> Option<Bson> {
         },
         _ => None,
     }
+}
+
+/// The array at a path of field names (no array steps), to change in place.
+fn array_mut<'a>(d: &'a mut Document, segs: &[Seg]) -> Option<&'a mut Vec<Bson>> {
+    match segs {
+        [Seg::Key(k)] => match d.get_mut(k) {
+            Some(Bson::Array(a)) => Some(a),
+            _ => None,
+        },
+        [Seg::Key(k), rest @ ..] => match d.get_mut(k) {
+            Some(Bson::Document(inner)) => array_mut(inner, rest),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Keeps the last `keep` elements of the array at `segs`, as the subset
+/// script's `$slice` does; false when there is no such array.
+pub fn keep_last(d: &mut Document, segs: &[Seg], keep: u64) -> bool {
+    let Some(a) = array_mut(d, segs) else {
+        return false;
+    };
+    let start = a
+        .len()
+        .saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
+    a.drain(..start);
+    true
+}
+
+/// Removes the value at `segs`, as the scripts' `$unset` does; false when
+/// the path holds nothing or crosses an array.
+pub fn remove(d: &mut Document, segs: &[Seg]) -> bool {
+    remove_path(d, segs).is_some()
 }
 
 /// The document without the value at `segs`, for display.
@@ -163,13 +197,8 @@ pub fn subset(
     let Ok(d) = Document::from_reader(raw) else {
         return (before, after);
     };
-    let mut parent = d.clone();
-    if let [Seg::Key(k)] = segs {
-        if let Some(Bson::Array(a)) = d.get(k) {
-            let start = a.len().saturating_sub(keep as usize);
-            parent.insert(k.clone(), Bson::Array(a[start..].to_vec()));
-        }
-    }
+    let mut parent = d;
+    keep_last(&mut parent, segs, keep);
     let after = after.map(|mut a| {
         if let Some(obj) = a.as_object_mut() {
             obj.insert("parent".into(), display(&Bson::Document(parent), 2));
@@ -296,10 +325,4 @@ pub fn bucket(
     }
     after.insert("events".into(), Value::Array(events));
     (Some(Value::Array(before)), Some(Value::Object(after)))
-}
-
-/// Average bytes of one element of the array `f`, from the profile.
-pub fn element_bytes(ctx: &CollectionCtx<'_>, f: &FieldProfile) -> Option<f64> {
-    let b = crate::growth::bytes_per_element(&ctx.report.profile, f);
-    (b > 0.0).then_some(b)
 }

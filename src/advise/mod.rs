@@ -3,6 +3,7 @@
 //! the sample, and a `mongosh` migration script that is safe to re-run.
 //! docshape never runs these scripts; it only writes them.
 
+mod convert;
 mod examples;
 mod scripts;
 
@@ -57,30 +58,56 @@ fn header(lang: Lang, what: &str) -> String {
 }
 
 /// Average and largest document size on the kept sample, before and after
-/// removing `segs` from every document.
-fn size_effect(ctx: &CollectionCtx<'_>, segs: &[Seg]) -> Map<String, Value> {
-    let mut before = Vec::new();
-    let mut after = Vec::new();
-    for d in &ctx.report.kept {
-        let carried: usize = extract::values(d, segs).iter().map(|e| e.size).sum();
-        before.push(d.len() as f64);
-        after.push((d.len() - carried.min(d.len().saturating_sub(5))) as f64);
-    }
-    let avg = |v: &[f64]| {
-        if v.is_empty() {
+/// `change` is applied to each document (as the script would change it).
+/// `change` returns false when it cannot apply; the document then counts
+/// as it is minus the bytes the path carries (paths through arrays).
+fn size_effect_by(
+    ctx: &CollectionCtx<'_>,
+    segs: &[Seg],
+    change: impl Fn(&mut bson::Document) -> bool,
+) -> Map<String, Value> {
+    let sizes: Vec<(f64, f64)> = ctx
+        .report
+        .kept
+        .iter()
+        .map(|raw| {
+            let after = bson::Document::from_reader(&raw[..])
+                .ok()
+                .and_then(|mut d| change(&mut d).then(|| bson::to_vec(&d).ok().map(|v| v.len()))?)
+                .unwrap_or_else(|| {
+                    let carried: usize = extract::values(raw, segs).iter().map(|e| e.size).sum();
+                    raw.len() - carried.min(raw.len().saturating_sub(5))
+                });
+            (raw.len() as f64, after as f64)
+        })
+        .collect();
+    size_summary(&sizes)
+}
+
+/// The effect's size figures from per-document (before, after) sizes: the
+/// averages and maxima come from the same documents, so avg ≤ max.
+fn size_summary(sizes: &[(f64, f64)]) -> Map<String, Value> {
+    let n = sizes.len();
+    let avg = |f: fn(&(f64, f64)) -> f64| {
+        if n == 0 {
             0.0
         } else {
-            v.iter().sum::<f64>() / v.len() as f64
+            sizes.iter().map(f).sum::<f64>() / n as f64
         }
     };
-    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    let max = |f: fn(&(f64, f64)) -> f64| sizes.iter().map(f).fold(0.0, f64::max);
     let mut m = Map::new();
-    m.insert("documents_measured".into(), json!(before.len()));
-    m.insert("avg_bytes_before".into(), json!(avg(&before).round()));
-    m.insert("avg_bytes_after".into(), json!(avg(&after).round()));
-    m.insert("max_bytes_before".into(), json!(max(&before)));
-    m.insert("max_bytes_after".into(), json!(max(&after)));
+    m.insert("documents_measured".into(), json!(n));
+    m.insert("avg_bytes_before".into(), json!(avg(|s| s.0).round()));
+    m.insert("avg_bytes_after".into(), json!(avg(|s| s.1).round()));
+    m.insert("max_bytes_before".into(), json!(max(|s| s.0)));
+    m.insert("max_bytes_after".into(), json!(max(|s| s.1)));
     m
+}
+
+/// The effect of removing `segs` from every document.
+fn size_effect(ctx: &CollectionCtx<'_>, segs: &[Seg]) -> Map<String, Value> {
+    size_effect_by(ctx, segs, |d| examples::remove(d, segs))
 }
 
 /// Moves the elements of an array into their own collection, each with a
@@ -128,22 +155,15 @@ pub fn subset(ctx: &CollectionCtx<'_>, arr: &FieldProfile, keep: u64, lang: Lang
     let doc = pick_doc(ctx, Some(&arr.segments));
     let (before, after) =
         examples::subset(doc.as_deref(), &arr.segments, keep, &child, &parent_key);
-    let mut effect = size_effect(ctx, &arr.segments);
-    if let (Some(a), Some(e)) = (arr.array, examples::element_bytes(ctx, arr)) {
-        let kept = (keep as f64).min(a.avg);
-        let avg_after = effect
-            .get("avg_bytes_after")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0)
-            + kept * e;
-        effect.insert("avg_bytes_after".into(), json!(avg_after.round()));
-        effect.insert("elements_kept".into(), json!(keep));
-    }
+    let mut effect = size_effect_by(ctx, &arr.segments, |d| {
+        examples::keep_last(d, &arr.segments, keep)
+    });
+    effect.insert("elements_kept".into(), json!(keep));
     Suggestion {
         pattern: "subset",
         summary: lang.pick(
-            format!("Keep only the newest {keep} elements of `{dotted}` in the document (what most reads show) and every element in `{child}` with a `{parent_key}` reference."),
-            format!("文档中只保留 `{dotted}` 最新的 {keep} 个元素（大多数读取只用到这些），全部元素放到 `{child}` 集合，并用 `{parent_key}` 引用父文档（子集模式）。"),
+            format!("Keep only the last {keep} elements of `{dotted}` in the document (the newest when the writer appends them, what most reads show) and every element in `{child}` with a `{parent_key}` reference and its position."),
+            format!("文档中只保留 `{dotted}` 的最后 {keep} 个元素（写入方追加元素时即最新的，大多数读取只用到这些），全部元素连同位置放到 `{child}` 集合，并用 `{parent_key}` 引用父文档（子集模式）。"),
         ),
         before,
         after,
@@ -176,8 +196,8 @@ pub fn separate(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Sugges
     };
     let summary = if binary {
         lang.pick(
-            format!("`{dotted}` holds large binary data read by few queries: store it in GridFS (or object storage) and keep only its file id in the document."),
-            format!("`{dotted}` 保存的是很少被读取的大块二进制数据：放到 GridFS（或对象存储）中，文档里只保留文件 id（引用）。"),
+            format!("`{dotted}` holds large binary data read by few queries: the script moves it into `{child}`, one document per parent keyed by `{parent_key}`, so reads of the parent no longer carry it. Files that may pass 16 MiB belong in GridFS (a driver's GridFS bucket or mongofiles) or object storage, with only the file id kept; the script does not do that."),
+            format!("`{dotted}` 保存的是很少被读取的大块二进制数据：脚本把它移到 `{child}` 集合，每个父文档一个、以 `{parent_key}` 关联，读取父文档时不再带上它。可能超过 16 MiB 的文件应放到 GridFS（驱动的 GridFS bucket 或 mongofiles）或对象存储，文档里只保留文件 id；脚本不做这一步。"),
         )
     } else {
         lang.pick(
@@ -329,43 +349,259 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
     }
 }
 
-/// Converts the minority type of a path to the majority type and marks the
-/// documents with a schema version (`schema-versioning`).
-pub fn schema_versioning(
-    ctx: &CollectionCtx<'_>,
-    f: &FieldProfile,
-    from: crate::profile::raw::BsonType,
-    to: crate::profile::raw::BsonType,
-    lang: Lang,
-) -> Suggestion {
-    let dotted = query_path(&f.segments);
-    let example = ctx.report.kept.iter().find_map(|d| {
-        extract::values(d, &f.segments)
-            .iter()
-            .find(|e| e.ty == from)
-            .and_then(crate::profile::value_of)
-    });
-    let before = example
-        .as_ref()
-        .map(|v| json!({ dotted.clone(): v.clone().into_relaxed_extjson() }));
-    let after = example
-        .as_ref()
-        .map(|v| json!({ dotted.clone(): scripts::converted_example(v, to), "schema_version": 2 }));
+/// Converts a path holding several types to the numeric type that loses
+/// nothing (see [`convert`] for the rule), leaving every value that does not
+/// convert exactly as it is and counting it (`schema-versioning`). `_id` is
+/// never updated: its suggestion only counts.
+pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) -> Suggestion {
+    use convert::{Outcome, Reason};
+    let dotted = query_path(&field.segments);
+    let per_doc: Vec<(Option<bson::Bson>, Vec<bson::Bson>)> = ctx
+        .report
+        .kept
+        .iter()
+        .map(|d| {
+            let vals = extract::values(d, &field.segments)
+                .iter()
+                .filter_map(crate::profile::value_of)
+                .collect();
+            let id = extract::top(d, "_id").and_then(|e| crate::profile::value_of(&e));
+            (id, vals)
+        })
+        .collect();
+    let all: Vec<bson::Bson> = per_doc
+        .iter()
+        .flat_map(|(_, v)| v.iter().cloned())
+        .collect();
+    let types: Vec<&str> = field.types.iter().map(|(t, _)| t.alias()).collect();
+    let types = types.join(", ");
+    let is_id = matches!(field.segments.first(), Some(Seg::Key(k)) if k == "_id");
+    let header = |what: &str| header(lang, &format!("{}.{}: {what}", ctx.ns(), field.path));
+    let plan = convert::plan(&all, &field.name);
+    let place = convert::place(&field.path);
+    let (to, reason, place) = match (is_id, plan, place) {
+        (true, _, _) => {
+            return Suggestion {
+                pattern: "schema-versioning",
+                summary: lang.pick(
+                    format!("`{dotted}` holds {types}. MongoDB never changes `_id` in place, so docshape writes no update: make every writer use one type for new documents. Converting old ones means inserting a copy under the new `_id`, deleting the original and updating every reference to it, a migration of its own. The script only counts the `_id` types."),
+                    format!("`{dotted}` 中混有 {types}。MongoDB 从不允许原地修改 `_id`，所以 docshape 不生成更新语句：让所有写入方对新文档使用同一种类型。转换旧文档需要以新 `_id` 插入副本、删除原文档并更新所有引用它的地方，这是一次单独的迁移。脚本只统计 `_id` 各类型的数量。"),
+                ),
+                before: None,
+                after: None,
+                effect: Map::new(),
+                migration: convert::count_only(
+                    &header("types of _id (counted, never updated)"),
+                    ctx.db(),
+                    ctx.coll(),
+                    &dotted,
+                    "MongoDB never updates _id; a document keeps the _id it was inserted with.",
+                ),
+            };
+        }
+        (false, None, _) => {
+            return Suggestion {
+                pattern: "schema-versioning",
+                summary: lang.pick(
+                    format!("`{dotted}` holds {types}, and most values are not numbers, so no conversion loses nothing: fix the writer to store one type and convert old documents in the application, marking them with `schema_version`. The script only counts the values of each type."),
+                    format!("`{dotted}` 中混有 {types}，且大多数值不是数字，没有不丢信息的自动转换：请修正写入方只写一种类型，并在应用中转换旧文档、用 `schema_version` 标记。脚本只统计各类型值的数量。"),
+                ),
+                before: None,
+                after: None,
+                effect: Map::new(),
+                migration: convert::count_only(
+                    &header("types (counted)"),
+                    ctx.db(),
+                    ctx.coll(),
+                    &dotted,
+                    "Most values are not numbers: there is no lossless conversion to write.",
+                ),
+            };
+        }
+        (false, Some((to, _)), None) => {
+            return Suggestion {
+                pattern: "schema-versioning",
+                summary: lang.pick(
+                    format!("`{dotted}` lies inside nested arrays, which one update cannot convert safely: convert it to {to} in the application that writes it ({to} loses nothing here). The script only counts the values of each type.", to = to.alias()),
+                    format!("`{dotted}` 位于多层嵌套数组中，一次更新无法安全转换：请在写入它的应用中转换为 {to}（此处 {to} 不会丢失信息）。脚本只统计各类型值的数量。", to = to.alias()),
+                ),
+                before: None,
+                after: None,
+                effect: Map::new(),
+                migration: convert::count_only(
+                    &header("types (counted)"),
+                    ctx.db(),
+                    ctx.coll(),
+                    &dotted,
+                    "The path lies inside nested arrays: convert it where it is written.",
+                ),
+            };
+        }
+        (false, Some((to, reason)), Some(place)) => (to, reason, place),
+    };
+    let ty = to.alias();
+    let tally = convert::tally(&all, to);
+    // Per document, exactly as the script decides: changed when a value
+    // converts, marked when every value is then of the target type.
+    let mut changed = 0u64;
+    let mut example: Option<(usize, u8)> = None;
+    for (i, (_, vals)) in per_doc.iter().enumerate() {
+        let outs: Vec<Outcome> = vals.iter().map(|v| convert::classify(v, to)).collect();
+        if outs.iter().any(|o| matches!(o, Outcome::Convert(_))) {
+            changed += 1;
+        }
+        // Prefer a document showing a string converted, then any conversion.
+        let rank = u8::from(outs.iter().any(|o| matches!(o, Outcome::Convert(_))))
+            + u8::from(
+                vals.iter()
+                    .zip(&outs)
+                    .any(|(v, o)| matches!((v, o), (bson::Bson::String(_), Outcome::Convert(_)))),
+            );
+        if rank > 0 && example.is_none_or(|(_, r)| rank > r) {
+            example = Some((i, rank));
+        }
+    }
+    let (before, after) =
+        example
+            .and_then(|(i, _)| per_doc.get(i))
+            .map_or((None, None), |(id, vals)| {
+                let outs: Vec<Outcome> = vals.iter().map(|v| convert::classify(v, to)).collect();
+                let shown = |b: &bson::Bson| b.clone().into_relaxed_extjson();
+                let old: Vec<Value> = vals.iter().map(shown).collect();
+                let new: Vec<Value> = vals
+                    .iter()
+                    .zip(&outs)
+                    .map(|(v, o)| match o {
+                        Outcome::Convert(c) => shown(c),
+                        _ => shown(v),
+                    })
+                    .collect();
+                let one = |mut v: Vec<Value>| {
+                    if matches!(place, convert::Place::Field(_)) && v.len() == 1 {
+                        v.remove(0)
+                    } else {
+                        Value::Array(v)
+                    }
+                };
+                let id = id.as_ref().map_or(json!("…"), shown);
+                let mut b = Map::new();
+                b.insert("_id".into(), id.clone());
+                b.insert(dotted.clone(), one(old));
+                let mut a = Map::new();
+                a.insert("_id".into(), id);
+                a.insert(dotted.clone(), one(new));
+                if outs
+                    .iter()
+                    .all(|o| matches!(o, Outcome::Already | Outcome::Convert(_) | Outcome::Null))
+                {
+                    a.insert("schema_version".into(), json!(2));
+                }
+                (Some(Value::Object(b)), Some(Value::Object(a)))
+            });
+    let marked = per_doc
+        .iter()
+        .filter(|(_, vals)| {
+            let outs: Vec<Outcome> = vals.iter().map(|v| convert::classify(v, to)).collect();
+            outs.iter().any(|o| matches!(o, Outcome::Convert(_)))
+                && outs
+                    .iter()
+                    .all(|o| matches!(o, Outcome::Already | Outcome::Convert(_) | Outcome::Null))
+        })
+        .count();
+    let shown: Vec<String> = tally
+        .stays
+        .iter()
+        .map(|(v, n)| format!("{} ×{}", convert::show(v), crate::fmt::group(*n)))
+        .collect();
+    let shown = shown.join(", ");
+    let (c, s, k) = (
+        crate::fmt::group(tally.convert),
+        crate::fmt::group(tally.stay),
+        crate::fmt::group(tally.already),
+    );
+    let why = match reason {
+        Reason::DecimalPresent => lang.pick(
+            "the path already holds decimals, and anything narrower would round them",
+            "该路径已有 decimal 值，换成更窄的类型会舍入它们",
+        ),
+        Reason::Money => lang.pick(
+            "it holds money with at most two fraction digits, which decimal keeps exact and double does not",
+            "它保存的是最多两位小数的金额，decimal 能精确保存，double 不能",
+        ),
+        Reason::TooManyDigits => lang.pick(
+            "some numbers have more digits than a double holds exactly",
+            "有些数字的位数超过了 double 能精确表示的范围",
+        ),
+        Reason::Fractions => lang.pick(
+            "values carry fractions, which int would cut off",
+            "有些值带小数，转换为 int 会截断小数",
+        ),
+        Reason::DoublePresent => lang.pick(
+            "doubles are present, and converting them to an integer type would narrow them",
+            "已有 double 值，转换为整数类型会收窄它们",
+        ),
+        Reason::Wide => lang.pick(
+            "some integers do not fit in 32 bits",
+            "有些整数超出了 32 位范围",
+        ),
+        Reason::Whole => lang.pick(
+            "every number is whole and fits in 32 bits",
+            "所有数字都是 32 位范围内的整数",
+        ),
+    };
+    let left = if tally.stay > 0 {
+        lang.pick(
+            format!(" {s} values are not plain numbers ({shown}): the script leaves them as they are and counts them. Replace them with null (or remove the field) where they mean “no value”; until then this finding stays."),
+            format!(" {s} 个值不是普通数字（{shown}）：脚本保持原样并计数。若它们表示“无值”，请改为 null（或删除该字段）；在此之前该问题会继续出现。"),
+        )
+    } else {
+        String::new()
+    };
+    let summary = if tally.convert == 0 {
+        lang.pick(
+            format!("Every value of `{dotted}` that converts exactly already is {ty}.{left}"),
+            format!("`{dotted}` 中所有能精确转换的值都已是 {ty}。{left}"),
+        )
+    } else {
+        lang.pick(
+            format!("Fix the writer that stores other types in `{dotted}` and convert the old values to {ty}, because {why}. On the sample {c} values convert exactly and {k} already are {ty}.{left} Only documents whose every value at the path is then {ty} get `schema_version: 2`, so readers know which shape they hold."),
+            format!("修正向 `{dotted}` 写入其他类型的程序，并把旧值转换为 {ty}，因为{why}。在样本中有 {c} 个值可以精确转换，{k} 个已是 {ty}。{left}只有该路径上所有值都变为 {ty} 的文档才会标记 `schema_version: 2`（模式版本化），让读取方知道文档是哪种结构。"),
+        )
+    };
+    let mut effect = Map::new();
+    effect.insert("target_type".into(), json!(ty));
+    effect.insert(
+        "values_measured".into(),
+        json!(tally.convert + tally.stay + tally.already),
+    );
+    effect.insert("values_converted".into(), json!(tally.convert));
+    effect.insert("values_left_as_they_are".into(), json!(tally.stay));
+    effect.insert("values_already_target".into(), json!(tally.already));
+    effect.insert("documents_changed".into(), json!(changed));
+    effect.insert("documents_marked".into(), json!(marked));
+    if !tally.stays.is_empty() {
+        effect.insert(
+            "left_as_they_are".into(),
+            Value::Array(
+                tally
+                    .stays
+                    .iter()
+                    .map(|(v, n)| json!({ "value": v.clone().into_relaxed_extjson(), "count": n }))
+                    .collect(),
+            ),
+        );
+    }
     Suggestion {
         pattern: "schema-versioning",
-        summary: lang.pick(
-            format!("Fix the writer that still stores `{dotted}` as {from}, convert the old documents to {to}, and mark converted documents with `schema_version` so readers know which shape they hold."),
-            format!("修正仍把 `{dotted}` 写成 {from} 的程序，把旧文档转换为 {to}，并用 `schema_version` 标记已转换的文档（模式版本化），让读取方知道文档是哪种结构。"),
-        ),
+        summary,
         before,
         after,
-        effect: Map::new(),
-        migration: scripts::convert_type(
-            &header(lang, &format!("{}.{}: {from} -> {to}", ctx.ns(), f.path)),
+        effect,
+        migration: convert::script(
+            &header(&format!("{types} -> {ty}")),
             ctx.db(),
             ctx.coll(),
-            &f.path,
-            from,
+            &place,
             to,
         ),
     }
@@ -554,5 +790,99 @@ pub fn ttl_field(
             js(&format!("no document has a date in {field}: TTL index {} expires nothing", index.name)),
             js(&format!("documents with a date in {field} expire {secs} s after it (TTL index {})", index.name)),
         ),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::float_cmp)] // byte counts: whole numbers held in f64
+mod tests {
+    use super::*;
+    use crate::profile::{Profiler, DEFAULT_MAX_PATHS};
+    use crate::report::CollectionReport;
+    use crate::source::{CollectionMeta, SampleOutcome};
+    use bson::doc;
+
+    fn report(docs: &[bson::Document]) -> CollectionReport {
+        let mut p = Profiler::new(DEFAULT_MAX_PATHS);
+        let mut kept = Vec::new();
+        for d in docs {
+            let bytes = bson::to_vec(d).expect("encode");
+            p.add(&bytes).expect("profile");
+            kept.push(bytes);
+        }
+        let mut r = CollectionReport::new(
+            CollectionMeta::new("shop", "products"),
+            &SampleOutcome::default(),
+            p.finish(),
+        );
+        r.kept = kept;
+        r
+    }
+
+    fn ctx(r: &CollectionReport) -> CollectionCtx<'_> {
+        CollectionCtx {
+            report: r,
+            relationships: Vec::new(),
+            drift: Vec::new(),
+            index_usage: None,
+            now: 0.0,
+        }
+    }
+
+    fn f64_of(m: &Map<String, Value>, k: &str) -> f64 {
+        m.get(k).and_then(Value::as_f64).expect(k)
+    }
+
+    #[test]
+    fn subset_sizes_are_the_kept_documents_after_the_slice() {
+        // Reviews of very different counts: the average after keeping 100
+        // can never exceed the largest document after keeping 100.
+        let docs: Vec<bson::Document> = (0..30)
+            .map(|i| {
+                let n = if i % 10 == 0 { 300 } else { i };
+                doc! {"_id": i, "reviews": (0..n).map(|r| doc! {"stars": r % 5, "text": format!("review number {r}")}).collect::<Vec<_>>()}
+            })
+            .collect();
+        let rep = report(&docs);
+        let c = ctx(&rep);
+        let reviews = c.field("reviews").expect("reviews");
+        let s = subset(&c, reviews, 100, Lang::En);
+        let (avg, max) = (
+            f64_of(&s.effect, "avg_bytes_after"),
+            f64_of(&s.effect, "max_bytes_after"),
+        );
+        assert!(avg <= max, "avg {avg} > max {max}: {:?}", s.effect);
+        // Exactly the documents the script leaves: the last 100 reviews.
+        let sizes: Vec<f64> = docs
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                if let Ok(a) = d.get_array_mut("reviews") {
+                    let start = a.len().saturating_sub(100);
+                    a.drain(..start);
+                }
+                bson::to_vec(&d).expect("encode").len() as f64
+            })
+            .collect();
+        let want_max = sizes.iter().copied().fold(0.0, f64::max);
+        let want_avg = (sizes.iter().sum::<f64>() / sizes.len() as f64).round();
+        assert_eq!((avg, max), (want_avg, want_max));
+        assert!(max < f64_of(&s.effect, "max_bytes_before"));
+    }
+
+    #[test]
+    fn moving_out_measures_each_document_without_the_array() {
+        let docs: Vec<bson::Document> = (0..20)
+            .map(|i| doc! {"_id": i, "name": "x", "comments": (0..i).map(|k| format!("c{k}")).collect::<Vec<_>>()})
+            .collect();
+        let rep = report(&docs);
+        let c = ctx(&rep);
+        let comments = c.field("comments").expect("comments");
+        let s = parent_reference(&c, comments, Lang::En);
+        let smallest = bson::to_vec(&doc! {"_id": 0, "name": "x"})
+            .expect("encode")
+            .len() as f64;
+        assert_eq!(f64_of(&s.effect, "max_bytes_after"), smallest);
+        assert_eq!(f64_of(&s.effect, "avg_bytes_after"), smallest);
     }
 }

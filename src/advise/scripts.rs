@@ -7,7 +7,6 @@ use std::fmt::Write;
 use serde_json::{json, Value};
 
 use super::{js, js_coll, js_value};
-use crate::profile::raw::BsonType;
 
 #[allow(clippy::too_many_arguments)]
 pub fn move_array_out(
@@ -205,89 +204,6 @@ pub fn bucket(
         js_coll(db, target)
     );
     s
-}
-
-fn type_name(t: BsonType) -> &'static str {
-    t.alias()
-}
-
-pub fn convert_type(
-    header: &str,
-    db: &str,
-    coll: &str,
-    path: &str,
-    from: BsonType,
-    to: BsonType,
-) -> String {
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
-    let dotted = path.replace("[]", "");
-    let filter = json!({ dotted.clone(): { "$type": type_name(from) } });
-    let convert = |input: String| json!({ "$convert": { "input": input.clone(), "to": type_name(to), "onError": input } });
-    let update = match path.split_once("[]") {
-        None => Some(
-            json!({ "$set": { dotted.clone(): convert(format!("${dotted}")), "schema_version": 2 } }),
-        ),
-        // `arr[].field`: convert inside each element.
-        Some((arr, rest))
-            if !arr.contains("[]") && rest.starts_with('.') && !rest.contains("[]") =>
-        {
-            let field = &rest[1..];
-            Some(json!({ "$set": {
-                arr: { "$map": { "input": format!("${arr}"), "as": "it", "in": {
-                    "$cond": [
-                        { "$eq": [ { "$type": "$$it" }, "object" ] },
-                        { "$mergeObjects": [ "$$it", { field: convert(format!("$$it.{field}")) } ] },
-                        "$$it"
-                    ]
-                } } },
-                "schema_version": 2
-            } }))
-        }
-        Some(_) => None,
-    };
-    match update {
-        Some(u) => {
-            let _ = writeln!(s, "\n// Values that cannot be converted are left as they are (onError), and counted below.");
-            let _ = writeln!(
-                s,
-                "coll.updateMany({}, [{}]);",
-                js_value(&filter),
-                js_value(&u)
-            );
-        }
-        None => {
-            let _ = writeln!(s, "\n// {path} lies inside nested arrays: convert it in the application that writes it;");
-            let _ = writeln!(
-                s,
-                "// this script only counts the documents still holding {from}."
-            );
-        }
-    }
-    let _ = writeln!(
-        s,
-        "print(`${{coll.countDocuments({})}} documents still hold {from} values`);",
-        js_value(&filter)
-    );
-    s
-}
-
-/// The example value as it would be after conversion, for display.
-pub fn converted_example(v: &bson::Bson, to: BsonType) -> Value {
-    let text = match v {
-        bson::Bson::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    match to {
-        BsonType::Double | BsonType::Decimal => {
-            text.trim().parse::<f64>().map_or(json!(text), |f| json!(f))
-        }
-        BsonType::Int | BsonType::Long => {
-            text.trim().parse::<i64>().map_or(json!(text), |i| json!(i))
-        }
-        BsonType::String => json!(text),
-        _ => v.clone().into_relaxed_extjson(),
-    }
 }
 
 pub fn discriminator(header: &str, db: &str, coll: &str, shapes: &[(String, String)]) -> String {

@@ -85,7 +85,6 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .iter()
             .map(|(t, c)| format!("{} {}", t.alias(), percent(*c as f64 / total as f64)))
             .collect();
-        let (major, minor) = (counted[0].0, counted[counted.len() - 1].0);
         let types_json: serde_json::Map<String, serde_json::Value> = counted
             .iter()
             .map(|(t, c)| (t.alias().to_owned(), json!(c)))
@@ -125,7 +124,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 "一个路径上出现两种类型，通常意味着两个版本的模式并存：比较、排序或建索引时会出现两种顺序（数字排在字符串之前），聚合会悄悄跳过无法转换的值，每个读取方都得兼容两种类型。种子材料接受模式演进——分批迁移文档并记录每个文档的版本——但旧结构不应永远留下。不同宽度的数值（int/long/double）之间可以正确比较，影响较小。".to_owned(),
             ),
             source: "seeds/002 (polymorphic schemas, schema evolution)".into(),
-            suggestion: advise::schema_versioning(ctx, f, minor, major, lang),
+            suggestion: advise::convert_types(ctx, f, lang),
         });
     }
     out

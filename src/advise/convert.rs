@@ -1,0 +1,551 @@
+//! Type conversion for a path holding several types: the numeric type that
+//! loses nothing, what becomes of each value, and the `mongosh` script that
+//! does exactly that. The Rust model ([`plan`], [`classify`]) and the script
+//! ([`script`]) follow one rule, so the before/after example and the counts
+//! in the effect are what the script does on the same documents.
+//!
+//! The rule:
+//! - the target is numeric only when numbers and numeric strings are at
+//!   least half of the non-null values; otherwise nothing is converted;
+//! - it never narrows: decimal when a decimal is present, or when the path
+//!   is named like money (amount, price, cost …) and every value with a
+//!   fraction has at most two fraction digits; else double when a value has
+//!   a fraction or a double is present; else long when a long is present or
+//!   an integer does not fit in 32 bits; else int. Integers beyond 2^53 (or
+//!   numeric strings of more than 15 digits) make double decimal;
+//! - a string converts only when it is a plain number (`-?digits`, plus
+//!   `.digits` for double and decimal, no leading zeros, no spaces or
+//!   exponents) that fits the target; every other value (sentinels such as
+//!   "N/A", "", "unknown", booleans, dates …) is left as it is and counted;
+//! - a document gets `schema_version: 2` only when the script changed it
+//!   and every value at the path is then of the target type (or null).
+
+use std::fmt::Write;
+
+use bson::{Bson, Decimal128};
+use serde_json::{json, Value};
+
+use super::{js, js_coll, js_value};
+
+/// A numeric type a path can be converted to, narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    Int,
+    Long,
+    Double,
+    Decimal,
+}
+
+impl Target {
+    pub fn alias(self) -> &'static str {
+        match self {
+            Target::Int => "int",
+            Target::Long => "long",
+            Target::Double => "double",
+            Target::Decimal => "decimal",
+        }
+    }
+
+    fn of(b: &Bson) -> Option<Target> {
+        match b {
+            Bson::Int32(_) => Some(Target::Int),
+            Bson::Int64(_) => Some(Target::Long),
+            Bson::Double(_) => Some(Target::Double),
+            Bson::Decimal128(_) => Some(Target::Decimal),
+            _ => None,
+        }
+    }
+
+    /// The `$regexMatch` pattern a string must match to be converted.
+    fn pattern(self) -> &'static str {
+        match self {
+            Target::Int | Target::Long => "^-?(0|[1-9][0-9]*)$",
+            Target::Double | Target::Decimal => "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?$",
+        }
+    }
+}
+
+/// Why the target was chosen, for the summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    DecimalPresent,
+    Money,
+    TooManyDigits,
+    Fractions,
+    DoublePresent,
+    Wide,
+    Whole,
+}
+
+/// What becomes of one value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Null: neither converted nor counted as left behind.
+    Null,
+    Already,
+    Convert(Bson),
+    Stay,
+}
+
+/// A string that is a plain number: optional minus, digits without a
+/// leading zero, and (when `fraction`) an optional `.digits`.
+fn plain_number(s: &str, fraction: bool) -> bool {
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (body, None),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || (int.len() > 1 && int.starts_with('0')) {
+        return false;
+    }
+    match frac {
+        None => true,
+        Some(f) => fraction && digits(f),
+    }
+}
+
+/// Number of digits after the point in the shortest text of `x`.
+fn fraction_digits(x: f64) -> usize {
+    let t = format!("{x}");
+    t.split_once('.').map_or(0, |(_, f)| f.len())
+}
+
+/// `amount`, `unit_price`, `totalCost` …: a path named like money.
+pub fn money_name(name: &str) -> bool {
+    const WORDS: [&str; 14] = [
+        "amount", "price", "cost", "total", "balance", "fee", "fees", "salary", "payment",
+        "revenue", "tax", "discount", "subtotal", "paid",
+    ];
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    for c in name.chars() {
+        if (c == '_' || c == '-' || c == ' ' || c.is_uppercase()) && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        if c.is_alphanumeric() {
+            cur.extend(c.to_lowercase());
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words.iter().any(|w| WORDS.contains(&w.as_str()))
+}
+
+/// The lossless numeric target for these values, or `None` when most
+/// values are not numbers.
+pub fn plan(values: &[Bson], name: &str) -> Option<(Target, Reason)> {
+    let mut numeric = 0usize;
+    let mut non_null = 0usize;
+    let mut widest = None::<Target>;
+    let mut fractions = Vec::new();
+    let mut any_fraction = false;
+    let mut wide = false;
+    let mut huge = false;
+    for v in values {
+        match v {
+            Bson::Null | Bson::Undefined => continue,
+            _ => non_null += 1,
+        }
+        if let Some(t) = Target::of(v) {
+            numeric += 1;
+            widest = widest.max(Some(t));
+        }
+        match v {
+            Bson::Double(x) if x.is_finite() && x.fract() != 0.0 => {
+                any_fraction = true;
+                fractions.push(fraction_digits(*x));
+            }
+            Bson::Int64(i) if !(-(1i64 << 53)..=(1i64 << 53)).contains(i) => huge = true,
+            Bson::String(s) if plain_number(s, true) => {
+                numeric += 1;
+                let digits = s.bytes().filter(u8::is_ascii_digit).count();
+                huge |= digits > 15;
+                match s.split_once('.') {
+                    Some((_, f)) => {
+                        any_fraction = true;
+                        fractions.push(f.len());
+                    }
+                    None => wide |= s.parse::<i32>().is_err(),
+                }
+            }
+            _ => {}
+        }
+    }
+    if non_null == 0 || numeric * 2 < non_null || (widest.is_none() && numeric == 0) {
+        return None;
+    }
+    let widest = widest.unwrap_or(Target::Int);
+    let choice = if widest == Target::Decimal {
+        (Target::Decimal, Reason::DecimalPresent)
+    } else if any_fraction && money_name(name) && fractions.iter().all(|d| *d <= 2) {
+        (Target::Decimal, Reason::Money)
+    } else if any_fraction || widest == Target::Double {
+        if huge {
+            (Target::Decimal, Reason::TooManyDigits)
+        } else if any_fraction {
+            (Target::Double, Reason::Fractions)
+        } else {
+            (Target::Double, Reason::DoublePresent)
+        }
+    } else if wide || widest == Target::Long {
+        (Target::Long, Reason::Wide)
+    } else {
+        (Target::Int, Reason::Whole)
+    };
+    Some(choice)
+}
+
+/// Shortest decimal text of a double, as `$toString` writes it.
+fn double_text(x: f64) -> String {
+    format!("{x}")
+}
+
+/// What the script does with one value (the same rule, in Rust).
+pub fn classify(v: &Bson, to: Target) -> Outcome {
+    if matches!(v, Bson::Null) {
+        return Outcome::Null;
+    }
+    if let Some(t) = Target::of(v) {
+        if t == to {
+            return Outcome::Already;
+        }
+        if t > to {
+            return Outcome::Stay;
+        }
+        let out = match (v, to) {
+            (Bson::Int32(i), Target::Long) => Some(Bson::Int64(i64::from(*i))),
+            (Bson::Int32(i), Target::Double) => Some(Bson::Double(f64::from(*i))),
+            (Bson::Int64(i), Target::Double) => Some(Bson::Double(*i as f64)),
+            (Bson::Int32(i), Target::Decimal) => dec(&i.to_string()),
+            (Bson::Int64(i), Target::Decimal) => dec(&i.to_string()),
+            (Bson::Double(x), Target::Decimal) => dec(&double_text(*x)),
+            _ => None,
+        };
+        return out.map_or(Outcome::Stay, Outcome::Convert);
+    }
+    let Bson::String(s) = v else {
+        return Outcome::Stay;
+    };
+    if !plain_number(s, matches!(to, Target::Double | Target::Decimal)) {
+        return Outcome::Stay;
+    }
+    let out = match to {
+        Target::Int => s.parse::<i32>().ok().map(Bson::Int32),
+        Target::Long => s.parse::<i64>().ok().map(Bson::Int64),
+        Target::Double => s.parse::<f64>().ok().map(Bson::Double),
+        Target::Decimal => dec(s),
+    };
+    out.map_or(Outcome::Stay, Outcome::Convert)
+}
+
+fn dec(s: &str) -> Option<Bson> {
+    s.parse::<Decimal128>().ok().map(Bson::Decimal128)
+}
+
+/// Counts of what the conversion does to a set of values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub convert: u64,
+    pub stay: u64,
+    pub already: u64,
+    pub null: u64,
+    /// Values left as they are, most frequent first (at most five).
+    pub stays: Vec<(Bson, u64)>,
+}
+
+/// A value as a short text for messages (`"N/A"`, `true`).
+pub fn show(v: &Bson) -> String {
+    match v {
+        Bson::String(s) => js(s),
+        other => other.clone().into_relaxed_extjson().to_string(),
+    }
+}
+
+pub fn tally<'a>(values: impl IntoIterator<Item = &'a Bson>, to: Target) -> Tally {
+    let mut t = Tally::default();
+    let mut stays: Vec<(Bson, u64)> = Vec::new();
+    for v in values {
+        match classify(v, to) {
+            Outcome::Null => t.null += 1,
+            Outcome::Already => t.already += 1,
+            Outcome::Convert(_) => t.convert += 1,
+            Outcome::Stay => {
+                t.stay += 1;
+                match stays.iter_mut().find(|(x, _)| x == v) {
+                    Some(e) => e.1 += 1,
+                    None => stays.push((v.clone(), 1)),
+                }
+            }
+        }
+    }
+    stays.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| show(&a.0).cmp(&show(&b.0))));
+    stays.truncate(5);
+    t.stays = stays;
+    t
+}
+
+/// Where the path lies, in the shapes the script can convert.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// `a` or `a.b`: no array on the way.
+    Field(String),
+    /// `a[]`: the elements of an array.
+    Elements(String),
+    /// `a[].b`: one field of each element object.
+    ElementField(String, String),
+}
+
+/// The place of a profile path (`items[].qty`), when the script can reach it.
+pub fn place(path: &str) -> Option<Place> {
+    match path.split_once("[]") {
+        None => Some(Place::Field(path.to_owned())),
+        Some((arr, "")) if !arr.is_empty() => Some(Place::Elements(arr.to_owned())),
+        Some((arr, rest)) => {
+            let field = rest.strip_prefix('.')?;
+            (!arr.is_empty() && !field.is_empty() && !field.contains(['.', '[', '$']))
+                .then(|| Place::ElementField(arr.to_owned(), field.to_owned()))
+        }
+    }
+}
+
+/// `$` + path.
+fn field_ref(p: &str) -> String {
+    format!("${p}")
+}
+
+/// The converted value of the expression `v` (unchanged when it does not
+/// convert; a missing value stays missing).
+fn conv(v: &str, to: Target) -> Value {
+    let widen: Vec<&str> = [Target::Int, Target::Long, Target::Double]
+        .into_iter()
+        .filter(|t| *t < to)
+        .map(Target::alias)
+        .collect();
+    let number = if to == Target::Decimal {
+        // Through the shortest text, so 4200.5 becomes 4200.5, not 4200.50000000000.
+        json!({ "$convert": { "input": { "$toString": v }, "to": "decimal", "onError": v } })
+    } else {
+        json!({ "$convert": { "input": v, "to": to.alias(), "onError": v } })
+    };
+    let text = json!({ "$convert": { "input": v, "to": to.alias(), "onError": v } });
+    json!({ "$switch": {
+        "branches": [
+            { "case": { "$eq": [ { "$type": v }, "string" ] },
+              "then": { "$cond": [ { "$regexMatch": { "input": v, "regex": to.pattern() } }, text, v ] } },
+            { "case": { "$in": [ { "$type": v }, widen ] }, "then": number }
+        ],
+        "default": v
+    } })
+}
+
+/// True when `v` is not yet of the target type and converts to it.
+fn converts(v: &str, to: Target) -> Value {
+    json!({ "$and": [
+        { "$ne": [ { "$type": v }, to.alias() ] },
+        { "$eq": [ { "$type": conv(v, to) }, to.alias() ] }
+    ] })
+}
+
+/// The values at the place, as an array expression.
+fn values_expr(p: &Place) -> Value {
+    match p {
+        Place::Field(f) => json!([field_ref(f)]),
+        Place::Elements(a) => {
+            json!({ "$cond": [ { "$isArray": field_ref(a) }, field_ref(a), [] ] })
+        }
+        Place::ElementField(a, f) => json!({ "$map": {
+            "input": { "$cond": [ { "$isArray": field_ref(a) }, field_ref(a), [] ] },
+            "as": "it",
+            "in": format!("$$it.{f}")
+        } }),
+    }
+}
+
+/// The `$set` stage converting the values at the place.
+fn set_stage(p: &Place, to: Target) -> Value {
+    match p {
+        Place::Field(f) => json!({ "$set": { f.clone(): conv(&field_ref(f), to) } }),
+        Place::Elements(a) => json!({ "$set": { a.clone(): { "$map": {
+            "input": field_ref(a), "as": "it", "in": conv("$$it", to)
+        } } } }),
+        Place::ElementField(a, f) => {
+            let v = format!("$$it.{f}");
+            json!({ "$set": { a.clone(): { "$map": {
+                "input": field_ref(a), "as": "it",
+                "in": { "$cond": [
+                    { "$and": [ { "$eq": [ { "$type": "$$it" }, "object" ] }, converts(&v, to) ] },
+                    { "$mergeObjects": [ "$$it", { f.clone(): conv(&v, to) } ] },
+                    "$$it"
+                ] }
+            } } } })
+        }
+    }
+}
+
+/// The conversion script; `None` for `place` means the path cannot be
+/// reached by an update (nested arrays, `_id`): the script then only counts.
+pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> String {
+    let t = to.alias();
+    let vals = values_expr(p);
+    let kind = json!({ "$switch": {
+        "branches": [
+            { "case": { "$in": [ { "$type": "$v" }, ["null", "missing"] ] }, "then": "null" },
+            { "case": { "$eq": [ { "$type": "$v" }, t ] }, "then": "already" },
+            { "case": converts("$v", to), "then": "convert" }
+        ],
+        "default": "stay"
+    } });
+    let classify = json!([
+        { "$project": { "_id": 0, "v": vals } },
+        { "$unwind": "$v" },
+        { "$project": { "v": 1, "kind": kind } }
+    ]);
+    let filter = json!({ "$expr": { "$anyElementTrue": [ { "$map": {
+        "input": vals, "as": "x", "in": converts("$$x", to)
+    } } ] } });
+    let all_target = json!({ "$allElementsTrue": [ { "$map": {
+        "input": vals, "as": "x",
+        "in": { "$in": [ { "$type": "$$x" }, [t, "null", "missing"] ] }
+    } } ] });
+    let stamp = json!({ "$set": { "schema_version": {
+        "$cond": [ all_target, 2, "$schema_version" ]
+    } } });
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let _ = writeln!(s, "const classify = {};", js_value(&classify));
+    let _ = writeln!(s, "\n// 1. What the conversion does to each value: already {t}, converts exactly, or stays as it is.");
+    let _ = writeln!(
+        s,
+        "const counts = {{ already: 0, convert: 0, stay: 0, null: 0 }};"
+    );
+    let _ = writeln!(s, "coll.aggregate(classify.concat([{{ $group: {{ _id: \"$kind\", n: {{ $sum: 1 }} }} }}]), {{ allowDiskUse: true }}).forEach((g) => {{ counts[g._id] = g.n; }});");
+    let _ = writeln!(s, "const stays = coll.aggregate(classify.concat([{{ $match: {{ kind: \"stay\" }} }}, {{ $group: {{ _id: \"$v\", n: {{ $sum: 1 }} }} }}, {{ $sort: {{ n: -1 }} }}, {{ $limit: 5 }}]), {{ allowDiskUse: true }}).toArray();");
+    let _ = writeln!(s, "\n// 2. Convert only what converts exactly; stamp schema_version only where every value is now {t}. _id is never set.");
+    let _ = writeln!(
+        s,
+        "const res = coll.updateMany({}, [{}, {}]);",
+        js_value(&filter),
+        js_value(&set_stage(p, to)),
+        js_value(&stamp)
+    );
+    let _ = writeln!(s, "\n// 3. Report.");
+    let _ = writeln!(
+        s,
+        "const shown = stays.map((g) => `${{EJSON.stringify(g._id)}} x${{g.n}}`).join(\", \");"
+    );
+    let _ = writeln!(s, "print(`converted ${{counts.convert}} values to {t} in ${{res.modifiedCount}} documents; left ${{counts.stay}} values untouched${{shown ? \" (\" + shown + \")\" : \"\"}}; ${{counts.already}} values were already {t}`);");
+    let _ = writeln!(
+        s,
+        "print(`${{coll.countDocuments({{ schema_version: 2 }})}} documents have schema_version 2`);"
+    );
+    s
+}
+
+/// A script that only counts the types at a path it must not (or cannot)
+/// update.
+pub fn count_only(header: &str, db: &str, coll: &str, dotted: &str, why: &str) -> String {
+    let mut s = String::from(header);
+    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let _ = writeln!(s, "// {why}");
+    let _ = writeln!(
+        s,
+        "// This script changes nothing: it counts the values of each type."
+    );
+    let _ = writeln!(
+        s,
+        "coll.aggregate([{{ $group: {{ _id: {{ $type: {} }}, n: {{ $sum: 1 }} }} }}, {{ $sort: {{ n: -1 }} }}]).forEach((g) => print(`${{g._id}}: ${{g.n}} documents`));",
+        js(&format!("${dotted}"))
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Bson {
+        Bson::String(x.into())
+    }
+
+    #[test]
+    fn amounts_with_fractions_never_become_int() {
+        let v = [s("4200"), Bson::Double(4200.5), Bson::Int32(17), s("N/A")];
+        assert_eq!(plan(&v, "amount"), Some((Target::Decimal, Reason::Money)));
+        assert_eq!(
+            plan(&v, "reading"),
+            Some((Target::Double, Reason::Fractions))
+        );
+        let t = tally(&v, Target::Double);
+        assert_eq!((t.convert, t.stay, t.already), (2, 1, 1));
+        assert_eq!(t.stays, vec![(s("N/A"), 1)]);
+        assert_eq!(
+            classify(&s("4200"), Target::Double),
+            Outcome::Convert(Bson::Double(4200.0))
+        );
+        assert_eq!(
+            classify(&Bson::Double(4200.5), Target::Decimal),
+            Outcome::Convert(dec("4200.5").expect("decimal"))
+        );
+    }
+
+    #[test]
+    fn doubles_without_fractions_still_are_not_narrowed() {
+        let v = [Bson::Double(4.0), Bson::Int32(3), Bson::Int32(5)];
+        assert_eq!(
+            plan(&v, "score"),
+            Some((Target::Double, Reason::DoublePresent))
+        );
+        let v = [Bson::Int32(3), s("12"), s("4000000000")];
+        assert_eq!(plan(&v, "n"), Some((Target::Long, Reason::Wide)));
+        let v = [Bson::Int64(1 << 60), Bson::Double(0.5)];
+        assert_eq!(plan(&v, "n").map(|p| p.0), Some(Target::Decimal));
+    }
+
+    #[test]
+    fn sentinels_and_odd_strings_stay() {
+        for x in [
+            "", "N/A", "unknown", " 12", "012", "1e3", "0x1F", "12.", ".5", "-",
+        ] {
+            assert_eq!(classify(&s(x), Target::Double), Outcome::Stay, "{x:?}");
+        }
+        assert_eq!(classify(&s("12.5"), Target::Int), Outcome::Stay);
+        assert_eq!(classify(&s("4000000000"), Target::Int), Outcome::Stay);
+        assert_eq!(classify(&Bson::Boolean(true), Target::Int), Outcome::Stay);
+        assert_eq!(classify(&Bson::Null, Target::Int), Outcome::Null);
+        assert_eq!(
+            classify(&s("-0"), Target::Int),
+            Outcome::Convert(Bson::Int32(0))
+        );
+    }
+
+    #[test]
+    fn mostly_words_are_not_converted() {
+        let v = [s("red"), s("blue"), s("green"), Bson::Int32(3)];
+        assert_eq!(plan(&v, "colour"), None);
+        assert_eq!(plan(&[s("a"), Bson::Boolean(true)], "x"), None);
+    }
+
+    #[test]
+    fn money_names() {
+        for n in ["amount", "unit_price", "totalCost", "fees"] {
+            assert!(money_name(n), "{n}");
+        }
+        for n in ["rating", "stars", "priceless"] {
+            assert!(!money_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn places() {
+        assert_eq!(place("a.b"), Some(Place::Field("a.b".into())));
+        assert_eq!(place("tags[]"), Some(Place::Elements("tags".into())));
+        assert_eq!(
+            place("items[].qty"),
+            Some(Place::ElementField("items".into(), "qty".into()))
+        );
+        assert_eq!(place("a[].b[].c"), None);
+        assert_eq!(place("a[].b.c"), None);
+    }
+}
