@@ -4,6 +4,7 @@
 //! docshape never runs these scripts; it only writes them.
 
 mod examples;
+pub mod integrity;
 mod scripts;
 
 use serde_json::{json, Map, Value};

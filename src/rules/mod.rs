@@ -7,16 +7,22 @@ pub mod config;
 pub mod context;
 
 mod bloated_document;
+mod dangling_references;
 mod deep_nesting;
 mod denormalization_drift;
 mod document_near_limit;
 mod dynamic_keys;
 mod large_reference_array;
 mod long_field_names;
+pub mod lossy_numbers;
 mod missing_reference_index;
 mod mixed_types;
+mod non_unique_reference_key;
 mod polymorphic_without_discriminator;
 mod redundant_index;
+pub mod string_dates;
+#[cfg(test)]
+pub(crate) mod testing;
 mod time_series_per_event;
 mod too_many_collections;
 mod too_many_fields;
@@ -87,7 +93,7 @@ pub struct Suggestion {
 }
 
 /// Every rule identifier, in the contract's order.
-pub const RULES: [&str; 17] = [
+pub const RULES: [&str; 21] = [
     "unbounded-array",
     "large-reference-array",
     "document-near-limit",
@@ -105,11 +111,15 @@ pub const RULES: [&str; 17] = [
     "too-many-fields",
     "polymorphic-without-discriminator",
     "long-field-names",
+    "dangling-references",
+    "string-dates",
+    "lossy-numbers",
+    "non-unique-reference-key",
 ];
 
 type CollectionRule = fn(&CollectionCtx<'_>, &Thresholds, Lang) -> Vec<Finding>;
 
-const COLLECTION_RULES: [(&str, CollectionRule); 16] = [
+const COLLECTION_RULES: [(&str, CollectionRule); 20] = [
     ("unbounded-array", unbounded_array::check),
     ("large-reference-array", large_reference_array::check),
     ("document-near-limit", document_near_limit::check),
@@ -129,6 +139,10 @@ const COLLECTION_RULES: [(&str, CollectionRule); 16] = [
         polymorphic_without_discriminator::check,
     ),
     ("long-field-names", long_field_names::check),
+    ("dangling-references", dangling_references::check),
+    ("string-dates", string_dates::check),
+    ("lossy-numbers", lossy_numbers::check),
+    ("non-unique-reference-key", non_unique_reference_key::check),
 ];
 
 /// Runs every enabled rule on one collection. Findings come sorted by
