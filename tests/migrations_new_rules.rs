@@ -261,6 +261,7 @@ const PLANTED: [(&str, &str, &str); 4] = [
 ];
 
 #[tokio::test(flavor = "current_thread")]
+#[allow(clippy::many_single_char_names)]
 async fn new_rules_fire_on_their_problem_and_not_on_the_clean_twin() {
     let c = client().await;
     let bad = unique_db("nr_bad");
