@@ -363,3 +363,58 @@ pub fn unique_key(ctx: &CollectionCtx<'_>, key: &str, u: &KeyUniqueness, lang: L
         migration: s,
     }
 }
+
+/// Lists references whose copies disagree with each other, for fields the
+/// referenced documents do not hold (`extended-reference`). Nothing is
+/// changed: which version is right only the writer knows.
+pub fn copies_disagree(
+    ctx: &CollectionCtx<'_>,
+    d: &crate::rules::context::DriftCheck,
+    lang: Lang,
+) -> Suggestion {
+    // One `$unwind` per array on the way to the holder (`a[].b[]`: `a`, `a.b`).
+    let mut pipeline: Vec<serde_json::Value> = d
+        .holder
+        .match_indices("[]")
+        .map(|(at, _)| json!({ "$unwind": format!("${}", d.holder[..at].replace("[]", "")) }))
+        .collect();
+    let holder = d.holder.replace("[]", "");
+    let reference = d.reference.replace("[]", "");
+    let versions: Map<String, serde_json::Value> = d
+        .fields
+        .iter()
+        .map(|f| (f.clone(), json!(format!("${holder}.{f}"))))
+        .collect();
+    pipeline.push(json!({ "$match": { reference.clone(): { "$exists": true } } }));
+    pipeline.push(json!({ "$group": { "_id": format!("${reference}"), "copies": { "$sum": 1 }, "versions": { "$addToSet": versions } } }));
+    pipeline.push(json!({ "$match": { "versions.1": { "$exists": true } } }));
+    pipeline.push(json!({ "$sort": { "copies": -1 } }));
+    let mut s = header(
+        lang,
+        &format!("copies that disagree in {}.{}", ctx.ns(), d.holder),
+    );
+    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+    let _ = writeln!(s, "\n// Copies of the same {} that differ on {}. {} does not hold these fields,\n// so there is nothing to refresh them from: the script lists them and changes nothing.", d.reference, d.fields.join(", "), d.source_ns);
+    let _ = writeln!(
+        s,
+        "const rows = coll.aggregate({}, {{ allowDiskUse: true }}).toArray();",
+        js_value(&json!(pipeline))
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{rows.length}} values of {} have copies that disagree`);",
+        d.reference
+    );
+    let _ = writeln!(s, "rows.slice(0, 20).forEach((r) => printjson(r));");
+    Suggestion {
+        pattern: "extended-reference",
+        summary: lang.pick(
+            format!("Copies of the same `{}` disagree on {} and {} does not hold these fields: keep one version in {} (add the fields there and reference it), or make the writer update every copy when it changes one; the script lists the disagreeing references.", d.reference, d.fields.join(", "), d.source_ns, d.source_ns),
+            format!("同一 `{}` 的多份副本在 {} 上互不一致，而 {} 中没有这些字段：把唯一的版本保存在 {} 中（在那里增加这些字段并引用它），或者让写入方在修改一份副本时同时更新所有副本；脚本会列出不一致的引用。", d.reference, d.fields.join("、"), d.source_ns, d.source_ns),
+        ),
+        before: d.examples.first().map(|(r, f, copy, other)| json!({ "reference": r, "field": f, "copy": copy, "most_copies": other })),
+        after: None,
+        effect: Map::new(),
+        migration: s,
+    }
+}
