@@ -169,7 +169,9 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         };
         out.push(Finding {
             rule: RULE,
-            severity: Severity::Warning,
+            // An integer beyond 2^53 was changed when it was written; money
+            // as a double reads back as written and goes wrong in arithmetic.
+            severity: if big { Severity::Warning } else { Severity::Info },
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: lang.pick(
@@ -249,6 +251,7 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].path.as_deref(), Some("tweet_id"));
         assert_eq!(f[0].evidence["integers_beyond_2_53"], json!(1));
+        assert_eq!(f[0].severity, Severity::Warning, "changed when written");
         assert!(f[0].suggestion.migration.contains("cannot be restored"));
         // The clean twin: the same ids as long.
         let longs: Vec<bson::Document> = (0..20)
@@ -269,6 +272,7 @@ mod tests {
         let f = run(&prices(1), &t);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].path.as_deref(), Some("price"));
+        assert_eq!(f[0].severity, Severity::Info, "reads back as written");
         assert!(f[0].suggestion.migration.contains("$toDecimal"));
         let mut strict = Thresholds::default();
         strict.set(RULE, "money-share", 0.02);
