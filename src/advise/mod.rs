@@ -5,6 +5,7 @@
 
 mod convert;
 mod examples;
+pub mod integrity;
 mod scripts;
 
 use serde_json::{json, Map, Value};

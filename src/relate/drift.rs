@@ -135,9 +135,9 @@ fn version_key(b: &bson::Bson) -> String {
 /// `check.fields`: within each reference with two or more copies, a copy
 /// disagrees when one of its fields differs from the value most of the
 /// copies holding that field have. A field that differs within most
-/// references is not a copy at all (an order line's quantity) and moves
-/// to `own_fields`: a copy that drifts does so for some references, not
-/// for most.
+/// references is usually not a copy at all (an order line's quantity) and
+/// moves to `own_fields` — unless it still behaves like a copy that drifted
+/// (see [`drifted_copy`]): then it stays, however many references disagree.
 pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
     let mut groups: HashMap<ValueKey, Vec<usize>> = HashMap::new();
     let mut order: Vec<ValueKey> = Vec::new();
@@ -168,7 +168,7 @@ pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
                 }
             }
         }
-        if held > 0 && 2 * varied >= held {
+        if held > 0 && 2 * varied >= held && !drifted_copy(&f, &groups, &order, copies) {
             check.own_fields.push(f);
         } else {
             check.fields.push(f);
@@ -234,6 +234,51 @@ pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
             check.groups_disagreeing += 1;
         }
     }
+}
+
+/// Whether a field that differs within most references is a copy that
+/// drifted rather than the holder's own data: each of its values belongs
+/// to one reference (at least 90 % of the distinct values — a product's
+/// old and new name, not a quantity shared by many products), and in at
+/// least half of the references some version is held by two or more
+/// copies (stale copies agree with each other; a timestamp of each line
+/// never repeats).
+fn drifted_copy(
+    field: &str,
+    groups: &HashMap<ValueKey, Vec<usize>>,
+    order: &[ValueKey],
+    copies: &[Copy],
+) -> bool {
+    let mut owner: HashMap<String, Option<&ValueKey>> = HashMap::new();
+    let (mut held, mut repeated) = (0u64, 0u64);
+    for k in order {
+        let mut tally: HashMap<String, u64> = HashMap::new();
+        for &i in &groups[k] {
+            if let Some(v) = copies[i].1.get(field) {
+                let key = version_key(v);
+                *tally.entry(key.clone()).or_insert(0) += 1;
+                owner
+                    .entry(key)
+                    .and_modify(|o| {
+                        if o.is_some_and(|x| x != k) {
+                            *o = None;
+                        }
+                    })
+                    .or_insert(Some(k));
+            }
+        }
+        if tally.values().sum::<u64>() >= 2 {
+            held += 1;
+            if tally.values().any(|n| *n >= 2) {
+                repeated += 1;
+            }
+        }
+    }
+    if owner.is_empty() || held == 0 {
+        return false;
+    }
+    let single = owner.values().filter(|o| o.is_some()).count();
+    10 * single >= 9 * owner.len() && 2 * repeated >= held
 }
 
 #[cfg(test)]
@@ -312,6 +357,38 @@ mod tests {
         assert_eq!(
             (c.groups, c.groups_disagreeing, c.checked, c.disagree),
             (3, 1, 6, 1)
+        );
+    }
+
+    #[test]
+    fn copies_that_drifted_for_most_references_still_count() {
+        // 100 products on 3 order lines each; for 80 of them one line still
+        // holds the old name. Each line's quantity and time are its own.
+        let mut copies = Vec::new();
+        for p in 0..100 {
+            for line in 0..3 {
+                let name = if p < 80 && line == 0 {
+                    format!("old {p}")
+                } else {
+                    format!("product {p}")
+                };
+                copies.push((
+                    bson::Bson::Int32(p),
+                    doc! {"product_id": p, "name": name, "qty": (p * 3 + line) % 5, "at": p * 10 + line},
+                ));
+            }
+        }
+        let mut c = DriftCheck {
+            kind: DriftKind::BetweenCopies,
+            fields: vec!["name".into(), "qty".into(), "at".into()],
+            ..DriftCheck::default()
+        };
+        between_copies(&mut c, &copies);
+        assert_eq!(c.fields, vec!["name".to_owned()]);
+        assert_eq!(c.own_fields, vec!["qty".to_owned(), "at".to_owned()]);
+        assert_eq!(
+            (c.groups, c.groups_disagreeing, c.checked, c.disagree),
+            (100, 80, 300, 80)
         );
     }
 

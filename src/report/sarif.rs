@@ -36,6 +36,10 @@ fn short(rule: &str) -> &'static str {
         "too-many-fields" => "Too many distinct fields",
         "polymorphic-without-discriminator" => "Several shapes and no type field",
         "long-field-names" => "Field names take much of the document",
+        "dangling-references" => "References that point at no document",
+        "string-dates" => "Dates stored as strings",
+        "lossy-numbers" => "Numbers a double cannot hold exactly",
+        "non-unique-reference-key" => "Referenced key that is not unique",
         _ => "docshape rule",
     }
 }

@@ -153,6 +153,42 @@ pub const DEFAULTS: &[(&str, &str, f64, &str)] = &[
         "share of checked copies that disagree for a warning",
     ),
     (
+        "dangling-references",
+        "info-share",
+        0.01,
+        "share of references pointing at no document to inform",
+    ),
+    (
+        "dangling-references",
+        "warning-share",
+        0.1,
+        "share of references pointing at no document to warn",
+    ),
+    (
+        "string-dates",
+        "min-share",
+        0.95,
+        "share of documents whose string values are all dates",
+    ),
+    (
+        "lossy-numbers",
+        "min-values",
+        1.0,
+        "integral doubles beyond 2^53 that make a path lossy",
+    ),
+    (
+        "lossy-numbers",
+        "money-share",
+        0.01,
+        "share of a money path's doubles with inexact decimals",
+    ),
+    (
+        "non-unique-reference-key",
+        "require-unique-index",
+        1.0,
+        "1: a referenced key other than _id needs a unique index; 0: only duplicates count",
+    ),
+    (
         "missing-reference-index",
         "critical-documents",
         1_000_000.0,

@@ -8,6 +8,7 @@ use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
 use crate::advise;
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
+use crate::relate::DriftKind;
 
 const RULE: &str = "denormalization-drift";
 
@@ -24,34 +25,70 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             Severity::Info
         };
+        let between = d.kind == DriftKind::BetweenCopies;
         let example = d
             .examples
             .first()
-            .map_or_else(String::new, |(r, f, copy, src)| {
-                lang.pick(
-                    format!(
-                        "; e.g. {r}: {f} is {copy} here but {src} in {}",
-                        d.source_ns
-                    ),
-                    format!(
-                        "；例如 {r}：这里的 {f} 是 {copy}，而 {} 中是 {src}",
-                        d.source_ns
-                    ),
-                )
+            .map_or_else(String::new, |(r, f, copy, other)| {
+                if between {
+                    lang.pick(
+                        format!("; e.g. {r}: {f} is {copy} in one copy but {other} in most"),
+                        format!("；例如 {r}：一份副本中的 {f} 是 {copy}，而多数副本中是 {other}"),
+                    )
+                } else {
+                    lang.pick(
+                        format!(
+                            "; e.g. {r}: {f} is {copy} here but {other} in {}",
+                            d.source_ns
+                        ),
+                        format!(
+                            "；例如 {r}：这里的 {f} 是 {copy}，而 {} 中是 {other}",
+                            d.source_ns
+                        ),
+                    )
+                }
             });
+        let message = if between {
+            lang.pick(
+                format!("{} of {} copies in {} ({}) disagree with other copies of the same {} on {} ({} of {} references have copies that differ){example}", group(d.disagree), group(d.checked), d.holder, percent(share), d.reference, d.fields.join(", "), group(d.groups_disagreeing), group(d.groups)),
+                format!("{} 中的 {} 份副本里有 {} 份（{}）与同一 {} 的其他副本在 {} 上不一致（{} 个引用中有 {} 个的副本互不相同）{example}", d.holder, group(d.checked), group(d.disagree), percent(share), d.reference, d.fields.join("、"), group(d.groups), group(d.groups_disagreeing)),
+            )
+        } else {
+            lang.pick(
+                format!(
+                    "{} of {} copies in {} ({}) disagree with {} on {}{example}",
+                    group(d.disagree),
+                    group(d.checked),
+                    d.holder,
+                    percent(share),
+                    d.source_ns,
+                    d.fields.join(", ")
+                ),
+                format!(
+                    "{} 中的 {} 份冗余副本里有 {} 份（{}）与 {} 的 {} 不一致{example}",
+                    d.holder,
+                    group(d.checked),
+                    group(d.disagree),
+                    percent(share),
+                    d.source_ns,
+                    d.fields.join("、")
+                ),
+            )
+        };
         out.push(Finding {
             rule: RULE,
             severity,
             namespace: ctx.ns().to_owned(),
             path: Some(d.holder.clone()),
-            message: lang.pick(
-                format!("{} of {} copies in {} ({}) disagree with {} on {}{example}", group(d.disagree), group(d.checked), d.holder, percent(share), d.source_ns, d.fields.join(", ")),
-                format!("{} 中的 {} 份冗余副本里有 {} 份（{}）与 {} 的 {} 不一致{example}", d.holder, group(d.checked), group(d.disagree), percent(share), d.source_ns, d.fields.join("、")),
-            ),
+            message,
             evidence: evidence([
                 ("checked", json!(d.checked)),
                 ("disagree", json!(d.disagree)),
                 ("share", json!(share)),
+                ("compared_with", json!(if between { "other-copies" } else { "source" })),
+                ("references", json!(d.groups)),
+                ("references_disagreeing", json!(d.groups_disagreeing)),
+                ("own_fields", json!(d.own_fields)),
                 ("source", json!(d.source_ns)),
                 ("fields", json!(d.fields)),
                 ("examples", json!(d.examples.iter().map(|(r, f, c, s)| json!({"reference": r, "field": f, "copy": c, "source": s})).collect::<Vec<_>>())),
@@ -62,8 +99,72 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 "反范式的冗余副本让每次读取省去一次关联查询，但它不会与源数据原子地更新：源数据的每次修改都必须同时写入每一份副本，遗漏的副本就会过期。种子材料：只有读取远多于修改的字段才适合冗余，并且要权衡更新的代价；扩展引用是有意保存的快照，只有能接受旧值时才合适。".to_owned(),
             ),
             source: "seeds/000 (denormalization), seeds/001 (group data copied into contacts), seeds/003 (extended reference)".into(),
-            suggestion: advise::refresh_copies(ctx, d, lang),
+            suggestion: if between {
+                advise::integrity::copies_disagree(ctx, d, lang)
+            } else {
+                advise::refresh_copies(ctx, d, lang)
+            },
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing;
+    use crate::rules::DriftCheck;
+    use bson::doc;
+
+    #[test]
+    fn copies_disagreeing_with_each_other_fire_and_are_only_listed() {
+        let docs: Vec<bson::Document> = (0..10)
+            .map(|i| doc! {"_id": i, "items": [{"product_id": i, "name": "pen"}]})
+            .collect();
+        let r = testing::report("shop.orders", &docs);
+        let mut ctx = testing::ctx(&r, &[]);
+        let t = Thresholds::default();
+        // (checked, disagree) → severity, or none.
+        for (checked, disagree, want) in [
+            (838, 670, Some(Severity::Warning)),
+            (1000, 10, Some(Severity::Warning)),
+            (1000, 9, Some(Severity::Info)),
+            (1000, 0, None),
+        ] {
+            ctx.drift = vec![DriftCheck {
+                kind: DriftKind::BetweenCopies,
+                holder: "items[]".into(),
+                reference: "items[].product_id".into(),
+                source_ns: "shop.products".into(),
+                fields: vec!["name".into()],
+                checked,
+                disagree,
+                groups: 300,
+                groups_disagreeing: 280,
+                own_fields: vec!["qty".into()],
+                examples: vec![(
+                    "7".into(),
+                    "name".into(),
+                    "\"pen\"".into(),
+                    "\"pencil\"".into(),
+                )],
+            }];
+            let f = check(&ctx, &t, Lang::En);
+            assert_eq!(
+                f.first().map(|x| x.severity),
+                want,
+                "{disagree} of {checked}"
+            );
+            if let Some(x) = f.first() {
+                assert!(x.message.contains("other copies"), "{}", x.message);
+                assert_eq!(x.evidence["compared_with"], json!("other-copies"));
+                let m = &x.suggestion.migration;
+                assert!(m.contains("$unwind") && m.contains("$addToSet"), "{m}");
+                assert!(
+                    !m.contains("$merge") && !m.contains("update"),
+                    "lists only: {m}"
+                );
+            }
+        }
+    }
 }

@@ -31,16 +31,22 @@ pub mod config;
 pub mod context;
 
 mod bloated_document;
+mod dangling_references;
 mod deep_nesting;
 mod denormalization_drift;
 mod document_near_limit;
 mod dynamic_keys;
 mod large_reference_array;
 mod long_field_names;
+pub mod lossy_numbers;
 mod missing_reference_index;
 mod mixed_types;
+mod non_unique_reference_key;
 mod polymorphic_without_discriminator;
 mod redundant_index;
+pub mod string_dates;
+#[cfg(test)]
+pub(crate) mod testing;
 mod time_series_per_event;
 mod too_many_collections;
 mod too_many_fields;
@@ -116,7 +122,7 @@ pub struct Suggestion {
 }
 
 /// Every rule identifier, in the contract's order.
-pub const RULES: [&str; 17] = [
+pub const RULES: [&str; 21] = [
     "unbounded-array",
     "large-reference-array",
     "document-near-limit",
@@ -134,6 +140,10 @@ pub const RULES: [&str; 17] = [
     "too-many-fields",
     "polymorphic-without-discriminator",
     "long-field-names",
+    "dangling-references",
+    "string-dates",
+    "lossy-numbers",
+    "non-unique-reference-key",
 ];
 
 type CollectionRule = fn(&CollectionCtx<'_>, &Thresholds, Lang) -> Vec<Finding>;
@@ -149,7 +159,7 @@ enum Basis {
     Metadata,
 }
 
-const COLLECTION_RULES: [(&str, CollectionRule, Basis); 16] = [
+const COLLECTION_RULES: [(&str, CollectionRule, Basis); 20] = [
     ("unbounded-array", unbounded_array::check, Basis::Documents),
     (
         "large-reference-array",
@@ -196,6 +206,18 @@ const COLLECTION_RULES: [(&str, CollectionRule, Basis); 16] = [
     (
         "long-field-names",
         long_field_names::check,
+        Basis::Documents,
+    ),
+    (
+        "dangling-references",
+        dangling_references::check,
+        Basis::Documents,
+    ),
+    ("string-dates", string_dates::check, Basis::Documents),
+    ("lossy-numbers", lossy_numbers::check, Basis::Documents),
+    (
+        "non-unique-reference-key",
+        non_unique_reference_key::check,
         Basis::Documents,
     ),
 ];

@@ -1,0 +1,460 @@
+//! `string-dates`: dates stored as strings (seed 002: use the BSON type that
+//! fits the data; MongoDB's documentation: BSON dates sort, compare, index
+//! and feed date operators, strings do none of that correctly across
+//! formats and offsets).
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
+use crate::advise;
+use crate::fmt::{group, percent};
+use crate::i18n::Lang;
+use crate::profile::raw::BsonType;
+use crate::profile::{extract, value_of, Seg};
+
+const RULE: &str = "string-dates";
+
+/// The time-zone part of an ISO-8601 date-time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Offset {
+    /// None written: read as UTC.
+    None,
+    Z,
+    /// `+02:00`
+    Colon,
+    /// `+0200`
+    Plain,
+}
+
+/// A date format recognised in a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DateFormat {
+    /// ISO-8601: `YYYY-MM-DD`, optionally `T` or a space, `hh:mm`,
+    /// optionally `:ss` and a fraction of any number of digits, and an
+    /// offset.
+    Iso {
+        date_only: bool,
+        sep: u8,
+        seconds: bool,
+        frac: u8,
+        offset: Offset,
+    },
+    /// RFC 2822: `[Tue, ]13 Aug 2015 00:27:59 +0000`.
+    Rfc2822,
+}
+
+impl DateFormat {
+    /// A readable pattern: `YYYY-MM-DD hh:mm:ss.fffffffff`, `RFC 2822`.
+    pub fn label(self) -> String {
+        match self {
+            DateFormat::Rfc2822 => "RFC 2822".into(),
+            DateFormat::Iso {
+                date_only,
+                sep,
+                seconds,
+                frac,
+                offset,
+            } => {
+                let mut s = String::from("YYYY-MM-DD");
+                if date_only {
+                    return s;
+                }
+                s.push(char::from(sep));
+                s.push_str("hh:mm");
+                if seconds {
+                    s.push_str(":ss");
+                    if frac > 0 {
+                        s.push('.');
+                        s.extend(std::iter::repeat_n('f', usize::from(frac)));
+                    }
+                }
+                s.push_str(match offset {
+                    Offset::None => "",
+                    Offset::Z => "Z",
+                    Offset::Colon => "+hh:mm",
+                    Offset::Plain => "+hhmm",
+                });
+                s
+            }
+        }
+    }
+}
+
+fn digits(b: &[u8]) -> Option<u32> {
+    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(b.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => {
+            29
+        }
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+fn valid_date(y: u32, m: u32, d: u32) -> bool {
+    (1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m)
+}
+
+fn valid_time(h: u32, m: u32, s: u32) -> bool {
+    h <= 23 && m <= 59 && s <= 59
+}
+
+/// `+hh:mm`, `+hhmm`, `Z` or nothing at the end of an ISO date-time.
+fn iso_offset(rest: &[u8]) -> Option<Offset> {
+    match rest {
+        [] => Some(Offset::None),
+        [b'Z' | b'z'] => Some(Offset::Z),
+        [b'+' | b'-', h @ .., b':', m1, m2] if h.len() == 2 => {
+            let (h, m) = (digits(h)?, digits(&[*m1, *m2])?);
+            (h <= 23 && m <= 59).then_some(Offset::Colon)
+        }
+        [b'+' | b'-', rest @ ..] if rest.len() == 4 => {
+            let (h, m) = (digits(&rest[..2])?, digits(&rest[2..])?);
+            (h <= 23 && m <= 59).then_some(Offset::Plain)
+        }
+        _ => None,
+    }
+}
+
+#[allow(clippy::many_single_char_names)]
+fn parse_iso(s: &[u8]) -> Option<DateFormat> {
+    if s.len() < 10 || s[4] != b'-' || s[7] != b'-' {
+        return None;
+    }
+    let (y, mo, d) = (digits(&s[..4])?, digits(&s[5..7])?, digits(&s[8..10])?);
+    if !valid_date(y, mo, d) {
+        return None;
+    }
+    if s.len() == 10 {
+        return Some(DateFormat::Iso {
+            date_only: true,
+            sep: b'T',
+            seconds: false,
+            frac: 0,
+            offset: Offset::None,
+        });
+    }
+    let sep = s[10];
+    if !(sep == b'T' || sep == b' ') || s.len() < 16 || s[13] != b':' {
+        return None;
+    }
+    let (h, mi) = (digits(&s[11..13])?, digits(&s[14..16])?);
+    let mut pos = 16;
+    let (mut seconds, mut sec, mut frac) = (false, 0, 0u8);
+    if s.get(pos) == Some(&b':') {
+        sec = digits(s.get(17..19)?)?;
+        seconds = true;
+        pos = 19;
+        if s.get(pos) == Some(&b'.') {
+            let n = s[pos + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if n == 0 || n > 9 {
+                return None;
+            }
+            frac = n as u8;
+            pos += 1 + n;
+        }
+    }
+    if !valid_time(h, mi, sec) {
+        return None;
+    }
+    Some(DateFormat::Iso {
+        date_only: false,
+        sep,
+        seconds,
+        frac,
+        offset: iso_offset(&s[pos..])?,
+    })
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+const ZONES: [&str; 10] = [
+    "UT", "GMT", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT",
+];
+
+#[allow(clippy::many_single_char_names)]
+fn parse_rfc2822(s: &str) -> Option<DateFormat> {
+    let mut t: Vec<&str> = s.split_whitespace().collect();
+    if let Some(day) = t.first().and_then(|w| w.strip_suffix(',')) {
+        if !WEEKDAYS.contains(&day) {
+            return None;
+        }
+        t.remove(0);
+    }
+    let [day, month, year, time, zone] = t.as_slice() else {
+        return None;
+    };
+    let d = digits(day.as_bytes()).filter(|_| day.len() <= 2)?;
+    let m = MONTHS.iter().position(|x| x == month)? as u32 + 1;
+    let y = digits(year.as_bytes()).filter(|_| year.len() == 4)?;
+    if !valid_date(y, m, d) {
+        return None;
+    }
+    let parts: Vec<&str> = time.split(':').collect();
+    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.len() != 2) {
+        return None;
+    }
+    let h = digits(parts[0].as_bytes())?;
+    let mi = digits(parts[1].as_bytes())?;
+    let sec = match parts.get(2) {
+        Some(p) => digits(p.as_bytes())?,
+        None => 0,
+    };
+    if !valid_time(h, mi, sec) {
+        return None;
+    }
+    let zone_ok = ZONES.contains(zone)
+        || matches!(zone.as_bytes(), [b'+' | b'-', rest @ ..] if rest.len() == 4 && digits(rest).is_some());
+    zone_ok.then_some(DateFormat::Rfc2822)
+}
+
+/// The date format a string is written in, when it is a valid date.
+pub fn date_format(s: &str) -> Option<DateFormat> {
+    let s = s.trim();
+    parse_iso(s.as_bytes()).or_else(|| parse_rfc2822(s))
+}
+
+/// What a path's values show: documents holding a value, those whose
+/// values are all date strings, the formats met, and examples.
+#[derive(Default)]
+struct Tally {
+    documents: u64,
+    dates: u64,
+    formats: BTreeMap<DateFormat, u64>,
+    example: Option<String>,
+    other: Option<String>,
+}
+
+fn tally(docs: &[Vec<u8>], segs: &[Seg]) -> Tally {
+    let mut t = Tally::default();
+    for d in docs {
+        let vals = extract::values(d, segs);
+        let vals: Vec<_> = vals
+            .iter()
+            .filter(|e| !matches!(e.ty, BsonType::Null | BsonType::Undefined))
+            .collect();
+        if vals.is_empty() {
+            continue;
+        }
+        t.documents += 1;
+        let mut all = true;
+        let mut seen = Vec::new();
+        for e in vals {
+            let text = match value_of(e) {
+                Some(bson::Bson::String(s)) if e.ty == BsonType::String => s,
+                _ => {
+                    all = false;
+                    break;
+                }
+            };
+            match date_format(&text) {
+                Some(f) => {
+                    seen.push(f);
+                    if t.example.is_none() {
+                        t.example = Some(text);
+                    }
+                }
+                None => {
+                    if t.other.is_none() {
+                        t.other = Some(text);
+                    }
+                    all = false;
+                    break;
+                }
+            }
+        }
+        if all {
+            t.dates += 1;
+            for f in seen {
+                *t.formats.entry(f).or_insert(0) += 1;
+            }
+        }
+    }
+    t
+}
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let min_share = t.get(RULE, "min-share");
+    let mut out = Vec::new();
+    for f in ctx.fields() {
+        // `_id` cannot be changed in place; arrays are judged by elements.
+        if f.path == "_id" || f.type_count(BsonType::String) == 0 {
+            continue;
+        }
+        let tl = tally(&ctx.report.kept, &f.segments);
+        if tl.dates == 0 || tl.documents == 0 {
+            continue;
+        }
+        let share = tl.dates as f64 / tl.documents as f64;
+        if share < min_share {
+            continue;
+        }
+        let mut formats: Vec<(DateFormat, u64)> = tl.formats.into_iter().collect();
+        formats.sort_by_key(|x| std::cmp::Reverse(x.1));
+        let labels: Vec<String> = formats.iter().map(|(f, _)| f.label()).collect();
+        let example = tl.example.unwrap_or_default();
+        let (lo, hi) = crate::profile::sketch::wilson(tl.dates, tl.documents);
+        out.push(Finding {
+            rule: RULE,
+            severity: Severity::Warning,
+            namespace: ctx.ns().to_owned(),
+            path: Some(f.path.clone()),
+            message: lang.pick(
+                format!("{} holds dates as strings ({}, e.g. \"{example}\") in {} of {} documents ({}) {}", f.path, labels.join(", "), group(tl.dates), group(tl.documents), percent(share), ctx.scope(lang)),
+                format!("{} 把日期存成了字符串（{}，例如 \"{example}\"），{} 个文档中有 {} 个（{}），{}", f.path, labels.join("、"), group(tl.documents), group(tl.dates), percent(share), ctx.scope(lang)),
+            ),
+            evidence: evidence([
+                ("documents", json!(tl.documents)),
+                ("date_strings", json!(tl.dates)),
+                ("share", json!(share)),
+                ("share_interval", json!([lo, hi])),
+                ("formats", json!(formats.iter().map(|(f, n)| (f.label(), json!(n))).collect::<serde_json::Map<_, _>>())),
+                ("example", json!(example)),
+                ("not_a_date", json!(tl.other)),
+                ("sampled", json!(ctx.sampled())),
+                ("threshold", crossed(t, RULE, "min-share")),
+            ]),
+            explanation: lang.pick(
+                "A date kept as a string is not a date to the server: it sorts and compares as text (\"2015-8-9\" after \"2015-10-01\", offsets ignored), range queries and indexes see text, date operators ($year, $dateTrunc, TTL indexes) cannot use it, and each writer may pick another format. The seeds' advice on types and MongoDB's BSON type documentation: store points in time as BSON dates (8 bytes, UTC milliseconds) and format them for display.".to_owned(),
+                "以字符串保存的日期对服务器来说并不是日期：它按文本排序和比较（\"2015-8-9\" 会排在 \"2015-10-01\" 之后，时区偏移被忽略），范围查询和索引看到的也是文本，日期运算符（$year、$dateTrunc、TTL 索引）无法使用它，而且每个写入方都可能采用不同的格式。种子材料关于类型的建议以及 MongoDB 的 BSON 类型文档：时间点应保存为 BSON 日期（8 字节，UTC 毫秒），显示时再格式化。".to_owned(),
+            ),
+            source: "seeds/002 (BSON types), MongoDB docs (BSON types: Date; $dateFromString)".into(),
+            suggestion: advise::integrity::string_dates(ctx, f, &formats, &example, lang),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing;
+    use bson::doc;
+
+    #[test]
+    fn formats_recognised_and_refused() {
+        let iso = |sep, seconds, frac, offset| DateFormat::Iso {
+            date_only: false,
+            sep,
+            seconds,
+            frac,
+            offset,
+        };
+        for (s, want) in [
+            (
+                "2015-08-13 00:27:59.177000000",
+                Some(iso(b' ', true, 9, Offset::None)),
+            ),
+            ("2015-08-13T00:27:59Z", Some(iso(b'T', true, 0, Offset::Z))),
+            (
+                "2015-08-13T00:27:59.5+02:00",
+                Some(iso(b'T', true, 1, Offset::Colon)),
+            ),
+            (
+                "2024-02-29T23:59-0530",
+                Some(iso(b'T', false, 0, Offset::Plain)),
+            ),
+            (
+                "2015-08-13",
+                Some(DateFormat::Iso {
+                    date_only: true,
+                    sep: b'T',
+                    seconds: false,
+                    frac: 0,
+                    offset: Offset::None,
+                }),
+            ),
+            ("Tue, 13 Aug 2015 00:27:59 +0000", Some(DateFormat::Rfc2822)),
+            ("1 Feb 2020 10:00 GMT", Some(DateFormat::Rfc2822)),
+            // Not dates, or impossible ones.
+            ("2015-13-01", None),
+            ("2023-02-29", None),
+            ("2015-08-13T24:00:00Z", None),
+            ("2015-08-13T00:27:59+2", None),
+            ("2015-08-13x", None),
+            ("20150813", None),
+            ("Tue, 31 Apr 2015 00:27:59 +0000", None),
+            ("Foo, 13 Aug 2015 00:27:59 +0000", None),
+            ("13 August 2015 00:27:59 +0000", None),
+            ("hello", None),
+            ("2015", None),
+            ("", None),
+        ] {
+            assert_eq!(date_format(s), want, "{s}");
+        }
+    }
+
+    fn run(docs: &[bson::Document]) -> Vec<Finding> {
+        let r = testing::report("db.items", docs);
+        check(&testing::ctx(&r, &[]), &Thresholds::default(), Lang::En)
+    }
+
+    #[test]
+    fn fires_on_date_strings_and_not_on_dates_or_text() {
+        // (documents, fires): 100 documents, `k` of them holding a non-date.
+        let docs = |bad: usize| -> Vec<bson::Document> {
+            (0..100)
+                .map(|i| {
+                    let v = if i < bad {
+                        format!("unknown {i}")
+                    } else {
+                        format!("2015-08-{:02} 00:27:59.177000000", i % 28 + 1)
+                    };
+                    doc! {"_id": i as i32, "lastupdated": v, "title": format!("movie {i}")}
+                })
+                .collect()
+        };
+        for (bad, fires) in [(0, true), (5, true), (6, false), (100, false)] {
+            let f = run(&docs(bad));
+            assert_eq!(
+                f.iter().any(|x| x.path.as_deref() == Some("lastupdated")),
+                fires,
+                "{bad} non-dates of 100: {f:?}"
+            );
+            assert!(f.iter().all(|x| x.path.as_deref() != Some("title")));
+        }
+        let f = run(&docs(5));
+        assert_eq!(f[0].evidence["date_strings"], json!(95));
+        assert_eq!(f[0].evidence["documents"], json!(100));
+        assert!(f[0].suggestion.migration.contains("$dateFromString"));
+        // The clean twin: BSON dates.
+        let clean: Vec<bson::Document> = (0..100)
+            .map(|i| doc! {"_id": i, "lastupdated": bson::DateTime::from_millis(1_439_425_679_177 + i)})
+            .collect();
+        assert!(run(&clean).is_empty());
+    }
+
+    #[test]
+    fn threshold_comes_from_the_configuration() {
+        let docs: Vec<bson::Document> = (0..10)
+            .map(|i| {
+                let v = if i < 2 {
+                    "n/a".to_owned()
+                } else {
+                    "2020-01-02T03:04:05Z".to_owned()
+                };
+                doc! {"_id": i, "at": v}
+            })
+            .collect();
+        let r = testing::report("db.items", &docs);
+        let ctx = testing::ctx(&r, &[]);
+        assert!(check(&ctx, &Thresholds::default(), Lang::En).is_empty());
+        let mut t = Thresholds::default();
+        t.set(RULE, "min-share", 0.8);
+        assert_eq!(check(&ctx, &t, Lang::Zh).len(), 1);
+    }
+}
