@@ -7,7 +7,7 @@
 #   scripts/corpus-table.sh server     # now: the same data in the test server
 #   scripts/corpus-table.sh sample-data
 #
-# `before` exists for `files` only; for another place that column is empty.
+# `before` exists for `files` only; for another place its counts are 0.
 # Rows still `unreviewed` in verdicts.tsv are counted in their own column.
 set -euo pipefail
 
