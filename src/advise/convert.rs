@@ -133,6 +133,56 @@ pub fn money_name(name: &str) -> bool {
     words.iter().any(|w| WORDS.contains(&w.as_str()))
 }
 
+/// Whether digit strings at this path are codes (postal codes, phone
+/// numbers, SKUs) rather than quantities: most values are digit strings,
+/// and they keep a leading zero, or all have the same width (three digits
+/// or more), or the field is named like a code. Turning codes into numbers
+/// drops their zeros and makes them sortable and summable, which they are
+/// not; the numbers beside them are the ones that lost their form.
+pub fn looks_like_codes(values: &[Bson], name: &str) -> bool {
+    let digits: Vec<&str> = values
+        .iter()
+        .filter_map(|v| match v {
+            Bson::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(s.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let non_null = values
+        .iter()
+        .filter(|v| !matches!(v, Bson::Null | Bson::Undefined))
+        .count();
+    if digits.is_empty() || digits.len() * 2 < non_null {
+        return false;
+    }
+    let zeros = digits
+        .iter()
+        .filter(|s| s.len() > 1 && s.starts_with('0'))
+        .count();
+    let leading_zero = zeros * 10 >= digits.len();
+    // One width for the strings and for the whole numbers beside them.
+    let width = digits[0].len();
+    let fixed = width >= 3
+        && digits.iter().all(|s| s.len() == width)
+        && values.iter().all(|v| match v {
+            Bson::Int32(i) => i.unsigned_abs().to_string().len() == width,
+            Bson::Int64(i) => i.unsigned_abs().to_string().len() == width,
+            _ => true,
+        });
+    leading_zero || fixed || code_name(name)
+}
+
+fn code_name(name: &str) -> bool {
+    const WORDS: [&str; 12] = [
+        "zip", "zipcode", "postcode", "postal", "phone", "tel", "mobile", "sku", "isbn", "ean",
+        "upc", "code",
+    ];
+    name.to_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| WORDS.contains(&w))
+}
+
 /// The lossless numeric target for these values, or `None` when most
 /// values are not numbers.
 pub fn plan(values: &[Bson], name: &str) -> Option<(Target, Reason)> {
@@ -525,6 +575,25 @@ mod tests {
         let v = [s("red"), s("blue"), s("green"), Bson::Int32(3)];
         assert_eq!(plan(&v, "colour"), None);
         assert_eq!(plan(&[s("a"), Bson::Boolean(true)], "x"), None);
+    }
+
+    #[test]
+    fn digit_codes_are_not_quantities() {
+        let zips: Vec<Bson> = ["100000", "200000", "310000"]
+            .iter()
+            .map(|z| s(z))
+            .chain([Bson::Int32(100_001)])
+            .collect();
+        assert!(looks_like_codes(&zips, "zip"));
+        assert!(looks_like_codes(&zips, "whatever"), "fixed width");
+        let zeros = vec![s("0123"), s("45"), Bson::Int32(7)];
+        assert!(looks_like_codes(&zeros, "n"), "a leading zero");
+        let widths = vec![s("4200"), s("1700"), Bson::Int32(17)];
+        assert!(!looks_like_codes(&widths, "n"), "numbers of another width");
+        let amounts = vec![s("4200"), s("17"), Bson::Double(4200.5)];
+        assert!(!looks_like_codes(&amounts, "amount"));
+        let mostly_numbers = vec![s("12345"), Bson::Int32(1), Bson::Int32(2)];
+        assert!(!looks_like_codes(&mostly_numbers, "count"));
     }
 
     #[test]

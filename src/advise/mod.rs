@@ -378,6 +378,25 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
     let types = types.join(", ");
     let is_id = matches!(field.segments.first(), Some(Seg::Key(k)) if k == "_id");
     let header = |what: &str| header(lang, &format!("{}.{}: {what}", ctx.ns(), field.path));
+    if !is_id && convert::looks_like_codes(&all, &field.name) {
+        return Suggestion {
+            pattern: "schema-versioning",
+            summary: lang.pick(
+                format!("`{dotted}` holds {types}, and its digit strings are codes (a fixed width, leading zeros or a code's name), not quantities: keep them strings. Numbers lose leading zeros and invite arithmetic; the numeric values are the ones to turn back into strings, which only the application can do right (it knows the width and the zeros that were lost). Fix the writer to store strings. The script only counts the values of each type."),
+                format!("`{dotted}` 中混有 {types}，其中的数字字符串是编码（定长、带前导零或名称表明是编码），不是数量：应保持为字符串。转成数字会丢掉前导零，还会被拿去计算；需要改回字符串的是那些数字值，而只有应用知道原来的位数和丢失的零。请修正写入方统一写字符串。脚本只统计各类型值的数量。"),
+            ),
+            before: None,
+            after: None,
+            effect: Map::new(),
+            migration: convert::count_only(
+                &header("types (counted)"),
+                ctx.db(),
+                ctx.coll(),
+                &dotted,
+                "Digit strings here are codes: converting them to numbers would lose leading zeros.",
+            ),
+        };
+    }
     let plan = convert::plan(&all, &field.name);
     let place = convert::place(&field.path);
     let (to, reason, place) = match (is_id, plan, place) {
