@@ -69,7 +69,12 @@ server_dir=$(mktemp -d "${TMPDIR:-/tmp}/docshape-tests.XXXXXX")
 export DOCSHAPE_TEST_SERVER_DIR=$server_dir
 
 status=0
-cargo test --all-targets "$@" || status=$?
+# Every target, unless the arguments pick some (`--test NAME`, `--lib` …).
+targets=(--all-targets)
+for a in "$@"; do
+    case $a in --test | --lib | --bin | --bins | --bench | --benches | --doc | --example | --examples | --tests) targets=() ;; esac
+done
+cargo test "${targets[@]}" "$@" || status=$?
 
 # A server takes a few seconds to shut down after its test binary exits.
 for _ in $(seq 1 150); do

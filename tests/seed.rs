@@ -30,12 +30,26 @@ fn findings(report: &serde_json::Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The thresholds the data sets are judged with: docshape's defaults, but
+/// for `long-field-names`' floor of bytes saved over a whole collection,
+/// which is there for production sizes; the data sets hold a few thousand
+/// documents, so a teacher lifts it (README, Teaching), and so does this
+/// test. The rule's share of the document still has to be met.
+fn teaching_config() -> String {
+    let path = std::env::temp_dir().join(format!("docshape-teaching-{}.toml", std::process::id()));
+    std::fs::write(&path, "[long-field-names]\nmin-saved-bytes = 0\n").expect("write config");
+    path.to_str().expect("utf-8 path").to_owned()
+}
+
 async fn audit(target: &str, db: &str) -> serde_json::Value {
     let pattern = format!("{db}.*");
+    let config = teaching_config();
     json_ok(
         &docshape_async(&[
             "audit",
             target,
+            "--config",
+            &config,
             "-c",
             &pattern,
             "--format",
@@ -150,10 +164,14 @@ async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
 /// Rules no teaching data set plants yet (a data set for them is still to
 /// be written); the test fails as soon as one of them starts firing, so
 /// the list cannot outlive its reason.
-const NOT_YET_SEEDED: [&str; 3] = [
+/// `too-many-fields` leaves the minute-keyed page_stats documents to
+/// `dynamic-keys` (one problem, one finding) and no data set has hundreds
+/// of varying attributes of its own yet.
+const NOT_YET_SEEDED: [&str; 4] = [
     "dangling-references",
     "string-dates",
     "non-unique-reference-key",
+    "too-many-fields",
 ];
 
 /// The committed sample data alone (what `docshape audit` reads with no
