@@ -86,27 +86,28 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         kv("to", rel.to.clone()),
         kv("kind", plain(&rel.kind)),
         kv("cardinality", plain(&rel.cardinality)),
-        kv(
+    ];
+    // An embedded relationship has nothing to look up: no match rate.
+    if rel.references_probed > 0 {
+        d.push(kv(
             "matched",
             format!(
-                "{:.0}% ({} of {} references)",
-                rel.match_rate * 100.0,
-                rel.references_matched,
-                rel.references_probed
+                "{} ({} of {} references)",
+                crate::fmt::percent(rel.match_rate),
+                crate::fmt::group(rel.references_matched),
+                crate::fmt::group(rel.references_probed)
             ),
-        ),
-    ];
-    if rel.references_probed > 0 {
-        d.push(kv("dangling", format!("{:.0}%", rel.dangling * 100.0)));
+        ));
+        d.push(kv("dangling", crate::fmt::percent(rel.dangling)));
     }
     if let Some(e) = &rel.evidence {
         d.push(kv(
             "evidence",
             format!(
-                "{} (chance {:.0}%, found {:.0}%)",
+                "{} (chance {}, found {})",
                 e.accepted_by.unwrap_or("-"),
-                e.chance_rate * 100.0,
-                e.observed * 100.0
+                crate::fmt::percent(e.chance_rate),
+                crate::fmt::percent(e.observed)
             ),
         ));
     }
