@@ -131,30 +131,12 @@ async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
     }
     eprintln!("rules fired on each bad variant: {table:#?}");
     for rule in docshape::rules::RULES {
-        if NOT_YET_SEEDED.contains(&rule) {
-            // Planted and checked end to end in tests/migrations_new_rules.rs;
-            // no teaching data set shows them yet.
-            assert!(
-                !fired_anywhere.contains(rule),
-                "{rule} now fires on a bad variant: remove it from NOT_YET_SEEDED"
-            );
-            continue;
-        }
         assert!(
             fired_anywhere.contains(rule),
             "{rule} fired on no bad variant: {table:?}"
         );
     }
 }
-
-/// Rules no teaching data set plants yet (a data set for them is still to
-/// be written); the test fails as soon as one of them starts firing, so
-/// the list cannot outlive its reason.
-const NOT_YET_SEEDED: [&str; 3] = [
-    "dangling-references",
-    "string-dates",
-    "non-unique-reference-key",
-];
 
 /// The committed sample data alone (what `docshape audit` reads with no
 /// server): good variants draw no warning there either.
