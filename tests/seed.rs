@@ -146,8 +146,6 @@ async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
     eprintln!("rules fired on each bad variant: {table:#?}");
     for rule in docshape::rules::RULES {
         if NOT_YET_SEEDED.contains(&rule) {
-            // Planted and checked end to end in tests/migrations_new_rules.rs;
-            // no teaching data set shows them yet.
             assert!(
                 !fired_anywhere.contains(rule),
                 "{rule} now fires on a bad variant: remove it from NOT_YET_SEEDED"
@@ -161,18 +159,12 @@ async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
     }
 }
 
-/// Rules no teaching data set plants yet (a data set for them is still to
-/// be written); the test fails as soon as one of them starts firing, so
-/// the list cannot outlive its reason.
+/// Rules no teaching data set plants yet; the test fails as soon as one of
+/// them starts firing, so the list cannot outlive its reason.
 /// `too-many-fields` leaves the minute-keyed page_stats documents to
-/// `dynamic-keys` (one problem, one finding) and no data set has hundreds
+/// `dynamic-keys` (one problem, one finding), and no data set has hundreds
 /// of varying attributes of its own yet.
-const NOT_YET_SEEDED: [&str; 4] = [
-    "dangling-references",
-    "string-dates",
-    "non-unique-reference-key",
-    "too-many-fields",
-];
+const NOT_YET_SEEDED: [&str; 1] = ["too-many-fields"];
 
 /// The committed sample data alone (what `docshape audit` reads with no
 /// server): good variants draw no warning there either.

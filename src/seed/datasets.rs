@@ -93,7 +93,7 @@ pub struct Dataset {
 }
 
 /// Every data set's name, in the order they are seeded.
-pub const NAMES: [&str; 16] = [
+pub const NAMES: [&str; 17] = [
     "one_to_few",
     "one_to_many",
     "one_to_squillions",
@@ -110,6 +110,7 @@ pub const NAMES: [&str; 16] = [
     "blog",
     "tree",
     "indexes",
+    "integrity",
 ];
 
 /// Builds one data set by name (committed documents now, generators lazily).
@@ -131,7 +132,8 @@ pub fn build(name: &str) -> Option<Dataset> {
         "extended_reference" => extended_reference(n),
         "blog" => blog(n),
         "tree" => tree(n),
-        _ => indexes(n),
+        "indexes" => indexes(n),
+        _ => integrity(n),
     })
 }
 
@@ -940,6 +942,99 @@ fn indexes(n: u8) -> Dataset {
         title: "Indexes: one compound index in equality-sort-range order (good) vs twelve indexes, one a prefix of another and one on a field no document has (bad)",
         seeds: "002 (index rules); Atlas and Compass index advice",
         bad_fires: &["redundant-index", "unused-index", "too-many-indexes"],
+        collections: out,
+    }
+}
+
+/// `secs` after the epoch as an application might write it into a string:
+/// `2026-03-01 12:00:00` (no zone, a space for the `T`).
+fn date_text(secs: u32) -> String {
+    bson::DateTime::from_millis(i64::from(secs) * 1000)
+        .try_to_rfc3339_string()
+        .ok()
+        .and_then(|s| s.get(..19).map(|s| s.replace('T', " ")))
+        .unwrap_or_default()
+}
+
+/// 000/001/002/003 referential integrity: reviews of products, orders
+/// referencing accounts by account number.
+fn integrity(n: u8) -> Dataset {
+    const KINDS: [&str; 5] = ["kettle", "toaster", "blender", "grinder", "scale"];
+    const WORDS: [&str; 4] = ["works as described", "sturdy", "too loud", "great value"];
+    let mut rng = Rng::new(17);
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut ids = Ids::new(n, variant);
+        let bad = variant == 2;
+        // Products; the bad variant has since deleted every sixth one
+        // (a sixth of them) and left their reviews behind.
+        let all_products: Vec<Document> = (0..60u32)
+            .map(|p| {
+                doc! {"_id": ids.days_ago(700 - p * 5), "name": format!("{} {}", KINDS[(p % 5) as usize], 100 + p),
+                "sku": format!("SKU-{variant}{p:04}")}
+            })
+            .collect();
+        let mut reviews = Vec::new();
+        for r in 0..300u32 {
+            let product = &all_products[((r * 7) % 60) as usize];
+            let t = NOW - (300 - r) * 2 * HOUR - rng.range(0, 3_600);
+            let at = if bad {
+                Bson::String(date_text(t))
+            } else {
+                date(t)
+            };
+            reviews.push(doc! {"_id": ids.at(t), "product_id": id_of(product), "author": format!("reader{:03}", r % 97),
+            "rating": rng.range(1, 5) as i32, "text": *rng.pick(&WORDS), "created_at": at});
+        }
+        let products: Vec<Document> = all_products
+            .into_iter()
+            .enumerate()
+            .filter(|(p, _)| !bad || p % 6 != 5)
+            .map(|(_, d)| d)
+            .collect();
+        // Accounts, found by their account number; in the bad variant three
+        // numbers were issued twice and nothing stops a fourth.
+        let numbers: Vec<String> = (0..50u32)
+            .map(|a| format!("AC-{variant}{:05}", 1_000 + a * 37))
+            .collect();
+        let accounts: Vec<Document> = (0..50u32)
+            .map(|a| {
+                let no = if bad && a >= 47 {
+                    numbers[(a - 40) as usize].clone()
+                } else {
+                    numbers[a as usize].clone()
+                };
+                doc! {"_id": ids.days_ago(900 - a * 3), "account_no": no, "holder": person(a), "email": email(a, "bank")}
+            })
+            .collect();
+        let orders: Vec<Document> = (0..200u32)
+            .map(|o| {
+                let t = NOW - (200 - o) * DAY;
+                doc! {"_id": ids.at(t), "account_no": numbers[((o * 13) % 47) as usize].clone(), "placed_at": date(t),
+                "status": (["new", "paid", "shipped"][(o % 3) as usize]), "items": (1 + o % 4) as i32}
+            })
+            .collect();
+        out.push(Collection::new(&format!("{prefix}_products"), products));
+        out.push(
+            Collection::new(&format!("{prefix}_reviews"), reviews)
+                .index(doc! {"product_id": 1, "created_at": -1}),
+        );
+        let accounts = Collection::new(&format!("{prefix}_accounts"), accounts);
+        out.push(if bad {
+            accounts
+        } else {
+            accounts.unique(doc! {"account_no": 1})
+        });
+        out.push(
+            Collection::new(&format!("{prefix}_orders"), orders)
+                .index(doc! {"account_no": 1, "placed_at": -1}),
+        );
+    }
+    Dataset {
+        name: "integrity",
+        title: "Referential integrity: every review names an existing product, review times are dates, and account numbers are unique by index (good) vs reviews of deleted products, times stored as text, and account numbers issued twice with no unique index (bad)",
+        seeds: "000, 001, 002, 003",
+        bad_fires: &["dangling-references", "string-dates", "non-unique-reference-key"],
         collections: out,
     }
 }
