@@ -314,8 +314,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: lang.pick(
-                format!("{} holds dates as strings ({}, e.g. \"{example}\") in {} of {} documents ({}) {}", f.path, labels.join(", "), group(tl.dates), group(tl.documents), percent(share), ctx.scope(lang)),
-                format!("{} 把日期存成了字符串（{}，例如 \"{example}\"），{} 个文档中有 {} 个（{}），{}", f.path, labels.join("、"), group(tl.documents), group(tl.dates), percent(share), ctx.scope(lang)),
+                format!("{} holds dates as strings ({}, e.g. \"{example}\") in {} of the {} documents that hold it ({}; read {})", f.path, labels.join(", "), group(tl.dates), group(tl.documents), percent(share), ctx.scope(lang)),
+                format!("{} 把日期存成了字符串（{}，例如 \"{example}\"）：持有该字段的 {} 个文档中有 {} 个（{}；{}读取）", f.path, labels.join("、"), group(tl.documents), group(tl.dates), percent(share), ctx.scope(lang)),
             ),
             evidence: evidence([
                 ("documents", json!(tl.documents)),
