@@ -108,6 +108,77 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
+/// An evidence value as people read it: counts grouped, shares as
+/// percentages, byte sizes in binary units, lists and objects spelled out
+/// (`name: unbounded-array.max-length, value: 1,000`) instead of raw JSON.
+/// `key` names the value (`share`, `avg_bytes` …) and picks its unit.
+pub fn evidence(key: &str, v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let is_share = ["share", "rate", "ratio", "presence"]
+        .iter()
+        .any(|w| key.contains(w));
+    let is_bytes = key.contains("bytes") || key == "doc_size";
+    match v {
+        Value::Null => "—".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                if is_bytes && u >= 1024 {
+                    format!("{} ({} B)", bytes(u as f64), group(u))
+                } else if is_bytes {
+                    format!("{} B", group(u))
+                } else {
+                    group(u)
+                }
+            } else if let Some(i) = n.as_i64() {
+                format!("-{}", group(i.unsigned_abs()))
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                if is_share && (0.0..=1.0).contains(&f) {
+                    percent(f)
+                } else if is_bytes && f >= 0.0 {
+                    bytes(f)
+                } else if f.abs() >= 1000.0 {
+                    let whole = group(f.abs().round() as u64);
+                    if f < 0.0 {
+                        format!("-{whole}")
+                    } else {
+                        whole
+                    }
+                } else {
+                    let t = format!("{f:.2}");
+                    t.trim_end_matches('0').trim_end_matches('.').to_owned()
+                }
+            }
+        }
+        Value::Array(items) if items.is_empty() => "—".to_owned(),
+        Value::Array(items) => items
+            .iter()
+            .map(|x| match x {
+                Value::Object(_) | Value::Array(_) => format!("({})", evidence(key, x)),
+                _ => evidence(key, x),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, x)| {
+                // A threshold's `value` is measured in its `name`'s unit.
+                let unit = match (k.as_str(), m.get("name")) {
+                    ("value", Some(Value::String(n))) => n.as_str(),
+                    _ => k.as_str(),
+                };
+                match x {
+                    Value::Object(_) => format!("{k}: ({})", evidence(unit, x)),
+                    _ => format!("{k}: {}", evidence(unit, x)),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +277,30 @@ mod tests {
     fn widths_count_wide_characters_twice() {
         assert_eq!(display_width("名字"), 4);
         assert_eq!(display_width("ab"), 2);
+    }
+
+    #[test]
+    fn evidence_reads_as_people_write() {
+        use serde_json::json;
+        for (key, v, want) in [
+            ("share", json!(0.999_633_187_821_649_7), ">99.9 %"),
+            ("share", json!(0.42), "42 %"),
+            ("documents", json!(1_564), "1,564"),
+            ("avg_bytes", json!(2_150_000), "2.1 MiB (2,150,000 B)"),
+            ("avg_bytes", json!(512), "512 B"),
+            ("days", json!(12.5), "12.5"),
+            ("delta", json!(-1_234), "-1,234"),
+            ("scope", json!("sample"), "sample"),
+            ("paths", json!(["a.b", "c"]), "a.b, c"),
+            ("x", json!(null), "—"),
+            ("own_fields", json!([]), "—"),
+            (
+                "threshold",
+                json!({"name": "bloated-document.avg-bytes", "value": 1_048_576, "profile": "default"}),
+                "name: bloated-document.avg-bytes, value: 1.0 MiB (1,048,576 B), profile: default",
+            ),
+        ] {
+            assert_eq!(evidence(key, &v), want, "{key} = {v}");
+        }
     }
 }

@@ -175,3 +175,78 @@ fn while_sampling_the_progress_shows() {
     assert!(s.contains("db.big"), "{s}");
     assert!(s.contains("3000 docs/s"), "{s}");
 }
+
+fn screen_with(m: &Model, w: u16, h: u16, theme: &Theme) -> ratatui::buffer::Buffer {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| views::render(m, theme, f)).expect("draw");
+    t.backend().buffer().clone()
+}
+
+#[test]
+fn evidence_reads_as_numbers_not_json() {
+    let mut m = orders(120, 60);
+    action(&mut m, Action::TabFindings);
+    let s = screen(&m, 120, 60);
+    assert!(s.contains("Evidence"), "{s}");
+    // Shares as percentages, counts grouped, no raw JSON objects.
+    assert!(s.contains(" %"), "{s}");
+    assert!(!s.contains("{\"name\""), "{s}");
+    assert!(
+        !s.lines().any(|l| l.contains("share: 0.")),
+        "a share printed as a raw float: {s}"
+    );
+}
+
+#[test]
+fn long_document_lines_scroll_sideways() {
+    let (w, h) = (60, 30);
+    let mut m = orders(w, h);
+    action(&mut m, Action::TabDocuments);
+    action(&mut m, Action::Toggle);
+    let before = screen(&m, w, h);
+    assert_eq!(m.detail_hscroll, 0);
+    action(&mut m, Action::DetailRight);
+    let after = screen(&m, w, h);
+    assert!(m.detail_hscroll > 0, "the documents scroll sideways");
+    assert_ne!(before, after);
+    assert!(after.contains('…'), "{after}");
+    // Never further than the widest line needs, and back to the start.
+    for _ in 0..200 {
+        action(&mut m, Action::DetailRight);
+        screen(&m, w, h);
+    }
+    assert_eq!(m.detail_hscroll, m.detail_hmax.get());
+    for _ in 0..200 {
+        action(&mut m, Action::DetailLeft);
+    }
+    assert_eq!(m.detail_hscroll, 0);
+    assert_eq!(screen(&m, w, h), before);
+}
+
+#[test]
+fn themes_with_a_background_paint_every_cell() {
+    let (w, h) = (100, 30);
+    let mut m = orders(w, h);
+    for tab in [Action::TabSchema, Action::TabFindings, Action::TabDocuments] {
+        action(&mut m, tab);
+        for name in ["light", "solarized", "projector"] {
+            let theme = Theme::builtin(name).expect("theme");
+            let bg = theme.color("background");
+            assert_ne!(
+                bg,
+                ratatui::style::Color::Reset,
+                "{name} names a background"
+            );
+            let buf = screen_with(&m, w, h, &theme);
+            for y in 0..h {
+                for x in 0..w {
+                    assert_ne!(
+                        buf[(x, y)].bg,
+                        ratatui::style::Color::Reset,
+                        "{name}: cell {x},{y} has the terminal's background"
+                    );
+                }
+            }
+        }
+    }
+}

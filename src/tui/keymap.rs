@@ -42,6 +42,8 @@ pub enum Action {
     LargestDocs,
     DetailUp,
     DetailDown,
+    DetailLeft,
+    DetailRight,
     LessonLanguage,
 }
 
@@ -159,6 +161,18 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "detail-down",
         "scroll the detail down",
         &["J", "shift-down"],
+    ),
+    (
+        Action::DetailLeft,
+        "detail-left",
+        "scroll the detail to the left",
+        &["<", "shift-left"],
+    ),
+    (
+        Action::DetailRight,
+        "detail-right",
+        "scroll the detail to the right",
+        &[">", "shift-right"],
     ),
     (
         Action::LessonLanguage,

@@ -170,6 +170,10 @@ pub struct Model {
     pub rel_rows: Vec<usize>,
     pub rel_sel: usize,
     pub detail_scroll: u16,
+    /// Display columns the detail's long lines are scrolled sideways.
+    pub detail_hscroll: u16,
+    /// The furthest the detail scrolls sideways, as the last frame drew it.
+    pub detail_hmax: std::cell::Cell<u16>,
     /// The furthest the detail scrolls, as the last frame drew it.
     pub detail_max: std::cell::Cell<u16>,
     pub learn: Learn,
@@ -217,6 +221,8 @@ impl Model {
             rel_rows: Vec::new(),
             rel_sel: 0,
             detail_scroll: 0,
+            detail_hscroll: 0,
+            detail_hmax: std::cell::Cell::new(0),
             detail_max: std::cell::Cell::new(u16::MAX),
             learn: Learn::default(),
             input: None,

@@ -256,6 +256,14 @@ impl Theme {
         Style::default().fg(self.color(meaning))
     }
 
+    /// The whole screen's colours: the theme's `background` (left to the
+    /// terminal when the theme names none) and its text colour.
+    pub fn base(&self) -> Style {
+        Style::default()
+            .bg(self.color("background"))
+            .fg(self.color("text"))
+    }
+
     pub fn text(&self) -> Style {
         self.fg("text")
     }

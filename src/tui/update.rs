@@ -17,6 +17,9 @@ use crate::report::{InputError, Report};
 use crate::rules::Severity;
 
 use super::effects::Effect;
+
+/// Display columns one sideways scroll moves the detail.
+const HSTEP: u16 = 8;
 use super::keymap::{Action, Key};
 use super::model::{DocView, Input, InputFor, Job, Level, Model, NavRow, Pane, Status, Tab};
 use super::views;
@@ -345,6 +348,7 @@ fn collection_changed(m: &mut Model) {
     m.doc_sel = 0;
     m.rel_sel = 0;
     m.detail_scroll = 0;
+    m.detail_hscroll = 0;
     m.collapsed.clear();
     m.doc_open.clear();
     m.doc_lines.clear();
@@ -547,6 +551,7 @@ fn main_move(m: &mut Model, a: Action) {
             let s = moved(m.finding_sel, m.finding_rows.len(), a, p);
             if s != m.finding_sel {
                 m.detail_scroll = 0;
+                m.detail_hscroll = 0;
             }
             m.finding_sel = s;
         }
@@ -569,6 +574,7 @@ fn set_tab(m: &mut Model, t: Tab) {
     m.tab = t;
     m.focus = Pane::Main;
     m.detail_scroll = 0;
+    m.detail_hscroll = 0;
 }
 
 /// Switches tab; the Learn tab measures its lesson when nothing is shown.
@@ -860,6 +866,13 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::DetailDown => {
             m.detail_scroll = m.detail_scroll.saturating_add(3).min(m.detail_max.get());
         }
+        Action::DetailLeft => m.detail_hscroll = m.detail_hscroll.saturating_sub(HSTEP),
+        Action::DetailRight => {
+            m.detail_hscroll = m
+                .detail_hscroll
+                .saturating_add(HSTEP)
+                .min(m.detail_hmax.get());
+        }
     }
     Vec::new()
 }
@@ -936,6 +949,7 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                             Tab::Findings => {
                                 m.finding_sel = i;
                                 m.detail_scroll = 0;
+                                m.detail_hscroll = 0;
                             }
                             Tab::Relationships => m.rel_sel = i,
                             Tab::Documents => {}

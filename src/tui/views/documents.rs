@@ -7,7 +7,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::highlight::json_line;
-use super::{block, fit, inner};
+use super::{block, clamp_hscroll, fit, inner, shift};
 use crate::tui::model::{DocView, Model, Pane};
 use crate::tui::theme::Theme;
 
@@ -113,17 +113,18 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         }
         lines.push(l);
         if open {
-            let skip = if pos == m.doc_sel {
-                usize::from(m.detail_scroll)
-            } else {
-                0
-            };
             let text = m.doc_lines.get(&d).map_or(&[][..], Vec::as_slice);
+            let (skip, hs) = if pos == m.doc_sel {
+                let hs = clamp_hscroll(m, text.iter().map(String::as_str), w.saturating_sub(2));
+                (usize::from(m.detail_scroll), hs)
+            } else {
+                (0, 0)
+            };
             for line in text.iter().skip(skip) {
                 if lines.len() >= h {
                     break;
                 }
-                lines.push(json_line(&fit(&format!("  {line}"), w), theme));
+                lines.push(json_line(&fit(&format!("  {}", shift(line, hs)), w), theme));
             }
         }
     }

@@ -110,14 +110,19 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     lines.push(Line::default());
     lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
     for (k, v) in &fd.evidence {
-        let v = match v {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {k}: "), theme.dim()),
-            Span::styled(fit(&v, w.saturating_sub(k.len() + 4)), theme.text()),
-        ]));
+        let key = format!("  {k}: ");
+        let kw = crate::fmt::display_width(&key);
+        let text = crate::fmt::evidence(k, v);
+        for (i, part) in wrap(&text, w.saturating_sub(kw).max(8))
+            .into_iter()
+            .enumerate()
+        {
+            let head = if i == 0 { key.clone() } else { " ".repeat(kw) };
+            lines.push(Line::from(vec![
+                Span::styled(head, theme.dim()),
+                Span::styled(part, theme.text()),
+            ]));
+        }
     }
     lines.push(Line::default());
     lines.push(Line::styled(
@@ -146,7 +151,10 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         lines.push(Line::styled(format!("  {l}"), theme.text()));
     }
     for (k, v) in &fd.suggestion.effect {
-        lines.push(Line::styled(format!("  {k}: {v}"), theme.dim()));
+        let text = format!("  {k}: {}", crate::fmt::evidence(k, v));
+        for l in wrap(&text, w.saturating_sub(2)) {
+            lines.push(Line::styled(l, theme.dim()));
+        }
     }
     if fd.suggestion.before.is_some() || fd.suggestion.after.is_some() {
         lines.push(Line::default());
@@ -167,8 +175,8 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     for l in fd.suggestion.migration.lines() {
         lines.push(js_line(l, theme));
     }
-    let scroll = super::clamp_detail(m, lines.len(), inside.height);
-    f.render_widget(Paragraph::new(lines).scroll((scroll, 0)), inside);
+    let offsets = super::detail_offsets(m, &lines, inside);
+    f.render_widget(Paragraph::new(lines).scroll(offsets), inside);
 }
 
 /// Before and after as two columns of pretty JSON.
@@ -201,7 +209,7 @@ fn side_by_side(
     for i in 0..b.len().max(a.len()) {
         let l = fit(b.get(i).map_or("", String::as_str), col);
         let r = fit(a.get(i).map_or("", String::as_str), col);
-        let pad = col.saturating_sub(l.chars().count());
+        let pad = col.saturating_sub(crate::fmt::display_width(&l));
         let mut spans = json_line(&l, theme).spans;
         spans.push(Span::raw(" ".repeat(pad)));
         spans.push(Span::styled(" │ ", theme.dim()));

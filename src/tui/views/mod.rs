@@ -136,15 +136,64 @@ pub fn human_count(n: u64) -> String {
 
 /// Cuts `s` to `w` columns with an ellipsis.
 pub fn fit(s: &str, w: usize) -> String {
-    if s.chars().count() <= w {
+    use crate::fmt::{char_width, display_width};
+    if display_width(s) <= w {
         return s.to_owned();
     }
     if w == 0 {
         return String::new();
     }
-    let mut out: String = s.chars().take(w - 1).collect();
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if used + cw > w - 1 {
+            break;
+        }
+        used += cw;
+        out.push(c);
+    }
     out.push('…');
     out
+}
+
+/// `s` scrolled sideways: its first `cols` display columns left out, and a
+/// `…` in their place so the cut shows.
+pub fn shift(s: &str, cols: usize) -> String {
+    if cols == 0 {
+        return s.to_owned();
+    }
+    let mut skipped = 0;
+    let mut rest = s;
+    for (i, c) in s.char_indices() {
+        if skipped >= cols {
+            rest = &s[i..];
+            break;
+        }
+        skipped += crate::fmt::char_width(c);
+        rest = &s[i + c.len_utf8()..];
+    }
+    if rest.is_empty() {
+        return String::new();
+    }
+    format!("…{rest}")
+}
+
+/// The detail's sideways scroll, no further than its widest line needs;
+/// remembered so `>` stops there.
+pub fn clamp_hscroll<'a>(
+    m: &Model,
+    lines: impl IntoIterator<Item = &'a str>,
+    width: usize,
+) -> usize {
+    let widest = lines
+        .into_iter()
+        .map(crate::fmt::display_width)
+        .max()
+        .unwrap_or(0);
+    let max = u16::try_from(widest.saturating_sub(width)).unwrap_or(u16::MAX);
+    m.detail_hmax.set(max);
+    usize::from(m.detail_hscroll.min(max))
 }
 
 /// Wrapped lines, as everywhere in docshape (see `fmt::wrap`).
@@ -171,6 +220,7 @@ pub fn block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Bl
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     let area = f.area();
+    f.render_widget(Block::default().style(theme.base()), area);
     let Some(a) = areas(area) else {
         let msg = vec![
             Line::from("terminal too small"),
@@ -486,6 +536,7 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         )
     };
     f.render_widget(Clear, r);
+    f.render_widget(Block::default().style(theme.base()), r);
     f.render_widget(Paragraph::new(lines).block(block(title, true, theme)), r);
 }
 
@@ -495,6 +546,16 @@ pub fn clamp_detail(m: &Model, lines: usize, height: u16) -> u16 {
     let max = u16::try_from(lines.saturating_sub(usize::from(height))).unwrap_or(u16::MAX);
     m.detail_max.set(max);
     m.detail_scroll.min(max)
+}
+
+/// The detail's offsets down and sideways for `lines` drawn in `area`,
+/// each no further than the text needs (remembered for `J` and `>`).
+pub fn detail_offsets(m: &Model, lines: &[Line<'_>], area: Rect) -> (u16, u16) {
+    let down = clamp_detail(m, lines.len(), area.height);
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
+    let max = u16::try_from(widest.saturating_sub(usize::from(area.width))).unwrap_or(u16::MAX);
+    m.detail_hmax.set(max);
+    (down, m.detail_hscroll.min(max))
 }
 
 /// A style for a severity word.

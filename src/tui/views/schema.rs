@@ -8,6 +8,7 @@ use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 use ratatui::Frame;
 
 use super::{block, fit, human_count, inner, offset, split};
+use crate::profile::raw::BsonType;
 use crate::profile::sketch::LogHistogram;
 use crate::profile::{FieldProfile, Seg};
 use crate::tui::model::{Model, Pane};
@@ -121,6 +122,38 @@ fn presence(fp: &FieldProfile) -> String {
     }
 }
 
+/// Columns of an example value shown at most (`<` `>` scroll to them).
+const EXAMPLE_COLUMNS: usize = 400;
+
+/// The letter a type's share is drawn with under `NO_COLOR`, one per type
+/// so no two read alike (`o` object, `O` ObjectId, `d` double, `D`
+/// decimal, `t` date, `T` timestamp …).
+pub fn type_letter(t: BsonType) -> char {
+    match t {
+        BsonType::Double => 'd',
+        BsonType::Decimal => 'D',
+        BsonType::Int => 'i',
+        BsonType::Long => 'l',
+        BsonType::String => 's',
+        BsonType::Symbol => 'S',
+        BsonType::Object => 'o',
+        BsonType::ObjectId => 'O',
+        BsonType::Array => 'a',
+        BsonType::BinData => 'B',
+        BsonType::Bool => 'b',
+        BsonType::Date => 't',
+        BsonType::Timestamp => 'T',
+        BsonType::Null => 'n',
+        BsonType::Undefined => 'u',
+        BsonType::Regex => 'r',
+        BsonType::DbPointer => 'p',
+        BsonType::Javascript => 'j',
+        BsonType::JavascriptWithScope => 'J',
+        BsonType::MinKey => '-',
+        BsonType::MaxKey => '+',
+    }
+}
+
 /// The field's types as one bar, each type's share in its colour (or its
 /// letter under `NO_COLOR`).
 pub fn type_bar(fp: &FieldProfile, width: usize, theme: &Theme) -> Vec<Span<'static>> {
@@ -161,7 +194,7 @@ pub fn type_bar(fp: &FieldProfile, width: usize, theme: &Theme) -> Vec<Span<'sta
             continue;
         }
         let ch = if theme.no_color {
-            t.0.alias().chars().next().unwrap_or('?')
+            type_letter(t.0)
         } else {
             '█'
         };
@@ -188,14 +221,20 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let chart_h = if inside.height >= 14 { 7 } else { 0 };
     let [text_area, chart_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(chart_h)]).areas(inside);
-    let w = usize::from(text_area.width);
     let mut lines: Vec<Line> = Vec::new();
     let label = |s: &str| Span::styled(format!("{s:<10}"), theme.dim());
     let total: u64 = fp.types.iter().map(|t| t.1).sum();
     for (t, n) in &fp.types {
         lines.push(Line::from(vec![
             label(if lines.is_empty() { "types" } else { "" }),
-            Span::styled("■ ", Style::default().fg(theme.bson_type(*t))),
+            Span::styled(
+                if theme.no_color {
+                    format!("{} ", type_letter(*t))
+                } else {
+                    "■ ".to_owned()
+                },
+                Style::default().fg(theme.bson_type(*t)),
+            ),
             Span::styled(
                 format!(
                     "{:<10} {:>7}  ({})",
@@ -299,11 +338,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let s = serde_json::to_string(e).unwrap_or_default();
         lines.push(Line::from(vec![
             label(if i == 0 { "examples" } else { "" }),
-            Span::styled(fit(&s, w.saturating_sub(10)), theme.fg("code.string")),
+            Span::styled(fit(&s, EXAMPLE_COLUMNS), theme.fg("code.string")),
         ]));
     }
-    let scroll = super::clamp_detail(m, lines.len(), text_area.height);
-    f.render_widget(Paragraph::new(lines).scroll((scroll, 0)), text_area);
+    let offsets = super::detail_offsets(m, &lines, text_area);
+    f.render_widget(Paragraph::new(lines).scroll(offsets), text_area);
     if chart_h > 0 {
         let (title, hist) = match &fp.array_lengths {
             Some(h) => (" array lengths ", h),
@@ -358,4 +397,24 @@ pub fn histogram(title: &str, h: &LogHistogram, theme: &Theme, f: &mut Frame, ar
         .label_style(theme.dim())
         .data(BarGroup::default().bars(&bars));
     f.render_widget(chart, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_two_types_share_a_letter() {
+        let mut seen = std::collections::HashMap::new();
+        for t in BsonType::ALL {
+            if let Some(other) = seen.insert(type_letter(t), t) {
+                panic!(
+                    "{} and {} both draw as {}",
+                    other.alias(),
+                    t.alias(),
+                    type_letter(t)
+                );
+            }
+        }
+    }
 }
