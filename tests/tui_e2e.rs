@@ -115,3 +115,109 @@ fn explorer_opens_a_finding_and_restores_the_terminal() {
     let alt = tmux(&["display-message", "-p", "-t", &s.0, "#{alternate_on}"]);
     assert_eq!(alt.trim(), "0");
 }
+
+#[test]
+fn indexes_tab_shows_kind_size_and_use() {
+    use mongodb::bson::doc;
+    use mongodb::IndexModel;
+    let uri = common::uri();
+    let db = common::unique_db("tuiix");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let ops = rt.block_on(async {
+        let client = common::client().await;
+        let c = client
+            .database(&db)
+            .collection::<mongodb::bson::Document>("orders");
+        let docs: Vec<_> = (0..200)
+            .map(|i| doc! {"sku": format!("s{}", i % 20), "qty": i, "at": i * 10})
+            .collect();
+        c.insert_many(docs).await.expect("insert");
+        c.create_index(IndexModel::builder().keys(doc! {"sku": 1}).build())
+            .await
+            .expect("index sku");
+        c.create_index(
+            IndexModel::builder()
+                .keys(doc! {"sku": 1, "at": -1})
+                .options(
+                    mongodb::options::IndexOptions::builder()
+                        .unique(true)
+                        .build(),
+                )
+                .build(),
+        )
+        .await
+        .expect("index sku, at");
+        // Queries the `sku_1` index serves, so `$indexStats` counts them.
+        for i in 0..5 {
+            c.find_one(doc! {"sku": format!("s{i}")})
+                .hint(mongodb::options::Hint::Name("sku_1".into()))
+                .await
+                .expect("find");
+        }
+        // What the server counts (the test server counts nothing; mongod 5).
+        let mut cur = c
+            .aggregate([doc! {"$indexStats": {}}])
+            .await
+            .expect("$indexStats");
+        let mut ops = None;
+        while cur.advance().await.expect("next") {
+            let d = cur.deserialize_current().expect("doc");
+            if d.get_str("name").ok() == Some("sku_1") {
+                let a = d.get_document("accesses").expect("accesses");
+                ops = a.get("ops").and_then(|v| match v {
+                    mongodb::bson::Bson::Int64(n) => Some(*n),
+                    mongodb::bson::Bson::Int32(n) => Some(i64::from(*n)),
+                    _ => None,
+                });
+            }
+        }
+        ops.expect("sku_1 in $indexStats")
+    });
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} '{bin}' '{uri}' --db {db} --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let name = format!("docshape-ix-{}", std::process::id());
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &name,
+        "-x",
+        "120",
+        "-y",
+        "34",
+        &cmd,
+    ]);
+    let s = Session(name);
+    wait_for(&s, "orders", 60);
+    keys(&s, &["-l", "/orders"]);
+    keys(&s, &["Enter"]);
+    wait_for(&s, "Fields (", 10);
+    keys(&s, &["6"]);
+    let t = wait_for(&s, "Indexes (3)", 10);
+    assert!(t.contains("sku_1_at_-1"), "{t}");
+    assert!(t.contains("compound, unique"), "{t}");
+    assert!(t.contains("{sku: 1, at: -1}"), "{t}");
+    // The selected index's detail: its use counted by $indexStats.
+    keys(&s, &["Tab"]);
+    keys(&s, &["Tab"]);
+    keys(&s, &["j"]);
+    let d = wait_for(&s, "operations", 10);
+    assert!(d.contains("┌ sku_1 "), "{d}");
+    let want = format!("used        {ops} operations");
+    assert!(d.contains(&want), "{want}\n{d}");
+    // Sizes from collStats' indexSizes.
+    assert!(
+        d.lines().any(|l| l.contains("size") && l.contains(" KiB")),
+        "{d}"
+    );
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}

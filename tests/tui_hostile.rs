@@ -675,6 +675,7 @@ fn models(report: &Report) -> Vec<(String, Model)> {
                     action(&mut m, Action::Toggle)
                 }
                 Tab::Relationships => action(&mut m, Action::TabRelationships),
+                Tab::Indexes => action(&mut m, Action::TabIndexes),
                 Tab::Learn => {
                     action(&mut m, Action::TabLearn);
                     m.learn.req = None;

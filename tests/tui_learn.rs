@@ -100,17 +100,21 @@ fn entering_the_learn_tab_measures_the_first_lesson() {
 }
 
 #[test]
-fn the_tab_keys_cycle_to_learn() {
+fn the_tab_keys_cycle_through_learn_and_indexes() {
     let mut m = model(120, 40);
     action(&mut m, Action::TabRelationships);
     let fx = action(&mut m, Action::NextTab);
     assert_eq!(m.tab, Tab::Learn);
     measure(&fx);
     action(&mut m, Action::NextTab);
+    assert_eq!(m.tab, Tab::Indexes);
+    action(&mut m, Action::NextTab);
     assert_eq!(m.tab, Tab::Schema);
     action(&mut m, Action::PrevTab);
+    assert_eq!(m.tab, Tab::Indexes);
+    action(&mut m, Action::PrevTab);
     assert_eq!(m.tab, Tab::Learn);
-    assert_eq!(Tab::ALL.last(), Some(&Tab::Learn));
+    assert_eq!(Tab::ALL.last(), Some(&Tab::Indexes));
 }
 
 #[test]

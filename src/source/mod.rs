@@ -99,6 +99,9 @@ pub struct StorageStats {
     pub size: Option<u64>,
     pub storage_size: Option<u64>,
     pub total_index_size: Option<u64>,
+    /// Bytes of each index, by name (`collStats.indexSizes`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub index_sizes: std::collections::BTreeMap<String, u64>,
     pub avg_obj_size: Option<f64>,
 }
 

@@ -433,6 +433,14 @@ impl MongoSource {
                 .get("totalIndexSize")
                 .and_then(super::bson_as_i64)
                 .map(|v| v as u64),
+            index_sizes: d
+                .get_document("indexSizes")
+                .map(|s| {
+                    s.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), super::bson_as_i64(v)? as u64)))
+                        .collect()
+                })
+                .unwrap_or_default(),
             avg_obj_size: d.get("avgObjSize").and_then(|v| match v {
                 bson::Bson::Double(x) => Some(*x),
                 other => super::bson_as_i64(other).map(|x| x as f64),

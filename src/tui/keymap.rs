@@ -28,6 +28,7 @@ pub enum Action {
     TabDocuments,
     TabRelationships,
     TabLearn,
+    TabIndexes,
     Toggle,
     Filter,
     Cancel,
@@ -88,6 +89,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         &["4"],
     ),
     (Action::TabLearn, "tab-learn", "learn tab (lessons)", &["5"]),
+    (Action::TabIndexes, "tab-indexes", "indexes tab", &["6"]),
     (Action::Toggle, "toggle", "open / fold", &["enter", "space"]),
     (
         Action::Filter,

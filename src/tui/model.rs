@@ -22,15 +22,17 @@ pub enum Tab {
     Documents,
     Relationships,
     Learn,
+    Indexes,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 6] = [
         Tab::Schema,
         Tab::Findings,
         Tab::Documents,
         Tab::Relationships,
         Tab::Learn,
+        Tab::Indexes,
     ];
 
     pub fn title(self, lang: Lang) -> &'static str {
@@ -40,6 +42,7 @@ impl Tab {
             Tab::Documents => ("Documents", "文档"),
             Tab::Relationships => ("Relationships", "关系"),
             Tab::Learn => ("Learn", "学习"),
+            Tab::Indexes => ("Indexes", "索引"),
         };
         lang.pick(en, zh)
     }
@@ -55,6 +58,7 @@ impl Tab {
             Tab::Documents => "Docs",
             Tab::Relationships => "Refs",
             Tab::Learn => "Learn",
+            Tab::Indexes => "Idx",
         }
     }
 
@@ -169,6 +173,8 @@ pub struct Model {
     /// Relationships of the selected collection's database.
     pub rel_rows: Vec<usize>,
     pub rel_sel: usize,
+    /// The selected index on the Indexes tab.
+    pub index_sel: usize,
     pub detail_scroll: u16,
     /// Display columns the detail's long lines are scrolled sideways.
     pub detail_hscroll: u16,
@@ -220,6 +226,7 @@ impl Model {
             doc_lines: HashMap::new(),
             rel_rows: Vec::new(),
             rel_sel: 0,
+            index_sel: 0,
             detail_scroll: 0,
             detail_hscroll: 0,
             detail_hmax: std::cell::Cell::new(0),

@@ -347,6 +347,7 @@ fn collection_changed(m: &mut Model) {
     m.finding_sel = 0;
     m.doc_sel = 0;
     m.rel_sel = 0;
+    m.index_sel = 0;
     m.detail_scroll = 0;
     m.detail_hscroll = 0;
     m.collapsed.clear();
@@ -445,6 +446,7 @@ fn rebuild_rels(m: &mut Model) {
     };
     m.rel_rows = rows;
     m.rel_sel = 0;
+    m.index_sel = 0;
 }
 
 fn edit_input(m: &mut Model, k: KeyEvent) {
@@ -557,6 +559,15 @@ fn main_move(m: &mut Model, a: Action) {
         }
         Tab::Documents => m.doc_sel = moved(m.doc_sel, m.docs.len(), a, p),
         Tab::Relationships => m.rel_sel = moved(m.rel_sel, m.rel_rows.len(), a, p),
+        Tab::Indexes => {
+            let n = m.collection().map_or(0, |c| c.indexes.len());
+            let s = moved(m.index_sel, n, a, p);
+            if s != m.index_sel {
+                m.detail_scroll = 0;
+                m.detail_hscroll = 0;
+            }
+            m.index_sel = s;
+        }
         Tab::Learn => {}
     }
 }
@@ -698,6 +709,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::TabDocuments => set_tab(m, Tab::Documents),
         Action::TabRelationships => set_tab(m, Tab::Relationships),
         Action::TabLearn => return enter_tab(m, Tab::Learn),
+        Action::TabIndexes => return enter_tab(m, Tab::Indexes),
         Action::LessonLanguage => {
             m.learn.lang = match m.learn.lang {
                 Lang::En => Lang::Zh,
@@ -938,6 +950,9 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         Tab::Schema => (m.field_sel, m.rows.len()),
                         Tab::Findings => (m.finding_sel, m.finding_rows.len()),
                         Tab::Relationships => (m.rel_sel, m.rel_rows.len()),
+                        Tab::Indexes => {
+                            (m.index_sel, m.collection().map_or(0, |c| c.indexes.len()))
+                        }
                         Tab::Learn => (m.learn.sel, LESSONS.len()),
                         Tab::Documents => return Vec::new(),
                     };
@@ -952,6 +967,7 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                                 m.detail_hscroll = 0;
                             }
                             Tab::Relationships => m.rel_sel = i,
+                            Tab::Indexes => m.index_sel = i,
                             Tab::Documents => {}
                         }
                     }

@@ -5,6 +5,7 @@
 pub mod documents;
 pub mod findings;
 pub mod highlight;
+pub mod indexes;
 pub mod learn;
 pub mod relationships;
 pub mod schema;
@@ -83,7 +84,7 @@ pub fn split(main: Rect) -> (Rect, Rect) {
 /// The clickable list of the current tab and the height of its header.
 pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
     match m.tab {
-        Tab::Schema | Tab::Relationships => Some((inner(split(main).0), 1)),
+        Tab::Schema | Tab::Relationships | Tab::Indexes => Some((inner(split(main).0), 1)),
         Tab::Findings => Some((inner(findings::split(main).0), 0)),
         Tab::Learn => Some((inner(learn::split(main).0), 0)),
         Tab::Documents => None,
@@ -246,6 +247,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
         (Some(_), Some(_), Tab::Findings) => findings::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Documents) => documents::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Relationships) => relationships::render(m, theme, f, a.main),
+        (Some(_), Some(_), Tab::Indexes) => indexes::render(m, theme, f, a.main),
         _ => render_waiting(m, theme, f, a.main),
     }
     render_status(m, theme, f, a.status);
