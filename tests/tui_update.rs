@@ -64,7 +64,8 @@ fn select(m: &mut Model, coll: &str) {
 #[test]
 fn navigator_lists_databases_then_collections() {
     let m = model();
-    assert_eq!(m.nav[0], NavRow::Db("shop".into()));
+    assert_eq!(m.nav[0], NavRow::Overview);
+    assert_eq!(m.nav[1], NavRow::Db("shop".into()));
     assert_eq!(
         m.collection().map(|c| c.namespace.as_str()),
         Some("shop.customers")
@@ -285,7 +286,8 @@ fn collection_filter_and_help_and_quit() {
 fn mouse_click_selects_a_collection_and_a_tab() {
     let mut m = model();
     let a = docshape::tui::views::areas(ratatui::layout::Rect::new(0, 0, 120, 40)).expect("areas");
-    // Row 0 inside the navigator is the database, row 2 the second collection.
+    // Row 0 inside the navigator is the overview, row 1 the database, row 3
+    // the second collection.
     let click = |col, row| {
         Msg::Mouse(MouseEvent {
             kind: MouseEventKind::Down(MouseButton::Left),
@@ -294,7 +296,7 @@ fn mouse_click_selects_a_collection_and_a_tab() {
             modifiers: KeyModifiers::NONE,
         })
     };
-    update(&mut m, click(a.nav.x + 3, a.nav.y + 3));
+    update(&mut m, click(a.nav.x + 3, a.nav.y + 4));
     assert_eq!(m.collection().map(|c| c.meta.name.as_str()), Some("orders"));
     update(&mut m, click(a.tabs.x + 15, a.tabs.y));
     assert_eq!(m.tab, Tab::Findings);
@@ -394,4 +396,180 @@ fn a_partly_unreadable_directory_shows_what_was_read_and_says_what_was_not() {
         .collect();
     assert!(screen.contains("broken.json"), "{screen}");
     assert!(screen.contains("orders"), "{screen}");
+}
+
+fn all_data() -> Model {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let report = rt.block_on(async {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data");
+        let mut src = FileSource::open(&dir).expect("sample data");
+        let plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
+        audit::run(&mut src, &plan, &mut |_| {})
+            .await
+            .expect("audit")
+    });
+    let mut m = Model::new("sample-data".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    set_report(&mut m, report);
+    m
+}
+
+#[test]
+fn the_overview_lists_every_finding_worst_first() {
+    let mut m = all_data();
+    let total: usize = m.report.as_ref().map_or(0, |r| {
+        r.collections
+            .iter()
+            .map(|c| c.findings.len())
+            .sum::<usize>()
+            + r.findings.len()
+    });
+    assert!(total > 10, "sample-data has findings in many collections");
+    ch(&mut m, 'g');
+    assert_eq!(m.nav[m.nav_sel], NavRow::Overview);
+    assert!(m.is_summary());
+    assert_eq!(m.tab, Tab::Findings);
+    assert_eq!(m.finding_rows.len(), total);
+    let all = m.findings();
+    let sevs: Vec<_> = m.finding_rows.iter().map(|&i| all[i].severity).collect();
+    assert!(sevs.windows(2).all(|w| w[0] >= w[1]), "{sevs:?}");
+    // More than one collection in the list.
+    let namespaces: std::collections::HashSet<_> = m
+        .finding_rows
+        .iter()
+        .map(|&i| all[i].namespace.clone())
+        .collect();
+    assert!(namespaces.len() > 3, "{namespaces:?}");
+}
+
+#[test]
+fn database_rows_carry_a_badge_and_fold() {
+    let mut m = all_data();
+    let db = "indexes";
+    let row = m
+        .nav
+        .iter()
+        .position(|r| *r == NavRow::Db(db.into()))
+        .expect("db row");
+    let worst = m.report.as_ref().and_then(|r| {
+        r.collections
+            .iter()
+            .filter(|c| c.meta.db == db)
+            .flat_map(|c| c.findings.iter().map(|f| f.severity))
+            .max()
+    });
+    assert!(worst.is_some());
+    assert_eq!(m.worst_in_db(db), worst);
+    let before = m.nav.len();
+    ch(&mut m, 'g');
+    while m.nav_sel < row {
+        ch(&mut m, 'j');
+    }
+    assert_eq!(m.selected_db(), Some(db));
+    // Its findings are those of its collections.
+    assert!(m.is_summary());
+    let all = m.findings();
+    assert!(!all.is_empty() && all.iter().all(|f| f.namespace.starts_with("indexes")));
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(m.nav.len(), before - 2, "the two collections are folded");
+    assert_eq!(m.selected_db(), Some(db));
+    key(&mut m, KeyCode::Right);
+    assert_eq!(m.nav.len(), before);
+    key(&mut m, KeyCode::Left);
+    assert_eq!(m.nav.len(), before - 2);
+}
+
+#[test]
+fn the_navigator_sorts_by_severity_size_and_documents() {
+    let mut m = all_data();
+    let order = |m: &Model| -> Vec<String> {
+        let r = m.report.as_ref().expect("report");
+        m.nav
+            .iter()
+            .filter_map(|row| match row {
+                NavRow::Coll(i) => Some(r.collections[*i].namespace.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let by_name = order(&m);
+    ch(&mut m, 'o');
+    let by_severity = order(&m);
+    let rep = m.report.as_ref().expect("report");
+    // The first database in the list holds the worst finding anywhere.
+    let worst_any = rep.collections.iter().filter_map(Model::worst).max();
+    let first = rep
+        .collections
+        .iter()
+        .find(|c| c.namespace == by_severity[0])
+        .expect("first");
+    assert_eq!(Model::worst(first), worst_any);
+    assert_ne!(by_name, by_severity);
+    ch(&mut m, 'o');
+    ch(&mut m, 'o');
+    // By documents: within each database, most documents first.
+    let rep = m.report.as_ref().expect("report");
+    let mut last_db = String::new();
+    let mut last_docs = u64::MAX;
+    for row in &m.nav {
+        match row {
+            NavRow::Db(d) => {
+                last_db = d.clone();
+                last_docs = u64::MAX;
+            }
+            NavRow::Coll(i) => {
+                let c = &rep.collections[*i];
+                assert_eq!(c.meta.db, last_db);
+                let n = c.documents.unwrap_or(0);
+                assert!(n <= last_docs, "{} out of order", c.namespace);
+                last_docs = n;
+            }
+            NavRow::Overview => {}
+        }
+    }
+    ch(&mut m, 'o');
+    assert_eq!(order(&m), by_name);
+}
+
+#[test]
+fn enter_on_a_relationship_opens_the_other_collection() {
+    let mut m = all_data();
+    // extended_reference.bad_orders.customer.id → extended_reference.bad_customers._id
+    let ns = "extended_reference.bad_orders";
+    let i = m
+        .report
+        .as_ref()
+        .and_then(|r| r.collections.iter().position(|c| c.namespace == ns))
+        .expect("collection");
+    let row = m
+        .nav
+        .iter()
+        .position(|r| *r == NavRow::Coll(i))
+        .expect("row");
+    ch(&mut m, 'g');
+    while m.nav_sel < row {
+        ch(&mut m, 'j');
+    }
+    ch(&mut m, '4');
+    assert_eq!(m.focus, Pane::Main);
+    let rel = m.selected_relationship().cloned().expect("a relationship");
+    assert!(rel.from.starts_with(ns), "{rel:?}");
+    key(&mut m, KeyCode::Enter);
+    let c = m.collection().expect("a collection");
+    assert!(
+        rel.to.starts_with(&format!("{}.", c.namespace)),
+        "{} vs {rel:?}",
+        c.namespace
+    );
+    assert_ne!(c.namespace, ns);
+    assert_eq!(m.tab, Tab::Schema);
+    let field = m.selected_field().expect("field");
+    assert_eq!(
+        format!("{}.{}", c.namespace, field.path),
+        rel.to,
+        "the schema opens at the referenced path"
+    );
 }

@@ -29,6 +29,7 @@ pub enum Action {
     TabRelationships,
     TabLearn,
     TabIndexes,
+    NavSort,
     Toggle,
     Filter,
     Cancel,
@@ -90,6 +91,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     ),
     (Action::TabLearn, "tab-learn", "learn tab (lessons)", &["5"]),
     (Action::TabIndexes, "tab-indexes", "indexes tab", &["6"]),
+    (
+        Action::NavSort,
+        "sort",
+        "sort collections by name, severity, size, documents",
+        &["o"],
+    ),
     (Action::Toggle, "toggle", "open / fold", &["enter", "space"]),
     (
         Action::Filter,

@@ -70,9 +70,46 @@ impl Tab {
 /// One line of the navigator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NavRow {
+    /// Every finding of the deployment, worst first (the audit's headline).
+    Overview,
     Db(String),
     /// Index into `report.collections`.
     Coll(usize),
+}
+
+/// How the navigator orders databases and the collections in each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NavSort {
+    /// As the source lists them (by name).
+    #[default]
+    Name,
+    /// Worst finding first.
+    Severity,
+    /// Largest first.
+    Size,
+    /// Most documents first.
+    Documents,
+}
+
+impl NavSort {
+    #[must_use]
+    pub fn next(self) -> NavSort {
+        match self {
+            NavSort::Name => NavSort::Severity,
+            NavSort::Severity => NavSort::Size,
+            NavSort::Size => NavSort::Documents,
+            NavSort::Documents => NavSort::Name,
+        }
+    }
+
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            NavSort::Name => lang.pick("by name", "按名称"),
+            NavSort::Severity => lang.pick("by severity", "按严重程度"),
+            NavSort::Size => lang.pick("by size", "按大小"),
+            NavSort::Documents => lang.pick("by documents", "按文档数"),
+        }
+    }
 }
 
 /// A sampling run in flight.
@@ -150,6 +187,14 @@ pub struct Model {
     pub nav: Vec<NavRow>,
     pub nav_sel: usize,
     pub coll_filter: String,
+    /// Databases folded in the navigator.
+    pub folded_dbs: HashSet<String>,
+    pub nav_sort: NavSort,
+    /// The user moved onto the overview row (kept there on new reports).
+    pub overview_chosen: bool,
+    /// The tab to go back to when a collection is selected again after
+    /// the overview or a database.
+    pub tab_before_summary: Option<Tab>,
     pub focus: Pane,
     pub tab: Tab,
     /// Visible fields: indexes into the collection's `fields`.
@@ -209,6 +254,10 @@ impl Model {
             nav: Vec::new(),
             nav_sel: 0,
             coll_filter: String::new(),
+            folded_dbs: HashSet::new(),
+            nav_sort: NavSort::Name,
+            overview_chosen: false,
+            tab_before_summary: None,
             focus: Pane::Nav,
             tab: Tab::Schema,
             rows: Vec::new(),
@@ -259,14 +308,56 @@ impl Model {
     pub fn collection(&self) -> Option<&CollectionReport> {
         match self.nav.get(self.nav_sel)? {
             NavRow::Coll(i) => self.report.as_ref()?.collections.get(*i),
-            NavRow::Db(_) => None,
+            NavRow::Db(_) | NavRow::Overview => None,
         }
+    }
+
+    /// The database row selected in the navigator, if it is one.
+    pub fn selected_db(&self) -> Option<&str> {
+        match self.nav.get(self.nav_sel)? {
+            NavRow::Db(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The overview or a database is selected: the main pane shows the
+    /// findings of everything under it.
+    pub fn is_summary(&self) -> bool {
+        matches!(
+            self.nav.get(self.nav_sel),
+            Some(NavRow::Overview | NavRow::Db(_))
+        )
     }
 
     /// Findings about the selected collection, then those about its
     /// database, unsorted.
     pub fn findings(&self) -> Vec<&Finding> {
-        let (Some(r), Some(c)) = (self.report.as_ref(), self.collection()) else {
+        let Some(r) = self.report.as_ref() else {
+            return Vec::new();
+        };
+        match self.nav.get(self.nav_sel) {
+            Some(NavRow::Overview) => {
+                return r
+                    .collections
+                    .iter()
+                    .flat_map(|c| c.findings.iter())
+                    .chain(r.findings.iter())
+                    .collect();
+            }
+            Some(NavRow::Db(db)) => {
+                return r
+                    .collections
+                    .iter()
+                    .filter(|c| &c.meta.db == db)
+                    .flat_map(|c| c.findings.iter())
+                    .chain(r.findings.iter().filter(|f| {
+                        f.namespace == *db || f.namespace.starts_with(&format!("{db}."))
+                    }))
+                    .collect();
+            }
+            _ => {}
+        }
+        let Some(c) = self.collection() else {
             return Vec::new();
         };
         c.findings
@@ -298,5 +389,30 @@ impl Model {
     /// Worst severity among a collection's findings, for its badge.
     pub fn worst(c: &CollectionReport) -> Option<Severity> {
         c.findings.iter().map(|f| f.severity).max()
+    }
+
+    /// The collection's bytes: the server's data size, else the sampled
+    /// average document times the documents.
+    pub fn bytes(c: &CollectionReport) -> f64 {
+        c.storage.as_ref().and_then(|s| s.size).map_or_else(
+            || c.doc_size.avg * c.documents.unwrap_or(0) as f64,
+            |s| s as f64,
+        )
+    }
+
+    /// The worst finding of a database: its collections' and its own.
+    pub fn worst_in_db(&self, db: &str) -> Option<Severity> {
+        let r = self.report.as_ref()?;
+        r.collections
+            .iter()
+            .filter(|c| c.meta.db == db)
+            .filter_map(Model::worst)
+            .chain(
+                r.findings
+                    .iter()
+                    .filter(|f| f.namespace == db)
+                    .map(|f| f.severity),
+            )
+            .max()
     }
 }

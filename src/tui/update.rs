@@ -21,7 +21,9 @@ use super::effects::Effect;
 /// Display columns one sideways scroll moves the detail.
 const HSTEP: u16 = 8;
 use super::keymap::{Action, Key};
-use super::model::{DocView, Input, InputFor, Job, Level, Model, NavRow, Pane, Status, Tab};
+use super::model::{
+    DocView, Input, InputFor, Job, Level, Model, NavRow, NavSort, Pane, Status, Tab,
+};
 use super::views;
 
 /// Smallest and largest sample sizes `+`/`-` reach.
@@ -309,7 +311,7 @@ pub fn set_report(m: &mut Model, r: Report) {
                 .report
                 .as_ref()
                 .is_some_and(|r| r.collections[*i].namespace == ns),
-            NavRow::Db(_) => false,
+            NavRow::Db(_) | NavRow::Overview => false,
         }) {
             m.nav_sel = i;
         }
@@ -321,18 +323,60 @@ fn rebuild_nav(m: &mut Model) {
     m.nav.clear();
     let Some(r) = &m.report else { return };
     let filter = m.coll_filter.to_lowercase();
-    let mut last_db: Option<&str> = None;
+    // Databases in the order of their first collection, then sorted.
+    let mut dbs: Vec<(&str, Vec<usize>)> = Vec::new();
     for (i, c) in r.collections.iter().enumerate() {
         if !filter.is_empty() && !c.namespace.to_lowercase().contains(&filter) {
             continue;
         }
-        if last_db != Some(c.meta.db.as_str()) {
-            m.nav.push(NavRow::Db(c.meta.db.clone()));
-            last_db = Some(&c.meta.db);
+        match dbs.iter_mut().find(|(d, _)| *d == c.meta.db) {
+            Some((_, v)) => v.push(i),
+            None => dbs.push((&c.meta.db, vec![i])),
         }
-        m.nav.push(NavRow::Coll(i));
     }
-    if !matches!(m.nav.get(m.nav_sel), Some(NavRow::Coll(_))) {
+    let colls = &r.collections;
+    let key = |i: usize| -> (std::cmp::Reverse<Option<Severity>>, std::cmp::Reverse<u64>) {
+        let c = &colls[i];
+        match m.nav_sort {
+            NavSort::Name => (std::cmp::Reverse(None), std::cmp::Reverse(0)),
+            NavSort::Severity => (
+                std::cmp::Reverse(Model::worst(c)),
+                std::cmp::Reverse(c.findings.len() as u64),
+            ),
+            NavSort::Size => (
+                std::cmp::Reverse(None),
+                std::cmp::Reverse(Model::bytes(c) as u64),
+            ),
+            NavSort::Documents => (
+                std::cmp::Reverse(None),
+                std::cmp::Reverse(c.documents.unwrap_or(0)),
+            ),
+        }
+    };
+    for (_, v) in &mut dbs {
+        v.sort_by_key(|&i| key(i));
+    }
+    // A database sorts by its first collection once those are sorted.
+    if m.nav_sort != NavSort::Name {
+        dbs.sort_by_key(|(_, v)| {
+            let k = v.iter().map(|&i| key(i)).min();
+            let total = match m.nav_sort {
+                NavSort::Size => v.iter().map(|&i| Model::bytes(&colls[i]) as u64).sum(),
+                NavSort::Documents => v.iter().map(|&i| colls[i].documents.unwrap_or(0)).sum(),
+                _ => 0,
+            };
+            (k.map(|k| k.0), std::cmp::Reverse(total))
+        });
+    }
+    let rows: Vec<NavRow> = std::iter::once(NavRow::Overview)
+        .chain(dbs.iter().flat_map(|(db, v)| {
+            let folded = m.folded_dbs.contains(*db) && filter.is_empty();
+            std::iter::once(NavRow::Db((*db).to_owned()))
+                .chain(v.iter().copied().filter(move |_| !folded).map(NavRow::Coll))
+        }))
+        .collect();
+    m.nav = rows;
+    if m.nav_sel >= m.nav.len() || m.nav_sel == 0 && m.nav.len() > 1 && !m.overview_chosen {
         m.nav_sel = m
             .nav
             .iter()
@@ -341,8 +385,117 @@ fn rebuild_nav(m: &mut Model) {
     }
 }
 
+/// Folds (`Some(true)`), unfolds (`Some(false)`) or toggles the selected
+/// database in the navigator; on a collection, folding goes to its database.
+fn fold_db(m: &mut Model, fold: Option<bool>) {
+    let db = match m.nav.get(m.nav_sel) {
+        Some(NavRow::Db(d)) => d.clone(),
+        Some(NavRow::Coll(_)) if fold == Some(true) => {
+            if let Some(i) = (0..m.nav_sel)
+                .rev()
+                .find(|&i| matches!(m.nav[i], NavRow::Db(_)))
+            {
+                m.nav_sel = i;
+                collection_changed(m);
+            }
+            return;
+        }
+        _ => return,
+    };
+    let now = fold.unwrap_or(!m.folded_dbs.contains(&db));
+    if now {
+        m.folded_dbs.insert(db.clone());
+    } else {
+        m.folded_dbs.remove(&db);
+    }
+    rebuild_nav(m);
+    if let Some(i) = m.nav.iter().position(|r| *r == NavRow::Db(db.clone())) {
+        m.nav_sel = i;
+    }
+}
+
+/// Selects the navigator row showing `ns` (unfolding its database).
+fn select_namespace(m: &mut Model, ns: &str) -> bool {
+    let Some(r) = &m.report else { return false };
+    let Some(ci) = r.collections.iter().position(|c| c.namespace == ns) else {
+        return false;
+    };
+    let db = r.collections[ci].meta.db.clone();
+    if m.folded_dbs.remove(&db) || !m.coll_filter.is_empty() {
+        m.coll_filter.clear();
+        rebuild_nav(m);
+    }
+    match m.nav.iter().position(|row| *row == NavRow::Coll(ci)) {
+        Some(i) => {
+            m.nav_sel = i;
+            m.overview_chosen = false;
+            collection_changed(m);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Follows the selected relationship to the collection at its other end,
+/// on the Schema tab at the path it names.
+fn follow_relationship(m: &mut Model) {
+    let Some(rel) = m.selected_relationship().cloned() else {
+        return;
+    };
+    let here = m
+        .collection()
+        .map(|c| c.namespace.clone())
+        .unwrap_or_default();
+    // The end that is not this collection; a self-reference stays here.
+    let target = if rel.to_ns != here || rel.from_ns == here {
+        let path = rel
+            .to
+            .strip_prefix(&format!("{}.", rel.to_ns))
+            .unwrap_or("")
+            .to_owned();
+        Some((rel.to_ns.clone(), path))
+    } else {
+        Some((rel.from_ns.clone(), rel.from_path.clone()))
+    };
+    let Some((ns, path)) = target else {
+        status(
+            m,
+            Level::Warning,
+            "the other end of this reference was not read",
+        );
+        return;
+    };
+    if !select_namespace(m, &ns) {
+        return;
+    }
+    m.tab = Tab::Schema;
+    m.focus = Pane::Main;
+    let path = path.replace("[]", "");
+    if let Some(c) = m.collection() {
+        if let Some(row) = m
+            .rows
+            .iter()
+            .position(|&fi| c.fields[fi].path.replace("[]", "") == path)
+        {
+            m.field_sel = row;
+        }
+    }
+    let msg = format!("followed the reference to {ns}");
+    status(m, Level::Info, &msg);
+}
+
 /// Everything derived from the selected collection, recomputed.
 fn collection_changed(m: &mut Model) {
+    // The overview and a database show findings, whatever the tab was;
+    // back on a collection, the tab it was comes back.
+    if m.is_summary() {
+        if m.tab != Tab::Learn {
+            m.tab_before_summary.get_or_insert(m.tab);
+            m.tab = Tab::Findings;
+        }
+    } else if let Some(t) = m.tab_before_summary.take() {
+        m.tab = t;
+    }
     m.field_sel = 0;
     m.finding_sel = 0;
     m.doc_sel = 0;
@@ -531,16 +684,13 @@ fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
 }
 
 fn nav_move(m: &mut Model, a: Action) {
-    let colls: Vec<usize> = (0..m.nav.len())
-        .filter(|&i| matches!(m.nav[i], NavRow::Coll(_)))
-        .collect();
-    if colls.is_empty() {
+    if m.nav.is_empty() {
         return;
     }
-    let cur = colls.iter().position(|&i| i == m.nav_sel).unwrap_or(0);
-    let next = colls[moved(cur, colls.len(), a, page(m))];
+    let next = moved(m.nav_sel, m.nav.len(), a, page(m));
     if next != m.nav_sel {
         m.nav_sel = next;
+        m.overview_chosen = next == 0;
         collection_changed(m);
     }
 }
@@ -582,6 +732,19 @@ fn has_children(m: &Model) -> bool {
 }
 
 fn set_tab(m: &mut Model, t: Tab) {
+    if m.is_summary() && !matches!(t, Tab::Findings | Tab::Learn) {
+        // The overview and databases are findings; the tab opens with the
+        // next collection.
+        m.tab_before_summary = Some(t);
+        let msg = format!(
+            "{} {}",
+            m.lang
+                .pick("select a collection to see its", "选择一个集合以查看其"),
+            t.title(m.lang)
+        );
+        status(m, Level::Info, &msg);
+        return;
+    }
     m.tab = t;
     m.focus = Pane::Main;
     m.detail_scroll = 0;
@@ -677,6 +840,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                     }
                 }
             }
+            (Pane::Nav, _) => fold_db(m, Some(true)),
             _ => m.focus = Pane::Nav,
         },
         Action::Right => match (m.focus, m.tab) {
@@ -687,6 +851,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                     }
                 }
             }
+            (Pane::Nav, _) if m.selected_db().is_some() => fold_db(m, Some(false)),
             _ => m.focus = Pane::Main,
         },
         Action::NextPane | Action::PrevPane => {
@@ -710,6 +875,16 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::TabRelationships => set_tab(m, Tab::Relationships),
         Action::TabLearn => return enter_tab(m, Tab::Learn),
         Action::TabIndexes => return enter_tab(m, Tab::Indexes),
+        Action::NavSort => {
+            m.nav_sort = m.nav_sort.next();
+            let keep = m.nav.get(m.nav_sel).cloned();
+            rebuild_nav(m);
+            if let Some(i) = keep.and_then(|k| m.nav.iter().position(|r| *r == k)) {
+                m.nav_sel = i;
+            }
+            let msg = format!("collections {}", m.nav_sort.label(m.lang));
+            status(m, Level::Info, &msg);
+        }
         Action::LessonLanguage => {
             m.learn.lang = match m.learn.lang {
                 Lang::En => Lang::Zh,
@@ -735,7 +910,9 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                 .collect();
         }
         Action::Toggle => match (m.focus, m.tab) {
+            (Pane::Nav, _) if m.selected_db().is_some() => fold_db(m, None),
             (Pane::Nav, _) => m.focus = Pane::Main,
+            (Pane::Main, Tab::Relationships) => follow_relationship(m),
             (Pane::Main, Tab::Schema) => {
                 if let Some(f) = m.selected_field().cloned() {
                     if !m.collapsed.remove(&f.path) && has_children(m) {
@@ -938,8 +1115,9 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                 if inside(inner, col, row) {
                     let off = views::offset(m.nav_sel, m.nav.len(), usize::from(inner.height));
                     let i = off + usize::from(row - inner.y);
-                    if matches!(m.nav.get(i), Some(NavRow::Coll(_))) && i != m.nav_sel {
+                    if i < m.nav.len() && i != m.nav_sel {
                         m.nav_sel = i;
+                        m.overview_chosen = i == 0;
                         collection_changed(m);
                     }
                 }

@@ -47,11 +47,19 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
     for (r, &i) in m.finding_rows.iter().enumerate().skip(off).take(h) {
         let fd = all[i];
-        let what = format!(
-            "{:<26} {}",
-            fd.rule,
-            fd.path.as_deref().unwrap_or(fd.namespace.as_str())
-        );
+        let what = if m.is_summary() {
+            // Across collections: say which one.
+            match fd.path.as_deref() {
+                Some(p) => format!("{:<26} {}.{p}", fd.rule, fd.namespace),
+                None => format!("{:<26} {}", fd.rule, fd.namespace),
+            }
+        } else {
+            format!(
+                "{:<26} {}",
+                fd.rule,
+                fd.path.as_deref().unwrap_or(fd.namespace.as_str())
+            )
+        };
         let mut l = Line::from(vec![
             sev_span(fd.severity, theme),
             Span::raw(" "),

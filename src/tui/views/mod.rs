@@ -243,6 +243,8 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     match (&m.report, m.collection(), m.tab) {
         // Lessons read the bundled sample data, not the target.
         (_, _, Tab::Learn) => learn::render(m, theme, f, a.main),
+        // The overview or a database: the findings of everything under it.
+        (Some(_), None, _) if m.is_summary() => findings::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Schema) => schema::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Findings) => findings::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Documents) => documents::render(m, theme, f, a.main),
@@ -316,16 +318,69 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut lines = Vec::with_capacity(h);
     for (i, row) in m.nav.iter().enumerate().skip(off).take(h) {
         let line = match row {
-            NavRow::Db(name) => Line::styled(fit(&format!("▾ {name}"), w), theme.title()),
+            NavRow::Overview => {
+                let n: usize = r
+                    .collections
+                    .iter()
+                    .map(|c| c.findings.len())
+                    .sum::<usize>()
+                    + r.findings.len();
+                let worst = r
+                    .collections
+                    .iter()
+                    .filter_map(Model::worst)
+                    .chain(r.findings.iter().map(|f| f.severity))
+                    .max();
+                let text = format!("{} ({n})", m.lang.pick("All findings", "全部问题"));
+                let mut l = Line::from(vec![
+                    Span::styled(
+                        format!(
+                            "{:<width$}",
+                            fit(&text, w.saturating_sub(2)),
+                            width = w.saturating_sub(2)
+                        ),
+                        theme.title(),
+                    ),
+                    Span::styled(
+                        badge(worst),
+                        worst.map_or_else(|| theme.dim(), |s| theme.severity(s)),
+                    ),
+                ]);
+                if i == m.nav_sel {
+                    l = l.style(theme.selected());
+                }
+                l
+            }
+            NavRow::Db(name) => {
+                let folded = m.folded_dbs.contains(name) && m.coll_filter.is_empty();
+                let colls = r.collections.iter().filter(|c| &c.meta.db == name).count();
+                let worst = m.worst_in_db(name);
+                let right = format!("{colls:>3} ");
+                let name_w = w.saturating_sub(right.chars().count() + 3);
+                let text = format!(
+                    "{} {:<name_w$}",
+                    if folded { "▸" } else { "▾" },
+                    fit(name, name_w.saturating_sub(0))
+                );
+                let mut l = Line::from(vec![
+                    Span::styled(fit(&text, name_w + 2), theme.title()),
+                    Span::styled(right, theme.dim()),
+                    Span::styled(
+                        badge(worst),
+                        worst.map_or_else(|| theme.dim(), |s| theme.severity(s)),
+                    ),
+                ]);
+                if i == m.nav_sel {
+                    l = l.style(theme.selected());
+                }
+                l
+            }
             NavRow::Coll(ci) => {
                 let c = &r.collections[*ci];
                 let worst = Model::worst(c);
                 let count = c.documents.map_or_else(|| "?".into(), human_count);
                 let right = if w >= 30 {
-                    let size = c.storage.as_ref().and_then(|s| s.size).map_or_else(
-                        || crate::fmt::bytes(c.doc_size.avg * c.documents.unwrap_or(0) as f64),
-                        |s| crate::fmt::bytes(s as f64),
-                    );
+                    let size = crate::fmt::bytes(Model::bytes(c));
                     format!("{count:>6} {size:>8} ")
                 } else {
                     format!("{count:>6} ")
