@@ -218,7 +218,7 @@ fn main() -> ExitCode {
 
 async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
     let opts = docshape::tui::Options {
-        target: e.common.target.clone(),
+        target: saved_target(&e.common)?,
         plan: plan(&e.common)?,
         timeout: Duration::from_secs(e.common.timeout),
         theme: e.theme,
@@ -228,6 +228,78 @@ async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
     // with 128 + its number, as a shell reports a process it stopped.
     let exit = docshape::tui::run(opts).await.map_err(Fatal)?;
     Ok(ExitCode::from(exit.code()))
+}
+
+/// The target as given, or the URI of the saved connection it names
+/// (`[connections.NAME]` in the configuration file) when it is neither a
+/// connection string nor an existing file or directory.
+fn saved_target(c: &Common) -> Result<Option<String>, Fatal> {
+    let Some(given) = c.target.clone() else {
+        return Ok(None);
+    };
+    if target::is_uri(&given) || std::path::Path::new(&given).exists() {
+        return Ok(Some(given));
+    }
+    let Some(path) = c
+        .config
+        .clone()
+        .or_else(docshape::rules::config::default_path)
+    else {
+        return Ok(Some(given));
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Some(given));
+    };
+    // A file that does not parse is reported with the rules it holds.
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Ok(Some(given));
+    };
+    let env = |v: &str| std::env::var(v).ok().filter(|p| !p.is_empty());
+    let found = target::saved_connection(
+        &table,
+        &path.display().to_string(),
+        &given,
+        env,
+        ask_password,
+    )
+    .map_err(Fatal)?;
+    Ok(Some(found.unwrap_or(given)))
+}
+
+/// Asks for a password on the terminal without echoing it.
+fn ask_password(shown: &str) -> Result<String, String> {
+    use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+    use ratatui::crossterm::terminal;
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return Err(format!(
+            "{shown} needs a password and there is no terminal to ask for it"
+        ));
+    }
+    eprint!("Password for {shown}: ");
+    let _ = std::io::stderr().flush();
+    terminal::enable_raw_mode().map_err(|e| format!("cannot read the password: {e}"))?;
+    let mut pw = String::new();
+    let read = loop {
+        match event::read() {
+            Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => match k.code {
+                KeyCode::Enter => break Ok(()),
+                KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                    break Err("cancelled".to_owned())
+                }
+                KeyCode::Esc => break Err("cancelled".to_owned()),
+                KeyCode::Backspace => {
+                    pw.pop();
+                }
+                KeyCode::Char(ch) => pw.push(ch),
+                _ => {}
+            },
+            Ok(_) => {}
+            Err(e) => break Err(format!("cannot read the password: {e}")),
+        }
+    };
+    let _ = terminal::disable_raw_mode();
+    eprintln!();
+    read.map(|()| pw)
 }
 
 fn thresholds(c: &Common) -> Result<Thresholds, Fatal> {
@@ -268,7 +340,8 @@ fn plan(c: &Common) -> Result<Plan, Fatal> {
 /// Opens the target and profiles what the plan selects.
 async fn profile(c: &Common) -> Result<Report, Fatal> {
     let plan = plan(c)?;
-    let (target, origin) = target::resolve(c.target.as_deref()).await;
+    let given = saved_target(c)?;
+    let (target, origin) = target::resolve(given.as_deref()).await;
     match origin {
         Origin::BundledSample => eprintln!(
             "docshape: no target given, no $MONGODB_URI and no server on 127.0.0.1:27017; reading the bundled sample data in {}",

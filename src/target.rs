@@ -113,24 +113,78 @@ pub fn mask_uri(uri: &str) -> String {
 }
 
 fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            if let (Some(h), Some(l)) = (
-                b.get(i + 1).and_then(|c| (*c as char).to_digit(16)),
-                b.get(i + 2).and_then(|c| (*c as char).to_digit(16)),
-            ) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// A saved connection, `[connections.NAME]` in `docshape.toml`: a URI
+/// without its password, and where the password comes from.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Connection {
+    uri: String,
+    /// The environment variable holding the password.
+    #[serde(default)]
+    password_env: Option<String>,
+}
+
+/// The connection string of the saved connection `name` in a
+/// configuration table, with its password put in: from the environment
+/// variable the entry names (`env` reads it), else from `prompt` (given the
+/// masked URI). `Ok(None)` when there is no such entry. The password is
+/// never part of the configuration: a URI holding one is refused.
+pub fn saved_connection(
+    table: &toml::Table,
+    file: &str,
+    name: &str,
+    env: impl Fn(&str) -> Option<String>,
+    prompt: impl FnOnce(&str) -> Result<String, String>,
+) -> Result<Option<String>, String> {
+    let Some(all) = table.get("connections") else {
+        return Ok(None);
+    };
+    let Some(all) = all.as_table() else {
+        return Err(format!(
+            "{file}: `connections` must be a table of named connections"
+        ));
+    };
+    let Some(entry) = all.get(name) else {
+        return Ok(None);
+    };
+    let key = format!("connections.{name}");
+    let c: Connection = entry
+        .clone()
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("{file}: `{key}`: {}", e.message()))?;
+    if !is_uri(&c.uri) {
+        return Err(format!(
+            "{file}: `{key}.uri` must be a mongodb:// or mongodb+srv:// connection string"
+        ));
     }
-    String::from_utf8_lossy(&out).into_owned()
+    if uri_password(&c.uri).is_some() {
+        return Err(format!(
+            "{file}: `{key}.uri` holds a password; keep it out of the file and name an environment variable in `{key}.password-env`"
+        ));
+    }
+    let Some((_, end)) = userinfo_span(&c.uri) else {
+        // No user: nothing to authenticate with.
+        return Ok(Some(c.uri));
+    };
+    let password = match c.password_env.as_deref().and_then(&env) {
+        Some(p) => p,
+        None => prompt(&mask_uri(&c.uri)).map_err(|e| match &c.password_env {
+            Some(v) => format!("{e}; or set ${v} to the password of `{name}`"),
+            None => e,
+        })?,
+    };
+    let encoded =
+        percent_encoding::utf8_percent_encode(&password, percent_encoding::NON_ALPHANUMERIC);
+    Ok(Some(format!(
+        "{}:{encoded}{}",
+        &c.uri[..end],
+        &c.uri[end..]
+    )))
 }
 
 #[cfg(test)]
@@ -170,5 +224,87 @@ mod tests {
             Target::parse("mongodb://a:b@h").label(),
             "mongodb://a:****@h"
         );
+    }
+
+    #[test]
+    fn saved_connections_take_their_password_from_the_environment_or_a_prompt() {
+        let t: toml::Table = toml::from_str(
+            r#"
+            [connections.prod]
+            uri = "mongodb://reader@db1.example.com:27017/?replicaSet=rs0"
+            password-env = "PROD_PW"
+            [connections.local]
+            uri = "mongodb://127.0.0.1:27017"
+            [connections.ask]
+            uri = "mongodb+srv://ana@c.example.net/"
+            "#,
+        )
+        .expect("toml");
+        let env = |v: &str| (v == "PROD_PW").then(|| "p@ss:w/rd".to_owned());
+        let never = |_: &str| -> Result<String, String> { panic!("no prompt expected") };
+        let uri = saved_connection(&t, "f", "prod", env, never)
+            .expect("ok")
+            .expect("found");
+        assert_eq!(
+            uri,
+            "mongodb://reader:p%40ss%3Aw%2Frd@db1.example.com:27017/?replicaSet=rs0"
+        );
+        assert_eq!(uri_password(&uri).as_deref(), Some("p@ss:w/rd"));
+        assert_eq!(
+            saved_connection(&t, "f", "local", env, never).expect("ok"),
+            Some("mongodb://127.0.0.1:27017".into())
+        );
+        assert_eq!(
+            saved_connection(&t, "f", "nosuch", env, never).expect("ok"),
+            None
+        );
+        // No variable set: the prompt is asked, shown the URI without a password.
+        let asked = saved_connection(
+            &t,
+            "f",
+            "ask",
+            |_| None,
+            |shown| {
+                assert_eq!(shown, "mongodb+srv://ana@c.example.net/");
+                Ok("x".into())
+            },
+        )
+        .expect("ok");
+        assert_eq!(asked, Some("mongodb+srv://ana:x@c.example.net/".into()));
+        // The variable is named but unset and there is no terminal to ask.
+        let no_var = saved_connection(
+            &t,
+            "f",
+            "prod",
+            |_| None,
+            |_| Err("no terminal to ask for the password".into()),
+        )
+        .expect_err("no password");
+        assert!(no_var.contains("$PROD_PW"), "{no_var}");
+    }
+
+    #[test]
+    fn a_saved_connection_never_holds_a_password() {
+        for (text, want) in [
+            (
+                "[connections.x]\nuri = \"mongodb://u:secret@h/\"",
+                "holds a password",
+            ),
+            (
+                "[connections.x]\nuri = \"http://h/\"",
+                "must be a mongodb://",
+            ),
+            (
+                "[connections.x]\nuri = \"mongodb://h/\"\npassword = \"p\"",
+                "unknown field `password`",
+            ),
+            ("connections = 3", "must be a table"),
+        ] {
+            let t: toml::Table = toml::from_str(text).expect("toml");
+            let e = saved_connection(&t, "docshape.toml", "x", |_| None, |_| Ok(String::new()))
+                .expect_err(text);
+            assert!(e.contains(want), "{text}: {e}");
+            assert!(!e.contains("secret"), "{e}");
+        }
     }
 }

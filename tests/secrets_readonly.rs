@@ -103,6 +103,71 @@ async fn passwords_never_appear_anywhere() {
     assert!(line.contains("authentication"), "{line}");
     outputs.push(denied);
 
+    // A saved connection: the URI in the configuration file has no
+    // password; it comes from the environment variable the entry names.
+    let cfg_dir = work.path().join("docshape");
+    std::fs::create_dir_all(&cfg_dir).expect("config dir");
+    std::fs::write(
+        cfg_dir.join("docshape.toml"),
+        format!(
+            "[connections.prod]\nuri = \"mongodb://alice@127.0.0.1:{port}/?authSource=admin\"\npassword-env = \"DOCSHAPE_TEST_PROD_PASSWORD\"\n"
+        ),
+    )
+    .expect("write config");
+    for with_password in [true, false] {
+        let mut e: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        if with_password {
+            e.push(("DOCSHAPE_TEST_PROD_PASSWORD".into(), PASSWORD.into()));
+        }
+        let out = tokio::task::spawn_blocking(move || {
+            let e: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            common::docshape_env(
+                &[
+                    "audit",
+                    "prod",
+                    "--format",
+                    "json",
+                    "--timeout",
+                    "5",
+                    "--no-snapshot",
+                ],
+                &e,
+            )
+        })
+        .await
+        .expect("join");
+        if with_password {
+            assert!(
+                out.status.success(),
+                "saved connection: {}",
+                common::stderr(&out)
+            );
+            let r: serde_json::Value =
+                serde_json::from_str(&common::stdout(&out)).expect("json report");
+            assert!(
+                r["collections"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|c| c["namespace"] == "shop.orders")),
+                "{r}"
+            );
+            assert!(
+                r["target"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("alice:****@")),
+                "{}",
+                r["target"]
+            );
+        } else {
+            // No variable and no terminal to ask on: one sentence naming it.
+            let line = common::assert_fails_cleanly(&out, "saved connection without its password");
+            assert!(line.contains("$DOCSHAPE_TEST_PROD_PASSWORD"), "{line}");
+        }
+        outputs.push(out);
+    }
+
     for o in &outputs {
         for text in [common::stdout(o), common::stderr(o)] {
             assert!(!text.contains(PASSWORD), "password printed: {text}");

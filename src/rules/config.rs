@@ -460,7 +460,7 @@ impl Thresholds {
         })?;
         for (key, value) in &table {
             match key.as_str() {
-                "rules" | "keys" | "theme" | "lang" => {}
+                "rules" | "keys" | "theme" | "lang" | "connections" => {}
                 "disable" => {
                     let list = value.as_array().ok_or_else(|| ConfigError::BadValue {
                         path: path.to_owned(),
