@@ -211,7 +211,34 @@ pub async fn run<S: Source>(
             disabled: plan.thresholds.disabled().to_vec(),
         },
         notes,
+        workload: None,
     })
+}
+
+/// A report of the workload alone (`audit --workload LOG` with no target):
+/// no collection read, the query shapes and their plans.
+pub fn workload_only(plan: &Plan, label: String, workload: crate::workload::Workload) -> Report {
+    Report {
+        docshape: VERSION,
+        target: label,
+        generated_at: now_iso(),
+        sampling: Sampling {
+            mode: "none",
+            size: None,
+        },
+        collections: Vec::new(),
+        errors: Vec::new(),
+        relationships: Vec::new(),
+        findings: Vec::new(),
+        relationship_cost: RelateCost::default(),
+        rules: crate::report::RulesUsed {
+            profile: plan.thresholds.profile_name().to_owned(),
+            lang: plan.lang,
+            disabled: plan.thresholds.disabled().to_vec(),
+        },
+        notes: Vec::new(),
+        workload: Some(workload),
+    }
 }
 
 fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<rules::Finding> {

@@ -19,3 +19,4 @@ pub mod seed;
 pub mod source;
 pub mod target;
 pub mod tui;
+pub mod workload;

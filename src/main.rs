@@ -121,6 +121,11 @@ struct AuditArgs {
     /// Exit with 1 when a finding at or above this severity is reported.
     #[arg(long, value_enum, default_value_t = FailOn::Critical)]
     fail_on: FailOn,
+    /// `mongod` JSON log files (a file, a `.gz`, or a directory of them):
+    /// the query shapes, their cost and plans. Without TARGET, a report of
+    /// the workload alone.
+    #[arg(long, value_name = "LOG|DIR")]
+    workload: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -375,7 +380,25 @@ async fn run<S: Source>(
 }
 
 async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
-    let report = profile(&a.common).await?;
+    let workload = match &a.workload {
+        Some(p) => Some(docshape::workload::read_logs(p).map_err(Fatal)?),
+        None => None,
+    };
+    let report = match (workload, a.common.target.is_some()) {
+        (Some(w), false) => {
+            let label = a
+                .workload
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            audit::workload_only(&plan(&a.common)?, label, w)
+        }
+        (w, _) => {
+            let mut r = profile(&a.common).await?;
+            r.workload = w;
+            r
+        }
+    };
     let color = a.output.is_none()
         && std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());

@@ -40,6 +40,9 @@ pub struct Report {
     /// Things the run could not do, said plainly.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What the queries do (`--workload`): shapes by total time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::workload::Workload>,
 }
 
 /// A part of the target that could not be read, and why.

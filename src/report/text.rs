@@ -52,7 +52,9 @@ pub fn render(report: &Report, style: Style) -> String {
         Some(n) => format!("sample of up to {} documents per collection", group(n)),
         None => "every document read".to_owned(),
     };
-    let _ = writeln!(out, "{} collections · {sampling}", report.collections.len());
+    if report.sampling.mode != "none" {
+        let _ = writeln!(out, "{} collections · {sampling}", report.collections.len());
+    }
     for note in &report.notes {
         let _ = writeln!(out, "{} {}", style.yellow("note:"), safe(note));
     }
@@ -61,7 +63,7 @@ pub fn render(report: &Report, style: Style) -> String {
         out.push('\n');
         collection(&mut out, c, style);
     }
-    if report.collections.is_empty() {
+    if report.collections.is_empty() && report.sampling.mode != "none" {
         let _ = writeln!(out, "\nNo collections matched.");
     }
     if !report.relationships.is_empty() {
@@ -70,8 +72,113 @@ pub fn render(report: &Report, style: Style) -> String {
     for f in &report.findings {
         finding(&mut out, f, style);
     }
+    if let Some(w) = &report.workload {
+        workload(&mut out, w, report.rules.lang, style);
+    }
     summary(&mut out, report, style);
     out
+}
+
+/// Shapes shown in the text report at most (the JSON report has them all).
+const SHAPES_SHOWN: usize = 20;
+
+/// The workload: query shapes by total time, each with its plans.
+fn workload(
+    out: &mut String,
+    w: &crate::workload::Workload,
+    lang: crate::i18n::Lang,
+    style: Style,
+) {
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        style.bold(lang.pick("Workload", "工作负载")),
+        style.dim(&lang.pick(
+            format!(
+                "{} lines, {} slow queries, {} shapes, {} skipped",
+                group(w.lines),
+                group(w.slow_queries),
+                group(w.shapes.len() as u64),
+                group(w.skipped.values().sum())
+            ),
+            format!(
+                "{} 行，{} 条慢查询，{} 种查询形状，跳过 {} 条",
+                group(w.lines),
+                group(w.slow_queries),
+                group(w.shapes.len() as u64),
+                group(w.skipped.values().sum())
+            ),
+        ))
+    );
+    let total: u64 = w.shapes.iter().map(|s| s.ms.total).sum();
+    for s in w.shapes.iter().take(SHAPES_SHOWN) {
+        let mut what = s
+            .filter
+            .as_ref()
+            .or(s.pipeline.as_ref())
+            .map(|v| safe(&v.to_string()))
+            .unwrap_or_default();
+        if let Some(sort) = &s.sort {
+            what = format!("{what} sort {}", safe(&sort.to_string()));
+        }
+        if let Some(u) = &s.update {
+            what = format!("{what} → {}", safe(&u.to_string()));
+        }
+        let share = if total > 0 {
+            crate::fmt::percent(s.ms.total as f64 / total as f64)
+        } else {
+            "–".to_owned()
+        };
+        let _ = writeln!(
+            out,
+            "  {:>7} {:>6}  {} {} {}",
+            format!("{} ms", group(s.ms.total)),
+            share,
+            s.op,
+            safe(&s.namespace),
+            what
+        );
+        let per_returned = if s.nreturned > 0 {
+            format!("{:.1}", s.docs_examined as f64 / s.nreturned as f64)
+        } else {
+            group(s.docs_examined)
+        };
+        let plans: Vec<String> = s
+            .plans
+            .iter()
+            .map(|(p, n)| format!("{} ×{}", safe(p), group(*n)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(&format!(
+                "          {} runs, p50 {} ms, p95 {} ms, max {} ms, {} documents examined per returned; {}",
+                group(s.count),
+                group(s.ms.p50),
+                group(s.ms.p95),
+                group(s.ms.max),
+                per_returned,
+                if plans.is_empty() { "no plan logged".to_owned() } else { plans.join(", ") }
+            ))
+        );
+    }
+    if w.shapes.len() > SHAPES_SHOWN {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(&format!(
+                "… and {} more shapes in the JSON report",
+                group((w.shapes.len() - SHAPES_SHOWN) as u64)
+            ))
+        );
+    }
+    for (why, n) in &w.skipped {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(&format!("skipped {}: {}", group(*n), safe(why)))
+        );
+    }
 }
 
 /// What could not be read, before everything that could.
