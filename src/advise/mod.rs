@@ -8,6 +8,8 @@ mod examples;
 pub mod integrity;
 mod scripts;
 
+use std::fmt::Write;
+
 use serde_json::{json, Map, Value};
 
 use crate::i18n::Lang;
@@ -333,20 +335,103 @@ pub fn index(ctx: &CollectionCtx<'_>, dotted: &str, lang: Lang) -> Suggestion {
     }
 }
 
-/// Drops an index (re-running finds it gone and does nothing).
+/// Drops an index (re-running finds it gone and does nothing). The script
+/// checks again when it runs, and keeps the index when its key changed
+/// since the audit, when the index that served its queries is gone, or
+/// when a document now holds a field it was judged by as absent.
 pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) -> Suggestion {
+    let this = ctx.report.indexes.iter().find(|i| i.name == name);
+    let keys: Vec<&String> = this.map(|i| i.key.keys().collect()).unwrap_or_default();
+    let cover = this.and_then(|a| ctx.report.indexes.iter().find(|b| a.covered_by(b)));
+    let absent: Vec<String> = match (this, cover) {
+        (Some(i), None) => {
+            let read = i.fields_read();
+            if !read.is_empty() && read.iter().all(|f| ctx.field(f).is_none()) {
+                read
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    };
+    let name_js = js(name);
+    let mut s = header(lang, &format!("drop index {name} on {}", ctx.ns()));
+    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+    let _ = writeln!(s, "const indexes = coll.getIndexes();");
+    let _ = writeln!(s, "const idx = indexes.find((i) => i.name === {name_js});");
+    let _ = writeln!(
+        s,
+        "\n// Checked again now: the audit saw the collection as it was then."
+    );
+    let _ = writeln!(s, "if (idx === undefined) {{");
+    let _ = writeln!(
+        s,
+        "  print({});",
+        js(&format!("index {name} is already gone"))
+    );
+    if !keys.is_empty() {
+        let _ = writeln!(
+            s,
+            "}} else if (Object.keys(idx.key).join(\",\") !== {}) {{",
+            js(&keys
+                .iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(","))
+        );
+        let _ = writeln!(
+            s,
+            "  print({});",
+            js(&format!(
+                "index {name} now has another key than the audit saw: it was kept"
+            ))
+        );
+    }
+    if let Some(b) = cover {
+        let _ = writeln!(
+            s,
+            "}} else if (!indexes.some((i) => i.name === {} && !i.hidden)) {{",
+            js(&b.name)
+        );
+        let _ = writeln!(
+            s,
+            "  print({});",
+            js(&format!(
+                "index {}, which serves the queries of {name}, is gone or hidden: {name} was kept",
+                b.name
+            ))
+        );
+    }
+    if !absent.is_empty() {
+        let any: Vec<Value> = absent
+            .iter()
+            .map(|f| json!({ f.clone(): { "$exists": true } }))
+            .collect();
+        let _ = writeln!(
+            s,
+            "}} else if (coll.findOne({}, {{ _id: 1 }}) !== null) {{",
+            js_value(&json!({ "$or": any }))
+        );
+        let _ = writeln!(
+            s,
+            "  print({});",
+            js(&format!(
+                "a document now has {}: index {name} was kept",
+                absent.join(", ")
+            ))
+        );
+    }
+    let _ = writeln!(s, "}} else {{");
+    let _ = writeln!(s, "  coll.dropIndex({name_js});");
+    let _ = writeln!(s, "  print({});", js(&format!("dropped index {name}")));
+    let _ = writeln!(s, "}}");
     Suggestion {
         pattern: "index",
         summary: why,
         before: None,
         after: None,
         effect: Map::new(),
-        migration: format!(
-            "{}const coll = {};\nif (coll.getIndexes().some((i) => i.name === {name_js})) {{\n  coll.dropIndex({name_js});\n}}\n",
-            header(lang, &format!("drop index {name} on {}", ctx.ns())),
-            js_coll(ctx.db(), ctx.coll()),
-            name_js = js(name)
-        ),
+        migration: s,
     }
 }
 
@@ -628,27 +713,56 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
 }
 
 /// Adds a discriminator field telling the shapes apart (`polymorphic`).
+/// The field is `type`, or the first of `kind`, `doc_type`, `_type` the
+/// documents do not already use for something else.
 pub fn polymorphic(ctx: &CollectionCtx<'_>, shapes: &[(String, String)], lang: Lang) -> Suggestion {
+    let field = ["type", "kind", "doc_type", "_type"]
+        .into_iter()
+        .find(|n| ctx.field(n).is_none())
+        .unwrap_or("_type");
     let before = pick_doc(ctx, None).and_then(|d| display_doc(&d, 2));
     let after = before.clone().map(|mut b| {
-        if let (Some(obj), Some((name, _))) = (b.as_object_mut(), shapes.first()) {
-            obj.insert("type".into(), json!(name));
+        if let Some(obj) = b.as_object_mut() {
+            let own = shapes
+                .iter()
+                .find(|(_, f)| obj.contains_key(f))
+                .or(shapes.first());
+            if let Some((name, _)) = own {
+                obj.insert(field.into(), json!(name));
+            }
         }
         b
     });
+    let named: Vec<String> = shapes
+        .iter()
+        .map(|(name, f)| format!("`{name}` (has `{f}`)"))
+        .collect();
+    let named = named.join(", ");
+    let mut effect = Map::new();
+    effect.insert("discriminator".into(), json!(field));
+    effect.insert(
+        "shapes".into(),
+        Value::Object(
+            shapes
+                .iter()
+                .map(|(name, f)| (name.clone(), json!(f)))
+                .collect(),
+        ),
+    );
     Suggestion {
         pattern: "polymorphic",
         summary: lang.pick(
-            "Give every document a `type` field naming its shape, so queries, indexes and code can tell the shapes apart (polymorphic pattern).".to_owned(),
-            "为每个文档加上说明其结构的 `type` 字段（多态模式），让查询、索引和代码能区分不同结构的文档。".to_owned(),
+            format!("Give every document a `{field}` field naming its shape, so queries, indexes and code can tell the shapes apart (polymorphic pattern). The script names each shape by a field only it has: {named}; documents of no such shape are left without `{field}` and counted, for the application to name."),
+            format!("为每个文档加上说明其结构的 `{field}` 字段（多态模式），让查询、索引和代码能区分不同结构的文档。脚本按每种结构独有的字段命名：{named}；不属于这些结构的文档不加 `{field}`，只计数，由应用来命名。"),
         ),
         before,
         after,
-        effect: Map::new(),
+        effect,
         migration: scripts::discriminator(
-            &header(lang, &format!("type field for {}", ctx.ns())),
+            &header(lang, &format!("{field} field for {}", ctx.ns())),
             ctx.db(),
             ctx.coll(),
+            field,
             shapes,
         ),
     }
@@ -667,15 +781,30 @@ pub fn rename(ctx: &CollectionCtx<'_>, renames: &[(String, String)], lang: Lang)
         }
         b
     });
+    let list: Vec<String> = renames
+        .iter()
+        .map(|(old, new)| format!("`{old}` → `{new}`"))
+        .collect();
+    let list = list.join(", ");
+    let mut effect = Map::new();
+    effect.insert(
+        "renames".into(),
+        Value::Object(
+            renames
+                .iter()
+                .map(|(old, new)| (old.clone(), json!(new)))
+                .collect(),
+        ),
+    );
     Suggestion {
         pattern: "schema-versioning",
         summary: lang.pick(
-            "Use shorter field names (or let an ODM map short stored names to long ones in code): every document stores every name.".to_owned(),
-            "使用更短的字段名（或用 ODM 在代码中把短的存储名映射为长名）：每个文档都要保存每个字段名。".to_owned(),
+            format!("Use shorter field names (or let an ODM map short stored names to long ones in code): every document stores every name. The script renames {list}; a document that already holds the new name keeps both, untouched, and is counted."),
+            format!("使用更短的字段名（或用 ODM 在代码中把短的存储名映射为长名）：每个文档都要保存每个字段名。脚本重命名 {list}；已经有新字段名的文档保持原样（两个字段都保留）并计数。"),
         ),
         before,
         after,
-        effect: Map::new(),
+        effect,
         migration: scripts::rename(
             &header(lang, &format!("shorter field names in {}", ctx.ns())),
             ctx.db(),
@@ -760,11 +889,12 @@ pub fn refresh_copies(
 
 /// Merges collections of one shape into one with a discriminator field.
 pub fn merge_collections(db: &str, colls: &[String], lang: Lang) -> Suggestion {
+    let target = scripts::merge_target(colls);
     Suggestion {
         pattern: "polymorphic",
         summary: lang.pick(
-            "Collections that hold the same kind of document under different names (one per customer, per day …) belong in one collection with a field telling them apart.".to_owned(),
-            "用不同名字保存同一类文档的集合（每个客户一个、每天一个……）应合并为一个集合，并用一个字段区分它们（多态模式）。".to_owned(),
+            format!("Collections that hold the same kind of document under different names (one per customer, per day …) belong in one collection with a field telling them apart. The script copies them into `{target}`: each document gets `kind`, the collection it came from, and `_id: {{source, id}}` holding its original `_id`. It drops nothing: once the application reads `{target}`, drop the old collections yourself; until then this finding stays."),
+            format!("用不同名字保存同一类文档的集合（每个客户一个、每天一个……）应合并为一个集合，并用一个字段区分它们（多态模式）。脚本把它们复制到 `{target}`：每个文档加上 `kind`（来源集合名），`_id` 变为 `{{source, id}}`，其中保留原来的 `_id`。脚本不删除任何集合：应用改读 `{target}` 后请自行删除旧集合；在此之前该问题会继续出现。"),
         ),
         before: None,
         after: None,
@@ -777,9 +907,10 @@ pub fn merge_collections(db: &str, colls: &[String], lang: Lang) -> Suggestion {
 pub fn flatten(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggestion {
     let mut s = separate(ctx, f, lang);
     s.pattern = "separate-collection";
+    let child = child_collection(ctx.coll(), &f.name);
     s.summary = lang.pick(
-        format!("Flatten the structure under `{}` or move it to its own collection: deep nesting makes queries, indexes and updates awkward, and the server refuses 100 levels.", f.path),
-        format!("把 `{}` 下的结构扁平化，或移到独立集合：嵌套过深会让查询、索引和更新都很别扭，服务器也拒绝超过 100 层的文档。", f.path),
+        format!("Flatten the structure under `{}` or move it to its own collection: deep nesting makes queries, indexes and updates awkward, and the server refuses 100 levels. The script moves `{}` as it is into `{child}`, one document per parent, so reads of {} no longer carry it; the nesting goes with it, and so does this finding, until the application flattens it.", f.path, f.path, ctx.coll()),
+        format!("把 `{}` 下的结构扁平化，或移到独立集合：嵌套过深会让查询、索引和更新都很别扭，服务器也拒绝超过 100 层的文档。脚本把 `{}` 原样移到 `{child}`，每个父文档一个，读取 {} 时不再带上它；嵌套结构随之移过去，该问题也会转到那里，直到应用把它扁平化。", f.path, f.path, ctx.coll()),
     );
     s
 }

@@ -206,19 +206,30 @@ pub fn bucket(
     s
 }
 
-pub fn discriminator(header: &str, db: &str, coll: &str, shapes: &[(String, String)]) -> String {
+pub fn discriminator(
+    header: &str,
+    db: &str,
+    coll: &str,
+    field: &str,
+    shapes: &[(String, String)],
+) -> String {
     let mut s = String::from(header);
     let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
     let _ = writeln!(s, "\n// Each shape is recognised by a field only it has; documents already typed are skipped.");
-    for (name, field) in shapes {
+    for (name, own) in shapes {
         let _ = writeln!(
             s,
             "coll.updateMany({}, {});",
-            js_value(&json!({ "type": { "$exists": false }, field: { "$exists": true } })),
-            js_value(&json!({ "$set": { "type": name } }))
+            js_value(&json!({ field: { "$exists": false }, own: { "$exists": true } })),
+            js_value(&json!({ "$set": { field: name } }))
         );
     }
-    let _ = writeln!(s, "coll.createIndex({{ type: 1 }});");
+    let _ = writeln!(s, "coll.createIndex({});", js_value(&json!({ field: 1 })));
+    let _ = writeln!(
+        s,
+        "print(`${{coll.countDocuments({})}} documents match no shape and were left without {field}`);",
+        js_value(&json!({ field: { "$exists": false } }))
+    );
     s
 }
 
@@ -229,12 +240,21 @@ pub fn rename(header: &str, db: &str, coll: &str, renames: &[(String, String)]) 
         s,
         "\n// Only documents that still have the old name are touched."
     );
+    let _ = writeln!(
+        s,
+        "// $rename overwrites the new name: a document that already has it is left as it is, and counted."
+    );
     for (old, new) in renames {
         let _ = writeln!(
             s,
             "coll.updateMany({}, {});",
-            js_value(&json!({ old: { "$exists": true } })),
+            js_value(&json!({ old: { "$exists": true }, new: { "$exists": false } })),
             js_value(&json!({ "$rename": { old: new } }))
+        );
+        let _ = writeln!(
+            s,
+            "print(`${{coll.countDocuments({})}} documents already have {new} beside {old}: left as they are`);",
+            js_value(&json!({ old: { "$exists": true }, new: { "$exists": true } }))
         );
     }
     let _ = writeln!(
@@ -340,18 +360,34 @@ pub fn refresh_copies(
 ) -> String {
     let mut s = String::from(header);
     let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    // The source's value of `f` in `doc` (an expression), or `copy` when
+    // the source document lacks the field: a copy is never removed. The
+    // field is looked for among the source's keys, which every server
+    // answers alike (some report a missing field as null).
+    let value = |doc: Value, f: &str, copy: String| {
+        json!({ "$let": {
+            "vars": { "s": doc },
+            "in": { "$cond": [
+                { "$in": [f, { "$map": { "input": { "$objectToArray": "$$s" }, "as": "kv", "in": "$$kv.k" } }] },
+                format!("$$s.{f}"),
+                copy
+            ] }
+        } })
+    };
     let set = if let Some(arr) = holder.strip_suffix("[]") {
-        let ref_in_elem = reference
-            .strip_prefix(&format!("{arr}."))
-            .unwrap_or(reference)
-            .to_owned();
+        let ref_in_elem = elem_reference(holder, arr, reference);
+        let ids = json!({ "$map": { "input": "$__src", "as": "x", "in": "$$x._id" } });
         let mut merged = serde_json::Map::new();
         for f in fields {
             merged.insert(
                 f.clone(),
                 json!({ "$let": {
-                    "vars": { "i": { "$indexOfArray": ["$__src._id", format!("$$it.{ref_in_elem}")] } },
-                    "in": { "$cond": [ { "$gte": ["$$i", 0] }, { "$arrayElemAt": [format!("$__src.{f}"), "$$i"] }, format!("$$it.{f}") ] }
+                    "vars": { "i": { "$indexOfArray": [ids, format!("$$it.{ref_in_elem}")] } },
+                    "in": { "$cond": [
+                        { "$gte": ["$$i", 0] },
+                        value(json!({ "$arrayElemAt": ["$__src", "$$i"] }), f, format!("$$it.{f}")),
+                        format!("$$it.{f}")
+                    ] }
                 } }),
             );
         }
@@ -361,19 +397,38 @@ pub fn refresh_copies(
         for f in fields {
             m.insert(
                 format!("{holder}.{f}"),
-                json!({ "$arrayElemAt": [format!("$__src.{f}"), 0] }),
+                value(
+                    json!({ "$arrayElemAt": ["$__src", 0] }),
+                    f,
+                    format!("${holder}.{f}"),
+                ),
             );
         }
         Value::Object(m)
     };
-    let local = reference.replace("[]", "");
-    let pipeline = json!([
-        { "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } },
-        { "$match": { "__src.0": { "$exists": true } } },
-        { "$set": set },
-        { "$unset": "__src" },
-        { "$merge": { "into": coll, "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }
-    ]);
+    // The references of a document: one value, or (copies in an array)
+    // the array of each element's reference, gathered first so that the
+    // lookup sees plain values.
+    let mut pipeline = Vec::new();
+    let mut temporary = vec!["__src"];
+    if let Some(arr) = holder.strip_suffix("[]") {
+        let ref_in_elem = elem_reference(holder, arr, reference);
+        pipeline.push(json!({ "$set": { "__ref": { "$map": {
+            "input": { "$cond": [ { "$isArray": format!("${arr}") }, format!("${arr}"), [] ] },
+            "as": "x",
+            "in": format!("$$x.{ref_in_elem}")
+        } } } }));
+        pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": "__ref", "foreignField": "_id", "as": "__src" } }));
+        temporary.push("__ref");
+    } else {
+        let local = reference.replace("[]", "");
+        pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } }));
+    }
+    pipeline.push(json!({ "$match": { "__src.0": { "$exists": true } } }));
+    pipeline.push(json!({ "$set": set }));
+    pipeline.push(json!({ "$unset": temporary }));
+    pipeline.push(json!({ "$merge": { "into": coll, "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }));
+    let pipeline = Value::Array(pipeline);
     let _ = writeln!(
         s,
         "\n// Re-copy the fields from {source_coll}; running it again copies the same values."
@@ -382,14 +437,21 @@ pub fn refresh_copies(
     s
 }
 
+/// The reference inside each element of the array holding copies:
+/// `product_id` for the holder `items[]` and the reference
+/// `items[].product_id`.
+fn elem_reference(holder: &str, arr: &str, reference: &str) -> String {
+    reference
+        .strip_prefix(&format!("{holder}."))
+        .or_else(|| reference.strip_prefix(&format!("{arr}.")))
+        .unwrap_or(reference)
+        .replace("[]", "")
+}
+
 pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
     let mut s = String::from(header);
     let base = common_base(colls);
-    let target = if base.is_empty() {
-        "merged".to_owned()
-    } else {
-        base.clone()
-    };
+    let target = merge_target(colls);
     let _ = writeln!(
         s,
         "const target = {}; // the single collection",
@@ -427,6 +489,17 @@ pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
         "// Drop the old collections yourself once the application reads the merged one."
     );
     s
+}
+
+/// The collection [`merge_collections`] copies into: the name the
+/// collections share, else `merged`.
+pub fn merge_target(colls: &[String]) -> String {
+    let base = common_base(colls);
+    if base.is_empty() {
+        "merged".to_owned()
+    } else {
+        base
+    }
 }
 
 /// The name the collections share once trailing digits and separators go.
