@@ -4,7 +4,8 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -123,21 +124,98 @@ pub fn finding<'a>(
         .find(|f| f["rule"] == rule && path.is_none_or(|p| f["path"] == p))
 }
 
-pub async fn audit(ns: &str) -> serde_json::Value {
-    json_ok(
-        &docshape_async(&[
-            "audit",
-            &uri(),
-            "-c",
-            ns,
-            "--format",
-            "json",
-            "--no-snapshot",
-            "--fail-on",
-            "never",
-        ])
-        .await,
-    )
+/// The JSON report of `audit` on the collections `pattern` names
+/// (`db.coll`, or `db.*`).
+pub async fn audit(pattern: &str) -> serde_json::Value {
+    audit_with(pattern, None).await
+}
+
+/// [`audit`] with a `docshape.toml` holding `config` (lowered thresholds,
+/// so that small planted collections are judged like large ones).
+pub async fn audit_with(pattern: &str, config: Option<&str>) -> serde_json::Value {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cfg = tmp.path().join("docshape.toml");
+    let mut args = vec![
+        "audit".to_owned(),
+        uri(),
+        "-c".into(),
+        pattern.into(),
+        "--format".into(),
+        "json".into(),
+        "--no-snapshot".into(),
+        "--fail-on".into(),
+        "never".into(),
+        "--lang".into(),
+        "en".into(),
+    ];
+    if let Some(c) = config {
+        std::fs::write(&cfg, c).expect("write docshape.toml");
+        args.push("--config".into());
+        args.push(cfg.to_str().expect("utf-8 path").into());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    json_ok(&docshape_async(&args).await)
+}
+
+/// Findings of `rule` on the collection `ns`.
+pub fn findings<'a>(
+    report: &'a serde_json::Value,
+    ns: &str,
+    rule: &str,
+) -> Vec<&'a serde_json::Value> {
+    common::collections(report)
+        .iter()
+        .filter(|c| c["namespace"] == ns)
+        .flat_map(|c| c["findings"].as_array().expect("findings"))
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+/// Findings of `rule` about a whole database or deployment.
+pub fn report_findings<'a>(
+    report: &'a serde_json::Value,
+    rule: &str,
+) -> Vec<&'a serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .expect("report findings")
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+/// Every leaf value (not the names holding it) of every document of `db`,
+/// as a hash of its type and value: what "no data dropped" compares.
+pub fn leaves(dump: &BTreeMap<String, BTreeMap<String, Document>>) -> BTreeSet<u64> {
+    fn walk(b: &Bson, out: &mut BTreeSet<u64>) {
+        match b {
+            Bson::Document(d) => d.values().for_each(|v| walk(v, out)),
+            Bson::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            other => {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                format!("{other:?}").hash(&mut h);
+                out.insert(h.finish());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for docs in dump.values() {
+        for d in docs.values() {
+            d.values().for_each(|v| walk(v, &mut out));
+        }
+    }
+    out
+}
+
+/// Asserts every value held before is still held somewhere in `db`.
+pub async fn nothing_dropped(
+    db: &str,
+    before: &BTreeMap<String, BTreeMap<String, Document>>,
+    name: &str,
+) {
+    let now = leaves(&dump(db).await);
+    let lost = leaves(before).difference(&now).count();
+    assert_eq!(lost, 0, "{name}: {lost} values held before are gone");
 }
 
 pub async fn all(c: &mongodb::Collection<Document>) -> Vec<Document> {
