@@ -9,7 +9,7 @@ use common::{oid, DAY, NEWEST};
 
 use bson::{doc, Document};
 use common::{client, unique_db};
-use migrate::{all, audit, run_twice};
+use migrate::{all, audit, dump, findings, nothing_dropped, run_twice};
 
 fn suggestion<'a>(report: &'a serde_json::Value, ns: &str, rule: &str) -> &'a serde_json::Value {
     migrate::suggestion(report, ns, rule, None)
@@ -35,12 +35,14 @@ async fn parent_reference_moves_a_growing_array_out() {
         "after uses the collection's own names: {}",
         s["after"]
     );
+    let before = dump(&db).await;
     run_twice(
         &db,
         s["migration"].as_str().expect("script"),
         "parent_reference",
     )
     .await;
+    nothing_dropped(&db, &before, "parent_reference").await;
 
     let children = c.database(&db).collection::<Document>("posts_comments");
     let kids = all(&children).await;
@@ -65,6 +67,10 @@ async fn parent_reference_moves_a_growing_array_out() {
         indexes.iter().any(|n| n.starts_with("post_id")),
         "{indexes:?}"
     );
+    let after = audit(&format!("{db}.*")).await;
+    assert!(findings(&after, &ns, "unbounded-array").is_empty());
+    let kids_ns = format!("{db}.posts_comments");
+    assert!(findings(&after, &kids_ns, "missing-reference-index").is_empty());
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -80,7 +86,9 @@ async fn subset_keeps_the_newest_elements() {
     let report = audit(&ns).await;
     let s = suggestion(&report, &ns, "unbounded-array");
     assert_eq!(s["pattern"], "subset", "{s}");
+    let before = dump(&db).await;
     run_twice(&db, s["migration"].as_str().expect("script"), "subset").await;
+    nothing_dropped(&db, &before, "subset").await;
 
     let history = c.database(&db).collection::<Document>("products_reviews");
     assert_eq!(
@@ -96,6 +104,12 @@ async fn subset_keeps_the_newest_elements() {
             .and_then(|r| r.get_str("text").ok());
         assert_eq!(last, Some("review 299"), "the newest are kept");
     }
+    let after = audit(&format!("{db}.*")).await;
+    assert!(
+        findings(&after, &ns, "unbounded-array").is_empty(),
+        "{}",
+        common::collection(&after, &ns)["findings"]
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -114,7 +128,9 @@ async fn bucket_groups_events_by_series_and_hour() {
     let report = audit(&ns).await;
     let s = suggestion(&report, &ns, "time-series-per-event");
     assert_eq!(s["pattern"], "bucket");
+    let before = dump(&db).await;
     run_twice(&db, s["migration"].as_str().expect("script"), "bucket").await;
+    nothing_dropped(&db, &before, "bucket").await;
 
     let hourly = all(&c.database(&db).collection::<Document>("readings_hourly")).await;
     let hours: std::collections::BTreeSet<i64> = (0..10_000u32)
@@ -142,6 +158,19 @@ async fn bucket_groups_events_by_series_and_hour() {
         b.get_array("events").is_ok() && b.contains_key("v_sum") && b.contains_key("v_max"),
         "{b}"
     );
+    // The events stay where they were until the application moves over,
+    // which the summary says; the buckets themselves are not events.
+    assert!(
+        s["summary"]
+            .as_str()
+            .unwrap_or("")
+            .contains("until you drop"),
+        "{s}"
+    );
+    let after = audit(&format!("{db}.*")).await;
+    assert_eq!(findings(&after, &ns, "time-series-per-event").len(), 1);
+    let hourly_ns = format!("{db}.readings_hourly");
+    assert!(findings(&after, &hourly_ns, "time-series-per-event").is_empty());
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -166,7 +195,9 @@ async fn attribute_turns_minute_keys_into_pairs() {
     let report = audit(&ns).await;
     let s = suggestion(&report, &ns, "dynamic-keys");
     assert_eq!(s["pattern"], "attribute");
+    let before = dump(&db).await;
     run_twice(&db, s["migration"].as_str().expect("script"), "attribute").await;
+    nothing_dropped(&db, &before, "attribute").await;
     for d in all(&stats).await {
         let m = d.get_array("minutes").expect("minutes is now an array");
         assert_eq!(m.len(), 60);
@@ -178,6 +209,8 @@ async fn attribute_turns_minute_keys_into_pairs() {
         names.iter().any(|n| n.starts_with("minutes.k")),
         "{names:?}"
     );
+    let after = audit(&ns).await;
+    assert!(findings(&after, &ns, "dynamic-keys").is_empty());
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -200,8 +233,24 @@ async fn ttl_index_on_an_absent_field_is_checked_not_dropped() {
     let s = suggestion(&report, &ns, "unused-index");
     let script = s["migration"].as_str().expect("script");
     assert!(!script.contains("dropIndex"), "{script}");
-    run_twice(&db, script, "ttl_check").await;
+    let (first, _) = run_twice(&db, script, "ttl_check").await;
+    assert!(first.contains("expires nothing"), "{first}");
     let names = sessions.list_index_names().await.expect("indexes");
     assert!(names.iter().any(|n| n == "expires_at_1"), "{names:?}");
     assert_eq!(sessions.count_documents(doc! {}).await.expect("count"), 30);
+    // The script only looks, as the summary says: the finding stays until
+    // the writer sets the field (then the index expires documents).
+    let after = audit(&ns).await;
+    assert_eq!(findings(&after, &ns, "unused-index").len(), 1);
+    sessions
+        .update_many(
+            doc! {},
+            doc! {"$set": {"expires_at": bson::DateTime::from_millis(4_102_444_800_000)}},
+        )
+        .await
+        .expect("set the field");
+    let (first, _) = run_twice(&db, script, "ttl_check_dated").await;
+    assert!(first.contains("expire 600 s after it"), "{first}");
+    let after = audit(&ns).await;
+    assert!(findings(&after, &ns, "unused-index").is_empty());
 }

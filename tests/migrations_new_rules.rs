@@ -6,91 +6,13 @@
 //! it can convert exactly, deletes nothing), and a new audit sees the result.
 
 mod common;
-
-use std::path::PathBuf;
-use std::process::Command;
+mod migrate;
 
 use bson::{doc, Bson, Document};
-use common::{client, docshape_async, json_ok, unique_db, uri};
-use futures_util::TryStreamExt;
+use common::{client, unique_db};
+use migrate::{all, findings, run_twice};
 use mongodb::options::IndexOptions;
 use mongodb::IndexModel;
-
-fn mongosh() -> PathBuf {
-    if let Ok(p) = std::env::var("DOCSHAPE_MONGOSH") {
-        return PathBuf::from(p);
-    }
-    let p = common::repo().join(".tools/node_modules/.bin/mongosh");
-    assert!(
-        p.exists(),
-        "mongosh is needed to run the migration scripts: run scripts/test.sh (it installs it into .tools/) or set DOCSHAPE_MONGOSH"
-    );
-    p
-}
-
-/// Runs `script` twice; returns what each run printed.
-fn run_twice(script: &str, name: &str) -> [String; 2] {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join(format!("{name}.js"));
-    std::fs::write(&file, script).expect("write script");
-    let mut outs = [String::new(), String::new()];
-    for (attempt, slot) in outs.iter_mut().enumerate() {
-        let out = Command::new(mongosh())
-            .arg(uri())
-            .arg("--quiet")
-            .arg("--file")
-            .arg(&file)
-            .env("MONGOSH_NO_UPDATE_CHECK", "1")
-            .output()
-            .expect("run mongosh");
-        assert!(
-            out.status.success(),
-            "{name} (run {}) failed: {}\n{}\nscript:\n{script}",
-            attempt + 1,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        *slot = String::from_utf8_lossy(&out.stdout).into_owned();
-    }
-    outs
-}
-
-async fn audit(db: &str) -> serde_json::Value {
-    let pattern = format!("{db}.*");
-    json_ok(
-        &docshape_async(&[
-            "audit",
-            &uri(),
-            "-c",
-            &pattern,
-            "--format",
-            "json",
-            "--no-snapshot",
-            "--fail-on",
-            "never",
-        ])
-        .await,
-    )
-}
-
-/// Findings of `rule` on `db.coll`.
-fn findings<'a>(report: &'a serde_json::Value, ns: &str, rule: &str) -> Vec<&'a serde_json::Value> {
-    common::collections(report)
-        .iter()
-        .filter(|c| c["namespace"] == ns)
-        .flat_map(|c| c["findings"].as_array().expect("findings"))
-        .filter(|f| f["rule"] == rule)
-        .collect()
-}
-
-async fn all(c: &mongodb::Collection<Document>) -> Vec<Document> {
-    c.find(doc! {})
-        .await
-        .expect("find")
-        .try_collect()
-        .await
-        .expect("collect")
-}
 
 /// 2015-08-13T00:27:59.177Z, the first `lastupdated` of mflix.
 const BASE_MS: i64 = 1_439_425_679_177;
@@ -253,6 +175,10 @@ async fn load(c: &mongodb::Client, db: &str, bad: bool) {
     }
 }
 
+async fn audit(db: &str) -> serde_json::Value {
+    migrate::audit(&format!("{db}.*")).await
+}
+
 const PLANTED: [(&str, &str, &str); 4] = [
     ("dangling-references", "comments", "movie_id"),
     ("string-dates", "movies", "lastupdated"),
@@ -327,13 +253,12 @@ async fn new_rules_scripts_run_twice_and_the_audit_sees_the_result() {
     // string-dates: every date string becomes the instant it names; the one
     // that is not a date stays a string, and is counted.
     let out = run_twice(
+        &db,
         script(&report, &ns("movies"), "string-dates", "lastupdated"),
         "string_dates",
-    );
-    assert!(
-        out[1].contains("1 documents still hold a string"),
-        "{out:?}"
-    );
+    )
+    .await;
+    assert!(out.1.contains("1 documents still hold a string"), "{out:?}");
     let movies = c.database(&db).collection::<Document>("movies");
     for m in all(&movies).await {
         let i = m.get_i64("n").expect("n");
@@ -354,11 +279,13 @@ async fn new_rules_scripts_run_twice_and_the_audit_sees_the_result() {
     // lossy-numbers: ids within 2^53 become long with the same value; the
     // one beyond stays a double and is listed.
     let out = run_twice(
+        &db,
         script(&report, &ns("tweets"), "lossy-numbers", "tweet_id"),
         "lossy_ids",
-    );
+    )
+    .await;
     assert!(
-        out[1].contains("1 documents hold a double beyond 2^53"),
+        out.1.contains("1 documents hold a double beyond 2^53"),
         "{out:?}"
     );
     let tweets = c.database(&db).collection::<Document>("tweets");
@@ -372,9 +299,11 @@ async fn new_rules_scripts_run_twice_and_the_audit_sees_the_result() {
     }
     // Money: each price becomes the decimal it was meant to be.
     run_twice(
+        &db,
         script(&report, &ns("orders"), "lossy-numbers", "price"),
         "lossy_money",
-    );
+    )
+    .await;
     let orders = c.database(&db).collection::<Document>("orders");
     for o in all(&orders).await {
         let i = o.get_i64("_id").expect("_id");
@@ -390,11 +319,14 @@ async fn new_rules_scripts_run_twice_and_the_audit_sees_the_result() {
     let comments = c.database(&db).collection::<Document>("comments");
     let before = all(&comments).await;
     let out = run_twice(
+        &db,
         script(&report, &ns("comments"), "dangling-references", "movie_id"),
         "dangling",
-    );
+    )
+    .await;
     assert!(
-        out[0].contains("90 references in movie_id point at no document"),
+        out.0
+            .contains("90 references in movie_id point at no document"),
         "{out:?}"
     );
     assert_eq!(all(&comments).await, before, "the script changes nothing");
@@ -408,9 +340,9 @@ async fn new_rules_scripts_run_twice_and_the_audit_sees_the_result() {
         "non-unique-reference-key",
         "account_id",
     );
-    let out = run_twice(unique_script, "unique_dups");
+    let out = run_twice(&db, unique_script, "unique_dups").await;
     assert!(
-        out[0].contains("371138"),
+        out.0.contains("371138"),
         "the duplicate is printed: {out:?}"
     );
     let names = accounts.list_index_names().await.expect("indexes");
@@ -422,9 +354,9 @@ async fn new_rules_scripts_run_twice_and_the_audit_sees_the_result() {
         )
         .await
         .expect("resolve the duplicate");
-    let out = run_twice(unique_script, "unique_ok");
+    let out = run_twice(&db, unique_script, "unique_ok").await;
     assert!(
-        out[0].contains("created") && out[1].contains("already has a unique index"),
+        out.0.contains("created") && out.1.contains("already has a unique index"),
         "{out:?}"
     );
 

@@ -48,6 +48,15 @@ fn check_conversion(
         "{second}"
     );
     let mut marked = 0;
+    let mark = s["effect"]["marked_with"].as_str().expect("marked_with");
+    let key = mark
+        .strip_prefix("schema_versions.")
+        .expect("a schema_versions entry");
+    let version = |d: &Document| {
+        d.get_document("schema_versions")
+            .ok()
+            .and_then(|v| v.get_i32(key).ok())
+    };
     for d in after {
         let id = format!("{:?}", d.get("_id"));
         let old = &before[&id];
@@ -59,7 +68,7 @@ fn check_conversion(
             "long" => bson::spec::ElementType::Int64,
             _ => bson::spec::ElementType::Int32,
         };
-        if d.get_i32("schema_version").ok() == Some(2) {
+        if version(d) == Some(2) {
             marked += 1;
             assert_eq!(
                 now_type,
@@ -78,13 +87,13 @@ fn check_conversion(
             "the same number: {old} -> {d}"
         );
         assert_eq!(
-            d.get_i32("schema_version").ok(),
+            version(d),
             Some(2),
             "a converted top-level value leaves nothing else: {d}"
         );
         // Nothing else in the document moved.
         for (k, v) in old {
-            if k != field {
+            if k != field && k != "schema_versions" {
                 assert_eq!(d.get(k), Some(v), "{k} untouched: {old} -> {d}");
             }
         }
@@ -198,6 +207,34 @@ async fn amounts_become_decimal_and_sentinels_stay() {
         assert_eq!(arr[3], Bson::Int32(7));
     }
 
+    // One stamp per path: converting the line quantities says nothing
+    // about an amount still "N/A".
+    assert_eq!(lines["effect"]["marked_with"], "schema_versions.lines_qty");
+    let mut na_stamped = 0;
+    for d in all(&pay).await {
+        let versions = d.get_document("schema_versions").ok();
+        let of = |k: &str| versions.and_then(|v| v.get_i32(k).ok());
+        if d.get_str("amount") == Ok("N/A") {
+            assert_eq!(of("amount"), None, "{d}");
+            if of("lines_qty") == Some(2) {
+                na_stamped += 1;
+            }
+        }
+        if matches!(d.get("amount"), Some(Bson::Decimal128(_))) && d.get_str("who").is_ok() {
+            // Converted amounts keep their own stamp beside the lines'.
+            let was_converted = before[&format!("{:?}", d.get("_id"))]
+                .get("amount")
+                .is_some_and(|a| !matches!(a, Bson::Decimal128(_)));
+            if was_converted {
+                assert_eq!(of("amount"), Some(2), "{d}");
+            }
+        }
+    }
+    assert!(
+        na_stamped > 0,
+        "the lines of an N/A payment were converted and stamped"
+    );
+
     // Re-audit: the element field is fixed; the amount still fires, for the
     // sentinels the suggestion named.
     let again = audit(&ns).await;
@@ -257,7 +294,7 @@ async fn ratings_become_double_and_not_yet_rated_stays() {
     check_conversion(&s, &first, &second, &before, &after, "rating", "double");
     assert_eq!(
         rest.count_documents(
-            doc! {"grades.rating": "Not yet rated", "schema_version": {"$exists": true}}
+            doc! {"grades.rating": "Not yet rated", "schema_versions.grades_rating": {"$exists": true}}
         )
         .await
         .expect("count"),

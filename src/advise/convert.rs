@@ -17,8 +17,10 @@
 //!   `.digits` for double and decimal, no leading zeros, no spaces or
 //!   exponents) that fits the target; every other value (sentinels such as
 //!   "N/A", "", "unknown", booleans, dates …) is left as it is and counted;
-//! - a document gets `schema_version: 2` only when the script changed it
-//!   and every value at the path is then of the target type (or null).
+//! - a document gets `schema_versions.<key>: 2` (see [`version_key`]) only
+//!   when the script changed it and every value at the path is then of the
+//!   target type (or null): one stamp per converted path, so converting
+//!   `items[].qty` says nothing about `amount`.
 
 use std::fmt::Write;
 
@@ -360,6 +362,16 @@ pub fn place(path: &str) -> Option<Place> {
     }
 }
 
+/// The key under `schema_versions` recording the conversion of the values
+/// at a place: the path without `[]`, `.` written `_` (`amount`,
+/// `grades_rating`, `items_qty`).
+pub fn version_key(p: &Place) -> String {
+    match p {
+        Place::Field(f) | Place::Elements(f) => f.replace('.', "_"),
+        Place::ElementField(a, f) => format!("{a}_{f}").replace('.', "_"),
+    }
+}
+
 /// `$` + path.
 fn field_ref(p: &str) -> String {
     format!("${p}")
@@ -459,8 +471,14 @@ pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> Stri
         "input": vals, "as": "x",
         "in": { "$in": [ { "$type": "$$x" }, [t, "null", "missing"] ] }
     } } ] });
-    let stamp = json!({ "$set": { "schema_version": {
-        "$cond": [ all_target, 2, "$schema_version" ]
+    let key = version_key(p);
+    let marked = format!("schema_versions.{key}");
+    let stamp = json!({ "$set": { "schema_versions": {
+        "$cond": [
+            all_target,
+            { "$mergeObjects": [ { "$ifNull": [ "$schema_versions", {} ] }, { key.clone(): 2 } ] },
+            "$schema_versions"
+        ]
     } } });
     let mut s = String::from(header);
     let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
@@ -472,7 +490,7 @@ pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> Stri
     );
     let _ = writeln!(s, "coll.aggregate(classify.concat([{{ $group: {{ _id: \"$kind\", n: {{ $sum: 1 }} }} }}]), {{ allowDiskUse: true }}).forEach((g) => {{ counts[g._id] = g.n; }});");
     let _ = writeln!(s, "const stays = coll.aggregate(classify.concat([{{ $match: {{ kind: \"stay\" }} }}, {{ $group: {{ _id: \"$v\", n: {{ $sum: 1 }} }} }}, {{ $sort: {{ n: -1 }} }}, {{ $limit: 5 }}]), {{ allowDiskUse: true }}).toArray();");
-    let _ = writeln!(s, "\n// 2. Convert only what converts exactly; stamp schema_version only where every value is now {t}. _id is never set.");
+    let _ = writeln!(s, "\n// 2. Convert only what converts exactly; stamp {marked} only where every value is now {t}. _id is never set.");
     let _ = writeln!(
         s,
         "const res = coll.updateMany({}, [{}, {}]);",
@@ -488,7 +506,8 @@ pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> Stri
     let _ = writeln!(s, "print(`converted ${{counts.convert}} values to {t} in ${{res.modifiedCount}} documents; left ${{counts.stay}} values untouched${{shown ? \" (\" + shown + \")\" : \"\"}}; ${{counts.already}} values were already {t}`);");
     let _ = writeln!(
         s,
-        "print(`${{coll.countDocuments({{ schema_version: 2 }})}} documents have schema_version 2`);"
+        "print(`${{coll.countDocuments({})}} documents have {marked}: 2`);",
+        js_value(&json!({ marked.clone(): 2 }))
     );
     s
 }

@@ -292,8 +292,8 @@ pub fn bucket(
     Suggestion {
         pattern: "bucket",
         summary: lang.pick(
-            format!("Store one document per hour{series_note} in `{target}`, holding that hour's events in an array with count, min, max and sum kept up to date — or use a time-series collection."),
-            format!("在 `{target}` 中按小时{series_note}每个时段存一个文档（桶模式），事件放在数组中，并维护 count、min、max、sum 等预计算值；也可以改用时间序列集合。"),
+            format!("Store one document per hour{series_note} in `{target}`, holding that hour's events in an array with count, min, max and sum kept up to date — or use a time-series collection. The script builds `{target}` from the events (again on every run) and leaves them in `{coll}`: compare the counts it prints, point the application at `{target}`; this finding stays until you drop `{coll}`.", coll = ctx.coll()),
+            format!("在 `{target}` 中按小时{series_note}每个时段存一个文档（桶模式），事件放在数组中，并维护 count、min、max、sum 等预计算值；也可以改用时间序列集合。脚本根据事件生成 `{target}`（每次运行都重新生成），事件仍留在 `{coll}` 中：核对脚本打印的数量，让应用改用 `{target}`；在你删除 `{coll}` 之前该问题会继续出现。", coll = ctx.coll()),
         ),
         before,
         after,
@@ -508,8 +508,8 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
             return Suggestion {
                 pattern: "schema-versioning",
                 summary: lang.pick(
-                    format!("`{dotted}` holds {types}, and most values are not numbers, so no conversion loses nothing: fix the writer to store one type and convert old documents in the application, marking them with `schema_version`. The script only counts the values of each type."),
-                    format!("`{dotted}` 中混有 {types}，且大多数值不是数字，没有不丢信息的自动转换：请修正写入方只写一种类型，并在应用中转换旧文档、用 `schema_version` 标记。脚本只统计各类型值的数量。"),
+                    format!("`{dotted}` holds {types}, and most values are not numbers, so no conversion loses nothing: fix the writer to store one type and convert old documents in the application, marking them with a `schema_versions` entry for the path. The script only counts the values of each type."),
+                    format!("`{dotted}` 中混有 {types}，且大多数值不是数字，没有不丢信息的自动转换：请修正写入方只写一种类型，并在应用中转换旧文档、用 `schema_versions` 中该路径的条目标记。脚本只统计各类型值的数量。"),
                 ),
                 before: None,
                 after: None,
@@ -599,11 +599,15 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                     .iter()
                     .all(|o| matches!(o, Outcome::Already | Outcome::Convert(_) | Outcome::Null))
                 {
-                    a.insert("schema_version".into(), json!(2));
+                    a.insert(
+                        "schema_versions".into(),
+                        json!({ convert::version_key(&place): 2 }),
+                    );
                 }
                 (Some(Value::Object(b)), Some(Value::Object(a)))
             });
-    let marked = per_doc
+    let marked = format!("schema_versions.{}", convert::version_key(&place));
+    let marked_docs = per_doc
         .iter()
         .filter(|(_, vals)| {
             let outs: Vec<Outcome> = vals.iter().map(|v| convert::classify(v, to)).collect();
@@ -669,8 +673,8 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
         )
     } else {
         lang.pick(
-            format!("Fix the writer that stores other types in `{dotted}` and convert the old values to {ty}, because {why}. On the sample {c} values convert exactly and {k} already are {ty}.{left} Only documents whose every value at the path is then {ty} get `schema_version: 2`, so readers know which shape they hold."),
-            format!("修正向 `{dotted}` 写入其他类型的程序，并把旧值转换为 {ty}，因为{why}。在样本中有 {c} 个值可以精确转换，{k} 个已是 {ty}。{left}只有该路径上所有值都变为 {ty} 的文档才会标记 `schema_version: 2`（模式版本化），让读取方知道文档是哪种结构。"),
+            format!("Fix the writer that stores other types in `{dotted}` and convert the old values to {ty}, because {why}. On the sample {c} values convert exactly and {k} already are {ty}.{left} Only documents whose every value at the path is then {ty} get `{marked}: 2` (one entry per converted path), so readers know which shape they hold."),
+            format!("修正向 `{dotted}` 写入其他类型的程序，并把旧值转换为 {ty}，因为{why}。在样本中有 {c} 个值可以精确转换，{k} 个已是 {ty}。{left}只有该路径上所有值都变为 {ty} 的文档才会标记 `{marked}: 2`（模式版本化，每个转换的路径一个条目），让读取方知道文档是哪种结构。"),
         )
     };
     let mut effect = Map::new();
@@ -683,7 +687,8 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
     effect.insert("values_left_as_they_are".into(), json!(tally.stay));
     effect.insert("values_already_target".into(), json!(tally.already));
     effect.insert("documents_changed".into(), json!(changed));
-    effect.insert("documents_marked".into(), json!(marked));
+    effect.insert("documents_marked".into(), json!(marked_docs));
+    effect.insert("marked_with".into(), json!(marked));
     if !tally.stays.is_empty() {
         effect.insert(
             "left_as_they_are".into(),
