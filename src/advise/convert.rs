@@ -635,5 +635,20 @@ mod tests {
         );
         assert_eq!(place("a[].b[].c"), None);
         assert_eq!(place("a[].b.c"), None);
+        // One stamp per path, each under its own key.
+        let key = |p: &str| place(p).map(|p| version_key(&p));
+        assert_eq!(key("amount").as_deref(), Some("amount"));
+        assert_eq!(key("grades.rating").as_deref(), Some("grades_rating"));
+        assert_eq!(key("items[].qty").as_deref(), Some("items_qty"));
+        assert_eq!(key("tags[]").as_deref(), Some("tags"));
+        let script = script(
+            "",
+            "db",
+            "c",
+            &Place::Field("amount".into()),
+            Target::Double,
+        );
+        assert!(script.contains("schema_versions.amount"), "{script}");
+        assert!(!script.contains("\"schema_version\""), "{script}");
     }
 }

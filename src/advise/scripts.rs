@@ -537,3 +537,40 @@ fn regex_escape(s: &str) -> String {
 fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| "[]".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_inside_an_element_is_relative_to_it() {
+        assert_eq!(
+            elem_reference("items[]", "items", "items[].product_id"),
+            "product_id"
+        );
+        assert_eq!(
+            elem_reference("items[]", "items", "items.product.id"),
+            "product.id"
+        );
+        assert_eq!(elem_reference("lines[]", "lines", "sku"), "sku");
+    }
+
+    #[test]
+    fn the_merge_target_is_the_shared_name() {
+        let names = |n: &[&str]| n.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            merge_target(&names(&["events_001", "events_002"])),
+            "events"
+        );
+        assert_eq!(merge_target(&names(&["a_1", "b_2"])), "merged");
+    }
+
+    #[test]
+    fn rename_never_matches_a_document_holding_the_new_name() {
+        let s = rename("", "db", "c", &[("customer_name".into(), "cn".into())]);
+        assert!(
+            s.contains(r#"{"customer_name":{"$exists":true},"cn":{"$exists":false}}"#),
+            "{s}"
+        );
+    }
+}
