@@ -380,6 +380,35 @@ async fn ids_become_parent_references() {
     }
 }
 
+/// `large-reference-array` where a child is listed by two parents: that is
+/// many-to-many, and the script stops before changing anything.
+#[tokio::test(flavor = "current_thread")]
+async fn ids_shared_by_two_parents_change_nothing() {
+    let c = client().await;
+    let db = unique_db("pat_ids_m2m");
+    let parts: Vec<Document> = (0..120u32)
+        .map(|p| doc! {"_id": oid(NEWEST - 400 * DAY, 10_000 + p), "part": format!("P{p}")})
+        .collect();
+    let ids: Vec<Bson> = parts
+        .iter()
+        .map(|p| p.get("_id").cloned().expect("_id"))
+        .collect();
+    insert(&c, &db, "components", parts).await;
+    let kits: Vec<Document> = (0..2u32)
+        .map(|k| doc! {"_id": oid(NEWEST - 300 * DAY, 20_000 + k), "component_ids": ids[(k as usize * 50)..(k as usize * 50 + 70)].to_vec()})
+        .collect();
+    insert(&c, &db, "kits", kits).await;
+    let report = audit(&format!("{db}.*")).await;
+    let f = the(&report, &format!("{db}.kits"), "large-reference-array");
+    let before = dump(&db).await;
+    for _ in 0..2 {
+        let (ok, out) = migrate::run_status(script(f), "ids_m2m");
+        assert!(!ok, "the script stops with an error: {out}");
+        assert!(out.contains("nothing was changed"), "{out}");
+        assert_eq!(dump(&db).await, before, "nothing was changed");
+    }
+}
+
 /// `denormalization-drift` against the source: stale copies take the
 /// source's values; copies whose reference resolves to nothing, and fields
 /// the source document lacks, are left as they are.

@@ -30,6 +30,14 @@ pub fn mongosh() -> PathBuf {
 
 /// Runs `script` once with mongosh; its standard output.
 pub fn run_once(script: &str, name: &str) -> String {
+    let (ok, out) = run_status(script, name);
+    assert!(ok, "{name} failed: {out}\nscript:\n{script}");
+    out
+}
+
+/// Runs `script` once with mongosh: whether it succeeded, and what it
+/// printed (standard output, then standard error).
+pub fn run_status(script: &str, name: &str) -> (bool, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join(format!("{name}.js"));
     std::fs::write(&file, script).expect("write script");
@@ -41,13 +49,14 @@ pub fn run_once(script: &str, name: &str) -> String {
         .env("MONGOSH_NO_UPDATE_CHECK", "1")
         .output()
         .expect("run mongosh");
-    assert!(
+    (
         out.status.success(),
-        "{name} failed: {}\n{}\nscript:\n{script}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
 }
 
 /// Every collection of `db`, each document keyed by its `_id`.
