@@ -443,7 +443,13 @@ async fn refresh_copies_takes_the_source_values() {
     let ns = format!("{db}.invoices");
     let f = the(&report, &ns, "denormalization-drift");
     assert_eq!(f["evidence"]["compared_with"], "source", "{f}");
-    run_twice(&db, script(f), "refresh_copies").await;
+    let (first, second) = run_twice(&db, script(f), "refresh_copies").await;
+    for out in [first, second] {
+        assert!(
+            out.contains("1 documents hold copies whose reference matches no document"),
+            "{out}"
+        );
+    }
     for inv in all(&c.database(&db).collection::<Document>("invoices")).await {
         let i = inv.get_i32("_id").expect("_id");
         let cust = inv.get_document("customer").expect("customer");
@@ -502,7 +508,11 @@ async fn refresh_copies_in_array_elements() {
     let ns = format!("{db}.orders");
     let f = the(&report, &ns, "denormalization-drift");
     assert_eq!(f["path"], "items[]", "{f}");
-    run_twice(&db, script(f), "refresh_array").await;
+    let (first, _) = run_twice(&db, script(f), "refresh_array").await;
+    assert!(
+        first.contains("1 documents hold copies whose reference matches no document"),
+        "{first}"
+    );
     for o in all(&c.database(&db).collection::<Document>("orders")).await {
         let n = o.get_i32("_id").expect("_id");
         let items = o.get_array("items").expect("items");
@@ -624,6 +634,26 @@ async fn merge_collections_copies_into_one() {
     }
     let after = audit(&format!("{db}.*")).await;
     assert!(report_findings(&after, "too-many-collections").is_empty());
+
+    // A collection whose documents already use `kind`: nothing is merged,
+    // and the script says why.
+    let db = unique_db("pat_merge_kind");
+    for k in 0..8 {
+        let mut d = doc! {"_id": 1, "n": k};
+        if k == 5 {
+            d.insert("kind", "customer's own");
+        }
+        insert(&c, &db, &format!("events_{k:03}"), vec![d]).await;
+    }
+    let report = audit(&format!("{db}.*")).await;
+    let f = report_findings(&report, "too-many-collections");
+    let before = dump(&db).await;
+    let (first, _) = run_twice(&db, script(f[0]), "merge_kind").await;
+    assert!(
+        first.contains("events_005 already use the field kind"),
+        "{first}"
+    );
+    assert_eq!(dump(&db).await, before, "nothing merged");
 }
 
 /// `missing-reference-index`: the index is created; a second run finds it.

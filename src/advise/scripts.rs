@@ -410,6 +410,7 @@ pub fn refresh_copies(
     // the array of each element's reference, gathered first so that the
     // lookup sees plain values.
     let mut pipeline = Vec::new();
+    let mut unresolved = Vec::new();
     let mut temporary = vec!["__src"];
     if let Some(arr) = holder.strip_suffix("[]") {
         let ref_in_elem = elem_reference(holder, arr, reference);
@@ -420,10 +421,19 @@ pub fn refresh_copies(
         } } } }));
         pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": "__ref", "foreignField": "_id", "as": "__src" } }));
         temporary.push("__ref");
+        unresolved.extend(pipeline.iter().cloned());
     } else {
         let local = reference.replace("[]", "");
         pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } }));
+        unresolved.push(json!({ "$match": { local.clone(): { "$exists": true } } }));
+        unresolved.push(json!({ "$set": { "__ref": [format!("${local}")] } }));
+        unresolved.extend(pipeline.iter().cloned());
     }
+    let refs =
+        json!({ "$filter": { "input": "$__ref", "as": "r", "cond": { "$ne": ["$$r", null] } } });
+    let found = json!({ "$map": { "input": "$__src", "as": "x", "in": "$$x._id" } });
+    unresolved.push(json!({ "$match": { "$expr": { "$gt": [ { "$size": { "$setDifference": [refs, found] } }, 0 ] } } }));
+    unresolved.push(json!({ "$count": "n" }));
     pipeline.push(json!({ "$match": { "__src.0": { "$exists": true } } }));
     pipeline.push(json!({ "$set": set }));
     pipeline.push(json!({ "$unset": temporary }));
@@ -434,6 +444,19 @@ pub fn refresh_copies(
         "\n// Re-copy the fields from {source_coll}; running it again copies the same values."
     );
     let _ = writeln!(s, "coll.aggregate({});", pretty(&pipeline));
+    let _ = writeln!(
+        s,
+        "\n// Copies whose reference matches no document in {source_coll} have nothing to be refreshed from: left as they are, counted."
+    );
+    let _ = writeln!(
+        s,
+        "const unresolved = coll.aggregate({}).toArray();",
+        js_value(&Value::Array(unresolved))
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{unresolved.length ? unresolved[0].n : 0}} documents hold copies whose reference matches no document in {source_coll}: left as they are`);"
+    );
     s
 }
 
@@ -472,18 +495,38 @@ pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
             regex_escape(&base)
         );
     }
-    let _ = writeln!(s, "for (const name of names) {{");
     let _ = writeln!(
         s,
-        "  db.getSiblingDB({}).getCollection(name).aggregate([{{ $set: {{ _id: {{ source: name, id: \"$_id\" }}, kind: name }} }}, {{ $merge: {{ into: target, on: \"_id\", whenMatched: \"replace\", whenNotMatched: \"insert\" }} }}]);",
+        "\n// `kind` names the collection a document came from: a collection whose documents already use it is not merged over."
+    );
+    let _ = writeln!(
+        s,
+        "const clash = names.filter((n) => db.getSiblingDB({}).getCollection(n).findOne({{ kind: {{ $exists: true }} }}, {{ _id: 1 }}) !== null);",
+        js(db)
+    );
+    let _ = writeln!(s, "if (clash.length > 0) {{");
+    let _ = writeln!(
+        s,
+        "  print(`${{clash.join(\", \")}} already use the field kind: nothing was merged; rename that field first`);"
+    );
+    let _ = writeln!(s, "}} else {{");
+    let _ = writeln!(s, "  for (const name of names) {{");
+    let _ = writeln!(
+        s,
+        "    db.getSiblingDB({}).getCollection(name).aggregate([{{ $set: {{ _id: {{ source: name, id: \"$_id\" }}, kind: name }} }}, {{ $merge: {{ into: target, on: \"_id\", whenMatched: \"replace\", whenNotMatched: \"insert\" }} }}]);",
+        js(db)
+    );
+    let _ = writeln!(s, "  }}");
+    let _ = writeln!(
+        s,
+        "  print(`${{names.length}} collections copied into ${{target}}`);"
+    );
+    let _ = writeln!(
+        s,
+        "  db.getSiblingDB({}).getCollection(target).createIndex({{ kind: 1 }});",
         js(db)
     );
     let _ = writeln!(s, "}}");
-    let _ = writeln!(
-        s,
-        "db.getSiblingDB({}).getCollection(target).createIndex({{ kind: 1 }});",
-        js(db)
-    );
     let _ = writeln!(
         s,
         "// Drop the old collections yourself once the application reads the merged one."
