@@ -122,6 +122,37 @@ async fn separate_moves_the_heavy_path_out() {
         assert!(!p.contains_key("avatar"), "{p}");
         assert!(p.get_str("name").is_ok());
     }
+    // A writer not yet moved over sets a new avatar in a parent: the next
+    // run keeps it there (and the older copy), and says so.
+    let contacts = c.database(&db).collection::<Document>("contacts");
+    contacts
+        .update_one(
+            doc! {"_id": 0},
+            doc! {"$set": {"avatar": blob(30_000, 200)}},
+        )
+        .await
+        .expect("new avatar");
+    let (first, second) = prove(&db, f, "separate_gridfs_again").await;
+    for out in [first, second] {
+        assert!(
+            out.contains("1 documents hold a value that differs from its copy"),
+            "{out}"
+        );
+    }
+    let zero = contacts
+        .find_one(doc! {"_id": 0})
+        .await
+        .expect("find")
+        .expect("contact 0");
+    assert_eq!(
+        zero.get("avatar"),
+        Some(&blob(30_000, 200)),
+        "the new avatar stays"
+    );
+    contacts
+        .update_one(doc! {"_id": 0}, doc! {"$unset": {"avatar": ""}})
+        .await
+        .expect("the application moved it");
 
     let f = the(&report, &format!("{db}.articles"), "bloated-document");
     assert_eq!(f["suggestion"]["pattern"], "separate-collection", "{f}");

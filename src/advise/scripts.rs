@@ -113,17 +113,38 @@ pub fn split_off(
         "\n// 1. Copy the value into its own document, keyed by the parent's _id."
     );
     let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
-    let _ = writeln!(s, "\n// 2. Remove it from the parents that have a copy.");
+    // Whether each parent's value is the one its copy holds.
+    let compare = json!([
+        { "$match": { dotted: { "$exists": true } } },
+        { "$lookup": { "from": child, "localField": "_id", "foreignField": "_id", "as": "__c" } },
+        { "$project": { "same": { "$let": {
+            "vars": { "c": { "$ifNull": [ { "$arrayElemAt": ["$__c", 0] }, {} ] } },
+            "in": { "$and": [
+                { "$in": [name, { "$map": { "input": { "$objectToArray": "$$c" }, "as": "kv", "in": "$$kv.k" } }] },
+                { "$eq": [format!("$$c.{name}"), format!("${dotted}")] }
+            ] }
+        } } } },
+        { "$group": { "_id": "$same", "ids": { "$push": "$_id" } } }
+    ]);
     let _ = writeln!(
         s,
-        "const copied = dst.find({}, {{ _id: 1 }}).toArray().map((d) => d._id);",
-        js_value(&json!({ name: { "$exists": true } }))
+        "\n// 2. Remove it from the parents whose copy holds the same value. A parent whose value\n//    changed since its copy was made keeps it (and the copy stays): counted below."
+    );
+    let _ = writeln!(s, "let moved = [];\nlet differ = 0;");
+    let _ = writeln!(
+        s,
+        "src.aggregate({}, {{ allowDiskUse: true }}).forEach((g) => {{ if (g._id === true) {{ moved = g.ids; }} else {{ differ = g.ids.length; }} }});",
+        js_value(&compare)
     );
     let _ = writeln!(
         s,
-        "src.updateMany({{ _id: {{ $in: copied }}, {}: {{ $exists: true }} }}, {});",
+        "src.updateMany({{ _id: {{ $in: moved }}, {}: {{ $exists: true }} }}, {});",
         js(dotted),
         js_value(&json!({ "$unset": { dotted: "" } }))
+    );
+    let _ = writeln!(
+        s,
+        "print(`moved {dotted} of ${{moved.length}} documents to {child}; ${{differ}} documents hold a value that differs from its copy in {child}: left as they are`);"
     );
     s
 }
