@@ -21,7 +21,18 @@ async fn parent_reference_moves_a_growing_array_out() {
     let c = client().await;
     let posts = c.database(&db).collection::<Document>("posts");
     let docs: Vec<Document> = (0..60u32)
-        .map(|i| doc! {"_id": oid(NEWEST - i * DAY, i), "title": format!("p{i}"), "comments": (0..2 * i).map(|k| doc! {"by": format!("u{k}"), "text": "hi"}).collect::<Vec<_>>()})
+        .map(|i| doc! {"_id": oid(NEWEST - i * DAY, i), "title": format!("p{i}"), "comments": (0..2 * i).map(|k| {
+            // Sub-documents with an `_id` of their own (as ODMs write them)
+            // and a field named like the generated `position`.
+            let mut c = doc! {"by": format!("u{k}"), "text": "hi"};
+            if i % 3 == 0 {
+                c.insert("_id", oid(NEWEST - i * DAY, 100_000 + i * 1000 + k));
+            }
+            if i % 5 == 0 && k == 0 {
+                c.insert("position", "pinned");
+            }
+            c
+        }).collect::<Vec<_>>()})
         .collect();
     let total: u32 = (0..60u32).map(|i| 2 * i).sum();
     posts.insert_many(docs).await.expect("insert");
@@ -54,6 +65,16 @@ async fn parent_reference_moves_a_growing_array_out() {
     assert!(kids
         .iter()
         .all(|k| k.get_object_id("post_id").is_ok() && k.get_str("by").is_ok()));
+    let own_ids = kids
+        .iter()
+        .filter(|k| k.get_object_id("_id").is_ok())
+        .count();
+    let with_ids: u32 = (0..60u32).filter(|i| i % 3 == 0).map(|i| 2 * i).sum();
+    assert_eq!(
+        own_ids as u32, with_ids,
+        "an element's own _id is its identity"
+    );
+    assert!(kids.iter().any(|k| k.get_str("position") == Ok("pinned")));
     assert_eq!(
         posts
             .count_documents(doc! {"comments": {"$exists": true}})

@@ -129,14 +129,16 @@ fn as_child(elem: &Bson, parent_key: &str, parent_id: &Value, position: usize) -
         "_id".into(),
         json!(format!("{}:{position}", parent_id_text(parent_id))),
     );
-    out.insert(parent_key.into(), parent_id.clone());
     out.insert("position".into(), json!(position));
+    // As the script builds it: the element's own fields (its `_id`
+    // included) win, the reference to the parent is always written.
     match display(elem, 2) {
         Value::Object(m) => out.extend(m),
         v => {
             out.insert("value".into(), v);
         }
     }
+    out.insert(parent_key.into(), parent_id.clone());
     Value::Object(out)
 }
 

@@ -23,13 +23,16 @@ pub fn move_array_out(
     let copy = json!([
         { "$match": { first: { "$exists": true } } },
         { "$unwind": { "path": field, "includeArrayIndex": "position" } },
+        // An element's own fields win over the generated `_id` and
+        // `position` (a sub-document's `_id` stays its identity); the
+        // reference to the parent is always written.
         { "$replaceRoot": { "newRoot": { "$mergeObjects": [
-            { "$cond": [ { "$eq": [ { "$type": field }, "object" ] }, field, { "value": field } ] },
             {
                 "_id": { "$concat": [ { "$toString": "$_id" }, ":", { "$toString": "$position" } ] },
-                parent_key: "$_id",
                 "position": "$position"
-            }
+            },
+            { "$cond": [ { "$eq": [ { "$type": field }, "object" ] }, field, { "value": field } ] },
+            { parent_key: "$_id" }
         ] } } },
         { "$merge": { "into": child, "on": "_id", "whenMatched": "keepExisting", "whenNotMatched": "insert" } }
     ]);
@@ -39,7 +42,7 @@ pub fn move_array_out(
     let mut s = String::from(header);
     let _ = writeln!(s, "const src = {};", js_coll(db, coll));
     let _ = writeln!(s, "const dst = {};", js_coll(db, child));
-    let _ = writeln!(s, "\n// 1. One document per element; its _id is \"<parent _id>:<position>\", so a re-run adds nothing twice.");
+    let _ = writeln!(s, "\n// 1. One document per element; its _id is the element's own _id, else \"<parent _id>:<position>\", so a re-run adds nothing twice.");
     let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
     let _ = writeln!(s, "\n// 2. Index the reference to the parent.");
     let _ = writeln!(
