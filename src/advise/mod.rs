@@ -754,12 +754,20 @@ pub fn polymorphic(ctx: &CollectionCtx<'_>, shapes: &[(String, String)], lang: L
                 .collect(),
         ),
     );
-    Suggestion {
-        pattern: "polymorphic",
-        summary: lang.pick(
+    let summary = if shapes.is_empty() {
+        lang.pick(
+            format!("Give every document a `{field}` field naming its shape, so queries, indexes and code can tell the shapes apart (polymorphic pattern). No field tells the shapes apart on the sample, so the script names none: it indexes `{field}` and counts the documents still without it, for the application to name."),
+            format!("为每个文档加上说明其结构的 `{field}` 字段（多态模式），让查询、索引和代码能区分不同结构的文档。样本中没有能区分结构的字段，所以脚本不命名任何结构：只为 `{field}` 建索引，并统计仍没有它的文档，由应用来命名。"),
+        )
+    } else {
+        lang.pick(
             format!("Give every document a `{field}` field naming its shape, so queries, indexes and code can tell the shapes apart (polymorphic pattern). The script names each shape by a field only it has: {named}; documents of no such shape are left without `{field}` and counted, for the application to name."),
             format!("为每个文档加上说明其结构的 `{field}` 字段（多态模式），让查询、索引和代码能区分不同结构的文档。脚本按每种结构独有的字段命名：{named}；不属于这些结构的文档不加 `{field}`，只计数，由应用来命名。"),
-        ),
+        )
+    };
+    Suggestion {
+        pattern: "polymorphic",
+        summary,
         before,
         after,
         effect,
