@@ -20,24 +20,24 @@ pub fn move_array_out(
 ) -> String {
     let field = format!("${dotted}");
     let first = format!("{dotted}.0");
+    // One child document: the element's own fields win over the generated
+    // `_id` and `position` (a sub-document's `_id` stays its identity); the
+    // reference to the parent is always written.
+    let elem = |e: &str, pos: &str| {
+        json!({ "$mergeObjects": [
+            {
+                "_id": { "$concat": [ { "$toString": "$_id" }, ":", { "$toString": pos } ] },
+                "position": pos
+            },
+            { "$cond": [ { "$eq": [ { "$type": e }, "object" ] }, e, { "value": e } ] },
+            { parent_key: "$_id" }
+        ] })
+    };
     let copy = json!([
         { "$match": { first: { "$exists": true } } },
         { "$unwind": { "path": field, "includeArrayIndex": "position" } },
-        // An element's own fields win over the generated `_id` and
-        // `position` (a sub-document's `_id` stays its identity); the
-        // reference to the parent is always written.
-        { "$replaceRoot": { "newRoot": { "$mergeObjects": [
-            {
-                "_id": { "$concat": [ { "$toString": "$_id" }, ":", { "$toString": "$position" } ] },
-                "position": "$position"
-            },
-            { "$cond": [ { "$eq": [ { "$type": field }, "object" ] }, field, { "value": field } ] },
-            { parent_key: "$_id" }
-        ] } } },
+        { "$replaceRoot": { "newRoot": elem(&field, "$position") } },
         { "$merge": { "into": child, "on": "_id", "whenMatched": "keepExisting", "whenNotMatched": "insert" } }
-    ]);
-    let count = json!([
-        { "$group": { "_id": null, "n": { "$sum": { "$size": { "$ifNull": [field, []] } } } } }
     ]);
     let mut s = String::from(header);
     let _ = writeln!(s, "const src = {};", js_coll(db, coll));
@@ -50,47 +50,70 @@ pub fn move_array_out(
         "dst.createIndex({});",
         js_value(&json!({ parent_key: 1, "position": 1 }))
     );
+    // A parent is trimmed only when each of its elements is in the child
+    // collection exactly as step 1 builds it from the array as it is now: a
+    // parent whose array changed since its elements were copied keeps it.
+    // Built by the same expression, the documents compare equal field for
+    // field, and the set comparison stays fast on long arrays.
+    let expected = json!({ "$map": {
+        "input": { "$range": [0, { "$size": field }] },
+        "as": "i",
+        "in": { "$let": {
+            "vars": { "e": { "$arrayElemAt": [field, "$$i"] } },
+            "in": elem("$$e", "$$i")
+        } }
+    } });
+    let verify = json!([
+        { "$match": { dotted: { "$type": "array" } } },
+        { "$lookup": { "from": child, "localField": "_id", "foreignField": parent_key, "as": "__c" } },
+        { "$project": { "ok": { "$setIsSubset": [expected, "$__c"] } } },
+        { "$match": { "ok": true } },
+        { "$project": { "_id": 1 } }
+    ]);
     let _ = writeln!(
         s,
-        "\n// 3. Trim the parents only once every element has been copied."
+        "\n// 3. Trim only the parents whose every element is in {child} as it is now."
     );
     let _ = writeln!(
         s,
-        "const expected = src.aggregate({}).toArray();",
-        js_value(&count)
+        "const arrays = src.countDocuments({});",
+        js_value(&json!({ dotted: { "$type": "array" } }))
     );
-    let _ = writeln!(s, "const total = expected.length ? expected[0].n : 0;");
     let _ = writeln!(
         s,
-        "const copied = dst.countDocuments({});",
-        js_value(&json!({ parent_key: { "$exists": true } }))
+        "const others = src.countDocuments({});",
+        js_value(&json!({ dotted: { "$exists": true, "$not": { "$type": "array" } } }))
+    );
+    let _ = writeln!(
+        s,
+        "const ok = src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id);",
+        js_value(&verify)
     );
     match keep {
         None => {
-            let _ = writeln!(s, "if (copied >= total) {{");
             let _ = writeln!(
                 s,
-                "  src.updateMany({}, {});",
-                js_value(&json!({ dotted: { "$exists": true } })),
+                "src.updateMany({{ _id: {{ $in: ok }}, {}: {{ $type: \"array\" }} }}, {});",
+                js(dotted),
                 js_value(&json!({ "$unset": { dotted: "" } }))
             );
         }
         Some(k) => {
             let longer = format!("{dotted}.{k}");
-            let _ = writeln!(s, "if (copied >= total) {{");
             let _ = writeln!(
                 s,
-                "  src.updateMany({}, [{}]);",
-                js_value(&json!({ longer: { "$exists": true } })),
+                "src.updateMany({{ _id: {{ $in: ok }}, {}: {{ $exists: true }} }}, [{}]);",
+                js(&longer),
                 js_value(
                     &json!({ "$set": { dotted: { "$slice": [field, -(i64::try_from(k).unwrap_or(i64::MAX))] } } })
                 )
             );
         }
     }
-    let _ = writeln!(s, "}} else {{");
-    let _ = writeln!(s, "  print(`only ${{copied}} of ${{total}} elements were copied; the parents were left unchanged`);");
-    let _ = writeln!(s, "}}");
+    let _ = writeln!(
+        s,
+        "print(`${{ok.length}} of ${{arrays}} documents trimmed; ${{arrays - ok.length}} keep {dotted}: some elements are not in {child} as they are now; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
+    );
     s
 }
 
