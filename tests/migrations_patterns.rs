@@ -341,12 +341,13 @@ async fn ids_become_parent_references() {
             .map(|p| p.get("_id").cloned().expect("_id"))
             .collect();
         insert(&c, &db, "components", parts).await;
-        let kits: Vec<Document> = (0..6u32)
+        let kits: Vec<Document> = (0..7u32)
             .map(|k| {
                 let id = oid(NEWEST - 300 * DAY, 20_000 + k);
                 match k {
                     4 => doc! {"_id": id, "name": "empty kit", "component_ids": []},
                     5 => doc! {"_id": id, "name": "no list"},
+                    6 => doc! {"_id": id, "name": "unknown list", "component_ids": "N/A"},
                     _ => {
                         let mut list =
                             ids[(k as usize * 70)..(k as usize * 70 + 60 + k as usize)].to_vec();
@@ -363,6 +364,17 @@ async fn ids_become_parent_references() {
         let ns = format!("{db}.kits");
         let f = the(&report, &ns, "large-reference-array");
         let (first, _) = prove(&db, f, "ids_to_parent").await;
+        assert!(
+            first.contains("1 documents hold a component_ids that is not an array"),
+            "{first}"
+        );
+        let odd = c
+            .database(&db)
+            .collection::<Document>("kits")
+            .count_documents(doc! {"component_ids": "N/A"})
+            .await
+            .expect("count");
+        assert_eq!(odd, 1, "a value that is not an array stays");
         let kits = all(&c.database(&db).collection::<Document>("kits")).await;
         let comps = all(&c.database(&db).collection::<Document>("components")).await;
         let pointing = comps.iter().filter(|x| x.contains_key("kit_id")).count();
@@ -383,12 +395,18 @@ async fn ids_become_parent_references() {
         }
         let after = audit(&format!("{db}.*")).await;
         if dangling {
-            assert!(first.contains("do not exist in components"), "{first}");
             assert!(
-                kits.iter()
-                    .filter(|k| k.contains_key("component_ids"))
-                    .count()
-                    == 5
+                first.contains("1 keep it: some children it lists do not exist in components"),
+                "{first}"
+            );
+            let kept: Vec<&Document> = kits
+                .iter()
+                .filter(|k| k.get_array("component_ids").is_ok())
+                .collect();
+            assert_eq!(
+                kept.len(),
+                1,
+                "only the kit listing a missing child: {kept:?}"
             );
             assert_eq!(
                 findings(&after, &ns, "large-reference-array").len(),
@@ -397,7 +415,7 @@ async fn ids_become_parent_references() {
             );
         } else {
             assert!(
-                kits.iter().all(|k| !k.contains_key("component_ids")),
+                kits.iter().all(|k| k.get_array("component_ids").is_err()),
                 "{kits:?}"
             );
             assert!(findings(&after, &ns, "large-reference-array").is_empty());

@@ -364,35 +364,47 @@ pub fn ids_to_parent(
         "dst.createIndex({});",
         js_value(&json!({ parent_key: 1 }))
     );
+    // A parent's array goes only when every child it lists exists and
+    // points back to it.
+    let verify = json!([
+        { "$match": { dotted: { "$type": "array" } } },
+        { "$lookup": { "from": child_coll, "localField": "_id", "foreignField": parent_key, "as": "__c" } },
+        { "$project": { "ok": { "$setIsSubset": [
+            field,
+            { "$map": { "input": "$__c", "as": "c", "in": format!("$$c.{child_key}") } }
+        ] } } },
+        { "$match": { "ok": true } },
+        { "$project": { "_id": 1 } }
+    ]);
     let _ = writeln!(
         s,
-        "\n// 2. Drop the arrays once every listed child points back."
+        "\n// 2. Drop each array once every child it lists points back to its parent."
     );
     let _ = writeln!(
         s,
-        "const listed = src.aggregate({}).toArray();",
-        js_value(
-            &json!([{ "$group": { "_id": null, "n": { "$sum": { "$size": { "$ifNull": [field, []] } } } } }])
-        )
+        "const arrays = src.countDocuments({});",
+        js_value(&json!({ dotted: { "$type": "array" } }))
     );
     let _ = writeln!(
         s,
-        "const pointing = dst.countDocuments({});",
-        js_value(&json!({ parent_key: { "$exists": true } }))
+        "const others = src.countDocuments({});",
+        js_value(&json!({ dotted: { "$exists": true, "$not": { "$type": "array" } } }))
     );
-    let _ = writeln!(s, "if (pointing >= (listed.length ? listed[0].n : 0)) {{");
     let _ = writeln!(
         s,
-        "  src.updateMany({}, {});",
-        js_value(&json!({ dotted: { "$exists": true } })),
+        "const ok = src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id);",
+        js_value(&verify)
+    );
+    let _ = writeln!(
+        s,
+        "src.updateMany({{ _id: {{ $in: ok }}, {}: {{ $type: \"array\" }} }}, {});",
+        js(dotted),
         js_value(&json!({ "$unset": { dotted: "" } }))
     );
-    let _ = writeln!(s, "}} else {{");
     let _ = writeln!(
         s,
-        "  print(\"some listed children do not exist in {child_coll}; the arrays were kept\");"
+        "print(`${{ok.length}} of ${{arrays}} documents no longer hold {dotted}; ${{arrays - ok.length}} keep it: some children it lists do not exist in {child_coll} or point elsewhere; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
     );
-    let _ = writeln!(s, "}}");
     s
 }
 
