@@ -3,6 +3,8 @@
 //! so they always agree.
 
 use std::path::PathBuf;
+
+use futures_util::StreamExt;
 use std::time::{Duration, Instant};
 
 use crate::growth::{self, snapshot};
@@ -14,8 +16,15 @@ use crate::rules::{self, CollectionCtx, DeploymentCtx, Thresholds};
 use crate::sample::Reservoir;
 use crate::source::{CollectionMeta, SampleMode, Selection, Source, SourceError};
 
-/// Bytes of documents kept in memory per collection after profiling.
+/// Most bytes of documents kept in memory per collection after profiling.
 pub const KEEP_BYTES: usize = 64 * 1024 * 1024;
+/// Least bytes of documents kept per collection, however many there are.
+const KEEP_BYTES_MIN: usize = 256 * 1024;
+/// A kept document is cut (see [`crate::sample::cut`]) when larger than its
+/// share of the collection's bytes, and never below this.
+const DOC_CAP_MIN: usize = 4 * 1024;
+/// Memory budget of a run unless told otherwise (`--memory`), in MiB.
+pub const MEMORY_MIB: usize = 256;
 /// Documents kept per collection when every document is read.
 pub const KEEP_FULL: u64 = 1000;
 
@@ -32,6 +41,11 @@ pub struct Plan {
     pub thresholds: Thresholds,
     /// Language of messages and explanations.
     pub lang: Lang,
+    /// Collections read at once (`None`: the source's default).
+    pub in_flight: Option<usize>,
+    /// Memory budget of the run in bytes: half of it is shared out among
+    /// the collections' kept samples.
+    pub memory: usize,
 }
 
 impl Plan {
@@ -43,6 +57,8 @@ impl Plan {
             snapshots: None,
             thresholds: Thresholds::default(),
             lang: Lang::En,
+            in_flight: None,
+            memory: MEMORY_MIB << 20,
         }
     }
 }
@@ -73,6 +89,12 @@ impl Progress<'_> {
 
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
+/// Bytes of kept documents per collection: half the budget shared out
+/// among `collections`, within [`KEEP_BYTES_MIN`] and [`KEEP_BYTES`].
+pub fn keep_share(budget: usize, collections: usize) -> usize {
+    (budget / 2 / collections.max(1)).clamp(KEEP_BYTES_MIN, KEEP_BYTES)
+}
+
 /// A collection that could not be read: named by its file, or by its
 /// namespace on a server.
 fn unreadable(namespace: &str, e: &SourceError) -> InputError {
@@ -101,20 +123,41 @@ pub async fn run<S: Source>(
     plan: &Plan,
     progress: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<Report, SourceError> {
+    if let Some(n) = plan.in_flight {
+        source.set_in_flight(n);
+    }
     let metas = source.collections(&plan.selection).await?;
     let total = metas.len();
     let mut collections = Vec::with_capacity(total);
     let mut notes = Vec::new();
     let mut errors = Vec::new();
     let mut first_error = None;
-    for (i, meta) in metas.into_iter().enumerate() {
-        let namespace = meta.namespace();
-        match profile_collection(source, meta, plan.mode, (i + 1, total), progress).await {
-            Ok(c) => collections.push(c),
-            Err(e) if e.is_gone() => return Err(e),
-            Err(e) => {
-                errors.push(unreadable(&namespace, &e));
-                first_error.get_or_insert(e);
+    {
+        // Several collections are read at once; their results come back in
+        // the listing's order whatever order they finish in.
+        let shared: &S = source;
+        let tracker = Tracker {
+            total,
+            keep_bytes: keep_share(plan.memory, total),
+            finished: std::cell::Cell::new(0),
+            progress: std::cell::RefCell::new(progress),
+        };
+        let tracker = &tracker;
+        let mut read = futures_util::stream::iter(metas)
+            .map(|meta| async move {
+                let namespace = meta.namespace();
+                let r = read_collection(shared, meta, plan.mode, tracker).await;
+                (namespace, r)
+            })
+            .buffered(shared.in_flight().max(1));
+        while let Some((namespace, r)) = read.next().await {
+            match r {
+                Ok(c) => collections.push(c),
+                Err(e) if e.is_gone() => return Err(e),
+                Err(e) => {
+                    errors.push(unreadable(&namespace, &e));
+                    first_error.get_or_insert(e);
+                }
             }
         }
     }
@@ -212,6 +255,8 @@ pub async fn run<S: Source>(
         },
         notes,
         workload: None,
+        memory_budget_bytes: plan.memory as u64,
+        peak_memory_bytes: peak_memory_bytes(),
     })
 }
 
@@ -238,7 +283,23 @@ pub fn workload_only(plan: &Plan, label: String, workload: crate::workload::Work
         },
         notes: Vec::new(),
         workload: Some(workload),
+        memory_budget_bytes: plan.memory as u64,
+        peak_memory_bytes: peak_memory_bytes(),
     }
+}
+
+/// The process's peak resident memory (`VmHWM`), where the system says.
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
 }
 
 fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<rules::Finding> {
@@ -270,14 +331,61 @@ fn view_of(c: &CollectionReport) -> CollectionView<'_> {
     }
 }
 
+/// Progress of the collections in flight: how many there are, how many
+/// have finished, and where to report.
+struct Tracker<'p, 'f> {
+    total: usize,
+    /// Bytes of kept documents per collection.
+    keep_bytes: usize,
+    finished: std::cell::Cell<usize>,
+    progress: std::cell::RefCell<&'p mut (dyn FnMut(&Progress<'_>) + 'f)>,
+}
+
+impl Tracker<'_, '_> {
+    /// Reports `p` with its position: the collections finished so far,
+    /// counting this one (while it is read: the next to finish), of all.
+    fn report(&self, mut p: Progress<'_>) {
+        if p.done {
+            self.finished.set(self.finished.get() + 1);
+        }
+        let n = if p.done {
+            self.finished.get()
+        } else {
+            self.finished.get() + 1
+        };
+        p.position = (n.min(self.total), self.total);
+        // Never held across an await: the futures in flight take turns.
+        if let Ok(mut f) = self.progress.try_borrow_mut() {
+            f(&p);
+        }
+    }
+}
+
 /// Samples and profiles one collection, keeping a bounded sample.
+/// `position` is this collection's place in the run's progress.
 pub async fn profile_collection<S: Source>(
-    source: &mut S,
+    source: &S,
     meta: CollectionMeta,
     mode: SampleMode,
     position: (usize, usize),
     progress: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<CollectionReport, SourceError> {
+    let tracker = Tracker {
+        total: position.1,
+        keep_bytes: KEEP_BYTES,
+        finished: std::cell::Cell::new(position.0.saturating_sub(1)),
+        progress: std::cell::RefCell::new(progress),
+    };
+    read_collection(source, meta, mode, &tracker).await
+}
+
+async fn read_collection<S: Source>(
+    source: &S,
+    meta: CollectionMeta,
+    mode: SampleMode,
+    tracker: &Tracker<'_, '_>,
+) -> Result<CollectionReport, SourceError> {
+    let position = (0, tracker.total);
     let ns = meta.namespace();
     let expected = match mode {
         SampleMode::Sample(n) => Some(meta.documents.map_or(n, |d| d.min(n))),
@@ -290,11 +398,19 @@ pub async fn profile_collection<S: Source>(
     let start = Instant::now();
     let mut last = start;
     let mut profiler = ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS);
+    let keep_bytes = tracker.keep_bytes;
+    // Each kept document's share of the bytes, by the documents expected.
+    let doc_cap = (keep_bytes
+        / usize::try_from(expected.unwrap_or(keep).clamp(1, keep.max(1)))
+            .unwrap_or(usize::MAX)
+            .max(1))
+    .max(DOC_CAP_MIN);
     let mut kept = Reservoir::new(
         keep,
-        KEEP_BYTES,
+        keep_bytes,
         crate::profile::sketch::hash_bytes(7, ns.as_bytes()),
-    );
+    )
+    .cutting_above(doc_cap);
     let mut seen = 0u64;
     let mut sink = |bytes: &[u8]| {
         // Malformed documents are counted by the profiler and reported.
@@ -306,7 +422,7 @@ pub async fn profile_collection<S: Source>(
             let now = Instant::now();
             if now.duration_since(last) >= PROGRESS_EVERY {
                 last = now;
-                progress(&Progress {
+                tracker.report(Progress {
                     namespace: &ns,
                     position,
                     documents: seen,
@@ -317,8 +433,22 @@ pub async fn profile_collection<S: Source>(
             }
         }
     };
-    let outcome = source.sample(&meta, mode, &mut sink).await?;
-    progress(&Progress {
+    let outcome = match source.sample(&meta, mode, &mut sink).await {
+        Ok(o) => o,
+        Err(e) => {
+            // A collection that cannot be read is finished too.
+            tracker.report(Progress {
+                namespace: &ns,
+                position,
+                documents: seen,
+                expected,
+                elapsed: start.elapsed(),
+                done: true,
+            });
+            return Err(e);
+        }
+    };
+    tracker.report(Progress {
         namespace: &ns,
         position,
         documents: outcome.read,
@@ -327,14 +457,22 @@ pub async fn profile_collection<S: Source>(
         done: true,
     });
     let oversized = kept.oversized();
+    let cut = kept.cut_count();
     let mut report = CollectionReport::new(meta, &outcome, profiler.finish());
     if oversized > 0 {
         report.notes.push(format!(
-            "{oversized} large documents were profiled but not kept for the growth and reference stages (memory budget {} MiB)",
-            KEEP_BYTES >> 20
+            "{oversized} large documents were profiled but not kept for the growth and reference stages (memory share {} KiB)",
+            keep_bytes >> 10
         ));
     }
-    report.kept = kept.into_documents();
+    if cut > 0 {
+        report.notes.push(format!(
+            "{cut} documents over {} KiB were kept with long strings cut to {} bytes, to stay within the memory budget (profiled whole)",
+            doc_cap >> 10,
+            crate::sample::CUT_VALUE
+        ));
+    }
+    (report.kept, report.kept_sizes) = kept.into_parts();
     Ok(report)
 }
 
@@ -444,7 +582,7 @@ async fn snapshot_growth<S: Source>(
         .as_ref()
         .is_none_or(|o| now - o.taken_at > SNAPSHOT_MAX_AGE_SECS);
     if stale {
-        if let Some(snap) = snapshot::take(&c.namespace, &c.profile, &c.kept, now) {
+        if let Some(snap) = snapshot::take(&c.namespace, &c.profile, &c.kept, &c.kept_sizes, now) {
             snapshot::save(&file, &snap).map_err(|e| SourceError::Io {
                 path: file.display().to_string(),
                 reason: e.to_string(),

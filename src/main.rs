@@ -94,6 +94,14 @@ struct Common {
     /// Bound on each server operation, in seconds (also sent as maxTimeMS).
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     timeout: u64,
+    /// Collections read at once from a server (at most its connection pool,
+    /// `maxPoolSize`, 10 by default).
+    #[arg(long, value_name = "N", default_value_t = docshape::source::mongo::IN_FLIGHT, value_parser = parse_in_flight)]
+    concurrency: usize,
+    /// Memory budget of the run, in MiB: the documents kept per collection
+    /// for the reference and growth stages share half of it.
+    #[arg(long, value_name = "MIB", default_value_t = docshape::audit::MEMORY_MIB, value_parser = parse_memory)]
+    memory: usize,
     /// Neither read nor keep growth snapshots (kept in $XDG_STATE_HOME/docshape).
     #[arg(long)]
     no_snapshot: bool,
@@ -339,7 +347,25 @@ fn plan(c: &Common) -> Result<Plan, Fatal> {
     };
     plan.thresholds = thresholds(c)?;
     plan.lang = c.lang.unwrap_or_else(Lang::from_env);
+    plan.in_flight = Some(c.concurrency);
+    plan.memory = c.memory << 20;
     Ok(plan)
+}
+
+fn parse_memory(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (16..=1 << 20).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a number of MiB from 16 to 1048576, not {s:?}"
+        )),
+    }
+}
+
+fn parse_in_flight(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number from 1 to 1000, not {s:?}")),
+    }
 }
 
 /// Opens the target and profiles what the plan selects.

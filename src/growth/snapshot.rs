@@ -69,8 +69,15 @@ pub fn lengths_of(doc: &[u8], segs: &[Vec<Seg>]) -> Vec<Option<u64>> {
         .collect()
 }
 
-/// Takes a snapshot from the kept documents.
-pub fn take(namespace: &str, profile: &Profile, docs: &[Vec<u8>], now: f64) -> Option<Snapshot> {
+/// Takes a snapshot from the kept documents; `sizes` holds each one's
+/// size as read (a kept document may be cut), its own length where absent.
+pub fn take(
+    namespace: &str,
+    profile: &Profile,
+    docs: &[Vec<u8>],
+    sizes: &[u64],
+    now: f64,
+) -> Option<Snapshot> {
     let tracked = tracked_paths(profile);
     if tracked.is_empty() {
         return None;
@@ -78,7 +85,7 @@ pub fn take(namespace: &str, profile: &Profile, docs: &[Vec<u8>], now: f64) -> O
     let segs: Vec<Vec<Seg>> = tracked.iter().map(|t| t.1.clone()).collect();
     let mut out = Vec::new();
     let step = (docs.len() / SNAPSHOT_IDS).max(1);
-    for doc in docs.iter().step_by(step).take(SNAPSHOT_IDS) {
+    for (k, doc) in docs.iter().enumerate().step_by(step).take(SNAPSHOT_IDS) {
         let Some(id) = extract::top(doc, "_id") else {
             continue;
         };
@@ -87,7 +94,7 @@ pub fn take(namespace: &str, profile: &Profile, docs: &[Vec<u8>], now: f64) -> O
         };
         out.push(SnapDoc {
             id: b.into_canonical_extjson(),
-            size: doc.len() as u64,
+            size: sizes.get(k).copied().unwrap_or(doc.len() as u64),
             lengths: lengths_of(doc, &segs),
         });
     }

@@ -43,6 +43,12 @@ pub struct Report {
     /// What the queries do (`--workload`): shapes by total time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<crate::workload::Workload>,
+    /// The memory budget of the run (`--memory`), in bytes.
+    pub memory_budget_bytes: u64,
+    /// The process's peak resident memory when the report was made, where
+    /// the system says (Linux).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_memory_bytes: Option<u64>,
 }
 
 /// A part of the target that could not be read, and why.
@@ -110,6 +116,10 @@ pub struct CollectionReport {
     /// full read), within a byte budget.
     #[serde(skip)]
     pub kept: Vec<Vec<u8>>,
+    /// Size of each kept document as read: a document over its share of
+    /// the memory budget is kept cut (long strings shortened).
+    #[serde(skip)]
+    pub kept_sizes: Vec<u64>,
     #[serde(skip)]
     pub meta: CollectionMeta,
 }
@@ -184,6 +194,7 @@ impl CollectionReport {
                 && profile.invalid == 0,
             profile,
             kept: Vec::new(),
+            kept_sizes: Vec::new(),
             meta,
         }
     }

@@ -246,7 +246,7 @@ impl Source for FileSource {
     }
 
     async fn sample(
-        &mut self,
+        &self,
         meta: &CollectionMeta,
         mode: SampleMode,
         sink: &mut dyn Sink,

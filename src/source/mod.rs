@@ -227,9 +227,10 @@ pub trait Source {
     /// Collections to profile, with their metadata, in a stable order.
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>>;
 
-    /// Streams the documents of one collection to `sink`.
+    /// Streams the documents of one collection to `sink`. Takes `&self`:
+    /// up to [`Source::in_flight`] collections are read at once.
     async fn sample(
-        &mut self,
+        &self,
         meta: &CollectionMeta,
         mode: SampleMode,
         sink: &mut dyn Sink,
@@ -296,6 +297,18 @@ pub trait Source {
         ids: &[bson::Bson],
         paths: &[String],
     ) -> Result<Vec<Reread>>;
+
+    /// How many collections may be described and read at once (1 where
+    /// nothing is gained by overlapping them, as for files read on this
+    /// thread).
+    fn in_flight(&self) -> usize {
+        1
+    }
+
+    /// Asks for up to `n` collections in flight (a source may allow fewer).
+    fn set_in_flight(&mut self, n: usize) {
+        let _ = n;
+    }
 
     /// Round trips to a server for `namespace` so far, by command name
     /// (`None` for sources without a server).

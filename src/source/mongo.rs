@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bson::{doc, Document, RawDocumentBuf};
+use futures_util::StreamExt;
 use mongodb::error::ErrorKind;
 use mongodb::event::command::CommandEvent;
 use mongodb::event::EventHandler;
@@ -60,6 +61,11 @@ fn mode_limit(mode: SampleMode) -> Option<u64> {
 
 pub struct MongoSource {
     client: Client,
+    /// The same deployment without command monitoring, for reading
+    /// documents: monitoring hands every reply to its handler as a parsed
+    /// `Document`, which for a 16 MiB batch of small documents costs
+    /// hundreds of MB. Round trips of its reads are counted by hand.
+    reader: Client,
     label: String,
     timeout: Duration,
     /// The database named in the connection string, used when the user may
@@ -70,7 +76,14 @@ pub struct MongoSource {
     /// Commands sent, per namespace and command name, as the driver's
     /// command monitoring sees them (every round trip to a server).
     trips: Arc<Mutex<RoundTrips>>,
+    /// Collections described and read at once (at most the pool size).
+    in_flight: usize,
+    /// Connections the driver may open per server (`maxPoolSize`).
+    pool: usize,
 }
+
+/// Collections in flight unless told otherwise.
+pub const IN_FLIGHT: usize = 8;
 
 /// Round trips per namespace (`db.coll`; `db` alone for database-level
 /// commands), then per command name.
@@ -151,8 +164,16 @@ impl MongoSource {
         opts.server_selection_timeout = Some(timeout);
         opts.connect_timeout = Some(timeout.min(Duration::from_secs(10)));
         let default_db = opts.default_database.clone();
+        // The driver's default pool holds 10 connections; 0 means no cap.
+        let pool = match opts.max_pool_size {
+            Some(0) => usize::MAX,
+            Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+            None => 10,
+        };
         let trips = Arc::new(Mutex::new(RoundTrips::new()));
         let tally = Arc::clone(&trips);
+        let reader = Client::with_options(opts.clone())
+            .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
         opts.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
             if let CommandEvent::Started(s) = ev {
                 let ns = command_namespace(&s.db, &s.command_name, &s.command);
@@ -165,11 +186,14 @@ impl MongoSource {
             .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
         let src = MongoSource {
             client,
+            reader,
             label,
             timeout,
             default_db,
             secret,
             trips,
+            in_flight: IN_FLIGHT.min(pool),
+            pool,
         };
         src.call("connecting", async {
             src.client
@@ -509,6 +533,14 @@ impl Source for MongoSource {
         "server-group"
     }
 
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    fn set_in_flight(&mut self, n: usize) {
+        self.in_flight = n.clamp(1, self.pool);
+    }
+
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
         let mut out = Vec::new();
         for db in self.database_names(selection).await? {
@@ -537,126 +569,31 @@ impl Source for MongoSource {
                     .unwrap_or("")
                     .cmp(b.get_str("name").unwrap_or(""))
             });
-            for spec in specs {
-                let Ok(name) = spec.get_str("name") else {
-                    continue;
-                };
-                if !selection.wants(&db, name) {
-                    continue;
-                }
-                if let Some(meta) = self.describe(&db, &spec).await? {
-                    out.push(meta);
-                }
+            specs.retain(|spec| {
+                spec.get_str("name")
+                    .is_ok_and(|name| selection.wants(&db, name))
+            });
+            // Described a few at once (each is several round trips), kept
+            // in name order; the first error that ends the run wins.
+            let this = &*self;
+            let db = db.as_str();
+            let mut described = futures_util::stream::iter(specs.iter())
+                .map(|spec| this.describe(db, spec))
+                .buffered(this.in_flight.max(1));
+            while let Some(meta) = described.next().await {
+                out.extend(meta?);
             }
         }
         Ok(out)
     }
 
     async fn sample(
-        &mut self,
+        &self,
         meta: &CollectionMeta,
         mode: SampleMode,
         sink: &mut dyn Sink,
     ) -> Result<SampleOutcome> {
-        let coll: Collection<RawDocumentBuf> =
-            self.client.database(&meta.db).collection(&meta.name);
-        let max_time = self.max_time();
-        let ns = meta.namespace();
-        // When the sample would cover the whole collection, a plain scan
-        // reads the same documents without $sample's random sort.
-        let mut partial = None;
-        let (mut cursor, method) = match mode {
-            SampleMode::Sample(n) if meta.documents.is_none_or(|d| d > n) => {
-                let size = i64::try_from(n).unwrap_or(i64::MAX);
-                let sampled = self
-                    .call(&format!("starting $sample on {ns}"), async {
-                        coll.aggregate([doc! {"$sample": {"size": size}}])
-                            .with_type::<RawDocumentBuf>()
-                            .max_time(max_time)
-                            .batch_size(batch_size(meta, Some(n)))
-                            .await
-                    })
-                    .await;
-                match sampled {
-                    Ok(c) => (c, "$sample"),
-                    // A user may be refused aggregate (or a view may not
-                    // support $sample): fall back to the first documents in
-                    // natural order, and say the sample is not random.
-                    Err(SourceError::Server { reason, .. }) => {
-                        let limit = i64::try_from(n).unwrap_or(i64::MAX);
-                        let c = self
-                            .call(&format!("starting a scan of {ns}"), async {
-                                coll.find(doc! {})
-                                    .limit(limit)
-                                    .max_time(max_time)
-                                    .batch_size(batch_size(meta, Some(n)))
-                                    .await
-                            })
-                            .await?;
-                        partial = Some(format!(
-                            "$sample was refused ({reason}); the first {n} documents in natural order were read instead, which may not represent the collection"
-                        ));
-                        (c, "find (first documents)")
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            _ => {
-                let c = self
-                    .call(&format!("starting a scan of {ns}"), async {
-                        coll.find(doc! {})
-                            .max_time(max_time)
-                            .batch_size(batch_size(meta, mode_limit(mode)))
-                            .await
-                    })
-                    .await?;
-                (c, "find")
-            }
-        };
-        let limit = match mode {
-            SampleMode::Sample(n) => n,
-            SampleMode::Full => u64::MAX,
-        };
-        let mut read = 0u64;
-        let reading = format!("reading documents from {ns}");
-        let mut complete = true;
-        let mut exhausted = false;
-        while read < limit {
-            let more = match self.call(&reading, async { cursor.advance().await }).await {
-                Ok(more) => more,
-                Err(e) if gone(&e) => return Err(e),
-                // The server answered but the cursor is over: the collection
-                // was dropped or renamed under it (QueryPlanKilled,
-                // CursorNotFound), or the read ran past maxTimeMS. What was
-                // read is profiled, and the report says it is partial.
-                Err(e) => {
-                    complete = false;
-                    let stopped = format!(
-                        "the read stopped after {read} documents, so the profile covers only those ({e})"
-                    );
-                    partial = Some(match partial.take() {
-                        Some(p) => format!("{p}; {stopped}"),
-                        None => stopped,
-                    });
-                    break;
-                }
-            };
-            if !more {
-                exhausted = true;
-                break;
-            }
-            sink.document(cursor.current().as_bytes());
-            read += 1;
-        }
-        Ok(SampleOutcome {
-            read,
-            method: method.into(),
-            // A plain scan read to its end saw every document.
-            total: (complete && method == "find" && (mode == SampleMode::Full || exhausted))
-                .then_some(read),
-            partial,
-            skipped: 0,
-        })
+        self.read_documents(meta, mode, sink).await
     }
 
     async fn probe(
@@ -1035,6 +972,176 @@ impl MongoSource {
             }
         }
         Ok(out)
+    }
+}
+
+impl MongoSource {
+    /// Counts one round trip of the unmonitored reading client.
+    fn count_trip(&self, ns: &str, command: &str) {
+        if let Ok(mut t) = self.trips.lock() {
+            *t.entry(ns.to_owned())
+                .or_default()
+                .entry(command.to_owned())
+                .or_default() += 1;
+        }
+    }
+
+    /// Streams a sample (or every document) of one collection to `sink`,
+    /// a server reply at a time: the documents are handed over as slices
+    /// of the reply, which is dropped before the next one is asked for, so
+    /// at most one reply (16 MiB) is held whatever the collection's size.
+    /// Needs only `&self`: several collections may be read at once.
+    pub async fn read_documents(
+        &self,
+        meta: &CollectionMeta,
+        mode: SampleMode,
+        sink: &mut dyn Sink,
+    ) -> Result<SampleOutcome> {
+        let coll: Collection<RawDocumentBuf> =
+            self.reader.database(&meta.db).collection(&meta.name);
+        let max_time = self.max_time();
+        let ns = meta.namespace();
+        // When the sample would cover the whole collection, a plain scan
+        // reads the same documents without $sample's random sort.
+        let mut partial = None;
+        let (mut cursor, method) = match mode {
+            SampleMode::Sample(n) if meta.documents.is_none_or(|d| d > n) => {
+                let size = i64::try_from(n).unwrap_or(i64::MAX);
+                self.count_trip(&ns, "aggregate");
+                let sampled = self
+                    .call(&format!("starting $sample on {ns}"), async {
+                        coll.aggregate([doc! {"$sample": {"size": size}}])
+                            .max_time(max_time)
+                            .batch_size(batch_size(meta, Some(n)))
+                            .batch()
+                            .await
+                    })
+                    .await;
+                match sampled {
+                    Ok(c) => (c, "$sample"),
+                    // A user may be refused aggregate (or a view may not
+                    // support $sample): fall back to the first documents in
+                    // natural order, and say the sample is not random.
+                    Err(SourceError::Server { reason, .. }) => {
+                        let limit = i64::try_from(n).unwrap_or(i64::MAX);
+                        self.count_trip(&ns, "find");
+                        let c = self
+                            .call(&format!("starting a scan of {ns}"), async {
+                                coll.find(doc! {})
+                                    .limit(limit)
+                                    .max_time(max_time)
+                                    .batch_size(batch_size(meta, Some(n)))
+                                    .batch()
+                                    .await
+                            })
+                            .await?;
+                        partial = Some(format!(
+                            "$sample was refused ({reason}); the first {n} documents in natural order were read instead, which may not represent the collection"
+                        ));
+                        (c, "find (first documents)")
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            _ => {
+                self.count_trip(&ns, "find");
+                let c = self
+                    .call(&format!("starting a scan of {ns}"), async {
+                        coll.find(doc! {})
+                            .max_time(max_time)
+                            .batch_size(batch_size(meta, mode_limit(mode)))
+                            .batch()
+                            .await
+                    })
+                    .await?;
+                (c, "find")
+            }
+        };
+        let limit = match mode {
+            SampleMode::Sample(n) => n,
+            SampleMode::Full => u64::MAX,
+        };
+        let mut read = 0u64;
+        let mut skipped = 0u64;
+        let reading = format!("reading documents from {ns}");
+        let mut complete = true;
+        let mut exhausted = false;
+        // The first reply came with the command; each further one is a
+        // getMore. An open cursor left behind is closed (killCursors).
+        let mut replies = 0u64;
+        let mut open = true;
+        while read < limit {
+            if replies > 0 {
+                self.count_trip(&ns, "getMore");
+            }
+            let next = self
+                .call(&reading, async { cursor.next().await.transpose() })
+                .await;
+            let batch = match next {
+                Ok(Some(b)) => b,
+                Ok(None) => {
+                    open = false;
+                    exhausted = true;
+                    break;
+                }
+                Err(e) if gone(&e) => return Err(e),
+                // The server answered but the cursor is over: the collection
+                // was dropped or renamed under it (QueryPlanKilled,
+                // CursorNotFound), or the read ran past maxTimeMS. What was
+                // read is profiled, and the report says it is partial.
+                Err(e) => {
+                    open = false;
+                    complete = false;
+                    let stopped = format!(
+                        "the read stopped after {read} documents, so the profile covers only those ({e})"
+                    );
+                    partial = Some(match partial.take() {
+                        Some(p) => format!("{p}; {stopped}"),
+                        None => stopped,
+                    });
+                    break;
+                }
+            };
+            replies += 1;
+            open = batch
+                .as_raw_document()
+                .get_document("cursor")
+                .ok()
+                .and_then(|c| c.get_i64("id").ok())
+                .is_some_and(|id| id != 0);
+            let docs = batch
+                .doc_slices()
+                .map_err(|e| self.map_error(&reading, &e))?;
+            for d in docs {
+                if read >= limit {
+                    break;
+                }
+                match d.ok().and_then(bson::RawBsonRef::as_document) {
+                    Some(d) => {
+                        sink.document(d.as_bytes());
+                        read += 1;
+                    }
+                    None => skipped += 1,
+                }
+            }
+            if !open {
+                exhausted = true;
+                break;
+            }
+        }
+        drop(cursor);
+        if open {
+            self.count_trip(&ns, "killCursors");
+        }
+        Ok(SampleOutcome {
+            read,
+            method: method.into(),
+            // A plain scan read to its end saw every document.
+            total: (complete && method == "find" && (mode == SampleMode::Full || exhausted))
+                .then_some(read),
+            partial,
+            skipped,
+        })
     }
 }
 

@@ -1,0 +1,506 @@
+//! Any size: memory that does not grow with the documents read from a
+//! server, collections read several at once through a slow link, and a
+//! memory budget that holds for many collections of large documents.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use bson::{doc, Document};
+use docshape::audit::{self, Plan};
+use docshape::source::{MongoSource, SampleMode, Selection};
+use serde_json::Value;
+
+use common::{client, collection, collections, unique_db, uri};
+
+/// One test of this file at a time: they measure wall time or memory.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// The process's peak resident set (`VmHWM`, KiB), while it runs.
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Runs docshape with `args` (hermetic, as `common::docshape_env`), polling
+/// its peak RSS until it exits; returns the peak (KiB), the wall time and
+/// the JSON report it wrote to stdout.
+fn run_measuring(args: &[&str], limit: Duration) -> (u64, Duration, Value) {
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = home.path().join("report.json");
+    let start = Instant::now();
+    let mut child = Command::new(common::docshape_bin())
+        .args(args)
+        .args(["--format", "json", "--fail-on", "never", "-o"])
+        .arg(&out)
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("LANG", "C.UTF-8")
+        .env("DOCSHAPE_THREADS", "2")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run docshape");
+    let pid = child.id();
+    let mut peak = 0;
+    let status = loop {
+        if let Some(kib) = peak_rss_kib(pid) {
+            peak = peak.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("docshape {args:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let took = start.elapsed();
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    assert!(status.success(), "docshape {args:?}: {status}: {err}");
+    let report = serde_json::from_slice(&std::fs::read(&out).expect("the report"))
+        .expect("the report is JSON");
+    (peak, took, report)
+}
+
+/// A document of a dozen small fields (about 250 bytes), none of which
+/// looks like a reference to another collection.
+fn small_doc(i: u32) -> Document {
+    let f = f64::from(i);
+    doc! {
+        "name": format!("item {i}"),
+        "kind": ["a", "b", "c"][(i % 3) as usize],
+        "price": f * 0.25 + 0.5,
+        "weight": f * 0.125 + 0.25,
+        "ok": i % 2 == 0,
+        "tag": format!("t{}", i % 17),
+        "size": f * 1.5 + 0.5,
+        "colour": ["red", "green", "blue", "black"][(i % 4) as usize],
+        "note": "an ordinary document",
+        "ratio": f / 7.0 + 0.5,
+        "code": format!("c-{:06}", i),
+        "score": f * 0.01 + 0.5,
+    }
+}
+
+async fn insert(db: &str, coll: &str, n: u32) {
+    let c = client().await.database(db).collection::<Document>(coll);
+    let docs: Vec<Document> = (0..n).map(small_doc).collect();
+    for chunk in docs.chunks(5000) {
+        c.insert_many(chunk.to_vec()).await.expect("insert");
+    }
+}
+
+/// `audit --full` of a server collection holds at most one reply of
+/// documents, not every document read: from 3,000 to 30,000 documents the
+/// peak may grow by the bytes of the larger reply (read from the wire, then
+/// profiled) and a little noise, not by the documents themselves. Before
+/// the reads left command monitoring, every reply was also parsed into a
+/// `Document` tree (about 2 KB per small document): 61.6 MB at 30,000
+/// documents against 12.9 MB for a sample.
+#[test]
+fn full_reads_from_a_server_do_not_grow_with_the_documents() {
+    let _serial = serial();
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("server memory: needs /proc to read a child's peak RSS; skipped");
+        return;
+    }
+    let db = unique_db("fullmem");
+    let rt = runtime();
+    let gen = Instant::now();
+    rt.block_on(async {
+        insert(&db, "small", 3_000).await;
+        insert(&db, "large", 30_000).await;
+    });
+    eprintln!(
+        "server memory: loaded in {:.1} s",
+        gen.elapsed().as_secs_f64()
+    );
+    let limit = Duration::from_secs(120);
+    let mut measured = Vec::new();
+    for (coll, n) in [("small", 3_000u64), ("large", 30_000)] {
+        let ns = format!("{db}.{coll}");
+        let (peak, took, report) = run_measuring(
+            &["audit", &uri(), "-c", &ns, "--full", "--no-snapshot"],
+            limit,
+        );
+        let c = collection(&report, &ns);
+        assert_eq!(c["sampled"], n, "every document is profiled");
+        let bytes = c["doc_size"]["avg"].as_f64().expect("avg size") * n as f64;
+        eprintln!(
+            "server memory: {n} documents ({:.1} MB): peak RSS {:.1} MiB, {:.1} s",
+            bytes / 1e6,
+            peak as f64 / 1024.0,
+            took.as_secs_f64()
+        );
+        measured.push((peak, bytes));
+    }
+    rt.block_on(async {
+        let _ = client().await.database(&db).drop().await;
+    });
+    let (small_peak, _) = measured[0];
+    let (large_peak, large_bytes) = measured[1];
+    // One reply of the larger read, counted twice (the wire buffer and the
+    // reply it becomes), 10 % of the smaller peak and 4 MiB of noise.
+    let reply_kib = (2.0 * large_bytes / 1024.0) as u64;
+    let bound = small_peak + small_peak / 10 + reply_kib + 4 * 1024;
+    assert!(
+        large_peak <= bound,
+        "peak RSS grew with the documents read: {small_peak} KiB for 3,000, {large_peak} KiB for 30,000 (bound {bound} KiB)"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// A slow link: a proxy on loopback that holds every server reply 25 ms.
+// ---------------------------------------------------------------------------
+
+struct DelayProxy {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    sockets: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl DelayProxy {
+    fn start(upstream: &str, delay: Duration) -> DelayProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        let port = listener.local_addr().expect("proxy address").port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let sockets: Arc<Mutex<Vec<TcpStream>>> = Arc::new(Mutex::new(Vec::new()));
+        let upstream = upstream.to_owned();
+        let (st, so) = (Arc::clone(&stop), Arc::clone(&sockets));
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                if st.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(client) = client else { continue };
+                let Ok(server) = TcpStream::connect(&upstream) else {
+                    continue;
+                };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
+                if let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) {
+                    let mut keep = so.lock().unwrap_or_else(PoisonError::into_inner);
+                    keep.push(c2);
+                    keep.push(s2);
+                }
+                let (Ok(mut c_read), Ok(mut s_write)) = (client.try_clone(), server.try_clone())
+                else {
+                    continue;
+                };
+                // Requests go through at once.
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut c_read, &mut s_write);
+                    let _ = s_write.shutdown(Shutdown::Write);
+                });
+                // Each reply (one wire message) waits `delay` first.
+                let (mut s_read, mut c_write) = (server, client);
+                std::thread::spawn(move || loop {
+                    let mut head = [0u8; 4];
+                    if s_read.read_exact(&mut head).is_err() {
+                        let _ = c_write.shutdown(Shutdown::Write);
+                        return;
+                    }
+                    let len = i32::from_le_bytes(head).max(4) as usize;
+                    let mut msg = vec![0u8; len];
+                    msg[..4].copy_from_slice(&head);
+                    if s_read.read_exact(&mut msg[4..]).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(delay);
+                    if c_write.write_all(&msg).is_err() {
+                        return;
+                    }
+                });
+            }
+        });
+        DelayProxy {
+            port,
+            stop,
+            sockets,
+        }
+    }
+}
+
+impl Drop for DelayProxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for s in self
+            .sockets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+        // Wake the accept loop so that it sees `stop`.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// The test server's `host:port`, when its URI is a plain one the proxy can
+/// stand in for.
+fn upstream_of(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("mongodb://")?;
+    let hosts = rest.split(['/', '?']).next()?;
+    let hosts = hosts.rsplit('@').next()?;
+    (!hosts.contains(',')).then(|| hosts.to_owned())
+}
+
+const COLLECTIONS: usize = 120;
+const DELAY: Duration = Duration::from_millis(25);
+
+/// 120 small collections behind a link that adds 25 ms to every reply.
+/// Read one after another, each costs its round trips × 25 ms (16.6 s in
+/// all, measured before collections were read several at once); with `n`
+/// in flight the run must finish within
+/// 1.5 × 120 × 25 ms × (round trips per collection) / n,
+/// plus the run's own round trips (connecting, listing) at 25 ms each.
+/// The report keeps the listing's order, and progress counts every
+/// collection once as it completes, whatever order that is in.
+#[test]
+fn collections_in_flight_through_a_slow_link() {
+    let _serial = serial();
+    let Some(upstream) = upstream_of(&uri()) else {
+        eprintln!(
+            "in flight: the proxy cannot stand in for {}; skipped",
+            uri()
+        );
+        return;
+    };
+    let db = unique_db("flight");
+    let rt = runtime();
+    rt.block_on(async {
+        let c = client().await;
+        for i in 0..COLLECTIONS {
+            // Sizes differ so that reads finish out of order.
+            let docs: Vec<Document> = (0..(1 + i % 7) as u32).map(small_doc).collect();
+            c.database(&db)
+                .collection::<Document>(&format!("c{i:03}"))
+                .insert_many(docs)
+                .await
+                .expect("insert");
+        }
+    });
+    let proxy = DelayProxy::start(&upstream, DELAY);
+    let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", proxy.port);
+
+    let in_flight = docshape::source::mongo::IN_FLIGHT;
+    let start = Instant::now();
+    let out = common::docshape(&[
+        "audit",
+        &via,
+        "--db",
+        &db,
+        "--format",
+        "json",
+        "--no-snapshot",
+        "--fail-on",
+        "never",
+    ]);
+    let took = start.elapsed();
+    let report = common::json_ok(&out);
+    let colls = collections(&report);
+    assert_eq!(colls.len(), COLLECTIONS);
+    let names: Vec<&str> = colls
+        .iter()
+        .map(|c| c["namespace"].as_str().expect("namespace"))
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted, "the report keeps the listing's order");
+    for (i, c) in colls.iter().enumerate() {
+        assert_eq!(c["sampled"], 1 + i as u64 % 7, "{}", c["namespace"]);
+    }
+    // Round trips per collection, as the report counts them.
+    let trips: u64 = colls
+        .iter()
+        .map(|c| {
+            c["round_trips"]
+                .as_object()
+                .expect("round_trips")
+                .values()
+                .map(|v| v.as_u64().expect("a count"))
+                .sum::<u64>()
+        })
+        .max()
+        .expect("collections");
+    // The run's own: a handshake per connection (at most the pool, and the
+    // reading client's), ping, listDatabases, listCollections.
+    let own = 2 * 10 + 3;
+    let per_coll = DELAY.as_secs_f64() * trips as f64;
+    let bound =
+        1.5 * COLLECTIONS as f64 * per_coll / in_flight as f64 + own as f64 * DELAY.as_secs_f64();
+    eprintln!(
+        "in flight: {COLLECTIONS} collections, {trips} round trips each, {in_flight} in flight, 25 ms a reply: {:.2} s (bound {bound:.2} s; one at a time would take {:.2} s)",
+        took.as_secs_f64(),
+        COLLECTIONS as f64 * per_coll
+    );
+    assert!(
+        took.as_secs_f64() <= bound,
+        "{COLLECTIONS} collections through a 25 ms link took {took:?}, more than {bound:.2} s"
+    );
+
+    // Progress through the library: every collection reported done once,
+    // the count of finished collections rising 1, 2, … N.
+    let mut plan = Plan::new(
+        Selection {
+            dbs: vec![db.clone()],
+            collections: Vec::new(),
+        },
+        SampleMode::Sample(1000),
+    );
+    plan.relationships = false;
+    let mut done: Vec<(String, (usize, usize))> = Vec::new();
+    let mut running_ok = true;
+    let report = rt.block_on(async {
+        let mut src = MongoSource::connect(&via, Duration::from_secs(30))
+            .await
+            .expect("connect through the proxy");
+        audit::run(&mut src, &plan, &mut |p| {
+            if p.done {
+                done.push((p.namespace.to_owned(), p.position));
+            } else {
+                running_ok &= p.position.0 >= 1 && p.position.0 <= p.position.1;
+            }
+        })
+        .await
+        .expect("audit through the proxy")
+    });
+    assert!(running_ok, "positions while reading stay within 1..=N");
+    assert_eq!(report.collections.len(), COLLECTIONS);
+    let positions: Vec<usize> = done.iter().map(|(_, p)| p.0).collect();
+    assert_eq!(positions, (1..=COLLECTIONS).collect::<Vec<_>>());
+    assert!(done.iter().all(|(_, p)| p.1 == COLLECTIONS));
+    let mut seen: Vec<&str> = done.iter().map(|(n, _)| n.as_str()).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), COLLECTIONS, "each collection done once");
+    drop(proxy);
+    rt.block_on(async {
+        let _ = client().await.database(&db).drop().await;
+    });
+}
+
+// ---------------------------------------------------------------------------
+// The memory budget.
+// ---------------------------------------------------------------------------
+
+/// Writes `n` documents of about `pad` bytes each as a `.bson` file.
+fn write_padded(path: &Path, n: u32, pad: usize) {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let text = "p".repeat(pad);
+    for i in 0..n {
+        let d = doc! {
+            "_id": i64::from(i),
+            "title": format!("record {i}"),
+            "price": f64::from(i) * 0.5 + 0.25,
+            "tags": ["a", "b"],
+            "body": &text,
+        };
+        let mut b = Vec::new();
+        d.to_writer(&mut b).expect("serialise");
+        w.write_all(&b).expect("write");
+    }
+    w.flush().expect("flush");
+}
+
+/// The findings of a report as (namespace, rule, path), sorted.
+fn findings(report: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for c in collections(report) {
+        for f in c["findings"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            out.push((
+                c["namespace"].as_str().unwrap_or("").to_owned(),
+                f["rule"].as_str().unwrap_or("").to_owned(),
+                f["path"].as_str().unwrap_or("").to_owned(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// 40 collections of 200 documents of 100 KB (800 MB) stay within the
+/// default 256 MiB budget (818 MB peak when every kept sample lived whole
+/// until the end), with the same findings as a run given room to keep
+/// every document whole.
+#[test]
+fn forty_collections_of_large_documents_stay_within_the_budget() {
+    let _serial = serial();
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("budget: needs /proc to read a child's peak RSS; skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("big");
+    std::fs::create_dir(&dir).expect("mkdir");
+    for i in 0..40 {
+        write_padded(&dir.join(format!("c{i:02}.bson")), 200, 100_000);
+    }
+    let dir = dir.to_str().expect("utf-8");
+    let limit = Duration::from_secs(300);
+    let (peak, took, report) = run_measuring(&["audit", dir, "--no-snapshot"], limit);
+    let budget = report["memory_budget_bytes"].as_u64().expect("budget");
+    assert_eq!(budget, 256 << 20);
+    let stated = report["peak_memory_bytes"].as_u64().expect("peak stated");
+    eprintln!(
+        "budget: 40 x 200 x 100 KB: peak RSS {:.1} MiB (stated {:.1} MiB), {:.1} s",
+        peak as f64 / 1024.0,
+        stated as f64 / (1 << 20) as f64,
+        took.as_secs_f64()
+    );
+    assert!(
+        peak * 1024 <= budget,
+        "peak RSS {peak} KiB over the {budget}-byte budget"
+    );
+    assert_eq!(collections(&report).len(), 40);
+    for c in collections(&report) {
+        assert_eq!(c["sampled"], 200);
+    }
+    // Given room for every document whole (the kept share is capped at
+    // 64 MiB a collection, 327 KB a document here), the findings are the
+    // same.
+    let (roomy_peak, _, roomy) =
+        run_measuring(&["audit", dir, "--no-snapshot", "--memory", "8192"], limit);
+    eprintln!(
+        "budget: the same with --memory 8192: peak RSS {:.1} MiB",
+        roomy_peak as f64 / 1024.0
+    );
+    assert!(!findings(&report).is_empty(), "large documents are found");
+    assert_eq!(findings(&report), findings(&roomy));
+}
