@@ -250,7 +250,7 @@ mod cut_tests {
             "short": "abc",
             "long": &long,
             "bin": Binary { subtype: BinarySubtype::Generic, bytes: vec![7; 9000] },
-            "arr": (0..300).map(|i| bson::Bson::Int32(i)).collect::<Vec<_>>(),
+            "arr": (0..300).map(bson::Bson::Int32).collect::<Vec<_>>(),
             "nested": {"deep": &long, "ref": id},
             "list": [{"t": &long}, {"t": "x"}],
         };

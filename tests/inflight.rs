@@ -104,7 +104,7 @@ fn small_doc(i: u32) -> Document {
         "kind": kind,
         "price": f * 0.25 + 0.5,
         "weight": f * 0.125 + 0.25,
-        "ok": i % 2 == 0,
+        "ok": i.is_multiple_of(2),
         "tag": format!("t{}", i % 17),
         "size": f * 1.5 + 0.5,
         "colour": colour,
@@ -374,10 +374,10 @@ fn collections_in_flight_through_a_slow_link() {
         .expect("collections");
     // The run's own: a handshake per connection (at most the pool, and the
     // reading client's), ping, listDatabases, listCollections.
-    let own = 2 * 10 + 3;
+    let own: u32 = 2 * 10 + 3;
     let per_coll = DELAY.as_secs_f64() * trips as f64;
-    let bound =
-        1.5 * COLLECTIONS as f64 * per_coll / in_flight as f64 + own as f64 * DELAY.as_secs_f64();
+    let bound = 1.5 * COLLECTIONS as f64 * per_coll / in_flight as f64
+        + f64::from(own) * DELAY.as_secs_f64();
     eprintln!(
         "in flight: {COLLECTIONS} collections, {trips} round trips each, {in_flight} in flight, 25 ms a reply: {:.2} s (bound {bound:.2} s; one at a time would take {:.2} s)",
         took.as_secs_f64(),
@@ -487,7 +487,7 @@ fn forty_collections_of_large_documents_stay_within_the_budget() {
     eprintln!(
         "budget: 40 x 200 x 100 KB: peak RSS {:.1} MiB (stated {:.1} MiB), {:.1} s",
         peak as f64 / 1024.0,
-        stated as f64 / (1 << 20) as f64,
+        stated as f64 / f64::from(1u32 << 20),
         took.as_secs_f64()
     );
     assert!(
