@@ -290,7 +290,12 @@ pub fn workload_only(plan: &Plan, label: String, workload: crate::workload::Work
 
 /// The process's peak resident memory (`VmHWM`), where the system says.
 pub fn peak_memory_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    peak_memory_of("/proc/self/status")
+}
+
+/// The peak resident memory (`VmHWM`) a `/proc/PID/status` file states.
+pub fn peak_memory_of(status_file: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(status_file).ok()?;
     let kib: u64 = status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))?

@@ -35,15 +35,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// The process's peak resident set (`VmHWM`, KiB), while it runs.
 fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
+    audit::peak_memory_of(&format!("/proc/{pid}/status")).map(|b| b / 1024)
 }
 
 /// Runs docshape with `args` (hermetic, as `common::docshape_env`), polling
