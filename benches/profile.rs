@@ -1203,6 +1203,89 @@ fn check(cores: usize) -> bool {
 }
 
 // ---------------------------------------------------------------------------
+// Workload: the mongod log reader
+// ---------------------------------------------------------------------------
+
+/// A deterministic `mongod` 7.0-style JSON log: two of every three lines
+/// are slow queries (finds, updates, deletes, aggregates over a few dozen
+/// shapes with varying values), the rest other log lines.
+fn write_log(path: &Path, mb: u64) -> u64 {
+    let mut rng = Rng::new(7);
+    let mut out = BufWriter::new(File::create(path).expect("create the log"));
+    let target = mb * 1_000_000;
+    let mut written = 0u64;
+    let mut lines = 0u64;
+    while written < target {
+        let i = rng.next();
+        let ms = 1 + i % 400;
+        let coll = ["orders", "customers", "events", "items"][(i % 4) as usize];
+        let line = match lines % 6 {
+            0 | 3 => format!(
+                r#"{{"t":{{"$date":"2026-01-01T00:00:{:02}.000+00:00"}},"s":"I","c":"COMMAND","id":51803,"ctx":"conn{}","msg":"Slow query","attr":{{"type":"command","ns":"shop.{coll}","command":{{"find":"{coll}","filter":{{"status":"s{}","qty":{{"$gte":{},"$lt":{}}},"tags":{{"$in":["a","b","c"]}}}},"sort":{{"at":-1}},"limit":20,"lsid":{{"id":{{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581"}}}},"$db":"shop"}},"planSummary":"IXSCAN {{ status: 1, at: -1 }}","keysExamined":{},"docsExamined":{},"hasSortStage":false,"nreturned":20,"queryHash":"7C953B42","planCacheKey":"8F9FC8CC","reslen":4397,"locks":{{"Global":{{"acquireCount":{{"r":1}}}}}},"storage":{{"data":{{"bytesRead":237273}}}},"remote":"10.0.0.1:62755","protocol":"op_msg","durationMillis":{ms}}}}}"#,
+                i % 60,
+                i % 500,
+                i % 7,
+                i % 100,
+                100 + i % 100,
+                i % 1000,
+                i % 900
+            ),
+            1 => format!(
+                r#"{{"t":{{"$date":"2026-01-01T00:00:01.000+00:00"}},"s":"I","c":"WRITE","id":51803,"ctx":"conn{}","msg":"Slow query","attr":{{"type":"update","ns":"shop.{coll}","command":{{"q":{{"_id":{{"$oid":"65f20b835538c55aa02d9e{:02x}"}}}},"u":{{"$push":{{"events":{{"at":{{"$date":"2026-01-01T00:00:00Z"}},"n":{}}}}}}},"multi":false,"upsert":false}},"planSummary":"IDHACK","keysExamined":1,"docsExamined":1,"nMatched":1,"nModified":1,"numYields":0,"remote":"10.0.0.2:1","durationMillis":{ms}}}}}"#,
+                i % 500,
+                i % 256,
+                i % 1000
+            ),
+            2 => format!(
+                r#"{{"t":{{"$date":"2026-01-01T00:00:02.000+00:00"}},"s":"I","c":"COMMAND","id":51803,"ctx":"conn{}","msg":"Slow query","attr":{{"type":"command","ns":"shop.{coll}","command":{{"aggregate":"{coll}","pipeline":[{{"$match":{{"customer":"c{}"}}}},{{"$lookup":{{"from":"items","localField":"sku","foreignField":"sku","as":"item"}}}},{{"$group":{{"_id":"$customer","n":{{"$sum":1}}}}}}],"cursor":{{}},"$db":"shop"}},"planSummary":"COLLSCAN","keysExamined":0,"docsExamined":{},"nreturned":1,"durationMillis":{ms}}}}}"#,
+                i % 500,
+                i % 10_000,
+                10_000 + i % 5000
+            ),
+            _ => format!(
+                r#"{{"t":{{"$date":"2026-01-01T00:00:03.000+00:00"}},"s":"I","c":"NETWORK","id":22943,"ctx":"listener","msg":"Connection accepted","attr":{{"remote":"10.0.0.3:{}","uuid":{{"uuid":{{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581"}}}},"connectionId":{},"connectionCount":12}}}}"#,
+                i % 65_000,
+                i % 100_000
+            ),
+        };
+        out.write_all(line.as_bytes()).expect("write");
+        out.write_all(b"\n").expect("write");
+        written += line.len() as u64 + 1;
+        lines += 1;
+    }
+    out.flush().expect("flush");
+    lines
+}
+
+fn workload_bench(mb: u64, runs: usize) {
+    let dir = std::env::temp_dir().join(format!("docshape-bench-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("mongod.log");
+    let lines = write_log(&path, mb);
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let mut times = Vec::new();
+    let mut shapes = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let w = docshape::workload::read_logs(&path).expect("read the log");
+        times.push(t.elapsed().as_secs_f64());
+        shapes = w.shapes.len();
+        black_box(w);
+    }
+    times.sort_by(f64::total_cmp);
+    let med = times[times.len() / 2];
+    println!(
+        "| workload log reader | {:.0} MB, {} lines, {shapes} shapes | {:.2} s | {:.0} MB/s | {:.0} lines/s |",
+        bytes as f64 / 1e6,
+        lines,
+        med,
+        bytes as f64 / 1e6 / med,
+        lines as f64 / med
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------
 // Main
 // ---------------------------------------------------------------------------
 
@@ -1221,6 +1304,9 @@ struct Options {
     /// Run without `--bench` (as `cargo test --all-targets` does) and without
     /// `--docs`: a quick check that everything works, not a measurement.
     smoke: bool,
+    /// `--workload MB`: time the `mongod` log reader on a generated log of
+    /// about this many megabytes, and nothing else.
+    workload_mb: Option<u64>,
 }
 
 /// Documents per collection in smoke-test mode.
@@ -1241,6 +1327,7 @@ fn parse_args(args: &[String]) -> Options {
         check: false,
         server: false,
         smoke: false,
+        workload_mb: None,
     };
     let mut bench = false;
     let mut sized = false;
@@ -1255,6 +1342,10 @@ fn parse_args(args: &[String]) -> Options {
             "--keep-files" => o.keep_files = true,
             "--check" => o.check = true,
             "--server" => o.server = true,
+            "--workload" => {
+                o.workload_mb = Some(parse_count(it.next().expect("--workload needs megabytes")));
+                sized = true;
+            }
             "--write-data" => {
                 o.write_data = Some(PathBuf::from(
                     it.next().expect("--write-data needs a directory"),
@@ -1304,6 +1395,10 @@ fn main() {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     if let Some(dir) = &opts.write_data {
         write_data(dir, n, cores);
+        return;
+    }
+    if let Some(mb) = opts.workload_mb {
+        workload_bench(mb, opts.runs);
         return;
     }
     if opts.check {
