@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use futures_util::StreamExt;
 use std::time::{Duration, Instant};
 
+use crate::advise::{self, Advice};
 use crate::growth::{self, snapshot};
 use crate::i18n::Lang;
 use crate::profile::{threads_from_env, ShardedProfiler, DEFAULT_MAX_PATHS};
@@ -210,7 +211,7 @@ pub async fn run<S: Source>(
     }
     drop(views);
     let now = now_secs();
-    let mut findings_per: Vec<Vec<rules::Finding>> = Vec::with_capacity(collections.len());
+    let mut findings_per: Vec<Vec<Advice>> = Vec::with_capacity(collections.len());
     for (c, d) in collections.iter().zip(drift) {
         let ctx = CollectionCtx {
             report: c,
@@ -222,7 +223,13 @@ pub async fn run<S: Source>(
             index_usage: c.meta.index_usage.as_deref(),
             now,
         };
-        findings_per.push(rules::check_collection(&ctx, &plan.thresholds, plan.lang));
+        let found = rules::check_collection(&ctx, &plan.thresholds, plan.lang);
+        findings_per.push(
+            found
+                .into_iter()
+                .map(|f| advise::advise(&ctx, f, plan.lang))
+                .collect(),
+        );
     }
     for (c, f) in collections.iter_mut().zip(findings_per) {
         c.findings = f;
@@ -307,7 +314,7 @@ pub fn peak_memory_of(status_file: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<rules::Finding> {
+fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<Advice> {
     let mut dbs: Vec<(&str, Vec<&str>)> = Vec::new();
     for c in collections {
         match dbs.iter_mut().find(|(d, _)| *d == c.meta.db) {
@@ -320,6 +327,9 @@ fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<rul
         databases: dbs,
     };
     rules::check_deployment(&ctx, &plan.thresholds, plan.lang)
+        .into_iter()
+        .map(|f| advise::advise_deployment(f, plan.lang))
+        .collect()
 }
 
 /// What the relationship stage sees of a profiled collection.

@@ -8,11 +8,11 @@ use std::fmt::Write;
 
 use serde_json::{json, Map};
 
-use super::{header, js, js_coll, js_value};
+use super::{header, js, js_coll, js_value, Suggestion};
 use crate::i18n::Lang;
 use crate::profile::{query_path, FieldProfile, Seg};
 use crate::relate::{KeyUniqueness, Relationship};
-use crate::rules::{CollectionCtx, Suggestion};
+use crate::rules::CollectionCtx;
 
 /// `$substrCP` of the string at `field` from `start`, `len` code points.
 fn sub(field: &str, start: usize, len: usize) -> serde_json::Value {

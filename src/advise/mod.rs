@@ -3,6 +3,7 @@
 //! the sample, and a `mongosh` migration script that is safe to re-run.
 //! docshape never runs these scripts; it only writes them.
 
+mod advice;
 mod convert;
 mod examples;
 pub mod integrity;
@@ -10,13 +11,34 @@ mod scripts;
 
 use std::fmt::Write;
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::i18n::Lang;
 use crate::profile::{extract, query_path, FieldProfile, Seg};
-use crate::rules::{CollectionCtx, Suggestion};
+use crate::rules::CollectionCtx;
 
+pub use advice::{advise, advise_deployment, review_indexes, suggest, Advice};
 pub use examples::{display_doc, pick_doc, strip_path};
+
+/// What to do instead.
+#[derive(Clone, Debug, Serialize)]
+pub struct Suggestion {
+    /// One of the contract's pattern identifiers.
+    pub pattern: &'static str,
+    pub summary: String,
+    /// A document as it is now, from the collection's own fields and values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<serde_json::Value>,
+    /// The same data after the refactor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<serde_json::Value>,
+    /// The effect estimated on the sample (sizes before and after …).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub effect: serde_json::Map<String, serde_json::Value>,
+    /// A `mongosh` script, safe to re-run; docshape never runs it.
+    pub migration: String,
+}
 
 /// `db.getSiblingDB("db").getCollection("coll")`, quoted safely.
 pub fn js_coll(db: &str, coll: &str) -> String {

@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use super::{CollectionReport, Report};
-use crate::rules::{Finding, Severity};
+use crate::advise::Advice;
+use crate::rules::Severity;
 
 pub fn render(report: &Report) -> String {
     let zh = report.rules.lang == crate::i18n::Lang::Zh;
@@ -62,7 +63,7 @@ pub fn render(report: &Report) -> String {
         let n = report.all_findings().filter(|f| f.severity == s).count();
         let _ = writeln!(out, "| {} {} | {n} |", icon(s), s.name());
     }
-    let all: Vec<&Finding> = report.all_findings().collect();
+    let all: Vec<&Advice> = report.all_findings().collect();
     if !all.is_empty() {
         let _ = writeln!(
             out,
@@ -197,7 +198,7 @@ fn collection(out: &mut String, c: &CollectionReport, zh: bool) {
     let _ = writeln!(out, "\n</details>");
 }
 
-fn finding(out: &mut String, f: &Finding, zh: bool) {
+fn finding(out: &mut String, f: &Advice, zh: bool) {
     let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };
     let path = f
         .path

@@ -32,7 +32,7 @@ pub struct Report {
     pub errors: Vec<InputError>,
     pub relationships: Vec<crate::relate::Relationship>,
     /// Findings about whole databases or the deployment.
-    pub findings: Vec<crate::rules::Finding>,
+    pub findings: Vec<crate::advise::Advice>,
     /// Queries the relationship stage sent (or file scans it made).
     pub relationship_cost: crate::relate::RelateCost,
     /// The rule profile findings were judged by, and the language.
@@ -96,7 +96,7 @@ pub struct CollectionReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<serde_json::Value>,
     pub fields: Vec<FieldProfile>,
-    pub findings: Vec<crate::rules::Finding>,
+    pub findings: Vec<crate::advise::Advice>,
     /// True when the collection had more distinct paths than the profile
     /// keeps; the paths beyond the cap are not listed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -221,7 +221,7 @@ pub fn plain<T: Serialize>(v: &T) -> String {
 
 impl Report {
     /// Every finding: per collection, then database-wide.
-    pub fn all_findings(&self) -> impl Iterator<Item = &crate::rules::Finding> {
+    pub fn all_findings(&self) -> impl Iterator<Item = &crate::advise::Advice> {
         self.collections
             .iter()
             .flat_map(|c| c.findings.iter())

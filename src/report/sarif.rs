@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::Report;
-use crate::rules::{Severity, RULES};
+use crate::rules::{Severity, REGISTRY};
 
 const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
@@ -14,33 +14,6 @@ fn level(s: Severity) -> &'static str {
         Severity::Critical => "error",
         Severity::Warning => "warning",
         Severity::Info => "note",
-    }
-}
-
-fn short(rule: &str) -> &'static str {
-    match rule {
-        "unbounded-array" => "Array grows without bound or is too long to embed",
-        "large-reference-array" => "Array of thousands of references",
-        "document-near-limit" => "Document near the 16 MiB limit",
-        "bloated-document" => "Large documents, or one field carrying most of the bytes",
-        "time-series-per-event" => "Time series stored one event per document",
-        "dynamic-keys" => "Object keys that are data",
-        "mixed-types" => "One field, several types",
-        "denormalization-drift" => "Copied fields disagree with their source",
-        "missing-reference-index" => "Reference field without an index",
-        "redundant-index" => "Index that is a prefix of another",
-        "unused-index" => "Index that is not used",
-        "too-many-indexes" => "Too many indexes on one collection",
-        "too-many-collections" => "Too many collections",
-        "deep-nesting" => "Documents nested too deeply",
-        "too-many-fields" => "Too many distinct fields",
-        "polymorphic-without-discriminator" => "Several shapes and no type field",
-        "long-field-names" => "Field names take much of the document",
-        "dangling-references" => "References that point at no document",
-        "string-dates" => "Dates stored as strings",
-        "lossy-numbers" => "Numbers a double cannot hold exactly",
-        "non-unique-reference-key" => "Referenced key that is not unique",
-        _ => "docshape rule",
     }
 }
 
@@ -104,14 +77,14 @@ fn invocation(report: &Report) -> Value {
 }
 
 pub fn render(report: &Report) -> String {
-    let rules: Vec<Value> = RULES
+    let rules: Vec<Value> = REGISTRY
         .iter()
         .map(|r| {
             json!({
-                "id": r,
-                "name": camel(r),
-                "shortDescription": { "text": short(r) },
-                "help": { "text": format!("docshape lesson and rule catalogue: {r} (see docs/rules.md)") },
+                "id": r.id,
+                "name": camel(r.id),
+                "shortDescription": { "text": r.title },
+                "help": { "text": format!("docshape lesson and rule catalogue: {} (see docs/rules.md)", r.id) },
             })
         })
         .collect();
@@ -122,7 +95,7 @@ pub fn render(report: &Report) -> String {
                 Some(p) => format!("{}.{p}", f.namespace),
                 None => f.namespace.clone(),
             };
-            let index = RULES.iter().position(|r| *r == f.rule).unwrap_or(0);
+            let index = REGISTRY.iter().position(|r| r.id == f.rule).unwrap_or(0);
             let fingerprint = crate::profile::sketch::hash_bytes(
                 1,
                 format!(

@@ -238,7 +238,7 @@ fn summary(out: &mut String, report: &Report, style: Style) {
     );
 }
 
-fn finding(out: &mut String, f: &crate::rules::Finding, style: Style) {
+fn finding(out: &mut String, f: &crate::advise::Advice, style: Style) {
     use crate::rules::Severity;
     let tag = match f.severity {
         Severity::Critical => style.paint("31;1", "CRITICAL"),

@@ -3,8 +3,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{bytes, percent};
 use crate::i18n::Lang;
 use crate::profile::Seg;
@@ -96,11 +95,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         path: Some(target.path.clone()),
         message,
         evidence: ev,
-        explanation: lang.pick(
-            "Large documents fill the cache with bytes most queries never use, so fewer documents fit in memory and every read costs more I/O. The seeds' avatar example: a 5–10 MB image read by one query in ten belongs in its own collection (or GridFS), referenced from the contact.".to_owned(),
-            "大文档会用大多数查询根本不需要的字节填满缓存，内存能容纳的文档变少，每次读取的 I/O 代价更高。种子材料中的头像例子：5–10 MB、十次查询只用到一次的头像，应该放到独立集合（或 GridFS）中，由联系人文档引用。".to_owned(),
-        ),
-        source: "seeds/001 (avatar 5–10 MB), Atlas schema advisor (> 2 MB)".into(),
-        suggestion: advise::separate(ctx, target, lang),
+        remedy: Remedy::Separate {
+            path: target.path.clone(),
+        },
     }]
 }

@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::relate::Kind;
@@ -39,8 +38,22 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(r.from_path.clone()),
             message: lang.pick(
-                format!("{} of {} references checked in {} ({}) point at no document of {}", group(missing), group(probed), r.from_path, percent(share), r.to),
-                format!("{} 中检查的 {} 个引用里有 {} 个（{}）指向 {} 中不存在的文档", r.from_path, group(probed), group(missing), percent(share), r.to),
+                format!(
+                    "{} of {} references checked in {} ({}) point at no document of {}",
+                    group(missing),
+                    group(probed),
+                    r.from_path,
+                    percent(share),
+                    r.to
+                ),
+                format!(
+                    "{} 中检查的 {} 个引用里有 {} 个（{}）指向 {} 中不存在的文档",
+                    r.from_path,
+                    group(probed),
+                    group(missing),
+                    percent(share),
+                    r.to
+                ),
             ),
             evidence: evidence([
                 ("references", json!(probed)),
@@ -50,14 +63,22 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("distinct_values", json!(r.probed)),
                 ("distinct_found", json!(r.matched)),
                 ("target", json!(r.to)),
-                ("threshold", crossed(t, RULE, if severity == Severity::Warning { "warning-share" } else { "info-share" })),
+                (
+                    "threshold",
+                    crossed(
+                        t,
+                        RULE,
+                        if severity == Severity::Warning {
+                            "warning-share"
+                        } else {
+                            "info-share"
+                        },
+                    ),
+                ),
             ]),
-            explanation: lang.pick(
-                "MongoDB has no foreign keys: nothing checks that a referenced document exists, and deleting a parent leaves its children's references behind. A dangling reference makes a $lookup return an empty array (or drop the document after $unwind), counts per parent wrong, and application code that assumes the target exists fail. The seeds: the application keeps references consistent — write the parent first, delete children (or mark them) with the parent — and queries must tolerate a missing target.".to_owned(),
-                "MongoDB 没有外键：没有任何机制检查被引用的文档是否存在，删除父文档也会留下子文档中的引用。悬空引用会让 $lookup 返回空数组（或在 $unwind 之后丢掉该文档），按父文档统计的数量出错，假设目标一定存在的应用代码也会失败。种子材料：由应用保证引用一致——先写父文档，删除父文档时一并删除（或标记）子文档——并且查询要能容忍目标缺失。".to_owned(),
-            ),
-            source: "seeds/001 (no foreign keys in MongoDB: the application keeps references consistent)".into(),
-            suggestion: advise::integrity::dangling(ctx, r, lang),
+            remedy: Remedy::Dangling {
+                relationship: (*r).clone(),
+            },
         });
     }
     out
@@ -92,7 +113,8 @@ mod tests {
                 matched,
                 None,
             )];
-            let f = check(&testing::ctx(&r, &rels), &t, Lang::En);
+            let ctx = testing::ctx(&r, &rels);
+            let f = testing::advised(&ctx, check(&ctx, &t, Lang::En));
             assert_eq!(f.first().map(|x| x.severity), want, "{matched} of {probed}");
             if let Some(x) = f.first() {
                 assert_eq!(x.evidence["dangling"], json!(probed - matched));

@@ -3,8 +3,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::profile::Seg;
 
@@ -37,21 +36,39 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         namespace: ctx.ns().to_owned(),
         path: deepest.map(|d| d.path.clone()),
         message: lang.pick(
-            format!("documents nest {} levels deep {} (under {})", ctx.report.max_depth, ctx.scope(lang), top.path),
-            format!("{}文档嵌套深达 {} 层（在 {} 之下）", ctx.scope(lang), ctx.report.max_depth, top.path),
+            format!(
+                "documents nest {} levels deep {} (under {})",
+                ctx.report.max_depth,
+                ctx.scope(lang),
+                top.path
+            ),
+            format!(
+                "{}文档嵌套深达 {} 层（在 {} 之下）",
+                ctx.scope(lang),
+                ctx.report.max_depth,
+                top.path
+            ),
         ),
         evidence: evidence([
             ("max_depth", json!(ctx.report.max_depth)),
             ("deepest_path", json!(deepest.map(|d| &d.path))),
             ("server_limit", json!(100)),
-            ("threshold", crossed(t, RULE, if severity == Severity::Critical { "critical" } else { "warning" })),
+            (
+                "threshold",
+                crossed(
+                    t,
+                    RULE,
+                    if severity == Severity::Critical {
+                        "critical"
+                    } else {
+                        "warning"
+                    },
+                ),
+            ),
         ]),
-        explanation: lang.pick(
-            "Deeply nested documents are hard to query, index and update with dotted paths and positional operators, and MongoDB refuses documents nested 100 levels or more — a write that adds one level too many fails. Usually the nesting mirrors a tree or a recursive structure that belongs in its own collection with references.".to_owned(),
-            "嵌套很深的文档难以用点路径和位置操作符查询、建索引和更新，而且 MongoDB 拒绝嵌套 100 层及以上的文档——多加一层的写入会直接失败。这种嵌套通常对应树形或递归结构，更适合放到独立集合中用引用表示。".to_owned(),
-        ),
-        source: "MongoDB limits (nesting depth 100)".into(),
-        suggestion: advise::flatten(ctx, top, lang),
+        remedy: Remedy::Flatten {
+            path: top.path.clone(),
+        },
     });
     findings
 }

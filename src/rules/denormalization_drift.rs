@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::relate::DriftKind;
@@ -94,15 +93,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("examples", json!(d.examples.iter().map(|(r, f, c, s)| json!({"reference": r, "field": f, "copy": c, "source": s})).collect::<Vec<_>>())),
                 ("threshold", crossed(t, RULE, "warning-share")),
             ]),
-            explanation: lang.pick(
-                "A denormalized copy saves a join on every read, but it is not updated atomically with its source: every change to the source must also be written to each copy, and copies that were missed go stale. The seeds: denormalize only fields that are read far more often than they change, and weigh the update cost; an extended reference is a deliberate snapshot, which is fine only if stale values are acceptable.".to_owned(),
-                "反范式的冗余副本让每次读取省去一次关联查询，但它不会与源数据原子地更新：源数据的每次修改都必须同时写入每一份副本，遗漏的副本就会过期。种子材料：只有读取远多于修改的字段才适合冗余，并且要权衡更新的代价；扩展引用是有意保存的快照，只有能接受旧值时才合适。".to_owned(),
-            ),
-            source: "seeds/000 (denormalization), seeds/001 (group data copied into contacts), seeds/003 (extended reference)".into(),
-            suggestion: if between {
-                advise::integrity::copies_disagree(ctx, d, lang)
+            remedy: if between {
+                Remedy::CopiesDisagree { drift: d.clone() }
             } else {
-                advise::refresh_copies(ctx, d, lang)
+                Remedy::RefreshCopies { drift: d.clone() }
             },
         });
     }
@@ -149,7 +143,7 @@ mod tests {
                     "\"pencil\"".into(),
                 )],
             }];
-            let f = check(&ctx, &t, Lang::En);
+            let f = testing::advised(&ctx, check(&ctx, &t, Lang::En));
             assert_eq!(
                 f.first().map(|x| x.severity),
                 want,

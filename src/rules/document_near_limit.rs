@@ -6,11 +6,9 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{bytes, percent};
 use crate::i18n::Lang;
-use crate::profile::raw::BsonType;
 use crate::profile::Seg;
 
 const RULE: &str = "document-near-limit";
@@ -118,11 +116,15 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let (en, zh) = forecast_text.unwrap_or_default();
         lang.pick(en, zh)
     };
-    let suggestion = match heaviest {
-        Some(h) if h.array.is_some() => advise::subset(ctx, h, 50, lang),
-        Some(h) if h.main_type() == Some(BsonType::BinData) => advise::separate(ctx, h, lang),
-        Some(h) => advise::separate(ctx, h, lang),
-        None => advise::polymorphic(ctx, &[], lang),
+    let remedy = match heaviest {
+        Some(h) if h.array.is_some() => Remedy::Subset {
+            array: h.path.clone(),
+            keep: 50,
+        },
+        Some(h) => Remedy::Separate {
+            path: h.path.clone(),
+        },
+        None => Remedy::Discriminator { shapes: Vec::new() },
     };
     vec![Finding {
         rule: RULE,
@@ -131,11 +133,6 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         path: heaviest.map(|h| h.path.clone()),
         message,
         evidence: ev,
-        explanation: lang.pick(
-            "MongoDB refuses any document over 16 MiB, so a write that would cross the limit fails outright; long before that, every read and update moves megabytes. The seeds: reference what is large (MBs, near 16 MiB), what changes often, and what grows without a cap — keep in the document only what is read with it.".to_owned(),
-            "MongoDB 拒绝任何超过 16 MiB 的文档，越过上限的写入会直接失败；远在此之前，每次读写都要搬动数兆字节的数据。种子材料：内嵌文档太大（数 MB 或接近 16 MiB）、频繁修改或持续增长没有封顶时，应使用引用——文档中只保留与它一起读取的数据。".to_owned(),
-        ),
-        source: "seeds/001 (when to reference), seeds/002, seeds/003; Compass (10 MB)".into(),
-        suggestion,
+        remedy,
     }]
 }

@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -98,12 +97,9 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("sampled", json!(ctx.sampled())),
                 ("threshold", crossed(t, RULE, if by_share { "data-like-share" } else { "many-keys" })),
             ]),
-            explanation: lang.pick(
-                "When keys are values (minutes of the day, dates, ids), every new value adds a field: the schema never settles, each key needs its own index, and MongoDB finds a key by scanning the object in order — the seeds measure that updating minute 1439 of 1440 keys is much slower than minute 0, and split the day into 24 hour sub-documents. Storing the pairs as an array of {k, v} (attribute pattern) makes the keys queryable and indexable with one index.".to_owned(),
-                "当键本身就是值（一天中的分钟数、日期、id）时，每出现一个新值就多一个字段：结构永远无法稳定，每个键都需要单独的索引，而且 MongoDB 要按顺序扫描对象才能找到某个键——种子材料指出，在 1440 个分钟键中更新第 1439 分钟比更新第 0 分钟慢得多，因此把一天拆成 24 个小时子文档。把它们存成 {k, v} 数组（属性模式），一个索引就能查询所有键。".to_owned(),
-            ),
-            source: "seeds/002 (pre-aggregated reports, 1440 minute keys)".into(),
-            suggestion: advise::attribute(ctx, f, lang),
+            remedy: Remedy::Attribute {
+                object: f.path.clone(),
+            },
         });
     }
     out

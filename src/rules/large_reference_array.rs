@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -82,16 +81,29 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: lang.pick(
-                format!("{} holds up to {} references {} (p95 {}, average {:.1})", f.path, group(a.max), ctx.scope(lang), group(a.p95), a.avg),
-                format!("{} 最多保存了 {} 个引用，{}（p95 {}，平均 {:.1}）", f.path, group(a.max), ctx.scope(lang), group(a.p95), a.avg),
+                format!(
+                    "{} holds up to {} references {} (p95 {}, average {:.1})",
+                    f.path,
+                    group(a.max),
+                    ctx.scope(lang),
+                    group(a.p95),
+                    a.avg
+                ),
+                format!(
+                    "{} 最多保存了 {} 个引用，{}（p95 {}，平均 {:.1}）",
+                    f.path,
+                    group(a.max),
+                    ctx.scope(lang),
+                    group(a.p95),
+                    a.avg
+                ),
             ),
             evidence: ev,
-            explanation: lang.pick(
-                "An array of child ids works for hundreds of children; with thousands the parent document grows with every child, each append rewrites it, and the array alone approaches the 16 MiB limit. The seeds' rule: with thousands of children, do not embed even their ObjectIds — store the parent's id in each child (parent reference) and index it.".to_owned(),
-                "子引用数组适合数百个子文档；当有数千个时，父文档会随每个子文档增长，每次追加都要重写父文档，仅这个数组就可能逼近 16 MiB 上限。种子材料的法则：如果有数千个文档对象，就不要再内嵌 ObjectID 的数组——改为在每个子文档中保存父文档的 id（父引用），并为它建立索引。".to_owned(),
-            ),
-            source: "seeds/000 (rule 3), seeds/004 (one-to-many vs one-to-squillions)".into(),
-            suggestion: advise::ids_to_parent_reference(ctx, f, &child_coll, &child_key, lang),
+            remedy: Remedy::IdsToParentReference {
+                array: f.path.clone(),
+                child_coll,
+                child_key,
+            },
         });
     }
     out

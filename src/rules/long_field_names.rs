@@ -16,8 +16,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{bytes, group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::{self, BsonType};
@@ -201,12 +200,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ("sampled", json!(docs.len())),
             ("threshold", crossed(t, RULE, "share")),
         ]),
-        explanation: lang.pick(
-            "BSON stores every field name in every document, so long names are paid for again in each of them — in the cache and on the wire (on disk, compression recovers much of it). The seeds suggest shorter names, or an object-document mapper that maps short stored names to readable ones in code. Names a standard fixes (GeoJSON, GridFS, the server's own documents) are left alone.".to_owned(),
-            "BSON 在每个文档中都保存每个字段的名字，所以长字段名在每个文档里都要重复付出代价——缓存和网络传输都是如此（磁盘上压缩能挽回大部分）。种子材料建议使用较短的字段名，或者用对象-文档映射（ODM）在代码中把短的存储名映射为易读的名字。由标准规定的字段名（GeoJSON、GridFS、服务器自己的文档）不在此列。".to_owned(),
-        ),
-        source: "seeds/002 (BSON storage efficiency)".into(),
-        suggestion: advise::rename(ctx, &renames, lang),
+        remedy: Remedy::Rename { renames },
     }]
 }
 

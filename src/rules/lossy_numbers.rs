@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -104,6 +103,7 @@ fn tally(docs: &[Vec<u8>], segs: &[Seg]) -> Tally {
 }
 
 /// What a path holds that a double cannot represent, for the suggestion.
+#[derive(Clone, Debug)]
 pub struct Loss {
     pub doubles: u64,
     pub beyond: u64,
@@ -171,12 +171,28 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             rule: RULE,
             // An integer beyond 2^53 was changed when it was written; money
             // as a double reads back as written and goes wrong in arithmetic.
-            severity: if big { Severity::Warning } else { Severity::Info },
+            severity: if big {
+                Severity::Warning
+            } else {
+                Severity::Info
+            },
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: lang.pick(
-                format!("{} holds {} of {} doubles {}", f.path, what_en.join("; "), group(tl.doubles), ctx.scope(lang)),
-                format!("{}：{}，共 {} 个 double，{}", f.path, what_zh.join("；"), group(tl.doubles), ctx.scope(lang)),
+                format!(
+                    "{} holds {} of {} doubles {}",
+                    f.path,
+                    what_en.join("; "),
+                    group(tl.doubles),
+                    ctx.scope(lang)
+                ),
+                format!(
+                    "{}：{}，共 {} 个 double，{}",
+                    f.path,
+                    what_zh.join("；"),
+                    group(tl.doubles),
+                    ctx.scope(lang)
+                ),
             ),
             evidence: evidence([
                 ("doubles", json!(tl.doubles)),
@@ -188,14 +204,19 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("example_inexact", json!(tl.inexact_example)),
                 ("decimal_places", json!(tl.places)),
                 ("sampled", json!(ctx.sampled())),
-                ("threshold", if big { crossed(t, RULE, "min-values") } else { crossed(t, RULE, "money-share") }),
+                (
+                    "threshold",
+                    if big {
+                        crossed(t, RULE, "min-values")
+                    } else {
+                        crossed(t, RULE, "money-share")
+                    },
+                ),
             ]),
-            explanation: lang.pick(
-                "A BSON double has 53 bits of precision: integers beyond 2^53 (9,007,199,254,740,992) — 64-bit ids, nanosecond timestamps — are rounded to a neighbour when stored, so two ids can become equal, and most decimal fractions (0.1, 19.99) are only approximated, so sums of money drift by cents. MongoDB's BSON types: use `long` for 64-bit integers, `decimal` (Decimal128) for money, a string for opaque identifiers. Precision already lost in a double cannot be restored from the database.".to_owned(),
-                "BSON 的 double 只有 53 位精度：超过 2^53（9,007,199,254,740,992）的整数——64 位 ID、纳秒时间戳——在保存时会被舍入到相邻的值，两个不同的 ID 可能变得相同；大多数十进制小数（0.1、19.99）也只能近似表示，金额求和会出现几分钱的偏差。MongoDB 的 BSON 类型：64 位整数用 `long`，金额用 `decimal`（Decimal128），不透明的标识符用字符串。已经在 double 中丢失的精度无法从数据库中恢复。".to_owned(),
-            ),
-            source: "MongoDB docs (BSON types: double, long, decimal; model monetary data)".into(),
-            suggestion: advise::integrity::lossy_numbers(ctx, f, &loss, lang),
+            remedy: Remedy::LossyNumbers {
+                path: f.path.clone(),
+                loss,
+            },
         });
     }
     out
@@ -232,9 +253,10 @@ mod tests {
         }
     }
 
-    fn run(docs: &[bson::Document], t: &Thresholds) -> Vec<Finding> {
+    fn run(docs: &[bson::Document], t: &Thresholds) -> Vec<crate::advise::Advice> {
         let r = testing::report("db.things", docs);
-        check(&testing::ctx(&r, &[]), t, Lang::En)
+        let ctx = testing::ctx(&r, &[]);
+        testing::advised(&ctx, check(&ctx, t, Lang::En))
     }
 
     #[test]

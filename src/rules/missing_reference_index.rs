@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::relate::Kind;
@@ -48,12 +47,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("indexes", json!(ctx.report.indexes.iter().map(|i| &i.name).collect::<Vec<_>>())),
                 ("threshold", crossed(t, RULE, "critical-documents")),
             ]),
-            explanation: lang.pick(
-                "A parent reference is read by querying the children for the parent's id. Without an index on that field each such query is a collection scan, and an application-level join that should cost one index lookup costs the whole collection. The seeds are explicit: make sure every reference field has an index — then application joins are nearly as cheap as a relational join.".to_owned(),
-                "父引用的读取方式是用父文档的 id 去查询子文档。如果该字段没有索引，每次这样的查询都是全集合扫描，本应只需一次索引查找的应用层关联就要付出扫描整个集合的代价。种子材料说得很明确：确保引用字段有索引——这样应用层级别的 join 并不会比关系数据库的 join 开销大多少。".to_owned(),
-            ),
-            source: "seeds/003 (确保引用字段有索引), seeds/000 (rule 4), seeds/004".into(),
-            suggestion: advise::index(ctx, &dotted, lang),
+            remedy: Remedy::CreateIndex { keys: dotted },
         });
     }
     out

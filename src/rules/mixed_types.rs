@@ -3,8 +3,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::percent;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -119,12 +118,9 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("sampled", json!(ctx.sampled())),
                 ("threshold", crossed(t, RULE, "min-share")),
             ]),
-            explanation: lang.pick(
-                "A path with two types is usually two versions of the schema living side by side: queries that compare, sort or index it see two orders (numbers sort before strings), aggregations silently skip what they cannot convert, and every reader must handle both. The seeds accept schema evolution — migrate documents piece by piece and record which version each has — but the old shape should not stay forever. Different numeric widths (int/long/double) compare correctly and matter less.".to_owned(),
-                "一个路径上出现两种类型，通常意味着两个版本的模式并存：比较、排序或建索引时会出现两种顺序（数字排在字符串之前），聚合会悄悄跳过无法转换的值，每个读取方都得兼容两种类型。种子材料接受模式演进——分批迁移文档并记录每个文档的版本——但旧结构不应永远留下。不同宽度的数值（int/long/double）之间可以正确比较，影响较小。".to_owned(),
-            ),
-            source: "seeds/002 (polymorphic schemas, schema evolution)".into(),
-            suggestion: advise::convert_types(ctx, f, lang),
+            remedy: Remedy::ConvertType {
+                path: f.path.clone(),
+            },
         });
     }
     out

@@ -1,7 +1,8 @@
 //! The rule catalogue (`../shared/spec/rules.md`). Every rule is a pure
 //! function of what was measured — the profile, the collection's metadata,
-//! relationships and growth — returning findings with their evidence, an
-//! explanation citing where the rule comes from, and a suggestion.
+//! relationships and growth — returning findings with their evidence and a
+//! typed [`Remedy`]; `advise` turns the remedy into a suggestion, and the
+//! explanation and source come from the [`registry`].
 //!
 //! Every finding's evidence says its `scope` (`sample` or `collection`),
 //! stamped in [`check_collection`] from what the rule's figures rest on;
@@ -29,6 +30,8 @@
 
 pub mod config;
 pub mod context;
+pub mod registry;
+pub mod remedy;
 
 mod bloated_document;
 mod dangling_references;
@@ -63,6 +66,8 @@ use serde::Serialize;
 
 pub use config::{ConfigError, Thresholds};
 pub use context::{CollectionCtx, DeploymentCtx, DriftCheck};
+pub use registry::{Basis, Check, RuleInfo, REGISTRY};
+pub use remedy::Remedy;
 
 use crate::i18n::Lang;
 
@@ -84,7 +89,8 @@ impl Severity {
     }
 }
 
-/// One thing in the schema that will hurt, with its proof and its fix.
+/// One thing in the schema that will hurt, with its proof and what to do
+/// about it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
     pub rule: &'static str,
@@ -95,142 +101,33 @@ pub struct Finding {
     pub message: String,
     /// The measured values, the threshold crossed and the sample size.
     pub evidence: serde_json::Map<String, serde_json::Value>,
-    /// Why it matters.
-    pub explanation: String,
-    /// Where the rule comes from (a seed file, MongoDB's documentation …).
-    pub source: String,
-    pub suggestion: Suggestion,
-}
-
-/// What to do instead.
-#[derive(Clone, Debug, Serialize)]
-pub struct Suggestion {
-    /// One of the contract's pattern identifiers.
-    pub pattern: &'static str,
-    pub summary: String,
-    /// A document as it is now, from the collection's own fields and values.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub before: Option<serde_json::Value>,
-    /// The same data after the refactor.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<serde_json::Value>,
-    /// The effect estimated on the sample (sizes before and after …).
-    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
-    pub effect: serde_json::Map<String, serde_json::Value>,
-    /// A `mongosh` script, safe to re-run; docshape never runs it.
-    pub migration: String,
+    /// The refactor proposed, for `advise` to spell out.
+    #[serde(skip)]
+    pub remedy: Remedy,
 }
 
 /// Every rule identifier, in the contract's order.
-pub const RULES: [&str; 21] = [
-    "unbounded-array",
-    "large-reference-array",
-    "document-near-limit",
-    "bloated-document",
-    "time-series-per-event",
-    "dynamic-keys",
-    "mixed-types",
-    "denormalization-drift",
-    "missing-reference-index",
-    "redundant-index",
-    "unused-index",
-    "too-many-indexes",
-    "too-many-collections",
-    "deep-nesting",
-    "too-many-fields",
-    "polymorphic-without-discriminator",
-    "long-field-names",
-    "dangling-references",
-    "string-dates",
-    "lossy-numbers",
-    "non-unique-reference-key",
-];
-
-type CollectionRule = fn(&CollectionCtx<'_>, &Thresholds, Lang) -> Vec<Finding>;
-
-/// What a rule's figures rest on, for the `scope` of its findings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Basis {
-    /// Documents read: `sample` unless every document was (the number read
-    /// is the finding's `sampled` evidence, else the profile's).
-    Documents,
-    /// The collection's metadata (its indexes, their statistics): always
-    /// `collection`.
-    Metadata,
-}
-
-const COLLECTION_RULES: [(&str, CollectionRule, Basis); 20] = [
-    ("unbounded-array", unbounded_array::check, Basis::Documents),
-    (
-        "large-reference-array",
-        large_reference_array::check,
-        Basis::Documents,
-    ),
-    (
-        "document-near-limit",
-        document_near_limit::check,
-        Basis::Documents,
-    ),
-    (
-        "bloated-document",
-        bloated_document::check,
-        Basis::Documents,
-    ),
-    (
-        "time-series-per-event",
-        time_series_per_event::check,
-        Basis::Documents,
-    ),
-    ("dynamic-keys", dynamic_keys::check, Basis::Documents),
-    ("mixed-types", mixed_types::check, Basis::Documents),
-    (
-        "denormalization-drift",
-        denormalization_drift::check,
-        Basis::Documents,
-    ),
-    (
-        "missing-reference-index",
-        missing_reference_index::check,
-        Basis::Documents,
-    ),
-    ("redundant-index", redundant_index::check, Basis::Metadata),
-    ("unused-index", unused_index::check, Basis::Metadata),
-    ("too-many-indexes", too_many_indexes::check, Basis::Metadata),
-    ("deep-nesting", deep_nesting::check, Basis::Documents),
-    ("too-many-fields", too_many_fields::check, Basis::Documents),
-    (
-        "polymorphic-without-discriminator",
-        polymorphic_without_discriminator::check,
-        Basis::Documents,
-    ),
-    (
-        "long-field-names",
-        long_field_names::check,
-        Basis::Documents,
-    ),
-    (
-        "dangling-references",
-        dangling_references::check,
-        Basis::Documents,
-    ),
-    ("string-dates", string_dates::check, Basis::Documents),
-    ("lossy-numbers", lossy_numbers::check, Basis::Documents),
-    (
-        "non-unique-reference-key",
-        non_unique_reference_key::check,
-        Basis::Documents,
-    ),
-];
+pub const RULES: [&str; REGISTRY.len()] = {
+    let mut ids = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < REGISTRY.len() {
+        ids[i] = REGISTRY[i].id;
+        i += 1;
+    }
+    ids
+};
 
 /// Runs every enabled rule on one collection. Findings come sorted by
 /// severity (worst first), then rule and path.
 pub fn check_collection(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (id, rule, basis) in COLLECTION_RULES {
-        if t.enabled(id) {
-            for mut f in rule(ctx, t, lang) {
-                stamp_scope(&mut f, ctx, basis);
-                out.push(f);
+    for r in &REGISTRY {
+        if let Check::Collection(rule, basis) = r.check {
+            if t.enabled(r.id) {
+                for mut f in rule(ctx, t, lang) {
+                    stamp_scope(&mut f, ctx, basis);
+                    out.push(f);
+                }
             }
         }
     }
@@ -264,8 +161,12 @@ fn stamp_scope(f: &mut Finding, ctx: &CollectionCtx<'_>, basis: Basis) {
 /// listings) are always of the whole deployment: `scope` is `collection`.
 pub fn check_deployment(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let mut out = Vec::new();
-    if t.enabled("too-many-collections") {
-        out.extend(too_many_collections::check(ctx, t, lang));
+    for r in &REGISTRY {
+        if let Check::Deployment(rule) = r.check {
+            if t.enabled(r.id) {
+                out.extend(rule(ctx, t, lang));
+            }
+        }
     }
     for f in &mut out {
         f.evidence

@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 
 const RULE: &str = "non-unique-reference-key";
@@ -68,12 +67,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("referenced_by", json!(referrers)),
                 ("threshold", crossed(t, RULE, "require-unique-index")),
             ]),
-            explanation: lang.pick(
-                "A reference names one document only if its key is unique. MongoDB guarantees that for `_id`; for any other key only a unique index does. With duplicates, a $lookup returns several parents for one child, counts double, and which document an update reaches is left to chance; without a unique index, the next writer can create a duplicate at any time. The seeds: index every reference field — on the referenced side, make that index unique, or reference `_id`.".to_owned(),
-                "只有键唯一时，一个引用才指向唯一的文档。MongoDB 只为 `_id` 保证这一点；其他键只有唯一索引才能保证。键重复时，$lookup 会为一个子文档返回多个父文档，统计会重复计算，更新会落到哪一个文档也无法确定；没有唯一索引时，下一个写入方随时可能写入重复值。种子材料：为每个引用字段建立索引——在被引用的一侧，把该索引建成唯一索引，或者改为引用 `_id`。".to_owned(),
-            ),
-            source: "seeds/003 (index every reference field), MongoDB docs (unique indexes)".into(),
-            suggestion: advise::integrity::unique_key(ctx, key, u, lang),
+            remedy: Remedy::UniqueKey {
+                key: key.to_owned(),
+                uniqueness: u.clone(),
+            },
         });
     }
     out
@@ -120,7 +117,8 @@ mod tests {
             (None, false),
         ] {
             let rels = rel(u.clone());
-            let f = check(&testing::ctx(&r, &rels), &t, Lang::En);
+            let ctx = testing::ctx(&r, &rels);
+            let f = testing::advised(&ctx, check(&ctx, &t, Lang::En));
             assert_eq!(f.len(), usize::from(fires), "{u:?}");
             if fires {
                 assert!(f[0].message.contains("627788"), "{}", f[0].message);

@@ -6,8 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::percent;
 use crate::i18n::Lang;
 use crate::profile::raw;
@@ -135,19 +134,24 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         namespace: ctx.ns().to_owned(),
         path: None,
         message: lang.pick(
-            format!("the documents fall into {} shapes ({}) {} and no field tells them apart", big.len(), desc.join(", "), ctx.scope_of(docs.len() as u64, lang)),
-            format!("{}文档分成 {} 种结构（{}），却没有字段能区分它们", ctx.scope_of(docs.len() as u64, lang), big.len(), desc.join("、")),
+            format!(
+                "the documents fall into {} shapes ({}) {} and no field tells them apart",
+                big.len(),
+                desc.join(", "),
+                ctx.scope_of(docs.len() as u64, lang)
+            ),
+            format!(
+                "{}文档分成 {} 种结构（{}），却没有字段能区分它们",
+                ctx.scope_of(docs.len() as u64, lang),
+                big.len(),
+                desc.join("、")
+            ),
         ),
         evidence: evidence([
             ("shapes", json!(shares)),
             ("sampled", json!(docs.len())),
             ("threshold", crossed(t, RULE, "max-similarity")),
         ]),
-        explanation: lang.pick(
-            "Keeping similar but different documents in one collection is MongoDB's polymorphic pattern and works well — as long as each document says what it is. Without a type field, every query and every reader has to guess the shape from which fields are present, and an index cannot target one kind.".to_owned(),
-            "把相似但不完全相同的文档放在同一个集合中，正是 MongoDB 的多态模式，效果很好——前提是每个文档都说明自己是哪一种。没有类型字段时，每个查询和读取方都只能根据有哪些字段去猜测结构，索引也无法针对某一类文档。".to_owned(),
-        ),
-        source: "seeds/002 (polymorphic schemas), seeds/003 (polymorphic pattern)".into(),
-        suggestion: advise::polymorphic(ctx, &named, lang),
+        remedy: Remedy::Discriminator { shapes: named },
     }]
 }

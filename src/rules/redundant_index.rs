@@ -3,8 +3,7 @@
 
 use serde_json::json;
 
-use super::{evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::source::IndexInfo;
 
@@ -32,17 +31,10 @@ pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Findin
                 ("covered_by", json!(b)),
                 ("threshold", json!({"name": "redundant-index.prefix", "value": "plain key, a prefix with the same directions and collation; not unique, sparse, partial or TTL; covered by a visible index that is neither sparse nor partial"})),
             ]),
-            explanation: lang.pick(
-                "Every index costs memory and slows every write that touches its fields. An index whose key is a prefix of another index's key (same fields, same order, same directions) answers nothing the longer one cannot, so it is pure cost.".to_owned(),
-                "每个索引都会占用内存，并拖慢所有涉及其字段的写入。如果一个索引的键是另一个索引键的前缀（字段、顺序和方向都相同），较长的索引就能满足它能满足的所有查询，它只剩下开销。".to_owned(),
-            ),
-            source: "MongoDB Atlas performance advisor (redundant indexes); seeds/002 (index size uses RAM)".into(),
-            suggestion: advise::drop_index(
-                ctx,
-                &a.name,
-                lang.pick(format!("Drop {}; {} already serves its queries.", a.name, b.name), format!("删除 {}；{} 已能满足它的查询。", a.name, b.name)),
-                lang,
-            ),
+            remedy: Remedy::DropIndex {
+                name: a.name.clone(),
+                covered_by: Some(b.name.clone()),
+            },
         });
     }
     out

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -328,12 +327,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("sampled", json!(ctx.sampled())),
                 ("threshold", crossed(t, RULE, "min-share")),
             ]),
-            explanation: lang.pick(
-                "A date kept as a string is not a date to the server: it sorts and compares as text (\"2015-8-9\" after \"2015-10-01\", offsets ignored), range queries and indexes see text, date operators ($year, $dateTrunc, TTL indexes) cannot use it, and each writer may pick another format. The seeds' advice on types and MongoDB's BSON type documentation: store points in time as BSON dates (8 bytes, UTC milliseconds) and format them for display.".to_owned(),
-                "以字符串保存的日期对服务器来说并不是日期：它按文本排序和比较（\"2015-8-9\" 会排在 \"2015-10-01\" 之后，时区偏移被忽略），范围查询和索引看到的也是文本，日期运算符（$year、$dateTrunc、TTL 索引）无法使用它，而且每个写入方都可能采用不同的格式。种子材料关于类型的建议以及 MongoDB 的 BSON 类型文档：时间点应保存为 BSON 日期（8 字节，UTC 毫秒），显示时再格式化。".to_owned(),
-            ),
-            source: "seeds/002 (BSON types), MongoDB docs (BSON types: Date; $dateFromString)".into(),
-            suggestion: advise::integrity::string_dates(ctx, f, &formats, &example, lang),
+            remedy: Remedy::StringDates {
+                path: f.path.clone(),
+                formats,
+                example,
+            },
         });
     }
     out
@@ -398,9 +396,10 @@ mod tests {
         }
     }
 
-    fn run(docs: &[bson::Document]) -> Vec<Finding> {
+    fn run(docs: &[bson::Document]) -> Vec<crate::advise::Advice> {
         let r = testing::report("db.items", docs);
-        check(&testing::ctx(&r, &[]), &Thresholds::default(), Lang::En)
+        let ctx = testing::ctx(&r, &[]);
+        testing::advised(&ctx, check(&ctx, &Thresholds::default(), Lang::En))
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Builds what a rule looks at from plain documents, for the rules' unit
 //! tests: a profiled collection with every document kept.
 
+use crate::advise::Advice;
 use crate::profile::Profiler;
 use crate::relate::Relationship;
 use crate::report::CollectionReport;
@@ -79,4 +80,14 @@ pub fn relationship(
         from_path: from_path.into(),
         to_ns: to_ns.into(),
     }
+}
+
+/// The findings as the report shows them, with the suggestion `advise`
+/// spells out of each remedy: the rules' tests check that the remedy a rule
+/// chose leads to the intended script.
+pub fn advised(ctx: &super::CollectionCtx<'_>, findings: Vec<super::Finding>) -> Vec<Advice> {
+    findings
+        .into_iter()
+        .map(|f| crate::advise::advise(ctx, f, crate::i18n::Lang::En))
+        .collect()
 }

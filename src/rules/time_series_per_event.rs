@@ -9,8 +9,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{bytes, group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -85,11 +84,9 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ("sampled", json!(ctx.sampled())),
             ("threshold", crossed(t, RULE, "series-per-100")),
         ]),
-        explanation: lang.pick(
-            "One document per event pays the per-document overhead (its _id, index entries, field names) for a few bytes of data, and a query over an hour reads thousands of documents. The bucket pattern stores one document per series and time span with the events in an array and pre-computed counts and sums, cutting document and index counts by an order of magnitude; MongoDB's time-series collections do this for you.".to_owned(),
-            "每个事件一个文档，意味着为几个字节的数据付出每个文档固定的开销（_id、索引项、字段名），而查询一小时的数据就要读取成千上万个文档。桶模式按序列和时间段把事件存进一个文档的数组中，并预先计算 count、sum 等统计值，可以把文档数和索引项减少一个数量级；MongoDB 的时间序列集合也会自动这样做。".to_owned(),
-        ),
-        source: "seeds/002 (ch. 4, operational intelligence), seeds/003 (bucket pattern)".into(),
-        suggestion: advise::bucket(ctx, &date.path, Some(&series.path), lang),
+        remedy: Remedy::Bucket {
+            date: date.path.clone(),
+            series: Some(series.path.clone()),
+        },
     }]
 }

@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, DeploymentCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, DeploymentCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 
@@ -33,20 +32,37 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: (*db).to_owned(),
             path: None,
             message: lang.pick(
-                format!("database {db} has {} collections ({} in all databases read)", group(*n as u64), group(ctx.total as u64)),
-                format!("数据库 {db} 有 {} 个集合（所读取的全部数据库共 {} 个）", group(*n as u64), group(ctx.total as u64)),
+                format!(
+                    "database {db} has {} collections ({} in all databases read)",
+                    group(*n as u64),
+                    group(ctx.total as u64)
+                ),
+                format!(
+                    "数据库 {db} 有 {} 个集合（所读取的全部数据库共 {} 个）",
+                    group(*n as u64),
+                    group(ctx.total as u64)
+                ),
             ),
             evidence: evidence([
                 ("collections", json!(n)),
                 ("deployment_collections", json!(ctx.total)),
-                ("threshold", crossed(t, RULE, if deployment_warn { "per-deployment" } else { "per-database" })),
+                (
+                    "threshold",
+                    crossed(
+                        t,
+                        RULE,
+                        if deployment_warn {
+                            "per-deployment"
+                        } else {
+                            "per-database"
+                        },
+                    ),
+                ),
             ]),
-            explanation: lang.pick(
-                "Every collection has its own files and at least one index, each with memory and file-handle costs, so thousands of collections slow the storage engine, backups and restarts. Many collections with the same shape (one per customer, per day) are better stored as one collection with a field telling them apart.".to_owned(),
-                "每个集合都有自己的数据文件和至少一个索引，各自占用内存和文件句柄，成千上万个集合会拖慢存储引擎、备份和重启。结构相同的大量集合（每个客户一个、每天一个）最好合并成一个集合，用一个字段区分。".to_owned(),
-            ),
-            source: "MongoDB Atlas (100 collections per database), Compass and the manual (10,000); seeds/002 (polymorphic collections)".into(),
-            suggestion: advise::merge_collections(db, &similar(names), lang),
+            remedy: Remedy::MergeCollections {
+                db: db.to_string(),
+                colls: similar(names),
+            },
         });
     }
     out

@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -135,10 +134,15 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ),
             )
         };
-        let suggestion = if growing.is_some() || too_long {
-            advise::parent_reference(ctx, f, lang)
+        let remedy = if growing.is_some() || too_long {
+            Remedy::ParentReference {
+                array: f.path.clone(),
+            }
         } else {
-            advise::subset(ctx, f, a.p95.clamp(10, 100), lang)
+            Remedy::Subset {
+                array: f.path.clone(),
+                keep: a.p95.clamp(10, 100),
+            }
         };
         out.push(Finding {
             rule: RULE,
@@ -147,12 +151,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             path: Some(f.path.clone()),
             message,
             evidence: ev,
-            explanation: lang.pick(
-                "An array that keeps growing makes every write move a larger document, every read fetch all of it, and the document eventually hits MongoDB's 16 MiB limit. The seeds' third rule of thumb: arrays must not grow without bound — with hundreds of children keep an array of references, with thousands or an open-ended stream (logs, comments, transactions) let each child reference its parent.".to_owned(),
-                "不断增长的数组会让每次写入都要移动更大的文档，每次读取都要取回整个数组，文档最终会碰到 MongoDB 16 MiB 的上限。种子材料的第三条经验法则：数组不应该无限制增长——“多”的一方有数百个时用子引用数组，有数千个或无上限（日志、评论、交易）时改用父引用，让每个子文档引用其父文档。".to_owned(),
-            ),
-            source: "seeds/000 (rule 3), seeds/001 (when to reference), seeds/004; Atlas schema advisor (> 10,000), Compass (≥ 250)".into(),
-            suggestion,
+            remedy,
         });
     }
     out

@@ -4,8 +4,7 @@
 
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Severity, Thresholds};
-use crate::advise;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::source::index::{absence, present_paths, Absence, IfAbsent};
@@ -90,20 +89,13 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("sampled", json!(ctx.sampled())),
                 ("threshold", threshold),
             ]),
-            explanation: lang.pick(
-                "An index nobody uses still takes memory and is updated on every write. Counters restart when the server restarts, so check every member of a replica set before dropping; an index that reads only fields no document of the collection has is often a leftover of an old schema (or a typo in the field name). Text, wildcard, geospatial, hashed, unique, partial and hidden indexes are never judged by absent fields, and a TTL index on an absent field only means nothing expires.".to_owned(),
-                "没人使用的索引仍然占用内存，并在每次写入时被更新。计数器会在服务器重启后清零，所以删除前要检查副本集的每个成员；只读取集合中没有任何文档包含的字段的索引，往往是旧模式留下的（或者字段名拼错了）。文本、通配符、地理空间、哈希、唯一、部分和隐藏索引从不因字段缺失而被判定，TTL 索引的字段缺失只说明没有文档会过期。".to_owned(),
-            ),
-            source: "MongoDB Atlas performance advisor (unused indexes, 7 days); seeds/002 (index size uses RAM)".into(),
-            suggestion: if ttl {
-                advise::ttl_field(ctx, i, lang)
+            remedy: if ttl {
+                Remedy::TtlField { index: i.clone() }
             } else {
-                advise::drop_index(
-                    ctx,
-                    &i.name,
-                    lang.pick(format!("Drop {} after checking it is unused on every member.", i.name), format!("确认所有成员上都未使用后，删除 {}。", i.name)),
-                    lang,
-                )
+                Remedy::DropIndex {
+                    name: i.name.clone(),
+                    covered_by: None,
+                }
             },
         });
     }

@@ -3,9 +3,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::advise::Advice;
 use crate::i18n::Lang;
 use crate::report::{CollectionReport, Report};
-use crate::rules::{Finding, Severity};
+use crate::rules::Severity;
 
 use super::keymap::Keymap;
 
@@ -331,7 +332,7 @@ impl Model {
 
     /// Findings about the selected collection, then those about its
     /// database, unsorted.
-    pub fn findings(&self) -> Vec<&Finding> {
+    pub fn findings(&self) -> Vec<&Advice> {
         let Some(r) = self.report.as_ref() else {
             return Vec::new();
         };
@@ -370,7 +371,7 @@ impl Model {
             .collect()
     }
 
-    pub fn selected_finding(&self) -> Option<&Finding> {
+    pub fn selected_finding(&self) -> Option<&Advice> {
         let all = self.findings();
         let i = *self.finding_rows.get(self.finding_sel)?;
         all.get(i).copied()

@@ -8,8 +8,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::{block, fit, inner, offset, sev_span, split, wrap};
+use crate::advise::Advice;
 use crate::report::CollectionReport;
-use crate::rules::Finding;
 use crate::source::index::IndexInfo;
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
@@ -49,7 +49,7 @@ fn holds(v: &serde_json::Value, name: &str) -> bool {
 }
 
 /// The collection's findings that name the index in their evidence.
-pub fn findings_about<'a>(c: &'a CollectionReport, name: &str) -> Vec<&'a Finding> {
+pub fn findings_about<'a>(c: &'a CollectionReport, name: &str) -> Vec<&'a Advice> {
     c.findings
         .iter()
         .filter(|f| f.evidence.values().any(|v| holds(v, name)))
@@ -58,7 +58,7 @@ pub fn findings_about<'a>(c: &'a CollectionReport, name: &str) -> Vec<&'a Findin
 
 /// Is `f` about the index itself (its `index` evidence), not only naming it
 /// (as the index that covers another, or one of many)?
-fn is_about(f: &Finding, name: &str) -> bool {
+fn is_about(f: &Advice, name: &str) -> bool {
     f.evidence.get("index").is_some_and(|v| holds(v, name))
 }
 

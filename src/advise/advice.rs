@@ -1,0 +1,175 @@
+//! A finding with its explanation and suggestion: `advise` turns each
+//! rule's typed [`Remedy`] into the suggestion a reader sees, and takes the
+//! explanation and source from the rule registry.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{js_coll, Suggestion};
+use crate::i18n::Lang;
+use crate::rules::{registry, CollectionCtx, Finding, Remedy};
+
+/// A finding as the report lists it: the rule's output, why it matters and
+/// what to do instead. Serialised flat: the finding's keys, then
+/// `explanation`, `source` and `suggestion`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// Why it matters.
+    pub explanation: String,
+    /// Where the rule comes from (a seed file, MongoDB's documentation …).
+    pub source: String,
+    pub suggestion: Suggestion,
+}
+
+impl std::ops::Deref for Advice {
+    type Target = Finding;
+
+    fn deref(&self) -> &Finding {
+        &self.finding
+    }
+}
+
+/// The advice for a finding on the collection `ctx` describes.
+pub fn advise(ctx: &CollectionCtx<'_>, finding: Finding, lang: Lang) -> Advice {
+    let suggestion = suggest(Some(ctx), &finding.remedy, lang);
+    explained(finding, suggestion, lang)
+}
+
+/// The advice for a finding about a database or the deployment (no one
+/// collection to draw examples from).
+pub fn advise_deployment(finding: Finding, lang: Lang) -> Advice {
+    let suggestion = suggest(None, &finding.remedy, lang);
+    explained(finding, suggestion, lang)
+}
+
+fn explained(finding: Finding, suggestion: Suggestion, lang: Lang) -> Advice {
+    let (explanation, source) =
+        registry::rule(finding.rule).map_or(("", ""), |r| (r.explanation(lang), r.source));
+    Advice {
+        finding,
+        explanation: explanation.to_owned(),
+        source: source.to_owned(),
+        suggestion,
+    }
+}
+
+/// The suggestion a remedy stands for. A remedy about a path the
+/// collection's profile does not hold (or a collection remedy without a
+/// collection) gets a suggestion without example or script.
+pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> Suggestion {
+    if let Remedy::MergeCollections { db, colls } = remedy {
+        return super::merge_collections(db, colls, lang);
+    }
+    let Some(ctx) = ctx else {
+        return unavailable(remedy);
+    };
+    let field = |path: &str| ctx.field(path);
+    let built = match remedy {
+        Remedy::ParentReference { array } => {
+            field(array).map(|f| super::parent_reference(ctx, f, lang))
+        }
+        Remedy::Subset { array, keep } => field(array).map(|f| super::subset(ctx, f, *keep, lang)),
+        Remedy::Separate { path } => field(path).map(|f| super::separate(ctx, f, lang)),
+        Remedy::Attribute { object } => field(object).map(|f| super::attribute(ctx, f, lang)),
+        Remedy::Bucket { date, series } => Some(super::bucket(ctx, date, series.as_deref(), lang)),
+        Remedy::CreateIndex { keys } => Some(super::index(ctx, keys, lang)),
+        Remedy::DropIndex { name, covered_by } => {
+            let why = match covered_by {
+                Some(b) => lang.pick(
+                    format!("Drop {name}; {b} already serves its queries."),
+                    format!("删除 {name}；{b} 已能满足它的查询。"),
+                ),
+                None => lang.pick(
+                    format!("Drop {name} after checking it is unused on every member."),
+                    format!("确认所有成员上都未使用后，删除 {name}。"),
+                ),
+            };
+            Some(super::drop_index(ctx, name, why, lang))
+        }
+        Remedy::TtlField { index } => Some(super::ttl_field(ctx, index, lang)),
+        Remedy::ReviewIndexes => Some(review_indexes(ctx, lang)),
+        Remedy::ConvertType { path } => field(path).map(|f| super::convert_types(ctx, f, lang)),
+        Remedy::Discriminator { shapes } => Some(super::polymorphic(ctx, shapes, lang)),
+        Remedy::Rename { renames } => Some(super::rename(ctx, renames, lang)),
+        Remedy::IdsToParentReference {
+            array,
+            child_coll,
+            child_key,
+        } => field(array)
+            .map(|f| super::ids_to_parent_reference(ctx, f, child_coll, child_key, lang)),
+        Remedy::RefreshCopies { drift } => Some(super::refresh_copies(ctx, drift, lang)),
+        Remedy::CopiesDisagree { drift } => {
+            Some(super::integrity::copies_disagree(ctx, drift, lang))
+        }
+        Remedy::Flatten { path } => field(path).map(|f| super::flatten(ctx, f, lang)),
+        Remedy::StringDates {
+            path,
+            formats,
+            example,
+        } => field(path).map(|f| super::integrity::string_dates(ctx, f, formats, example, lang)),
+        Remedy::LossyNumbers { path, loss } => {
+            field(path).map(|f| super::integrity::lossy_numbers(ctx, f, loss, lang))
+        }
+        Remedy::Dangling { relationship } => {
+            Some(super::integrity::dangling(ctx, relationship, lang))
+        }
+        Remedy::UniqueKey { key, uniqueness } => {
+            Some(super::integrity::unique_key(ctx, key, uniqueness, lang))
+        }
+        Remedy::MergeCollections { db, colls } => Some(super::merge_collections(db, colls, lang)),
+    };
+    built.unwrap_or_else(|| unavailable(remedy))
+}
+
+/// The pattern a remedy applies, without example or script.
+fn unavailable(remedy: &Remedy) -> Suggestion {
+    let pattern = match remedy {
+        Remedy::ParentReference { .. } | Remedy::IdsToParentReference { .. } => "parent-reference",
+        Remedy::Subset { .. } => "subset",
+        Remedy::Separate { .. } | Remedy::Flatten { .. } => "separate-collection",
+        Remedy::Attribute { .. } | Remedy::ReviewIndexes => "attribute",
+        Remedy::Bucket { .. } => "bucket",
+        Remedy::CreateIndex { .. }
+        | Remedy::DropIndex { .. }
+        | Remedy::TtlField { .. }
+        | Remedy::UniqueKey { .. } => "index",
+        Remedy::Discriminator { .. } | Remedy::MergeCollections { .. } => "polymorphic",
+        Remedy::RefreshCopies { .. } | Remedy::CopiesDisagree { .. } | Remedy::Dangling { .. } => {
+            "extended-reference"
+        }
+        Remedy::ConvertType { .. }
+        | Remedy::Rename { .. }
+        | Remedy::StringDates { .. }
+        | Remedy::LossyNumbers { .. } => "schema-versioning",
+    };
+    Suggestion {
+        pattern,
+        summary: String::new(),
+        before: None,
+        after: None,
+        effect: Map::new(),
+        migration: String::new(),
+    }
+}
+
+/// Many indexes: one index on `{k, v}` attributes instead of one per
+/// attribute, and a read-only look at which indexes are used (`attribute`).
+pub fn review_indexes(ctx: &CollectionCtx<'_>, lang: Lang) -> Suggestion {
+    let script = format!(
+        "// docshape: review which indexes are used before dropping any (read-only).\n{}.aggregate([{{ $indexStats: {{}} }}, {{ $project: {{ name: 1, ops: \"$accesses.ops\", since: \"$accesses.since\" }} }}, {{ $sort: {{ ops: 1 }} }}]).forEach(printjson);\n",
+        js_coll(ctx.db(), ctx.coll())
+    );
+    Suggestion {
+        pattern: "attribute",
+        summary: lang.pick(
+            "Replace per-attribute indexes by one index on an array of {k, v} attributes, and drop indexes $indexStats shows unused.".to_owned(),
+            "用一个建在 {k, v} 属性数组上的索引取代逐个属性的索引（属性模式），并删除 $indexStats 显示未使用的索引。".to_owned(),
+        ),
+        before: None,
+        after: None,
+        effect: Map::<String, Value>::new(),
+        migration: script,
+    }
+}

@@ -1,0 +1,278 @@
+//! The rule catalogue in one place: every rule's id, what it looks at,
+//! its one-line title (SARIF's short description), why it matters
+//! (explanation, both languages), where it comes from, and its check. The
+//! rule list, the configuration, SARIF's rule descriptors and
+//! `docs/rules.md` all read it. Adding a rule: its own file, one line here,
+//! its thresholds in `config`.
+
+use super::{
+    bloated_document, dangling_references, deep_nesting, denormalization_drift,
+    document_near_limit, dynamic_keys, large_reference_array, long_field_names, lossy_numbers,
+    missing_reference_index, mixed_types, non_unique_reference_key,
+    polymorphic_without_discriminator, redundant_index, string_dates, time_series_per_event,
+    too_many_collections, too_many_fields, too_many_indexes, unbounded_array, unused_index,
+    CollectionCtx, DeploymentCtx, Finding, Thresholds,
+};
+use crate::i18n::Lang;
+
+/// A rule on one collection.
+pub type CollectionCheck = fn(&CollectionCtx<'_>, &Thresholds, Lang) -> Vec<Finding>;
+/// A rule on every database read.
+pub type DeploymentCheck = fn(&DeploymentCtx<'_>, &Thresholds, Lang) -> Vec<Finding>;
+
+/// What a rule looks at, and so how it runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Check {
+    Collection(CollectionCheck, Basis),
+    Deployment(DeploymentCheck),
+}
+
+/// What a collection rule's figures rest on, for the `scope` of its findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Basis {
+    /// Documents read: `sample` unless every document was (the number read
+    /// is the finding's `sampled` evidence, else the profile's).
+    Documents,
+    /// The collection's metadata (its indexes, their statistics): always
+    /// `collection`.
+    Metadata,
+}
+
+/// One rule of the catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleInfo {
+    pub id: &'static str,
+    /// One line, English (SARIF `shortDescription`).
+    pub title: &'static str,
+    /// Why it matters: `(English, Chinese)`.
+    pub explanation: (&'static str, &'static str),
+    /// Where the rule comes from (a seed file, MongoDB's documentation …).
+    pub source: &'static str,
+    pub check: Check,
+}
+
+impl RuleInfo {
+    /// The explanation in `lang`.
+    pub fn explanation(&self, lang: Lang) -> &'static str {
+        lang.pick(self.explanation.0, self.explanation.1)
+    }
+}
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static RuleInfo> {
+    REGISTRY.iter().find(|r| r.id == id)
+}
+
+/// Every rule, in the contract's order.
+pub const REGISTRY: [RuleInfo; 21] = [
+    RuleInfo {
+        id: "unbounded-array",
+        title: "Array grows without bound or is too long to embed",
+        explanation: (
+            "An array that keeps growing makes every write move a larger document, every read fetch all of it, and the document eventually hits MongoDB's 16 MiB limit. The seeds' third rule of thumb: arrays must not grow without bound — with hundreds of children keep an array of references, with thousands or an open-ended stream (logs, comments, transactions) let each child reference its parent.",
+            "不断增长的数组会让每次写入都要移动更大的文档，每次读取都要取回整个数组，文档最终会碰到 MongoDB 16 MiB 的上限。种子材料的第三条经验法则：数组不应该无限制增长——“多”的一方有数百个时用子引用数组，有数千个或无上限（日志、评论、交易）时改用父引用，让每个子文档引用其父文档。",
+        ),
+        source: "seeds/000 (rule 3), seeds/001 (when to reference), seeds/004; Atlas schema advisor (> 10,000), Compass (≥ 250)",
+        check: Check::Collection(unbounded_array::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "large-reference-array",
+        title: "Array of thousands of references",
+        explanation: (
+            "An array of child ids works for hundreds of children; with thousands the parent document grows with every child, each append rewrites it, and the array alone approaches the 16 MiB limit. The seeds' rule: with thousands of children, do not embed even their ObjectIds — store the parent's id in each child (parent reference) and index it.",
+            "子引用数组适合数百个子文档；当有数千个时，父文档会随每个子文档增长，每次追加都要重写父文档，仅这个数组就可能逼近 16 MiB 上限。种子材料的法则：如果有数千个文档对象，就不要再内嵌 ObjectID 的数组——改为在每个子文档中保存父文档的 id（父引用），并为它建立索引。",
+        ),
+        source: "seeds/000 (rule 3), seeds/004 (one-to-many vs one-to-squillions)",
+        check: Check::Collection(large_reference_array::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "document-near-limit",
+        title: "Document near the 16 MiB limit",
+        explanation: (
+            "MongoDB refuses any document over 16 MiB, so a write that would cross the limit fails outright; long before that, every read and update moves megabytes. The seeds: reference what is large (MBs, near 16 MiB), what changes often, and what grows without a cap — keep in the document only what is read with it.",
+            "MongoDB 拒绝任何超过 16 MiB 的文档，越过上限的写入会直接失败；远在此之前，每次读写都要搬动数兆字节的数据。种子材料：内嵌文档太大（数 MB 或接近 16 MiB）、频繁修改或持续增长没有封顶时，应使用引用——文档中只保留与它一起读取的数据。",
+        ),
+        source: "seeds/001 (when to reference), seeds/002, seeds/003; Compass (10 MB)",
+        check: Check::Collection(document_near_limit::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "bloated-document",
+        title: "Large documents, or one field carrying most of the bytes",
+        explanation: (
+            "Large documents fill the cache with bytes most queries never use, so fewer documents fit in memory and every read costs more I/O. The seeds' avatar example: a 5–10 MB image read by one query in ten belongs in its own collection (or GridFS), referenced from the contact.",
+            "大文档会用大多数查询根本不需要的字节填满缓存，内存能容纳的文档变少，每次读取的 I/O 代价更高。种子材料中的头像例子：5–10 MB、十次查询只用到一次的头像，应该放到独立集合（或 GridFS）中，由联系人文档引用。",
+        ),
+        source: "seeds/001 (avatar 5–10 MB), Atlas schema advisor (> 2 MB)",
+        check: Check::Collection(bloated_document::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "time-series-per-event",
+        title: "Time series stored one event per document",
+        explanation: (
+            "One document per event pays the per-document overhead (its _id, index entries, field names) for a few bytes of data, and a query over an hour reads thousands of documents. The bucket pattern stores one document per series and time span with the events in an array and pre-computed counts and sums, cutting document and index counts by an order of magnitude; MongoDB's time-series collections do this for you.",
+            "每个事件一个文档，意味着为几个字节的数据付出每个文档固定的开销（_id、索引项、字段名），而查询一小时的数据就要读取成千上万个文档。桶模式按序列和时间段把事件存进一个文档的数组中，并预先计算 count、sum 等统计值，可以把文档数和索引项减少一个数量级；MongoDB 的时间序列集合也会自动这样做。",
+        ),
+        source: "seeds/002 (ch. 4, operational intelligence), seeds/003 (bucket pattern)",
+        check: Check::Collection(time_series_per_event::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "dynamic-keys",
+        title: "Object keys that are data",
+        explanation: (
+            "When keys are values (minutes of the day, dates, ids), every new value adds a field: the schema never settles, each key needs its own index, and MongoDB finds a key by scanning the object in order — the seeds measure that updating minute 1439 of 1440 keys is much slower than minute 0, and split the day into 24 hour sub-documents. Storing the pairs as an array of {k, v} (attribute pattern) makes the keys queryable and indexable with one index.",
+            "当键本身就是值（一天中的分钟数、日期、id）时，每出现一个新值就多一个字段：结构永远无法稳定，每个键都需要单独的索引，而且 MongoDB 要按顺序扫描对象才能找到某个键——种子材料指出，在 1440 个分钟键中更新第 1439 分钟比更新第 0 分钟慢得多，因此把一天拆成 24 个小时子文档。把它们存成 {k, v} 数组（属性模式），一个索引就能查询所有键。",
+        ),
+        source: "seeds/002 (pre-aggregated reports, 1440 minute keys)",
+        check: Check::Collection(dynamic_keys::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "mixed-types",
+        title: "One field, several types",
+        explanation: (
+            "A path with two types is usually two versions of the schema living side by side: queries that compare, sort or index it see two orders (numbers sort before strings), aggregations silently skip what they cannot convert, and every reader must handle both. The seeds accept schema evolution — migrate documents piece by piece and record which version each has — but the old shape should not stay forever. Different numeric widths (int/long/double) compare correctly and matter less.",
+            "一个路径上出现两种类型，通常意味着两个版本的模式并存：比较、排序或建索引时会出现两种顺序（数字排在字符串之前），聚合会悄悄跳过无法转换的值，每个读取方都得兼容两种类型。种子材料接受模式演进——分批迁移文档并记录每个文档的版本——但旧结构不应永远留下。不同宽度的数值（int/long/double）之间可以正确比较，影响较小。",
+        ),
+        source: "seeds/002 (polymorphic schemas, schema evolution)",
+        check: Check::Collection(mixed_types::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "denormalization-drift",
+        title: "Copied fields disagree with their source",
+        explanation: (
+            "A denormalized copy saves a join on every read, but it is not updated atomically with its source: every change to the source must also be written to each copy, and copies that were missed go stale. The seeds: denormalize only fields that are read far more often than they change, and weigh the update cost; an extended reference is a deliberate snapshot, which is fine only if stale values are acceptable.",
+            "反范式的冗余副本让每次读取省去一次关联查询，但它不会与源数据原子地更新：源数据的每次修改都必须同时写入每一份副本，遗漏的副本就会过期。种子材料：只有读取远多于修改的字段才适合冗余，并且要权衡更新的代价；扩展引用是有意保存的快照，只有能接受旧值时才合适。",
+        ),
+        source: "seeds/000 (denormalization), seeds/001 (group data copied into contacts), seeds/003 (extended reference)",
+        check: Check::Collection(denormalization_drift::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "missing-reference-index",
+        title: "Reference field without an index",
+        explanation: (
+            "A parent reference is read by querying the children for the parent's id. Without an index on that field each such query is a collection scan, and an application-level join that should cost one index lookup costs the whole collection. The seeds are explicit: make sure every reference field has an index — then application joins are nearly as cheap as a relational join.",
+            "父引用的读取方式是用父文档的 id 去查询子文档。如果该字段没有索引，每次这样的查询都是全集合扫描，本应只需一次索引查找的应用层关联就要付出扫描整个集合的代价。种子材料说得很明确：确保引用字段有索引——这样应用层级别的 join 并不会比关系数据库的 join 开销大多少。",
+        ),
+        source: "seeds/003 (确保引用字段有索引), seeds/000 (rule 4), seeds/004",
+        check: Check::Collection(missing_reference_index::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "redundant-index",
+        title: "Index that is a prefix of another",
+        explanation: (
+            "Every index costs memory and slows every write that touches its fields. An index whose key is a prefix of another index's key (same fields, same order, same directions) answers nothing the longer one cannot, so it is pure cost.",
+            "每个索引都会占用内存，并拖慢所有涉及其字段的写入。如果一个索引的键是另一个索引键的前缀（字段、顺序和方向都相同），较长的索引就能满足它能满足的所有查询，它只剩下开销。",
+        ),
+        source: "MongoDB Atlas performance advisor (redundant indexes); seeds/002 (index size uses RAM)",
+        check: Check::Collection(redundant_index::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "unused-index",
+        title: "Index that is not used",
+        explanation: (
+            "An index nobody uses still takes memory and is updated on every write. Counters restart when the server restarts, so check every member of a replica set before dropping; an index that reads only fields no document of the collection has is often a leftover of an old schema (or a typo in the field name). Text, wildcard, geospatial, hashed, unique, partial and hidden indexes are never judged by absent fields, and a TTL index on an absent field only means nothing expires.",
+            "没人使用的索引仍然占用内存，并在每次写入时被更新。计数器会在服务器重启后清零，所以删除前要检查副本集的每个成员；只读取集合中没有任何文档包含的字段的索引，往往是旧模式留下的（或者字段名拼错了）。文本、通配符、地理空间、哈希、唯一、部分和隐藏索引从不因字段缺失而被判定，TTL 索引的字段缺失只说明没有文档会过期。",
+        ),
+        source: "MongoDB Atlas performance advisor (unused indexes, 7 days); seeds/002 (index size uses RAM)",
+        check: Check::Collection(unused_index::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "too-many-indexes",
+        title: "Too many indexes on one collection",
+        explanation: (
+            "Each index is kept in memory and updated on every insert and on every update of its fields. Many indexes on one collection usually mean one index per optional attribute; the attribute pattern (an array of {k, v} with one compound index) serves them all, and unused ones can go.",
+            "每个索引都驻留内存，并在每次插入以及其字段被更新时维护。一个集合上索引很多，通常意味着每个可选属性都建了一个索引；属性模式（{k, v} 数组加一个复合索引）可以覆盖它们，没人使用的索引则可以删除。",
+        ),
+        source: "MongoDB Compass (> 10 indexes), Atlas (> 30 indexes); seeds/002 (index size uses RAM)",
+        check: Check::Collection(too_many_indexes::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "too-many-collections",
+        title: "Too many collections",
+        explanation: (
+            "Every collection has its own files and at least one index, each with memory and file-handle costs, so thousands of collections slow the storage engine, backups and restarts. Many collections with the same shape (one per customer, per day) are better stored as one collection with a field telling them apart.",
+            "每个集合都有自己的数据文件和至少一个索引，各自占用内存和文件句柄，成千上万个集合会拖慢存储引擎、备份和重启。结构相同的大量集合（每个客户一个、每天一个）最好合并成一个集合，用一个字段区分。",
+        ),
+        source: "MongoDB Atlas (100 collections per database), Compass and the manual (10,000); seeds/002 (polymorphic collections)",
+        check: Check::Deployment(too_many_collections::check),
+    },
+    RuleInfo {
+        id: "deep-nesting",
+        title: "Documents nested too deeply",
+        explanation: (
+            "Deeply nested documents are hard to query, index and update with dotted paths and positional operators, and MongoDB refuses documents nested 100 levels or more — a write that adds one level too many fails. Usually the nesting mirrors a tree or a recursive structure that belongs in its own collection with references.",
+            "嵌套很深的文档难以用点路径和位置操作符查询、建索引和更新，而且 MongoDB 拒绝嵌套 100 层及以上的文档——多加一层的写入会直接失败。这种嵌套通常对应树形或递归结构，更适合放到独立集合中用引用表示。",
+        ),
+        source: "MongoDB limits (nesting depth 100)",
+        check: Check::Collection(deep_nesting::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "too-many-fields",
+        title: "Too many distinct fields",
+        explanation: (
+            "Thousands of distinct fields mean no query, index or tool can know the shape: Compass stops exporting at 1,000 fields, every index covers a sliver of the data, and the documents are hard to reason about. When the fields are attributes that vary between documents, the attribute pattern (an array of {k, v}) turns them into data with one index.",
+            "成千上万个不同字段意味着任何查询、索引或工具都无法掌握文档结构：Compass 导出超过 1,000 个字段就会停止，每个索引只覆盖一小部分数据，文档也难以理解。如果这些字段是因文档而异的属性，属性模式（{k, v} 数组）能把它们变成数据，用一个索引覆盖。",
+        ),
+        source: "MongoDB Compass (1,000-field export limit); seeds/002 (semi-structured data, attribute arrays)",
+        check: Check::Collection(too_many_fields::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "polymorphic-without-discriminator",
+        title: "Several shapes and no type field",
+        explanation: (
+            "Keeping similar but different documents in one collection is MongoDB's polymorphic pattern and works well — as long as each document says what it is. Without a type field, every query and every reader has to guess the shape from which fields are present, and an index cannot target one kind.",
+            "把相似但不完全相同的文档放在同一个集合中，正是 MongoDB 的多态模式，效果很好——前提是每个文档都说明自己是哪一种。没有类型字段时，每个查询和读取方都只能根据有哪些字段去猜测结构，索引也无法针对某一类文档。",
+        ),
+        source: "seeds/002 (polymorphic schemas), seeds/003 (polymorphic pattern)",
+        check: Check::Collection(polymorphic_without_discriminator::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "long-field-names",
+        title: "Field names take much of the document",
+        explanation: (
+            "BSON stores every field name in every document, so long names are paid for again in each of them — in the cache and on the wire (on disk, compression recovers much of it). The seeds suggest shorter names, or an object-document mapper that maps short stored names to readable ones in code. Names a standard fixes (GeoJSON, GridFS, the server's own documents) are left alone.",
+            "BSON 在每个文档中都保存每个字段的名字，所以长字段名在每个文档里都要重复付出代价——缓存和网络传输都是如此（磁盘上压缩能挽回大部分）。种子材料建议使用较短的字段名，或者用对象-文档映射（ODM）在代码中把短的存储名映射为易读的名字。由标准规定的字段名（GeoJSON、GridFS、服务器自己的文档）不在此列。",
+        ),
+        source: "seeds/002 (BSON storage efficiency)",
+        check: Check::Collection(long_field_names::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "dangling-references",
+        title: "References that point at no document",
+        explanation: (
+            "MongoDB has no foreign keys: nothing checks that a referenced document exists, and deleting a parent leaves its children's references behind. A dangling reference makes a $lookup return an empty array (or drop the document after $unwind), counts per parent wrong, and application code that assumes the target exists fail. The seeds: the application keeps references consistent — write the parent first, delete children (or mark them) with the parent — and queries must tolerate a missing target.",
+            "MongoDB 没有外键：没有任何机制检查被引用的文档是否存在，删除父文档也会留下子文档中的引用。悬空引用会让 $lookup 返回空数组（或在 $unwind 之后丢掉该文档），按父文档统计的数量出错，假设目标一定存在的应用代码也会失败。种子材料：由应用保证引用一致——先写父文档，删除父文档时一并删除（或标记）子文档——并且查询要能容忍目标缺失。",
+        ),
+        source: "seeds/001 (no foreign keys in MongoDB: the application keeps references consistent)",
+        check: Check::Collection(dangling_references::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "string-dates",
+        title: "Dates stored as strings",
+        explanation: (
+            "A date kept as a string is not a date to the server: it sorts and compares as text (\"2015-8-9\" after \"2015-10-01\", offsets ignored), range queries and indexes see text, date operators ($year, $dateTrunc, TTL indexes) cannot use it, and each writer may pick another format. The seeds' advice on types and MongoDB's BSON type documentation: store points in time as BSON dates (8 bytes, UTC milliseconds) and format them for display.",
+            "以字符串保存的日期对服务器来说并不是日期：它按文本排序和比较（\"2015-8-9\" 会排在 \"2015-10-01\" 之后，时区偏移被忽略），范围查询和索引看到的也是文本，日期运算符（$year、$dateTrunc、TTL 索引）无法使用它，而且每个写入方都可能采用不同的格式。种子材料关于类型的建议以及 MongoDB 的 BSON 类型文档：时间点应保存为 BSON 日期（8 字节，UTC 毫秒），显示时再格式化。",
+        ),
+        source: "seeds/002 (BSON types), MongoDB docs (BSON types: Date; $dateFromString)",
+        check: Check::Collection(string_dates::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "lossy-numbers",
+        title: "Numbers a double cannot hold exactly",
+        explanation: (
+            "A BSON double has 53 bits of precision: integers beyond 2^53 (9,007,199,254,740,992) — 64-bit ids, nanosecond timestamps — are rounded to a neighbour when stored, so two ids can become equal, and most decimal fractions (0.1, 19.99) are only approximated, so sums of money drift by cents. MongoDB's BSON types: use `long` for 64-bit integers, `decimal` (Decimal128) for money, a string for opaque identifiers. Precision already lost in a double cannot be restored from the database.",
+            "BSON 的 double 只有 53 位精度：超过 2^53（9,007,199,254,740,992）的整数——64 位 ID、纳秒时间戳——在保存时会被舍入到相邻的值，两个不同的 ID 可能变得相同；大多数十进制小数（0.1、19.99）也只能近似表示，金额求和会出现几分钱的偏差。MongoDB 的 BSON 类型：64 位整数用 `long`，金额用 `decimal`（Decimal128），不透明的标识符用字符串。已经在 double 中丢失的精度无法从数据库中恢复。",
+        ),
+        source: "MongoDB docs (BSON types: double, long, decimal; model monetary data)",
+        check: Check::Collection(lossy_numbers::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "non-unique-reference-key",
+        title: "Referenced key that is not unique",
+        explanation: (
+            "A reference names one document only if its key is unique. MongoDB guarantees that for `_id`; for any other key only a unique index does. With duplicates, a $lookup returns several parents for one child, counts double, and which document an update reaches is left to chance; without a unique index, the next writer can create a duplicate at any time. The seeds: index every reference field — on the referenced side, make that index unique, or reference `_id`.",
+            "只有键唯一时，一个引用才指向唯一的文档。MongoDB 只为 `_id` 保证这一点；其他键只有唯一索引才能保证。键重复时，$lookup 会为一个子文档返回多个父文档，统计会重复计算，更新会落到哪一个文档也无法确定；没有唯一索引时，下一个写入方随时可能写入重复值。种子材料：为每个引用字段建立索引——在被引用的一侧，把该索引建成唯一索引，或者改为引用 `_id`。",
+        ),
+        source: "seeds/003 (index every reference field), MongoDB docs (unique indexes)",
+        check: Check::Collection(non_unique_reference_key::check, Basis::Documents),
+    },
+];

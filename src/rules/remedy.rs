@@ -1,0 +1,84 @@
+//! What a rule proposes to do about a finding, as data: the refactor
+//! pattern and its parameters, named by the collection's own paths. The
+//! `advise` stage turns a remedy into the suggestion a reader sees (summary,
+//! before/after, effect, migration script); rules never build that text.
+
+use crate::relate::{DriftCheck, KeyUniqueness, Relationship};
+use crate::source::IndexInfo;
+
+use super::lossy_numbers::Loss;
+use super::string_dates::DateFormat;
+
+/// One variant per suggestion `advise` can build. Paths are the profile's
+/// paths (`reviews`, `a.b[]`) of the finding's collection.
+#[derive(Clone, Debug)]
+pub enum Remedy {
+    /// Move the elements of the array at `array` into their own collection,
+    /// each referencing its parent (`parent-reference`).
+    ParentReference { array: String },
+    /// Keep the last `keep` elements of `array` in the document, every
+    /// element in a child collection (`subset`).
+    Subset { array: String, keep: u64 },
+    /// Move `path` to its own collection, one document per parent
+    /// (`separate-collection`, or `gridfs` for binary data).
+    Separate { path: String },
+    /// Store the object at `object` as `{k, v}` pairs (`attribute`).
+    Attribute { object: String },
+    /// One document per hour (and series) instead of one per event (`bucket`).
+    Bucket {
+        date: String,
+        series: Option<String>,
+    },
+    /// Create an index on the dotted path `keys` (`index`).
+    CreateIndex { keys: String },
+    /// Drop the index `name`: one that `covered_by` serves the same
+    /// queries, or (`None`) one nobody uses (`index`).
+    DropIndex {
+        name: String,
+        covered_by: Option<String>,
+    },
+    /// A TTL index whose field no document holds: check it (`index`).
+    TtlField { index: IndexInfo },
+    /// Review the indexes with `$indexStats`, attributes in one index
+    /// (`attribute`).
+    ReviewIndexes,
+    /// Convert the values at `path` to the one type that loses nothing
+    /// (`schema-versioning`).
+    ConvertType { path: String },
+    /// Add a discriminator telling the shapes apart: `(name, first field)`
+    /// per shape (`polymorphic`).
+    Discriminator { shapes: Vec<(String, String)> },
+    /// Shorter field names: `(old, new)` (`schema-versioning`).
+    Rename { renames: Vec<(String, String)> },
+    /// Replace the array of child ids at `array` by a reference in each
+    /// child of `child_coll` found by `child_key` (`parent-reference`).
+    IdsToParentReference {
+        array: String,
+        child_coll: String,
+        child_key: String,
+    },
+    /// Refresh copies from their source (`extended-reference`).
+    RefreshCopies { drift: DriftCheck },
+    /// List copies that disagree with each other (`extended-reference`).
+    CopiesDisagree { drift: DriftCheck },
+    /// Merge collections of one shape of database `db` (`polymorphic`).
+    MergeCollections { db: String, colls: Vec<String> },
+    /// Flatten or split off the deep sub-tree at `path`
+    /// (`separate-collection`).
+    Flatten { path: String },
+    /// Convert date strings at `path` to BSON dates (`schema-versioning`).
+    StringDates {
+        path: String,
+        formats: Vec<(DateFormat, u64)>,
+        example: String,
+    },
+    /// Give numbers at `path` a type that holds them exactly.
+    LossyNumbers { path: String, loss: Loss },
+    /// Find and settle references that point at no document.
+    Dangling { relationship: Relationship },
+    /// Make the referenced key `key` unique.
+    UniqueKey {
+        key: String,
+        uniqueness: KeyUniqueness,
+    },
+}
