@@ -214,7 +214,7 @@ pub async fn run<S: Source>(
     let mut findings_per: Vec<Vec<Advice>> = Vec::with_capacity(collections.len());
     for (c, d) in collections.iter().zip(drift) {
         let ctx = CollectionCtx {
-            report: c,
+            data: c.data(),
             relationships: relationships
                 .iter()
                 .filter(|r| r.from_ns == c.namespace || r.to_ns == c.namespace)

@@ -13,7 +13,7 @@ const MAX_STRING: usize = 48;
 /// The kept document that shows a path best: the one where the path carries
 /// the most bytes, or the median-sized document when no path is given.
 pub fn pick_doc(ctx: &CollectionCtx<'_>, segs: Option<&[Seg]>) -> Option<Vec<u8>> {
-    let kept = &ctx.report.kept;
+    let kept = &ctx.data.kept;
     match segs {
         Some(s) => kept
             .iter()

@@ -92,7 +92,7 @@ fn size_effect_by(
     change: impl Fn(&mut bson::Document) -> bool,
 ) -> Map<String, Value> {
     let sizes: Vec<(f64, f64)> = ctx
-        .report
+        .data
         .kept
         .iter()
         .map(|raw| {
@@ -303,7 +303,7 @@ pub fn bucket(
         .map(|f| f.path.clone())
         .collect();
     let docs: Vec<bson::Document> = ctx
-        .report
+        .data
         .kept
         .iter()
         .take(3)
@@ -362,9 +362,9 @@ pub fn index(ctx: &CollectionCtx<'_>, dotted: &str, lang: Lang) -> Suggestion {
 /// since the audit, when the index that served its queries is gone, or
 /// when a document now holds a field it was judged by as absent.
 pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) -> Suggestion {
-    let this = ctx.report.indexes.iter().find(|i| i.name == name);
+    let this = ctx.data.indexes.iter().find(|i| i.name == name);
     let keys: Vec<&String> = this.map(|i| i.key.keys().collect()).unwrap_or_default();
-    let cover = this.and_then(|a| ctx.report.indexes.iter().find(|b| a.covered_by(b)));
+    let cover = this.and_then(|a| ctx.data.indexes.iter().find(|b| a.covered_by(b)));
     let absent: Vec<String> = match (this, cover) {
         (Some(i), None) => {
             let read = i.fields_read();
@@ -465,7 +465,7 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
     use convert::{Outcome, Reason};
     let dotted = query_path(&field.segments);
     let per_doc: Vec<(Option<bson::Bson>, Vec<bson::Bson>)> = ctx
-        .report
+        .data
         .kept
         .iter()
         .map(|d| {
@@ -1007,7 +1007,7 @@ mod tests {
 
     fn ctx(r: &CollectionReport) -> CollectionCtx<'_> {
         CollectionCtx {
-            report: r,
+            data: r.data(),
             relationships: Vec::new(),
             drift: Vec::new(),
             index_usage: None,

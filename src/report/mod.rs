@@ -202,6 +202,23 @@ impl CollectionReport {
     pub fn field(&self, path: &str) -> Option<&FieldProfile> {
         self.fields.iter().find(|f| f.path == path)
     }
+
+    /// What the rules read of this collection.
+    pub fn data(&self) -> crate::rules::context::CollectionData<'_> {
+        crate::rules::context::CollectionData {
+            meta: &self.meta,
+            namespace: &self.namespace,
+            kind: self.kind,
+            documents: self.documents,
+            sampled: self.sampled,
+            doc_size: self.doc_size,
+            max_depth: self.max_depth,
+            paths_capped: self.paths_capped,
+            indexes: &self.indexes,
+            fields: &self.fields,
+            kept: &self.kept,
+        }
+    }
 }
 
 /// The current time as ISO-8601 UTC.

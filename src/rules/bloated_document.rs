@@ -14,7 +14,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let p95_limit = t.get(RULE, "p95-bytes");
     let share = t.get(RULE, "path-share");
     let path_avg = t.get(RULE, "path-avg-bytes");
-    let s = ctx.report.doc_size;
+    let s = ctx.data.doc_size;
     let heavy = ctx
         .fields()
         .iter()

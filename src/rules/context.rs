@@ -1,14 +1,39 @@
 //! What a rule may look at: one collection's measurements, the
 //! relationships that touch it, and what the sources checked for it.
 
+use crate::profile::sketch::Summary;
 use crate::profile::FieldProfile;
 pub use crate::relate::DriftCheck;
 use crate::relate::Relationship;
-use crate::report::CollectionReport;
-use crate::source::IndexUsage;
+use crate::source::{CollectionKind, CollectionMeta, IndexInfo, IndexUsage};
+
+/// One profiled collection as the rules read it: what the source knew, how
+/// it was sampled, and the profile's figures, borrowed from the audit's
+/// working data.
+#[derive(Clone, Copy, Debug)]
+pub struct CollectionData<'a> {
+    pub meta: &'a CollectionMeta,
+    /// `db.coll`.
+    pub namespace: &'a str,
+    pub kind: CollectionKind,
+    /// Documents in the collection: exact when every document was read,
+    /// otherwise the server's estimate.
+    pub documents: Option<u64>,
+    /// Documents profiled.
+    pub sampled: u64,
+    pub doc_size: Summary,
+    pub max_depth: u32,
+    /// More distinct paths than the profile keeps.
+    pub paths_capped: bool,
+    pub indexes: &'a [IndexInfo],
+    /// Every profiled path, with its confidence and growth.
+    pub fields: &'a [FieldProfile],
+    /// The kept sample, as raw BSON.
+    pub kept: &'a [Vec<u8>],
+}
 
 pub struct CollectionCtx<'a> {
-    pub report: &'a CollectionReport,
+    pub data: CollectionData<'a>,
     /// Relationships whose `from` or `to` is this collection.
     pub relationships: Vec<&'a Relationship>,
     pub drift: Vec<DriftCheck>,
@@ -19,19 +44,19 @@ pub struct CollectionCtx<'a> {
 
 impl CollectionCtx<'_> {
     pub fn ns(&self) -> &str {
-        &self.report.namespace
+        self.data.namespace
     }
 
     pub fn db(&self) -> &str {
-        &self.report.meta.db
+        &self.data.meta.db
     }
 
     pub fn coll(&self) -> &str {
-        &self.report.meta.name
+        &self.data.meta.name
     }
 
     pub fn sampled(&self) -> u64 {
-        self.report.sampled
+        self.data.sampled
     }
 
     /// True when the figures come from a sample rather than every document.
@@ -40,15 +65,15 @@ impl CollectionCtx<'_> {
     }
 
     pub fn documents(&self) -> u64 {
-        self.report.documents.unwrap_or(self.report.sampled)
+        self.data.documents.unwrap_or(self.data.sampled)
     }
 
     pub fn fields(&self) -> &[FieldProfile] {
-        &self.report.fields
+        self.data.fields
     }
 
     pub fn field(&self, path: &str) -> Option<&FieldProfile> {
-        self.report.fields.iter().find(|f| f.path == path)
+        self.data.fields.iter().find(|f| f.path == path)
     }
 
     /// Direct children of a field (`a.b` for `a`, `a[]` for an array `a`).
@@ -57,7 +82,7 @@ impl CollectionCtx<'_> {
         f: &'b FieldProfile,
     ) -> impl Iterator<Item = &'b FieldProfile> + 'b {
         let n = f.segments.len();
-        self.report
+        self.data
             .fields
             .iter()
             .filter(move |c| c.segments.len() == n + 1 && c.segments[..n] == f.segments[..])
@@ -68,7 +93,7 @@ impl CollectionCtx<'_> {
     /// (the contract's `scope`). The one place messages and evidence take it
     /// from.
     pub fn scope_name(&self, n: u64) -> &'static str {
-        if self.report.documents.is_some_and(|d| n >= d) {
+        if self.data.documents.is_some_and(|d| n >= d) {
             SCOPE_COLLECTION
         } else {
             SCOPE_SAMPLE

@@ -11,7 +11,7 @@ const RULE: &str = "deep-nesting";
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let (warn, crit) = (t.get(RULE, "warning"), t.get(RULE, "critical"));
-    let depth = f64::from(ctx.report.max_depth);
+    let depth = f64::from(ctx.data.max_depth);
     if depth <= warn {
         return Vec::new();
     }
@@ -38,19 +38,19 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         message: lang.pick(
             format!(
                 "documents nest {} levels deep {} (under {})",
-                ctx.report.max_depth,
+                ctx.data.max_depth,
                 ctx.scope(lang),
                 top.path
             ),
             format!(
                 "{}文档嵌套深达 {} 层（在 {} 之下）",
                 ctx.scope(lang),
-                ctx.report.max_depth,
+                ctx.data.max_depth,
                 top.path
             ),
         ),
         evidence: evidence([
-            ("max_depth", json!(ctx.report.max_depth)),
+            ("max_depth", json!(ctx.data.max_depth)),
             ("deepest_path", json!(deepest.map(|d| &d.path))),
             ("server_limit", json!(100)),
             (

@@ -17,7 +17,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let warn = t.get(RULE, "warning-bytes");
     let crit = t.get(RULE, "critical-bytes");
     let horizon = t.get(RULE, "forecast-days");
-    let s = ctx.report.doc_size;
+    let s = ctx.data.doc_size;
     let max = s.max as f64;
     let forecast = ctx
         .fields()

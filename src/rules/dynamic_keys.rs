@@ -66,7 +66,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 .all(|k| !k.name.is_empty() && k.name.bytes().all(|b| b.is_ascii_digit()))
             && keys.iter().all(|k| k.count as f64 >= 0.9 * f.count as f64);
         let examples: Vec<&str> = keys.iter().take(5).map(|k| k.name.as_str()).collect();
-        let capped = if ctx.report.paths_capped {
+        let capped = if ctx.data.paths_capped {
             lang.pick(" (at least)", "（至少）")
         } else {
             ""

@@ -43,7 +43,7 @@ pub fn report(name: &str, sampled: &[Document], documents: u64) -> CollectionRep
 /// Every enabled rule on `r`, with the default thresholds, in English.
 pub fn check(r: &CollectionReport) -> Vec<Finding> {
     let ctx = CollectionCtx {
-        report: r,
+        data: r.data(),
         relationships: Vec::new(),
         drift: Vec::new(),
         index_usage: None,

@@ -134,8 +134,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let limit = t.get(RULE, "share");
     let min_saved_share = t.get(RULE, "min-saved-share");
     let min_saved_bytes = t.get(RULE, "min-saved-bytes");
-    let docs = &ctx.report.kept;
-    if docs.is_empty() || standard_collection(ctx.coll(), ctx.report.kind) {
+    let docs = ctx.data.kept;
+    if docs.is_empty() || standard_collection(ctx.coll(), ctx.data.kind) {
         return Vec::new();
     }
     let mut names = Names::default();

@@ -123,7 +123,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if f.type_count(BsonType::Double) == 0 {
             continue;
         }
-        let tl = tally(&ctx.report.kept, &f.segments);
+        let tl = tally(ctx.data.kept, &f.segments);
         if tl.doubles == 0 {
             continue;
         }

@@ -44,7 +44,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("reference", json!(r.to)),
                 ("kind", json!(r.kind)),
                 ("documents", json!(docs)),
-                ("indexes", json!(ctx.report.indexes.iter().map(|i| &i.name).collect::<Vec<_>>())),
+                ("indexes", json!(ctx.data.indexes.iter().map(|i| &i.name).collect::<Vec<_>>())),
                 ("threshold", crossed(t, RULE, "critical-documents")),
             ]),
             remedy: Remedy::CreateIndex { keys: dotted },

@@ -14,7 +14,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let mut out = Vec::new();
     // Without index information (a JSON export) "no unique index" means
     // nothing; duplicates still count.
-    let indexes_known = !ctx.report.indexes.is_empty();
+    let indexes_known = !ctx.data.indexes.is_empty();
     let mut seen: Vec<&str> = Vec::new();
     for r in &ctx.relationships {
         if r.to_ns != ctx.ns() {

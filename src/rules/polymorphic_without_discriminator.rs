@@ -64,7 +64,7 @@ fn clusters(docs: &[Vec<u8>], max_sim: f64) -> (Vec<(Shape, usize)>, Vec<usize>)
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let max_sim = t.get(RULE, "max-similarity");
     let min_share = t.get(RULE, "min-share");
-    let docs = &ctx.report.kept;
+    let docs = &ctx.data.kept;
     if docs.len() < 20 {
         return Vec::new();
     }

@@ -10,7 +10,7 @@ use crate::source::IndexInfo;
 const RULE: &str = "redundant-index";
 
 pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let idx = &ctx.report.indexes;
+    let idx = ctx.data.indexes;
     let mut out = Vec::new();
     for a in idx {
         let Some(b) = idx.iter().find(|b| a.covered_by(b)) else {

@@ -294,7 +294,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if f.path == "_id" || f.type_count(BsonType::String) == 0 {
             continue;
         }
-        let tl = tally(&ctx.report.kept, &f.segments);
+        let tl = tally(ctx.data.kept, &f.segments);
         if tl.dates == 0 || tl.documents == 0 {
             continue;
         }

@@ -37,7 +37,7 @@ pub fn ctx<'a>(
     relationships: &'a [Relationship],
 ) -> super::CollectionCtx<'a> {
     super::CollectionCtx {
-        report,
+        data: report.data(),
         relationships: relationships.iter().collect(),
         drift: Vec::new(),
         index_usage: None,

@@ -22,11 +22,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let date_presence = t.get(RULE, "date-presence");
     let per_100 = t.get(RULE, "series-per-100");
     let docs = ctx.documents() as f64;
-    let avg = ctx.report.doc_size.avg;
+    let avg = ctx.data.doc_size.avg;
     if docs < min_docs || avg >= max_avg || ctx.sampled() == 0 {
         return Vec::new();
     }
-    if ctx.report.kind == crate::source::CollectionKind::Timeseries {
+    if ctx.data.kind == crate::source::CollectionKind::Timeseries {
         return Vec::new();
     }
     let n = ctx.sampled() as f64;

@@ -91,7 +91,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .copied()
         .filter(|f| f.main_type() == Some(BsonType::Object))
         .max_by_key(|f| f.children);
-    let at_least = if ctx.report.paths_capped {
+    let at_least = if ctx.data.paths_capped {
         lang.pick("at least ", "至少 ")
     } else {
         ""
@@ -135,7 +135,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ("median_presence", json!(median)),
             ("fixed_schema", json!(fixed)),
             ("sampled", json!(ctx.sampled())),
-            ("paths_capped", json!(ctx.report.paths_capped)),
+            ("paths_capped", json!(ctx.data.paths_capped)),
             (
                 "widest_object",
                 json!({"path": widest.path, "keys": widest.children}),

@@ -9,7 +9,7 @@ use crate::i18n::Lang;
 const RULE: &str = "too-many-indexes";
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let n = ctx.report.indexes.len() as f64;
+    let n = ctx.data.indexes.len() as f64;
     let (info, warn) = (t.get(RULE, "info"), t.get(RULE, "warning"));
     let severity = if n > warn {
         Severity::Warning
@@ -29,18 +29,13 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         namespace: ctx.ns().to_owned(),
         path: None,
         message: lang.pick(
-            format!("{} has {} indexes", ctx.ns(), ctx.report.indexes.len()),
-            format!("{} 有 {} 个索引", ctx.ns(), ctx.report.indexes.len()),
+            format!("{} has {} indexes", ctx.ns(), ctx.data.indexes.len()),
+            format!("{} 有 {} 个索引", ctx.ns(), ctx.data.indexes.len()),
         ),
         evidence: evidence([
             (
                 "indexes",
-                json!(ctx
-                    .report
-                    .indexes
-                    .iter()
-                    .map(|i| &i.name)
-                    .collect::<Vec<_>>()),
+                json!(ctx.data.indexes.iter().map(|i| &i.name).collect::<Vec<_>>()),
             ),
             ("threshold", crossed(t, RULE, key)),
         ]),

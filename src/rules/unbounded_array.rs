@@ -69,11 +69,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     lang.pick(
                         format!(
                             "at this pace the largest document ({}) passes 16 MiB in {when}",
-                            crate::fmt::bytes(ctx.report.doc_size.max as f64)
+                            crate::fmt::bytes(ctx.data.doc_size.max as f64)
                         ),
                         format!(
                             "按此速度，最大的文档（{}）将在{when}后超过 16 MiB",
-                            crate::fmt::bytes(ctx.report.doc_size.max as f64)
+                            crate::fmt::bytes(ctx.data.doc_size.max as f64)
                         ),
                     )
                 },

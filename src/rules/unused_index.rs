@@ -15,7 +15,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let min_days = t.get(RULE, "min-days");
     let present = present_paths(ctx.fields());
     let mut out = Vec::new();
-    for i in &ctx.report.indexes {
+    for i in ctx.data.indexes {
         if i.name == "_id_" {
             continue;
         }
@@ -31,7 +31,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .map(|s| (ctx.now - s) / 86_400.0);
         // Absent fields condemn an index only when its kind makes absence
         // meaningful and the whole collection, not only the sample, lacks them.
-        let verdict = absence(i, &ctx.report.meta, &present, ctx.sampled(), usage);
+        let verdict = absence(i, ctx.data.meta, &present, ctx.sampled(), usage);
         let fields = read.join(", ");
         let (severity, message, threshold, ttl) = if let Absence::Absent { effect, check } =
             &verdict
