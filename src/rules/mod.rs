@@ -30,6 +30,7 @@
 
 pub mod config;
 pub mod context;
+pub mod docs;
 pub mod registry;
 pub mod remedy;
 
