@@ -1,6 +1,7 @@
 //! `bloated-document`: large documents, or one path carrying most of the
 //! bytes (seed 001: a 5–10 MB avatar read in one query of ten; Atlas > 2 MB).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -10,10 +11,42 @@ use crate::profile::Seg;
 
 const RULE: &str = "bloated-document";
 
+/// `[bloated-document]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// 95th percentile document size that is bloated
+    pub p95_bytes: f64,
+    /// share of all bytes one path may carry
+    pub path_share: f64,
+    /// average bytes of that path that make it bloat
+    pub path_avg_bytes: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            p95_bytes: 2_000_000.0,
+            path_share: 0.5,
+            path_avg_bytes: 262_144.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    ("p95-bytes", "95th percentile document size that is bloated"),
+    ("path-share", "share of all bytes one path may carry"),
+    (
+        "path-avg-bytes",
+        "average bytes of that path that make it bloat",
+    ),
+];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let p95_limit = t.get(RULE, "p95-bytes");
-    let share = t.get(RULE, "path-share");
-    let path_avg = t.get(RULE, "path-avg-bytes");
+    let p95_limit = t.bloated_document.p95_bytes;
+    let share = t.bloated_document.path_share;
+    let path_avg = t.bloated_document.path_avg_bytes;
     let s = ctx.data.doc_size;
     let heavy = ctx
         .fields()

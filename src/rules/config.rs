@@ -9,320 +9,82 @@
 //! max-length = 5000                  # any threshold, by rule and name
 //! ```
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Every threshold: rule, name, default value, what it means.
-pub const DEFAULTS: &[(&str, &str, f64, &str)] = &[
-    (
-        "unbounded-array",
-        "min-correlation",
-        0.5,
-        "rank correlation of length with age that counts as growth",
-    ),
-    (
-        "unbounded-array",
-        "min-documents",
-        30.0,
-        "documents needed to judge growth",
-    ),
-    (
-        "unbounded-array",
-        "max-length",
-        10_000.0,
-        "array length that is too long whatever its growth",
-    ),
-    (
-        "unbounded-array",
-        "max-subdocument-length",
-        250.0,
-        "length of arrays of sub-documents or strings that is too long",
-    ),
-    (
-        "unbounded-array",
-        "critical-days",
-        365.0,
-        "forecast (days to 16 MiB) that makes growth critical",
-    ),
-    (
-        "large-reference-array",
-        "warning-length",
-        1_000.0,
-        "references in one array that warrant a warning",
-    ),
-    (
-        "large-reference-array",
-        "critical-length",
-        10_000.0,
-        "references in one array that are critical",
-    ),
-    (
-        "document-near-limit",
-        "warning-bytes",
-        10_000_000.0,
-        "document size that warrants a warning",
-    ),
-    (
-        "document-near-limit",
-        "critical-bytes",
-        12_582_912.0,
-        "document size that is critical (75 % of 16 MiB)",
-    ),
-    (
-        "document-near-limit",
-        "forecast-days",
-        365.0,
-        "forecast horizon for growing documents, in days",
-    ),
-    (
-        "bloated-document",
-        "p95-bytes",
-        2_000_000.0,
-        "95th percentile document size that is bloated",
-    ),
-    (
-        "bloated-document",
-        "path-share",
-        0.5,
-        "share of all bytes one path may carry",
-    ),
-    (
-        "bloated-document",
-        "path-avg-bytes",
-        262_144.0,
-        "average bytes of that path that make it bloat",
-    ),
-    (
-        "time-series-per-event",
-        "min-documents",
-        10_000.0,
-        "collection size from which per-event storage is judged",
-    ),
-    (
-        "time-series-per-event",
-        "max-avg-bytes",
-        256.0,
-        "average document size below which documents are events",
-    ),
-    (
-        "time-series-per-event",
-        "date-presence",
-        0.95,
-        "share of documents with a date",
-    ),
-    (
-        "time-series-per-event",
-        "series-per-100",
-        1.0,
-        "distinct series-key values per 100 documents, at most",
-    ),
-    (
-        "dynamic-keys",
-        "data-like-share",
-        0.8,
-        "share of keys that look like data (numbers, dates, hex, UUIDs)",
-    ),
-    (
-        "dynamic-keys",
-        "min-keys",
-        5.0,
-        "keys an object needs before its keys are judged",
-    ),
-    (
-        "dynamic-keys",
-        "many-keys",
-        50.0,
-        "distinct keys beyond which rare keys are data",
-    ),
-    (
-        "dynamic-keys",
-        "rare-presence",
-        0.1,
-        "presence below which a key is rare",
-    ),
-    (
-        "mixed-types",
-        "min-share",
-        0.01,
-        "share of values a second type needs to count",
-    ),
-    (
-        "denormalization-drift",
-        "warning-share",
-        0.01,
-        "share of checked copies that disagree for a warning",
-    ),
-    (
-        "dangling-references",
-        "info-share",
-        0.01,
-        "share of references pointing at no document to inform",
-    ),
-    (
-        "dangling-references",
-        "warning-share",
-        0.1,
-        "share of references pointing at no document to warn",
-    ),
-    (
-        "string-dates",
-        "min-share",
-        0.95,
-        "share of documents whose string values are all dates",
-    ),
-    (
-        "lossy-numbers",
-        "min-values",
-        1.0,
-        "integral doubles beyond 2^53 that make a path lossy",
-    ),
-    (
-        "lossy-numbers",
-        "money-share",
-        0.01,
-        "share of a money path's doubles with inexact decimals",
-    ),
-    (
-        "non-unique-reference-key",
-        "require-unique-index",
-        1.0,
-        "1: a referenced key other than _id needs a unique index; 0: only duplicates count",
-    ),
-    (
-        "missing-reference-index",
-        "critical-documents",
-        1_000_000.0,
-        "child collection size that makes a missing index critical",
-    ),
-    (
-        "unused-index",
-        "min-days",
-        7.0,
-        "days of index statistics needed to call an index unused",
-    ),
-    (
-        "too-many-indexes",
-        "info",
-        10.0,
-        "indexes beyond which to inform",
-    ),
-    (
-        "too-many-indexes",
-        "warning",
-        30.0,
-        "indexes beyond which to warn",
-    ),
-    (
-        "too-many-collections",
-        "per-database",
-        100.0,
-        "collections in one database beyond which to inform",
-    ),
-    (
-        "too-many-collections",
-        "per-deployment",
-        10_000.0,
-        "collections in the deployment from which to warn",
-    ),
-    (
-        "deep-nesting",
-        "warning",
-        20.0,
-        "nesting depth beyond which to warn",
-    ),
-    (
-        "deep-nesting",
-        "critical",
-        90.0,
-        "nesting depth that is critical (the server refuses 100)",
-    ),
-    (
-        "too-many-fields",
-        "info",
-        200.0,
-        "distinct paths beyond which to inform",
-    ),
-    (
-        "too-many-fields",
-        "warning",
-        1_000.0,
-        "distinct paths beyond which to warn",
-    ),
-    (
-        "polymorphic-without-discriminator",
-        "max-similarity",
-        0.5,
-        "Jaccard similarity below which two shapes differ",
-    ),
-    (
-        "polymorphic-without-discriminator",
-        "min-share",
-        0.05,
-        "share of the sample each shape needs",
-    ),
-    (
-        "long-field-names",
-        "share",
-        0.3,
-        "share of document bytes taken by field names",
-    ),
-    (
-        "long-field-names",
-        "min-saved-share",
-        0.1,
-        "share of the average document the proposed renames must save",
-    ),
-    (
-        "long-field-names",
-        "min-saved-bytes",
-        67_108_864.0,
-        "bytes the renames must save over the whole collection (64 MiB)",
-    ),
-];
+use serde::{Deserialize, Serialize};
 
-/// Overrides of the named profiles, over the defaults.
-#[allow(clippy::type_complexity)]
-const PROFILES: &[(&str, &[(&str, &str, f64)])] = &[
-    ("default", &[]),
+/// The named profiles: TOML overlays on the defaults, read exactly as a
+/// user's `docshape.toml` is.
+const PROFILES: &[(&str, &str)] = &[
+    ("default", ""),
+    // Atlas's schema advisor and performance advisor.
     (
-        // Atlas's schema advisor and performance advisor.
         "atlas",
-        &[
-            ("too-many-indexes", "info", 30.0),
-            ("too-many-indexes", "warning", 30.0),
-            ("unbounded-array", "max-subdocument-length", 10_000.0),
-            ("bloated-document", "p95-bytes", 2_000_000.0),
-        ],
+        "
+[too-many-indexes]
+info = 30
+warning = 30
+
+[unbounded-array]
+max-subdocument-length = 10000
+
+[bloated-document]
+p95-bytes = 2000000
+",
     ),
+    // Compass's schema and performance insights.
     (
-        // Compass's schema and performance insights.
         "compass",
-        &[
-            ("too-many-indexes", "info", 10.0),
-            ("too-many-indexes", "warning", 10.0),
-            ("unbounded-array", "max-subdocument-length", 250.0),
-            ("document-near-limit", "warning-bytes", 10_000_000.0),
-            ("too-many-collections", "per-deployment", 10_000.0),
-        ],
+        "
+[too-many-indexes]
+info = 10
+warning = 10
+
+[unbounded-array]
+max-subdocument-length = 250
+
+[document-near-limit]
+warning-bytes = 10000000
+
+[too-many-collections]
+per-deployment = 10000
+",
     ),
     (
         "strict",
-        &[
-            ("unbounded-array", "min-correlation", 0.3),
-            ("unbounded-array", "max-length", 1_000.0),
-            ("unbounded-array", "max-subdocument-length", 100.0),
-            ("large-reference-array", "warning-length", 500.0),
-            ("large-reference-array", "critical-length", 5_000.0),
-            ("document-near-limit", "warning-bytes", 4_000_000.0),
-            ("bloated-document", "p95-bytes", 1_000_000.0),
-            ("too-many-indexes", "info", 5.0),
-            ("too-many-indexes", "warning", 15.0),
-            ("too-many-fields", "info", 100.0),
-            ("too-many-fields", "warning", 500.0),
-            ("deep-nesting", "warning", 10.0),
-            ("long-field-names", "share", 0.2),
-            ("mixed-types", "min-share", 0.001),
-        ],
+        "
+[unbounded-array]
+min-correlation = 0.3
+max-length = 1000
+max-subdocument-length = 100
+
+[large-reference-array]
+warning-length = 500
+critical-length = 5000
+
+[document-near-limit]
+warning-bytes = 4000000
+
+[bloated-document]
+p95-bytes = 1000000
+
+[too-many-indexes]
+info = 5
+warning = 15
+
+[too-many-fields]
+info = 100
+warning = 500
+
+[deep-nesting]
+warning = 10
+
+[long-field-names]
+share = 0.2
+
+[mixed-types]
+min-share = 0.001
+",
     ),
 ];
 
@@ -351,58 +113,99 @@ pub enum ConfigError {
     },
 }
 
-/// Thresholds in force, and the rules switched off.
-#[derive(Clone, Debug)]
-pub struct Thresholds {
-    profile: String,
-    values: BTreeMap<(String, String), f64>,
-    disabled: Vec<String>,
+/// Declares [`Thresholds`]: one typed field per rule, serialised as the
+/// rule's `[rule-id]` table.
+macro_rules! thresholds {
+    ($($id:literal => $field:ident: $ty:ty,)*) => {
+        /// Thresholds in force (one typed struct per rule, read with serde
+        /// from the rule's table), the profile they start from, and the
+        /// rules switched off.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Thresholds {
+            #[serde(skip)]
+            profile: String,
+            #[serde(skip)]
+            disabled: Vec<String>,
+            $(
+                #[serde(rename = $id)]
+                pub $field: $ty,
+            )*
+        }
+
+        impl Thresholds {
+            /// Every rule's own defaults, profile `default`.
+            fn defaults() -> Thresholds {
+                Thresholds {
+                    profile: "default".into(),
+                    disabled: Vec::new(),
+                    $($field: <$ty>::default(),)*
+                }
+            }
+        }
+    };
 }
 
 impl Default for Thresholds {
+    /// The `default` profile.
     fn default() -> Self {
-        Thresholds::profile("default").unwrap_or_else(|| Thresholds {
-            profile: "default".into(),
-            values: BTreeMap::new(),
-            disabled: Vec::new(),
-        })
+        Thresholds::profile("default").unwrap_or_else(Thresholds::defaults)
     }
+}
+
+thresholds! {
+    "unbounded-array" => unbounded_array: super::unbounded_array::Limits,
+    "large-reference-array" => large_reference_array: super::large_reference_array::Limits,
+    "document-near-limit" => document_near_limit: super::document_near_limit::Limits,
+    "bloated-document" => bloated_document: super::bloated_document::Limits,
+    "time-series-per-event" => time_series_per_event: super::time_series_per_event::Limits,
+    "dynamic-keys" => dynamic_keys: super::dynamic_keys::Limits,
+    "mixed-types" => mixed_types: super::mixed_types::Limits,
+    "denormalization-drift" => denormalization_drift: super::denormalization_drift::Limits,
+    "missing-reference-index" => missing_reference_index: super::missing_reference_index::Limits,
+    "redundant-index" => redundant_index: super::redundant_index::Limits,
+    "unused-index" => unused_index: super::unused_index::Limits,
+    "too-many-indexes" => too_many_indexes: super::too_many_indexes::Limits,
+    "too-many-collections" => too_many_collections: super::too_many_collections::Limits,
+    "deep-nesting" => deep_nesting: super::deep_nesting::Limits,
+    "too-many-fields" => too_many_fields: super::too_many_fields::Limits,
+    "polymorphic-without-discriminator" => polymorphic_without_discriminator: super::polymorphic_without_discriminator::Limits,
+    "long-field-names" => long_field_names: super::long_field_names::Limits,
+    "dangling-references" => dangling_references: super::dangling_references::Limits,
+    "string-dates" => string_dates: super::string_dates::Limits,
+    "lossy-numbers" => lossy_numbers: super::lossy_numbers::Limits,
+    "non-unique-reference-key" => non_unique_reference_key: super::non_unique_reference_key::Limits,
 }
 
 impl Thresholds {
     /// The named profile over the defaults; `None` for an unknown name.
     pub fn profile(name: &str) -> Option<Thresholds> {
-        let (_, overrides) = PROFILES.iter().find(|(n, _)| *n == name)?;
-        let mut values: BTreeMap<(String, String), f64> = DEFAULTS
-            .iter()
-            .map(|(r, k, v, _)| (((*r).to_owned(), (*k).to_owned()), *v))
-            .collect();
-        for (r, k, v) in *overrides {
-            values.insert(((*r).to_owned(), (*k).to_owned()), *v);
-        }
-        Some(Thresholds {
+        let (_, overlay) = PROFILES.iter().find(|(n, _)| *n == name)?;
+        let mut t = Thresholds {
             profile: name.to_owned(),
-            values,
-            disabled: Vec::new(),
-        })
+            ..Thresholds::defaults()
+        };
+        // The overlays are docshape's own and parse (a test reads each).
+        t.apply(overlay, &format!("profile {name}")).ok()?;
+        Some(t)
     }
 
     pub fn profile_name(&self) -> &str {
         &self.profile
     }
 
-    /// A threshold's value. Every name used by a rule is in `DEFAULTS`
-    /// (a test checks it); an unknown name reads as NaN, which no
-    /// comparison passes.
+    /// A threshold's value by rule and key, for evidence and docs; an
+    /// unknown name reads as NaN.
     pub fn get(&self, rule: &str, key: &str) -> f64 {
-        self.values
-            .get(&(rule.to_owned(), key.to_owned()))
-            .copied()
+        self.tables()
+            .ok()
+            .and_then(|t| t.get(rule)?.get(key)?.as_float())
             .unwrap_or(f64::NAN)
     }
 
-    pub fn set(&mut self, rule: &str, key: &str, v: f64) {
-        self.values.insert((rule.to_owned(), key.to_owned()), v);
+    /// Every rule's thresholds as TOML tables, by rule id.
+    fn tables(&self) -> Result<toml::Table, toml::ser::Error> {
+        toml::Table::try_from(self)
     }
 
     pub fn disabled(&self) -> &[String] {
@@ -433,12 +236,7 @@ impl Thresholds {
         path: &str,
         cli_profile: Option<&str>,
     ) -> Result<Thresholds, ConfigError> {
-        let table: toml::Table =
-            text.parse()
-                .map_err(|e: toml::de::Error| ConfigError::Syntax {
-                    path: path.to_owned(),
-                    reason: e.message().to_owned(),
-                })?;
+        let table = parse_toml(text, path)?;
         let file_profile = match table.get("rules") {
             None => None,
             Some(toml::Value::String(s)) => Some(s.clone()),
@@ -458,7 +256,25 @@ impl Thresholds {
             path: path.to_owned(),
             name: name.clone(),
         })?;
-        for (key, value) in &table {
+        t.apply_table(&table, path)?;
+        Ok(t)
+    }
+
+    /// Applies a configuration's text (a profile overlay or a user's file).
+    fn apply(&mut self, text: &str, path: &str) -> Result<(), ConfigError> {
+        let table = parse_toml(text, path)?;
+        self.apply_table(&table, path)
+    }
+
+    /// Checks every key of a configuration, then reads the rules' tables
+    /// over the thresholds in force with serde.
+    fn apply_table(&mut self, table: &toml::Table, path: &str) -> Result<(), ConfigError> {
+        let mut merged = self.tables().map_err(|e| ConfigError::BadValue {
+            path: path.to_owned(),
+            key: "thresholds".into(),
+            expected: e.to_string(),
+        })?;
+        for (key, value) in table {
             match key.as_str() {
                 "rules" | "keys" | "theme" | "lang" | "connections" => {}
                 "disable" => {
@@ -482,10 +298,17 @@ impl Thresholds {
                                 hint: format!(" (rules: {})", super::RULES.join(", ")),
                             });
                         }
-                        t.disable(id);
+                        self.disable(id);
                     }
                 }
-                rule if super::RULES.contains(&rule) => {
+                rule => {
+                    let Some(info) = super::registry::rule(rule) else {
+                        return Err(ConfigError::UnknownKey {
+                            path: path.to_owned(),
+                            key: rule.to_owned(),
+                            hint: " (top-level keys: rules, disable, keys, theme, lang, and one table per rule)".into(),
+                        });
+                    };
                     let Some(inner) = value.as_table() else {
                         return Err(ConfigError::BadValue {
                             path: path.to_owned(),
@@ -493,11 +316,11 @@ impl Thresholds {
                             expected: "a table of thresholds".into(),
                         });
                     };
+                    let mut updates = toml::Table::new();
                     for (k, v) in inner {
-                        let known: Vec<&str> = DEFAULTS.iter().filter(|d| d.0 == rule).map(|d| d.1).collect();
                         if k == "enabled" {
                             match v.as_bool() {
-                                Some(false) => t.disable(rule),
+                                Some(false) => self.disable(rule),
                                 Some(true) => {}
                                 None => {
                                     return Err(ConfigError::BadValue {
@@ -509,7 +332,8 @@ impl Thresholds {
                             }
                             continue;
                         }
-                        if !known.contains(&k.as_str()) {
+                        if !info.thresholds.iter().any(|(known, _)| known == k) {
+                            let known: Vec<&str> = info.thresholds.iter().map(|d| d.0).collect();
                             return Err(ConfigError::UnknownKey {
                                 path: path.to_owned(),
                                 key: format!("{rule}.{k}"),
@@ -534,20 +358,37 @@ impl Thresholds {
                                 expected: "a number ≥ 0".into(),
                             });
                         }
-                        t.set(rule, k, n);
+                        updates.insert(k.clone(), toml::Value::Float(n));
                     }
-                }
-                other => {
-                    return Err(ConfigError::UnknownKey {
-                        path: path.to_owned(),
-                        key: other.to_owned(),
-                        hint: " (top-level keys: rules, disable, keys, theme, lang, and one table per rule)".into(),
-                    })
+                    if let Some(toml::Value::Table(current)) = merged.get_mut(rule) {
+                        current.extend(updates);
+                    }
                 }
             }
         }
-        Ok(t)
+        let read: Thresholds =
+            toml::Value::Table(merged)
+                .try_into()
+                .map_err(|e: toml::de::Error| ConfigError::BadValue {
+                    path: path.to_owned(),
+                    key: "thresholds".into(),
+                    expected: e.message().to_owned(),
+                })?;
+        *self = Thresholds {
+            profile: std::mem::take(&mut self.profile),
+            disabled: std::mem::take(&mut self.disabled),
+            ..read
+        };
+        Ok(())
     }
+}
+
+fn parse_toml(text: &str, path: &str) -> Result<toml::Table, ConfigError> {
+    text.parse()
+        .map_err(|e: toml::de::Error| ConfigError::Syntax {
+            path: path.to_owned(),
+            reason: e.message().to_owned(),
+        })
 }
 
 /// The configuration file docshape reads when `--config` is not given:
@@ -575,6 +416,12 @@ mod tests {
         assert!((a.get("too-many-indexes", "info") - 30.0).abs() < 1e-9);
         assert!(Thresholds::profile("nope").is_none());
         assert!(d.get("no-rule", "x").is_nan());
+        for name in PROFILE_NAMES {
+            assert_eq!(
+                Thresholds::profile(name).map(|t| t.profile),
+                Some(name.to_owned())
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! MongoDB has no foreign keys — nothing stops a writer from storing an id
 //! that does not exist, or a delete from leaving references behind).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -11,9 +12,40 @@ use crate::relate::Kind;
 
 const RULE: &str = "dangling-references";
 
+/// `[dangling-references]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// share of references pointing at no document to inform
+    pub info_share: f64,
+    /// share of references pointing at no document to warn
+    pub warning_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            info_share: 0.01,
+            warning_share: 0.1,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "info-share",
+        "share of references pointing at no document to inform",
+    ),
+    (
+        "warning-share",
+        "share of references pointing at no document to warn",
+    ),
+];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let info = t.get(RULE, "info-share");
-    let warn = t.get(RULE, "warning-share");
+    let info = t.dangling_references.info_share;
+    let warn = t.dangling_references.warning_share;
     let mut out = Vec::new();
     for r in &ctx.relationships {
         if r.from_ns != ctx.ns() || r.kind == Kind::Embedded || r.references_probed == 0 {

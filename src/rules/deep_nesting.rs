@@ -1,6 +1,7 @@
 //! `deep-nesting`: documents nested dozens of levels deep (the server
 //! refuses 100 levels).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -9,8 +10,36 @@ use crate::profile::Seg;
 
 const RULE: &str = "deep-nesting";
 
+/// `[deep-nesting]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// nesting depth beyond which to warn
+    pub warning: f64,
+    /// nesting depth that is critical (the server refuses 100)
+    pub critical: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            warning: 20.0,
+            critical: 90.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    ("warning", "nesting depth beyond which to warn"),
+    (
+        "critical",
+        "nesting depth that is critical (the server refuses 100)",
+    ),
+];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let (warn, crit) = (t.get(RULE, "warning"), t.get(RULE, "critical"));
+    let (warn, crit) = (t.deep_nesting.warning, t.deep_nesting.critical);
     let depth = f64::from(ctx.data.max_depth);
     if depth <= warn {
         return Vec::new();

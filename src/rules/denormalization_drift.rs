@@ -2,6 +2,7 @@
 //! (seed 000: denormalize only read-mostly fields — a copy is not updated
 //! atomically with its source; 003: extended reference).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -11,8 +12,30 @@ use crate::relate::DriftKind;
 
 const RULE: &str = "denormalization-drift";
 
+/// `[denormalization-drift]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// share of checked copies that disagree for a warning
+    pub warning_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            warning_share: 0.01,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[(
+    "warning-share",
+    "share of checked copies that disagree for a warning",
+)];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let warn = t.get(RULE, "warning-share");
+    let warn = t.denormalization_drift.warning_share;
     let mut out = Vec::new();
     for d in &ctx.drift {
         if d.checked == 0 || d.disagree == 0 {

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::config::{Thresholds, DEFAULTS, PROFILE_NAMES};
+use super::config::{Thresholds, PROFILE_NAMES};
 use super::registry::{Basis, Check, REGISTRY};
 use crate::i18n::Lang;
 
@@ -37,8 +37,7 @@ pub fn rules_md() -> String {
             r.title,
             looks_at(r.check)
         );
-        let keys: Vec<_> = DEFAULTS.iter().filter(|d| d.0 == r.id).collect();
-        if keys.is_empty() {
+        if r.thresholds.is_empty() {
             s.push_str("**Thresholds:** none.\n\n");
         } else {
             s.push_str("**Thresholds:**\n\n| key | ");
@@ -46,7 +45,7 @@ pub fn rules_md() -> String {
             s.push_str(" | meaning |\n| --- |");
             s.push_str(&" ---: |".repeat(PROFILE_NAMES.len()));
             s.push_str(" --- |\n");
-            for (_, key, _, meaning) in keys {
+            for (key, meaning) in r.thresholds {
                 let _ = write!(s, "| `{key}` |");
                 for p in &profiles {
                     let _ = write!(s, " {} |", number(p.get(r.id, key)));

@@ -4,6 +4,7 @@
 //! The forecast starts from the largest document, the one at risk, so the
 //! size and the forecast told side by side never contradict each other.
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -13,10 +14,45 @@ use crate::profile::Seg;
 
 const RULE: &str = "document-near-limit";
 
+/// `[document-near-limit]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// document size that warrants a warning
+    pub warning_bytes: f64,
+    /// document size that is critical (75 % of 16 MiB)
+    pub critical_bytes: f64,
+    /// forecast horizon for growing documents, in days
+    pub forecast_days: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            warning_bytes: 10_000_000.0,
+            critical_bytes: 12_582_912.0,
+            forecast_days: 365.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    ("warning-bytes", "document size that warrants a warning"),
+    (
+        "critical-bytes",
+        "document size that is critical (75 % of 16 MiB)",
+    ),
+    (
+        "forecast-days",
+        "forecast horizon for growing documents, in days",
+    ),
+];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let warn = t.get(RULE, "warning-bytes");
-    let crit = t.get(RULE, "critical-bytes");
-    let horizon = t.get(RULE, "forecast-days");
+    let warn = t.document_near_limit.warning_bytes;
+    let crit = t.document_near_limit.critical_bytes;
+    let horizon = t.document_near_limit.forecast_days;
     let s = ctx.data.doc_size;
     let max = s.max as f64;
     let forecast = ctx

@@ -2,6 +2,7 @@
 //! the shape changes with the data (seed 002, pre-aggregated reports: 1440
 //! minute keys are slow to update; split into hours, or use attributes).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -10,6 +11,45 @@ use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 
 const RULE: &str = "dynamic-keys";
+
+/// `[dynamic-keys]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// share of keys that look like data (numbers, dates, hex, UUIDs)
+    pub data_like_share: f64,
+    /// keys an object needs before its keys are judged
+    pub min_keys: f64,
+    /// distinct keys beyond which rare keys are data
+    pub many_keys: f64,
+    /// presence below which a key is rare
+    pub rare_presence: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            data_like_share: 0.8,
+            min_keys: 5.0,
+            many_keys: 50.0,
+            rare_presence: 0.1,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "data-like-share",
+        "share of keys that look like data (numbers, dates, hex, UUIDs)",
+    ),
+    (
+        "min-keys",
+        "keys an object needs before its keys are judged",
+    ),
+    ("many-keys", "distinct keys beyond which rare keys are data"),
+    ("rare-presence", "presence below which a key is rare"),
+];
 
 /// Whether a key looks like a value: a number, a date, hex, a UUID.
 pub(super) fn data_like(key: &str) -> bool {
@@ -30,10 +70,10 @@ pub(super) fn data_like(key: &str) -> bool {
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let share_min = t.get(RULE, "data-like-share");
-    let min_keys = t.get(RULE, "min-keys");
-    let many = t.get(RULE, "many-keys");
-    let rare = t.get(RULE, "rare-presence");
+    let share_min = t.dynamic_keys.data_like_share;
+    let min_keys = t.dynamic_keys.min_keys;
+    let many = t.dynamic_keys.many_keys;
+    let rare = t.dynamic_keys.rare_presence;
     let mut out: Vec<Finding> = Vec::new();
     let mut fired: Vec<Vec<crate::profile::Seg>> = Vec::new();
     for f in ctx.fields() {

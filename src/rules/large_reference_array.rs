@@ -2,6 +2,7 @@
 //! (seeds 000/004: hundreds of children → an array of ids; thousands → no
 //! array at all, the child references its parent).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -13,9 +14,40 @@ use crate::relate::Kind;
 
 const RULE: &str = "large-reference-array";
 
+/// `[large-reference-array]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// references in one array that warrant a warning
+    pub warning_length: f64,
+    /// references in one array that are critical
+    pub critical_length: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            warning_length: 1_000.0,
+            critical_length: 10_000.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "warning-length",
+        "references in one array that warrant a warning",
+    ),
+    (
+        "critical-length",
+        "references in one array that are critical",
+    ),
+];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let warn = t.get(RULE, "warning-length");
-    let crit = t.get(RULE, "critical-length");
+    let warn = t.large_reference_array.warning_length;
+    let crit = t.large_reference_array.critical_length;
     let mut out = Vec::new();
     for f in ctx.fields() {
         let Some(a) = f.array else { continue };

@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -22,6 +23,41 @@ use crate::i18n::Lang;
 use crate::profile::raw::{self, BsonType};
 
 const RULE: &str = "long-field-names";
+
+/// `[long-field-names]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// share of document bytes taken by field names
+    pub share: f64,
+    /// share of the average document the proposed renames must save
+    pub min_saved_share: f64,
+    /// bytes the renames must save over the whole collection (64 MiB)
+    pub min_saved_bytes: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            share: 0.3,
+            min_saved_share: 0.1,
+            min_saved_bytes: 67_108_864.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    ("share", "share of document bytes taken by field names"),
+    (
+        "min-saved-share",
+        "share of the average document the proposed renames must save",
+    ),
+    (
+        "min-saved-bytes",
+        "bytes the renames must save over the whole collection (64 MiB)",
+    ),
+];
 
 /// GeoJSON's member names (RFC 7946), fixed inside a GeoJSON object.
 const GEOJSON: [&str; 7] = [
@@ -131,9 +167,9 @@ fn abbreviate(name: &str) -> String {
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let limit = t.get(RULE, "share");
-    let min_saved_share = t.get(RULE, "min-saved-share");
-    let min_saved_bytes = t.get(RULE, "min-saved-bytes");
+    let limit = t.long_field_names.share;
+    let min_saved_share = t.long_field_names.min_saved_share;
+    let min_saved_bytes = t.long_field_names.min_saved_bytes;
     let docs = ctx.data.kept;
     if docs.is_empty() || standard_collection(ctx.coll(), ctx.data.kind) {
         return Vec::new();

@@ -2,6 +2,7 @@
 //! type documentation: a double has 53 bits of precision; `long` holds
 //! 64-bit integers, `decimal` exact decimal fractions such as money).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -11,6 +12,37 @@ use crate::profile::raw::BsonType;
 use crate::profile::{extract, value_of, Seg};
 
 const RULE: &str = "lossy-numbers";
+
+/// `[lossy-numbers]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// integral doubles beyond 2^53 that make a path lossy
+    pub min_values: f64,
+    /// share of a money path's doubles with inexact decimals
+    pub money_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            min_values: 1.0,
+            money_share: 0.01,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "min-values",
+        "integral doubles beyond 2^53 that make a path lossy",
+    ),
+    (
+        "money-share",
+        "share of a money path's doubles with inexact decimals",
+    ),
+];
 
 /// 2^53: beyond it, not every integer has a double.
 pub const EXACT_LIMIT: f64 = 9_007_199_254_740_992.0;
@@ -116,8 +148,8 @@ pub struct Loss {
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let min_beyond = t.get(RULE, "min-values");
-    let money_share = t.get(RULE, "money-share");
+    let min_beyond = t.lossy_numbers.min_values;
+    let money_share = t.lossy_numbers.money_share;
     let mut out = Vec::new();
     for f in ctx.fields() {
         if f.type_count(BsonType::Double) == 0 {
@@ -297,7 +329,7 @@ mod tests {
         assert_eq!(f[0].severity, Severity::Info, "reads back as written");
         assert!(f[0].suggestion.migration.contains("$toDecimal"));
         let mut strict = Thresholds::default();
-        strict.set(RULE, "money-share", 0.02);
+        strict.lossy_numbers.money_share = 0.02;
         assert!(run(&prices(1), &strict).is_empty());
         assert_eq!(run(&prices(2), &strict).len(), 1);
         let decimals: Vec<bson::Document> = (0..10)

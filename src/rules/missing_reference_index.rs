@@ -2,6 +2,7 @@
 //! with it, so finding a parent's children scans the collection (seed 003:
 //! "确保引用字段有索引"; 004).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -11,8 +12,30 @@ use crate::relate::Kind;
 
 const RULE: &str = "missing-reference-index";
 
+/// `[missing-reference-index]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// child collection size that makes a missing index critical
+    pub critical_documents: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            critical_documents: 1_000_000.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[(
+    "critical-documents",
+    "child collection size that makes a missing index critical",
+)];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let crit = t.get(RULE, "critical-documents");
+    let crit = t.missing_reference_index.critical_documents;
     let mut out = Vec::new();
     for r in &ctx.relationships {
         if r.from_ns != ctx.ns() || r.indexed != Some(false) {

@@ -1,6 +1,7 @@
 //! `mixed-types`: one path, several types (seed 002: polymorphic documents
 //! and schema evolution — old documents keep the old shape until migrated).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -9,6 +10,24 @@ use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 
 const RULE: &str = "mixed-types";
+
+/// `[mixed-types]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// share of values a second type needs to count
+    pub min_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { min_share: 0.01 }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] =
+    &[("min-share", "share of values a second type needs to count")];
 
 /// 2^53: integers beyond it are not all exact as doubles.
 const EXACT_DOUBLE: f64 = 9_007_199_254_740_992.0;
@@ -43,7 +62,7 @@ fn family(t: BsonType) -> u8 {
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let min_share = t.get(RULE, "min-share");
+    let min_share = t.mixed_types.min_share;
     let mut out = Vec::new();
     for f in ctx.fields() {
         let non_null: Vec<(BsonType, u64)> = f

@@ -34,29 +34,29 @@ pub mod docs;
 pub mod registry;
 pub mod remedy;
 
-mod bloated_document;
-mod dangling_references;
-mod deep_nesting;
-mod denormalization_drift;
-mod document_near_limit;
-mod dynamic_keys;
-mod large_reference_array;
-mod long_field_names;
+pub mod bloated_document;
+pub mod dangling_references;
+pub mod deep_nesting;
+pub mod denormalization_drift;
+pub mod document_near_limit;
+pub mod dynamic_keys;
+pub mod large_reference_array;
+pub mod long_field_names;
 pub mod lossy_numbers;
-mod missing_reference_index;
-mod mixed_types;
-mod non_unique_reference_key;
-mod polymorphic_without_discriminator;
-mod redundant_index;
+pub mod missing_reference_index;
+pub mod mixed_types;
+pub mod non_unique_reference_key;
+pub mod polymorphic_without_discriminator;
+pub mod redundant_index;
 pub mod string_dates;
 #[cfg(test)]
 pub(crate) mod testing;
-mod time_series_per_event;
-mod too_many_collections;
-mod too_many_fields;
-mod too_many_indexes;
-mod unbounded_array;
-mod unused_index;
+pub mod time_series_per_event;
+pub mod too_many_collections;
+pub mod too_many_fields;
+pub mod too_many_indexes;
+pub mod unbounded_array;
+pub mod unused_index;
 
 #[cfg(test)]
 pub(crate) mod kit;

@@ -2,6 +2,7 @@
 //! is not unique (seed 003: index every reference; a reference must name
 //! one document, and only a unique index guarantees that it does).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -9,8 +10,30 @@ use crate::i18n::Lang;
 
 const RULE: &str = "non-unique-reference-key";
 
+/// `[non-unique-reference-key]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// 1: a referenced key other than _id needs a unique index; 0: only duplicates count
+    pub require_unique_index: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            require_unique_index: 1.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[(
+    "require-unique-index",
+    "1: a referenced key other than _id needs a unique index; 0: only duplicates count",
+)];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let require_index = t.get(RULE, "require-unique-index") >= 1.0;
+    let require_index = t.non_unique_reference_key.require_unique_index >= 1.0;
     let mut out = Vec::new();
     // Without index information (a JSON export) "no unique index" means
     // nothing; duplicates still count.

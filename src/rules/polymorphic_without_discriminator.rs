@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -12,6 +13,34 @@ use crate::i18n::Lang;
 use crate::profile::raw;
 
 const RULE: &str = "polymorphic-without-discriminator";
+
+/// `[polymorphic-without-discriminator]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// Jaccard similarity below which two shapes differ
+    pub max_similarity: f64,
+    /// share of the sample each shape needs
+    pub min_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_similarity: 0.5,
+            min_share: 0.05,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "max-similarity",
+        "Jaccard similarity below which two shapes differ",
+    ),
+    ("min-share", "share of the sample each shape needs"),
+];
 
 type Shape = BTreeSet<Vec<u8>>;
 
@@ -62,8 +91,8 @@ fn clusters(docs: &[Vec<u8>], max_sim: f64) -> (Vec<(Shape, usize)>, Vec<usize>)
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let max_sim = t.get(RULE, "max-similarity");
-    let min_share = t.get(RULE, "min-share");
+    let max_sim = t.polymorphic_without_discriminator.max_similarity;
+    let min_share = t.polymorphic_without_discriminator.min_share;
     let docs = &ctx.data.kept;
     if docs.len() < 20 {
         return Vec::new();

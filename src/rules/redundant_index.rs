@@ -1,6 +1,7 @@
 //! `redundant-index`: an index whose key is a prefix of another's, which
 //! serves every query it serves (Atlas performance advisor).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -8,6 +9,15 @@ use crate::i18n::Lang;
 use crate::source::IndexInfo;
 
 const RULE: &str = "redundant-index";
+
+/// `[redundant-index]` in `docshape.toml`: this rule has no thresholds (only
+/// `enabled`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[];
 
 pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let idx = ctx.data.indexes;

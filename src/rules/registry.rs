@@ -48,6 +48,9 @@ pub struct RuleInfo {
     pub explanation: (&'static str, &'static str),
     /// Where the rule comes from (a seed file, MongoDB's documentation …).
     pub source: &'static str,
+    /// The keys of its `[rule-id]` table and what each means (the values
+    /// are in the rule's `Limits`).
+    pub thresholds: &'static [(&'static str, &'static str)],
     pub check: Check,
 }
 
@@ -73,6 +76,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "不断增长的数组会让每次写入都要移动更大的文档，每次读取都要取回整个数组，文档最终会碰到 MongoDB 16 MiB 的上限。种子材料的第三条经验法则：数组不应该无限制增长——“多”的一方有数百个时用子引用数组，有数千个或无上限（日志、评论、交易）时改用父引用，让每个子文档引用其父文档。",
         ),
         source: "seeds/000 (rule 3), seeds/001 (when to reference), seeds/004; Atlas schema advisor (> 10,000), Compass (≥ 250)",
+        thresholds: unbounded_array::THRESHOLDS,
         check: Check::Collection(unbounded_array::check, Basis::Documents),
     },
     RuleInfo {
@@ -83,6 +87,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "子引用数组适合数百个子文档；当有数千个时，父文档会随每个子文档增长，每次追加都要重写父文档，仅这个数组就可能逼近 16 MiB 上限。种子材料的法则：如果有数千个文档对象，就不要再内嵌 ObjectID 的数组——改为在每个子文档中保存父文档的 id（父引用），并为它建立索引。",
         ),
         source: "seeds/000 (rule 3), seeds/004 (one-to-many vs one-to-squillions)",
+        thresholds: large_reference_array::THRESHOLDS,
         check: Check::Collection(large_reference_array::check, Basis::Documents),
     },
     RuleInfo {
@@ -93,6 +98,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "MongoDB 拒绝任何超过 16 MiB 的文档，越过上限的写入会直接失败；远在此之前，每次读写都要搬动数兆字节的数据。种子材料：内嵌文档太大（数 MB 或接近 16 MiB）、频繁修改或持续增长没有封顶时，应使用引用——文档中只保留与它一起读取的数据。",
         ),
         source: "seeds/001 (when to reference), seeds/002, seeds/003; Compass (10 MB)",
+        thresholds: document_near_limit::THRESHOLDS,
         check: Check::Collection(document_near_limit::check, Basis::Documents),
     },
     RuleInfo {
@@ -103,6 +109,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "大文档会用大多数查询根本不需要的字节填满缓存，内存能容纳的文档变少，每次读取的 I/O 代价更高。种子材料中的头像例子：5–10 MB、十次查询只用到一次的头像，应该放到独立集合（或 GridFS）中，由联系人文档引用。",
         ),
         source: "seeds/001 (avatar 5–10 MB), Atlas schema advisor (> 2 MB)",
+        thresholds: bloated_document::THRESHOLDS,
         check: Check::Collection(bloated_document::check, Basis::Documents),
     },
     RuleInfo {
@@ -113,6 +120,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "每个事件一个文档，意味着为几个字节的数据付出每个文档固定的开销（_id、索引项、字段名），而查询一小时的数据就要读取成千上万个文档。桶模式按序列和时间段把事件存进一个文档的数组中，并预先计算 count、sum 等统计值，可以把文档数和索引项减少一个数量级；MongoDB 的时间序列集合也会自动这样做。",
         ),
         source: "seeds/002 (ch. 4, operational intelligence), seeds/003 (bucket pattern)",
+        thresholds: time_series_per_event::THRESHOLDS,
         check: Check::Collection(time_series_per_event::check, Basis::Documents),
     },
     RuleInfo {
@@ -123,6 +131,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "当键本身就是值（一天中的分钟数、日期、id）时，每出现一个新值就多一个字段：结构永远无法稳定，每个键都需要单独的索引，而且 MongoDB 要按顺序扫描对象才能找到某个键——种子材料指出，在 1440 个分钟键中更新第 1439 分钟比更新第 0 分钟慢得多，因此把一天拆成 24 个小时子文档。把它们存成 {k, v} 数组（属性模式），一个索引就能查询所有键。",
         ),
         source: "seeds/002 (pre-aggregated reports, 1440 minute keys)",
+        thresholds: dynamic_keys::THRESHOLDS,
         check: Check::Collection(dynamic_keys::check, Basis::Documents),
     },
     RuleInfo {
@@ -133,6 +142,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "一个路径上出现两种类型，通常意味着两个版本的模式并存：比较、排序或建索引时会出现两种顺序（数字排在字符串之前），聚合会悄悄跳过无法转换的值，每个读取方都得兼容两种类型。种子材料接受模式演进——分批迁移文档并记录每个文档的版本——但旧结构不应永远留下。不同宽度的数值（int/long/double）之间可以正确比较，影响较小。",
         ),
         source: "seeds/002 (polymorphic schemas, schema evolution)",
+        thresholds: mixed_types::THRESHOLDS,
         check: Check::Collection(mixed_types::check, Basis::Documents),
     },
     RuleInfo {
@@ -143,6 +153,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "反范式的冗余副本让每次读取省去一次关联查询，但它不会与源数据原子地更新：源数据的每次修改都必须同时写入每一份副本，遗漏的副本就会过期。种子材料：只有读取远多于修改的字段才适合冗余，并且要权衡更新的代价；扩展引用是有意保存的快照，只有能接受旧值时才合适。",
         ),
         source: "seeds/000 (denormalization), seeds/001 (group data copied into contacts), seeds/003 (extended reference)",
+        thresholds: denormalization_drift::THRESHOLDS,
         check: Check::Collection(denormalization_drift::check, Basis::Documents),
     },
     RuleInfo {
@@ -153,6 +164,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "父引用的读取方式是用父文档的 id 去查询子文档。如果该字段没有索引，每次这样的查询都是全集合扫描，本应只需一次索引查找的应用层关联就要付出扫描整个集合的代价。种子材料说得很明确：确保引用字段有索引——这样应用层级别的 join 并不会比关系数据库的 join 开销大多少。",
         ),
         source: "seeds/003 (确保引用字段有索引), seeds/000 (rule 4), seeds/004",
+        thresholds: missing_reference_index::THRESHOLDS,
         check: Check::Collection(missing_reference_index::check, Basis::Documents),
     },
     RuleInfo {
@@ -163,6 +175,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "每个索引都会占用内存，并拖慢所有涉及其字段的写入。如果一个索引的键是另一个索引键的前缀（字段、顺序和方向都相同），较长的索引就能满足它能满足的所有查询，它只剩下开销。",
         ),
         source: "MongoDB Atlas performance advisor (redundant indexes); seeds/002 (index size uses RAM)",
+        thresholds: redundant_index::THRESHOLDS,
         check: Check::Collection(redundant_index::check, Basis::Metadata),
     },
     RuleInfo {
@@ -173,6 +186,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "没人使用的索引仍然占用内存，并在每次写入时被更新。计数器会在服务器重启后清零，所以删除前要检查副本集的每个成员；只读取集合中没有任何文档包含的字段的索引，往往是旧模式留下的（或者字段名拼错了）。文本、通配符、地理空间、哈希、唯一、部分和隐藏索引从不因字段缺失而被判定，TTL 索引的字段缺失只说明没有文档会过期。",
         ),
         source: "MongoDB Atlas performance advisor (unused indexes, 7 days); seeds/002 (index size uses RAM)",
+        thresholds: unused_index::THRESHOLDS,
         check: Check::Collection(unused_index::check, Basis::Metadata),
     },
     RuleInfo {
@@ -183,6 +197,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "每个索引都驻留内存，并在每次插入以及其字段被更新时维护。一个集合上索引很多，通常意味着每个可选属性都建了一个索引；属性模式（{k, v} 数组加一个复合索引）可以覆盖它们，没人使用的索引则可以删除。",
         ),
         source: "MongoDB Compass (> 10 indexes), Atlas (> 30 indexes); seeds/002 (index size uses RAM)",
+        thresholds: too_many_indexes::THRESHOLDS,
         check: Check::Collection(too_many_indexes::check, Basis::Metadata),
     },
     RuleInfo {
@@ -193,6 +208,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "每个集合都有自己的数据文件和至少一个索引，各自占用内存和文件句柄，成千上万个集合会拖慢存储引擎、备份和重启。结构相同的大量集合（每个客户一个、每天一个）最好合并成一个集合，用一个字段区分。",
         ),
         source: "MongoDB Atlas (100 collections per database), Compass and the manual (10,000); seeds/002 (polymorphic collections)",
+        thresholds: too_many_collections::THRESHOLDS,
         check: Check::Deployment(too_many_collections::check),
     },
     RuleInfo {
@@ -203,6 +219,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "嵌套很深的文档难以用点路径和位置操作符查询、建索引和更新，而且 MongoDB 拒绝嵌套 100 层及以上的文档——多加一层的写入会直接失败。这种嵌套通常对应树形或递归结构，更适合放到独立集合中用引用表示。",
         ),
         source: "MongoDB limits (nesting depth 100)",
+        thresholds: deep_nesting::THRESHOLDS,
         check: Check::Collection(deep_nesting::check, Basis::Documents),
     },
     RuleInfo {
@@ -213,6 +230,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "成千上万个不同字段意味着任何查询、索引或工具都无法掌握文档结构：Compass 导出超过 1,000 个字段就会停止，每个索引只覆盖一小部分数据，文档也难以理解。如果这些字段是因文档而异的属性，属性模式（{k, v} 数组）能把它们变成数据，用一个索引覆盖。",
         ),
         source: "MongoDB Compass (1,000-field export limit); seeds/002 (semi-structured data, attribute arrays)",
+        thresholds: too_many_fields::THRESHOLDS,
         check: Check::Collection(too_many_fields::check, Basis::Documents),
     },
     RuleInfo {
@@ -223,6 +241,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "把相似但不完全相同的文档放在同一个集合中，正是 MongoDB 的多态模式，效果很好——前提是每个文档都说明自己是哪一种。没有类型字段时，每个查询和读取方都只能根据有哪些字段去猜测结构，索引也无法针对某一类文档。",
         ),
         source: "seeds/002 (polymorphic schemas), seeds/003 (polymorphic pattern)",
+        thresholds: polymorphic_without_discriminator::THRESHOLDS,
         check: Check::Collection(polymorphic_without_discriminator::check, Basis::Documents),
     },
     RuleInfo {
@@ -233,6 +252,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "BSON 在每个文档中都保存每个字段的名字，所以长字段名在每个文档里都要重复付出代价——缓存和网络传输都是如此（磁盘上压缩能挽回大部分）。种子材料建议使用较短的字段名，或者用对象-文档映射（ODM）在代码中把短的存储名映射为易读的名字。由标准规定的字段名（GeoJSON、GridFS、服务器自己的文档）不在此列。",
         ),
         source: "seeds/002 (BSON storage efficiency)",
+        thresholds: long_field_names::THRESHOLDS,
         check: Check::Collection(long_field_names::check, Basis::Documents),
     },
     RuleInfo {
@@ -243,6 +263,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "MongoDB 没有外键：没有任何机制检查被引用的文档是否存在，删除父文档也会留下子文档中的引用。悬空引用会让 $lookup 返回空数组（或在 $unwind 之后丢掉该文档），按父文档统计的数量出错，假设目标一定存在的应用代码也会失败。种子材料：由应用保证引用一致——先写父文档，删除父文档时一并删除（或标记）子文档——并且查询要能容忍目标缺失。",
         ),
         source: "seeds/001 (no foreign keys in MongoDB: the application keeps references consistent)",
+        thresholds: dangling_references::THRESHOLDS,
         check: Check::Collection(dangling_references::check, Basis::Documents),
     },
     RuleInfo {
@@ -253,6 +274,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "以字符串保存的日期对服务器来说并不是日期：它按文本排序和比较（\"2015-8-9\" 会排在 \"2015-10-01\" 之后，时区偏移被忽略），范围查询和索引看到的也是文本，日期运算符（$year、$dateTrunc、TTL 索引）无法使用它，而且每个写入方都可能采用不同的格式。种子材料关于类型的建议以及 MongoDB 的 BSON 类型文档：时间点应保存为 BSON 日期（8 字节，UTC 毫秒），显示时再格式化。",
         ),
         source: "seeds/002 (BSON types), MongoDB docs (BSON types: Date; $dateFromString)",
+        thresholds: string_dates::THRESHOLDS,
         check: Check::Collection(string_dates::check, Basis::Documents),
     },
     RuleInfo {
@@ -263,6 +285,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "BSON 的 double 只有 53 位精度：超过 2^53（9,007,199,254,740,992）的整数——64 位 ID、纳秒时间戳——在保存时会被舍入到相邻的值，两个不同的 ID 可能变得相同；大多数十进制小数（0.1、19.99）也只能近似表示，金额求和会出现几分钱的偏差。MongoDB 的 BSON 类型：64 位整数用 `long`，金额用 `decimal`（Decimal128），不透明的标识符用字符串。已经在 double 中丢失的精度无法从数据库中恢复。",
         ),
         source: "MongoDB docs (BSON types: double, long, decimal; model monetary data)",
+        thresholds: lossy_numbers::THRESHOLDS,
         check: Check::Collection(lossy_numbers::check, Basis::Documents),
     },
     RuleInfo {
@@ -273,6 +296,7 @@ pub const REGISTRY: [RuleInfo; 21] = [
             "只有键唯一时，一个引用才指向唯一的文档。MongoDB 只为 `_id` 保证这一点；其他键只有唯一索引才能保证。键重复时，$lookup 会为一个子文档返回多个父文档，统计会重复计算，更新会落到哪一个文档也无法确定；没有唯一索引时，下一个写入方随时可能写入重复值。种子材料：为每个引用字段建立索引——在被引用的一侧，把该索引建成唯一索引，或者改为引用 `_id`。",
         ),
         source: "seeds/003 (index every reference field), MongoDB docs (unique indexes)",
+        thresholds: non_unique_reference_key::THRESHOLDS,
         check: Check::Collection(non_unique_reference_key::check, Basis::Documents),
     },
 ];

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -14,6 +15,26 @@ use crate::profile::raw::BsonType;
 use crate::profile::{extract, value_of, Seg};
 
 const RULE: &str = "string-dates";
+
+/// `[string-dates]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// share of documents whose string values are all dates
+    pub min_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { min_share: 0.95 }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[(
+    "min-share",
+    "share of documents whose string values are all dates",
+)];
 
 /// The time-zone part of an ISO-8601 date-time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -287,7 +308,7 @@ fn tally(docs: &[Vec<u8>], segs: &[Seg]) -> Tally {
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let min_share = t.get(RULE, "min-share");
+    let min_share = t.string_dates.min_share;
     let mut out = Vec::new();
     for f in ctx.fields() {
         // `_id` cannot be changed in place; arrays are judged by elements.
@@ -453,7 +474,7 @@ mod tests {
         let ctx = testing::ctx(&r, &[]);
         assert!(check(&ctx, &Thresholds::default(), Lang::En).is_empty());
         let mut t = Thresholds::default();
-        t.set(RULE, "min-share", 0.8);
+        t.string_dates.min_share = 0.8;
         assert_eq!(check(&ctx, &t, Lang::Zh).len(), 1);
     }
 }

@@ -7,6 +7,7 @@
 //! collection (Duj1 from the sample's frequency profile, stated with its
 //! inputs in the evidence; exact when every document was read).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -16,11 +17,53 @@ use crate::profile::raw::BsonType;
 
 const RULE: &str = "time-series-per-event";
 
+/// `[time-series-per-event]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// collection size from which per-event storage is judged
+    pub min_documents: f64,
+    /// average document size below which documents are events
+    pub max_avg_bytes: f64,
+    /// share of documents with a date
+    pub date_presence: f64,
+    /// distinct series-key values per 100 documents, at most
+    pub series_per_100: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            min_documents: 10_000.0,
+            max_avg_bytes: 256.0,
+            date_presence: 0.95,
+            series_per_100: 1.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "min-documents",
+        "collection size from which per-event storage is judged",
+    ),
+    (
+        "max-avg-bytes",
+        "average document size below which documents are events",
+    ),
+    ("date-presence", "share of documents with a date"),
+    (
+        "series-per-100",
+        "distinct series-key values per 100 documents, at most",
+    ),
+];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let min_docs = t.get(RULE, "min-documents");
-    let max_avg = t.get(RULE, "max-avg-bytes");
-    let date_presence = t.get(RULE, "date-presence");
-    let per_100 = t.get(RULE, "series-per-100");
+    let min_docs = t.time_series_per_event.min_documents;
+    let max_avg = t.time_series_per_event.max_avg_bytes;
+    let date_presence = t.time_series_per_event.date_presence;
+    let per_100 = t.time_series_per_event.series_per_100;
     let docs = ctx.documents() as f64;
     let avg = ctx.data.doc_size.avg;
     if docs < min_docs || avg >= max_avg || ctx.sampled() == 0 {

@@ -2,6 +2,7 @@
 //! deployment with tens of thousands (Atlas: 100 per database; Compass and
 //! the manual: 10,000).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, DeploymentCtx, Finding, Remedy, Severity, Thresholds};
@@ -10,9 +11,40 @@ use crate::i18n::Lang;
 
 const RULE: &str = "too-many-collections";
 
+/// `[too-many-collections]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// collections in one database beyond which to inform
+    pub per_database: f64,
+    /// collections in the deployment from which to warn
+    pub per_deployment: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            per_database: 100.0,
+            per_deployment: 10_000.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "per-database",
+        "collections in one database beyond which to inform",
+    ),
+    (
+        "per-deployment",
+        "collections in the deployment from which to warn",
+    ),
+];
+
 pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let per_db = t.get(RULE, "per-database");
-    let total = t.get(RULE, "per-deployment");
+    let per_db = t.too_many_collections.per_database;
+    let total = t.too_many_collections.per_deployment;
     let mut out = Vec::new();
     let deployment_warn = ctx.total as f64 >= total;
     for (db, names) in &ctx.databases {

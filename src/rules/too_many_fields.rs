@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -18,6 +19,31 @@ use crate::profile::raw::BsonType;
 use crate::profile::{FieldProfile, Seg};
 
 const RULE: &str = "too-many-fields";
+
+/// `[too-many-fields]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// distinct paths beyond which to inform
+    pub info: f64,
+    /// distinct paths beyond which to warn
+    pub warning: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            info: 200.0,
+            warning: 1_000.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    ("info", "distinct paths beyond which to inform"),
+    ("warning", "distinct paths beyond which to warn"),
+];
 
 /// Median presence of the paths where they could be: each path's share
 /// of the documents that have its parent (top-level paths: of all). Above
@@ -51,7 +77,7 @@ fn median_presence(ctx: &CollectionCtx<'_>, fields: &[&FieldProfile]) -> f64 {
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let (info, warn) = (t.get(RULE, "info"), t.get(RULE, "warning"));
+    let (info, warn) = (t.too_many_fields.info, t.too_many_fields.warning);
     // Objects whose keys are data, already reported by `dynamic-keys`.
     let dynamic: Vec<Vec<Seg>> = if t.enabled("dynamic-keys") {
         super::dynamic_keys::check(ctx, t, lang)

@@ -2,6 +2,7 @@
 //! already too long to stay embedded (seed 000, rule 3: "数组不应该无限制增长";
 //! 001: when to reference; Atlas > 10,000; Compass ≥ 250).
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -12,12 +13,61 @@ use crate::profile::Seg;
 
 const RULE: &str = "unbounded-array";
 
+/// `[unbounded-array]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// rank correlation of length with age that counts as growth
+    pub min_correlation: f64,
+    /// documents needed to judge growth
+    pub min_documents: f64,
+    /// array length that is too long whatever its growth
+    pub max_length: f64,
+    /// length of arrays of sub-documents or strings that is too long
+    pub max_subdocument_length: f64,
+    /// forecast (days to 16 MiB) that makes growth critical
+    pub critical_days: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            min_correlation: 0.5,
+            min_documents: 30.0,
+            max_length: 10_000.0,
+            max_subdocument_length: 250.0,
+            critical_days: 365.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "min-correlation",
+        "rank correlation of length with age that counts as growth",
+    ),
+    ("min-documents", "documents needed to judge growth"),
+    (
+        "max-length",
+        "array length that is too long whatever its growth",
+    ),
+    (
+        "max-subdocument-length",
+        "length of arrays of sub-documents or strings that is too long",
+    ),
+    (
+        "critical-days",
+        "forecast (days to 16 MiB) that makes growth critical",
+    ),
+];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let min_corr = t.get(RULE, "min-correlation");
-    let min_docs = t.get(RULE, "min-documents");
-    let max_len = t.get(RULE, "max-length");
-    let max_sub = t.get(RULE, "max-subdocument-length");
-    let critical_days = t.get(RULE, "critical-days");
+    let min_corr = t.unbounded_array.min_correlation;
+    let min_docs = t.unbounded_array.min_documents;
+    let max_len = t.unbounded_array.max_length;
+    let max_sub = t.unbounded_array.max_subdocument_length;
+    let critical_days = t.unbounded_array.critical_days;
     let mut out = Vec::new();
     for f in ctx.fields() {
         let Some(a) = f.array else { continue };

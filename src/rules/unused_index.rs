@@ -2,6 +2,7 @@
 //! that reads only fields no document of the collection has (Atlas: 7
 //! days). What absence means for each kind of index is `source::index`'s.
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
@@ -11,8 +12,28 @@ use crate::source::index::{absence, present_paths, Absence, IfAbsent};
 
 const RULE: &str = "unused-index";
 
+/// `[unused-index]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// days of index statistics needed to call an index unused
+    pub min_days: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { min_days: 7.0 }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[(
+    "min-days",
+    "days of index statistics needed to call an index unused",
+)];
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let min_days = t.get(RULE, "min-days");
+    let min_days = t.unused_index.min_days;
     let present = present_paths(ctx.fields());
     let mut out = Vec::new();
     for i in ctx.data.indexes {
