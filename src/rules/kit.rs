@@ -56,3 +56,20 @@ pub fn check(r: &CollectionReport) -> Vec<Finding> {
 pub fn fired<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
     findings.iter().filter(|f| f.rule == rule).collect()
 }
+
+/// Every enabled rule on `r` with thresholds `t`, in English.
+pub fn check_with(r: &CollectionReport, t: &Thresholds) -> Vec<Finding> {
+    let ctx = CollectionCtx {
+        data: r.data(),
+        relationships: Vec::new(),
+        drift: Vec::new(),
+        index_usage: None,
+        now: 1.8e9,
+    };
+    super::check_collection(&ctx, t, Lang::En)
+}
+
+/// The severity of `rule`'s first finding, if it fired.
+pub fn severity_of(findings: &[Finding], rule: &str) -> Option<super::Severity> {
+    findings.iter().find(|f| f.rule == rule).map(|f| f.severity)
+}

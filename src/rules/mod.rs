@@ -62,6 +62,8 @@ pub mod unused_index;
 pub(crate) mod kit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod cases;
 
 use serde::Serialize;
 

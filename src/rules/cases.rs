@@ -1,0 +1,205 @@
+//! Table-driven cases at each typed threshold: a rule fires (with the
+//! severity named) on one side of the boundary and not on the other, on
+//! collections profiled in memory.
+
+use bson::{doc, oid::ObjectId, Document};
+
+use super::kit::{check_with, report, severity_of};
+use super::{DeploymentCtx, Remedy, Severity, Thresholds};
+use crate::i18n::Lang;
+use crate::source::IndexInfo;
+
+fn index(name: &str, key: Document) -> IndexInfo {
+    IndexInfo::from_spec(&doc! {"v": 2, "name": name, "key": key}).expect("index spec")
+}
+
+fn nested(depth: u32) -> Document {
+    let mut d = doc! {"leaf": 1};
+    for _ in 1..depth {
+        d = doc! {"n": d};
+    }
+    d
+}
+
+#[test]
+fn deep_nesting_fires_above_warning_and_is_critical_at_critical() {
+    let docs: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "tree": nested(12)}).collect();
+    let r = report("trees", &docs, 20);
+    let depth = f64::from(r.max_depth);
+    assert!(depth >= 10.0, "measured depth {depth}");
+    for (warning, critical, want) in [
+        (depth, 90.0, None),
+        (depth - 1.0, 90.0, Some(Severity::Warning)),
+        (depth - 1.0, depth + 1.0, Some(Severity::Warning)),
+        (depth - 1.0, depth, Some(Severity::Critical)),
+    ] {
+        let mut t = Thresholds::default();
+        t.deep_nesting.warning = warning;
+        t.deep_nesting.critical = critical;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            severity_of(&found, "deep-nesting"),
+            want,
+            "warning {warning}, critical {critical}, depth {depth}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "deep-nesting") {
+            assert!(
+                matches!(&f.remedy, Remedy::Flatten { path } if path == "tree"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+    // A shallow collection never fires with the defaults.
+    let flat: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "a": {"b": 1}}).collect();
+    let found = check_with(&report("flat", &flat, 20), &Thresholds::default());
+    assert_eq!(severity_of(&found, "deep-nesting"), None);
+}
+
+#[test]
+fn too_many_indexes_counts_against_info_and_warning() {
+    let docs: Vec<Document> = (0..10).map(|i| doc! {"_id": i, "a": i}).collect();
+    let mut r = report("items", &docs, 10);
+    r.indexes = (0..6)
+        .map(|i| index(&format!("f{i}_1"), doc! {format!("f{i}"): 1}))
+        .collect();
+    for (info, warning, want) in [
+        (6.0, 30.0, None),
+        (5.0, 30.0, Some(Severity::Info)),
+        (5.0, 6.0, Some(Severity::Info)),
+        (5.0, 5.0, Some(Severity::Warning)),
+    ] {
+        let mut t = Thresholds::default();
+        t.too_many_indexes.info = info;
+        t.too_many_indexes.warning = warning;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            severity_of(&found, "too-many-indexes"),
+            want,
+            "info {info}, warning {warning}"
+        );
+    }
+}
+
+#[test]
+fn redundant_index_needs_a_covering_index() {
+    let docs: Vec<Document> = (0..10).map(|i| doc! {"_id": i, "a": i, "b": i}).collect();
+    for (indexes, want) in [
+        (vec![index("a_1", doc! {"a": 1})], None),
+        (
+            vec![
+                index("a_1", doc! {"a": 1}),
+                index("a_1_b_1", doc! {"a": 1, "b": 1}),
+            ],
+            Some(Severity::Warning),
+        ),
+        (
+            vec![
+                index("a_-1", doc! {"a": -1}),
+                index("a_1_b_1", doc! {"a": 1, "b": 1}),
+            ],
+            None,
+        ),
+        (
+            vec![
+                index("b_1", doc! {"b": 1}),
+                index("a_1_b_1", doc! {"a": 1, "b": 1}),
+            ],
+            None,
+        ),
+    ] {
+        let names: Vec<String> = indexes.iter().map(|i| i.name.clone()).collect();
+        let mut r = report("items", &docs, 10);
+        r.indexes = indexes;
+        let found = check_with(&r, &Thresholds::default());
+        assert_eq!(severity_of(&found, "redundant-index"), want, "{names:?}");
+        if let Some(f) = found.iter().find(|f| f.rule == "redundant-index") {
+            assert!(
+                matches!(&f.remedy, Remedy::DropIndex { name, covered_by: Some(b) } if name == "a_1" && b == "a_1_b_1"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
+
+#[test]
+fn large_reference_array_at_its_lengths() {
+    let ids = |n: usize| -> Vec<ObjectId> { (0..n).map(|_| ObjectId::new()).collect() };
+    let docs: Vec<Document> = (0..5)
+        .map(|i| doc! {"_id": i, "images": ids(if i == 0 { 60 } else { 5 })})
+        .collect();
+    let r = report("albums", &docs, 5);
+    for (warning, critical, want) in [
+        (60.0, 1000.0, None),
+        (59.0, 1000.0, Some(Severity::Warning)),
+        (59.0, 60.0, Some(Severity::Warning)),
+        (59.0, 59.0, Some(Severity::Critical)),
+    ] {
+        let mut t = Thresholds::default();
+        t.large_reference_array.warning_length = warning;
+        t.large_reference_array.critical_length = critical;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            severity_of(&found, "large-reference-array"),
+            want,
+            "warning {warning}, critical {critical}"
+        );
+    }
+    // Strings are not references: the same lengths stay silent.
+    let words: Vec<Document> = (0..5)
+        .map(|i| doc! {"_id": i, "words": (0..60).map(|k| format!("w{k}")).collect::<Vec<_>>()})
+        .collect();
+    let mut t = Thresholds::default();
+    t.large_reference_array.warning_length = 10.0;
+    let found = check_with(&report("texts", &words, 5), &t);
+    assert_eq!(severity_of(&found, "large-reference-array"), None);
+}
+
+#[test]
+fn too_many_collections_per_database_and_deployment() {
+    let names: Vec<String> = (0..12).map(|i| format!("events_{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    for (per_db, per_deployment, want) in [
+        (12.0, 10_000.0, None),
+        (11.0, 10_000.0, Some(Severity::Info)),
+        (100.0, 12.0, Some(Severity::Warning)),
+        (100.0, 13.0, None),
+    ] {
+        let mut t = Thresholds::default();
+        t.too_many_collections.per_database = per_db;
+        t.too_many_collections.per_deployment = per_deployment;
+        let ctx = DeploymentCtx {
+            databases: vec![("logs", refs.clone())],
+            total: refs.len(),
+        };
+        let found = super::check_deployment(&ctx, &t, Lang::En);
+        assert_eq!(
+            found.first().map(|f| f.severity),
+            want,
+            "per-database {per_db}, per-deployment {per_deployment}"
+        );
+        if let Some(f) = found.first() {
+            assert!(
+                matches!(&f.remedy, Remedy::MergeCollections { db, .. } if db == "logs"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
+
+#[test]
+fn a_disabled_rule_never_runs() {
+    let docs: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "tree": nested(12)}).collect();
+    let r = report("trees", &docs, 20);
+    let mut t = Thresholds::default();
+    t.deep_nesting.warning = 1.0;
+    assert!(severity_of(&check_with(&r, &t), "deep-nesting").is_some());
+    let mut off = Thresholds::parse("[deep-nesting]\nenabled = false\nwarning = 1\n", "x.toml", None)
+        .expect("valid");
+    assert!((off.deep_nesting.warning - 1.0).abs() < f64::EPSILON);
+    assert_eq!(severity_of(&check_with(&r, &off), "deep-nesting"), None);
+    off = Thresholds::parse("disable = [\"deep-nesting\"]\n", "x.toml", None).expect("valid");
+    assert!(!off.enabled("deep-nesting"));
+}
