@@ -4,6 +4,8 @@
 //! docshape never runs these scripts; it only writes them.
 
 mod advice;
+#[cfg(test)]
+mod cases;
 mod convert;
 mod examples;
 pub mod integrity;

@@ -23,7 +23,9 @@ fn nested(depth: u32) -> Document {
 
 #[test]
 fn deep_nesting_fires_above_warning_and_is_critical_at_critical() {
-    let docs: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "tree": nested(12)}).collect();
+    let docs: Vec<Document> = (0..20)
+        .map(|i| doc! {"_id": i, "tree": nested(12)})
+        .collect();
     let r = report("trees", &docs, 20);
     let depth = f64::from(r.max_depth);
     assert!(depth >= 10.0, "measured depth {depth}");
@@ -191,13 +193,19 @@ fn too_many_collections_per_database_and_deployment() {
 
 #[test]
 fn a_disabled_rule_never_runs() {
-    let docs: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "tree": nested(12)}).collect();
+    let docs: Vec<Document> = (0..20)
+        .map(|i| doc! {"_id": i, "tree": nested(12)})
+        .collect();
     let r = report("trees", &docs, 20);
     let mut t = Thresholds::default();
     t.deep_nesting.warning = 1.0;
     assert!(severity_of(&check_with(&r, &t), "deep-nesting").is_some());
-    let mut off = Thresholds::parse("[deep-nesting]\nenabled = false\nwarning = 1\n", "x.toml", None)
-        .expect("valid");
+    let mut off = Thresholds::parse(
+        "[deep-nesting]\nenabled = false\nwarning = 1\n",
+        "x.toml",
+        None,
+    )
+    .expect("valid");
     assert!((off.deep_nesting.warning - 1.0).abs() < f64::EPSILON);
     assert_eq!(severity_of(&check_with(&r, &off), "deep-nesting"), None);
     off = Thresholds::parse("disable = [\"deep-nesting\"]\n", "x.toml", None).expect("valid");

@@ -59,11 +59,11 @@ pub mod unbounded_array;
 pub mod unused_index;
 
 #[cfg(test)]
+mod cases;
+#[cfg(test)]
 pub(crate) mod kit;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod cases;
 
 use serde::Serialize;
 

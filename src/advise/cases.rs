@@ -1,0 +1,397 @@
+//! Every remedy a rule can return, spelled out on one collection built in
+//! memory: the pattern, examples drawn from the collection's own field
+//! names, and a script naming the collection and the operations it runs.
+
+use bson::{doc, oid::ObjectId, Binary, Document};
+use serde_json::Value;
+
+use super::suggest;
+use crate::i18n::Lang;
+use crate::relate::{DriftCheck, DriftKind, KeyUniqueness};
+use crate::rules::lossy_numbers::Loss;
+use crate::rules::{testing, Remedy};
+use crate::source::IndexInfo;
+
+fn orders() -> Vec<Document> {
+    (0..30)
+        .map(|i: i32| {
+            let mut attrs = Document::new();
+            for d in 0..5 {
+                attrs.insert(format!("2024-01-0{}", d + 1), i + d);
+            }
+            doc! {
+                "_id": i,
+                "customer_id": ObjectId::new(),
+                "items": (0..=(i % 7)).map(|k| doc! {"sku": format!("s{k}"), "qty": k}).collect::<Vec<_>>(),
+                "item_ids": (0..3).map(|_| ObjectId::new()).collect::<Vec<_>>(),
+                "attrs": attrs,
+                "photo": Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![7; 64] },
+                "notes": format!("note {i}"),
+                "created": bson::DateTime::from_millis(1_700_000_000_000 + i64::from(i) * 60_000),
+                "sensor": format!("t{}", i % 3),
+                "reading": f64::from(i) / 4.0,
+                "price": if i % 2 == 0 { bson::Bson::Int32(i) } else { bson::Bson::Double(f64::from(i) + 0.5) },
+                "when": format!("2024-01-{:02}", i % 28 + 1),
+                "customer_shipping_address_line": "1 Main St",
+                "deep": {"a": {"b": {"c": i}}},
+            }
+        })
+        .collect()
+}
+
+fn drift(kind: DriftKind) -> DriftCheck {
+    DriftCheck {
+        kind,
+        holder: "items[]".into(),
+        reference: "items[].sku".into(),
+        source_ns: "shop.products".into(),
+        fields: vec!["name".into()],
+        checked: 30,
+        disagree: 3,
+        groups: 10,
+        groups_disagreeing: 2,
+        own_fields: vec!["qty".into()],
+        examples: vec![(
+            "s1".into(),
+            "name".into(),
+            "\"pen\"".into(),
+            "\"pencil\"".into(),
+        )],
+    }
+}
+
+/// `(remedy, pattern, words the script holds, words before/after hold)`.
+fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> {
+    let ttl = IndexInfo::from_spec(
+        &doc! {"v": 2, "name": "expires_1", "key": {"expires": 1}, "expireAfterSeconds": 3600},
+    )
+    .expect("index spec");
+    vec![
+        (
+            Remedy::ParentReference {
+                array: "items".into(),
+            },
+            "parent-reference",
+            vec!["orders_items", "order_id", "items"],
+            vec!["items", "orders_items", "order_id"],
+        ),
+        (
+            Remedy::Subset {
+                array: "items".into(),
+                keep: 2,
+            },
+            "subset",
+            vec!["orders_items", "order_id", "items"],
+            vec!["items"],
+        ),
+        (
+            Remedy::Separate {
+                path: "notes".into(),
+            },
+            "separate-collection",
+            vec!["orders_notes", "order_id", "notes"],
+            vec!["notes", "orders_notes"],
+        ),
+        (
+            Remedy::Separate {
+                path: "photo".into(),
+            },
+            "gridfs",
+            vec!["orders_photo", "photo"],
+            vec!["photo"],
+        ),
+        (
+            Remedy::Attribute {
+                object: "attrs".into(),
+            },
+            "attribute",
+            vec!["attrs"],
+            vec!["attrs", "2024-01-01"],
+        ),
+        (
+            Remedy::Bucket {
+                date: "created".into(),
+                series: Some("sensor".into()),
+            },
+            "bucket",
+            vec!["orders_hourly", "created", "sensor", "reading"],
+            vec!["created", "sensor"],
+        ),
+        (
+            Remedy::CreateIndex {
+                keys: "customer_id".into(),
+            },
+            "index",
+            vec!["createIndex", "customer_id"],
+            vec!["customer_id"],
+        ),
+        (
+            Remedy::DropIndex {
+                name: "a_1".into(),
+                covered_by: Some("a_1_b_1".into()),
+            },
+            "index",
+            vec!["dropIndex", "a_1", "getIndexes"],
+            vec![],
+        ),
+        (
+            Remedy::TtlField { index: ttl },
+            "index",
+            vec!["expires", "$type", "expires_1"],
+            vec!["expires"],
+        ),
+        (
+            Remedy::ReviewIndexes,
+            "attribute",
+            vec!["$indexStats", "\"orders\""],
+            vec![],
+        ),
+        (
+            Remedy::ConvertType {
+                path: "price".into(),
+            },
+            "schema-versioning",
+            vec!["price", "schema_version"],
+            vec!["price"],
+        ),
+        (
+            Remedy::Discriminator {
+                shapes: vec![
+                    ("parcel".into(), "photo".into()),
+                    ("letter".into(), "notes".into()),
+                ],
+            },
+            "polymorphic",
+            vec!["updateMany", "parcel", "photo", "letter", "createIndex"],
+            vec!["type", "parcel"],
+        ),
+        (
+            Remedy::Rename {
+                renames: vec![("customer_shipping_address_line".into(), "addr".into())],
+            },
+            "schema-versioning",
+            vec!["$rename", "customer_shipping_address_line", "addr"],
+            vec!["customer_shipping_address_line", "addr"],
+        ),
+        (
+            Remedy::IdsToParentReference {
+                array: "item_ids".into(),
+                child_coll: "items".into(),
+                child_key: "_id".into(),
+            },
+            "parent-reference",
+            vec!["item_ids", "\"items\"", "order_id"],
+            vec!["item_ids", "order_id"],
+        ),
+        (
+            Remedy::RefreshCopies {
+                drift: drift(DriftKind::Source),
+            },
+            "extended-reference",
+            vec!["products", "items", "name"],
+            vec!["pencil"],
+        ),
+        (
+            Remedy::CopiesDisagree {
+                drift: drift(DriftKind::BetweenCopies),
+            },
+            "extended-reference",
+            vec!["$unwind", "$addToSet", "name"],
+            vec![],
+        ),
+        (
+            Remedy::MergeCollections {
+                db: "shop".into(),
+                colls: vec!["orders_2023".into(), "orders_2024".into()],
+            },
+            "polymorphic",
+            vec!["orders_2023", "orders_2024"],
+            vec![],
+        ),
+        (
+            Remedy::Flatten {
+                path: "deep".into(),
+            },
+            "separate-collection",
+            vec!["orders_deep", "deep"],
+            vec!["deep"],
+        ),
+        (
+            Remedy::StringDates {
+                path: "when".into(),
+                formats: Vec::new(),
+                example: "2024-01-01".into(),
+            },
+            "schema-versioning",
+            vec!["when"],
+            vec![],
+        ),
+        (
+            Remedy::LossyNumbers {
+                path: "reading".into(),
+                loss: Loss {
+                    doubles: 30,
+                    beyond: 0,
+                    integral: false,
+                    money: false,
+                    places: 2,
+                },
+            },
+            "schema-versioning",
+            vec!["reading"],
+            vec![],
+        ),
+        (
+            Remedy::Dangling {
+                relationship: testing::relationship(
+                    "shop.orders",
+                    "customer_id",
+                    "shop.customers",
+                    "_id",
+                    30,
+                    20,
+                    None,
+                ),
+            },
+            "parent-reference",
+            vec!["$lookup", "customers", "customer_id"],
+            vec![],
+        ),
+        (
+            Remedy::UniqueKey {
+                key: "sku".into(),
+                uniqueness: KeyUniqueness {
+                    unique: false,
+                    method: "sample".into(),
+                    duplicate: Some("s1".into()),
+                },
+            },
+            "index",
+            vec!["unique: true", "$group", "sku"],
+            vec![],
+        ),
+    ]
+}
+
+#[test]
+fn every_remedy_becomes_its_pattern_with_the_collections_own_names() {
+    let docs = orders();
+    let r = testing::report("shop.orders", &docs);
+    let ctx = testing::ctx(&r, &[]);
+    let cases = cases();
+    for (remedy, pattern, script_words, example_words) in &cases {
+        for lang in [Lang::En, Lang::Zh] {
+            let s = suggest(Some(&ctx), remedy, lang);
+            assert_eq!(s.pattern, *pattern, "{remedy:?}");
+            assert!(!s.summary.is_empty(), "{remedy:?}: a summary");
+            assert!(
+                s.migration.contains("\"shop\"") || s.migration.contains("shop"),
+                "{remedy:?}: names the database:\n{}",
+                s.migration
+            );
+            for w in script_words {
+                assert!(
+                    s.migration.contains(w),
+                    "{remedy:?}: script lacks {w}:\n{}",
+                    s.migration
+                );
+            }
+            let examples = [&s.before, &s.after]
+                .iter()
+                .filter_map(|v| v.as_ref().map(Value::to_string))
+                .collect::<Vec<_>>()
+                .join(" ");
+            for w in example_words {
+                assert!(
+                    examples.contains(w),
+                    "{remedy:?}: before/after lack {w}: {examples}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_remedy_on_a_path_the_profile_lacks_still_names_its_pattern() {
+    let r = testing::report("shop.orders", &orders());
+    let ctx = testing::ctx(&r, &[]);
+    for (remedy, pattern) in [
+        (
+            Remedy::ParentReference {
+                array: "nowhere".into(),
+            },
+            "parent-reference",
+        ),
+        (
+            Remedy::Separate {
+                path: "nowhere".into(),
+            },
+            "separate-collection",
+        ),
+        (
+            Remedy::ConvertType {
+                path: "nowhere".into(),
+            },
+            "schema-versioning",
+        ),
+    ] {
+        let s = suggest(Some(&ctx), &remedy, Lang::En);
+        assert_eq!(s.pattern, pattern);
+        assert!(s.migration.is_empty(), "no script for a path not profiled");
+    }
+    // Without a collection, only the deployment's remedy has a script.
+    let s = suggest(None, &Remedy::CreateIndex { keys: "a".into() }, Lang::En);
+    assert!(s.migration.is_empty());
+    let s = suggest(
+        None,
+        &Remedy::MergeCollections {
+            db: "logs".into(),
+            colls: vec!["a_1".into(), "a_2".into()],
+        },
+        Lang::En,
+    );
+    assert!(s.migration.contains("a_1") && s.migration.contains("a_2"));
+}
+
+#[test]
+fn advice_serialises_the_finding_flat() {
+    let r = testing::report("shop.orders", &orders());
+    let ctx = testing::ctx(&r, &[]);
+    let finding = crate::rules::Finding {
+        rule: "missing-reference-index",
+        severity: crate::rules::Severity::Warning,
+        namespace: "shop.orders".into(),
+        path: Some("customer_id".into()),
+        message: "m".into(),
+        evidence: serde_json::Map::new(),
+        remedy: Remedy::CreateIndex {
+            keys: "customer_id".into(),
+        },
+    };
+    let a = super::advise(&ctx, finding, Lang::En);
+    let v = serde_json::to_value(&a).expect("serialises");
+    let keys: Vec<&str> = v
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "rule",
+            "severity",
+            "namespace",
+            "path",
+            "message",
+            "evidence",
+            "explanation",
+            "source",
+            "suggestion"
+        ]
+    );
+    let info = crate::rules::registry::rule("missing-reference-index").expect("registered");
+    assert_eq!(v["explanation"], info.explanation.0);
+    assert_eq!(v["source"], info.source);
+    assert_eq!(v["suggestion"]["pattern"], "index");
+}
