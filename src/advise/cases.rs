@@ -395,3 +395,101 @@ fn advice_serialises_the_finding_flat() {
     assert_eq!(v["source"], info.source);
     assert_eq!(v["suggestion"]["pattern"], "index");
 }
+
+/// The suggestions for what `check` finds on `docs` in `db.things`.
+fn advised_by(
+    check: crate::rules::registry::CollectionCheck,
+    docs: &[Document],
+    rels: &[crate::relate::Relationship],
+) -> Vec<super::Suggestion> {
+    let r = testing::report("db.things", docs);
+    let ctx = testing::ctx(&r, rels);
+    check(&ctx, &crate::rules::Thresholds::default(), Lang::En)
+        .iter()
+        .map(|f| suggest(Some(&ctx), &f.remedy, Lang::En))
+        .collect()
+}
+
+/// Calls that change data, which a script that only lists must not make.
+const WRITES: [&str; 8] = [
+    "deleteOne",
+    "deleteMany",
+    ".remove(",
+    "updateMany",
+    "updateOne",
+    "drop",
+    "$merge",
+    "insert",
+];
+
+#[test]
+fn number_scripts_follow_what_was_lost() {
+    // Integers beyond 2^53 held as doubles: precision already gone.
+    let ids: Vec<Document> = (0..20)
+        .map(|i| doc! {"_id": i, "tweet_id": if i == 0 { 9_007_199_254_740_994.0 } else { f64::from(i) }})
+        .collect();
+    let s = advised_by(crate::rules::lossy_numbers::check, &ids, &[]);
+    assert_eq!(s.len(), 1);
+    assert!(
+        s[0].migration.contains("cannot be restored"),
+        "{}",
+        s[0].migration
+    );
+    // Money with an inexact fraction: decimal.
+    let prices: Vec<Document> = (0..100)
+        .map(|i| doc! {"_id": i, "price": if i == 0 { 19.99 } else { 10.5 }})
+        .collect();
+    let s = advised_by(crate::rules::lossy_numbers::check, &prices, &[]);
+    assert_eq!(s.len(), 1);
+    assert!(s[0].migration.contains("$toDecimal"), "{}", s[0].migration);
+}
+
+#[test]
+fn date_strings_convert_with_date_from_string() {
+    let docs: Vec<Document> = (0..100)
+        .map(|i| doc! {"_id": i, "lastupdated": format!("2015-08-{:02} 00:29:49.000000000", i % 28 + 1)})
+        .collect();
+    let s = advised_by(crate::rules::string_dates::check, &docs, &[]);
+    assert_eq!(s.len(), 1);
+    assert!(
+        s[0].migration.contains("$dateFromString"),
+        "{}",
+        s[0].migration
+    );
+    assert!(s[0].migration.contains("lastupdated"));
+}
+
+#[test]
+fn integrity_scripts_only_list() {
+    let docs: Vec<Document> = (0..10).map(|i| doc! {"_id": i, "movie_id": i}).collect();
+    let rels = [testing::relationship(
+        "db.things",
+        "movie_id",
+        "db.movies",
+        "_id",
+        1000,
+        900,
+        None,
+    )];
+    let s = advised_by(crate::rules::dangling_references::check, &docs, &rels);
+    assert_eq!(s.len(), 1);
+    assert!(s[0].migration.contains("$lookup"));
+    for call in WRITES {
+        assert!(!s[0].migration.contains(call), "never changes data: {call}");
+    }
+    let r = testing::report("shop.orders", &orders());
+    let ctx = testing::ctx(&r, &[]);
+    let m = suggest(
+        Some(&ctx),
+        &Remedy::CopiesDisagree {
+            drift: drift(DriftKind::BetweenCopies),
+        },
+        Lang::En,
+    )
+    .migration;
+    assert!(m.contains("$unwind") && m.contains("$addToSet"), "{m}");
+    assert!(
+        !m.contains("$merge") && !m.contains("update"),
+        "lists only: {m}"
+    );
+}

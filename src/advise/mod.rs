@@ -985,29 +985,14 @@ pub fn ttl_field(
 #[allow(clippy::float_cmp)] // byte counts: whole numbers held in f64
 mod tests {
     use super::*;
-    use crate::profile::{Profiler, DEFAULT_MAX_PATHS};
-    use crate::report::CollectionReport;
-    use crate::source::{CollectionMeta, SampleOutcome};
+    use crate::rules::testing;
     use bson::doc;
 
-    fn report(docs: &[bson::Document]) -> CollectionReport {
-        let mut p = Profiler::new(DEFAULT_MAX_PATHS);
-        let mut kept = Vec::new();
-        for d in docs {
-            let bytes = bson::to_vec(d).expect("encode");
-            p.add(&bytes).expect("profile");
-            kept.push(bytes);
-        }
-        let mut r = CollectionReport::new(
-            CollectionMeta::new("shop", "products"),
-            &SampleOutcome::default(),
-            p.finish(),
-        );
-        r.kept = kept;
-        r
+    fn report(docs: &[bson::Document]) -> testing::Collection {
+        testing::report("shop.products", docs)
     }
 
-    fn ctx(r: &CollectionReport) -> CollectionCtx<'_> {
+    fn ctx(r: &testing::Collection) -> CollectionCtx<'_> {
         CollectionCtx {
             data: r.data(),
             relationships: Vec::new(),

@@ -132,24 +132,7 @@ impl CollectionReport {
         profile: Profile,
     ) -> CollectionReport {
         let documents = outcome.total.or(meta.documents);
-        let mut fields = profile.fields.clone();
-        // Paths every value of which is different: `_id`, and the single
-        // key of a unique index (arrays aside: a multikey index is unique
-        // per element, not per document).
-        let unique: Vec<&str> = std::iter::once("_id")
-            .chain(
-                meta.indexes
-                    .iter()
-                    .filter(|i| i.unique && i.key.len() == 1)
-                    .filter_map(|i| i.key.keys().next().map(String::as_str)),
-            )
-            .collect();
-        for f in &mut fields {
-            f.set_confidence(profile.sampled, documents);
-            if !f.path.contains("[]") && unique.contains(&f.path.as_str()) && f.array.is_none() {
-                f.set_unique();
-            }
-        }
+        let fields = crate::rules::context::measured_fields(&profile, &meta, documents);
         let mut notes = meta.notes.clone();
         if profile.invalid > 0 {
             notes.push(format!(

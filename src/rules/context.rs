@@ -2,7 +2,7 @@
 //! relationships that touch it, and what the sources checked for it.
 
 use crate::profile::sketch::Summary;
-use crate::profile::FieldProfile;
+use crate::profile::{FieldProfile, Profile};
 pub use crate::relate::DriftCheck;
 use crate::relate::Relationship;
 use crate::source::{CollectionKind, CollectionMeta, IndexInfo, IndexUsage};
@@ -134,4 +134,32 @@ pub struct DeploymentCtx<'a> {
     /// `(database, collection names)` for every database read.
     pub databases: Vec<(&'a str, Vec<&'a str>)>,
     pub total: usize,
+}
+
+/// The profile's fields with what the collection adds to them: each one's
+/// confidence for `profile.sampled` documents out of `documents`, and
+/// uniqueness where `_id` or a single-key unique index guarantees it
+/// (arrays aside: a multikey index is unique per element, not per
+/// document).
+pub fn measured_fields(
+    profile: &Profile,
+    meta: &CollectionMeta,
+    documents: Option<u64>,
+) -> Vec<FieldProfile> {
+    let mut fields = profile.fields.clone();
+    let unique: Vec<&str> = std::iter::once("_id")
+        .chain(
+            meta.indexes
+                .iter()
+                .filter(|i| i.unique && i.key.len() == 1)
+                .filter_map(|i| i.key.keys().next().map(String::as_str)),
+        )
+        .collect();
+    for f in &mut fields {
+        f.set_confidence(profile.sampled, documents);
+        if !f.path.contains("[]") && unique.contains(&f.path.as_str()) && f.array.is_none() {
+            f.set_unique();
+        }
+    }
+    fields
 }

@@ -5,21 +5,21 @@ use bson::Document;
 
 use super::{CollectionCtx, Finding, Thresholds};
 use crate::i18n::Lang;
-use crate::profile::Profiler;
-use crate::report::CollectionReport;
 use crate::source::{CollectionMeta, SampleOutcome};
+
+pub use super::testing::Collection;
 
 /// `sampled` documents profiled out of a collection of `documents`
 /// (`documents == sampled.len()` for a collection read in full).
-pub fn report(name: &str, sampled: &[Document], documents: u64) -> CollectionReport {
-    let mut p = Profiler::default();
-    let mut kept = Vec::with_capacity(sampled.len());
-    for d in sampled {
-        let mut raw = Vec::new();
-        d.to_writer(&mut raw).expect("document encodes");
-        p.add(&raw).expect("document profiles");
-        kept.push(raw);
-    }
+pub fn report(name: &str, sampled: &[Document], documents: u64) -> Collection {
+    let kept: Vec<Vec<u8>> = sampled
+        .iter()
+        .map(|d| {
+            let mut raw = Vec::new();
+            d.to_writer(&mut raw).expect("document encodes");
+            raw
+        })
+        .collect();
     let mut meta = CollectionMeta::new("kit", name);
     meta.documents = Some(documents);
     let all = documents == sampled.len() as u64;
@@ -30,8 +30,7 @@ pub fn report(name: &str, sampled: &[Document], documents: u64) -> CollectionRep
         partial: None,
         skipped: 0,
     };
-    let mut r = CollectionReport::new(meta, &outcome, p.finish());
-    r.kept = kept;
+    let mut r = Collection::new(meta, &outcome, kept);
     for (path, g) in crate::growth::cross_section(&r.profile, &r.kept) {
         if let Some(f) = r.fields.iter_mut().find(|f| f.path == path) {
             f.growth = Some(g);
@@ -41,7 +40,7 @@ pub fn report(name: &str, sampled: &[Document], documents: u64) -> CollectionRep
 }
 
 /// Every enabled rule on `r`, with the default thresholds, in English.
-pub fn check(r: &CollectionReport) -> Vec<Finding> {
+pub fn check(r: &Collection) -> Vec<Finding> {
     let ctx = CollectionCtx {
         data: r.data(),
         relationships: Vec::new(),
@@ -58,7 +57,7 @@ pub fn fired<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
 }
 
 /// Every enabled rule on `r` with thresholds `t`, in English.
-pub fn check_with(r: &CollectionReport, t: &Thresholds) -> Vec<Finding> {
+pub fn check_with(r: &Collection, t: &Thresholds) -> Vec<Finding> {
     let ctx = CollectionCtx {
         data: r.data(),
         relationships: Vec::new(),

@@ -1,22 +1,82 @@
 //! Builds what a rule looks at from plain documents, for the rules' unit
 //! tests: a profiled collection with every document kept.
 
-use crate::advise::Advice;
-use crate::profile::Profiler;
+use crate::profile::sketch::Summary;
+use crate::profile::{FieldProfile, Profile, Profiler};
 use crate::relate::Relationship;
-use crate::report::CollectionReport;
-use crate::source::{CollectionMeta, SampleOutcome};
+use crate::source::{CollectionKind, CollectionMeta, IndexInfo, SampleOutcome};
+
+/// A profiled collection owned by a test, lending the rules its
+/// [`CollectionData`](super::context::CollectionData) as an audit does.
+pub struct Collection {
+    pub meta: CollectionMeta,
+    pub namespace: String,
+    pub kind: CollectionKind,
+    pub documents: Option<u64>,
+    pub sampled: u64,
+    pub doc_size: Summary,
+    pub max_depth: u32,
+    pub paths_capped: bool,
+    pub indexes: Vec<IndexInfo>,
+    pub fields: Vec<FieldProfile>,
+    pub kept: Vec<Vec<u8>>,
+    pub profile: Profile,
+}
+
+impl Collection {
+    /// `documents` profiled (as raw BSON) and kept, with what the source
+    /// knew (`meta`) and how it sampled (`outcome`).
+    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, kept: Vec<Vec<u8>>) -> Collection {
+        let mut p = Profiler::default();
+        for raw in &kept {
+            p.add(raw).expect("valid document");
+        }
+        let profile = p.finish();
+        let documents = outcome.total.or(meta.documents);
+        Collection {
+            namespace: meta.namespace(),
+            kind: meta.kind,
+            documents,
+            sampled: profile.sampled,
+            doc_size: profile.doc_size,
+            max_depth: profile.max_depth,
+            paths_capped: profile.paths_capped,
+            indexes: meta.indexes.clone(),
+            fields: super::context::measured_fields(&profile, &meta, documents),
+            kept,
+            profile,
+            meta,
+        }
+    }
+
+    pub fn data(&self) -> super::context::CollectionData<'_> {
+        super::context::CollectionData {
+            meta: &self.meta,
+            namespace: &self.namespace,
+            kind: self.kind,
+            documents: self.documents,
+            sampled: self.sampled,
+            doc_size: self.doc_size,
+            max_depth: self.max_depth,
+            paths_capped: self.paths_capped,
+            indexes: &self.indexes,
+            fields: &self.fields,
+            kept: &self.kept,
+        }
+    }
+
+    pub fn field(&self, path: &str) -> Option<&FieldProfile> {
+        self.fields.iter().find(|f| f.path == path)
+    }
+}
 
 /// `db.coll` profiled from `docs`, every document read and kept.
-pub fn report(ns: &str, docs: &[bson::Document]) -> CollectionReport {
+pub fn report(ns: &str, docs: &[bson::Document]) -> Collection {
     let (db, coll) = ns.split_once('.').expect("db.coll");
-    let mut p = Profiler::default();
-    let mut kept = Vec::new();
-    for d in docs {
-        let bytes = bson::to_vec(d).expect("bson");
-        p.add(&bytes).expect("valid document");
-        kept.push(bytes);
-    }
+    let kept = docs
+        .iter()
+        .map(|d| bson::to_vec(d).expect("bson"))
+        .collect();
     let outcome = SampleOutcome {
         read: docs.len() as u64,
         method: "all".into(),
@@ -26,14 +86,12 @@ pub fn report(ns: &str, docs: &[bson::Document]) -> CollectionReport {
     };
     let mut meta = CollectionMeta::new(db, coll);
     meta.documents = Some(docs.len() as u64);
-    let mut r = CollectionReport::new(meta, &outcome, p.finish());
-    r.kept = kept;
-    r
+    Collection::new(meta, &outcome, kept)
 }
 
 /// The context of one collection with the given relationships.
 pub fn ctx<'a>(
-    report: &'a CollectionReport,
+    report: &'a Collection,
     relationships: &'a [Relationship],
 ) -> super::CollectionCtx<'a> {
     super::CollectionCtx {
@@ -80,14 +138,4 @@ pub fn relationship(
         from_path: from_path.into(),
         to_ns: to_ns.into(),
     }
-}
-
-/// The findings as the report shows them, with the suggestion `advise`
-/// spells out of each remedy: the rules' tests check that the remedy a rule
-/// chose leads to the intended script.
-pub fn advised(ctx: &super::CollectionCtx<'_>, findings: Vec<super::Finding>) -> Vec<Advice> {
-    findings
-        .into_iter()
-        .map(|f| crate::advise::advise(ctx, f, crate::i18n::Lang::En))
-        .collect()
 }
