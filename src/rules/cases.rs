@@ -211,3 +211,114 @@ fn a_disabled_rule_never_runs() {
     off = Thresholds::parse("disable = [\"deep-nesting\"]\n", "x.toml", None).expect("valid");
     assert!(!off.enabled("deep-nesting"));
 }
+
+/// Documents of one size: a 2 KiB note each, no growth.
+fn notes(n: i32) -> Vec<Document> {
+    (0..n)
+        .map(|i| doc! {"_id": i, "title": "t", "note": "x".repeat(2048)})
+        .collect()
+}
+
+#[test]
+fn document_near_limit_at_warning_and_critical_bytes() {
+    let r = report("notes", &notes(20), 20);
+    let max = r.doc_size.max as f64;
+    for (warning, critical, want) in [
+        (max + 1.0, max + 2.0, None),
+        (max, max + 1.0, Some(Severity::Warning)),
+        (max, max, Some(Severity::Critical)),
+    ] {
+        let mut t = Thresholds::default();
+        t.document_near_limit.warning_bytes = warning;
+        t.document_near_limit.critical_bytes = critical;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            severity_of(&found, "document-near-limit"),
+            want,
+            "warning {warning}, critical {critical}, largest {max}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "document-near-limit") {
+            assert!(
+                matches!(&f.remedy, Remedy::Separate { path } if path == "note"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
+
+#[test]
+fn bloated_document_by_p95_or_by_one_heavy_path() {
+    let r = report("notes", &notes(20), 20);
+    let p95 = r.doc_size.p95 as f64;
+    // (p95-bytes, path-share, path-avg-bytes) → fires.
+    for (p95_bytes, share, path_avg, fires) in [
+        (p95, 1.0, 1e9, false),
+        (p95 - 1.0, 1.0, 1e9, true),
+        (p95, 0.5, 2048.0, true),
+        (p95, 0.5, 4096.0, false),
+        (p95, 0.99, 2048.0, false),
+    ] {
+        let mut t = Thresholds::default();
+        t.bloated_document.p95_bytes = p95_bytes;
+        t.bloated_document.path_share = share;
+        t.bloated_document.path_avg_bytes = path_avg;
+        let found = check_with(&r, &t);
+        let want = fires.then_some(Severity::Warning);
+        assert_eq!(
+            severity_of(&found, "bloated-document"),
+            want,
+            "p95-bytes {p95_bytes}, path-share {share}, path-avg-bytes {path_avg}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "bloated-document") {
+            assert!(
+                matches!(&f.remedy, Remedy::Separate { path } if path == "note"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
+
+#[test]
+fn missing_reference_index_only_for_unindexed_parent_references() {
+    let docs: Vec<Document> = (0..10).map(|i| doc! {"_id": i, "movie_id": i}).collect();
+    let r = super::testing::report("db.comments", &docs);
+    let rel = |indexed: Option<bool>| {
+        let mut x = super::testing::relationship(
+            "db.comments",
+            "movie_id",
+            "db.movies",
+            "_id",
+            10,
+            10,
+            None,
+        );
+        x.indexed = indexed;
+        x
+    };
+    for (indexed, critical, want) in [
+        (Some(true), 1e6, None),
+        (None, 1e6, None),
+        (Some(false), 10.0, Some(Severity::Warning)),
+        (Some(false), 9.0, Some(Severity::Critical)),
+    ] {
+        let rels = [rel(indexed)];
+        let ctx = super::testing::ctx(&r, &rels);
+        let mut t = Thresholds::default();
+        t.missing_reference_index.critical_documents = critical;
+        let found = super::check_collection(&ctx, &t, Lang::En);
+        assert_eq!(
+            severity_of(&found, "missing-reference-index"),
+            want,
+            "indexed {indexed:?}, critical-documents {critical}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "missing-reference-index") {
+            assert!(
+                matches!(&f.remedy, Remedy::CreateIndex { keys } if keys == "movie_id"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
