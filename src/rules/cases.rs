@@ -322,3 +322,71 @@ fn missing_reference_index_only_for_unindexed_parent_references() {
         }
     }
 }
+
+#[test]
+fn dynamic_keys_from_min_keys_on() {
+    // Three of 30 day keys per document: 30 distinct keys, all data.
+    let docs: Vec<Document> = (0..60)
+        .map(|i: i32| {
+            let mut daily = Document::new();
+            for k in 0..3 {
+                daily.insert(format!("2024-01-{:02}", (i + k * 10) % 30 + 1), k);
+            }
+            doc! {"_id": i, "daily": daily, "address": {"street": "s", "city": "c", "zip": "z"}}
+        })
+        .collect();
+    let r = report("stats", &docs, 60);
+    for (min_keys, fires) in [(30.0, true), (31.0, false)] {
+        let mut t = Thresholds::default();
+        t.dynamic_keys.min_keys = min_keys;
+        t.dynamic_keys.many_keys = 1e6;
+        let found = check_with(&r, &t);
+        let hits: Vec<_> = found.iter().filter(|f| f.rule == "dynamic-keys").collect();
+        assert_eq!(
+            hits.len(),
+            usize::from(fires),
+            "min-keys {min_keys}: {hits:?}"
+        );
+        if let Some(f) = hits.first() {
+            assert_eq!(f.path.as_deref(), Some("daily"));
+            assert!(
+                matches!(&f.remedy, Remedy::Attribute { object } if object == "daily"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+    // Named keys stay silent even when few are asked for.
+    let mut t = Thresholds::default();
+    t.dynamic_keys.min_keys = 3.0;
+    let found = check_with(&r, &t);
+    assert!(found
+        .iter()
+        .all(|f| f.rule != "dynamic-keys" || f.path.as_deref() != Some("address")));
+}
+
+#[test]
+fn unbounded_array_at_max_length() {
+    // Arrays of numbers (neither references nor sub-documents), no growth.
+    let docs: Vec<Document> = (0..20)
+        .map(|i| doc! {"_id": i, "scores": (0..50).collect::<Vec<i32>>()})
+        .collect();
+    let r = report("grades", &docs, 20);
+    for (max_length, want) in [(51.0, None), (50.0, Some(Severity::Critical))] {
+        let mut t = Thresholds::default();
+        t.unbounded_array.max_length = max_length;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            severity_of(&found, "unbounded-array"),
+            want,
+            "max-length {max_length}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "unbounded-array") {
+            assert!(
+                matches!(&f.remedy, Remedy::ParentReference { array } if array == "scores"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
