@@ -100,21 +100,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         area,
     );
     let mut lines: Vec<Line> = Vec::new();
-    for (i, l) in wrap(&fd.message, w.saturating_sub(9))
-        .into_iter()
-        .enumerate()
-    {
-        let head = if i == 0 {
-            sev_span(fd.severity, theme)
-        } else {
-            Span::raw(" ".repeat(8))
-        };
-        lines.push(Line::from(vec![
-            head,
-            Span::raw(" "),
-            Span::styled(l, theme.text()),
-        ]));
-    }
+    lines.extend(super::message_lines(fd, w, theme));
     lines.push(Line::default());
     lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
     for (k, v) in &fd.evidence {

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{block, fit, inner, offset, sev_span, split, wrap};
+use super::{block, fit, inner, offset, split};
 use crate::advise::Advice;
 use crate::report::CollectionReport;
 use crate::source::index::IndexInfo;
@@ -221,21 +221,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         d.push(Line::styled(m.lang.pick("  none", "  无"), theme.dim()));
     }
     for fd in about {
-        for (i, l) in wrap(&fd.message, dw.saturating_sub(9))
-            .into_iter()
-            .enumerate()
-        {
-            let head = if i == 0 {
-                sev_span(fd.severity, theme)
-            } else {
-                Span::raw(" ".repeat(8))
-            };
-            d.push(Line::from(vec![
-                head,
-                Span::raw(" "),
-                Span::styled(l, theme.text()),
-            ]));
-        }
+        d.extend(super::message_lines(fd, dw, theme));
         d.push(Line::styled(format!("{:8} {}", "", fd.rule), theme.dim()));
     }
     let offsets = super::detail_offsets(m, &d, dinside);

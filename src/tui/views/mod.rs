@@ -20,7 +20,7 @@ use super::keymap::Action;
 use super::model::{Level, Model, NavRow, Pane, Tab};
 use super::theme::Theme;
 use crate::i18n::Lang;
-use crate::rules::Severity;
+use crate::rules::{Finding, Severity};
 
 /// Below this the explorer says so instead of drawing.
 pub const MIN_WIDTH: u16 = 60;
@@ -613,6 +613,23 @@ pub fn detail_offsets(m: &Model, lines: &[Line<'_>], area: Rect) -> (u16, u16) {
     let max = u16::try_from(widest.saturating_sub(usize::from(area.width))).unwrap_or(u16::MAX);
     m.detail_hmax.set(max);
     (down, m.detail_hscroll.min(max))
+}
+
+/// A finding's message wrapped to `width`, its severity in front of the
+/// first line and the rest indented under it.
+pub fn message_lines(fd: &Finding, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    wrap(&fd.message, width.saturating_sub(9))
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let head = if i == 0 {
+                sev_span(fd.severity, theme)
+            } else {
+                Span::raw(" ".repeat(8))
+            };
+            Line::from(vec![head, Span::raw(" "), Span::styled(l, theme.text())])
+        })
+        .collect()
 }
 
 /// A style for a severity word.
