@@ -10,6 +10,16 @@ use std::time::{Duration, Instant};
 
 struct Session(String);
 
+impl Session {
+    /// `cmd` in a detached tmux session of `size` columns × rows.
+    fn start(prefix: &str, size: (u16, u16), cmd: &str) -> Session {
+        let name = format!("{prefix}-{}", std::process::id());
+        let (w, h) = (size.0.to_string(), size.1.to_string());
+        tmux(&["new-session", "-d", "-s", &name, "-x", &w, "-y", &h, cmd]);
+        Session(name)
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
@@ -78,19 +88,7 @@ fn explorer_opens_a_finding_and_restores_the_terminal() {
         h = home.path().display(),
         bin = common::docshape_bin(),
     );
-    let name = format!("docshape-e2e-{}", std::process::id());
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-x",
-        "100",
-        "-y",
-        "30",
-        &cmd,
-    ]);
-    let s = Session(name);
+    let s = Session::start("docshape-e2e", (100, 30), &cmd);
     let first = wait_for(&s, "orders", 60);
     assert!(first.contains(&db), "{first}");
     // The navigator has focus: filter it to `orders`.
@@ -182,19 +180,7 @@ fn indexes_tab_shows_kind_size_and_use() {
         h = home.path().display(),
         bin = common::docshape_bin(),
     );
-    let name = format!("docshape-ix-{}", std::process::id());
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-x",
-        "120",
-        "-y",
-        "34",
-        &cmd,
-    ]);
-    let s = Session(name);
+    let s = Session::start("docshape-ix", (120, 34), &cmd);
     wait_for(&s, "orders", 60);
     keys(&s, &["-l", "/orders"]);
     keys(&s, &["Enter"]);
