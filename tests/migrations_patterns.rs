@@ -803,6 +803,12 @@ async fn drop_index_drops_only_what_it_names() {
     let before = coll.list_index_names().await.expect("indexes");
     prove(&db, red, "drop_redundant").await;
     prove(&db, unused, "drop_unused").await;
+    assert_eq!(many["suggestion"]["pattern"], "index", "{many}");
+    assert!(
+        summary(many).contains("read-only") && summary(many).contains("only lists"),
+        "the summary says the review drops nothing: {}",
+        summary(many)
+    );
     let (first, _) = prove(&db, many, "index_review").await;
     assert!(
         first.contains("a_1_b_1"),
@@ -818,6 +824,64 @@ async fn drop_index_drops_only_what_it_names() {
         findings(&after, &ns, "too-many-indexes").len(),
         1,
         "the review drops nothing"
+    );
+}
+
+/// `too-many-indexes` on one index per key of an embedded object: the
+/// attribute pattern. The object becomes `{k, v}` pairs with one index on
+/// them; the per-key indexes are listed, not dropped (the application's
+/// queries must change first).
+#[tokio::test(flavor = "current_thread")]
+async fn per_key_indexes_become_one_attribute_index() {
+    let c = client().await;
+    let db = unique_db("pat_attr_idx");
+    let docs: Vec<Document> = (0..40)
+        .map(|i| match i {
+            38 => doc! {"_id": i, "name": "no specs"},
+            39 => doc! {"_id": i, "name": "null specs", "specs": Bson::Null},
+            _ => doc! {"_id": i, "name": format!("p{i}"), "specs": {"color": (if i % 2 == 0 { "red" } else { "blue" }), "size": i, "weight": f64::from(i) / 2.0, "grade": i % 3}},
+        })
+        .collect();
+    insert(&c, &db, "products", docs).await;
+    let coll = c.database(&db).collection::<Document>("products");
+    for k in [
+        "specs.color",
+        "specs.size",
+        "specs.weight",
+        "specs.grade",
+        "name",
+    ] {
+        coll.create_index(IndexModel::builder().keys(doc! {k: 1}).build())
+            .await
+            .expect("index");
+    }
+    let ns = format!("{db}.products");
+    let report = audit(&ns).await;
+    let many = the(&report, &ns, "too-many-indexes");
+    assert_eq!(many["suggestion"]["pattern"], "attribute", "{many}");
+    assert!(summary(many).contains("specs.color_1"), "{}", summary(many));
+    prove(&db, many, "attribute_indexes").await;
+    for d in all(&coll).await {
+        match d.get("specs") {
+            Some(Bson::Array(pairs)) => {
+                let keys: Vec<&str> = pairs
+                    .iter()
+                    .filter_map(|p| p.as_document()?.get_str("k").ok())
+                    .collect();
+                assert_eq!(keys, ["color", "size", "weight", "grade"], "{d}");
+            }
+            None | Some(Bson::Null) => {}
+            other => panic!("specs left as {other:?} in {d}"),
+        }
+    }
+    let names = coll.list_index_names().await.expect("indexes");
+    assert!(
+        names.contains(&"specs.k_1_specs.v_1".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"specs.color_1".to_owned()),
+        "the per-key indexes are listed, not dropped: {names:?}"
     );
 }
 

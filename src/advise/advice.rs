@@ -129,9 +129,10 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         Remedy::ParentReference { .. } | Remedy::IdsToParentReference { .. } => "parent-reference",
         Remedy::Subset { .. } => "subset",
         Remedy::Separate { .. } | Remedy::Flatten { .. } => "separate-collection",
-        Remedy::Attribute { .. } | Remedy::ReviewIndexes => "attribute",
+        Remedy::Attribute { .. } => "attribute",
         Remedy::Bucket { .. } => "bucket",
         Remedy::CreateIndex { .. }
+        | Remedy::ReviewIndexes
         | Remedy::DropIndex { .. }
         | Remedy::TtlField { .. }
         | Remedy::UniqueKey { .. } => "index",
@@ -154,22 +155,53 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
     }
 }
 
-/// Many indexes: one index on `{k, v}` attributes instead of one per
-/// attribute, and a read-only look at which indexes are used (`attribute`).
+/// Many indexes and no per-attribute group among them: a read-only look at
+/// what each index served, naming those `$indexStats` already shows idle
+/// (`index`). The script drops nothing; the summary says so.
 pub fn review_indexes(ctx: &CollectionCtx<'_>, lang: Lang) -> Suggestion {
     let script = format!(
         "// docshape: review which indexes are used before dropping any (read-only).\n{}.aggregate([{{ $indexStats: {{}} }}, {{ $project: {{ name: 1, ops: \"$accesses.ops\", since: \"$accesses.since\" }} }}, {{ $sort: {{ ops: 1 }} }}]).forEach(printjson);\n",
         js_coll(ctx.db(), ctx.coll())
     );
+    let idle: Vec<&str> = ctx
+        .index_usage
+        .unwrap_or_default()
+        .iter()
+        .filter(|u| u.ops == 0 && u.name != "_id_")
+        .map(|u| u.name.as_str())
+        .collect();
+    let n = ctx.data.indexes.len();
+    let idle_note = match (ctx.index_usage, idle.is_empty()) {
+        (None, _) => lang.pick(
+            " No index statistics were read here, so none is named.".to_owned(),
+            " 这里没有读到索引统计，因此不点名任何索引。".to_owned(),
+        ),
+        (Some(_), true) => lang.pick(
+            " Every index served operations since the statistics began.".to_owned(),
+            " 自统计开始以来每个索引都服务过操作。".to_owned(),
+        ),
+        (Some(_), false) => lang.pick(
+            format!(
+                " Served nothing since the statistics began: {}.",
+                idle.join(", ")
+            ),
+            format!(" 自统计开始以来没有服务过任何操作：{}。", idle.join("、")),
+        ),
+    };
+    let mut effect = Map::<String, Value>::new();
+    effect.insert("indexes".into(), Value::from(n));
+    if ctx.index_usage.is_some() {
+        effect.insert("idle_by_index_stats".into(), Value::from(idle.clone()));
+    }
     Suggestion {
-        pattern: "attribute",
+        pattern: "index",
         summary: lang.pick(
-            "Replace per-attribute indexes by one index on an array of {k, v} attributes, and drop indexes $indexStats shows unused.".to_owned(),
-            "用一个建在 {k, v} 属性数组上的索引取代逐个属性的索引（属性模式），并删除 $indexStats 显示未使用的索引。".to_owned(),
+            format!("Each of the {n} indexes costs a write on every insert and on every update of its fields. The script only lists what each index served since the server started ($indexStats, read-only); drop an index only when no query needs it — unused-index and redundant-index findings name the candidates.{idle_note}"),
+            format!("这 {n} 个索引中的每一个，都会在插入时以及更新其字段时多一次写入。脚本只列出每个索引自服务器启动以来服务过的操作（$indexStats，只读）；只有在没有查询需要它时才删除索引——unused-index 和 redundant-index 的发现会点名候选。{idle_note}"),
         ),
         before: None,
         after: None,
-        effect: Map::<String, Value>::new(),
+        effect,
         migration: script,
     }
 }

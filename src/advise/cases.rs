@@ -142,7 +142,7 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
         ),
         (
             Remedy::ReviewIndexes,
-            "attribute",
+            "index",
             vec!["$indexStats", "\"orders\""],
             vec![],
         ),

@@ -255,11 +255,29 @@ pub fn attribute(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Sugge
     let dotted = query_path(&f.segments);
     let doc = pick_doc(ctx, Some(&f.segments));
     let (before, after) = examples::attribute(doc.as_deref(), &f.segments);
+    // Indexes on one key of the object each serve one attribute; after the
+    // conversion they index nothing.
+    let prefix = format!("{dotted}.");
+    let per_key: Vec<&str> = ctx
+        .data
+        .indexes
+        .iter()
+        .filter(|i| i.key.keys().any(|k| k.starts_with(&prefix)))
+        .map(|i| i.name.as_str())
+        .collect();
+    let replaces = if per_key.is_empty() {
+        String::new()
+    } else {
+        lang.pick(
+            format!(" It replaces the {} per-key indexes ({}); the script lists them for you to drop once the application queries `{dotted}` with `$elemMatch: {{k, v}}`.", per_key.len(), per_key.join(", ")),
+            format!(" 它取代了 {} 个逐键索引（{}）；脚本列出了它们，待应用改用 `$elemMatch: {{k, v}}` 查询 `{dotted}` 后再删除。", per_key.len(), per_key.join("、")),
+        )
+    };
     Suggestion {
         pattern: "attribute",
         summary: lang.pick(
-            format!("Store `{dotted}` as an array of `{{k, v}}` pairs: the keys become values, one index on `{dotted}.k` and `{dotted}.v` serves every key, and the shape stops changing with the data."),
-            format!("把 `{dotted}` 存成 `{{k, v}}` 键值对数组（属性模式）：键变成了值，一个 `{dotted}.k` + `{dotted}.v` 索引就能覆盖所有键，文档结构也不再随数据变化。"),
+            format!("Store `{dotted}` as an array of `{{k, v}}` pairs: the keys become values, one index on `{dotted}.k` and `{dotted}.v` serves every key, and the shape stops changing with the data.{replaces}"),
+            format!("把 `{dotted}` 存成 `{{k, v}}` 键值对数组（属性模式）：键变成了值，一个 `{dotted}.k` + `{dotted}.v` 索引就能覆盖所有键，文档结构也不再随数据变化。{replaces}"),
         ),
         before,
         after,
@@ -269,6 +287,7 @@ pub fn attribute(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Sugge
             ctx.db(),
             ctx.coll(),
             &dotted,
+            &per_key,
         ),
     }
 }

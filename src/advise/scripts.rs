@@ -175,7 +175,7 @@ pub fn split_off(
     s
 }
 
-pub fn attribute(header: &str, db: &str, coll: &str, dotted: &str) -> String {
+pub fn attribute(header: &str, db: &str, coll: &str, dotted: &str, per_key: &[&str]) -> String {
     let mut s = String::from(header);
     let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
     let _ = writeln!(s, "\n// Objects become arrays of {{k, v}}; documents already converted are not matched again.");
@@ -192,6 +192,15 @@ pub fn attribute(header: &str, db: &str, coll: &str, dotted: &str) -> String {
         "coll.createIndex({});",
         js_value(&json!({ format!("{dotted}.k"): 1, format!("{dotted}.v"): 1 }))
     );
+    if !per_key.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n// These indexes each served one key of {dotted} and now index nothing.\n// Drop them once the application queries {dotted} with $elemMatch: {{k, v}}:"
+        );
+        for name in per_key {
+            let _ = writeln!(s, "// coll.dropIndex({});", js_value(&json!(name)));
+        }
+    }
     s
 }
 

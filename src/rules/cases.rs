@@ -84,6 +84,41 @@ fn too_many_indexes_counts_against_info_and_warning() {
 }
 
 #[test]
+fn too_many_indexes_names_the_attribute_pattern_only_for_indexes_on_one_object() {
+    let docs: Vec<Document> = (0..10)
+        .map(|i| doc! {"_id": i, "specs": {"color": "red", "size": i, "weight": i}, "a": i})
+        .collect();
+    let mut t = Thresholds::default();
+    t.too_many_indexes.info = 2.0;
+    let remedy_with = |keys: &[&str]| {
+        let mut r = report("products", &docs, 10);
+        r.indexes = keys
+            .iter()
+            .map(|k| index(&format!("{k}_1"), doc! {*k: 1}))
+            .collect();
+        check_with(&r, &t)
+            .into_iter()
+            .find(|f| f.rule == "too-many-indexes")
+            .map(|f| f.remedy)
+    };
+    // Three children of `specs`, one index each: one {k, v} index instead.
+    assert!(matches!(
+        remedy_with(&["specs.color", "specs.size", "specs.weight"]),
+        Some(Remedy::Attribute { object }) if object == "specs"
+    ));
+    // Two under `specs` and one elsewhere: no attribute group, a review.
+    assert!(matches!(
+        remedy_with(&["specs.color", "specs.size", "a"]),
+        Some(Remedy::ReviewIndexes)
+    ));
+    // Indexed children of a path that is not an embedded object: a review.
+    assert!(matches!(
+        remedy_with(&["x.a", "x.b", "x.c"]),
+        Some(Remedy::ReviewIndexes)
+    ));
+}
+
+#[test]
 fn redundant_index_needs_a_covering_index() {
     let docs: Vec<Document> = (0..10).map(|i| doc! {"_id": i, "a": i, "b": i}).collect();
     for (indexes, want) in [

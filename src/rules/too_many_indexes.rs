@@ -6,6 +6,8 @@ use serde_json::json;
 
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
+use crate::profile::raw::BsonType;
+use crate::source::IndexKind;
 
 const RULE: &str = "too-many-indexes";
 
@@ -65,6 +67,40 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ),
             ("threshold", crossed(t, RULE, key)),
         ]),
-        remedy: Remedy::ReviewIndexes,
+        remedy: match per_attribute(ctx) {
+            Some(object) => Remedy::Attribute { object },
+            None => Remedy::ReviewIndexes,
+        },
     }]
+}
+
+/// Single-field indexes on this many children of one embedded object are
+/// one index per attribute: the attribute pattern's case (seeds 003), where
+/// one index on `{k, v}` pairs serves every attribute.
+const PER_ATTRIBUTE: usize = 3;
+
+/// The embedded object whose children carry the most single-field indexes,
+/// when there are at least [`PER_ATTRIBUTE`] of them.
+fn per_attribute(ctx: &CollectionCtx<'_>) -> Option<String> {
+    let mut per_parent = std::collections::BTreeMap::<&str, usize>::new();
+    for i in ctx.data.indexes {
+        if i.kinds != [IndexKind::Single] || i.partial.is_some() || i.unique {
+            continue;
+        }
+        let Some((path, _)) = i.key.iter().next() else {
+            continue;
+        };
+        if let Some((parent, _)) = path.rsplit_once('.') {
+            *per_parent.entry(parent).or_default() += 1;
+        }
+    }
+    per_parent
+        .into_iter()
+        .filter(|&(_, n)| n >= PER_ATTRIBUTE)
+        .filter(|&(parent, _)| {
+            ctx.field(parent)
+                .is_some_and(|f| f.main_type() == Some(BsonType::Object))
+        })
+        .max_by_key(|&(_, n)| n)
+        .map(|(parent, _)| parent.to_owned())
 }
