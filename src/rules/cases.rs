@@ -425,3 +425,172 @@ fn unbounded_array_at_max_length() {
         }
     }
 }
+
+/// Small events, one per document: `series` sensors, `per` readings each.
+fn readings(series: i32, per: i32) -> Vec<Document> {
+    (0..series * per)
+        .map(|i| {
+            doc! {
+                "_id": i,
+                "sensor": format!("s{}", i % series),
+                "at": bson::DateTime::from_millis(1_700_000_000_000 + i64::from(i) * 60_000),
+                "v": f64::from(i) / 10.0,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn time_series_per_event_from_min_documents_and_max_avg_bytes() {
+    // 2 sensors, 100 readings each: 1 series per 100 documents.
+    let docs = readings(2, 100);
+    let r = report("readings", &docs, 200);
+    let avg = r.doc_size.avg;
+    for (min_docs, max_avg, per_100, fires) in [
+        (201.0, 256.0, 1.0, false),
+        (200.0, 256.0, 1.0, true),
+        (200.0, avg, 1.0, false),
+        (200.0, avg + 1.0, 1.0, true),
+        (200.0, 256.0, 0.99, false),
+    ] {
+        let mut t = Thresholds::default();
+        t.time_series_per_event.min_documents = min_docs;
+        t.time_series_per_event.max_avg_bytes = max_avg;
+        t.time_series_per_event.series_per_100 = per_100;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            severity_of(&found, "time-series-per-event"),
+            fires.then_some(Severity::Warning),
+            "min-documents {min_docs}, max-avg-bytes {max_avg}, series-per-100 {per_100}, avg {avg}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "time-series-per-event") {
+            assert!(
+                matches!(&f.remedy, Remedy::Bucket { date, series: Some(s) } if date == "at" && s == "sensor"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+    // Every document its own series: nothing to bucket.
+    let lone: Vec<Document> = readings(200, 1);
+    let mut t = Thresholds::default();
+    t.time_series_per_event.min_documents = 200.0;
+    let found = check_with(&report("lone", &lone, 200), &t);
+    assert_eq!(severity_of(&found, "time-series-per-event"), None);
+}
+
+#[test]
+fn mixed_types_from_min_share() {
+    // 3 of 100 prices are strings.
+    let docs: Vec<Document> = (0..100)
+        .map(|i| {
+            if i % 33 == 1 {
+                doc! {"_id": i, "price": format!("{i}")}
+            } else {
+                doc! {"_id": i, "price": i}
+            }
+        })
+        .collect();
+    let r = report("prices", &docs, 100);
+    for (min_share, fires) in [(0.03, true), (0.031, false), (0.01, true)] {
+        let mut t = Thresholds::default();
+        t.mixed_types.min_share = min_share;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            found.iter().any(|f| f.rule == "mixed-types"),
+            fires,
+            "min-share {min_share}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn string_dates_from_min_share() {
+    // 9 of 10 `when` values are ISO dates, one is free text.
+    let docs: Vec<Document> = (0..10)
+        .map(|i| {
+            if i == 9 {
+                doc! {"_id": i, "when": "soon"}
+            } else {
+                doc! {"_id": i, "when": format!("2026-01-0{}T10:00:00Z", i + 1)}
+            }
+        })
+        .collect();
+    let r = report("events", &docs, 10);
+    for (min_share, fires) in [(0.95, false), (0.9, true), (0.5, true)] {
+        let mut t = Thresholds::default();
+        t.string_dates.min_share = min_share;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            found.iter().any(|f| f.rule == "string-dates"),
+            fires,
+            "min-share {min_share}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn polymorphic_without_discriminator_from_min_share() {
+    // Two shapes with nothing in common but `_id`: 18 parcels, 2 letters.
+    let docs: Vec<Document> = (0..20)
+        .map(|i| {
+            if i < 18 {
+                doc! {"_id": i, "weight": i, "dims": "1x2x3", "carrier": "c"}
+            } else {
+                doc! {"_id": i, "pages": i, "ink": "blue", "stamp": true}
+            }
+        })
+        .collect();
+    let r = report("mail", &docs, 20);
+    for (min_share, fires) in [(0.1, true), (0.11, false), (0.05, true)] {
+        let mut t = Thresholds::default();
+        t.polymorphic_without_discriminator.min_share = min_share;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            found
+                .iter()
+                .any(|f| f.rule == "polymorphic-without-discriminator"),
+            fires,
+            "min-share {min_share}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn too_many_fields_counts_against_warning_and_never_informs_on_a_fixed_schema() {
+    // `_id`, `specs` and 28 keys of `specs` in every document: 30 paths of
+    // a wide fixed schema.
+    let docs: Vec<Document> = (0..10)
+        .map(|i| {
+            let mut specs = Document::new();
+            for k in 0..28 {
+                specs.insert(format!("f{k}"), i + k);
+            }
+            doc! {"_id": i, "specs": specs}
+        })
+        .collect();
+    let r = report("wide", &docs, 10);
+    for (info, warning, want) in [
+        (30.0, 1000.0, None),
+        (29.0, 1000.0, None),
+        (29.0, 30.0, None),
+        (29.0, 29.0, Some(Severity::Warning)),
+    ] {
+        let mut t = Thresholds::default();
+        t.too_many_fields.info = info;
+        t.too_many_fields.warning = warning;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            severity_of(&found, "too-many-fields"),
+            want,
+            "info {info}, warning {warning}: {found:?}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "too-many-fields") {
+            assert!(
+                matches!(&f.remedy, Remedy::Separate { path } if path == "specs"),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
