@@ -3,6 +3,8 @@
 //! so they always agree.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use futures_util::StreamExt;
 use std::time::{Duration, Instant};
@@ -12,7 +14,7 @@ use crate::growth::{self, snapshot};
 use crate::i18n::Lang;
 use crate::profile::{threads_from_env, ShardedProfiler, DEFAULT_MAX_PATHS};
 use crate::relate::{self, CollectionView, RelateCost};
-use crate::report::{now_iso, CollectionReport, InputError, Report, Sampling, VERSION};
+use crate::report::{CollectionReport, InputError, Report, Sampling};
 use crate::rules::{self, CollectionCtx, DeploymentCtx, Thresholds};
 use crate::sample::Reservoir;
 use crate::source::{CollectionMeta, SampleMode, Selection, Source, SourceError};
@@ -47,6 +49,15 @@ pub struct Plan {
     /// Memory budget of the run in bytes: half of it is shared out among
     /// the collections' kept samples.
     pub memory: usize,
+    /// Set to stop reading further collections: those finished go on to
+    /// the rules, the stages that ask the server again are skipped, and the
+    /// report says so (the explorer's Esc).
+    pub stop: Option<Arc<AtomicBool>>,
+    /// A server that goes away after some collections were read ends the
+    /// reading, not the run: the finished collections are reported with a
+    /// note (the explorer). Otherwise the run fails, as the CLI's exit code
+    /// says.
+    pub keep_partial: bool,
 }
 
 impl Plan {
@@ -60,13 +71,51 @@ impl Plan {
             lang: Lang::En,
             in_flight: None,
             memory: MEMORY_MIB << 20,
+            stop: None,
+            keep_partial: false,
         }
     }
 }
 
-/// Progress of the collection being read, reported a few times a second.
+/// What a run is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Listing the collections to read.
+    Listing,
+    /// Reading and profiling collections.
+    Sampling,
+    /// Looking for indexed fields the sample lacks.
+    Indexes,
+    /// Measuring how arrays grow.
+    Growth,
+    /// Looking for references between collections.
+    Relationships,
+    /// Judging each collection by the rules.
+    Rules,
+}
+
+impl Stage {
+    pub fn name(self, lang: Lang) -> &'static str {
+        match self {
+            Stage::Listing => lang.pick("listing", "列出集合"),
+            Stage::Sampling => lang.pick("sampling", "采样"),
+            Stage::Indexes => lang.pick("indexes", "检查索引"),
+            Stage::Growth => lang.pick("growth", "测量增长"),
+            Stage::Relationships => lang.pick("relationships", "查找关系"),
+            Stage::Rules => lang.pick("rules", "应用规则"),
+        }
+    }
+}
+
+/// Progress of a run, reported a few times a second while a collection is
+/// read, once when each collection is finished (with its profile), and
+/// once as each later stage begins.
 #[derive(Clone, Debug)]
 pub struct Progress<'a> {
+    pub stage: Stage,
+    /// A collection just finished: profiled, not yet judged (no findings,
+    /// no relationships). Reported in the listing's order.
+    pub finished: Option<&'a CollectionReport>,
     pub namespace: &'a str,
     /// Index of this collection and how many there are.
     pub position: (usize, usize),
@@ -74,6 +123,8 @@ pub struct Progress<'a> {
     /// Documents expected, when known.
     pub expected: Option<u64>,
     pub elapsed: Duration,
+    /// The collection `namespace` has just been read (once per collection,
+    /// before it is profiled to the end and reported as `finished`).
     pub done: bool,
 }
 
@@ -127,8 +178,29 @@ pub async fn run<S: Source>(
     if let Some(n) = plan.in_flight {
         source.set_in_flight(n);
     }
+    let stage = |progress: &mut dyn FnMut(&Progress<'_>), stage: Stage, total: usize| {
+        progress(&Progress {
+            stage,
+            finished: None,
+            namespace: "",
+            position: (total, total),
+            documents: 0,
+            expected: None,
+            elapsed: Duration::ZERO,
+            done: false,
+        });
+    };
+    stage(progress, Stage::Listing, 0);
     let metas = source.collections(&plan.selection).await?;
     let total = metas.len();
+    let stopped = || {
+        plan.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
+    // Why the reading ended early, if it did: the later stages that ask
+    // the server again are then skipped.
+    let mut cut_short: Option<String> = None;
     let mut collections = Vec::with_capacity(total);
     let mut notes = Vec::new();
     let mut errors = Vec::new();
@@ -153,20 +225,44 @@ pub async fn run<S: Source>(
             .buffered(shared.in_flight().max(1));
         while let Some((namespace, r)) = read.next().await {
             match r {
-                Ok(c) => collections.push(c),
+                Ok(c) => {
+                    tracker.arrived(&c, collections.len() + errors.len() + 1);
+                    collections.push(c);
+                }
+                Err(e) if e.is_gone() && plan.keep_partial && !collections.is_empty() => {
+                    cut_short = Some(format!(
+                        "the server went away after {} of {total} collections ({e}); those read are reported",
+                        collections.len()
+                    ));
+                    break;
+                }
                 Err(e) if e.is_gone() => return Err(e),
                 Err(e) => {
                     errors.push(unreadable(&namespace, &e));
                     first_error.get_or_insert(e);
                 }
             }
+            if stopped() && collections.len() + errors.len() < total {
+                cut_short = Some(format!(
+                    "stopped after {} of {total} collections; those read are reported",
+                    collections.len() + errors.len()
+                ));
+                break;
+            }
         }
     }
+    if let Some(why) = &cut_short {
+        notes.push(format!(
+            "{why}; indexed fields, growth snapshots, relationships and copies were not checked"
+        ));
+    }
+    let asks_server = cut_short.is_none();
     // Nothing readable: the one error is the run's, said once.
     if let (0, 1, Some(e)) = (collections.len(), errors.len(), first_error) {
         return Err(e);
     }
-    for c in &mut collections {
+    stage(progress, Stage::Indexes, total);
+    for c in collections.iter_mut().filter(|_| asks_server) {
         if let Err(e) = check_index_fields(source, c).await {
             if e.is_fatal() {
                 return Err(e);
@@ -177,9 +273,10 @@ pub async fn run<S: Source>(
         }
     }
     let label = source.label();
+    stage(progress, Stage::Growth, total);
     for c in &mut collections {
         measure_growth(c);
-        if let Some(dir) = &plan.snapshots {
+        if let Some(dir) = plan.snapshots.as_ref().filter(|_| asks_server) {
             if let Err(e) = snapshot_growth(source, c, dir, &label).await {
                 if e.is_fatal() {
                     return Err(e);
@@ -190,13 +287,18 @@ pub async fn run<S: Source>(
     }
     let mut cost = RelateCost::default();
     let views: Vec<CollectionView<'_>> = collections.iter().map(view_of).collect();
-    let relationships = if plan.relationships {
+    stage(progress, Stage::Relationships, total);
+    let relationships = if plan.relationships && asks_server {
         relate::discover::relationships(source, &views, &mut notes, &mut cost).await?
     } else {
         Vec::new()
     };
     let mut drift = Vec::with_capacity(collections.len());
     for (i, c) in collections.iter().enumerate() {
+        if !asks_server {
+            drift.push(Vec::new());
+            continue;
+        }
         match relate::discover::drift_checks(source, i, &views, &relationships, &mut cost).await {
             Ok(d) => drift.push(d),
             Err(e) if e.is_fatal() => return Err(e),
@@ -210,6 +312,7 @@ pub async fn run<S: Source>(
         }
     }
     drop(views);
+    stage(progress, Stage::Rules, total);
     let now = now_secs();
     let mut findings_per: Vec<Vec<Advice>> = Vec::with_capacity(collections.len());
     for (c, d) in collections.iter().zip(drift) {
@@ -236,62 +339,59 @@ pub async fn run<S: Source>(
         c.round_trips = source.round_trips(&c.namespace);
     }
     let deployment = deployment_findings(&collections, plan);
-    Ok(Report {
-        docshape: VERSION,
-        target: label,
-        generated_at: now_iso(),
-        sampling: match plan.mode {
-            SampleMode::Sample(n) => Sampling {
-                mode: "sample",
-                size: Some(n),
-            },
-            SampleMode::Full => Sampling {
-                mode: "full",
-                size: None,
-            },
-        },
-        collections,
-        errors,
-        relationships,
-        findings: deployment,
-        relationship_cost: cost,
-        rules: crate::report::RulesUsed {
-            profile: plan.thresholds.profile_name().to_owned(),
-            lang: plan.lang,
-            disabled: plan.thresholds.disabled().to_vec(),
-        },
-        notes,
-        workload: None,
-        memory_budget_bytes: plan.memory as u64,
-        peak_memory_bytes: peak_memory_bytes(),
-    })
+    let mut report = Report::empty(
+        label,
+        sampling_of(plan),
+        rules_used(plan),
+        plan.memory as u64,
+    );
+    report.collections = collections;
+    report.errors = errors;
+    report.relationships = relationships;
+    report.findings = deployment;
+    report.relationship_cost = cost;
+    report.notes = notes;
+    report.peak_memory_bytes = peak_memory_bytes();
+    Ok(report)
 }
 
 /// A report of the workload alone (`audit --workload LOG` with no target):
 /// no collection read, the query shapes and their plans.
 pub fn workload_only(plan: &Plan, label: String, workload: crate::workload::Workload) -> Report {
-    Report {
-        docshape: VERSION,
-        target: label,
-        generated_at: now_iso(),
-        sampling: Sampling {
+    let mut r = Report::empty(
+        label,
+        Sampling {
             mode: "none",
             size: None,
         },
-        collections: Vec::new(),
-        errors: Vec::new(),
-        relationships: Vec::new(),
-        findings: Vec::new(),
-        relationship_cost: RelateCost::default(),
-        rules: crate::report::RulesUsed {
-            profile: plan.thresholds.profile_name().to_owned(),
-            lang: plan.lang,
-            disabled: plan.thresholds.disabled().to_vec(),
+        rules_used(plan),
+        plan.memory as u64,
+    );
+    r.workload = Some(workload);
+    r.peak_memory_bytes = peak_memory_bytes();
+    r
+}
+
+/// How a run of `plan` draws documents, for the report.
+pub fn sampling_of(plan: &Plan) -> Sampling {
+    match plan.mode {
+        SampleMode::Sample(n) => Sampling {
+            mode: "sample",
+            size: Some(n),
         },
-        notes: Vec::new(),
-        workload: Some(workload),
-        memory_budget_bytes: plan.memory as u64,
-        peak_memory_bytes: peak_memory_bytes(),
+        SampleMode::Full => Sampling {
+            mode: "full",
+            size: None,
+        },
+    }
+}
+
+/// The rules a run of `plan` judges by, for the report.
+pub fn rules_used(plan: &Plan) -> crate::report::RulesUsed {
+    crate::report::RulesUsed {
+        profile: plan.thresholds.profile_name().to_owned(),
+        lang: plan.lang,
+        disabled: plan.thresholds.disabled().to_vec(),
     }
 }
 
@@ -357,6 +457,22 @@ struct Tracker<'p, 'f> {
 }
 
 impl Tracker<'_, '_> {
+    /// Reports a finished collection, the `n`th of the listing.
+    fn arrived(&self, c: &CollectionReport, n: usize) {
+        if let Ok(mut f) = self.progress.try_borrow_mut() {
+            f(&Progress {
+                stage: Stage::Sampling,
+                finished: Some(c),
+                namespace: &c.namespace,
+                position: (n.min(self.total), self.total),
+                documents: c.sampled,
+                expected: c.documents,
+                elapsed: Duration::ZERO,
+                done: false,
+            });
+        }
+    }
+
     /// Reports `p` with its position: the collections finished so far,
     /// counting this one (while it is read: the next to finish), of all.
     fn report(&self, mut p: Progress<'_>) {
@@ -438,6 +554,8 @@ async fn read_collection<S: Source>(
             if now.duration_since(last) >= PROGRESS_EVERY {
                 last = now;
                 tracker.report(Progress {
+                    stage: Stage::Sampling,
+                    finished: None,
                     namespace: &ns,
                     position,
                     documents: seen,
@@ -453,6 +571,8 @@ async fn read_collection<S: Source>(
         Err(e) => {
             // A collection that cannot be read is finished too.
             tracker.report(Progress {
+                stage: Stage::Sampling,
+                finished: None,
                 namespace: &ns,
                 position,
                 documents: seen,
@@ -464,6 +584,8 @@ async fn read_collection<S: Source>(
         }
     };
     tracker.report(Progress {
+        stage: Stage::Sampling,
+        finished: None,
         namespace: &ns,
         position,
         documents: outcome.read,

@@ -553,6 +553,15 @@ fn progress_printer() -> impl FnMut(&Progress<'_>) {
         if !tty {
             return;
         }
+        if p.stage != audit::Stage::Sampling {
+            eprint!(
+                "\r\x1b[2K[{}/{}] {}…",
+                p.position.0,
+                p.position.1,
+                p.stage.name(docshape::i18n::Lang::En)
+            );
+            return;
+        }
         let expected = p
             .expected
             .map(|e| format!("/{}", docshape::fmt::group(e)))

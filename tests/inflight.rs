@@ -3,13 +3,13 @@
 //! memory budget that holds for many collections of large documents.
 
 mod common;
+#[path = "common/proxy.rs"]
+mod proxy;
 
 use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bson::{doc, Document};
@@ -18,6 +18,7 @@ use docshape::source::{MongoSource, SampleMode, Selection};
 use serde_json::Value;
 
 use common::{client, collection, collections, unique_db, uri};
+use proxy::{upstream_of, DelayProxy};
 
 /// One test of this file at a time: they measure wall time or memory.
 fn serial() -> MutexGuard<'static, ()> {
@@ -174,103 +175,6 @@ fn full_reads_from_a_server_do_not_grow_with_the_documents() {
     );
 }
 
-// ---------------------------------------------------------------------------
-// A slow link: a proxy on loopback that holds every server reply 25 ms.
-// ---------------------------------------------------------------------------
-
-struct DelayProxy {
-    port: u16,
-    stop: Arc<AtomicBool>,
-    sockets: Arc<Mutex<Vec<TcpStream>>>,
-}
-
-impl DelayProxy {
-    fn start(upstream: &str, delay: Duration) -> DelayProxy {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
-        let port = listener.local_addr().expect("proxy address").port();
-        let stop = Arc::new(AtomicBool::new(false));
-        let sockets: Arc<Mutex<Vec<TcpStream>>> = Arc::new(Mutex::new(Vec::new()));
-        let upstream = upstream.to_owned();
-        let (st, so) = (Arc::clone(&stop), Arc::clone(&sockets));
-        std::thread::spawn(move || {
-            for client in listener.incoming() {
-                if st.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(client) = client else { continue };
-                let Ok(server) = TcpStream::connect(&upstream) else {
-                    continue;
-                };
-                let _ = client.set_nodelay(true);
-                let _ = server.set_nodelay(true);
-                if let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) {
-                    let mut keep = so.lock().unwrap_or_else(PoisonError::into_inner);
-                    keep.push(c2);
-                    keep.push(s2);
-                }
-                let (Ok(mut c_read), Ok(mut s_write)) = (client.try_clone(), server.try_clone())
-                else {
-                    continue;
-                };
-                // Requests go through at once.
-                std::thread::spawn(move || {
-                    let _ = std::io::copy(&mut c_read, &mut s_write);
-                    let _ = s_write.shutdown(Shutdown::Write);
-                });
-                // Each reply (one wire message) waits `delay` first.
-                let (mut s_read, mut c_write) = (server, client);
-                std::thread::spawn(move || loop {
-                    let mut head = [0u8; 4];
-                    if s_read.read_exact(&mut head).is_err() {
-                        let _ = c_write.shutdown(Shutdown::Write);
-                        return;
-                    }
-                    let len = i32::from_le_bytes(head).max(4) as usize;
-                    let mut msg = vec![0u8; len];
-                    msg[..4].copy_from_slice(&head);
-                    if s_read.read_exact(&mut msg[4..]).is_err() {
-                        return;
-                    }
-                    std::thread::sleep(delay);
-                    if c_write.write_all(&msg).is_err() {
-                        return;
-                    }
-                });
-            }
-        });
-        DelayProxy {
-            port,
-            stop,
-            sockets,
-        }
-    }
-}
-
-impl Drop for DelayProxy {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        for s in self
-            .sockets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-        {
-            let _ = s.shutdown(Shutdown::Both);
-        }
-        // Wake the accept loop so that it sees `stop`.
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
-    }
-}
-
-/// The test server's `host:port`, when its URI is a plain one the proxy can
-/// stand in for.
-fn upstream_of(uri: &str) -> Option<String> {
-    let rest = uri.strip_prefix("mongodb://")?;
-    let hosts = rest.split(['/', '?']).next()?;
-    let hosts = hosts.rsplit('@').next()?;
-    (!hosts.contains(',')).then(|| hosts.to_owned())
-}
-
 const COLLECTIONS: usize = 120;
 const DELAY: Duration = Duration::from_millis(25);
 
@@ -321,6 +225,8 @@ fn collections_in_flight_through_a_slow_link() {
     plan.relationships = false;
     let in_flight = docshape::source::mongo::IN_FLIGHT;
     let mut done: Vec<(String, (usize, usize))> = Vec::new();
+    let mut arrived: Vec<(String, (usize, usize))> = Vec::new();
+    let mut stages: Vec<audit::Stage> = Vec::new();
     let mut running_ok = true;
     let start = Instant::now();
     let report = rt.block_on(async {
@@ -328,7 +234,11 @@ fn collections_in_flight_through_a_slow_link() {
             .await
             .expect("connect through the proxy");
         audit::run(&mut src, &plan, &mut |p| {
-            if p.done {
+            if let Some(c) = p.finished {
+                arrived.push((c.namespace.clone(), p.position));
+            } else if p.stage != audit::Stage::Sampling {
+                stages.push(p.stage);
+            } else if p.done {
                 done.push((p.namespace.to_owned(), p.position));
             } else {
                 running_ok &= p.position.0 >= 1 && p.position.0 <= p.position.1;
@@ -396,6 +306,27 @@ fn collections_in_flight_through_a_slow_link() {
         .filter(|((n, _), listed)| n != *listed)
         .count();
     eprintln!("in flight: {moved} of {COLLECTIONS} collections finished out of listing order");
+    // Each collection handed out once finished, in the listing's order,
+    // then the later stages named in turn.
+    let arrived_names: Vec<&str> = arrived.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        arrived_names, names,
+        "collections arrive in the listing's order"
+    );
+    assert!(arrived
+        .iter()
+        .enumerate()
+        .all(|(i, (_, p))| *p == (i + 1, COLLECTIONS)));
+    assert_eq!(
+        stages,
+        [
+            audit::Stage::Listing,
+            audit::Stage::Indexes,
+            audit::Stage::Growth,
+            audit::Stage::Relationships,
+            audit::Stage::Rules
+        ]
+    );
     drop(proxy);
     rt.block_on(async {
         let _ = client().await.database(&db).drop().await;

@@ -4,6 +4,8 @@
 //! Needs `tmux` on PATH.
 
 mod common;
+#[path = "common/proxy.rs"]
+mod proxy;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -206,4 +208,64 @@ fn indexes_tab_shows_kind_size_and_use() {
     keys(&s, &["q"]);
     let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
     assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}
+
+/// Through a slow link, collections show in the navigator as they are
+/// read, the stage is named, and Esc stops the reading: the collections
+/// read so far are judged and kept, the rest is said.
+#[test]
+fn collections_arrive_and_esc_keeps_them() {
+    const COLLECTIONS: usize = 40;
+    let db = common::unique_db("tui_arrive");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        for i in 0..COLLECTIONS {
+            let docs: Vec<mongodb::bson::Document> = (0..20)
+                .map(|k| mongodb::bson::doc! {"_id": k, "n": k, "tag": format!("t{}", k % 3)})
+                .collect();
+            client
+                .database(&db)
+                .collection(&format!("c{i:02}"))
+                .insert_many(docs)
+                .await
+                .expect("insert");
+        }
+    });
+    let Some(upstream) = proxy::upstream_of(&common::uri()) else {
+        eprintln!("the proxy cannot stand in for {}; skipped", common::uri());
+        return;
+    };
+    let link = proxy::DelayProxy::start(&upstream, Duration::from_millis(80));
+    let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", link.port);
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} DOCSHAPE_LOG={h}/log '{bin}' '{via}' --db {db} --no-snapshot --concurrency 1; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-arrive", (100, 30), &cmd);
+    // The first collections are listed while the others are still read.
+    let early = wait_for(&s, "c01", 60);
+    assert!(
+        early.contains(&format!("/{COLLECTIONS}]")) && early.contains("sampling ["),
+        "the run goes on: {early}"
+    );
+    assert!(!early.contains("c39"), "not all read yet: {early}");
+    keys(&s, &["Escape"]);
+    let end = wait_for(&s, "stopped after", 60);
+    // Those read are kept (and judged); the last ones never arrived.
+    assert!(end.contains("c00") && end.contains("c01"), "{end}");
+    assert!(!end.contains("c39"), "{end}");
+    assert!(!end.contains("findings come once"), "{end}");
+    keys(&s, &["q"]);
+    let bye = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(bye.contains("DOCSHAPE_EXIT=0"), "{bye}");
+    drop(link);
+    rt.block_on(async {
+        let _ = common::client().await.database(&db).drop().await;
+    });
 }

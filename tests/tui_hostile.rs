@@ -649,6 +649,7 @@ fn models(report: &Report) -> Vec<(String, Model)> {
     update(
         &mut m,
         Msg::Progress {
+            stage: docshape::audit::Stage::Sampling,
             req: 1,
             namespace: "db.a-very-long-collection-name-indeed".into(),
             position: (1, 3),

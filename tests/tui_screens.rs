@@ -172,6 +172,7 @@ fn while_sampling_the_progress_shows() {
         &mut m,
         docshape::tui::update::Msg::Progress {
             req: 1,
+            stage: audit::Stage::Sampling,
             namespace: "db.big".into(),
             position: (1, 3),
             documents: 1500,
@@ -183,6 +184,114 @@ fn while_sampling_the_progress_shows() {
     assert!(s.contains("Sampling"), "{s}");
     assert!(s.contains("db.big"), "{s}");
     assert!(s.contains("3000 docs/s"), "{s}");
+}
+
+/// Collections arrive one by one: the navigator fills while the run goes
+/// on, the user's place is kept, the findings say they are to come, the
+/// later stages are named, and the run's report replaces the arrivals.
+#[test]
+fn collections_show_as_they_arrive() {
+    use docshape::tui::update::{update, Msg};
+    let full = sample_report();
+    let mut m = Model::new("x".into(), 1000, Keymap::default());
+    m.size = (100, 30);
+    docshape::tui::update::start_sampling(&mut m);
+    let total = full.collections.len();
+    assert!(total >= 3, "the shop sample data has several collections");
+    for (i, c) in full.collections.iter().take(2).enumerate() {
+        update(
+            &mut m,
+            Msg::Arrived {
+                req: 1,
+                position: (i + 1, total),
+                collection: Box::new(c.preview(10)),
+            },
+        );
+    }
+    let first = &full.collections[0].namespace;
+    let second = &full.collections[1].namespace;
+    let third = &full.collections[2].namespace;
+    let s = screen(&m, 100, 30);
+    let name = |ns: &str| ns.rsplit('.').next().unwrap_or(ns).to_owned();
+    assert!(s.contains(&name(first)) && s.contains(&name(second)), "{s}");
+    assert!(!s.contains(&name(third)), "not arrived yet: {s}");
+    assert!(s.contains(&format!("[2/{total}]")), "{s}");
+    // On the first collection: its fields are there, its findings to come.
+    while m.collection().map(|c| &c.namespace) != Some(first) {
+        action(&mut m, Action::Down);
+    }
+    action(&mut m, Action::TabFindings);
+    let s = screen(&m, 100, 30);
+    assert!(
+        s.contains("findings come once the collections are read"),
+        "{s}"
+    );
+    // A third arrives: the user stays where they were.
+    update(
+        &mut m,
+        Msg::Arrived {
+            req: 1,
+            position: (3, total),
+            collection: Box::new(full.collections[2].preview(10)),
+        },
+    );
+    assert_eq!(m.collection().map(|c| &c.namespace), Some(first));
+    // The later stages are named.
+    update(
+        &mut m,
+        Msg::Progress {
+            req: 1,
+            stage: audit::Stage::Relationships,
+            namespace: String::new(),
+            position: (total, total),
+            documents: 0,
+            expected: None,
+            rate: 0.0,
+        },
+    );
+    let s = screen(&m, 100, 30);
+    assert!(s.contains("relationships…"), "{s}");
+    // The report replaces the arrivals, findings and all.
+    update(
+        &mut m,
+        Msg::Loaded {
+            req: 1,
+            result: Ok(Box::new(full.clone())),
+        },
+    );
+    assert_eq!(m.arriving, None);
+    assert_eq!(m.collection().map(|c| &c.namespace), Some(first));
+    let s = screen(&m, 100, 30);
+    assert!(!s.contains("findings come once"), "{s}");
+    assert_eq!(m.report.as_ref().map(|r| r.collections.len()), Some(total));
+}
+
+/// Esc while sampling stops the reading and keeps what was read; a second
+/// Esc abandons the run.
+#[test]
+fn esc_stops_reading_then_abandons() {
+    use docshape::tui::effects::Effect;
+    use docshape::tui::update::{update, Msg};
+    let mut m = Model::new("x".into(), 1000, Keymap::default());
+    docshape::tui::update::start_sampling(&mut m);
+    let fx = update(
+        &mut m,
+        Msg::Key(ratatui::crossterm::event::KeyEvent::from(
+            ratatui::crossterm::event::KeyCode::Esc,
+        )),
+    );
+    assert_eq!(fx, [Effect::Stop { req: 1 }]);
+    assert!(m.job.as_ref().is_some_and(|j| j.stopping));
+    let s = screen(&m, 100, 30);
+    assert!(s.contains("stopping"), "{s}");
+    let fx = update(
+        &mut m,
+        Msg::Key(ratatui::crossterm::event::KeyEvent::from(
+            ratatui::crossterm::event::KeyCode::Esc,
+        )),
+    );
+    assert_eq!(fx, [Effect::Cancel { req: 1 }]);
+    assert!(m.job.is_none());
 }
 
 fn screen_with(m: &Model, w: u16, h: u16, theme: &Theme) -> ratatui::buffer::Buffer {

@@ -161,6 +161,7 @@ fn sampling_progress_cancel_and_stale_results() {
         &mut m,
         Msg::Progress {
             req: 1,
+            stage: docshape::audit::Stage::Sampling,
             namespace: "a.b".into(),
             position: (1, 2),
             documents: 50,
@@ -178,7 +179,10 @@ fn sampling_progress_cancel_and_stale_results() {
         },
     );
     assert!(m.report.is_none() && m.job.is_some());
-    // Esc cancels.
+    // Esc stops the reading (what was read is judged); a second Esc
+    // cancels.
+    assert_eq!(key(&mut m, KeyCode::Esc), vec![Effect::Stop { req: 1 }]);
+    assert!(m.job.is_some());
     assert_eq!(key(&mut m, KeyCode::Esc), vec![Effect::Cancel { req: 1 }]);
     assert!(m.job.is_none());
     assert_eq!(m.status.as_ref().map(|s| s.level), Some(Level::Warning));

@@ -51,6 +51,34 @@ pub struct Report {
     pub peak_memory_bytes: Option<u64>,
 }
 
+impl Report {
+    /// A report of nothing yet, for `target`: what a run starts from, and
+    /// what the explorer fills as collections arrive.
+    pub fn empty(
+        target: String,
+        sampling: Sampling,
+        rules: RulesUsed,
+        memory_budget_bytes: u64,
+    ) -> Report {
+        Report {
+            docshape: VERSION,
+            target,
+            generated_at: now_iso(),
+            sampling,
+            collections: Vec::new(),
+            errors: Vec::new(),
+            relationships: Vec::new(),
+            findings: Vec::new(),
+            relationship_cost: crate::relate::RelateCost::default(),
+            rules,
+            notes: Vec::new(),
+            workload: None,
+            memory_budget_bytes,
+            peak_memory_bytes: None,
+        }
+    }
+}
+
 /// A part of the target that could not be read, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InputError {
@@ -125,6 +153,37 @@ pub struct CollectionReport {
 }
 
 impl CollectionReport {
+    /// A copy with at most `docs` of the kept documents: what the explorer
+    /// shows of a collection before the run ends. Every field is named, so
+    /// that a new one is a decision here.
+    #[must_use]
+    pub fn preview(&self, docs: usize) -> CollectionReport {
+        let n = self.kept.len().min(docs);
+        CollectionReport {
+            namespace: self.namespace.clone(),
+            kind: self.kind,
+            documents: self.documents,
+            sampled: self.sampled,
+            sample_method: self.sample_method.clone(),
+            partial: self.partial.clone(),
+            doc_size: self.doc_size,
+            max_depth: self.max_depth,
+            storage: self.storage.clone(),
+            indexes: self.indexes.clone(),
+            options: self.options.clone(),
+            fields: self.fields.clone(),
+            findings: self.findings.clone(),
+            paths_capped: self.paths_capped,
+            notes: self.notes.clone(),
+            round_trips: self.round_trips.clone(),
+            complete: self.complete,
+            profile: self.profile.clone(),
+            kept: self.kept[..n].to_vec(),
+            kept_sizes: self.kept_sizes.iter().take(n).copied().collect(),
+            meta: self.meta.clone(),
+        }
+    }
+
     /// Combines what the source knew, how it sampled, and the profile.
     pub fn new(
         meta: CollectionMeta,

@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -28,6 +30,11 @@ pub enum Effect {
         size: u64,
     },
     Cancel {
+        req: u64,
+    },
+    /// Read no further collection in request `req`: those read go on to
+    /// the rules and the run reports them.
+    Stop {
         req: u64,
     },
     /// Measure lesson `lesson` (an index into `lesson::LESSONS`) on the
@@ -62,6 +69,7 @@ pub struct Executor {
     /// The full-read flag from the command line, kept across re-samples.
     pub full: bool,
     cancels: HashMap<u64, oneshot::Sender<()>>,
+    stops: HashMap<u64, Arc<AtomicBool>>,
 }
 
 impl Executor {
@@ -74,6 +82,7 @@ impl Executor {
             tx,
             full,
             cancels: HashMap::new(),
+            stops: HashMap::new(),
         }
     }
 
@@ -85,9 +94,16 @@ impl Executor {
                 if !self.full {
                     plan.mode = SampleMode::Sample(size);
                 }
+                // The explorer keeps what was read when the user stops the
+                // run or the server goes away.
+                plan.keep_partial = true;
+                let stop = Arc::new(AtomicBool::new(false));
+                plan.stop = Some(Arc::clone(&stop));
                 let (cancel_tx, cancel_rx) = oneshot::channel();
                 self.cancels.retain(|_, c| !c.is_closed());
+                self.stops.retain(|r, _| self.cancels.contains_key(r));
                 self.cancels.insert(req, cancel_tx);
+                self.stops.insert(req, stop);
                 spawn_sampling(
                     req,
                     self.target.clone(),
@@ -104,8 +120,14 @@ impl Executor {
                 spawn_measuring(req, lesson, lang, self.timeout, cancel_rx, self.tx.clone());
             }
             Effect::Cancel { req } => {
+                self.stops.remove(&req);
                 if let Some(c) = self.cancels.remove(&req) {
                     let _ = c.send(());
+                }
+            }
+            Effect::Stop { req } => {
+                if let Some(s) = self.stops.get(&req) {
+                    s.store(true, Ordering::Relaxed);
                 }
             }
             Effect::Copy { text, what } => {
@@ -331,8 +353,17 @@ async fn sample(
     tx: &Sender<Msg>,
 ) -> Result<Report, SourceError> {
     let mut show = |p: &Progress<'_>| {
+        if let Some(c) = p.finished {
+            let _ = tx.send(Msg::Arrived {
+                req,
+                position: p.position,
+                collection: Box::new(c.preview(ARRIVAL_DOCS)),
+            });
+            return;
+        }
         let _ = tx.send(Msg::Progress {
             req,
+            stage: p.stage,
             namespace: p.namespace.to_owned(),
             position: p.position,
             documents: p.documents,
@@ -351,6 +382,10 @@ async fn sample(
         }
     }
 }
+
+/// Documents of an arrived collection the explorer shows before the run
+/// ends (the whole kept sample comes with the report).
+const ARRIVAL_DOCS: usize = 50;
 
 async fn run<S: Source>(
     src: &mut S,

@@ -117,6 +117,11 @@ impl NavSort {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Job {
     pub req: u64,
+    /// What the run is doing.
+    pub stage: crate::audit::Stage,
+    /// The user asked to read no further collection; the run is judging
+    /// those read.
+    pub stopping: bool,
     pub namespace: String,
     pub position: (usize, usize),
     pub documents: u64,
@@ -183,6 +188,9 @@ pub struct Model {
     pub target: String,
     pub sample: u64,
     pub report: Option<Report>,
+    /// The report holds the collections request `N` has read so far, not
+    /// yet judged: that run's report replaces it.
+    pub arriving: Option<u64>,
     pub job: Option<Job>,
     pub next_req: u64,
     pub nav: Vec<NavRow>,
@@ -250,6 +258,7 @@ impl Model {
             target,
             sample,
             report: None,
+            arriving: None,
             job: None,
             next_req: 1,
             nav: Vec::new(),

@@ -13,7 +13,7 @@ use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::lesson::{self, LESSONS};
 use crate::profile::extract;
-use crate::report::{InputError, Report};
+use crate::report::{CollectionReport, InputError, Report};
 use crate::rules::Severity;
 
 use super::effects::Effect;
@@ -38,11 +38,19 @@ pub enum Msg {
     /// Progress of request `req`.
     Progress {
         req: u64,
+        stage: crate::audit::Stage,
         namespace: String,
         position: (usize, usize),
         documents: u64,
         expected: Option<u64>,
         rate: f64,
+    },
+    /// Request `req` has read one more collection, the `position.0`th of
+    /// `position.1` (profiled, not yet judged).
+    Arrived {
+        req: u64,
+        position: (usize, usize),
+        collection: Box<CollectionReport>,
     },
     /// Request `req` finished.
     Loaded {
@@ -82,6 +90,8 @@ pub fn start_sampling(m: &mut Model) -> Vec<Effect> {
     m.next_req += 1;
     m.job = Some(Job {
         req,
+        stage: crate::audit::Stage::Listing,
+        stopping: false,
         namespace: String::new(),
         position: (0, 0),
         documents: 0,
@@ -193,6 +203,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         }
         Msg::Progress {
             req,
+            stage,
             namespace,
             position,
             documents,
@@ -200,6 +211,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             rate,
         } => {
             if let Some(j) = m.job.as_mut().filter(|j| j.req == req) {
+                j.stage = stage;
                 j.namespace = namespace;
                 j.position = position;
                 j.documents = documents;
@@ -208,21 +220,75 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Msg::Arrived {
+            req,
+            position,
+            collection,
+        } => {
+            if m.job.as_ref().is_none_or(|j| j.req != req) {
+                return Vec::new();
+            }
+            if let Some(j) = m.job.as_mut() {
+                j.position = position;
+            }
+            // The first run fills the navigator as collections arrive; a
+            // re-sample keeps the last report on screen until its own ends.
+            if m.report.is_some() && m.arriving != Some(req) {
+                return Vec::new();
+            }
+            let mut r = m.report.take().unwrap_or_else(|| {
+                Report::empty(
+                    m.target.clone(),
+                    crate::report::Sampling {
+                        mode: "sample",
+                        size: Some(m.sample),
+                    },
+                    crate::report::RulesUsed {
+                        profile: String::new(),
+                        lang: m.lang,
+                        disabled: Vec::new(),
+                    },
+                    0,
+                )
+            });
+            r.collections.push(*collection);
+            m.report = Some(r);
+            m.arriving = Some(req);
+            add_arrival(m);
+            Vec::new()
+        }
         Msg::Loaded { req, result } => {
             if m.job.as_ref().is_none_or(|j| j.req != req) {
                 return Vec::new();
             }
-            m.job = None;
+            let stopped = m.job.take().is_some_and(|j| j.stopping);
             match result {
                 Ok(r) => {
                     let n = r.collections.len();
                     let lang = r.rules.lang;
                     let unreadable = unreadable_status(&r.errors, n, lang);
+                    // The run ended early: say why, from the report's note.
+                    let cut_short = r
+                        .notes
+                        .iter()
+                        .find(|n| {
+                            n.starts_with("stopped after") || n.starts_with("the server went away")
+                        })
+                        .cloned();
                     set_report(m, *r);
-                    match unreadable {
+                    match (unreadable, cut_short) {
                         // What was read is shown; what was not is said.
-                        Some(text) => status(m, Level::Error, text),
-                        None => status(
+                        (Some(text), _) => status(m, Level::Error, text),
+                        (None, Some(why)) => status(
+                            m,
+                            if stopped {
+                                Level::Warning
+                            } else {
+                                Level::Error
+                            },
+                            format!("{why} — r samples again"),
+                        ),
+                        (None, None) => status(
                             m,
                             Level::Info,
                             format!("sampled {n} collections, up to {} documents each", m.sample),
@@ -301,8 +367,38 @@ fn unreadable_status(errors: &[InputError], read: usize, lang: Lang) -> Option<S
 
 /// Installs a new report, keeping the selected collection when it is still
 /// there.
+/// The navigator after a collection arrived: the row the user is on stays
+/// selected, and what they look at is left as it is.
+fn add_arrival(m: &mut Model) {
+    let row = m.nav.get(m.nav_sel).cloned();
+    let before = m.collection().map(|c| c.namespace.clone());
+    rebuild_nav(m);
+    let namespace_of = |m: &Model, r: &NavRow| match r {
+        NavRow::Coll(i) => m
+            .report
+            .as_ref()
+            .map(|rep| rep.collections[*i].namespace.clone()),
+        NavRow::Db(_) | NavRow::Overview => None,
+    };
+    let same = |m: &Model, candidate: &NavRow| match (&row, &before) {
+        (_, Some(ns)) => namespace_of(m, candidate).as_deref() == Some(ns.as_str()),
+        (Some(r), None) => r == candidate,
+        (None, None) => false,
+    };
+    match (0..m.nav.len()).find(|&i| same(m, &m.nav[i])) {
+        Some(i) => m.nav_sel = i,
+        None => m.nav_sel = m.nav_sel.min(m.nav.len().saturating_sub(1)),
+    }
+    if before.is_none() {
+        // On the overview or a database the findings list grows; the first
+        // collection to arrive under the cursor is shown as on a move.
+        collection_changed(m);
+    }
+}
+
 pub fn set_report(m: &mut Model, r: Report) {
     let keep = m.collection().map(|c| c.namespace.clone());
+    m.arriving = None;
     m.report = Some(r);
     rebuild_nav(m);
     if let Some(ns) = keep {
@@ -951,7 +1047,29 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::Cancel => {
             if m.help {
                 m.help = false;
+            } else if let Some(j) = m.job.as_mut().filter(|j| !j.stopping) {
+                // First Esc: read no further, judge what was read.
+                j.stopping = true;
+                let req = j.req;
+                let lang = m.lang;
+                status(
+                    m,
+                    Level::Warning,
+                    lang.pick(
+                        "stopping: the collections read so far are judged — Esc again abandons them",
+                        "正在停止：只评判已读取的集合——再按 Esc 放弃",
+                    ),
+                );
+                return vec![Effect::Stop { req }];
             } else if let Some(j) = m.job.take() {
+                // Second Esc: the run is abandoned, and with it the
+                // collections it read but never judged.
+                if m.arriving == Some(j.req) {
+                    m.arriving = None;
+                    m.report = None;
+                    rebuild_nav(m);
+                    collection_changed(m);
+                }
                 status(m, Level::Warning, "sampling cancelled — r samples again");
                 return vec![Effect::Cancel { req: j.req }];
             } else if !m.field_filter.is_empty() && m.focus == Pane::Main {

@@ -72,7 +72,12 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     }
     if m.finding_rows.is_empty() {
         lines.push(Line::styled(
-            if all.is_empty() {
+            if m.arriving.is_some() {
+                m.lang.pick(
+                    "findings come once the collections are read (Esc: judge those read now)",
+                    "读取完所有集合后给出发现（Esc：立即评判已读取的集合）",
+                )
+            } else if all.is_empty() {
                 "no findings — nothing here will hurt"
             } else {
                 "no finding matches the filter (s / f cycle it)"

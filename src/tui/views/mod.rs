@@ -261,8 +261,8 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
 fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
     if let Some(j) = &m.job {
-        lines.push(Line::styled("Sampling…", theme.title()));
-        if !j.namespace.is_empty() {
+        lines.push(Line::styled(stage_title(m, j), theme.title()));
+        if !j.namespace.is_empty() && j.stage == crate::audit::Stage::Sampling {
             lines.push(Line::from(format!(
                 "[{}/{}] {}  {} documents  {:.0} docs/s",
                 j.position.0,
@@ -296,6 +296,29 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             .block(block(" docshape ", m.focus == Pane::Main, theme)),
         area,
     );
+}
+
+/// What the run is doing, named: "sampling…", "relationships…", or
+/// "stopping…" once the user asked it to read no further.
+fn stage_title(m: &Model, j: &crate::tui::model::Job) -> String {
+    if j.stopping {
+        return m
+            .lang
+            .pick(
+                "stopping: judging what was read…",
+                "正在停止：评判已读取的集合…",
+            )
+            .to_owned();
+    }
+    let name = j.stage.name(m.lang);
+    let mut t = String::with_capacity(name.len() + 3);
+    let mut chars = name.chars();
+    if let Some(c) = chars.next() {
+        t.extend(c.to_uppercase());
+        t.push_str(chars.as_str());
+    }
+    t.push('…');
+    t
 }
 
 fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
@@ -480,16 +503,27 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             .expected
             .map(|e| format!("/{}", human_count(e)))
             .unwrap_or_default();
-        spans.push(Span::styled(
+        let text = if j.stage == crate::audit::Stage::Sampling && !j.stopping {
             format!(
-                "│ sampling [{}/{}] {} {}{} docs {:.0}/s ",
+                "│ {} [{}/{}] {} {}{} docs {:.0}/s ",
+                j.stage.name(m.lang),
                 j.position.0,
                 j.position.1,
                 j.namespace,
                 human_count(j.documents),
                 expected,
                 j.rate
-            ),
+            )
+        } else {
+            format!(
+                "│ {} [{}/{}] ",
+                stage_title(m, j).to_lowercase(),
+                j.position.0,
+                j.position.1
+            )
+        };
+        spans.push(Span::styled(
+            text,
             theme.status().fg(theme.color("status.warning")),
         ));
     }
