@@ -333,6 +333,88 @@ fn collections_in_flight_through_a_slow_link() {
     });
 }
 
+/// A server lost in the middle of a run: with `keep_partial` (the
+/// explorer) the collections read are reported, with a note, and nothing
+/// else asks the server; without it (the CLI) the run fails as before.
+#[test]
+fn a_server_lost_mid_run_keeps_what_was_read() {
+    let _serial = serial();
+    let Some(upstream) = upstream_of(&uri()) else {
+        eprintln!(
+            "lost server: the proxy cannot stand in for {}; skipped",
+            uri()
+        );
+        return;
+    };
+    let db = unique_db("lost");
+    let rt = runtime();
+    rt.block_on(async {
+        let c = client().await;
+        for i in 0..12u32 {
+            c.database(&db)
+                .collection::<Document>(&format!("c{i:02}"))
+                .insert_many((0..5).map(small_doc).collect::<Vec<_>>())
+                .await
+                .expect("insert");
+        }
+    });
+    let plan_with = |keep_partial: bool| {
+        let mut plan = Plan::new(
+            Selection {
+                dbs: vec![db.clone()],
+                collections: Vec::new(),
+            },
+            SampleMode::Sample(100),
+        );
+        plan.in_flight = Some(1);
+        plan.keep_partial = keep_partial;
+        plan
+    };
+    for keep_partial in [true, false] {
+        let mut link = Some(DelayProxy::start(&upstream, Duration::from_millis(5)));
+        let via = format!(
+            "mongodb://127.0.0.1:{}/?directConnection=true",
+            link.as_ref().map_or(0, |l| l.port)
+        );
+        let plan = plan_with(keep_partial);
+        let result = rt.block_on(async {
+            let mut src = MongoSource::connect(&via, Duration::from_secs(3))
+                .await
+                .expect("connect through the proxy");
+            let mut arrivals = 0;
+            audit::run(&mut src, &plan, &mut |p| {
+                if p.finished.is_some() {
+                    arrivals += 1;
+                    // The link goes down after the third collection.
+                    if arrivals == 3 {
+                        link.take();
+                    }
+                }
+            })
+            .await
+        });
+        if keep_partial {
+            let report = result.expect("the collections read are reported");
+            let n = report.collections.len();
+            assert!((3..12).contains(&n), "{n} collections reported");
+            assert!(
+                report
+                    .notes
+                    .iter()
+                    .any(|note| note.starts_with("the server went away after")),
+                "{:?}",
+                report.notes
+            );
+        } else {
+            let e = result.expect_err("the CLI's run fails when the server goes");
+            assert!(e.is_gone(), "{e}");
+        }
+    }
+    rt.block_on(async {
+        let _ = client().await.database(&db).drop().await;
+    });
+}
+
 // ---------------------------------------------------------------------------
 // The memory budget.
 // ---------------------------------------------------------------------------
