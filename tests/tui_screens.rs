@@ -368,3 +368,83 @@ fn themes_with_a_background_paint_every_cell() {
         }
     }
 }
+
+/// Every tab at three sizes in both languages: in Chinese the explorer's
+/// own words (titles, headings, labels, hints) are Chinese, and nothing of
+/// the English chrome is left; in English, the reverse.
+#[test]
+fn every_tab_speaks_the_chosen_language() {
+    use docshape::i18n::Lang;
+    let report = sample_report();
+    // English chrome that must not show in Chinese.
+    let english = [
+        " Fields (",
+        " Findings (",
+        " References (",
+        " Indexes (",
+        " Collections ",
+        "presence",
+        "│ sample ",
+        " quit ",
+        " help ",
+        "Evidence",
+        "Why it matters",
+    ];
+    for (w, h) in [(80, 24), (120, 40), (200, 60)] {
+        for lang in [Lang::En, Lang::Zh] {
+            let mut m = Model::new("mongodb://u:****@h/".into(), 1000, Keymap::default());
+            m.size = (w, h);
+            m.lang = lang;
+            set_report(&mut m, report.clone());
+            action(&mut m, Action::Down);
+            let mut seen = String::new();
+            for tab in [
+                Action::TabSchema,
+                Action::TabFindings,
+                Action::TabDocuments,
+                Action::TabRelationships,
+                Action::TabIndexes,
+            ] {
+                action(&mut m, tab);
+                seen.push_str(&screen_wide(&m, w, h));
+            }
+            match lang {
+                Lang::Zh => {
+                    for word in english {
+                        assert!(!seen.contains(word), "{w}×{h} zh shows `{word}`:\n{seen}");
+                    }
+                    for word in ["字段", "问题", "集合", "出现率", "样本", "退出"] {
+                        assert!(seen.contains(word), "{w}×{h} zh lacks `{word}`:\n{seen}");
+                    }
+                }
+                Lang::En => {
+                    for word in ["Fields (", "Findings (", "Collections", "presence"] {
+                        assert!(seen.contains(word), "{w}×{h} en lacks `{word}`:\n{seen}");
+                    }
+                    for word in ["字段", "出现率", "退出"] {
+                        assert!(!seen.contains(word), "{w}×{h} en shows `{word}`");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The screen as text, a wide character once (its second cell skipped).
+fn screen_wide(m: &Model, width: u16, height: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    term.draw(|f| views::render(m, &Theme::default(), f))
+        .expect("draw");
+    let buf = term.backend().buffer();
+    let mut out = String::new();
+    for row in 0..height {
+        let mut col = 0;
+        while col < width {
+            let sym = buf[(col, row)].symbol();
+            out.push_str(sym);
+            col += u16::try_from(docshape::fmt::display_width(sym).max(1)).unwrap_or(1);
+        }
+        out.push('\n');
+    }
+    out
+}

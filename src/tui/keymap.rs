@@ -107,7 +107,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::Cancel,
         "cancel",
-        "stop reading (keep what was read; twice: abandon), close, clear filter",
+        "stop sampling (twice: abandon), close, clear filter",
         &["esc"],
     ),
     (Action::Resample, "resample", "sample again", &["r"]),

@@ -291,7 +291,13 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
                         (None, None) => status(
                             m,
                             Level::Info,
-                            format!("sampled {n} collections, up to {} documents each", m.sample),
+                            m.lang.pick(
+                                format!(
+                                    "sampled {n} collections, up to {} documents each",
+                                    m.sample
+                                ),
+                                format!("已采样 {n} 个集合，每个最多 {} 个文档", m.sample),
+                            ),
                         ),
                     }
                 }
@@ -1070,7 +1076,15 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                     rebuild_nav(m);
                     collection_changed(m);
                 }
-                status(m, Level::Warning, "sampling cancelled — r samples again");
+                let lang = m.lang;
+                status(
+                    m,
+                    Level::Warning,
+                    lang.pick(
+                        "sampling cancelled — r samples again",
+                        "已取消采样——按 r 重新采样",
+                    ),
+                );
                 return vec![Effect::Cancel { req: j.req }];
             } else if !m.field_filter.is_empty() && m.focus == Pane::Main {
                 m.field_filter.clear();

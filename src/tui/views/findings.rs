@@ -30,10 +30,15 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         filt.push(r.to_owned());
     }
     let title = if filt.is_empty() {
-        format!(" Findings ({}) ", m.finding_rows.len())
+        format!(
+            " {} ({}) ",
+            m.lang.pick("Findings", "问题"),
+            m.finding_rows.len()
+        )
     } else {
         format!(
-            " Findings [{}] ({} of {}) ",
+            " {} [{}] ({} / {}) ",
+            m.lang.pick("Findings", "问题"),
             filt.join(", "),
             m.finding_rows.len(),
             all.len()
@@ -78,9 +83,15 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                     "读取完所有集合后给出发现（Esc：立即评判已读取的集合）",
                 )
             } else if all.is_empty() {
-                "no findings — nothing here will hurt"
+                m.lang.pick(
+                    "no findings — nothing here will hurt",
+                    "没有问题——这里没有会带来麻烦的地方",
+                )
             } else {
-                "no finding matches the filter (s / f cycle it)"
+                m.lang.pick(
+                    "no finding matches the filter (s / f cycle it)",
+                    "没有符合筛选条件的问题（s / f 切换筛选）",
+                )
             },
             theme.dim(),
         ));
@@ -91,14 +102,24 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 
 fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(fd) = m.selected_finding() else {
-        f.render_widget(block(" Finding ", false, theme), area);
+        f.render_widget(
+            block(
+                format!(" {} ", m.lang.pick("Finding", "问题")),
+                false,
+                theme,
+            ),
+            area,
+        );
         return;
     };
     let inside = inner(area);
     let w = usize::from(inside.width);
     f.render_widget(
         block(
-            format!(" {} · y copies · w writes the script ", fd.rule),
+            m.lang.pick(
+                format!(" {} · y copies · w writes the script ", fd.rule),
+                format!(" {} · y 复制 · w 写出脚本 ", fd.rule),
+            ),
             false,
             theme,
         ),
@@ -133,7 +154,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     }
     if !fd.source.is_empty() {
         lines.push(Line::styled(
-            format!("  source: {}", fd.source),
+            format!("  {}: {}", m.lang.pick("source", "出处"), fd.source),
             theme.dim(),
         ));
     }

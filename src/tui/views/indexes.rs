@@ -85,10 +85,11 @@ fn size_of(c: &CollectionReport, name: &str) -> Option<u64> {
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
+    let lang = m.lang;
     let (list, detail) = split(area);
     f.render_widget(
         block(
-            format!(" Indexes ({}) ", c.indexes.len()),
+            format!(" {} ({}) ", lang.pick("Indexes", "索引"), c.indexes.len()),
             m.focus == Pane::Main,
             theme,
         ),
@@ -103,17 +104,33 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let tail = 10 + 1 + 9;
     let key_w = w.saturating_sub(2 + name_w + kind_w + tail + 4).max(6);
     let row = |badge: &str, name: &str, key: &str, kind: &str, size: &str, ops: &str| {
+        let right = |s: &str, w: usize| {
+            format!(
+                "{}{s}",
+                " ".repeat(w.saturating_sub(crate::fmt::display_width(s)))
+            )
+        };
         format!(
-            "{badge} {:<name_w$} {:<key_w$} {:<kind_w$} {:>10} {:>9}",
-            fit(name, name_w),
-            fit(key, key_w),
-            fit(kind, kind_w),
-            size,
-            ops
+            "{badge} {} {} {} {} {}",
+            super::pad(&fit(name, name_w), name_w),
+            super::pad(&fit(key, key_w), key_w),
+            super::pad(&fit(kind, kind_w), kind_w),
+            right(size, 10),
+            right(ops, 9)
         )
     };
     let mut lines = vec![Line::styled(
-        fit(&row(" ", "name", "key", "kind", "size", "ops"), w),
+        fit(
+            &row(
+                " ",
+                lang.pick("name", "名称"),
+                lang.pick("key", "键"),
+                lang.pick("kind", "类型"),
+                lang.pick("size", "大小"),
+                lang.pick("ops", "操作数"),
+            ),
+            w,
+        ),
         theme.dim(),
     )];
     let off = offset(m.index_sel, c.indexes.len(), h);
@@ -152,7 +169,10 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines), inside);
 
     let Some(ix) = c.indexes.get(m.index_sel) else {
-        f.render_widget(block(" Index ", false, theme), detail);
+        f.render_widget(
+            block(format!(" {} ", lang.pick("Index", "索引")), false, theme),
+            detail,
+        );
         return;
     };
     f.render_widget(block(format!(" {} ", ix.name), false, theme), detail);
@@ -160,27 +180,44 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let dw = usize::from(dinside.width);
     let kv = |k: &str, v: String| {
         Line::from(vec![
-            Span::styled(format!("{k:<12}"), theme.dim()),
+            Span::styled(super::pad(k, 12), theme.dim()),
             Span::styled(v, theme.text()),
         ])
     };
     let json = |v: &serde_json::Value| serde_json::to_string(v).unwrap_or_default();
-    let mut d = vec![kv("key", key_text(ix)), kv("kind", kinds_text(ix))];
+    let mut d = vec![
+        kv(lang.pick("key", "键"), key_text(ix)),
+        kv(lang.pick("kind", "类型"), kinds_text(ix)),
+    ];
     if let Some(b) = size_of(c, &ix.name) {
-        d.push(kv("size", crate::fmt::bytes(b as f64)));
+        d.push(kv(lang.pick("size", "大小"), crate::fmt::bytes(b as f64)));
     }
+    let used = lang.pick("used", "使用");
     match usage(c, &ix.name) {
         Some((n, Some(since))) => d.push(kv(
-            "used",
-            format!(
-                "{} operations since {}",
-                crate::fmt::group(n),
-                since_text(since)
+            used,
+            lang.pick(
+                format!(
+                    "{} operations since {}",
+                    crate::fmt::group(n),
+                    since_text(since)
+                ),
+                format!(
+                    "自 {} 以来 {} 次操作",
+                    since_text(since),
+                    crate::fmt::group(n)
+                ),
             ),
         )),
-        Some((n, None)) => d.push(kv("used", format!("{} operations", crate::fmt::group(n)))),
+        Some((n, None)) => d.push(kv(
+            used,
+            lang.pick(
+                format!("{} operations", crate::fmt::group(n)),
+                format!("{} 次操作", crate::fmt::group(n)),
+            ),
+        )),
         None => d.push(kv(
-            "used",
+            used,
             m.lang
                 .pick(
                     "not known ($indexStats not available here)",
@@ -190,23 +227,32 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         )),
     }
     if let Some(p) = &ix.partial {
-        d.push(kv("partial", json(p)));
+        d.push(kv(lang.pick("partial", "部分索引"), json(p)));
     }
     if let Some(s) = ix.expire_after_seconds {
-        d.push(kv("expires", format!("{s} s after the date in its field")));
+        d.push(kv(
+            lang.pick("expires", "过期"),
+            lang.pick(
+                format!("{s} s after the date in its field"),
+                format!("字段中的日期之后 {s} 秒"),
+            ),
+        ));
     }
     if let Some(cl) = &ix.collation {
-        d.push(kv("collation", json(cl)));
+        d.push(kv(lang.pick("collation", "排序规则"), json(cl)));
     }
     if let Some(wts) = &ix.weights {
-        d.push(kv("weights", json(&serde_json::Value::Object(wts.clone()))));
+        d.push(kv(
+            lang.pick("weights", "权重"),
+            json(&serde_json::Value::Object(wts.clone())),
+        ));
     }
     if let Some(l) = &ix.default_language {
-        d.push(kv("language", l.clone()));
+        d.push(kv(lang.pick("language", "语言"), l.clone()));
     }
     if let Some(p) = &ix.wildcard_projection {
         d.push(kv(
-            "projection",
+            lang.pick("projection", "投影"),
             json(&serde_json::Value::Object(p.clone())),
         ));
     }

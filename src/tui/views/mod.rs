@@ -135,6 +135,13 @@ pub fn human_count(n: u64) -> String {
     }
 }
 
+/// `s` padded with spaces to `w` terminal columns (wide characters count
+/// two), or as it is when wider.
+pub fn pad(s: &str, w: usize) -> String {
+    let used = crate::fmt::display_width(s);
+    format!("{s}{}", " ".repeat(w.saturating_sub(used)))
+}
+
 /// Cuts `s` to `w` columns with an ellipsis.
 pub fn fit(s: &str, w: usize) -> String {
     use crate::fmt::{char_width, display_width};
@@ -224,10 +231,16 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     f.render_widget(Block::default().style(theme.base()), area);
     let Some(a) = areas(area) else {
         let msg = vec![
-            Line::from("terminal too small"),
-            Line::from(format!(
-                "{}×{} — docshape needs at least {MIN_WIDTH}×{MIN_HEIGHT}",
-                area.width, area.height
+            Line::from(m.lang.pick("terminal too small", "终端太小")),
+            Line::from(m.lang.pick(
+                format!(
+                    "{}×{} — docshape needs at least {MIN_WIDTH}×{MIN_HEIGHT}",
+                    area.width, area.height
+                ),
+                format!(
+                    "{}×{} —— docshape 至少需要 {MIN_WIDTH}×{MIN_HEIGHT}",
+                    area.width, area.height
+                ),
             )),
         ];
         f.render_widget(
@@ -273,20 +286,37 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             )));
         }
         lines.push(Line::styled(
-            format!("{} cancels", m.keymap.label(Action::Cancel)),
+            m.lang.pick(
+                format!(
+                    "{} stops: the collections read so far are judged",
+                    m.keymap.label(Action::Cancel)
+                ),
+                format!(
+                    "{} 停止：只评判已读取的集合",
+                    m.keymap.label(Action::Cancel)
+                ),
+            ),
             theme.dim(),
         ));
     } else if m.report.is_some() {
-        lines.push(Line::from("No collection selected (or none matched)."));
+        lines.push(Line::from(m.lang.pick(
+            "No collection selected (or none matched).",
+            "没有选中集合（或没有集合匹配）。",
+        )));
     } else {
-        lines.push(Line::from("Nothing sampled yet."));
+        lines.push(Line::from(
+            m.lang.pick("Nothing sampled yet.", "还没有采样。"),
+        ));
         if let Some(s) = m.status.as_ref().filter(|s| s.level == Level::Error) {
             lines.push(Line::default());
             lines.push(Line::styled(s.text.clone(), theme.fg("status.error")));
             lines.push(Line::default());
         }
         lines.push(Line::styled(
-            format!("{} samples", m.keymap.label(Action::Resample)),
+            m.lang.pick(
+                format!("{} samples", m.keymap.label(Action::Resample)),
+                format!("{} 采样", m.keymap.label(Action::Resample)),
+            ),
             theme.dim(),
         ));
     }
@@ -323,7 +353,7 @@ fn stage_title(m: &Model, j: &crate::tui::model::Job) -> String {
 
 fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let title = if m.coll_filter.is_empty() {
-        " Collections ".to_owned()
+        format!(" {} ", m.lang.pick("Collections", "集合"))
     } else {
         format!(" /{} ", m.coll_filter)
     };
@@ -331,7 +361,11 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let inside = inner(area);
     f.render_widget(b, area);
     let Some(r) = &m.report else {
-        let t = if m.job.is_some() { "sampling…" } else { "" };
+        let t = if m.job.is_some() {
+            m.lang.pick("sampling…", "采样中…")
+        } else {
+            ""
+        };
         f.render_widget(Paragraph::new(t).style(theme.dim()), inside);
         return;
     };
@@ -472,7 +506,10 @@ fn render_error_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect, text
                 .add_modifier(Modifier::BOLD),
         ),
         Span::styled(format!("│ {} ", m.target), theme.status()),
-        Span::styled(format!("│ sample {} ", m.sample), theme.status()),
+        Span::styled(
+            format!("│ {} {} ", m.lang.pick("sample", "样本"), m.sample),
+            theme.status(),
+        ),
     ]);
     f.render_widget(
         Paragraph::new(line)
@@ -496,7 +533,10 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             format!(" {} ", m.target),
             theme.status().add_modifier(Modifier::BOLD),
         ),
-        Span::styled(format!("│ sample {} ", m.sample), theme.status()),
+        Span::styled(
+            format!("│ {} {} ", m.lang.pick("sample", "样本"), m.sample),
+            theme.status(),
+        ),
     ];
     if let Some(j) = &m.job {
         let expected = j
@@ -534,7 +574,7 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             Level::Error => theme.color("status.error"),
         };
         let prefix = if s.level == Level::Error {
-            "error: "
+            m.lang.pick("error: ", "错误：")
         } else {
             ""
         };
@@ -561,24 +601,28 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         Line::from(vec![
             Span::styled(" / ", theme.title()),
             Span::styled(format!("{}▏", input.text), theme.text()),
-            Span::styled("  Enter keeps · Esc clears", theme.dim()),
+            Span::styled(
+                m.lang
+                    .pick("  Enter keeps · Esc clears", "  Enter 保留 · Esc 清除"),
+                theme.dim(),
+            ),
         ])
     } else {
+        let l = m.lang;
         let hints = [
-            (Action::Quit, "quit"),
-            (Action::Help, "help"),
-            (Action::NextPane, "pane"),
-            (Action::TabSchema, "tabs 1-5"),
-            (Action::Filter, "filter"),
-            (Action::Resample, "re-sample"),
-            (Action::SampleMore, "more"),
-            (Action::SampleLess, "less"),
-            (Action::Cancel, "cancel"),
+            (Action::Quit, l.pick("quit", "退出")),
+            (Action::Help, l.pick("help", "帮助")),
+            (Action::NextPane, l.pick("pane", "窗格")),
+            (Action::TabSchema, l.pick("tabs", "标签页")),
+            (Action::Filter, l.pick("filter", "筛选")),
+            (Action::Resample, l.pick("re-sample", "重新采样")),
+            (Action::SampleMore, l.pick("more", "加大样本")),
+            (Action::SampleLess, l.pick("less", "减小样本")),
+            (Action::Cancel, l.pick("stop", "停止")),
         ];
         let mut spans = Vec::new();
         for (a, what) in hints {
             let k = m.keymap.first_label(a);
-            let what = if a == Action::TabSchema { "tabs" } else { what };
             spans.push(Span::styled(format!(" {k}"), theme.title()));
             spans.push(Span::styled(format!(" {what} "), theme.dim()));
         }
@@ -617,13 +661,23 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         })
         .collect();
     let title = if shown >= help.len() {
-        " Keys (Esc closes) ".to_owned()
+        m.lang
+            .pick(" Keys (Esc closes) ", " 按键（Esc 关闭） ")
+            .to_owned()
     } else {
-        format!(
-            " Keys {}–{} of {} (↑↓ PgUp PgDn scroll, Esc closes) ",
-            first + 1,
-            (first + shown).min(help.len()),
-            help.len()
+        m.lang.pick(
+            format!(
+                " Keys {}–{} of {} (↑↓ PgUp PgDn scroll, Esc closes) ",
+                first + 1,
+                (first + shown).min(help.len()),
+                help.len()
+            ),
+            format!(
+                " 按键 {}–{} / {}（↑↓ PgUp PgDn 滚动，Esc 关闭） ",
+                first + 1,
+                (first + shown).min(help.len()),
+                help.len()
+            ),
         )
     };
     f.render_widget(Clear, r);

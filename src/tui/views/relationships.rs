@@ -13,10 +13,15 @@ use crate::tui::theme::Theme;
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(r) = &m.report else { return };
+    let lang = m.lang;
     let (list, detail) = split(area);
     f.render_widget(
         block(
-            format!(" References ({}) ", m.rel_rows.len()),
+            format!(
+                " {} ({}) ",
+                lang.pick("References", "引用"),
+                m.rel_rows.len()
+            ),
             m.focus == Pane::Main,
             theme,
         ),
@@ -28,11 +33,13 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut lines = vec![Line::styled(
         fit(
             &format!(
-                "{:<w2$} {:<18} {}",
-                "from → to",
-                "kind",
-                "cardinality",
-                w2 = w.saturating_sub(34).max(10)
+                "{} {} {}",
+                super::pad(
+                    lang.pick("from → to", "从 → 到"),
+                    w.saturating_sub(34).max(10)
+                ),
+                super::pad(lang.pick("kind", "类型"), 18),
+                lang.pick("cardinality", "基数"),
             ),
             w,
         ),
@@ -56,17 +63,34 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     }
     if m.rel_rows.is_empty() {
         lines.push(Line::styled(
-            "no references found in this database",
+            lang.pick(
+                "no references found in this database",
+                "这个数据库里没有找到引用",
+            ),
             theme.dim(),
         ));
     }
     f.render_widget(Paragraph::new(lines), inside);
 
     let Some(rel) = m.selected_relationship() else {
-        f.render_widget(block(" Reference ", false, theme), detail);
+        f.render_widget(
+            block(
+                format!(" {} ", lang.pick("Reference", "引用")),
+                false,
+                theme,
+            ),
+            detail,
+        );
         return;
     };
-    f.render_widget(block(" Reference ", false, theme), detail);
+    f.render_widget(
+        block(
+            format!(" {} ", lang.pick("Reference", "引用")),
+            false,
+            theme,
+        ),
+        detail,
+    );
     let dinside = inner(detail);
     let chart_h = if rel.fanout.is_some() && dinside.height >= 14 {
         8
@@ -77,67 +101,96 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         Layout::vertical([Constraint::Min(0), Constraint::Length(chart_h)]).areas(dinside);
     let kv = |k: &str, v: String| {
         Line::from(vec![
-            Span::styled(format!("{k:<12}"), theme.dim()),
+            Span::styled(super::pad(k, 12), theme.dim()),
             Span::styled(v, theme.text()),
         ])
     };
     let mut d = vec![
-        kv("from", rel.from.clone()),
-        kv("to", rel.to.clone()),
-        kv("kind", plain(&rel.kind)),
-        kv("cardinality", plain(&rel.cardinality)),
+        kv(lang.pick("from", "从"), rel.from.clone()),
+        kv(lang.pick("to", "到"), rel.to.clone()),
+        kv(lang.pick("kind", "类型"), plain(&rel.kind)),
+        kv(lang.pick("cardinality", "基数"), plain(&rel.cardinality)),
     ];
     // An embedded relationship has nothing to look up: no match rate.
     if rel.references_probed > 0 {
         d.push(kv(
-            "matched",
-            format!(
-                "{} ({} of {} references)",
-                crate::fmt::percent(rel.match_rate),
-                crate::fmt::group(rel.references_matched),
-                crate::fmt::group(rel.references_probed)
+            lang.pick("matched", "匹配"),
+            lang.pick(
+                format!(
+                    "{} ({} of {} references)",
+                    crate::fmt::percent(rel.match_rate),
+                    crate::fmt::group(rel.references_matched),
+                    crate::fmt::group(rel.references_probed)
+                ),
+                format!(
+                    "{}（{} 个引用中 {} 个）",
+                    crate::fmt::percent(rel.match_rate),
+                    crate::fmt::group(rel.references_probed),
+                    crate::fmt::group(rel.references_matched)
+                ),
             ),
         ));
-        d.push(kv("dangling", crate::fmt::percent(rel.dangling)));
+        d.push(kv(
+            lang.pick("dangling", "悬空"),
+            crate::fmt::percent(rel.dangling),
+        ));
     }
     if let Some(e) = &rel.evidence {
         d.push(kv(
-            "evidence",
+            lang.pick("evidence", "证据"),
             format!(
-                "{} (chance {}, found {})",
+                "{} ({} {}, {} {})",
                 e.accepted_by.unwrap_or("-"),
+                lang.pick("chance", "偶然"),
                 crate::fmt::percent(e.chance_rate),
+                lang.pick("found", "实测"),
                 crate::fmt::percent(e.observed)
             ),
         ));
     }
     if let Some(u) = &rel.target_unique {
         d.push(kv(
-            "key unique",
-            format!("{} ({})", if u.unique { "yes" } else { "no" }, u.method),
+            lang.pick("key unique", "键唯一"),
+            format!("{} ({})", yes_no(lang, u.unique), u.method),
         ));
     }
     if let Some(i) = rel.indexed {
-        d.push(kv("indexed", if i { "yes".into() } else { "no".into() }));
+        d.push(kv(
+            lang.pick("indexed", "有索引"),
+            yes_no(lang, i).to_owned(),
+        ));
     }
     match &rel.fanout {
         Some(fo) => {
             d.push(kv(
-                "fan-out",
-                format!(
-                    "min {} · avg {:.1} · p95 {} · max {} over {} parents",
-                    fo.min,
-                    fo.avg,
-                    fo.p95,
-                    fo.max,
-                    human_count(fo.parents)
+                lang.pick("fan-out", "扇出"),
+                lang.pick(
+                    format!(
+                        "min {} · avg {:.1} · p95 {} · max {} over {} parents",
+                        fo.min,
+                        fo.avg,
+                        fo.p95,
+                        fo.max,
+                        human_count(fo.parents)
+                    ),
+                    format!(
+                        "{} 个父文档：最小 {} · 平均 {:.1} · p95 {} · 最大 {}",
+                        human_count(fo.parents),
+                        fo.min,
+                        fo.avg,
+                        fo.p95,
+                        fo.max
+                    ),
                 ),
             ));
             if let Some(mth) = &rel.fanout_method {
-                d.push(kv("measured by", mth.clone()));
+                d.push(kv(lang.pick("measured by", "测量方式"), mth.clone()));
             }
         }
-        None => d.push(kv("fan-out", "not measured".into())),
+        None => d.push(kv(
+            lang.pick("fan-out", "扇出"),
+            lang.pick("not measured", "未测量").to_owned(),
+        )),
     }
     f.render_widget(Paragraph::new(d), text);
     if let (Some(fo), true) = (&rel.fanout, chart_h > 0) {
@@ -170,5 +223,13 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 .data(BarGroup::default().bars(&bars)),
             chart,
         );
+    }
+}
+
+fn yes_no(lang: crate::i18n::Lang, b: bool) -> &'static str {
+    if b {
+        lang.pick("yes", "是")
+    } else {
+        lang.pick("no", "否")
     }
 }

@@ -19,11 +19,12 @@ const BAR_W: usize = 10;
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
     let (list, detail) = split(area);
+    let fields = m.lang.pick("Fields", "字段");
     let title = if m.field_filter.is_empty() {
-        format!(" Fields ({}) ", c.fields.len())
+        format!(" {fields} ({}) ", c.fields.len())
     } else {
         format!(
-            " Fields /{} ({} of {}) ",
+            " {fields} /{} ({} / {}) ",
             m.field_filter,
             m.rows.len(),
             c.fields.len()
@@ -37,12 +38,16 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let arr_w = if w >= 60 { 12 } else { 0 };
     let name_w = w.saturating_sub(BAR_W + pres_w + arr_w + 2);
     let mut lines = Vec::with_capacity(h + 1);
+    let lang = m.lang;
+    let presence_label = lang.pick("presence", "出现率");
     let mut header = format!(
-        "{:<name_w$} {:<BAR_W$} {:>pres_w$}",
-        "field", "types", "presence"
+        "{} {} {}{presence_label}",
+        super::pad(lang.pick("field", "字段"), name_w),
+        super::pad(lang.pick("types", "类型"), BAR_W),
+        " ".repeat(pres_w.saturating_sub(crate::fmt::display_width(presence_label)))
     );
     if arr_w > 0 {
-        header.push_str("  arr p50/max");
+        header.push_str(lang.pick("  arr p50/max", "  数组 p50/最大"));
     }
     lines.push(Line::styled(fit(&header, w), theme.dim()));
     let off = offset(m.field_sel, m.rows.len(), h);
@@ -212,7 +217,10 @@ pub fn type_bar(fp: &FieldProfile, width: usize, theme: &Theme) -> Vec<Span<'sta
 fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
     let Some(fp) = m.selected_field() else {
-        f.render_widget(block(" Field ", false, theme), area);
+        f.render_widget(
+            block(format!(" {} ", m.lang.pick("Field", "字段")), false, theme),
+            area,
+        );
         return;
     };
     let b = block(format!(" {} ", fp.path), false, theme);
@@ -222,11 +230,16 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let [text_area, chart_area] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(chart_h)]).areas(inside);
     let mut lines: Vec<Line> = Vec::new();
-    let label = |s: &str| Span::styled(format!("{s:<10}"), theme.dim());
+    let lang = m.lang;
+    let label = |s: &str| Span::styled(super::pad(s, 10), theme.dim());
     let total: u64 = fp.types.iter().map(|t| t.1).sum();
     for (t, n) in &fp.types {
         lines.push(Line::from(vec![
-            label(if lines.is_empty() { "types" } else { "" }),
+            label(if lines.is_empty() {
+                lang.pick("types", "类型")
+            } else {
+                ""
+            }),
             Span::styled(
                 if theme.no_color {
                     format!("{} ", type_letter(*t))
@@ -257,30 +270,44 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         })
         .unwrap_or_default();
     lines.push(Line::from(vec![
-        label("presence"),
+        label(lang.pick("presence", "出现率")),
         Span::styled(
-            format!(
-                "{} of {} sampled{ci}",
-                crate::fmt::percent(fp.presence),
-                human_count(c.sampled)
+            lang.pick(
+                format!(
+                    "{} of {} sampled{ci}",
+                    crate::fmt::percent(fp.presence),
+                    human_count(c.sampled)
+                ),
+                format!(
+                    "样本 {} 个文档中的 {}{ci}",
+                    human_count(c.sampled),
+                    crate::fmt::percent(fp.presence)
+                ),
             ),
             theme.text(),
         ),
     ]));
     lines.push(Line::from(vec![
-        label("bytes"),
+        label(lang.pick("bytes", "字节")),
         Span::styled(
-            format!(
-                "{} per document, {} of all bytes",
-                crate::fmt::bytes(fp.bytes_avg),
-                crate::fmt::percent(fp.bytes_share)
+            lang.pick(
+                format!(
+                    "{} per document, {} of all bytes",
+                    crate::fmt::bytes(fp.bytes_avg),
+                    crate::fmt::percent(fp.bytes_share)
+                ),
+                format!(
+                    "每个文档 {}，占全部字节的 {}",
+                    crate::fmt::bytes(fp.bytes_avg),
+                    crate::fmt::percent(fp.bytes_share)
+                ),
             ),
             theme.text(),
         ),
     ]));
     if let Some(d) = &fp.distinct {
         lines.push(Line::from(vec![
-            label("distinct"),
+            label(lang.pick("distinct", "不同值")),
             Span::styled(
                 format!(
                     "{}{}",
@@ -292,26 +319,44 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ]));
     }
     if let Some([lo, hi]) = fp.number_range {
-        lines.push(kv(&label, "range", format!("{lo} … {hi}"), theme));
+        lines.push(kv(
+            &label,
+            lang.pick("range", "范围"),
+            format!("{lo} … {hi}"),
+            theme,
+        ));
     }
     if let Some([lo, hi]) = &fp.date_range {
-        lines.push(kv(&label, "dates", format!("{lo} … {hi}"), theme));
+        lines.push(kv(
+            &label,
+            lang.pick("dates", "日期"),
+            format!("{lo} … {hi}"),
+            theme,
+        ));
     }
     if let Some([lo, hi]) = &fp.objectid_time {
-        lines.push(kv(&label, "id times", format!("{lo} … {hi}"), theme));
+        lines.push(kv(
+            &label,
+            lang.pick("id times", "ID 时间"),
+            format!("{lo} … {hi}"),
+            theme,
+        ));
     }
     if let Some([lo, hi]) = fp.string_length {
         lines.push(kv(
             &label,
-            "length",
-            format!("{lo} … {hi} characters"),
+            lang.pick("length", "长度"),
+            lang.pick(
+                format!("{lo} … {hi} characters"),
+                format!("{lo} … {hi} 个字符"),
+            ),
             theme,
         ));
     }
     if let Some(a) = &fp.array {
         lines.push(kv(
             &label,
-            "array",
+            lang.pick("array", "数组"),
             format!(
                 "min {} · avg {:.1} · p50 {} · p95 {} · max {}",
                 a.min, a.avg, a.p50, a.p95, a.max
@@ -322,14 +367,25 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if let Some(g) = &fp.growth {
         let limit = g
             .days_to_limit
-            .map(|d| format!(", 16 MiB in ~{d:.0} days"))
+            .map(|d| {
+                lang.pick(
+                    format!(", 16 MiB in ~{d:.0} days"),
+                    format!("，约 {d:.0} 天后达到 16 MiB"),
+                )
+            })
             .unwrap_or_default();
         lines.push(kv(
             &label,
-            "growth",
-            format!(
-                "{:+.2} elements/day (ρ {:.2}, {}, n={}){limit}",
-                g.per_day, g.correlation, g.method, g.n
+            lang.pick("growth", "增长"),
+            lang.pick(
+                format!(
+                    "{:+.2} elements/day (ρ {:.2}, {}, n={}){limit}",
+                    g.per_day, g.correlation, g.method, g.n
+                ),
+                format!(
+                    "每天 {:+.2} 个元素（ρ {:.2}，{}，n={}）{limit}",
+                    g.per_day, g.correlation, g.method, g.n
+                ),
             ),
             theme,
         ));
@@ -337,7 +393,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     for (i, e) in fp.examples.iter().enumerate() {
         let s = serde_json::to_string(e).unwrap_or_default();
         lines.push(Line::from(vec![
-            label(if i == 0 { "examples" } else { "" }),
+            label(if i == 0 {
+                lang.pick("examples", "示例")
+            } else {
+                ""
+            }),
             Span::styled(fit(&s, EXAMPLE_COLUMNS), theme.fg("code.string")),
         ]));
     }
@@ -345,8 +405,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines).scroll(offsets), text_area);
     if chart_h > 0 {
         let (title, hist) = match &fp.array_lengths {
-            Some(h) => (" array lengths ", h),
-            None => (" document sizes (bytes) ", &c.profile.doc_sizes),
+            Some(h) => (lang.pick(" array lengths ", " 数组长度 "), h),
+            None => (
+                lang.pick(" document sizes (bytes) ", " 文档大小（字节） "),
+                &c.profile.doc_sizes,
+            ),
         };
         histogram(title, hist, theme, f, chart_area);
     }
