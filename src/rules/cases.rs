@@ -594,3 +594,98 @@ fn too_many_fields_counts_against_warning_and_never_informs_on_a_fixed_schema() 
         }
     }
 }
+
+#[test]
+fn lossy_numbers_from_min_values_and_money_share() {
+    // Ids past 2^53 stored as doubles: 2 of 20 documents.
+    let big: Vec<Document> = (0..20)
+        .map(|i| {
+            let id = if i < 2 {
+                9_007_199_254_740_992.0 * 4.0 + f64::from(i) * 8.0
+            } else {
+                f64::from(i)
+            };
+            doc! {"_id": i, "ext_id": id}
+        })
+        .collect();
+    let r = report("ids", &big, 20);
+    for (min_values, fires) in [(2.0, true), (3.0, false), (1.0, true)] {
+        let mut t = Thresholds::default();
+        t.lossy_numbers.min_values = min_values;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            found
+                .iter()
+                .any(|f| f.rule == "lossy-numbers" && f.path.as_deref() == Some("ext_id")),
+            fires,
+            "min-values {min_values}: {found:?}"
+        );
+    }
+    // Prices as doubles: 5 of 20 have a decimal the double cannot hold
+    // (0.1 and 0.3 have no binary form; 0.5 and 0.25 do).
+    let prices: Vec<Document> = (0..20)
+        .map(|i| {
+            let p = if i < 5 {
+                f64::from(i) + 0.1
+            } else {
+                f64::from(i) + 0.25
+            };
+            doc! {"_id": i, "unit_price": p}
+        })
+        .collect();
+    let r = report("prices", &prices, 20);
+    for (share, fires) in [(0.25, true), (0.26, false)] {
+        let mut t = Thresholds::default();
+        t.lossy_numbers.money_share = share;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            found
+                .iter()
+                .any(|f| f.rule == "lossy-numbers" && f.path.as_deref() == Some("unit_price")),
+            fires,
+            "money-share {share}: {found:?}"
+        );
+    }
+    // The same decimals under a name that is not money: silent.
+    let scores: Vec<Document> = (0..20)
+        .map(|i| doc! {"_id": i, "score": f64::from(i) + 0.1})
+        .collect();
+    let found = check_with(&report("scores", &scores, 20), &Thresholds::default());
+    assert!(
+        !found.iter().any(|f| f.rule == "lossy-numbers"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn long_field_names_from_share_and_saved_bytes() {
+    let docs: Vec<Document> = (0..20)
+        .map(|i| {
+            doc! {
+                "_id": i,
+                "customer_shipping_address_line_one": i,
+                "customer_shipping_address_postal_code": i,
+                "customer_preferred_contact_channel": i,
+            }
+        })
+        .collect();
+    let r = report("verbose", &docs, 20);
+    for (share, min_bytes, fires) in [(0.3, 0.0, true), (0.99, 0.0, false), (0.3, 1e12, false)] {
+        let mut t = Thresholds::default();
+        t.long_field_names.share = share;
+        t.long_field_names.min_saved_bytes = min_bytes;
+        let found = check_with(&r, &t);
+        assert_eq!(
+            found.iter().any(|f| f.rule == "long-field-names"),
+            fires,
+            "share {share}, min-saved-bytes {min_bytes}: {found:?}"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "long-field-names") {
+            assert!(
+                matches!(&f.remedy, Remedy::Rename { renames } if renames.len() == 3),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+}
