@@ -1137,7 +1137,8 @@ const CHECK_RUNS: usize = 7;
 /// The check fails when a ratio falls below this share of its baseline.
 const CHECK_TOLERANCE: f64 = 0.70;
 /// Baseline ratios (stage throughput / raw-walk-floor throughput, measured
-/// in the same run), one `stage data ratio` per line.
+/// in the same run; `threads2`: the sharded profiler's time on one thread
+/// over its time on two), one `stage data ratio` per line.
 const BASELINE: &str = include_str!("baseline.txt");
 
 /// `--check`: profiles a small data set and compares each stage's
@@ -1172,11 +1173,33 @@ fn check(cores: usize) -> bool {
             }
         }
         let floor = median(times[0].clone()).as_secs_f64();
-        for (i, (stage, _)) in stages.iter().enumerate().skip(1) {
-            let ratio = floor / median(times[i].clone()).as_secs_f64();
+        let mut ratios: Vec<(&str, f64)> = stages
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, (stage, _))| (*stage, floor / median(times[i].clone()).as_secs_f64()))
+            .collect();
+        // Two threads against one for the sharded profiler, interleaved the
+        // same way: the scaling row (a 1-core machine has nothing to say).
+        if cores >= 2 {
+            let (mut one, mut two) = (Vec::new(), Vec::new());
+            for _ in 0..CHECK_RUNS {
+                let t = Instant::now();
+                black_box(profile_sharded(&docs, 1).sampled);
+                one.push(t.elapsed());
+                let t = Instant::now();
+                black_box(profile_sharded(&docs, 2).sampled);
+                two.push(t.elapsed());
+            }
+            ratios.push((
+                "threads2",
+                median(one).as_secs_f64() / median(two).as_secs_f64(),
+            ));
+        }
+        for (stage, ratio) in ratios {
             let base = BASELINE.lines().find_map(|l| {
                 let mut w = l.split_whitespace();
-                (w.next() == Some(*stage) && w.next() == Some(kind.name()))
+                (w.next() == Some(stage) && w.next() == Some(kind.name()))
                     .then(|| w.next()?.parse::<f64>().ok())
                     .flatten()
             });
