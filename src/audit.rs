@@ -58,6 +58,8 @@ pub struct Plan {
     /// note (the explorer). Otherwise the run fails, as the CLI's exit code
     /// says.
     pub keep_partial: bool,
+    /// Query shapes read from logs (`--workload`), for the rules.
+    pub workload: Option<std::sync::Arc<crate::workload::Workload>>,
 }
 
 impl Plan {
@@ -73,6 +75,7 @@ impl Plan {
             memory: MEMORY_MIB << 20,
             stop: None,
             keep_partial: false,
+            workload: None,
         }
     }
 }
@@ -325,6 +328,7 @@ pub async fn run<S: Source>(
             drift: d,
             index_usage: c.meta.index_usage.as_deref(),
             now,
+            workload: (plan.workload.as_deref()).map(|w| rules::ShapesView::of(w, &c.namespace)),
         };
         let found = rules::check_collection(&ctx, &plan.thresholds, plan.lang);
         findings_per.push(
@@ -351,6 +355,8 @@ pub async fn run<S: Source>(
     report.findings = deployment;
     report.relationship_cost = cost;
     report.notes = notes;
+    report.workload =
+        (plan.workload.as_deref()).map(|w| crate::report::linked(w, &report.collections));
     report.peak_memory_bytes = peak_memory_bytes();
     Ok(report)
 }

@@ -369,8 +369,12 @@ fn parse_in_flight(s: &str) -> Result<usize, String> {
 }
 
 /// Opens the target and profiles what the plan selects.
-async fn profile(c: &Common) -> Result<Report, Fatal> {
-    let plan = plan(c)?;
+async fn profile(
+    c: &Common,
+    workload: Option<std::sync::Arc<docshape::workload::Workload>>,
+) -> Result<Report, Fatal> {
+    let mut plan = plan(c)?;
+    plan.workload = workload;
     let given = saved_target(c)?;
     let (target, origin) = target::resolve(given.as_deref()).await;
     match origin {
@@ -419,11 +423,7 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
                 .unwrap_or_default();
             audit::workload_only(&plan(&a.common)?, label, w)
         }
-        (w, _) => {
-            let mut r = profile(&a.common).await?;
-            r.workload = w;
-            r
-        }
+        (w, _) => profile(&a.common, w.map(std::sync::Arc::new)).await?,
     };
     let color = a.output.is_none()
         && std::io::stdout().is_terminal()
@@ -488,7 +488,7 @@ async fn run_lesson(l: LessonArgs) -> Result<ExitCode, Fatal> {
 }
 
 async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
-    let report = profile(&s.common).await?;
+    let report = profile(&s.common, None).await?;
     if s.format == SchemaFormat::Mermaid {
         emit(&report::mermaid::render(&report), None)?;
         return Ok(if unreadable_parts(&report) {

@@ -1018,6 +1018,7 @@ mod tests {
             drift: Vec::new(),
             index_usage: None,
             now: 0.0,
+            workload: None,
         }
     }
 

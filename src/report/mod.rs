@@ -292,3 +292,29 @@ impl Report {
         self.all_findings().map(|f| f.severity).max()
     }
 }
+
+/// The workload with each shape's findings: the rules whose findings'
+/// evidence names the shape (its `shape.rank`).
+pub fn linked(
+    w: &crate::workload::Workload,
+    collections: &[CollectionReport],
+) -> crate::workload::Workload {
+    let mut w = w.clone();
+    for f in collections.iter().flat_map(|c| &c.findings) {
+        let rank = f
+            .evidence
+            .get("shape")
+            .and_then(|s| s.get("rank"))
+            .and_then(serde_json::Value::as_u64);
+        let Some(s) = rank
+            .and_then(|r| usize::try_from(r).ok())
+            .and_then(|r| w.shapes.get_mut(r.wrapping_sub(1)))
+        else {
+            continue;
+        };
+        if !s.findings.iter().any(|x| x == f.rule) {
+            s.findings.push(f.rule.to_owned());
+        }
+    }
+    w
+}

@@ -6,6 +6,7 @@ use crate::profile::{FieldProfile, Profile};
 pub use crate::relate::DriftCheck;
 use crate::relate::Relationship;
 use crate::source::{CollectionKind, CollectionMeta, IndexInfo, IndexUsage};
+use crate::workload::{Shape, Workload};
 
 /// One profiled collection as the rules read it: what the source knew, how
 /// it was sampled, and the profile's figures, borrowed from the audit's
@@ -40,6 +41,34 @@ pub struct CollectionCtx<'a> {
     pub index_usage: Option<&'a [IndexUsage]>,
     /// Seconds since the epoch, for ages and forecasts.
     pub now: f64,
+    /// The query shapes of this collection, with `--workload`.
+    pub workload: Option<ShapesView<'a>>,
+}
+
+/// The workload's shapes of one namespace, as the rules read them.
+#[derive(Clone, Debug, Default)]
+pub struct ShapesView<'a> {
+    /// `(rank, shape)`: the shape's 1-based position in the report's
+    /// workload (by total time), which its findings' evidence names.
+    pub shapes: Vec<(usize, &'a Shape)>,
+    /// Milliseconds of the whole workload, every namespace.
+    pub total_ms: u64,
+}
+
+impl<'a> ShapesView<'a> {
+    /// The shapes of `namespace` in `w`.
+    pub fn of(w: &'a Workload, namespace: &str) -> ShapesView<'a> {
+        ShapesView {
+            shapes: w
+                .shapes
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.namespace == namespace)
+                .map(|(i, s)| (i + 1, s))
+                .collect(),
+            total_ms: w.shapes.iter().map(|s| s.ms.total).sum(),
+        }
+    }
 }
 
 impl CollectionCtx<'_> {

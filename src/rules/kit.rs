@@ -47,6 +47,7 @@ pub fn check(r: &Collection) -> Vec<Finding> {
         drift: Vec::new(),
         index_usage: None,
         now: 1.8e9,
+        workload: None,
     };
     super::check_collection(&ctx, &Thresholds::default(), Lang::En)
 }
@@ -64,6 +65,7 @@ pub fn check_with(r: &Collection, t: &Thresholds) -> Vec<Finding> {
         drift: Vec::new(),
         index_usage: None,
         now: 1.8e9,
+        workload: None,
     };
     super::check_collection(&ctx, t, Lang::En)
 }

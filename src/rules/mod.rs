@@ -68,7 +68,7 @@ mod tests;
 use serde::Serialize;
 
 pub use config::{ConfigError, Thresholds};
-pub use context::{CollectionCtx, DeploymentCtx, DriftCheck};
+pub use context::{CollectionCtx, DeploymentCtx, DriftCheck, ShapesView};
 pub use registry::{Basis, Check, RuleInfo, REGISTRY};
 pub use remedy::Remedy;
 

@@ -100,6 +100,7 @@ pub fn ctx<'a>(
         drift: Vec::new(),
         index_usage: None,
         now: 1_800_000_000.0,
+        workload: None,
     }
 }
 

@@ -62,6 +62,9 @@ pub struct Shape {
     pub in_memory_sorts: u64,
     /// Plans seen (`COLLSCAN`, `IXSCAN { a: 1 }`, `IDHACK` …) and how often.
     pub plans: BTreeMap<String, u64>,
+    /// The rules whose findings this shape led to (filled by the audit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -362,6 +365,7 @@ impl Reader {
                 nreturned: 0,
                 in_memory_sorts: 0,
                 plans: BTreeMap::new(),
+                findings: Vec::new(),
             },
             ms: LogHistogram::default(),
         });
