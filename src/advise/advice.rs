@@ -75,6 +75,9 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         Remedy::Attribute { object } => field(object).map(|f| super::attribute(ctx, f, lang)),
         Remedy::Bucket { date, series } => Some(super::bucket(ctx, date, series.as_deref(), lang)),
         Remedy::CreateIndex { keys } => Some(super::index(ctx, keys, lang)),
+        Remedy::EsrIndex { keys, extends } => {
+            (!keys.is_empty()).then(|| super::esr_index(ctx, keys, extends.as_deref(), lang))
+        }
         Remedy::DropIndex { name, covered_by } => {
             let why = match covered_by {
                 Some(b) => lang.pick(
@@ -133,6 +136,7 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         Remedy::Bucket { .. } => "bucket",
         Remedy::CreateIndex { .. }
         | Remedy::ReviewIndexes
+        | Remedy::EsrIndex { .. }
         | Remedy::DropIndex { .. }
         | Remedy::TtlField { .. }
         | Remedy::UniqueKey { .. } => "index",

@@ -378,6 +378,71 @@ pub fn index(ctx: &CollectionCtx<'_>, dotted: &str, lang: Lang) -> Suggestion {
     }
 }
 
+/// Creates an index in ESR order (equality, sort, range), and drops the
+/// index it extends once the new one exists: the new key starts with the
+/// old one, so it serves every query the old one served.
+pub fn esr_index(
+    ctx: &CollectionCtx<'_>,
+    keys: &[(String, i64)],
+    extends: Option<&str>,
+    lang: Lang,
+) -> Suggestion {
+    let key: Map<String, Value> = keys.iter().map(|(k, d)| (k.clone(), json!(d))).collect();
+    let shown = crate::rules::shapes::show_keys(keys);
+    let mut s = header(lang, &format!("index {} {shown}", ctx.ns()));
+    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+    let _ = writeln!(s, "const key = {};", js_value(&Value::Object(key.clone())));
+    let _ = writeln!(
+        s,
+        "{}",
+        lang.pick(
+            "// Equality fields first (most selective first), then the sort in the query's direction, then range fields.",
+            "// 先放等值字段（选择性高的在前），再按查询的方向放排序字段，最后放范围字段。",
+        )
+    );
+    let _ = writeln!(s, "coll.createIndex(key);");
+    let before = extends.and_then(|name| ctx.data.indexes.iter().find(|i| i.name == name));
+    if let Some(name) = extends {
+        let name_js = js(name);
+        let _ = writeln!(
+            s,
+            "{}",
+            lang.pick(
+                format!("// {name} is a prefix of the new key: the new index serves its queries."),
+                format!("// {name} 是新索引键的前缀：新索引能满足它的查询。"),
+            )
+        );
+        let _ = writeln!(
+            s,
+            "const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);"
+        );
+        let _ = writeln!(s, "const now = coll.getIndexes();");
+        let _ = writeln!(
+            s,
+            "if (now.some((i) => same(i.key, key)) && now.some((i) => i.name === {name_js})) {{"
+        );
+        let _ = writeln!(s, "  coll.dropIndex({name_js});");
+        let _ = writeln!(s, "}}");
+    }
+    Suggestion {
+        pattern: "index",
+        summary: match extends {
+            Some(name) => lang.pick(
+                format!("Extend index {name} to {shown}: equality fields first, then the sort, then ranges (ESR), and drop the old one."),
+                format!("把索引 {name} 扩展为 {shown}：先等值字段，再排序字段，最后范围字段（ESR），并删除旧索引。"),
+            ),
+            None => lang.pick(
+                format!("Create the index {shown}: equality fields first, then the sort, then ranges (ESR)."),
+                format!("创建索引 {shown}：先等值字段，再排序字段，最后范围字段（ESR）。"),
+            ),
+        },
+        before: before.map(|i| json!({ "index": { "name": i.name, "key": i.key } })),
+        after: Some(json!({ "createIndex": key })),
+        effect: Map::new(),
+        migration: s,
+    }
+}
+
 /// Drops an index (re-running finds it gone and does nothing). The script
 /// checks again when it runs, and keeps the index when its key changed
 /// since the audit, when the index that served its queries is gone, or

@@ -175,6 +175,8 @@ thresholds! {
     "string-dates" => string_dates: super::string_dates::Limits,
     "lossy-numbers" => lossy_numbers: super::lossy_numbers::Limits,
     "non-unique-reference-key" => non_unique_reference_key: super::non_unique_reference_key::Limits,
+    "index-esr" => index_esr: super::index_esr::Limits,
+    "unindexed-query" => unindexed_query: super::unindexed_query::Limits,
 }
 
 impl Thresholds {

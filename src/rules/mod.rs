@@ -33,6 +33,7 @@ pub mod context;
 pub mod docs;
 pub mod registry;
 pub mod remedy;
+pub mod shapes;
 
 pub mod bloated_document;
 pub mod dangling_references;
@@ -40,6 +41,7 @@ pub mod deep_nesting;
 pub mod denormalization_drift;
 pub mod document_near_limit;
 pub mod dynamic_keys;
+pub mod index_esr;
 pub mod large_reference_array;
 pub mod long_field_names;
 pub mod lossy_numbers;
@@ -56,6 +58,7 @@ pub mod too_many_collections;
 pub mod too_many_fields;
 pub mod too_many_indexes;
 pub mod unbounded_array;
+pub mod unindexed_query;
 pub mod unused_index;
 
 #[cfg(test)]

@@ -7,11 +7,11 @@
 
 use super::{
     bloated_document, dangling_references, deep_nesting, denormalization_drift,
-    document_near_limit, dynamic_keys, large_reference_array, long_field_names, lossy_numbers,
-    missing_reference_index, mixed_types, non_unique_reference_key,
+    document_near_limit, dynamic_keys, index_esr, large_reference_array, long_field_names,
+    lossy_numbers, missing_reference_index, mixed_types, non_unique_reference_key,
     polymorphic_without_discriminator, redundant_index, string_dates, time_series_per_event,
-    too_many_collections, too_many_fields, too_many_indexes, unbounded_array, unused_index,
-    CollectionCtx, DeploymentCtx, Finding, Thresholds,
+    too_many_collections, too_many_fields, too_many_indexes, unbounded_array, unindexed_query,
+    unused_index, CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
 
@@ -67,7 +67,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 21] = [
+pub const REGISTRY: [RuleInfo; 23] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -298,5 +298,27 @@ pub const REGISTRY: [RuleInfo; 21] = [
         source: "seeds/003 (index every reference field), MongoDB docs (unique indexes)",
         thresholds: non_unique_reference_key::THRESHOLDS,
         check: Check::Collection(non_unique_reference_key::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "index-esr",
+        title: "Frequent query served by no index or by one in the wrong order",
+        explanation: (
+            "A query the application runs often pays for its plan every time: without an index it reads the whole collection, and with an index in the wrong order it reads many keys per document returned or sorts in memory (limited to 100 MB, and slow). The seeds' ESR rule orders a compound index: fields matched by equality first (the most selective first), then the sort fields in the query's direction, then fields matched by a range. An existing index whose key is a prefix of that key is extended rather than joined by another.",
+            "应用频繁执行的查询每次都要为它的执行计划付出代价：没有索引时要读取整个集合；索引顺序不对时，每返回一个文档要读取许多索引键，或者在内存中排序（有 100 MB 限制，而且很慢）。种子材料的 ESR 规则规定复合索引的顺序：等值匹配的字段放最前（选择性高的在前），然后按查询的方向放排序字段，最后放范围匹配的字段。已有索引的键是这个键的前缀时，应扩展它，而不是再加一个索引。",
+        ),
+        source: "seeds/002 (ch. 4, indexes), seeds/003 (ESR rule: Equality, Sort, Range); MongoDB Atlas Performance Advisor",
+        thresholds: index_esr::THRESHOLDS,
+        check: Check::Collection(index_esr::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "unindexed-query",
+        title: "Query scanning a large collection",
+        explanation: (
+            "A collection scan reads every document to return a few: its cost grows with the collection, not with the answer, and it pushes the working set out of the cache for every other query. An index on the query's fields (equality, then sort, then range) lets the server read only the documents it returns.",
+            "全集合扫描为了返回少数文档要读取每一个文档：它的代价随集合增长，而不是随结果增长，还会把其他查询的工作集挤出缓存。在查询字段上建立索引（先等值、再排序、后范围），服务器就只需读取它返回的文档。",
+        ),
+        source: "MongoDB Atlas Performance Advisor, Compass (explain plan: COLLSCAN); seeds/003 (ESR rule)",
+        thresholds: unindexed_query::THRESHOLDS,
+        check: Check::Collection(unindexed_query::check, Basis::Metadata),
     },
 ];

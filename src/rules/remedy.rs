@@ -31,6 +31,12 @@ pub enum Remedy {
     },
     /// Create an index on the dotted path `keys` (`index`).
     CreateIndex { keys: String },
+    /// Create the index `keys` (field, direction) in ESR order, replacing
+    /// the index `extends` whose key is a prefix of it (`index`).
+    EsrIndex {
+        keys: Vec<(String, i64)>,
+        extends: Option<String>,
+    },
     /// Drop the index `name`: one that `covered_by` serves the same
     /// queries, or (`None`) one nobody uses (`index`).
     DropIndex {

@@ -1,0 +1,213 @@
+//! `index-esr`: a frequent query shape served by no index, or by one in
+//! the wrong order (it sorts in memory, or reads ten keys per document it
+//! returns). The index it needs puts equality fields first (most selective
+//! first, from the sample), then the sort fields in the query's direction,
+//! then range fields (seeds 002 ch. 4 and 003: ESR; Atlas Performance
+//! Advisor).
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::shapes::{self, EsrKey};
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::fmt::{group, percent};
+use crate::i18n::Lang;
+use crate::workload::Shape;
+
+const RULE: &str = "index-esr";
+
+/// `[index-esr]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// share of the workload's time that makes a shape frequent
+    pub min_time_share: f64,
+    /// runs that make a shape frequent
+    pub min_count: f64,
+    /// keys examined per document returned that mean the index is in the wrong order
+    pub max_keys_per_returned: f64,
+    /// share of the workload's time that makes the finding critical
+    pub critical_time_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            min_time_share: 0.01,
+            min_count: 100.0,
+            max_keys_per_returned: 10.0,
+            critical_time_share: 0.5,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "min-time-share",
+        "share of the workload's time that makes a shape frequent",
+    ),
+    ("min-count", "runs that make a shape frequent"),
+    (
+        "max-keys-per-returned",
+        "keys examined per document returned that mean the index is in the wrong order",
+    ),
+    (
+        "critical-time-share",
+        "share of the workload's time that makes the finding critical",
+    ),
+];
+
+/// What is wrong with how a shape was served.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Served {
+    /// Runs that scanned the collection.
+    pub collscans: u64,
+    /// Runs that sorted in memory.
+    pub in_memory_sorts: u64,
+    /// Keys examined per document returned, when at or over the limit.
+    pub keys_per_returned: Option<f64>,
+}
+
+/// How `s` was badly served, if it was and is frequent; `None` otherwise.
+pub fn badly_served(s: &Shape, total_ms: u64, t: &Thresholds) -> Option<Served> {
+    let l = &t.index_esr;
+    if !shapes::is_query(s) || !shapes::frequent(s, total_ms, l.min_time_share, l.min_count) {
+        return None;
+    }
+    let kpr = shapes::per_returned(s.keys_examined, s);
+    let served = Served {
+        collscans: shapes::collscans(s),
+        in_memory_sorts: s.in_memory_sorts,
+        keys_per_returned: (s.keys_examined > 0 && kpr >= l.max_keys_per_returned).then_some(kpr),
+    };
+    (served.collscans > 0 || served.in_memory_sorts > 0 || served.keys_per_returned.is_some())
+        .then_some(served)
+}
+
+/// The index a badly served frequent shape needs, when no index serves it
+/// already: the rule fires on it.
+pub fn needs(
+    ctx: &CollectionCtx<'_>,
+    s: &Shape,
+    total_ms: u64,
+    t: &Thresholds,
+) -> Option<(Served, EsrKey)> {
+    let served = badly_served(s, total_ms, t)?;
+    let key = shapes::esr_key(ctx, s)?;
+    if shapes::served_by(ctx, &key).is_some() {
+        // The index exists now (made after the log was written).
+        return None;
+    }
+    Some((served, key))
+}
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let Some(w) = &ctx.workload else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for &(rank, s) in &w.shapes {
+        let Some((served, key)) = needs(ctx, s, w.total_ms, t) else {
+            continue;
+        };
+        let share = shapes::time_share(s, w.total_ms);
+        let severity = if share >= t.index_esr.critical_time_share {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        let mut why: Vec<String> = Vec::new();
+        if served.collscans > 0 {
+            why.push(lang.pick(
+                format!(
+                    "{} of its runs scanned the whole collection ({} documents examined per document returned)",
+                    group(served.collscans),
+                    group(shapes::per_returned(s.docs_examined, s).round() as u64)
+                ),
+                format!(
+                    "其中 {} 次扫描了整个集合（每返回一个文档检查 {} 个文档）",
+                    group(served.collscans),
+                    group(shapes::per_returned(s.docs_examined, s).round() as u64)
+                ),
+            ));
+        }
+        if served.in_memory_sorts > 0 {
+            why.push(lang.pick(
+                format!("{} sorted in memory", group(served.in_memory_sorts)),
+                format!("{} 次在内存中排序", group(served.in_memory_sorts)),
+            ));
+        }
+        if let Some(k) = served.keys_per_returned {
+            why.push(lang.pick(
+                format!(
+                    "it read {} index keys per document returned",
+                    group(k.round() as u64)
+                ),
+                format!("每返回一个文档读取 {} 个索引键", group(k.round() as u64)),
+            ));
+        }
+        let extends = shapes::extendable(ctx, &key);
+        let fix = match extends {
+            Some(i) => lang.pick(
+                format!(
+                    "extend index {} to {} (equality, sort, range)",
+                    i.name,
+                    key.show()
+                ),
+                format!(
+                    "把索引 {} 扩展为 {}（等值、排序、范围）",
+                    i.name,
+                    key.show()
+                ),
+            ),
+            None => lang.pick(
+                format!("an index {} (equality, sort, range) serves it", key.show()),
+                format!("索引 {}（等值、排序、范围）可以满足它", key.show()),
+            ),
+        };
+        let message = lang.pick(
+            format!(
+                "{} {} with plans {}: {}; {fix}",
+                shapes::label(s),
+                shapes::cost(s, w.total_ms, lang),
+                shapes::plans(s),
+                why.join(", "),
+            ),
+            format!(
+                "{} {}，执行计划 {}：{}；{fix}",
+                shapes::label(s),
+                shapes::cost(s, w.total_ms, lang),
+                shapes::plans(s),
+                why.join("，"),
+            ),
+        );
+        let threshold = if share >= t.index_esr.critical_time_share {
+            crossed(t, RULE, "critical-time-share")
+        } else if s.count as f64 >= t.index_esr.min_count {
+            crossed(t, RULE, "min-count")
+        } else {
+            crossed(t, RULE, "min-time-share")
+        };
+        let keys = key.keys();
+        out.push(Finding {
+            rule: RULE,
+            severity,
+            namespace: ctx.ns().to_owned(),
+            path: keys.first().map(|(f, _)| f.clone()),
+            message,
+            evidence: evidence([
+                ("shape", shapes::evidence(rank, s, w.total_ms)),
+                ("index", shapes::key_evidence(&key)),
+                ("extends", json!(extends.map(|i| &i.name))),
+                ("time_share", json!(percent(share))),
+                ("threshold", threshold),
+            ]),
+            remedy: Remedy::EsrIndex {
+                keys,
+                extends: extends.map(|i| i.name.clone()),
+            },
+        });
+    }
+    out
+}
