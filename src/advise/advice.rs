@@ -78,6 +78,37 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         Remedy::EsrIndex { keys, extends } => {
             (!keys.is_empty()).then(|| super::esr_index(ctx, keys, extends.as_deref(), lang))
         }
+        Remedy::SlicePush {
+            array,
+            update_path,
+            keep,
+        } => Some(super::workload::slice_push(
+            ctx,
+            array,
+            update_path,
+            *keep,
+            lang,
+        )),
+        Remedy::CollationIndex { field } => {
+            Some(super::workload::collation_index(ctx, field, lang))
+        }
+        Remedy::HotLookup {
+            from,
+            local,
+            foreign,
+            as_field,
+            embed,
+            one,
+        } => Some(super::workload::hot_lookup(
+            ctx,
+            from,
+            local.as_deref(),
+            foreign.as_deref(),
+            as_field,
+            *embed,
+            *one,
+            lang,
+        )),
         Remedy::DropIndex { name, covered_by } => {
             let why = match covered_by {
                 Some(b) => lang.pick(
@@ -130,20 +161,24 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
 fn unavailable(remedy: &Remedy) -> Suggestion {
     let pattern = match remedy {
         Remedy::ParentReference { .. } | Remedy::IdsToParentReference { .. } => "parent-reference",
-        Remedy::Subset { .. } => "subset",
+        Remedy::Subset { .. } | Remedy::SlicePush { .. } => "subset",
         Remedy::Separate { .. } | Remedy::Flatten { .. } => "separate-collection",
         Remedy::Attribute { .. } => "attribute",
         Remedy::Bucket { .. } => "bucket",
         Remedy::CreateIndex { .. }
         | Remedy::ReviewIndexes
         | Remedy::EsrIndex { .. }
+        | Remedy::CollationIndex { .. }
+        | Remedy::HotLookup { embed: false, .. }
         | Remedy::DropIndex { .. }
         | Remedy::TtlField { .. }
         | Remedy::UniqueKey { .. } => "index",
         Remedy::Discriminator { .. } | Remedy::MergeCollections { .. } => "polymorphic",
-        Remedy::RefreshCopies { .. } | Remedy::CopiesDisagree { .. } | Remedy::Dangling { .. } => {
-            "extended-reference"
-        }
+        Remedy::RefreshCopies { .. }
+        | Remedy::CopiesDisagree { .. }
+        | Remedy::Dangling { .. }
+        | Remedy::HotLookup { one: true, .. } => "extended-reference",
+        Remedy::HotLookup { .. } => "embed",
         Remedy::ConvertType { .. }
         | Remedy::Rename { .. }
         | Remedy::StringDates { .. }

@@ -10,6 +10,7 @@ mod convert;
 mod examples;
 pub mod integrity;
 mod scripts;
+mod workload;
 
 use std::fmt::Write;
 

@@ -177,6 +177,9 @@ thresholds! {
     "non-unique-reference-key" => non_unique_reference_key: super::non_unique_reference_key::Limits,
     "index-esr" => index_esr: super::index_esr::Limits,
     "unindexed-query" => unindexed_query: super::unindexed_query::Limits,
+    "lookup-on-hot-path" => lookup_on_hot_path: super::lookup_on_hot_path::Limits,
+    "push-without-slice" => push_without_slice: super::push_without_slice::Limits,
+    "case-insensitive-regex" => case_insensitive_regex: super::case_insensitive_regex::Limits,
 }
 
 impl Thresholds {

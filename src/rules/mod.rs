@@ -36,6 +36,7 @@ pub mod remedy;
 pub mod shapes;
 
 pub mod bloated_document;
+pub mod case_insensitive_regex;
 pub mod dangling_references;
 pub mod deep_nesting;
 pub mod denormalization_drift;
@@ -44,11 +45,13 @@ pub mod dynamic_keys;
 pub mod index_esr;
 pub mod large_reference_array;
 pub mod long_field_names;
+pub mod lookup_on_hot_path;
 pub mod lossy_numbers;
 pub mod missing_reference_index;
 pub mod mixed_types;
 pub mod non_unique_reference_key;
 pub mod polymorphic_without_discriminator;
+pub mod push_without_slice;
 pub mod redundant_index;
 pub mod string_dates;
 #[cfg(test)]

@@ -6,12 +6,13 @@
 //! its thresholds in `config`.
 
 use super::{
-    bloated_document, dangling_references, deep_nesting, denormalization_drift,
-    document_near_limit, dynamic_keys, index_esr, large_reference_array, long_field_names,
-    lossy_numbers, missing_reference_index, mixed_types, non_unique_reference_key,
-    polymorphic_without_discriminator, redundant_index, string_dates, time_series_per_event,
-    too_many_collections, too_many_fields, too_many_indexes, unbounded_array, unindexed_query,
-    unused_index, CollectionCtx, DeploymentCtx, Finding, Thresholds,
+    bloated_document, case_insensitive_regex, dangling_references, deep_nesting,
+    denormalization_drift, document_near_limit, dynamic_keys, index_esr, large_reference_array,
+    long_field_names, lookup_on_hot_path, lossy_numbers, missing_reference_index, mixed_types,
+    non_unique_reference_key, polymorphic_without_discriminator, push_without_slice,
+    redundant_index, string_dates, time_series_per_event, too_many_collections, too_many_fields,
+    too_many_indexes, unbounded_array, unindexed_query, unused_index, CollectionCtx, DeploymentCtx,
+    Finding, Thresholds,
 };
 use crate::i18n::Lang;
 
@@ -67,7 +68,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 23] = [
+pub const REGISTRY: [RuleInfo; 26] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -320,5 +321,38 @@ pub const REGISTRY: [RuleInfo; 23] = [
         source: "MongoDB Atlas Performance Advisor, Compass (explain plan: COLLSCAN); seeds/003 (ESR rule)",
         thresholds: unindexed_query::THRESHOLDS,
         check: Check::Collection(unindexed_query::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "lookup-on-hot-path",
+        title: "$lookup on most reads of a collection",
+        explanation: (
+            "A $lookup is a join: on every read it runs a query on the other collection per document. When most reads of a collection join the same few documents, the model splits what the application reads together. The seeds: with one-to-one or one-to-few (N < 100) embed, or copy the few fields read (extended reference); with more, keep the reference and index the field the join uses.",
+            "$lookup 就是关联：每次读取都要为每个文档在另一个集合上执行一次查询。当一个集合的大多数读取都关联同样少量的文档时，说明模型把应用一起读取的数据拆开了。种子材料：一对一或一对少量（N<100）时内嵌，或只复制读取的少数字段（扩展引用）；更多时保留引用，并为关联用的字段建立索引。",
+        ),
+        source: "seeds/003 (embed vs reference, extended reference); MongoDB Atlas (reduce $lookup operations)",
+        thresholds: lookup_on_hot_path::THRESHOLDS,
+        check: Check::Collection(lookup_on_hot_path::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "push-without-slice",
+        title: "$push without $slice on an array",
+        explanation: (
+            "An update that $pushes onto an array without $slice lets the array grow for as long as the application runs: every push rewrites a larger document, reads carry the whole history, and the document heads for the 16 MiB limit. The seeds keep the last 1000 log lines in a host document with $push and $slice, and move the full history to its own collection (parent reference) or buckets.",
+            "不带 $slice 的 $push 更新会让数组随应用运行一直增长：每次追加都要重写更大的文档，读取时要带上全部历史，文档最终逼近 16 MiB 上限。种子材料用 $push 加 $slice 在主机文档中只保留最近 1000 条日志，完整历史放到独立集合（父引用）或分桶中。",
+        ),
+        source: "seeds/000 (keep the last 1000 with $push + $slice; rule 3), seeds/001",
+        thresholds: push_without_slice::THRESHOLDS,
+        check: Check::Collection(push_without_slice::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "case-insensitive-regex",
+        title: "Frequent query with an unanchored or case-insensitive regex",
+        explanation: (
+            "An index can bound only a case-sensitive regular expression anchored at the start (/^abc/); an unanchored or /i one reads every index key or every document, however few it returns. For case-insensitive matches of whole values, an index with a case-insensitive collation (strength 2) and an equality query under the same collation is exact and bounded; for substrings, a search index.",
+            "索引只能限定区分大小写、以开头锚定的正则表达式（/^abc/）；未锚定或带 /i 的正则无论返回多少文档，都要读取每一个索引键或每一个文档。需要不区分大小写地匹配整个值时，使用不区分大小写排序规则（strength 2）的索引，并在同一排序规则下用等值查询，既精确又有范围；需要子串匹配时，使用搜索索引。",
+        ),
+        source: "MongoDB Atlas Performance Advisor; MongoDB docs ($regex index use, case-insensitive indexes)",
+        thresholds: case_insensitive_regex::THRESHOLDS,
+        check: Check::Collection(case_insensitive_regex::check, Basis::Metadata),
     },
 ];

@@ -37,6 +37,26 @@ pub enum Remedy {
         keys: Vec<(String, i64)>,
         extends: Option<String>,
     },
+    /// Bound the array `array` (pushed onto as `update_path`) with
+    /// `$push` + `$each` + `$slice`, keeping the last `keep` (`subset`).
+    SlicePush {
+        array: String,
+        update_path: String,
+        keep: u64,
+    },
+    /// A case-insensitive collation index on `field` (`index`).
+    CollationIndex { field: String },
+    /// What a hot `$lookup` of `from` joins: embedded (`embed`, or
+    /// `extended-reference` when each document joins `one`), else an index
+    /// on `foreign` (`index`).
+    HotLookup {
+        from: String,
+        local: Option<String>,
+        foreign: Option<String>,
+        as_field: String,
+        embed: bool,
+        one: bool,
+    },
     /// Drop the index `name`: one that `covered_by` serves the same
     /// queries, or (`None`) one nobody uses (`index`).
     DropIndex {

@@ -243,11 +243,12 @@ pub fn extendable<'a>(ctx: &'a CollectionCtx<'_>, key: &EsrKey) -> Option<&'a In
     })
 }
 
-/// The profile's path of a dotted query path (`items.sku` → `items[].sku`
-/// when `items` is an array).
-fn profile_path(ctx: &CollectionCtx<'_>, dotted: &str) -> String {
+/// The profile's path of a dotted query or update path (`items.sku` →
+/// `items[].sku` when `items` is an array; positional parts such as `$`
+/// and `$[]` are the array's elements).
+pub fn profile_path(ctx: &CollectionCtx<'_>, dotted: &str) -> String {
     let mut path = String::new();
-    for part in dotted.split('.') {
+    for part in dotted.split('.').filter(|p| !p.starts_with('$')) {
         if !path.is_empty() {
             if ctx.field(&path).is_some_and(|f| f.array.is_some()) {
                 path.push_str("[]");

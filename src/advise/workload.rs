@@ -1,0 +1,183 @@
+//! Suggestions for the workload rules: bounding a `$push` with `$slice`,
+//! a case-insensitive index, and embedding what a hot `$lookup` joins.
+
+use std::fmt::Write;
+
+use serde_json::{json, Map, Value};
+
+use super::{header, js, js_coll, js_value, Suggestion};
+use crate::i18n::Lang;
+use crate::rules::CollectionCtx;
+
+/// `$push` with `$each` + `$slice` in the writer; the elements already
+/// past the last `keep` move to a child collection (`subset`) when the
+/// profile knows the array.
+pub fn slice_push(
+    ctx: &CollectionCtx<'_>,
+    array: &str,
+    update_path: &str,
+    keep: u64,
+    lang: Lang,
+) -> Suggestion {
+    let writer = lang.pick(
+        format!("Bound the array in the writer: $push: {{ \"{update_path}\": {{ $each: [newElement], $slice: -{keep} }} }} keeps the last {keep} (seed 000 keeps the last 1000 log lines this way)."),
+        format!("在写入方限制数组长度：$push: {{ \"{update_path}\": {{ $each: [newElement], $slice: -{keep} }} }} 只保留最后 {keep} 个（种子材料 000 就是这样只保留最近 1000 条日志）。"),
+    );
+    let after = json!({ "$push": { update_path: { "$each": ["<new element>"], "$slice": -i64::try_from(keep).unwrap_or(i64::MAX) } } });
+    match ctx.field(array) {
+        Some(f) => {
+            let mut s = super::subset(ctx, f, keep, lang);
+            s.summary = format!("{writer} {}", s.summary);
+            s
+        }
+        None => Suggestion {
+            pattern: "subset",
+            summary: writer,
+            before: None,
+            after: Some(after),
+            effect: Map::new(),
+            migration: String::new(),
+        },
+    }
+}
+
+/// A case-insensitive collation index on `field`, for `/^value$/i`-style
+/// matches rewritten as equality under the same collation.
+pub fn collation_index(ctx: &CollectionCtx<'_>, field: &str, lang: Lang) -> Suggestion {
+    let collation = json!({ "locale": "en", "strength": 2 });
+    let name = format!("{field}_ci");
+    let mut s = header(
+        lang,
+        &format!("case-insensitive index on {}.{field}", ctx.ns()),
+    );
+    let _ = writeln!(
+        s,
+        "{}.createIndex({}, {{ name: {}, collation: {} }});",
+        js_coll(ctx.db(), ctx.coll()),
+        js_value(&json!({ field: 1 })),
+        js(&name),
+        js_value(&collation)
+    );
+    let _ = writeln!(
+        s,
+        "{}",
+        lang.pick(
+            format!("// Then query {{ {field}: value }} with .collation({}) instead of a /value/i regex.", js_value(&collation)),
+            format!("// 然后用 {{ {field}: value }} 加 .collation({}) 查询，代替 /value/i 正则。", js_value(&collation)),
+        )
+    );
+    Suggestion {
+        pattern: "index",
+        summary: lang.pick(
+            format!("Match {field} case-insensitively with a collation index (strength 2) and equality instead of a regex; for substrings, a search index."),
+            format!("用排序规则索引（strength 2）加等值查询不区分大小写地匹配 {field}，代替正则表达式；需要子串匹配时，用搜索索引。"),
+        ),
+        before: Some(json!({ field: { "$regex": "value", "$options": "i" } })),
+        after: Some(json!({ "find": { field: "value" }, "collation": collation })),
+        effect: Map::new(),
+        migration: s,
+    }
+}
+
+/// What a hot `$lookup` joins: embedded (or copied, an extended
+/// reference) when the fan-out is small, else an index on the field it
+/// joins by.
+#[allow(clippy::too_many_arguments)]
+pub fn hot_lookup(
+    ctx: &CollectionCtx<'_>,
+    from: &str,
+    local: Option<&str>,
+    foreign: Option<&str>,
+    as_field: &str,
+    embed: bool,
+    one: bool,
+    lang: Lang,
+) -> Suggestion {
+    let (Some(local), Some(foreign)) = (local, foreign) else {
+        return Suggestion {
+            pattern: if embed { "embed" } else { "index" },
+            summary: String::new(),
+            before: None,
+            after: None,
+            effect: Map::new(),
+            migration: String::new(),
+        };
+    };
+    if !embed {
+        let mut s = header(lang, &format!("index {}.{from}.{foreign}", ctx.db()));
+        let _ = writeln!(
+            s,
+            "{}.createIndex({});",
+            js_coll(ctx.db(), from),
+            js_value(&json!({ foreign: 1 }))
+        );
+        return Suggestion {
+            pattern: "index",
+            summary: lang.pick(
+                format!("Keep the reference: each document joins many {from} documents. Index {from}.{foreign} so every $lookup is an index lookup."),
+                format!("保留引用：每个文档关联许多 {from} 文档。为 {from}.{foreign} 建立索引，让每次 $lookup 都是索引查找。"),
+            ),
+            before: None,
+            after: Some(json!({ "createIndex": { foreign: 1 } })),
+            effect: Map::new(),
+            migration: s,
+        };
+    }
+    // The copy never replaces the reference it was found by.
+    let target = if as_field.is_empty() || as_field == local {
+        format!("{from}_doc")
+    } else {
+        as_field.to_owned()
+    };
+    let mut stages = vec![
+        json!({ "$lookup": { "from": from, "localField": local, "foreignField": foreign, "as": target } }),
+    ];
+    if one {
+        stages.push(json!({ "$set": { target.clone(): { "$first": format!("${target}") } } }));
+    }
+    stages.push(json!({ "$project": { target.clone(): 1 } }));
+    stages.push(json!({ "$merge": { "into": ctx.coll(), "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }));
+    let mut s = header(
+        lang,
+        &format!("copy {}.{from} into {}.{target}", ctx.db(), ctx.ns()),
+    );
+    let _ = writeln!(
+        s,
+        "{}",
+        lang.pick(
+            "// Copy only the fields your reads use: add them to the $project below.",
+            "// 只复制读取时用到的字段：把它们加到下面的 $project 中。",
+        )
+    );
+    let _ = writeln!(
+        s,
+        "{}.aggregate({});",
+        js_coll(ctx.db(), ctx.coll()),
+        js_value(&Value::Array(stages))
+    );
+    let (pattern, summary) = if one {
+        (
+            "extended-reference",
+            lang.pick(
+                format!("Each document joins one {from} document on most reads: copy the fields those reads use into `{target}` (extended reference), keep {local} as the reference, and refresh the copy when its source changes."),
+                format!("大多数读取都为每个文档关联一个 {from} 文档：把这些读取用到的字段复制到 `{target}`（扩展引用），保留 {local} 作为引用，并在源文档变化时刷新副本。"),
+            ),
+        )
+    } else {
+        (
+            "embed",
+            lang.pick(
+                format!("Each document joins a few {from} documents on most reads: embed them in `{target}` so one read returns them, and write them there."),
+                format!("大多数读取都为每个文档关联少量 {from} 文档：把它们内嵌到 `{target}`，一次读取即可返回，并直接写在那里。"),
+            ),
+        )
+    };
+    Suggestion {
+        pattern,
+        summary,
+        before: None,
+        after: None,
+        effect: Map::new(),
+        migration: s,
+    }
+}

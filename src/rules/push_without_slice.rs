@@ -1,0 +1,175 @@
+//! `push-without-slice`: an update `$push`es onto an array without
+//! `$slice`, so nothing bounds the array (seed 000: keep the last 1000 with
+//! `$push` + `$slice`; 001). Corroborated by the path's measured growth
+//! and length in the sample.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::shapes;
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::fmt::group;
+use crate::i18n::Lang;
+use crate::workload::Shape;
+
+const RULE: &str = "push-without-slice";
+
+/// `[push-without-slice]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// array length in the sample that makes the finding critical
+    pub critical_length: f64,
+    /// rank correlation of length with age that counts as growth
+    pub min_correlation: f64,
+    /// documents needed to judge growth
+    pub min_documents: f64,
+    /// most elements a suggested `$slice` keeps
+    pub keep: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            critical_length: 1000.0,
+            min_correlation: 0.5,
+            min_documents: 30.0,
+            keep: 1000.0,
+        }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "critical-length",
+        "array length in the sample that makes the finding critical",
+    ),
+    (
+        "min-correlation",
+        "rank correlation of length with age that counts as growth",
+    ),
+    ("min-documents", "documents needed to judge growth"),
+    ("keep", "most elements a suggested `$slice` keeps"),
+];
+
+/// The array paths an update shape `$push`es onto without `$slice`.
+pub fn unsliced_pushes(s: &Shape) -> Vec<String> {
+    let Some(push) = s
+        .update
+        .as_ref()
+        .and_then(|u| u.get("$push"))
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    push.iter()
+        .filter(|(_, v)| v.get("$slice").is_none())
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let Some(w) = &ctx.workload else {
+        return Vec::new();
+    };
+    let l = &t.push_without_slice;
+    let mut out = Vec::new();
+    for &(rank, s) in &w.shapes {
+        for dotted in unsliced_pushes(s) {
+            let path = shapes::profile_path(ctx, &dotted);
+            let field = ctx.field(&path);
+            let len = field.and_then(|f| f.array);
+            let growth = field.and_then(|f| f.growth.as_ref()).filter(|g| {
+                g.n as f64 >= l.min_documents
+                    && g.correlation >= l.min_correlation
+                    && g.per_day > 0.0
+            });
+            let long = len.is_some_and(|a| a.max as f64 > l.critical_length);
+            let severity = if growth.is_some() || long {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            };
+            let mut measured = Vec::new();
+            if let Some(a) = len {
+                measured.push(lang.pick(
+                    format!(
+                        "up to {} elements {} (p95 {})",
+                        group(a.max),
+                        ctx.scope(lang),
+                        group(a.p95)
+                    ),
+                    format!(
+                        "{}最多 {} 个元素（p95 {}）",
+                        ctx.scope(lang),
+                        group(a.max),
+                        group(a.p95)
+                    ),
+                ));
+            }
+            if let Some(g) = growth {
+                measured.push(lang.pick(
+                    format!(
+                        "growing with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents)",
+                        g.per_day, g.correlation, g.n
+                    ),
+                    format!(
+                        "随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}）",
+                        g.per_day, g.n, g.correlation
+                    ),
+                ));
+            }
+            let measured = if measured.is_empty() {
+                String::new()
+            } else {
+                lang.pick(
+                    format!("; the array holds {}", measured.join(", ")),
+                    format!("；该数组{}", measured.join("，")),
+                )
+            };
+            let keep = len
+                .map_or(l.keep, |a| (a.p95 as f64).clamp(10.0, l.keep))
+                .round() as u64;
+            let message = lang.pick(
+                format!(
+                    "{} {} and pushes onto {dotted} without $slice{measured}: nothing bounds the array",
+                    shapes::label(s),
+                    shapes::cost(s, w.total_ms, lang),
+                ),
+                format!(
+                    "{} {}，向 {dotted} 执行 $push 却没有 $slice{measured}：没有任何东西限制数组的长度",
+                    shapes::label(s),
+                    shapes::cost(s, w.total_ms, lang),
+                ),
+            );
+            let threshold = if growth.is_some() {
+                crossed(t, RULE, "min-correlation")
+            } else if long {
+                crossed(t, RULE, "critical-length")
+            } else {
+                json!({"name": "push-without-slice", "value": "a $push without $slice", "profile": t.profile_name()})
+            };
+            out.push(Finding {
+                rule: RULE,
+                severity,
+                namespace: ctx.ns().to_owned(),
+                path: Some(path.clone()),
+                message,
+                evidence: evidence([
+                    ("shape", shapes::evidence(rank, s, w.total_ms)),
+                    ("array_length", json!(len)),
+                    ("growth", json!(growth)),
+                    ("sampled", json!(ctx.sampled())),
+                    ("threshold", threshold),
+                ]),
+                remedy: Remedy::SlicePush {
+                    array: path,
+                    update_path: dotted,
+                    keep,
+                },
+            });
+        }
+    }
+    out
+}
