@@ -129,7 +129,81 @@ pub fn render(report: &Report) -> String {
             );
         }
     }
+    if let Some(w) = &report.workload {
+        workload(&mut out, w, zh);
+    }
     out
+}
+
+/// Shapes listed in the Markdown report at most (the JSON report has all).
+const SHAPES_SHOWN: usize = 50;
+
+/// The workload: query shapes by total time, with their plans and the
+/// findings they led to.
+fn workload(out: &mut String, w: &crate::workload::Workload, zh: bool) {
+    use crate::fmt::{group, percent};
+    let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };
+    let _ = writeln!(out, "\n## {}\n", t("Workload", "工作负载"));
+    let skipped: u64 = w.skipped.values().sum();
+    let _ = writeln!(
+        out,
+        "{} {} · {} {} · {} {} · {} {}\n",
+        group(w.lines),
+        t("lines", "行"),
+        group(w.slow_queries),
+        t("slow queries", "条慢查询"),
+        group(w.shapes.len() as u64),
+        t("shapes", "种查询形状"),
+        group(skipped),
+        t("skipped", "条跳过"),
+    );
+    if w.shapes.is_empty() {
+        return;
+    }
+    let total: u64 = w.shapes.iter().map(|s| s.ms.total).sum();
+    let _ = writeln!(
+        out,
+        "| ms | {} | {} | {} | {} | {} | {} | {} |\n| ---: | ---: | ---: | --- | --- | --- | ---: | --- |",
+        t("share", "占比"),
+        t("runs", "次数"),
+        t("collection", "集合"),
+        t("shape", "查询形状"),
+        t("plans", "执行计划"),
+        t("examined / returned", "检查数/返回数"),
+        t("findings", "发现"),
+    );
+    for s in w.shapes.iter().take(SHAPES_SHOWN) {
+        let share = if total > 0 {
+            percent(s.ms.total as f64 / total as f64)
+        } else {
+            "–".to_owned()
+        };
+        let plans: Vec<String> = s
+            .plans
+            .iter()
+            .map(|(p, n)| format!("{} ×{}", md(p), group(*n)))
+            .collect();
+        let findings: Vec<String> = s.findings.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {share} | {} | {} | `{}` | {} | {:.1} | {} |",
+            group(s.ms.total),
+            group(s.count),
+            md(&s.namespace),
+            md(&crate::rules::shapes::label(s)),
+            plans.join(", "),
+            s.docs_examined as f64 / s.nreturned.max(1) as f64,
+            findings.join(" "),
+        );
+    }
+    if w.shapes.len() > SHAPES_SHOWN {
+        let _ = writeln!(
+            out,
+            "\n{} {}",
+            group((w.shapes.len() - SHAPES_SHOWN) as u64),
+            t("more shapes in the JSON report", "种查询形状见 JSON 报告"),
+        );
+    }
 }
 
 fn collection(out: &mut String, c: &CollectionReport, zh: bool) {

@@ -129,9 +129,14 @@ fn workload(
         } else {
             "–".to_owned()
         };
+        let led_to = if s.findings.is_empty() {
+            String::new()
+        } else {
+            format!("  → {}", style.bold(&s.findings.join(", ")))
+        };
         let _ = writeln!(
             out,
-            "  {:>7} {:>6}  {} {} {}",
+            "  {:>7} {:>6}  {} {} {}{led_to}",
             format!("{} ms", group(s.ms.total)),
             share,
             s.op,

@@ -9,6 +9,7 @@ use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresho
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::source::index::{absence, present_paths, Absence, IfAbsent};
+use crate::source::IndexInfo;
 
 const RULE: &str = "unused-index";
 
@@ -44,6 +45,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let Some(first) = read.first().or(i.key.keys().next()) else {
             continue;
         };
+        // A shape whose plan used the index: never unused.
+        let used_by = shapes_using(ctx, i);
+        if used_by > 0 {
+            continue;
+        }
         let usage = ctx
             .index_usage
             .and_then(|u| u.iter().find(|x| x.name == i.name));
@@ -98,18 +104,39 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             continue;
         };
+        let mut ev = evidence([
+            ("index", json!(i)),
+            ("usage", json!(usage)),
+            ("sampled", json!(ctx.sampled())),
+            ("threshold", threshold),
+        ]);
+        let mut message = message;
+        if let Some(w) = ctx.workload.as_ref().filter(|w| !w.shapes.is_empty()) {
+            let runs: u64 = w.shapes.iter().map(|(_, s)| s.count).sum();
+            ev.insert(
+                "workload".into(),
+                json!({"shapes": w.shapes.len(), "runs": runs, "shapes_using_it": 0}),
+            );
+            message.push_str(&lang.pick(
+                format!(
+                    "; none of the {} query shapes of the workload ({} runs) used it",
+                    group(w.shapes.len() as u64),
+                    group(runs)
+                ),
+                format!(
+                    "；工作负载中的 {} 种查询形状（{} 次运行）都没有用到它",
+                    group(w.shapes.len() as u64),
+                    group(runs)
+                ),
+            ));
+        }
         out.push(Finding {
             rule: RULE,
             severity,
             namespace: ctx.ns().to_owned(),
             path: Some(first.clone()),
             message,
-            evidence: evidence([
-                ("index", json!(i)),
-                ("usage", json!(usage)),
-                ("sampled", json!(ctx.sampled())),
-                ("threshold", threshold),
-            ]),
+            evidence: ev,
             remedy: if ttl {
                 Remedy::TtlField { index: i.clone() }
             } else {
@@ -121,4 +148,33 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         });
     }
     out
+}
+
+/// `{ a: 1, b: -1 }`: an index key as `planSummary` writes it.
+fn plan_key(i: &IndexInfo) -> String {
+    let parts: Vec<String> = i
+        .key
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::Number(n) => match n.as_f64() {
+                Some(f) if f.fract() == 0.0 => format!("{k}: {}", f as i64),
+                _ => format!("{k}: {n}"),
+            },
+            serde_json::Value::String(s) => format!("{k}: \"{s}\""),
+            other => format!("{k}: {other}"),
+        })
+        .collect();
+    format!("{{ {} }}", parts.join(", "))
+}
+
+/// Runs of the workload's shapes of this collection whose plan used `i`.
+pub fn shapes_using(ctx: &CollectionCtx<'_>, i: &IndexInfo) -> u64 {
+    let Some(w) = &ctx.workload else { return 0 };
+    let key = plan_key(i);
+    w.shapes
+        .iter()
+        .flat_map(|(_, s)| &s.plans)
+        .filter(|(p, _)| p.contains(&key))
+        .map(|(_, n)| n)
+        .sum()
 }
