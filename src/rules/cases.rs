@@ -689,3 +689,260 @@ fn long_field_names_from_share_and_saved_bytes() {
         }
     }
 }
+
+/// A find on `kit.NAME` as a "Slow query" attr.
+fn slow_find(
+    name: &str,
+    filter: serde_json::Value,
+    sort: Option<serde_json::Value>,
+    plan: &str,
+    examined: (u64, u64, u64),
+    ms: u64,
+) -> serde_json::Value {
+    let mut cmd = serde_json::json!({"find": name, "$db": "kit"});
+    cmd["filter"] = filter;
+    if let Some(s) = sort {
+        cmd["sort"] = s;
+    }
+    serde_json::json!({
+        "type": "command", "ns": format!("kit.{name}"), "command": cmd,
+        "planSummary": plan, "keysExamined": examined.0, "docsExamined": examined.1,
+        "nreturned": examined.2, "durationMillis": ms,
+        "hasSortStage": sort_in_memory(plan),
+    })
+}
+
+fn sort_in_memory(plan: &str) -> bool {
+    plan == "COLLSCAN"
+}
+
+/// One slow shape elsewhere that holds most of the workload's time.
+fn elsewhere(ms: u64) -> (u64, serde_json::Value) {
+    (
+        1,
+        slow_find(
+            "other",
+            serde_json::json!({"x": 1}),
+            None,
+            "IXSCAN { x: 1 }",
+            (1, 1, 1),
+            ms,
+        ),
+    )
+}
+
+fn orders(n: u32) -> Vec<Document> {
+    (0..n)
+        .map(|i| doc! {"_id": i, "status": if i % 2 == 0 { "A" } else { "B" }, "customer": format!("c{}", i % 50), "qty": i % 9})
+        .collect()
+}
+
+#[test]
+fn index_esr_fires_on_frequent_shapes_and_is_critical_when_it_dominates() {
+    use super::kit::{check_workload, workload};
+    let r = report("orders", &orders(200), 200);
+    let scan = |runs: u64| {
+        (
+            runs,
+            slow_find(
+                "orders",
+                serde_json::json!({"status": "A", "customer": "c1", "qty": {"$lt": 3}}),
+                Some(serde_json::json!({"at": -1})),
+                "COLLSCAN",
+                (0, 200, 4),
+                2,
+            ),
+        )
+    };
+    // (runs, milliseconds elsewhere, severity): frequent by count (100
+    // runs) or by time (1 % of the workload); critical from 50 %.
+    for (runs, other_ms, want) in [
+        (99, 1_000_000, None),
+        (100, 1_000_000, Some(Severity::Warning)),
+        (99, 19_000, Some(Severity::Warning)),
+        (99, 198, Some(Severity::Critical)),
+    ] {
+        let w = workload(&[scan(runs), elsewhere(other_ms)]);
+        let found = check_workload(&r, &Thresholds::default(), &w);
+        assert_eq!(
+            severity_of(&found, "index-esr"),
+            want,
+            "{runs} runs, {other_ms} ms elsewhere"
+        );
+        if let Some(f) = found.iter().find(|f| f.rule == "index-esr") {
+            // E (customer: 50 values before status: 2), S, R.
+            assert!(
+                matches!(&f.remedy, Remedy::EsrIndex { keys, extends: None }
+                    if keys == &[("customer".to_owned(), 1), ("status".to_owned(), 1), ("at".to_owned(), -1), ("qty".to_owned(), 1)]),
+                "{:?}",
+                f.remedy
+            );
+        }
+    }
+    // An index that already has the key (made after the log) silences it.
+    let mut served = report("orders", &orders(200), 200);
+    served.indexes = vec![index(
+        "esr",
+        doc! {"customer": 1, "status": 1, "at": -1, "qty": 1, "x": 1},
+    )];
+    let w = workload(&[scan(500)]);
+    assert_eq!(
+        severity_of(
+            &check_workload(&served, &Thresholds::default(), &w),
+            "index-esr"
+        ),
+        None
+    );
+    // A prefix index is extended, and a unique one never is.
+    let mut prefix = report("orders", &orders(200), 200);
+    prefix.indexes = vec![index("customer_1", doc! {"customer": 1})];
+    let found = check_workload(&prefix, &Thresholds::default(), &w);
+    assert!(found.iter().any(
+        |f| matches!(&f.remedy, Remedy::EsrIndex { extends: Some(n), .. } if n == "customer_1")
+    ));
+    prefix.indexes[0].unique = true;
+    let found = check_workload(&prefix, &Thresholds::default(), &w);
+    assert!(found
+        .iter()
+        .any(|f| matches!(&f.remedy, Remedy::EsrIndex { extends: None, .. })));
+    // _id lookups are never reported.
+    let by_id = (
+        1000,
+        slow_find(
+            "orders",
+            serde_json::json!({"_id": 5}),
+            None,
+            "IDHACK",
+            (1, 1, 1),
+            1,
+        ),
+    );
+    let found = check_workload(&r, &Thresholds::default(), &workload(&[by_id]));
+    assert!(
+        found
+            .iter()
+            .all(|f| !f.rule.contains("index") && f.rule != "unindexed-query"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn unindexed_query_needs_a_large_collection_and_a_wasteful_scan() {
+    use super::kit::{check_workload, workload};
+    let docs = orders(100);
+    // One rare scan: not frequent, so index-esr leaves it to this rule.
+    for (documents, returned, want) in [
+        (9_999, 1, None),
+        (10_000, 1, Some(Severity::Warning)),
+        (10_000, 101, None),
+    ] {
+        let r = report("orders", &docs, documents);
+        let w = workload(&[
+            (
+                3,
+                slow_find(
+                    "orders",
+                    serde_json::json!({"customer": "c1"}),
+                    None,
+                    "COLLSCAN",
+                    (0, 10_000, returned),
+                    5,
+                ),
+            ),
+            elsewhere(1_000_000),
+        ]);
+        let found = check_workload(&r, &Thresholds::default(), &w);
+        assert_eq!(
+            severity_of(&found, "unindexed-query"),
+            want,
+            "{documents} documents, {returned} returned"
+        );
+        assert_eq!(severity_of(&found, "index-esr"), None);
+    }
+}
+
+#[test]
+fn case_insensitive_regex_is_an_info_on_frequent_shapes_only() {
+    use super::kit::{check_workload, workload};
+    let r = report("users", &orders(50), 50);
+    let regex = |options: &str, pattern: &str, runs: u64| {
+        (
+            runs,
+            slow_find(
+                "users",
+                serde_json::json!({"customer": {"$regex": pattern, "$options": options}}),
+                None,
+                "IXSCAN { customer: 1 }",
+                (50, 1, 1),
+                1,
+            ),
+        )
+    };
+    for (options, pattern, runs, want) in [
+        ("i", "^c1$", 100, Some(Severity::Info)),
+        ("", "c1", 100, Some(Severity::Info)),
+        ("i", "^c1$", 99, None),
+        ("", "^c1", 100, None),
+    ] {
+        let w = workload(&[regex(options, pattern, runs), elsewhere(1_000_000)]);
+        let found = check_workload(&r, &Thresholds::default(), &w);
+        assert_eq!(
+            severity_of(&found, "case-insensitive-regex"),
+            want,
+            "/{pattern}/{options} ×{runs}"
+        );
+    }
+}
+
+#[test]
+fn unused_index_never_calls_an_index_a_shape_used_unused() {
+    use super::kit::workload;
+    // $indexStats counted no operation for 30 days: unused, unless a plan
+    // of the workload used it (counters restart with the server).
+    let mut r = report("items", &orders(20), 20);
+    r.indexes = vec![index("qty_1", doc! {"qty": 1})];
+    let usage = [crate::source::IndexUsage {
+        name: "qty_1".into(),
+        ops: 0,
+        since: Some(1.8e9 - 30.0 * 86_400.0),
+    }];
+    let find = |plan: &str| {
+        workload(&[(
+            5,
+            slow_find(
+                "items",
+                serde_json::json!({"qty": 1}),
+                None,
+                plan,
+                (2, 2, 2),
+                1,
+            ),
+        )])
+    };
+    let check = |w: &crate::workload::Workload| {
+        let ctx = super::CollectionCtx {
+            data: r.data(),
+            relationships: Vec::new(),
+            drift: Vec::new(),
+            index_usage: Some(&usage),
+            now: 1.8e9,
+            workload: Some(super::ShapesView::of(w, &r.namespace)),
+        };
+        super::check_collection(&ctx, &Thresholds::default(), Lang::En)
+    };
+    assert_eq!(
+        severity_of(&check(&find("IXSCAN { qty: 1 }")), "unused-index"),
+        None
+    );
+    let found = check(&find("COLLSCAN"));
+    let f = found
+        .iter()
+        .find(|f| f.rule == "unused-index")
+        .expect("unused-index");
+    assert_eq!(f.evidence["workload"]["shapes_using_it"], 0);
+    assert!(
+        f.message.contains("none of the 1 query shapes"),
+        "{}",
+        f.message
+    );
+}

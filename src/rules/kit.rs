@@ -74,3 +74,39 @@ pub fn check_with(r: &Collection, t: &Thresholds) -> Vec<Finding> {
 pub fn severity_of(findings: &[Finding], rule: &str) -> Option<super::Severity> {
     findings.iter().find(|f| f.rule == rule).map(|f| f.severity)
 }
+
+/// Every enabled rule on `r` with thresholds `t`, seeing the shapes of
+/// `workload` that are `r`'s.
+pub fn check_workload(
+    r: &Collection,
+    t: &Thresholds,
+    workload: &crate::workload::Workload,
+) -> Vec<Finding> {
+    let ctx = CollectionCtx {
+        data: r.data(),
+        relationships: Vec::new(),
+        drift: Vec::new(),
+        index_usage: None,
+        now: 1.8e9,
+        workload: Some(super::ShapesView::of(workload, &r.namespace)),
+    };
+    super::check_collection(&ctx, t, Lang::En)
+}
+
+/// A workload from `(runs, "Slow query" attr)` pairs: each attr logged
+/// `runs` times, as mongod 4.4+ writes it.
+pub fn workload(entries: &[(u64, serde_json::Value)]) -> crate::workload::Workload {
+    let mut r = crate::workload::Reader::new();
+    for (runs, attr) in entries {
+        let line = serde_json::json!({
+            "t": {"$date": "2026-11-20T16:25:13.475+00:00"},
+            "s": "I", "c": "COMMAND", "id": 51803, "ctx": "conn1",
+            "msg": "Slow query", "attr": attr,
+        })
+        .to_string();
+        for _ in 0..*runs {
+            r.line(&line);
+        }
+    }
+    r.finish()
+}
