@@ -355,8 +355,8 @@ pub async fn run<S: Source>(
     report.findings = deployment;
     report.relationship_cost = cost;
     report.notes = notes;
-    report.workload =
-        (plan.workload.as_deref()).map(|w| crate::report::linked(w, &report.collections));
+    report.workload = (plan.workload.as_deref())
+        .map(|w| crate::report::linked(w, report.collections.iter().flat_map(|c| &c.findings)));
     report.peak_memory_bytes = peak_memory_bytes();
     Ok(report)
 }
@@ -373,7 +373,12 @@ pub fn workload_only(plan: &Plan, label: String, workload: crate::workload::Work
         rules_used(plan),
         plan.memory as u64,
     );
-    r.workload = Some(workload);
+    r.findings = workload_findings(plan, &workload);
+    r.workload = Some(crate::report::linked(&workload, r.findings.iter()));
+    r.notes = vec![plan.lang.pick(
+        format!("Only the query shapes were read, so only {} ran: without the target no document, count or index is known (an index made since the log was written is not seen).", rules::SHAPE_RULES.join(", ")),
+        format!("只读取了查询形状，因此只运行了 {}：没有目标数据库，就不知道任何文档、文档数或索引（日志写入之后才建立的索引也看不到）。", rules::SHAPE_RULES.join("、")),
+    )];
     r.peak_memory_bytes = peak_memory_bytes();
     r
 }
@@ -399,6 +404,37 @@ pub fn rules_used(plan: &Plan) -> crate::report::RulesUsed {
         lang: plan.lang,
         disabled: plan.thresholds.disabled().to_vec(),
     }
+}
+
+/// The rules that read the query shapes alone, on each namespace of a
+/// workload read without its target: no document, count or index is known.
+fn workload_findings(plan: &Plan, workload: &crate::workload::Workload) -> Vec<Advice> {
+    let namespaces: std::collections::BTreeSet<&str> = workload
+        .shapes
+        .iter()
+        .map(|s| s.namespace.as_str())
+        .collect();
+    let now = now_secs();
+    let mut out = Vec::new();
+    for ns in namespaces {
+        let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
+        let meta = CollectionMeta::new(db, coll);
+        let ctx = CollectionCtx {
+            data: rules::context::CollectionData::unread(&meta, ns),
+            relationships: Vec::new(),
+            drift: Vec::new(),
+            index_usage: None,
+            now,
+            workload: Some(rules::ShapesView::of(workload, ns)),
+        };
+        let found = rules::check_shapes_only(&ctx, &plan.thresholds, plan.lang);
+        out.extend(
+            found
+                .into_iter()
+                .map(|f| advise::advise(&ctx, f, plan.lang)),
+        );
+    }
+    out
 }
 
 /// The process's peak resident memory (`VmHWM`), where the system says.

@@ -654,3 +654,48 @@ async fn a_healthy_workload_of_id_lookups_draws_no_warning() {
         "{shapes:?}"
     );
 }
+
+#[test]
+fn a_workload_alone_runs_the_rules_that_read_only_shapes() {
+    let mut lines = Vec::new();
+    for i in 0..150u64 {
+        lines.push(find(
+            "shop",
+            "orders",
+            json!({"status": "A", "qty": {"$gt": 2}}),
+            Some(json!({"at": -1})),
+            json!({"planSummary": "COLLSCAN", "keysExamined": 0, "docsExamined": 5000, "hasSortStage": true, "nreturned": 20}),
+            30 + i % 5,
+        ));
+        lines.push(find(
+            "shop",
+            "users",
+            json!({"_id": {"$oid": "65f20b835538c55aa02d9e04"}}),
+            None,
+            json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
+            1,
+        ));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write_log(&dir, &lines);
+    let r = common::json_ok(&common::docshape(&[
+        "audit",
+        "--workload",
+        &log,
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]));
+    let found: Vec<&Value> = r["findings"].as_array().expect("findings").iter().collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["rule"], "index-esr");
+    assert_eq!(found[0]["namespace"], "shop.orders");
+    assert_eq!(
+        key_order(&found[0]["evidence"]["index"]["key"]),
+        pairs(&[("status", 1), ("at", -1), ("qty", 1)])
+    );
+    let s = shape(&r, "shop.orders", "find", "status");
+    assert_eq!(s["findings"], json!(["index-esr"]));
+    assert!(r["notes"][0].as_str().expect("note").contains("index-esr"));
+}

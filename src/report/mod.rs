@@ -295,12 +295,12 @@ impl Report {
 
 /// The workload with each shape's findings: the rules whose findings'
 /// evidence names the shape (its `shape.rank`).
-pub fn linked(
+pub fn linked<'a>(
     w: &crate::workload::Workload,
-    collections: &[CollectionReport],
+    findings: impl Iterator<Item = &'a crate::advise::Advice>,
 ) -> crate::workload::Workload {
     let mut w = w.clone();
-    for f in collections.iter().flat_map(|c| &c.findings) {
+    for f in findings {
         let rank = f
             .evidence
             .get("shape")

@@ -33,6 +33,26 @@ pub struct CollectionData<'a> {
     pub kept: &'a [Vec<u8>],
 }
 
+impl<'a> CollectionData<'a> {
+    /// A collection known only by name (a workload read without its
+    /// target): no document, count or index.
+    pub fn unread(meta: &'a CollectionMeta, namespace: &'a str) -> CollectionData<'a> {
+        CollectionData {
+            meta,
+            namespace,
+            kind: CollectionKind::Collection,
+            documents: None,
+            sampled: 0,
+            doc_size: Summary::default(),
+            max_depth: 0,
+            paths_capped: false,
+            indexes: &[],
+            fields: &[],
+            kept: &[],
+        }
+    }
+}
+
 pub struct CollectionCtx<'a> {
     pub data: CollectionData<'a>,
     /// Relationships whose `from` or `to` is this collection.

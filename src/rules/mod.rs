@@ -144,6 +144,33 @@ pub fn check_collection(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> 
     out
 }
 
+/// The rules that need only the workload's query shapes.
+pub const SHAPE_RULES: [&str; 4] = [
+    "index-esr",
+    "lookup-on-hot-path",
+    "push-without-slice",
+    "case-insensitive-regex",
+];
+
+/// Runs the [`SHAPE_RULES`] on a collection known only from the workload
+/// (`audit --workload LOG` with no target). The others need documents,
+/// counts or indexes (`unindexed-query` needs the collection's size).
+pub fn check_shapes_only(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for r in REGISTRY.iter().filter(|r| SHAPE_RULES.contains(&r.id)) {
+        if let Check::Collection(rule, _) = r.check {
+            if t.enabled(r.id) {
+                for mut f in rule(ctx, t, lang) {
+                    f.evidence.insert("scope".into(), "workload".into());
+                    out.push(f);
+                }
+            }
+        }
+    }
+    sort(&mut out);
+    out
+}
+
 /// Puts `scope` in a finding's evidence, the one place every finding gets
 /// it: a rule that measured something on the whole collection (a server
 /// count, every document) says so itself; otherwise the scope follows from
