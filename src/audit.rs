@@ -355,8 +355,12 @@ pub async fn run<S: Source>(
     report.findings = deployment;
     report.relationship_cost = cost;
     report.notes = notes;
-    report.workload = (plan.workload.as_deref())
-        .map(|w| crate::report::linked(w, report.collections.iter().flat_map(|c| &c.findings)));
+    report.workload = (plan.workload.as_deref()).map(|w| {
+        crate::report::linked(
+            w.clone(),
+            report.collections.iter().flat_map(|c| &c.findings),
+        )
+    });
     report.peak_memory_bytes = peak_memory_bytes();
     Ok(report)
 }
@@ -374,7 +378,7 @@ pub fn workload_only(plan: &Plan, label: String, workload: crate::workload::Work
         plan.memory as u64,
     );
     r.findings = workload_findings(plan, &workload);
-    r.workload = Some(crate::report::linked(&workload, r.findings.iter()));
+    r.workload = Some(crate::report::linked(workload, r.findings.iter()));
     r.notes = vec![plan.lang.pick(
         format!("Only the query shapes were read, so only {} ran: without the target no document, count or index is known (an index made since the log was written is not seen).", rules::SHAPE_RULES.join(", ")),
         format!("只读取了查询形状，因此只运行了 {}：没有目标数据库，就不知道任何文档、文档数或索引（日志写入之后才建立的索引也看不到）。", rules::SHAPE_RULES.join("、")),

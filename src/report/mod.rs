@@ -296,10 +296,9 @@ impl Report {
 /// The workload with each shape's findings: the rules whose findings'
 /// evidence names the shape (its `shape.rank`).
 pub fn linked<'a>(
-    w: &crate::workload::Workload,
+    mut w: crate::workload::Workload,
     findings: impl Iterator<Item = &'a crate::advise::Advice>,
 ) -> crate::workload::Workload {
-    let mut w = w.clone();
     for f in findings {
         let rank = f
             .evidence
