@@ -699,3 +699,89 @@ fn a_workload_alone_runs_the_rules_that_read_only_shapes() {
     assert_eq!(s["findings"], json!(["index-esr"]));
     assert!(r["notes"][0].as_str().expect("note").contains("index-esr"));
 }
+
+/// `count` sources of `name` and three copies of each in `copies`, each
+/// copy holding the source's id and name under `holder`.
+fn sources_and_copies(name: &str, holder: &str, base: u32) -> (Vec<Document>, Vec<Document>) {
+    let sources: Vec<Document> = (0..40u32)
+        .map(|p| doc! {"_id": oid(NEWEST - 200 * DAY, base + p), "name": format!("{name} {p}"), "city": "Lyon"})
+        .collect();
+    let copies: Vec<Document> = (0..120u32)
+        .map(|i| {
+            let s = &sources[(i % 40) as usize];
+            doc! {"_id": i, "amount": f64::from(i), holder: {"id": s.get("_id").cloned().expect("_id"), "name": s.get_str("name").expect("name")}}
+        })
+        .collect();
+    (sources, copies)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_copied_field_renamed_often_in_its_source_amplifies_writes() {
+    let db = unique_db("wl_copy");
+    let (people, invoices) = sources_and_copies("Person", "customer", 40_000);
+    let (vendors, bills) = sources_and_copies("Vendor", "vendor", 50_000);
+    let ids = |docs: &[Document]| -> Vec<Value> {
+        docs.iter()
+            .map(|d| oid_json(&d.get_object_id("_id").expect("oid")))
+            .collect()
+    };
+    let (people_ids, vendor_ids) = (ids(&people), ids(&vendors));
+    insert(&db, "people", people).await;
+    insert(&db, "invoices", invoices).await;
+    insert(&db, "vendors", vendors).await;
+    insert(&db, "bills", bills).await;
+    let by_id = |coll: &str, i: usize| {
+        find(
+            &db,
+            coll,
+            json!({"_id": i}),
+            None,
+            json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
+            1,
+        )
+    };
+    let mut lines = Vec::new();
+    for i in 0..100usize {
+        lines.push(by_id("invoices", i));
+        lines.push(by_id("bills", i));
+    }
+    for i in 0..50usize {
+        // The planted problem: the copied name is renamed in its source.
+        lines.push(update(
+            &format!("{db}.people"),
+            json!({"_id": people_ids[i % 40]}),
+            json!({"$set": {"name": "Renamed"}}),
+            2,
+        ));
+        // The twin: its source changes a field no copy holds.
+        lines.push(update(
+            &format!("{db}.vendors"),
+            json!({"_id": vendor_ids[i % 40]}),
+            json!({"$set": {"city": "Paris"}}),
+            2,
+        ));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write_log(&dir, &lines);
+    let r = audit_json(&db, &log).await;
+
+    let ns = format!("{db}.invoices");
+    let amp = findings(&r, &ns, "write-amplified-copy");
+    assert_eq!(amp.len(), 1, "{}", common::collection(&r, &ns)["findings"]);
+    let f = amp[0];
+    assert_eq!(f["path"], "customer");
+    assert_eq!(f["evidence"]["fields"], json!(["name"]));
+    assert_eq!(f["evidence"]["updates"], 50);
+    assert_eq!(f["evidence"]["reads"], 100);
+    assert_eq!(f["evidence"]["fanout"]["avg"], 3.0, "{f}");
+    assert_eq!(f["suggestion"]["pattern"], "extended-reference");
+    let s = shape(&r, &format!("{db}.people"), "update", "$set");
+    assert_eq!(s["findings"], json!(["write-amplified-copy"]));
+
+    let ok = format!("{db}.bills");
+    assert!(
+        workload_findings(&r, &ok).is_empty(),
+        "{}",
+        common::collection(&r, &ok)["findings"]
+    );
+}

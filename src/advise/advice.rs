@@ -109,6 +109,14 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             *one,
             lang,
         )),
+        Remedy::StopCopying {
+            holder,
+            reference,
+            source_ns,
+            fields,
+        } => Some(super::workload::stop_copying(
+            ctx, holder, reference, source_ns, fields, lang,
+        )),
         Remedy::DropIndex { name, covered_by } => {
             let why = match covered_by {
                 Some(b) => lang.pick(
@@ -177,7 +185,8 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         Remedy::RefreshCopies { .. }
         | Remedy::CopiesDisagree { .. }
         | Remedy::Dangling { .. }
-        | Remedy::HotLookup { one: true, .. } => "extended-reference",
+        | Remedy::HotLookup { one: true, .. }
+        | Remedy::StopCopying { .. } => "extended-reference",
         Remedy::HotLookup { .. } => "embed",
         Remedy::ConvertType { .. }
         | Remedy::Rename { .. }

@@ -181,3 +181,55 @@ pub fn hot_lookup(
         migration: s,
     }
 }
+
+/// Copies only of read-mostly fields: the fields written often are
+/// unset from the copies and read from their source.
+pub fn stop_copying(
+    ctx: &CollectionCtx<'_>,
+    holder: &str,
+    reference: &str,
+    source_ns: &str,
+    fields: &[String],
+    lang: Lang,
+) -> Suggestion {
+    // `items[]` → filter on `items.f`, unset `items.$[].f`.
+    let filter_base = holder.replace("[]", "");
+    let unset_base = holder.replace("[]", ".$[]");
+    let mut s = header(
+        lang,
+        &format!(
+            "stop copying {} into {}.{holder}",
+            fields.join(", "),
+            ctx.ns()
+        ),
+    );
+    let _ = writeln!(
+        s,
+        "{}",
+        lang.pick(
+            format!("// {reference} stays: read these fields from {source_ns} when needed."),
+            format!("// 保留 {reference}：需要这些字段时从 {source_ns} 读取。"),
+        )
+    );
+    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+    for f in fields {
+        let _ = writeln!(
+            s,
+            "coll.updateMany({}, {});",
+            js_value(&json!({ format!("{filter_base}.{f}"): { "$exists": true } })),
+            js_value(&json!({ "$unset": { format!("{unset_base}.{f}"): "" } }))
+        );
+    }
+    let list = fields.join(", ");
+    Suggestion {
+        pattern: "extended-reference",
+        summary: lang.pick(
+            format!("Copy only read-mostly fields: {list} change too often in {source_ns} to be copied into every {holder}; keep the reference {reference} and read {list} from the source (a $lookup or a second query)."),
+            format!("只复制读多写少的字段：{source_ns} 中的 {list} 变化太频繁，不适合复制到每个 {holder} 中；保留引用 {reference}，需要 {list} 时从源集合读取（$lookup 或第二次查询）。"),
+        ),
+        before: None,
+        after: None,
+        effect: Map::new(),
+        migration: s,
+    }
+}

@@ -179,6 +179,7 @@ thresholds! {
     "unindexed-query" => unindexed_query: super::unindexed_query::Limits,
     "lookup-on-hot-path" => lookup_on_hot_path: super::lookup_on_hot_path::Limits,
     "push-without-slice" => push_without_slice: super::push_without_slice::Limits,
+    "write-amplified-copy" => write_amplified_copy: super::write_amplified_copy::Limits,
     "case-insensitive-regex" => case_insensitive_regex: super::case_insensitive_regex::Limits,
 }
 

@@ -66,13 +66,16 @@ pub struct CollectionCtx<'a> {
 }
 
 /// The workload's shapes of one namespace, as the rules read them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ShapesView<'a> {
     /// `(rank, shape)`: the shape's 1-based position in the report's
     /// workload (by total time), which its findings' evidence names.
     pub shapes: Vec<(usize, &'a Shape)>,
     /// Milliseconds of the whole workload, every namespace.
     pub total_ms: u64,
+    /// Every shape of the workload, by total time (a rule on copies reads
+    /// the updates of their source collection).
+    pub all: &'a [Shape],
 }
 
 impl<'a> ShapesView<'a> {
@@ -87,6 +90,7 @@ impl<'a> ShapesView<'a> {
                 .map(|(i, s)| (i + 1, s))
                 .collect(),
             total_ms: w.shapes.iter().map(|s| s.ms.total).sum(),
+            all: &w.shapes,
         }
     }
 }

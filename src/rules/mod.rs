@@ -23,6 +23,13 @@
 //!   reported: they compare, sort and aggregate as one number. It is an
 //!   info when the mix can change a value: a decimal beside binary
 //!   numbers, or doubles beside longs beyond 2^53.
+//! - The workload rules (`--workload`) report a shape only when they can
+//!   name the fix: `index-esr` and `unindexed-query` skip shapes no single
+//!   index serves (an `$or`, an `_id` lookup) and shapes an index already
+//!   serves (made after the log was written); `unindexed-query` leaves a
+//!   frequent shape to `index-esr` (one cause, one finding);
+//!   `write-amplified-copy` needs updates of a copied field in the
+//!   workload (copies that drift without them are `denormalization-drift`'s).
 //! - Growth forecasts (`days_to_limit`, `document-near-limit`,
 //!   `unbounded-array`) start from the largest document, not the p99 one
 //!   the contract names: the largest is the document at risk, and a
@@ -63,6 +70,7 @@ pub mod too_many_indexes;
 pub mod unbounded_array;
 pub mod unindexed_query;
 pub mod unused_index;
+pub mod write_amplified_copy;
 
 #[cfg(test)]
 mod cases;

@@ -11,8 +11,8 @@ use super::{
     long_field_names, lookup_on_hot_path, lossy_numbers, missing_reference_index, mixed_types,
     non_unique_reference_key, polymorphic_without_discriminator, push_without_slice,
     redundant_index, string_dates, time_series_per_event, too_many_collections, too_many_fields,
-    too_many_indexes, unbounded_array, unindexed_query, unused_index, CollectionCtx, DeploymentCtx,
-    Finding, Thresholds,
+    too_many_indexes, unbounded_array, unindexed_query, unused_index, write_amplified_copy,
+    CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
 
@@ -68,7 +68,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 26] = [
+pub const REGISTRY: [RuleInfo; 27] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -343,6 +343,17 @@ pub const REGISTRY: [RuleInfo; 26] = [
         source: "seeds/000 (keep the last 1000 with $push + $slice; rule 3), seeds/001",
         thresholds: push_without_slice::THRESHOLDS,
         check: Check::Collection(push_without_slice::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "write-amplified-copy",
+        title: "Copied field updated often in its source",
+        explanation: (
+            "An extended reference copies a few fields of another document so reads need no join; every update of such a field must then rewrite each copy, or the copies go stale. The seeds' sixth rule of thumb: denormalize only fields read far more often than written. Their contact example: data of a group copied into a million contacts made one group edit a million-document write. Fields that change often are referenced, not copied.",
+            "扩展引用复制另一个文档的少数字段，读取时就无需关联；但这类字段每更新一次，就必须改写每一个副本，否则副本就会过期。种子材料的第六条经验法则：只对读取远多于写入的字段做反范式化。其中联系人的例子：把分组的数据复制到一百万个联系人中，一次分组修改就变成了一百万个文档的写入。经常变化的字段应该引用，而不是复制。",
+        ),
+        source: "seeds/000 (rule 6: denormalize read-mostly fields), seeds/001 (group data copied into a million contacts), seeds/003 (extended reference)",
+        thresholds: write_amplified_copy::THRESHOLDS,
+        check: Check::Collection(write_amplified_copy::check, Basis::Metadata),
     },
     RuleInfo {
         id: "case-insensitive-regex",

@@ -57,6 +57,15 @@ pub enum Remedy {
         embed: bool,
         one: bool,
     },
+    /// Stop copying `fields` of `source_ns` into `holder` (found by
+    /// `reference`): they are written too often to copy
+    /// (`extended-reference`, read-mostly fields only).
+    StopCopying {
+        holder: String,
+        reference: String,
+        source_ns: String,
+        fields: Vec<String>,
+    },
     /// Drop the index `name`: one that `covered_by` serves the same
     /// queries, or (`None`) one nobody uses (`index`).
     DropIndex {
