@@ -163,8 +163,18 @@ async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
 /// them starts firing, so the list cannot outlive its reason.
 /// `too-many-fields` leaves the minute-keyed page_stats documents to
 /// `dynamic-keys` (one problem, one finding), and no data set has hundreds
-/// of varying attributes of its own yet.
-const NOT_YET_SEEDED: [&str; 1] = ["too-many-fields"];
+/// of varying attributes of its own yet. The workload rules judge query
+/// shapes, and no log of a workload on the teaching data sets is bundled
+/// yet.
+const NOT_YET_SEEDED: [&str; 7] = [
+    "too-many-fields",
+    "index-esr",
+    "unindexed-query",
+    "lookup-on-hot-path",
+    "push-without-slice",
+    "write-amplified-copy",
+    "case-insensitive-regex",
+];
 
 /// The committed sample data alone (what `docshape audit` reads with no
 /// server): good variants draw no warning there either.
