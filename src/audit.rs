@@ -17,7 +17,7 @@ use crate::relate::{self, CollectionView, RelateCost};
 use crate::report::{CollectionReport, InputError, Report, Sampling};
 use crate::rules::{self, CollectionCtx, DeploymentCtx, Thresholds};
 use crate::sample::Reservoir;
-use crate::source::{CollectionMeta, SampleMode, Selection, Source, SourceError};
+use crate::source::{CollectionMeta, ExtremesOutcome, SampleMode, Selection, Source, SourceError};
 
 /// Most bytes of documents kept in memory per collection after profiling.
 pub const KEEP_BYTES: usize = 64 * 1024 * 1024;
@@ -60,6 +60,9 @@ pub struct Plan {
     pub keep_partial: bool,
     /// Query shapes read from logs (`--workload`), for the rules.
     pub workload: Option<std::sync::Arc<crate::workload::Workload>>,
+    /// Measure the largest documents and longest arrays over the whole
+    /// collection when only a sample is profiled (`--no-extremes`: off).
+    pub extremes: bool,
 }
 
 impl Plan {
@@ -76,6 +79,7 @@ impl Plan {
             stop: None,
             keep_partial: false,
             workload: None,
+            extremes: true,
         }
     }
 }
@@ -222,7 +226,10 @@ pub async fn run<S: Source>(
         let mut read = futures_util::stream::iter(metas)
             .map(|meta| async move {
                 let namespace = meta.namespace();
-                let r = read_collection(shared, meta, plan.mode, tracker).await;
+                let r = match read_collection(shared, meta, plan.mode, tracker).await {
+                    Ok(c) => with_extremes(shared, c, plan).await,
+                    Err(e) => Err(e),
+                };
                 (namespace, r)
             })
             .buffered(shared.in_flight().max(1));
@@ -706,7 +713,7 @@ pub async fn check_index_fields<S: Source>(
 
 /// Cross-section growth of every array path, from the kept sample.
 pub fn measure_growth(c: &mut CollectionReport) {
-    for (path, g) in growth::cross_section(&c.profile, &c.kept) {
+    for (path, g) in growth::cross_section_from(&c.profile, &c.kept, c.largest_bytes()) {
         set_growth(c, &path, g);
     }
 }
@@ -756,7 +763,7 @@ async fn snapshot_growth<S: Source>(
                 lengths: r.lengths,
             })
             .collect();
-        let largest = c.profile.doc_sizes.max() as f64;
+        let largest = c.largest_bytes() as f64;
         for (path, g) in snapshot::compare(old, &current, now, largest) {
             set_growth(c, &path, g);
         }
@@ -773,4 +780,32 @@ async fn snapshot_growth<S: Source>(
         }
     }
     Ok(())
+}
+
+/// Measures what a sample misses over the whole collection (the largest
+/// documents, the longest arrays, documents over the size thresholds),
+/// unless every document was profiled or the plan says not to. A source
+/// that cannot is noted; only a server that is gone ends the run.
+async fn with_extremes<S: Source>(
+    source: &S,
+    mut c: CollectionReport,
+    plan: &Plan,
+) -> Result<CollectionReport, SourceError> {
+    let stopped = plan
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.load(Ordering::Relaxed));
+    if !plan.extremes || stopped || c.complete || plan.mode == SampleMode::Full {
+        return Ok(c);
+    }
+    let ask = rules::extremes::ask(&c.fields, &plan.thresholds);
+    match source.extremes(&c.meta, &ask).await {
+        Ok(ExtremesOutcome::Measured(e)) => c.extremes = Some(e),
+        Ok(ExtremesOutcome::Skipped(note)) => c.notes.push(note),
+        Err(e) if e.is_gone() => return Err(e),
+        Err(e) => c
+            .notes
+            .push(format!("whole-collection extremes not measured: {e}")),
+    }
+    Ok(c)
 }

@@ -105,6 +105,11 @@ struct Common {
     /// Neither read nor keep growth snapshots (kept in $XDG_STATE_HOME/docshape).
     #[arg(long)]
     no_snapshot: bool,
+    /// Do not measure the largest documents and longest arrays over the
+    /// whole collection (one aggregation per sampled collection on a server,
+    /// a skim of a .bson file); sizes and lengths are then the sample's.
+    #[arg(long)]
+    no_extremes: bool,
     /// Threshold profile: default, atlas, compass or strict.
     #[arg(long = "rules", value_name = "PROFILE", value_parser = ["default", "atlas", "compass", "strict"])]
     rules: Option<String>,
@@ -349,6 +354,7 @@ fn plan(c: &Common) -> Result<Plan, Fatal> {
     plan.lang = c.lang.unwrap_or_else(Lang::from_env);
     plan.in_flight = Some(c.concurrency);
     plan.memory = c.memory << 20;
+    plan.extremes = !c.no_extremes;
     Ok(plan)
 }
 

@@ -105,12 +105,23 @@ pub fn birth(doc: &[u8], src: &AgeSource) -> Option<f64> {
 /// Measures cross-section growth for every array path that is not itself
 /// inside an array, from the kept documents.
 pub fn cross_section(profile: &Profile, docs: &[Vec<u8>]) -> Vec<(String, Growth)> {
+    cross_section_from(profile, docs, profile.doc_sizes.max())
+}
+
+/// [`cross_section`], forecasting from a largest document of `largest`
+/// bytes (measured over the whole collection, it may be larger than any
+/// the profile saw).
+pub fn cross_section_from(
+    profile: &Profile,
+    docs: &[Vec<u8>],
+    largest: u64,
+) -> Vec<(String, Growth)> {
     let Some(src) = age_source(profile) else {
         return Vec::new();
     };
     let births: Vec<Option<f64>> = docs.iter().map(|d| birth(d, &src)).collect();
     let newest = births.iter().flatten().copied().fold(f64::MIN, f64::max);
-    let largest = profile.doc_sizes.max() as f64;
+    let largest = largest.max(profile.doc_sizes.max()) as f64;
     let mut out = Vec::new();
     for f in &profile.fields {
         if f.array.is_none() || f.segments.contains(&Seg::Elem) {

@@ -135,6 +135,11 @@ pub struct CollectionReport {
     /// (servers only): listing, sampling, references and growth together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub round_trips: Option<std::collections::BTreeMap<String, u64>>,
+    /// Figures measured over every document when only a sample was
+    /// profiled: the largest documents, the longest arrays, documents over
+    /// the size thresholds (`scope: collection`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extremes: Option<crate::source::Extremes>,
     /// Every document of the collection was read and profiled.
     #[serde(skip)]
     pub complete: bool,
@@ -176,6 +181,7 @@ impl CollectionReport {
             paths_capped: self.paths_capped,
             notes: self.notes.clone(),
             round_trips: self.round_trips.clone(),
+            extremes: self.extremes.clone(),
             complete: self.complete,
             profile: self.profile.clone(),
             kept: self.kept[..n].to_vec(),
@@ -230,6 +236,7 @@ impl CollectionReport {
             paths_capped: profile.paths_capped,
             notes,
             round_trips: None,
+            extremes: None,
             complete: outcome.total == Some(outcome.read)
                 && outcome.partial.is_none()
                 && outcome.skipped == 0
@@ -243,6 +250,16 @@ impl CollectionReport {
 
     pub fn field(&self, path: &str) -> Option<&FieldProfile> {
         self.fields.iter().find(|f| f.path == path)
+    }
+
+    /// Size of the largest document known: over the whole collection when
+    /// its extremes were measured, else the profile's.
+    pub fn largest_bytes(&self) -> u64 {
+        let profiled = self.profile.doc_sizes.max();
+        self.extremes
+            .as_ref()
+            .and_then(crate::source::Extremes::max_bytes)
+            .map_or(profiled, |m| m.max(profiled))
     }
 
     /// What the rules read of this collection.
@@ -259,6 +276,7 @@ impl CollectionReport {
             indexes: &self.indexes,
             fields: &self.fields,
             kept: &self.kept,
+            extremes: self.extremes.as_ref(),
         }
     }
 }

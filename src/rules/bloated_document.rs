@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use super::context::SCOPE_COLLECTION;
+use super::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{bytes, percent};
 use crate::i18n::Lang;
 use crate::profile::Seg;
@@ -54,7 +55,16 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .filter(|f| !f.segments.contains(&Seg::Elem) && f.path != "_id")
         .filter(|f| f.bytes_share >= share && f.bytes_avg >= path_avg)
         .max_by(|a, b| a.bytes_avg.total_cmp(&b.bytes_avg));
-    let big = s.p95 as f64 > p95_limit;
+    // The share of documents over the p95 limit in the whole collection,
+    // where it was counted: p95 is over the limit when more than 5 % are.
+    let counted = ctx.data.extremes.and_then(|e| {
+        let over = e.over(extremes::BLOATED_P95)?;
+        (e.documents > 0).then_some((e, over))
+    });
+    let big = match counted {
+        Some((e, over)) => over as f64 > 0.05 * e.documents as f64,
+        None => s.p95 as f64 > p95_limit,
+    };
     if !big && heavy.is_none() {
         return Vec::new();
     }
@@ -80,6 +90,12 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ),
         ),
     ]);
+    if let Some((e, _)) = counted {
+        ev.insert("extremes".into(), extremes::size_evidence(e));
+        if heavy.is_none() {
+            ev.insert("scope".into(), json!(SCOPE_COLLECTION));
+        }
+    }
     let message = if let Some(h) = heavy {
         ev.insert("path".into(), json!({"path": h.path, "bytes_avg": h.bytes_avg, "share": h.bytes_share, "presence": h.presence}));
         ev.insert(
@@ -100,6 +116,26 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 percent(h.bytes_share),
                 bytes(h.bytes_avg),
                 ctx.scope(lang)
+            ),
+        )
+    } else if let Some((e, over)) = counted {
+        let share = percent(over as f64 / e.documents as f64);
+        lang.pick(
+            format!(
+                "{} documents ({share}) are over {} {} (sample p95 {}, average {})",
+                crate::fmt::group(over),
+                bytes(p95_limit),
+                extremes::whole(e, lang),
+                bytes(s.p95 as f64),
+                bytes(s.avg)
+            ),
+            format!(
+                "{}有 {} 个文档（{share}）超过 {}（样本 p95 {}，平均 {}）",
+                extremes::whole(e, lang),
+                crate::fmt::group(over),
+                bytes(p95_limit),
+                bytes(s.p95 as f64),
+                bytes(s.avg)
             ),
         )
     } else {

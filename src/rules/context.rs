@@ -5,7 +5,7 @@ use crate::profile::sketch::Summary;
 use crate::profile::{FieldProfile, Profile};
 pub use crate::relate::DriftCheck;
 use crate::relate::Relationship;
-use crate::source::{CollectionKind, CollectionMeta, IndexInfo, IndexUsage};
+use crate::source::{CollectionKind, CollectionMeta, Extremes, IndexInfo, IndexUsage};
 use crate::workload::{Shape, Workload};
 
 /// One profiled collection as the rules read it: what the source knew, how
@@ -31,6 +31,9 @@ pub struct CollectionData<'a> {
     pub fields: &'a [FieldProfile],
     /// The kept sample, as raw BSON.
     pub kept: &'a [Vec<u8>],
+    /// Figures measured over every document (largest documents, longest
+    /// arrays, documents over size thresholds), when they were.
+    pub extremes: Option<&'a Extremes>,
 }
 
 impl<'a> CollectionData<'a> {
@@ -49,6 +52,7 @@ impl<'a> CollectionData<'a> {
             indexes: &[],
             fields: &[],
             kept: &[],
+            extremes: None,
         }
     }
 }
@@ -115,6 +119,16 @@ impl CollectionCtx<'_> {
     /// True when the figures come from a sample rather than every document.
     pub fn is_sample(&self) -> bool {
         self.scope_name(self.sampled()) == SCOPE_SAMPLE
+    }
+
+    /// Size of the largest document known: of the whole collection where
+    /// its extremes were measured, else of the profiled documents.
+    pub fn largest_bytes(&self) -> u64 {
+        let profiled = self.data.doc_size.max;
+        self.data
+            .extremes
+            .and_then(Extremes::max_bytes)
+            .map_or(profiled, |m| m.max(profiled))
     }
 
     pub fn documents(&self) -> u64 {

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use super::context::SCOPE_COLLECTION;
+use super::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{bytes, percent};
 use crate::i18n::Lang;
 use crate::profile::Seg;
@@ -54,7 +55,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let crit = t.document_near_limit.critical_bytes;
     let horizon = t.document_near_limit.forecast_days;
     let s = ctx.data.doc_size;
-    let max = s.max as f64;
+    // The largest document of the whole collection, where it was measured:
+    // a sample almost never holds the one document near the limit.
+    let whole = ctx.data.extremes.filter(|e| e.max_bytes().is_some());
+    let max = ctx.largest_bytes() as f64;
     let forecast = ctx
         .fields()
         .iter()
@@ -99,6 +103,12 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ),
         ),
     ]);
+    if let Some(e) = whole {
+        ev.insert("extremes".into(), extremes::size_evidence(e));
+        if max >= warn {
+            ev.insert("scope".into(), json!(SCOPE_COLLECTION));
+        }
+    }
     if let Some(h) = heaviest {
         ev.insert(
             "heaviest_path".into(),
@@ -112,7 +122,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         ev.insert("forecast_days".into(), json!(d));
         ev.insert(
             "forecast".into(),
-            json!({"path": f.path, "from": "largest document", "from_bytes": s.max, "days": d}),
+            json!({"path": f.path, "from": "largest document", "from_bytes": max as u64, "days": d}),
         );
         let (en, zh) = crate::fmt::duration_days(d);
         (
@@ -128,7 +138,36 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ),
         )
     });
-    let message = if max >= warn {
+    let message = if let (true, Some(e)) = (max >= warn, whole) {
+        let (then_en, then_zh) = forecast_text
+            .map(|(en, zh)| (format!("; {en}"), format!("；{zh}")))
+            .unwrap_or_default();
+        let id = extremes::largest_id(e).unwrap_or_default();
+        let over = e.over(extremes::NEAR_LIMIT_WARNING).unwrap_or(0);
+        lang.pick(
+            format!(
+                "the largest document {} is {} ({} of the 16 MiB limit{}); {} {} over {} (p95 of the sample {}){then_en}",
+                extremes::whole(e, lang),
+                bytes(max),
+                percent(max / limit),
+                if id.is_empty() { String::new() } else { format!(", _id {id}") },
+                crate::fmt::group(over),
+                if over == 1 { "document is" } else { "documents are" },
+                bytes(warn),
+                bytes(s.p95 as f64)
+            ),
+            format!(
+                "{}最大的文档为 {}（达到 16 MiB 上限的 {}{}）；{} 个文档超过 {}（样本 p95 {}）{then_zh}",
+                extremes::whole(e, lang),
+                bytes(max),
+                percent(max / limit),
+                if id.is_empty() { String::new() } else { format!("，_id {id}") },
+                crate::fmt::group(over),
+                bytes(warn),
+                bytes(s.p95 as f64)
+            ),
+        )
+    } else if max >= warn {
         let (then_en, then_zh) = forecast_text
             .map(|(en, zh)| (format!("; {en}"), format!("；{zh}")))
             .unwrap_or_default();

@@ -38,6 +38,7 @@
 pub mod config;
 pub mod context;
 pub mod docs;
+pub mod extremes;
 pub mod registry;
 pub mod remedy;
 pub mod shapes;

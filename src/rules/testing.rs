@@ -21,6 +21,7 @@ pub struct Collection {
     pub fields: Vec<FieldProfile>,
     pub kept: Vec<Vec<u8>>,
     pub profile: Profile,
+    pub extremes: Option<crate::source::Extremes>,
 }
 
 impl Collection {
@@ -46,6 +47,7 @@ impl Collection {
             kept,
             profile,
             meta,
+            extremes: None,
         }
     }
 
@@ -62,6 +64,7 @@ impl Collection {
             indexes: &self.indexes,
             fields: &self.fields,
             kept: &self.kept,
+            extremes: self.extremes.as_ref(),
         }
     }
 

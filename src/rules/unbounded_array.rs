@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use super::context::SCOPE_COLLECTION;
+use super::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -80,8 +81,15 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .growth
             .as_ref()
             .filter(|g| g.n as f64 >= min_docs && g.correlation >= min_corr && g.per_day > 0.0);
-        let too_long = a.max as f64 >= max_len;
-        let long_heavy = heavy_elems && a.max as f64 >= max_sub;
+        // The longest in the whole collection, where it was measured: a
+        // sample almost never holds the one array that grew without bound.
+        let whole = ctx
+            .data
+            .extremes
+            .and_then(|e| e.array_max(&f.path).map(|m| (e, m)));
+        let longest = whole.map_or(a.max, |(_, m)| m.max(a.max));
+        let too_long = longest as f64 >= max_len;
+        let long_heavy = heavy_elems && longest as f64 >= max_sub;
         if growing.is_none() && !too_long && !long_heavy {
             continue;
         }
@@ -103,6 +111,19 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ("sampled", json!(ctx.sampled())),
             ("element_type", json!(elem_type.map(BsonType::alias))),
         ]);
+        let scope = match whole {
+            Some((e, m)) => {
+                ev.insert(
+                    "longest_in_collection".into(),
+                    json!({"length": m, "documents": e.documents, "method": e.method}),
+                );
+                if growing.is_none() {
+                    ev.insert("scope".into(), json!(SCOPE_COLLECTION));
+                }
+                extremes::whole(e, lang)
+            }
+            None => ctx.scope(lang),
+        };
         let message = if let Some(g) = growing {
             ev.insert("growth".into(), json!(g));
             ev.insert("threshold".into(), crossed(t, RULE, "min-correlation"));
@@ -119,35 +140,33 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     lang.pick(
                         format!(
                             "at this pace the largest document ({}) passes 16 MiB in {when}",
-                            crate::fmt::bytes(ctx.data.doc_size.max as f64)
+                            crate::fmt::bytes(ctx.largest_bytes() as f64)
                         ),
                         format!(
                             "按此速度，最大的文档（{}）将在{when}后超过 16 MiB",
-                            crate::fmt::bytes(ctx.data.doc_size.max as f64)
+                            crate::fmt::bytes(ctx.largest_bytes() as f64)
                         ),
                     )
                 },
             );
             lang.pick(
-                format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, group(a.max)),
-                format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, group(a.max)),
+                format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, group(longest)),
+                format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, group(longest)),
             )
         } else if too_long {
             ev.insert("threshold".into(), crossed(t, RULE, "max-length"));
             lang.pick(
                 format!(
-                    "{} holds up to {} elements {} (p95 {}, average {:.1})",
+                    "{} holds up to {} elements {scope} (p95 {}, average {:.1} in the sample)",
                     f.path,
-                    group(a.max),
-                    ctx.scope(lang),
+                    group(longest),
                     group(a.p95),
                     a.avg
                 ),
                 format!(
-                    "{} 最多有 {} 个元素，{}（p95 {}，平均 {:.1}）",
+                    "{} 最多有 {} 个元素，{scope}（样本 p95 {}，平均 {:.1}）",
                     f.path,
-                    group(a.max),
-                    ctx.scope(lang),
+                    group(longest),
                     group(a.p95),
                     a.avg
                 ),
@@ -159,27 +178,25 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             );
             lang.pick(
                 format!(
-                    "{} holds up to {} {} {} (p95 {})",
+                    "{} holds up to {} {} {scope} (p95 {} in the sample)",
                     f.path,
-                    group(a.max),
+                    group(longest),
                     if elem_type == Some(BsonType::String) {
                         "strings"
                     } else {
                         "sub-documents"
                     },
-                    ctx.scope(lang),
                     group(a.p95)
                 ),
                 format!(
-                    "{} 最多包含 {} 个{}，{}（p95 {}）",
+                    "{} 最多包含 {} 个{}，{scope}（样本 p95 {}）",
                     f.path,
-                    group(a.max),
+                    group(longest),
                     if elem_type == Some(BsonType::String) {
                         "字符串"
                     } else {
                         "子文档"
                     },
-                    ctx.scope(lang),
                     group(a.p95)
                 ),
             )

@@ -290,6 +290,22 @@ impl Source for FileSource {
         })
     }
 
+    async fn extremes(
+        &self,
+        meta: &CollectionMeta,
+        ask: &super::ExtremesAsk,
+    ) -> Result<super::ExtremesOutcome> {
+        let entry = self.entry(meta)?;
+        match entry.format {
+            Format::Bson => skim_bson(&entry.path, ask)
+                .map(super::ExtremesOutcome::Measured)
+                .map_err(|e| io_err(&entry.path, &e)),
+            Format::ExtJson => Ok(super::ExtremesOutcome::Skipped(
+                "whole-collection extremes not measured: the length of an Extended JSON line says little about its BSON size (ids, numbers and binary are written at other sizes); --full profiles every document".into(),
+            )),
+        }
+    }
+
     async fn probe(
         &mut self,
         meta: &CollectionMeta,
@@ -647,6 +663,97 @@ fn count_bson(path: &Path) -> std::io::Result<u64> {
         r.seek_relative(l as i64 - 4)?;
     }
     Ok(n)
+}
+
+/// The whole-file figures a `.bson` file gives without parsing: every
+/// document's size from hopping its length prefixes (no document is read
+/// but the largest few, for their `_id`), the largest `ask.top` and the
+/// documents at or over each threshold. Array lengths need the documents
+/// parsed: they are listed as not measured.
+pub fn skim_bson(path: &Path, ask: &super::ExtremesAsk) -> std::io::Result<super::Extremes> {
+    use super::extremes::{LargeDocument, OverThreshold, TopK};
+    let start = std::time::Instant::now();
+    let mut out = super::Extremes::new("bson-skim");
+    let f = File::open(path)?;
+    let size = f.metadata()?.len();
+    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+    let mut top = TopK::new(ask.top);
+    let mut over = vec![0u64; ask.thresholds.len()];
+    let mut pos = 0u64;
+    let mut len = [0u8; 4];
+    while pos < size {
+        if read_full(&mut r, &mut len)? < 4 {
+            break;
+        }
+        let Some(l) = raw::doc_len(&len).filter(|&l| l >= 5) else {
+            break;
+        };
+        let bytes = l as u64;
+        if pos + bytes > size {
+            break;
+        }
+        out.documents += 1;
+        top.offer(bytes, pos);
+        for (n, (_, at)) in over.iter_mut().zip(&ask.thresholds) {
+            if bytes >= *at {
+                *n += 1;
+            }
+        }
+        pos += bytes;
+        r.seek_relative(l as i64 - 4)?;
+    }
+    let mut f = r.into_inner();
+    for (bytes, at) in top.into_vec() {
+        out.largest.push(LargeDocument {
+            id: first_id(&mut f, at, bytes),
+            bytes,
+        });
+    }
+    out.over = ask
+        .thresholds
+        .iter()
+        .zip(over)
+        .map(|((name, bytes), documents)| OverThreshold {
+            threshold: name.clone(),
+            bytes: *bytes,
+            documents,
+        })
+        .collect();
+    out.not_measured = ask
+        .arrays
+        .iter()
+        .map(|(p, _)| format!("{p}: a skim of length prefixes does not read arrays"))
+        .collect();
+    out.set_elapsed(start.elapsed());
+    Ok(out)
+}
+
+/// The `_id` of the document of `len` bytes at `offset`, when it is the
+/// first field (as the server writes it): only its first bytes are read.
+fn first_id(f: &mut File, offset: u64, len: u64) -> Option<serde_json::Value> {
+    use std::io::Seek;
+    // `_id` first and at most a 1 KiB string or binary: enough for ids.
+    let want = usize::try_from(len.min(1024 + 64)).ok()?;
+    f.seek(std::io::SeekFrom::Start(offset)).ok()?;
+    let mut buf = vec![0u8; want];
+    if read_full(f, &mut buf).ok()? < want {
+        return None;
+    }
+    // The prefix as a document of its own: its first element is whole
+    // when the `_id` fits.
+    buf.push(0);
+    let n = i32::try_from(buf.len()).ok()?;
+    buf[..4].copy_from_slice(&n.to_le_bytes());
+    let first = raw::elements(&buf).ok()?.next()?.ok()?;
+    if first.key != b"_id" {
+        return None;
+    }
+    let mut doc = Vec::with_capacity(first.size + 5);
+    doc.extend_from_slice(&i32::try_from(first.size + 5).ok()?.to_le_bytes());
+    doc.extend_from_slice(buf.get(4..4 + first.size)?);
+    doc.push(0);
+    let d = bson::Document::from_reader(doc.as_slice()).ok()?;
+    d.get("_id").map(|v| v.clone().into_relaxed_extjson())
 }
 
 fn seed_of(s: &str) -> u64 {

@@ -3,6 +3,7 @@
 //! to a sink; the profile never knows which source it is fed by.
 
 pub mod ejson;
+pub mod extremes;
 pub mod file;
 pub mod index;
 pub mod mongo;
@@ -10,6 +11,7 @@ pub mod select;
 
 use serde::Serialize;
 
+pub use extremes::{Extremes, ExtremesAsk, ExtremesOutcome};
 pub use file::FileSource;
 pub use index::{CheckMethod, IndexInfo, IndexKind, PresenceCheck};
 pub use mongo::MongoSource;
@@ -297,6 +299,18 @@ pub trait Source {
         ids: &[bson::Bson],
         paths: &[String],
     ) -> Result<Vec<Reread>>;
+
+    /// Figures over every document of the collection that a sample misses
+    /// (the largest documents, the longest arrays, documents over size
+    /// thresholds), measured cheaply where the source can: one aggregation
+    /// on a server, a skim of a `.bson` file's length prefixes. Takes
+    /// `&self`: it runs while other collections are read.
+    async fn extremes(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome> {
+        let _ = (meta, ask);
+        Ok(ExtremesOutcome::Skipped(
+            "whole-collection extremes are not measured for this source".into(),
+        ))
+    }
 
     /// How many collections may be described and read at once (1 where
     /// nothing is gained by overlapping them, as for files read on this

@@ -809,6 +809,14 @@ impl Source for MongoSource {
             .collect())
     }
 
+    async fn extremes(
+        &self,
+        meta: &CollectionMeta,
+        ask: &super::ExtremesAsk,
+    ) -> Result<super::ExtremesOutcome> {
+        self.whole_collection_extremes(meta, ask).await
+    }
+
     async fn reread(
         &mut self,
         meta: &CollectionMeta,
@@ -1214,5 +1222,169 @@ fn scrub(s: &str, secret: Option<&str>) -> String {
     match secret {
         Some(p) if !p.is_empty() => s.replace(p, "****"),
         _ => s.to_owned(),
+    }
+}
+
+impl MongoSource {
+    /// The figures a sample misses, in one aggregation the server runs over
+    /// every document: `$bsonSize` of each, the largest `k` by `$topN`,
+    /// `$max` of `$size` for each array path, and a `$sum` per size
+    /// threshold. Needs `$bsonSize` (MongoDB 4.4) and `$topN` (5.2); a
+    /// server that refuses them, a scan past the timeout, or a collection
+    /// too big to scan is noted, never a failure.
+    async fn whole_collection_extremes(
+        &self,
+        meta: &CollectionMeta,
+        ask: &super::ExtremesAsk,
+    ) -> Result<super::ExtremesOutcome> {
+        use super::extremes::{self, ArrayExtreme, ArrayReach, LargeDocument, OverThreshold};
+        use super::{Extremes, ExtremesOutcome};
+        let start = std::time::Instant::now();
+        if meta.kind == CollectionKind::View {
+            return Ok(ExtremesOutcome::Skipped(
+                "whole-collection extremes not measured: a view is computed on every read".into(),
+            ));
+        }
+        let data = meta.storage.as_ref().and_then(|s| s.size);
+        if let Some(size) = data.filter(|s| *s > extremes::MAX_SCAN_BYTES) {
+            return Ok(ExtremesOutcome::Skipped(format!(
+                "whole-collection extremes not measured: {} of data is more than the {} one scan reads within the timeout; sizes and array lengths are the sample's",
+                crate::fmt::bytes(size as f64),
+                crate::fmt::bytes(extremes::MAX_SCAN_BYTES as f64)
+            )));
+        }
+        if let Some(n) = meta.documents.filter(|n| *n > extremes::MAX_SCAN_DOCUMENTS) {
+            return Ok(ExtremesOutcome::Skipped(format!(
+                "whole-collection extremes not measured: {} documents are more than the {} one scan reads within the timeout; sizes and array lengths are the sample's",
+                crate::fmt::group(n),
+                crate::fmt::group(extremes::MAX_SCAN_DOCUMENTS)
+            )));
+        }
+        let mut out = Extremes::new("server-aggregation");
+        let mut project = doc! {"_id": 1, "s": {"$bsonSize": "$$ROOT"}};
+        let mut group = doc! {
+            "_id": null,
+            "n": {"$sum": 1},
+            "top": {"$topN": {
+                "n": i64::try_from(ask.top.max(1)).unwrap_or(1),
+                "sortBy": {"s": -1},
+                "output": {"i": "$_id", "s": "$s"},
+            }},
+        };
+        let mut measured = Vec::new();
+        for (path, segments) in &ask.arrays {
+            let length = match extremes::reach(segments) {
+                Ok(ArrayReach::Direct(p)) => {
+                    let f = format!("${p}");
+                    doc! {"$cond": [{"$isArray": &f}, {"$size": &f}, null]}
+                }
+                Ok(ArrayReach::InArray { outer, inner }) => {
+                    let f = format!("${outer}");
+                    let e = format!("$$e.{inner}");
+                    doc! {"$cond": [
+                        {"$isArray": &f},
+                        {"$max": {"$map": {"input": &f, "as": "e", "in":
+                            {"$cond": [{"$isArray": &e}, {"$size": &e}, null]}}}},
+                        null
+                    ]}
+                }
+                Err(why) => {
+                    out.not_measured.push(format!("{path}: {why}"));
+                    continue;
+                }
+            };
+            let key = format!("l{}", measured.len());
+            project.insert(&key, length);
+            group.insert(&key, doc! {"$max": format!("${key}")});
+            measured.push(path.clone());
+        }
+        for (i, (_, bytes)) in ask.thresholds.iter().enumerate() {
+            let at = i64::try_from(*bytes).unwrap_or(i64::MAX);
+            group.insert(
+                format!("c{i}"),
+                doc! {"$sum": {"$cond": [{"$gte": ["$s", at]}, 1, 0]}},
+            );
+        }
+        let what = format!(
+            "measuring whole-collection extremes of {}",
+            meta.namespace()
+        );
+        let coll = self
+            .client
+            .database(&meta.db)
+            .collection::<Document>(&meta.name);
+        // The server's own time limit comes first, so that a scan too long
+        // is a note here, not a server that stopped answering.
+        let max_time = self.timeout.mul_f64(0.9);
+        let pipeline = vec![doc! {"$project": project}, doc! {"$group": group}];
+        let rows = async {
+            let mut cursor = self
+                .call(&what, async {
+                    coll.aggregate(pipeline)
+                        .max_time(max_time)
+                        .allow_disk_use(true)
+                        .await
+                })
+                .await?;
+            self.drain(&mut cursor, &what).await
+        }
+        .await;
+        let rows = match rows {
+            Ok(rows) => rows,
+            Err(e) if e.is_gone() => return Err(e),
+            Err(e) => {
+                return Ok(ExtremesOutcome::Skipped(format!(
+                    "whole-collection extremes not measured ({e}); sizes and array lengths are the sample's"
+                )))
+            }
+        };
+        let as_u64 = |r: &Document, k: &str| {
+            r.get(k)
+                .and_then(super::bson_as_i64)
+                .and_then(|v| u64::try_from(v).ok())
+        };
+        // No row: an empty collection.
+        if let Some(r) = rows.first() {
+            out.documents = as_u64(r, "n").unwrap_or(0);
+            if let Ok(top) = r.get_array("top") {
+                out.largest = top
+                    .iter()
+                    .filter_map(|t| {
+                        let t = t.as_document()?;
+                        Some(LargeDocument {
+                            id: t.get("i").map(|i| i.clone().into_relaxed_extjson()),
+                            bytes: as_u64(t, "s")?,
+                        })
+                    })
+                    .collect();
+            }
+            for (i, path) in measured.iter().enumerate() {
+                if let Some(n) = as_u64(r, &format!("l{i}")) {
+                    out.arrays.push(ArrayExtreme {
+                        path: path.clone(),
+                        max_length: n,
+                    });
+                }
+            }
+            for (i, (name, bytes)) in ask.thresholds.iter().enumerate() {
+                out.over.push(OverThreshold {
+                    threshold: name.clone(),
+                    bytes: *bytes,
+                    documents: as_u64(r, &format!("c{i}")).unwrap_or(0),
+                });
+            }
+        } else {
+            out.over = ask
+                .thresholds
+                .iter()
+                .map(|(name, bytes)| OverThreshold {
+                    threshold: name.clone(),
+                    bytes: *bytes,
+                    documents: 0,
+                })
+                .collect();
+        }
+        out.set_elapsed(start.elapsed());
+        Ok(ExtremesOutcome::Measured(out))
     }
 }
