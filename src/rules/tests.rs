@@ -429,3 +429,116 @@ fn id_and_unique_fields_are_distinct_exactly() {
     assert!(id.exact);
     assert_eq!(id.estimate, 1000);
 }
+
+/// Whole-collection figures a sample of small documents with short arrays
+/// does not show.
+fn measured(largest: u64, over_bloated: u64, tags: u64, documents: u64) -> crate::source::Extremes {
+    use super::extremes::{BLOATED_P95, NEAR_LIMIT_CRITICAL, NEAR_LIMIT_WARNING};
+    use crate::source::extremes::{ArrayExtreme, LargeDocument, OverThreshold};
+    let mut e = crate::source::Extremes::new("server-aggregation");
+    e.documents = documents;
+    e.largest = vec![LargeDocument {
+        id: Some(serde_json::json!(7)),
+        bytes: largest,
+    }];
+    e.arrays = vec![ArrayExtreme {
+        path: "tags".into(),
+        max_length: tags,
+    }];
+    let over = |name: &str, at: u64, n: u64| OverThreshold {
+        threshold: name.into(),
+        bytes: at,
+        documents: n,
+    };
+    e.over = vec![
+        over(
+            NEAR_LIMIT_WARNING,
+            10_000_000,
+            u64::from(largest >= 10_000_000),
+        ),
+        over(
+            NEAR_LIMIT_CRITICAL,
+            12_582_912,
+            u64::from(largest >= 12_582_912),
+        ),
+        over(BLOATED_P95, 2_000_000, over_bloated),
+    ];
+    e
+}
+
+#[test]
+fn whole_collection_extremes_drive_the_size_and_array_rules() {
+    let sample: Vec<Document> = (0..300)
+        .map(|i| doc! {"_id": i, "name": format!("person {i}"), "tags": ["a", "b"]})
+        .collect();
+    // (case, extremes, rule, fires with scope collection)
+    let cases: Vec<(&str, Option<crate::source::Extremes>, &str, Option<&str>)> = vec![
+        ("no extremes", None, "document-near-limit", None),
+        (
+            "one document of 13 MiB",
+            Some(measured(13 << 20, 1, 2, 30_000)),
+            "document-near-limit",
+            Some("critical"),
+        ),
+        (
+            "one document of 11 MB",
+            Some(measured(11_000_000, 1, 2, 30_000)),
+            "document-near-limit",
+            Some("warning"),
+        ),
+        (
+            "largest 1 MB",
+            Some(measured(1_000_000, 0, 2, 30_000)),
+            "document-near-limit",
+            None,
+        ),
+        (
+            "10 % over 2 MB",
+            Some(measured(3_000_000, 3_000, 2, 30_000)),
+            "bloated-document",
+            Some("warning"),
+        ),
+        (
+            "1 % over 2 MB",
+            Some(measured(3_000_000, 300, 2, 30_000)),
+            "bloated-document",
+            None,
+        ),
+        (
+            "an array of 12,000",
+            Some(measured(200_000, 0, 12_000, 30_000)),
+            "unbounded-array",
+            Some("critical"),
+        ),
+        (
+            "arrays of 3 at most",
+            Some(measured(200, 0, 3, 30_000)),
+            "unbounded-array",
+            None,
+        ),
+    ];
+    for (case, extremes, rule, want) in cases {
+        let mut r = report("people", &sample, 30_000);
+        r.extremes = extremes;
+        let found = check(&r);
+        let hits = fired(&found, rule);
+        match want {
+            None => assert!(hits.is_empty(), "{case}: {hits:?}"),
+            Some(severity) => {
+                assert_eq!(hits.len(), 1, "{case}: {found:?}");
+                let f = hits[0];
+                assert_eq!(f.evidence["scope"], "collection", "{case}");
+                assert_eq!(
+                    serde_json::to_value(f.severity).expect("severity"),
+                    severity,
+                    "{case}"
+                );
+                assert!(
+                    f.message.contains("whole collection"),
+                    "{case}: {}",
+                    f.message
+                );
+            }
+        }
+    }
+}
