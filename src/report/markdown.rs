@@ -230,6 +230,21 @@ fn collection(out: &mut String, c: &CollectionReport, zh: bool) {
         t("indexes", "索引"),
         c.indexes.len()
     );
+    if let Some(e) = &c.extremes {
+        let _ = writeln!(
+            out,
+            "{}: {}\n",
+            t("Whole collection", "整个集合"),
+            md(&super::text::extremes_line(
+                e,
+                if zh {
+                    crate::i18n::Lang::Zh
+                } else {
+                    crate::i18n::Lang::En
+                }
+            ))
+        );
+    }
     if c.findings.is_empty() {
         let _ = writeln!(out, "{}", t("No findings.", "未发现问题。"));
     }

@@ -359,6 +359,13 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
         bytes(s.max as f64),
         c.max_depth
     );
+    if let Some(e) = &c.extremes {
+        let _ = writeln!(
+            out,
+            "  whole collection  {}",
+            safe(&extremes_line(e, crate::i18n::Lang::En))
+        );
+    }
     if !c.indexes.is_empty() {
         let names: Vec<String> = c
             .indexes
@@ -535,6 +542,49 @@ fn pad(s: &str, width: usize) -> String {
     } else {
         format!("{s}{}", " ".repeat(width - w))
     }
+}
+
+/// The whole-collection extremes in one line: the largest document, the
+/// documents over each size threshold, the longest arrays, how and how long.
+pub fn extremes_line(e: &crate::source::Extremes, lang: crate::i18n::Lang) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = e.largest.first() {
+        let id =
+            d.id.as_ref()
+                .map(|i| format!(" (_id {i})"))
+                .filter(|s| s.chars().count() <= 72)
+                .unwrap_or_default();
+        parts.push(lang.pick(
+            format!("largest {}{id}", bytes(d.bytes as f64)),
+            format!("最大 {}{id}", bytes(d.bytes as f64)),
+        ));
+    }
+    for o in &e.over {
+        parts.push(format!(
+            "{} ≥ {}",
+            group(o.documents),
+            bytes(o.bytes as f64)
+        ));
+    }
+    let mut arrays: Vec<&crate::source::extremes::ArrayExtreme> = e.arrays.iter().collect();
+    arrays.sort_by_key(|a| std::cmp::Reverse(a.max_length));
+    for a in arrays.iter().take(3) {
+        parts.push(format!("{} ≤ {}", a.path, group(a.max_length)));
+    }
+    let secs = e.millis as f64 / 1000.0;
+    parts.push(lang.pick(
+        format!(
+            "{} of {} documents in {secs:.1} s",
+            e.method,
+            group(e.documents)
+        ),
+        format!(
+            "{}，{} 个文档，用时 {secs:.1} 秒",
+            e.method,
+            group(e.documents)
+        ),
+    ));
+    parts.join(" · ")
 }
 
 #[cfg(test)]
