@@ -1,9 +1,10 @@
 //! Whole-collection extremes: the one document near 16 MiB and the one
 //! array of 10,000+ elements, hidden among tens of thousands of ordinary
 //! documents, are reported by a default (sampled) `audit` with
-//! `scope: collection` — from a server (one aggregation) and from a
-//! `.bson` file (a skim of its length prefixes); the clean twin reports
-//! nothing, and `--no-extremes` goes back to what the sample alone shows.
+//! `scope: collection` — from a server (one aggregation), from a `.bson`
+//! file (a skim of its length prefixes) and from an Extended JSON file
+//! (sizes tallied as the sample is drawn); the clean twin reports nothing,
+//! and `--no-extremes` goes back to what the sample alone shows.
 
 mod common;
 
@@ -219,7 +220,7 @@ async fn outliers_hidden_in_a_server_collection_are_reported_with_collection_sco
 }
 
 #[tokio::test]
-async fn a_large_document_hidden_in_a_bson_file_is_reported_from_a_skim() {
+async fn a_large_document_hidden_in_a_file_is_reported_from_every_size() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("orders.bson");
     let mut docs = documents(Some(huge()));
@@ -227,6 +228,13 @@ async fn a_large_document_hidden_in_a_bson_file_is_reported_from_a_skim() {
     write_bson(&path, &docs);
     let clean = dir.path().join("clean.bson");
     write_bson(&clean, &documents(None));
+    // The same hidden in Extended JSON: sizes tallied as the sample is drawn.
+    let mut lines = String::new();
+    for d in documents(Some(huge())) {
+        lines.push_str(&bson::Bson::Document(d).into_relaxed_extjson().to_string());
+        lines.push('\n');
+    }
+    std::fs::write(dir.path().join("events.ndjson"), lines).expect("write ndjson");
     let target = dir.path().to_str().expect("a UTF-8 path");
     let args = |extra: &'static [&'static str]| {
         let mut a = vec![
@@ -271,10 +279,19 @@ async fn a_large_document_hidden_in_a_bson_file_is_reported_from_a_skim() {
         "{e}"
     );
 
+    let events = collection(&report, &format!("{db}.events"));
+    assert_eq!(events["extremes"]["method"], "file-scan", "{events}");
+    assert_eq!(events["extremes"]["documents"], ORDINARY);
+    assert_eq!(events["extremes"]["largest"][0]["id"], HIDDEN_AT);
+    let near = findings(events, "document-near-limit");
+    assert_eq!(near.len(), 1, "{events}");
+    assert_eq!(near[0]["evidence"]["scope"], "collection");
+
     let twin = collection(&report, &format!("{db}.clean"));
     assert_eq!(twin["extremes"]["method"], "bson-skim");
     assert!(size_findings(twin).is_empty(), "{twin}");
 
     let plain = json_ok(&docshape_async(&args(&["--no-extremes"])).await);
     assert_sample_only(collection(&plain, &format!("{db}.orders")), "orders.bson");
+    assert_sample_only(collection(&plain, &format!("{db}.events")), "events.ndjson");
 }

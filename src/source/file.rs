@@ -50,6 +50,80 @@ pub struct FileSource {
     root: PathBuf,
     label: String,
     entries: Vec<Entry>,
+    /// Sizes of every document of an Extended JSON file, tallied while a
+    /// sample is drawn from it (every document passes by), by namespace.
+    tallies: std::sync::Mutex<std::collections::HashMap<String, SizeTally>>,
+}
+
+/// Documents at least this large are listed one by one while a file is
+/// sampled, so that any size threshold from here up is counted exactly
+/// (at most one entry per MiB of file).
+pub const TALLY_FLOOR: u64 = 1 << 20;
+
+/// The BSON sizes of every document of a file, as a sample is drawn.
+struct SizeTally {
+    documents: u64,
+    top: super::extremes::TopK<Option<serde_json::Value>>,
+    /// Sizes of documents of at least [`TALLY_FLOOR`] bytes.
+    large: Vec<u64>,
+}
+
+impl SizeTally {
+    fn new() -> SizeTally {
+        SizeTally {
+            documents: 0,
+            top: super::extremes::TopK::new(super::extremes::TOP_K),
+            large: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, doc: &[u8]) {
+        let bytes = doc.len() as u64;
+        self.documents += 1;
+        if self.top.wants(bytes) {
+            let id = bson::RawDocument::from_bytes(doc)
+                .ok()
+                .and_then(|d| d.get("_id").ok().flatten())
+                .and_then(|v| bson::Bson::try_from(v).ok())
+                .map(bson::Bson::into_relaxed_extjson);
+            self.top.offer(bytes, id);
+        }
+        if bytes >= TALLY_FLOOR {
+            self.large.push(bytes);
+        }
+    }
+
+    /// The figures for `ask`: thresholds under [`TALLY_FLOOR`] and arrays
+    /// are listed as not measured.
+    fn extremes(self, ask: &super::ExtremesAsk) -> super::Extremes {
+        use super::extremes::{LargeDocument, OverThreshold};
+        let mut out = super::Extremes::new("file-scan");
+        out.documents = self.documents;
+        out.largest = self
+            .top
+            .into_vec()
+            .into_iter()
+            .map(|(bytes, id)| LargeDocument { id, bytes })
+            .collect();
+        for (name, at) in &ask.thresholds {
+            if *at >= TALLY_FLOOR {
+                out.over.push(OverThreshold {
+                    threshold: name.clone(),
+                    bytes: *at,
+                    documents: self.large.iter().filter(|b| *b >= at).count() as u64,
+                });
+            } else {
+                out.not_measured.push(format!(
+                    "{name}: thresholds under {} are not counted while sampling a file",
+                    crate::fmt::bytes(TALLY_FLOOR as f64)
+                ));
+            }
+        }
+        out.not_measured.extend(ask.arrays.iter().map(|(p, _)| {
+            format!("{p}: array lengths are the sample's (only document sizes are tallied)")
+        }));
+        out
+    }
 }
 
 impl FileSource {
@@ -88,6 +162,7 @@ impl FileSource {
             root: path.to_owned(),
             label,
             entries,
+            tallies: std::sync::Mutex::default(),
         })
     }
 
@@ -260,9 +335,19 @@ impl Source for FileSource {
             }
             SampleMode::Full => None,
         };
-        let mut each = |bytes: &[u8]| match &mut reservoir {
-            Some(r) => r.offer(bytes),
-            None => sink.document(bytes),
+        // Every document passes by while a sample is drawn: its size is
+        // tallied for the whole-file extremes (a `.bson` file is skimmed
+        // instead).
+        let mut tally =
+            (reservoir.is_some() && entry.format == Format::ExtJson).then(SizeTally::new);
+        let mut each = |bytes: &[u8]| {
+            if let Some(t) = &mut tally {
+                t.add(bytes);
+            }
+            match &mut reservoir {
+                Some(r) => r.offer(bytes),
+                None => sink.document(bytes),
+            }
         };
         let total = match entry.format {
             Format::ExtJson => ejson::read_documents(file, &mut each),
@@ -272,6 +357,9 @@ impl Source for FileSource {
             path: label,
             reason,
         })?;
+        if let (Some(t), Ok(mut all)) = (tally, self.tallies.lock()) {
+            all.insert(meta.namespace(), t);
+        }
         let (read, method) = match reservoir {
             Some(r) => {
                 let n = r.len() as u64;
@@ -300,9 +388,22 @@ impl Source for FileSource {
             Format::Bson => skim_bson(&entry.path, ask)
                 .map(super::ExtremesOutcome::Measured)
                 .map_err(|e| io_err(&entry.path, &e)),
-            Format::ExtJson => Ok(super::ExtremesOutcome::Skipped(
-                "whole-collection extremes not measured: the length of an Extended JSON line says little about its BSON size (ids, numbers and binary are written at other sizes); --full profiles every document".into(),
-            )),
+            // A line's length says little about its BSON size (ids,
+            // numbers and binary are written at other sizes): the sizes
+            // are those of the documents as converted while sampling.
+            Format::ExtJson => {
+                let tally = self
+                    .tallies
+                    .lock()
+                    .ok()
+                    .and_then(|mut t| t.remove(&meta.namespace()));
+                Ok(match tally {
+                    Some(t) => super::ExtremesOutcome::Measured(t.extremes(ask)),
+                    None => super::ExtremesOutcome::Skipped(
+                        "whole-collection extremes not measured: the file was not sampled".into(),
+                    ),
+                })
+            }
         }
     }
 
