@@ -1317,7 +1317,7 @@ impl MongoSource {
         // is a note here, not a server that stopped answering.
         let max_time = self.timeout.mul_f64(0.9);
         let pipeline = vec![doc! {"$project": project}, doc! {"$group": group}];
-        let rows = async {
+        let scan = async {
             let mut cursor = self
                 .call(&what, async {
                     coll.aggregate(pipeline)
@@ -1327,8 +1327,15 @@ impl MongoSource {
                 })
                 .await?;
             self.drain(&mut cursor, &what).await
-        }
-        .await;
+        };
+        // A server that does not stop at maxTimeMS is left behind at the
+        // timeout: a scan too long is a note, not a server gone.
+        let Ok(rows) = tokio::time::timeout(self.timeout, scan).await else {
+            return Ok(ExtremesOutcome::Skipped(format!(
+                "whole-collection extremes not measured: the scan took longer than the {} s timeout; sizes and array lengths are the sample's",
+                self.timeout.as_secs().max(1)
+            )));
+        };
         let rows = match rows {
             Ok(rows) => rows,
             Err(e) if e.is_gone() => return Err(e),
