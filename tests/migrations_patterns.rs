@@ -167,6 +167,15 @@ async fn separate_moves_the_heavy_path_out() {
             "{coll} no longer carries the heavy path"
         );
     }
+    // The new collections hold the value and its keys only: separating it
+    // again would be circular, and is not suggested.
+    for coll in ["contacts_avatar", "articles_body"] {
+        assert!(
+            findings(&after, &format!("{db}.{coll}"), "bloated-document").is_empty(),
+            "{coll} is the separated value: {}",
+            common::collection(&after, &format!("{db}.{coll}"))["findings"]
+        );
+    }
 }
 
 /// `deep-nesting`: the deepest top-level sub-tree moves to its own

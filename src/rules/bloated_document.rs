@@ -8,7 +8,8 @@ use super::context::SCOPE_COLLECTION;
 use super::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{bytes, percent};
 use crate::i18n::Lang;
-use crate::profile::Seg;
+use crate::profile::raw::BsonType;
+use crate::profile::{FieldProfile, Seg};
 
 const RULE: &str = "bloated-document";
 
@@ -44,6 +45,31 @@ pub const THRESHOLDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// True when the heavy top-level path is all a document holds besides
+/// keys (`_id`, ObjectIds, `…_id`/`…Id` names, references to other
+/// collections): the collection exists to hold that value — as the one
+/// `separate-collection` creates does — and there is no read of the rest
+/// that moving it out would spare.
+fn payload_beside_keys(ctx: &CollectionCtx<'_>, heavy: &FieldProfile) -> bool {
+    if heavy.depth != 0 {
+        return false;
+    }
+    let is_key = |f: &FieldProfile| {
+        f.path == "_id"
+            || f.main_type() == Some(BsonType::ObjectId)
+            || f.path.ends_with("_id")
+            || f.path.ends_with("Id")
+            || ctx
+                .relationships
+                .iter()
+                .any(|r| r.from_ns == ctx.ns() && r.from_path == f.path)
+    };
+    ctx.fields()
+        .iter()
+        .filter(|f| f.depth == 0 && f.path != heavy.path)
+        .all(is_key)
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let p95_limit = t.bloated_document.p95_bytes;
     let share = t.bloated_document.path_share;
@@ -74,6 +100,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .filter(|f| f.depth == 0 && f.path != "_id")
             .max_by(|a, b| a.bytes_avg.total_cmp(&b.bytes_avg))
     });
+    // A collection of one value and its keys is already separated.
+    if target.is_some_and(|t| payload_beside_keys(ctx, t)) {
+        return Vec::new();
+    }
     let mut ev = evidence([
         ("doc_size", json!(s)),
         ("sampled", json!(ctx.sampled())),

@@ -946,3 +946,30 @@ fn unused_index_never_calls_an_index_a_shape_used_unused() {
         f.message
     );
 }
+
+#[test]
+fn bloated_document_is_silent_on_a_value_beside_its_keys() {
+    let mut t = Thresholds::default();
+    t.bloated_document.path_avg_bytes = 1024.0;
+    let with = |extra: bool| -> Vec<Document> {
+        (0..20)
+            .map(|i| {
+                let mut d = doc! {"_id": i, "contact_id": i, "avatar": "x".repeat(4096)};
+                if extra {
+                    d.insert("name", format!("contact {i}"));
+                }
+                d
+            })
+            .collect()
+    };
+    // The avatar beside its keys: already a collection of its own.
+    let found = check_with(&report("contacts_avatar", &with(false), 20), &t);
+    assert_eq!(severity_of(&found, "bloated-document"), None, "{found:?}");
+    // Beside a name that reads without it: separate it.
+    let found = check_with(&report("contacts", &with(true), 20), &t);
+    assert_eq!(
+        severity_of(&found, "bloated-document"),
+        Some(Severity::Warning),
+        "{found:?}"
+    );
+}
