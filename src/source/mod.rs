@@ -2,19 +2,24 @@
 //! (with what metadata it knows) and streams a sample of raw BSON documents
 //! to a sink; the profile never knows which source it is fed by.
 
+pub mod browse;
 pub mod ejson;
 pub mod extremes;
 pub mod file;
 pub mod index;
+pub mod matcher;
 pub mod mongo;
+pub mod query;
 pub mod select;
 
 use serde::Serialize;
 
+pub use browse::{Browse, Explain};
 pub use extremes::{Extremes, ExtremesAsk, ExtremesOutcome};
 pub use file::FileSource;
 pub use index::{CheckMethod, IndexInfo, IndexKind, PresenceCheck};
 pub use mongo::MongoSource;
+pub use query::{Query, QueryText};
 pub use select::Selection;
 
 /// Errors a source reports. Each renders as one sentence for the user.
