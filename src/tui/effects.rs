@@ -17,12 +17,26 @@ use tokio::sync::oneshot;
 use crate::audit::{self, Plan, Progress};
 use crate::i18n::Lang;
 use crate::report::Report;
-use crate::source::{FileSource, MongoSource, SampleMode, Source, SourceError};
+use crate::source::{
+    Browse, CollectionMeta, FileSource, MongoSource, Query, SampleMode, Source, SourceError,
+};
 use crate::target::Target;
 
+use super::querybar::Reply;
 use super::update::Msg;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What a query request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryWork {
+    /// A page of the matching documents (the query's skip and limit).
+    Page,
+    /// How many documents match the filter.
+    Count,
+    /// How the query runs.
+    Explain,
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
     /// Sample and analyse every selected collection with `size` documents.
     Sample {
@@ -53,6 +67,21 @@ pub enum Effect {
     /// Write a new file at `path`, or beside it (`name-2.js` …) when a file
     /// of that name exists: nothing is ever overwritten.
     WriteFile {
+        path: PathBuf,
+        contents: String,
+        what: String,
+    },
+    /// Run a read-only query on `db.coll` of the target.
+    Query {
+        req: u64,
+        db: String,
+        coll: String,
+        query: Box<Query>,
+        work: QueryWork,
+    },
+    /// Write query results to a new file, as `WriteFile` does; `what`
+    /// names them in the status line.
+    Export {
         path: PathBuf,
         contents: String,
         what: String,
@@ -118,6 +147,44 @@ impl Executor {
                 self.cancels.retain(|_, c| !c.is_closed());
                 self.cancels.insert(req, cancel_tx);
                 spawn_measuring(req, lesson, lang, self.timeout, cancel_rx, self.tx.clone());
+            }
+            Effect::Query {
+                req,
+                db,
+                coll,
+                query,
+                work,
+            } => {
+                let (cancel_tx, cancel_rx) = oneshot::channel();
+                self.cancels.retain(|_, c| !c.is_closed());
+                self.cancels.insert(req, cancel_tx);
+                spawn_query(
+                    QueryJob {
+                        req,
+                        target: self.target.clone(),
+                        timeout: self.timeout,
+                        meta: CollectionMeta::new(&db, &coll),
+                        query: *query,
+                        work,
+                    },
+                    cancel_rx,
+                    self.tx.clone(),
+                );
+            }
+            Effect::Export {
+                path,
+                contents,
+                what,
+            } => {
+                let _ = self.tx.send(Msg::Done(match write_new(&path, &contents) {
+                    Ok(p) if p == path => Ok(format!("wrote {what} to {}", p.display())),
+                    Ok(p) => Ok(format!(
+                        "wrote {what} to {} ({} exists and was left as it is)",
+                        p.display(),
+                        path.display()
+                    )),
+                    Err(e) => Err(format!("cannot write {}: {e}", path.display())),
+                }));
             }
             Effect::Cancel { req } => {
                 self.stops.remove(&req);
@@ -273,6 +340,106 @@ fn spawn_sampling(
             req,
             result: Err(format!("cannot start a worker: {e}")),
         });
+    }
+}
+
+/// One query request, for its worker.
+struct QueryJob {
+    req: u64,
+    target: Target,
+    timeout: Duration,
+    meta: CollectionMeta,
+    query: Query,
+    work: QueryWork,
+}
+
+/// A query on its own thread and runtime, like sampling: the loop never
+/// waits for the server, and a cancelled query is dropped at its next
+/// await.
+fn spawn_query(job: QueryJob, cancel: oneshot::Receiver<()>, tx: Sender<Msg>) {
+    let (req, work) = (job.req, job.work);
+    let failed = move |e: String| match work {
+        QueryWork::Page => Reply::Page(Err(e)),
+        QueryWork::Count => Reply::Count(Err(e)),
+        QueryWork::Explain => Reply::Explain(Err(e)),
+    };
+    let err_tx = tx.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("docshape-query-{req}"))
+        .spawn(move || {
+            let result = catch_panic("running the query", || {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => return Some(Err(format!("cannot start a worker: {e}"))),
+                };
+                rt.block_on(async {
+                    tokio::select! {
+                        r = run_query(&job) => Some(Ok(r)),
+                        _ = cancel => None,
+                    }
+                })
+            });
+            tracing::debug!(req, cancelled = result.is_none(), "query finished");
+            if let Some(result) = result {
+                let reply = result.unwrap_or_else(failed);
+                let _ = tx.send(Msg::Query { req, reply });
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = err_tx.send(Msg::Query {
+            req,
+            reply: failed(format!("cannot start a worker: {e}")),
+        });
+    }
+}
+
+async fn run_query(job: &QueryJob) -> Reply {
+    match &job.target {
+        Target::Mongo(uri) => match MongoSource::connect(uri, job.timeout).await {
+            Ok(src) => browse(&src, job).await,
+            Err(e) => fail(job.work, &e),
+        },
+        Target::Path(p) => match FileSource::open(p) {
+            Ok(src) => browse(&src, job).await,
+            Err(e) => fail(job.work, &e),
+        },
+    }
+}
+
+fn fail(work: QueryWork, e: &SourceError) -> Reply {
+    let e = e.to_string();
+    match work {
+        QueryWork::Page => Reply::Page(Err(e)),
+        QueryWork::Count => Reply::Count(Err(e)),
+        QueryWork::Explain => Reply::Explain(Err(e)),
+    }
+}
+
+async fn browse<B: Browse>(src: &B, job: &QueryJob) -> Reply {
+    let (meta, q) = (&job.meta, &job.query);
+    match job.work {
+        QueryWork::Page => Reply::Page(
+            src.find_page(meta, q)
+                .await
+                .map(|docs| {
+                    docs.iter()
+                        .filter_map(|d| {
+                            let mut b = Vec::new();
+                            d.to_writer(&mut b).ok().map(|()| b)
+                        })
+                        .collect()
+                })
+                .map_err(|e| e.to_string()),
+        ),
+        QueryWork::Count => Reply::Count(
+            src.count_matching(meta, &q.filter)
+                .await
+                .map_err(|e| e.to_string()),
+        ),
+        QueryWork::Explain => Reply::Explain(src.explain(meta, q).await.map_err(|e| e.to_string())),
     }
 }
 

@@ -47,6 +47,9 @@ pub enum Action {
     DetailLeft,
     DetailRight,
     LessonLanguage,
+    NextPage,
+    PrevPage,
+    Explain,
 }
 
 /// Name, description and default keys of every action, in help order.
@@ -101,13 +104,13 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::Filter,
         "filter",
-        "filter fields or collections",
+        "filter fields or collections; the query bar on Documents",
         &["/"],
     ),
     (
         Action::Cancel,
         "cancel",
-        "stop sampling (twice: abandon), close, clear filter",
+        "stop sampling (twice: abandon) or a query, close, clear filter",
         &["esc"],
     ),
     (Action::Resample, "resample", "sample again", &["r"]),
@@ -144,7 +147,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::WriteScript,
         "write-script",
-        "write the migration script to a file",
+        "write the migration script (or the query's page) to a file",
         &["w"],
     ),
     (
@@ -188,6 +191,24 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "lesson-language",
         "lessons in English / Chinese",
         &["t"],
+    ),
+    (
+        Action::NextPage,
+        "next-page",
+        "next page of query results",
+        &["n"],
+    ),
+    (
+        Action::PrevPage,
+        "prev-page",
+        "previous page of query results",
+        &["p"],
+    ),
+    (
+        Action::Explain,
+        "explain",
+        "how the query runs (explain)",
+        &["x"],
     ),
 ];
 

@@ -15,6 +15,7 @@ pub mod app;
 pub mod effects;
 pub mod keymap;
 pub mod model;
+pub mod querybar;
 pub mod terminal;
 pub mod theme;
 pub mod update;

@@ -9,6 +9,7 @@ use crate::report::{CollectionReport, Report};
 use crate::rules::Severity;
 
 use super::keymap::Keymap;
+use super::querybar::QueryState;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
@@ -237,6 +238,8 @@ pub struct Model {
     /// The furthest the detail scrolls, as the last frame drew it.
     pub detail_max: std::cell::Cell<u16>,
     pub learn: Learn,
+    /// The Documents tab's query bar and what its queries brought back.
+    pub query: QueryState,
     pub input: Option<Input>,
     pub help: bool,
     /// The language of the explorer's own words (tabs, headings); findings
@@ -291,6 +294,7 @@ impl Model {
             detail_hmax: std::cell::Cell::new(0),
             detail_max: std::cell::Cell::new(u16::MAX),
             learn: Learn::default(),
+            query: QueryState::default(),
             input: None,
             help: false,
             lang: Lang::En,
@@ -319,6 +323,15 @@ impl Model {
         match self.nav.get(self.nav_sel)? {
             NavRow::Coll(i) => self.report.as_ref()?.collections.get(*i),
             NavRow::Db(_) | NavRow::Overview => None,
+        }
+    }
+
+    /// Listed document `d` of the Documents tab: a page of query results
+    /// when a query ran on the selected collection, else the kept sample.
+    pub fn doc_bytes(&self, d: usize) -> Option<&[u8]> {
+        match super::querybar::results(self) {
+            Some(r) => r.docs.get(d).map(Vec::as_slice),
+            None => self.collection()?.kept.get(d).map(Vec::as_slice),
         }
     }
 

@@ -24,6 +24,7 @@ use super::keymap::{Action, Key};
 use super::model::{
     DocView, Input, InputFor, Job, Level, Model, NavRow, NavSort, Pane, Status, Tab,
 };
+use super::querybar::{self, Reply};
 use super::views;
 
 /// Smallest and largest sample sizes `+`/`-` reach.
@@ -61,6 +62,11 @@ pub enum Msg {
     Lesson {
         req: u64,
         result: Result<Vec<(String, Report)>, String>,
+    },
+    /// Query request `req` answered.
+    Query {
+        req: u64,
+        reply: Reply,
     },
     /// A side effect reports back (a file written, a copy made).
     Done(Result<String, String>),
@@ -187,6 +193,9 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             // prompt too, instead of typing a letter.
             let ctrl_quit =
                 bound == Some(Action::Quit) && k.modifiers.contains(KeyModifiers::CONTROL);
+            if m.query.bar.is_some() && !ctrl_quit {
+                return querybar::key(m, k);
+            }
             if m.input.is_some() && !ctrl_quit {
                 edit_input(m, k);
                 return Vec::new();
@@ -197,6 +206,10 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             }
         }
         Msg::Mouse(e) => mouse(m, e),
+        Msg::Query { req, reply } => {
+            querybar::reply(m, req, reply);
+            Vec::new()
+        }
         Msg::Resize(w, h) => {
             m.size = (w, h);
             Vec::new()
@@ -662,6 +675,11 @@ fn rebuild_docs(m: &mut Model) {
         m.docs.clear();
         return;
     };
+    if let Some(r) = querybar::results(m) {
+        m.docs = (0..r.docs.len()).collect();
+        m.doc_sel = m.doc_sel.min(m.docs.len().saturating_sub(1));
+        return;
+    }
     let docs: Vec<usize> = match &m.doc_view {
         DocView::All => (0..c.kept.len()).collect(),
         DocView::Largest => {
@@ -916,6 +934,13 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::Bottom => {
             if m.focus == Pane::Nav {
                 nav_move(m, a);
+            } else if m.tab == Tab::Documents
+                && matches!(a, Action::Down | Action::PageDown)
+                && m.doc_sel + 1 >= m.docs.len()
+                && querybar::results(m).is_some_and(|r| r.has_next() && !r.loading)
+            {
+                // Past the end of a page: the next one.
+                return querybar::turn_page(m, true);
             } else if m.tab == Tab::Learn {
                 return learn_move(m, a);
             } else {
@@ -1028,7 +1053,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                 if let Some(&d) = m.docs.get(m.doc_sel) {
                     if m.doc_open.remove(&d) {
                         m.doc_lines.remove(&d);
-                    } else if let Some(bytes) = m.collection().and_then(|c| c.kept.get(d)) {
+                    } else if let Some(bytes) = m.doc_bytes(d) {
                         let lines = views::documents::pretty_lines(bytes);
                         m.doc_lines.insert(d, lines);
                         m.doc_open.insert(d);
@@ -1037,6 +1062,11 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             }
             _ => {}
         },
+        Action::Filter
+            if m.focus == Pane::Main && m.tab == Tab::Documents && m.collection().is_some() =>
+        {
+            querybar::open(m);
+        }
         Action::Filter => {
             let target = if m.focus == Pane::Nav {
                 InputFor::Collections
@@ -1086,6 +1116,10 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                     ),
                 );
                 return vec![Effect::Cancel { req: j.req }];
+            } else if m.tab == Tab::Documents && querybar::results(m).is_some() {
+                let fx = querybar::cancel(m).unwrap_or_default();
+                rebuild_docs(m);
+                return fx;
             } else if !m.field_filter.is_empty() && m.focus == Pane::Main {
                 m.field_filter.clear();
                 rebuild_rows(m);
@@ -1139,6 +1173,13 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             rebuild_findings(m);
             set_tab(m, Tab::Findings);
         }
+        Action::WriteScript if m.tab == Tab::Documents && querybar::results(m).is_some() => {
+            return querybar::export(m);
+        }
+        Action::NextPage | Action::PrevPage => {
+            return querybar::turn_page(m, a == Action::NextPage);
+        }
+        Action::Explain => return querybar::explain(m),
         Action::Copy | Action::WriteScript => {
             let Some(f) = m.selected_finding() else {
                 status(m, Level::Warning, "select a finding first (Findings tab)");

@@ -1,5 +1,6 @@
-//! The Documents tab: the kept sample as pretty, coloured relaxed Extended
-//! JSON, one fold per document. Only the documents on screen are decoded.
+//! The Documents tab: the kept sample — or a page of a query's results —
+//! as pretty, coloured relaxed Extended JSON, one fold per document, under
+//! the query bar when it is open. Only the documents on screen are decoded.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -8,7 +9,9 @@ use ratatui::Frame;
 
 use super::highlight::json_line;
 use super::{block, clamp_hscroll, fit, inner, shift};
+use crate::i18n::Lang;
 use crate::tui::model::{DocView, Model, Pane};
+use crate::tui::querybar::{self, Bar, Part, Results, PAGE};
 use crate::tui::theme::Theme;
 
 /// Lines shown of one open document at most.
@@ -49,22 +52,185 @@ fn summary(bytes: &[u8]) -> String {
     format!("_id {id} · {} fields", raw.iter().count())
 }
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
-    let Some(c) = m.collection() else { return };
+/// "N match", "counting…" or why the count failed.
+fn count_text(r: &Results, lang: Lang) -> String {
+    match &r.count {
+        None => lang.pick("counting…", "计数中…").to_owned(),
+        Some(Ok(n)) => match lang {
+            Lang::En => format!("{} match", crate::fmt::group(*n)),
+            Lang::Zh => format!("匹配 {} 个", crate::fmt::group(*n)),
+        },
+        Some(Err(e)) => format!("{} ({e})", lang.pick("not counted", "未计数")),
+    }
+}
+
+/// The tab's title: what is listed.
+fn title(m: &Model, results: Option<&Results>) -> String {
+    let l = m.lang;
+    if let Some(r) = results {
+        let pages = r.pages().map_or_else(|| "?".to_owned(), |p| p.to_string());
+        return format!(
+            " {}: {} · {} {}/{pages} ",
+            l.pick("Query", "查询"),
+            count_text(r, l),
+            l.pick("page", "页"),
+            r.page + 1,
+        );
+    }
     let which = match &m.doc_view {
-        DocView::All => "kept sample".to_owned(),
-        DocView::WithField(p) => format!("holding {p}"),
-        DocView::Largest => "largest first".to_owned(),
+        DocView::All => l.pick("kept sample", "保留的样本").to_owned(),
+        DocView::WithField(p) => format!("{} {p}", l.pick("holding", "含有")),
+        DocView::Largest => l.pick("largest first", "最大的在前").to_owned(),
     };
-    let title = format!(" Documents: {which} ({}) · Enter folds ", m.docs.len());
-    f.render_widget(block(title, m.focus == Pane::Main, theme), area);
+    format!(
+        " {}: {which} ({}) · {} ",
+        l.pick("Documents", "文档"),
+        m.docs.len(),
+        l.pick("Enter folds · / queries", "Enter 折叠 · / 查询")
+    )
+}
+
+/// The open bar: the parts (the edited one marked), its text, and what
+/// is wrong with it.
+fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut parts = vec![Span::styled(
+        format!("{} ", lang.pick("query", "查询")),
+        theme.title(),
+    )];
+    for p in Part::ALL {
+        let style = if p == bar.part {
+            theme.selected()
+        } else {
+            theme.dim()
+        };
+        let filled = if querybar::text_of(&bar.text, p).trim().is_empty() {
+            ""
+        } else {
+            "•"
+        };
+        parts.push(Span::styled(format!(" {}{filled} ", p.label(lang)), style));
+    }
+    parts.push(Span::styled(
+        format!(
+            "  {}",
+            lang.pick(
+                "Enter runs · Tab next · ↑↓ history · Esc closes",
+                "Enter 运行 · Tab 下一项 · ↑↓ 历史 · Esc 关闭"
+            )
+        ),
+        theme.dim(),
+    ));
+    let text = querybar::text_of(&bar.text, bar.part);
+    // The end of a long text stays in sight, where the cursor is.
+    let room = w.saturating_sub(4);
+    let shown = if crate::fmt::display_width(text) > room {
+        let mut tail: Vec<char> = Vec::new();
+        let mut used = 0;
+        for c in text.chars().rev() {
+            used += crate::fmt::char_width(c);
+            if used + 1 > room {
+                break;
+            }
+            tail.push(c);
+        }
+        format!("…{}", tail.into_iter().rev().collect::<String>())
+    } else {
+        text.to_owned()
+    };
+    let mut out = vec![
+        Line::from(parts),
+        Line::from(vec![
+            Span::styled("› ", theme.title()),
+            Span::styled(format!("{shown}▏"), theme.text()),
+        ]),
+    ];
+    if let Some(e) = &bar.error {
+        for l in super::wrap(&format!("✗ {e}"), w.max(1)) {
+            out.push(Line::styled(
+                l,
+                theme.text().fg(theme.color("status.error")),
+            ));
+        }
+    }
+    out
+}
+
+/// The query shown, its state, and its explain when asked for.
+fn results_lines(r: &Results, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(vec![
+        Span::styled(format!("{} ", lang.pick("query", "查询")), theme.title()),
+        Span::styled(fit(&r.text.summary(), w.saturating_sub(6)), theme.text()),
+    ])];
+    let first = r.page * PAGE + 1;
+    let state = if r.loading {
+        lang.pick("reading…", "读取中…").to_owned()
+    } else if let Some(e) = &r.error {
+        format!("✗ {e}")
+    } else if r.docs.is_empty() {
+        lang.pick("no document matches", "没有匹配的文档")
+            .to_owned()
+    } else {
+        format!(
+            "{} {first}–{} · {} · n/p {} · x explain · w {} · Esc {}",
+            lang.pick("documents", "文档"),
+            first + r.docs.len() as u64 - 1,
+            count_text(r, lang),
+            lang.pick("pages", "翻页"),
+            lang.pick("export", "导出"),
+            lang.pick("the sample", "样本"),
+        )
+    };
+    let style = if r.error.is_some() {
+        theme.text().fg(theme.color("status.error"))
+    } else {
+        theme.dim()
+    };
+    out.push(Line::styled(fit(&state, w), style));
+    if r.show_explain {
+        match &r.explain {
+            None => out.push(Line::styled(
+                lang.pick("explaining…", "分析中…"),
+                theme.dim(),
+            )),
+            Some(Ok(e)) => {
+                for l in querybar::explain_lines(e, lang) {
+                    out.push(Line::styled(fit(&format!("  {l}"), w), theme.text()));
+                }
+            }
+            Some(Err(e)) => out.push(Line::styled(
+                fit(
+                    &format!("  {}: {e}", lang.pick("no explain", "无法分析")),
+                    w,
+                ),
+                theme.text().fg(theme.color("status.warning")),
+            )),
+        }
+    }
+    out
+}
+
+pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    if m.collection().is_none() {
+        return;
+    }
+    let results = querybar::results(m);
+    f.render_widget(block(title(m, results), m.focus == Pane::Main, theme), area);
     let inside = inner(area);
-    let h = usize::from(inside.height);
     let w = usize::from(inside.width);
-    let mut lines: Vec<Line> = Vec::with_capacity(h);
-    if m.docs.is_empty() {
+    let mut lines: Vec<Line> = Vec::new();
+    if let Some(bar) = &m.query.bar {
+        lines.extend(bar_lines(bar, m.lang, w, theme));
+    }
+    if let Some(r) = results {
+        lines.extend(results_lines(r, m.lang, w, theme));
+    }
+    let h = usize::from(inside.height);
+    if m.docs.is_empty() && results.is_none() {
         lines.push(Line::styled(
-            "no kept document here (d on a field, L for the largest, Esc for all)",
+            m.lang.pick(
+                "no kept document here (d on a field, L for the largest, Esc for all)",
+                "这里没有保留的文档（在字段上按 d，L 看最大的，Esc 看全部）",
+            ),
             theme.dim(),
         ));
     }
@@ -84,7 +250,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     // Keep two documents above the selection, but never leave the screen
     // part empty when the list could fill it (as after `G`).
     let mut last_start = m.docs.len();
-    let mut filled = 0;
+    let mut filled = lines.len();
     while last_start > 0 && filled < h {
         last_start -= 1;
         filled += rows(last_start, m.docs[last_start]);
@@ -99,10 +265,14 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         if lines.len() >= h {
             break;
         }
-        let bytes = &c.kept[d];
+        let Some(bytes) = m.doc_bytes(d) else {
+            continue;
+        };
         let open = m.doc_open.contains(&d);
+        // Results are numbered from the query's first match.
+        let n = results.map_or(d, |r| (r.page * PAGE) as usize + d + 1);
         let head = format!(
-            "{} #{d:<4} {:>9}  {}",
+            "{} #{n:<4} {:>9}  {}",
             if open { "▾" } else { "▸" },
             crate::fmt::bytes(bytes.len() as f64),
             summary(bytes)
