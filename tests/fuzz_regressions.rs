@@ -64,3 +64,12 @@ fn profile_inputs() {
         }
     }
 }
+
+#[test]
+fn query_inputs() {
+    let all = inputs("query");
+    assert!(!all.is_empty(), "the seed corpus is missing");
+    for data in all {
+        docshape::source::query::check_input(&String::from_utf8_lossy(&data));
+    }
+}

@@ -269,3 +269,60 @@ fn collections_arrive_and_esc_keeps_them() {
         let _ = common::client().await.database(&db).drop().await;
     });
 }
+
+#[test]
+fn query_bar_finds_matches_outside_the_sample_with_their_count() {
+    use mongodb::bson::doc;
+    let uri = common::uri();
+    let db = common::unique_db("tuiq");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        let c = client
+            .database(&db)
+            .collection::<mongodb::bson::Document>("events");
+        let docs: Vec<_> = (0..300)
+            .map(|i| doc! {"n": i, "kind": if i % 3 == 0 { "a" } else { "b" }})
+            .collect();
+        c.insert_many(docs).await.expect("insert");
+    });
+    let home = tempfile::tempdir().expect("temp dir");
+    // Ten sampled documents; the filter matches fifty, most never sampled.
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} '{bin}' '{uri}' --db {db} --sample 10 --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-query", (120, 40), &cmd);
+    wait_for(&s, "events", 60);
+    keys(&s, &["-l", "/events"]);
+    keys(&s, &["Enter"]);
+    wait_for(&s, "Fields (", 10);
+    keys(&s, &["3"]);
+    wait_for(&s, "kept sample (10)", 10);
+    keys(&s, &["/"]);
+    wait_for(&s, "Enter runs", 10);
+    keys(&s, &["-l", "{kind: 'a', n: {$gte: 150}}"]);
+    keys(&s, &["Tab"]);
+    keys(&s, &["-l", "{n: 1}"]);
+    keys(&s, &["Enter"]);
+    let t = wait_for(&s, "50 match", 20);
+    assert!(t.contains("{kind: 'a', n: {$gte: 150}} sort {n: 1}"), "{t}");
+    assert!(t.contains("documents 1–50"), "{t}");
+    // The first match, opened: the smallest n that matches.
+    keys(&s, &["Enter"]);
+    let t = wait_for(&s, "\"n\": 150", 10);
+    assert!(t.contains("\"kind\": \"a\""), "{t}");
+    // How the server ran it.
+    keys(&s, &["x"]);
+    let t = wait_for(&s, "documents examined", 10);
+    assert!(t.contains("plan "), "{t}");
+    keys(&s, &["Escape"]);
+    wait_for(&s, "kept sample (10)", 10);
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}

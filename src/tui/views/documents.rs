@@ -110,16 +110,19 @@ fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static
         };
         parts.push(Span::styled(format!(" {}{filled} ", p.label(lang)), style));
     }
-    parts.push(Span::styled(
-        format!(
-            "  {}",
-            lang.pick(
-                "Enter runs · Tab next · ↑↓ history · Esc closes",
-                "Enter 运行 · Tab 下一项 · ↑↓ 历史 · Esc 关闭"
-            )
-        ),
-        theme.dim(),
-    ));
+    let hint = lang.pick(
+        "Enter runs · Tab next · ↑↓ history · Esc closes",
+        "Enter 运行 · Tab 下一项 · ↑↓ 历史 · Esc 关闭",
+    );
+    let used: usize = parts
+        .iter()
+        .map(|p| crate::fmt::display_width(&p.content))
+        .sum();
+    // The keys on the parts' line when they fit, else on a line of their own.
+    let hint_below = used + 2 + crate::fmt::display_width(hint) > w;
+    if !hint_below {
+        parts.push(Span::styled(format!("  {hint}"), theme.dim()));
+    }
     let text = querybar::text_of(&bar.text, bar.part);
     // The end of a long text stays in sight, where the cursor is.
     let room = w.saturating_sub(4);
@@ -137,13 +140,14 @@ fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static
     } else {
         text.to_owned()
     };
-    let mut out = vec![
-        Line::from(parts),
-        Line::from(vec![
-            Span::styled("› ", theme.title()),
-            Span::styled(format!("{shown}▏"), theme.text()),
-        ]),
-    ];
+    let mut out = vec![Line::from(parts)];
+    if hint_below {
+        out.push(Line::styled(fit(hint, w), theme.dim()));
+    }
+    out.push(Line::from(vec![
+        Span::styled("› ", theme.title()),
+        Span::styled(format!("{shown}▏"), theme.text()),
+    ]));
     if let Some(e) = &bar.error {
         for l in super::wrap(&format!("✗ {e}"), w.max(1)) {
             out.push(Line::styled(
@@ -185,7 +189,9 @@ fn results_lines(r: &Results, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'
     } else {
         theme.dim()
     };
-    out.push(Line::styled(fit(&state, w), style));
+    for l in super::wrap(&state, w.max(1)) {
+        out.push(Line::styled(l, style));
+    }
     if r.show_explain {
         match &r.explain {
             None => out.push(Line::styled(
@@ -194,16 +200,20 @@ fn results_lines(r: &Results, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'
             )),
             Some(Ok(e)) => {
                 for l in querybar::explain_lines(e, lang) {
-                    out.push(Line::styled(fit(&format!("  {l}"), w), theme.text()));
+                    for part in super::wrap(&l, w.saturating_sub(2).max(1)) {
+                        out.push(Line::styled(format!("  {part}"), theme.text()));
+                    }
                 }
             }
-            Some(Err(e)) => out.push(Line::styled(
-                fit(
-                    &format!("  {}: {e}", lang.pick("no explain", "无法分析")),
-                    w,
-                ),
-                theme.text().fg(theme.color("status.warning")),
-            )),
+            Some(Err(e)) => {
+                let text = format!("{}: {e}", lang.pick("no explain", "无法分析"));
+                for part in super::wrap(&text, w.saturating_sub(2).max(1)) {
+                    out.push(Line::styled(
+                        format!("  {part}"),
+                        theme.text().fg(theme.color("status.warning")),
+                    ));
+                }
+            }
         }
     }
     out

@@ -623,6 +623,12 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let mut spans = Vec::new();
         for (a, what) in hints {
             let k = m.keymap.first_label(a);
+            // On the Documents tab `/` opens the query bar.
+            let what = if a == Action::Filter && m.tab == Tab::Documents && m.focus == Pane::Main {
+                l.pick("query", "查询")
+            } else {
+                what
+            };
             spans.push(Span::styled(format!(" {k}"), theme.title()));
             spans.push(Span::styled(format!(" {what} "), theme.dim()));
         }
