@@ -6,10 +6,15 @@
 
 mod common;
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use bson::{doc, Bson, Document};
 use docshape::source::{Browse, CollectionMeta, FileSource, MongoSource, Query, QueryText, Source};
+
+/// The tests of this file one at a time: one reads the server's write
+/// counters, which another test's inserts would move.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The documents both sources hold.
 fn documents() -> Vec<Document> {
@@ -164,6 +169,9 @@ async fn check<B: Browse>(src: &B, meta: &CollectionMeta, label: &str) {
 
 #[test]
 fn server_and_file_scan_agree_on_every_query() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let uri = common::uri();
     let db = common::unique_db("query");
     let dir = tempfile::tempdir().expect("temp dir");
@@ -186,6 +194,7 @@ fn server_and_file_scan_agree_on_every_query() {
         let server = MongoSource::connect(&uri, Duration::from_secs(10))
             .await
             .expect("connect");
+        let writes_before = writes(&client).await;
         check(&server, &meta, "server").await;
 
         let mut files = FileSource::open(dir.path()).expect("open the dump");
@@ -235,7 +244,23 @@ fn server_and_file_scan_agree_on_every_query() {
             .expect("server explain");
         assert_eq!(e.plan, ["COLLSCAN"], "{e:?}");
         assert_eq!((e.index, e.docs_examined), (None, Some(200)));
+        // Read-only: nothing of all that wrote to the server.
+        assert_eq!(writes(&client).await, writes_before);
     });
+}
+
+/// The server's write counters (`serverStatus.opcounters`).
+async fn writes(c: &mongodb::Client) -> Vec<(String, Option<Bson>)> {
+    let status = c
+        .database("admin")
+        .run_command(doc! {"serverStatus": 1})
+        .await
+        .expect("serverStatus");
+    let ops = status.get_document("opcounters").expect("opcounters");
+    ["insert", "update", "delete"]
+        .iter()
+        .map(|k| ((*k).to_owned(), ops.get(*k).cloned()))
+        .collect()
 }
 
 fn q_sku() -> Query {
@@ -247,6 +272,9 @@ fn q_sku() -> Query {
 
 #[test]
 fn a_query_the_server_refuses_is_one_sentence() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let uri = common::uri();
     let db = common::unique_db("querybad");
     let rt = tokio::runtime::Builder::new_current_thread()
