@@ -372,6 +372,23 @@ fn results_export_and_chinese() {
     let docs: Vec<serde_json::Value> = serde_json::from_str(contents).expect("JSON");
     assert_eq!(docs.len(), 4);
     assert!(docs.iter().all(|d| d["status"] == "paid"));
+    // `W`: the same page as CSV, a header and a row per document.
+    let fx = key(&mut m, KeyCode::Char('W'));
+    let [Effect::Export {
+        path,
+        contents: csv,
+        ..
+    }] = &fx[..]
+    else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(path, Path::new("shop.orders.query.csv"));
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 5, "{csv}");
+    assert!(rows[0].starts_with("_id,"), "{csv}");
+    assert!(rows[0].contains(",status,"), "{csv}");
+    // Nested values are quoted Extended JSON, so the status stands alone.
+    assert!(rows[1..].iter().all(|r| r.contains("]\",paid,")), "{csv}");
     // Written beside nothing else: a new file, never over an old one.
     let target = dir.path().join("shop.orders.query.json");
     std::fs::write(&target, "old").expect("write");

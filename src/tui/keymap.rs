@@ -50,6 +50,7 @@ pub enum Action {
     NextPage,
     PrevPage,
     Explain,
+    ExportCsv,
 }
 
 /// Name, description and default keys of every action, in help order.
@@ -209,6 +210,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "explain",
         "how the query runs (explain)",
         &["x"],
+    ),
+    (
+        Action::ExportCsv,
+        "export-csv",
+        "write the query's page to a CSV file",
+        &["W"],
     ),
 ];
 

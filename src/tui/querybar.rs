@@ -481,18 +481,34 @@ pub fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
     Some(fx)
 }
 
-/// `w` with results: the page as an Extended JSON array in a new file.
-pub fn export(m: &mut Model) -> Vec<Effect> {
+/// What `w` and `W` write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// An array of relaxed Extended JSON documents.
+    Json,
+    /// One row per document, one column per top-level field.
+    Csv,
+}
+
+/// `w` / `W` with results: the page in a new file.
+pub fn export(m: &mut Model, format: Format) -> Vec<Effect> {
     let Some(r) = results(m) else {
+        let msg = m.lang.pick(
+            "nothing to write: run a query first (/ on the Documents tab)",
+            "没有可写出的内容：请先运行查询（在文档页按 /）",
+        );
+        status(m, Level::Info, msg);
         return Vec::new();
     };
-    let docs: Vec<serde_json::Value> = r
+    let docs: Vec<bson::Document> = r
         .docs
         .iter()
         .filter_map(|b| bson::Document::from_reader(b.as_slice()).ok())
-        .map(|d| bson::Bson::Document(d).into_relaxed_extjson())
         .collect();
-    let contents = serde_json::to_string_pretty(&docs).unwrap_or_default() + "\n";
+    let (contents, ext) = match format {
+        Format::Json => (json(&docs), "json"),
+        Format::Csv => (csv(&docs), "csv"),
+    };
     let safe: String = r
         .namespace
         .chars()
@@ -509,10 +525,74 @@ pub fn export(m: &mut Model) -> Vec<Effect> {
         Lang::Zh => format!("{} 上查询结果的 {} 个文档", r.namespace, docs.len()),
     };
     vec![Effect::Export {
-        path: PathBuf::from(format!("{safe}.query.json")),
+        path: PathBuf::from(format!("{safe}.query.{ext}")),
         contents,
         what,
     }]
+}
+
+fn json(docs: &[bson::Document]) -> String {
+    let values: Vec<serde_json::Value> = docs
+        .iter()
+        .map(|d| bson::Bson::Document(d.clone()).into_relaxed_extjson())
+        .collect();
+    serde_json::to_string_pretty(&values).unwrap_or_default() + "\n"
+}
+
+/// A CSV file (RFC 4180): a header of every top-level field in the order
+/// first seen, then a row per document; strings, numbers, booleans, ids
+/// and dates as they read, anything else as compact Extended JSON.
+pub fn csv(docs: &[bson::Document]) -> String {
+    let mut columns: Vec<&str> = Vec::new();
+    for d in docs {
+        for k in d.keys() {
+            if !columns.contains(&k.as_str()) {
+                columns.push(k);
+            }
+        }
+    }
+    let row = |cells: Vec<String>| {
+        cells
+            .iter()
+            .map(|c| csv_cell(c))
+            .collect::<Vec<_>>()
+            .join(",")
+            + "\r\n"
+    };
+    let mut out = row(columns.iter().map(|c| (*c).to_owned()).collect());
+    for d in docs {
+        out.push_str(&row(columns
+            .iter()
+            .map(|c| d.get(*c).map_or_else(String::new, csv_value))
+            .collect()));
+    }
+    out
+}
+
+fn csv_value(v: &bson::Bson) -> String {
+    use bson::Bson;
+    match v {
+        Bson::String(s) => s.clone(),
+        Bson::Null | Bson::Undefined => String::new(),
+        Bson::Boolean(b) => b.to_string(),
+        Bson::Int32(n) => n.to_string(),
+        Bson::Int64(n) => n.to_string(),
+        Bson::Double(x) => x.to_string(),
+        Bson::Decimal128(x) => x.to_string(),
+        Bson::ObjectId(o) => o.to_hex(),
+        Bson::DateTime(d) => d
+            .try_to_rfc3339_string()
+            .unwrap_or_else(|_| d.timestamp_millis().to_string()),
+        other => other.clone().into_relaxed_extjson().to_string(),
+    }
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
 }
 
 /// A reply from a query request; stale ones are dropped.
@@ -583,4 +663,53 @@ pub fn explain_lines(e: &Explain, lang: Lang) -> Vec<String> {
     }
     out.push(counts);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    #[test]
+    fn csv_has_every_field_and_quotes_what_needs_it() {
+        let docs = [
+            doc! {"_id": 1, "name": "a, \"b\"", "at": bson::DateTime::from_millis(0)},
+            doc! {"_id": 2, "tags": ["x", "y"], "note": "two\nlines", "n": null},
+        ];
+        assert_eq!(
+            csv(&docs),
+            "_id,name,at,tags,note,n\r\n\
+             1,\"a, \"\"b\"\"\",1970-01-01T00:00:00Z,,,\r\n\
+             2,,,\"[\"\"x\"\",\"\"y\"\"]\",\"two\nlines\",\r\n"
+        );
+        assert_eq!(csv(&[]), "\r\n");
+    }
+
+    #[test]
+    fn pages_cut_the_users_skip_and_limit() {
+        let mut r = Results {
+            query: Query {
+                skip: 5,
+                limit: Some(120),
+                ..Query::default()
+            },
+            count: Some(Ok(1000)),
+            ..Results::default()
+        };
+        assert_eq!(r.total(), Some(120));
+        assert_eq!(r.pages(), Some(3));
+        let q = r.page_query(2);
+        assert_eq!((q.skip, q.limit), (5 + 2 * PAGE, Some(120 - 2 * PAGE)));
+        r.page = 2;
+        assert!(!r.has_next());
+        // Uncounted: a full page may have another after it.
+        r.count = None;
+        r.page = 0;
+        r.docs = vec![Vec::new(); PAGE as usize];
+        assert!(r.has_next());
+        r.docs.pop();
+        assert!(!r.has_next());
+        r.query.limit = None;
+        assert_eq!(r.page_query(1).limit, Some(PAGE));
+    }
 }

@@ -1174,8 +1174,9 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             set_tab(m, Tab::Findings);
         }
         Action::WriteScript if m.tab == Tab::Documents && querybar::results(m).is_some() => {
-            return querybar::export(m);
+            return querybar::export(m, querybar::Format::Json);
         }
+        Action::ExportCsv => return querybar::export(m, querybar::Format::Csv),
         Action::NextPage | Action::PrevPage => {
             return querybar::turn_page(m, a == Action::NextPage);
         }
