@@ -4,14 +4,17 @@
 //! cancelled run is dropped at its next await, and its late messages carry a
 //! stale request id that `update` ignores.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::rc::Rc;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tokio::sync::oneshot;
 
 use crate::audit::{self, Plan, Progress};
@@ -99,6 +102,8 @@ pub struct Executor {
     pub full: bool,
     cancels: HashMap<u64, oneshot::Sender<()>>,
     stops: HashMap<u64, Arc<AtomicBool>>,
+    /// The query worker, once a query ran.
+    queries: Option<Jobs>,
 }
 
 impl Executor {
@@ -112,6 +117,7 @@ impl Executor {
             full,
             cancels: HashMap::new(),
             stops: HashMap::new(),
+            queries: None,
         }
     }
 
@@ -158,18 +164,24 @@ impl Executor {
                 let (cancel_tx, cancel_rx) = oneshot::channel();
                 self.cancels.retain(|_, c| !c.is_closed());
                 self.cancels.insert(req, cancel_tx);
-                spawn_query(
-                    QueryJob {
-                        req,
-                        target: self.target.clone(),
-                        timeout: self.timeout,
-                        meta: CollectionMeta::new(&db, &coll),
-                        query: *query,
-                        work,
-                    },
-                    cancel_rx,
-                    self.tx.clone(),
-                );
+                if self.queries.is_none() {
+                    self.queries =
+                        start_query_worker(self.target.clone(), self.timeout, self.tx.clone());
+                }
+                let job = QueryJob {
+                    req,
+                    meta: CollectionMeta::new(&db, &coll),
+                    query: *query,
+                    work,
+                };
+                let sent = match &self.queries {
+                    Some(q) => q.send((job, cancel_rx)).map_err(|e| e.0 .0),
+                    None => Err(job),
+                };
+                if let Err(job) = sent {
+                    let reply = failed(job.work, "cannot start a worker".into());
+                    let _ = self.tx.send(Msg::Query { req, reply });
+                }
             }
             Effect::Export {
                 path,
@@ -346,71 +358,13 @@ fn spawn_sampling(
 /// One query request, for its worker.
 struct QueryJob {
     req: u64,
-    target: Target,
-    timeout: Duration,
     meta: CollectionMeta,
     query: Query,
     work: QueryWork,
 }
 
-/// A query on its own thread and runtime, like sampling: the loop never
-/// waits for the server, and a cancelled query is dropped at its next
-/// await.
-fn spawn_query(job: QueryJob, cancel: oneshot::Receiver<()>, tx: Sender<Msg>) {
-    let (req, work) = (job.req, job.work);
-    let failed = move |e: String| match work {
-        QueryWork::Page => Reply::Page(Err(e)),
-        QueryWork::Count => Reply::Count(Err(e)),
-        QueryWork::Explain => Reply::Explain(Err(e)),
-    };
-    let err_tx = tx.clone();
-    let spawned = std::thread::Builder::new()
-        .name(format!("docshape-query-{req}"))
-        .spawn(move || {
-            let result = catch_panic("running the query", || {
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => return Some(Err(format!("cannot start a worker: {e}"))),
-                };
-                rt.block_on(async {
-                    tokio::select! {
-                        r = run_query(&job) => Some(Ok(r)),
-                        _ = cancel => None,
-                    }
-                })
-            });
-            tracing::debug!(req, cancelled = result.is_none(), "query finished");
-            if let Some(result) = result {
-                let reply = result.unwrap_or_else(failed);
-                let _ = tx.send(Msg::Query { req, reply });
-            }
-        });
-    if let Err(e) = spawned {
-        let _ = err_tx.send(Msg::Query {
-            req,
-            reply: failed(format!("cannot start a worker: {e}")),
-        });
-    }
-}
-
-async fn run_query(job: &QueryJob) -> Reply {
-    match &job.target {
-        Target::Mongo(uri) => match MongoSource::connect(uri, job.timeout).await {
-            Ok(src) => browse(&src, job).await,
-            Err(e) => fail(job.work, &e),
-        },
-        Target::Path(p) => match FileSource::open(p) {
-            Ok(src) => browse(&src, job).await,
-            Err(e) => fail(job.work, &e),
-        },
-    }
-}
-
-fn fail(work: QueryWork, e: &SourceError) -> Reply {
-    let e = e.to_string();
+/// The reply a failed request gets, of its kind.
+fn failed(work: QueryWork, e: String) -> Reply {
     match work {
         QueryWork::Page => Reply::Page(Err(e)),
         QueryWork::Count => Reply::Count(Err(e)),
@@ -418,9 +372,111 @@ fn fail(work: QueryWork, e: &SourceError) -> Reply {
     }
 }
 
-async fn browse<B: Browse>(src: &B, job: &QueryJob) -> Reply {
+/// The connection queries go through, opened at the first query and kept
+/// while it works, so a page costs one round trip, not a new connection.
+enum Opened {
+    Mongo(MongoSource),
+    Files(FileSource),
+}
+
+type Jobs = tokio::sync::mpsc::UnboundedSender<(QueryJob, oneshot::Receiver<()>)>;
+
+/// Starts the query worker: its own thread and runtime, like sampling, so
+/// the loop never waits for the server. Requests run side by side (a page
+/// and its count); a cancelled one is dropped at its next await.
+fn start_query_worker(target: Target, timeout: Duration, tx: Sender<Msg>) -> Option<Jobs> {
+    let (jobs, mut rx) =
+        tokio::sync::mpsc::unbounded_channel::<(QueryJob, oneshot::Receiver<()>)>();
+    let spawned = std::thread::Builder::new()
+        .name("docshape-query".into())
+        .spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                while let Ok((job, _)) = rx.try_recv() {
+                    let reply = failed(job.work, "cannot start a worker".into());
+                    let _ = tx.send(Msg::Query { req: job.req, reply });
+                }
+                return;
+            };
+            let local = tokio::task::LocalSet::new();
+            local.block_on(&rt, async move {
+                let source: Rc<RefCell<Option<Rc<Opened>>>> = Rc::default();
+                while let Some((job, cancel)) = rx.recv().await {
+                    let opened = source.borrow().clone();
+                    let src = match opened {
+                        Some(s) => s,
+                        None => match open(&target, timeout).await {
+                            Ok(s) => {
+                                let s = Rc::new(s);
+                                *source.borrow_mut() = Some(Rc::clone(&s));
+                                s
+                            }
+                            Err(e) => {
+                                let reply = failed(job.work, e.to_string());
+                                let _ = tx.send(Msg::Query { req: job.req, reply });
+                                continue;
+                            }
+                        },
+                    };
+                    let (tx, source) = (tx.clone(), Rc::clone(&source));
+                    tokio::task::spawn_local(async move {
+                        let (req, work) = (job.req, job.work);
+                        let run = std::panic::AssertUnwindSafe(browse(&src, &job)).catch_unwind();
+                        let result = tokio::select! {
+                            r = run => Some(r),
+                            _ = cancel => None,
+                        };
+                        tracing::debug!(req, cancelled = result.is_none(), "query finished");
+                        let reply = match result {
+                            None => return,
+                            Some(Ok((reply, gone))) => {
+                                // The next query connects again.
+                                if gone {
+                                    source.borrow_mut().take();
+                                }
+                                reply
+                            }
+                            Some(Err(payload)) => failed(
+                                work,
+                                format!(
+                                    "internal error while running the query (a bug, please report it): {}",
+                                    super::terminal::panic_message(payload.as_ref())
+                                ),
+                            ),
+                        };
+                        let _ = tx.send(Msg::Query { req, reply });
+                    });
+                }
+            });
+        });
+    spawned.ok().map(|_| jobs)
+}
+
+async fn open(target: &Target, timeout: Duration) -> Result<Opened, SourceError> {
+    Ok(match target {
+        Target::Mongo(uri) => Opened::Mongo(MongoSource::connect(uri, timeout).await?),
+        Target::Path(p) => Opened::Files(FileSource::open(p)?),
+    })
+}
+
+/// The reply, and whether the connection is gone.
+async fn browse(src: &Opened, job: &QueryJob) -> (Reply, bool) {
+    match src {
+        Opened::Mongo(s) => browse_with(s, job).await,
+        Opened::Files(s) => browse_with(s, job).await,
+    }
+}
+
+async fn browse_with<B: Browse>(src: &B, job: &QueryJob) -> (Reply, bool) {
     let (meta, q) = (&job.meta, &job.query);
-    match job.work {
+    let mut gone = false;
+    let mut said = |e: SourceError| {
+        gone |= e.is_gone();
+        e.to_string()
+    };
+    let reply = match job.work {
         QueryWork::Page => Reply::Page(
             src.find_page(meta, q)
                 .await
@@ -432,15 +488,14 @@ async fn browse<B: Browse>(src: &B, job: &QueryJob) -> Reply {
                         })
                         .collect()
                 })
-                .map_err(|e| e.to_string()),
+                .map_err(&mut said),
         ),
-        QueryWork::Count => Reply::Count(
-            src.count_matching(meta, &q.filter)
-                .await
-                .map_err(|e| e.to_string()),
-        ),
-        QueryWork::Explain => Reply::Explain(src.explain(meta, q).await.map_err(|e| e.to_string())),
-    }
+        QueryWork::Count => {
+            Reply::Count(src.count_matching(meta, &q.filter).await.map_err(&mut said))
+        }
+        QueryWork::Explain => Reply::Explain(src.explain(meta, q).await.map_err(&mut said)),
+    };
+    (reply, gone)
 }
 
 /// Runs a worker's job; a panic becomes an error naming `what`.
