@@ -51,6 +51,7 @@ pub enum Action {
     PrevPage,
     Explain,
     ExportCsv,
+    FoldLevel,
 }
 
 /// Name, description and default keys of every action, in help order.
@@ -216,6 +217,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "export-csv",
         "write the query's page to a CSV file",
         &["W"],
+    ),
+    (
+        Action::FoldLevel,
+        "fold-level",
+        "fold nested objects and arrays: level 1, 2, none",
+        &["z"],
     ),
 ];
 

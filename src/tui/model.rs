@@ -222,6 +222,9 @@ pub struct Model {
     pub docs: Vec<usize>,
     pub doc_sel: usize,
     pub doc_open: HashSet<usize>,
+    /// Objects and arrays nested deeper than this are folded in open
+    /// documents (`z` cycles 1, 2, none).
+    pub doc_depth: Option<usize>,
     /// Pretty Extended JSON of the open documents, made when opened so a
     /// frame never decodes a document.
     pub doc_lines: HashMap<usize, Vec<String>>,
@@ -285,6 +288,7 @@ impl Model {
             docs: Vec::new(),
             doc_sel: 0,
             doc_open: HashSet::new(),
+            doc_depth: None,
             doc_lines: HashMap::new(),
             rel_rows: Vec::new(),
             rel_sel: 0,

@@ -1054,7 +1054,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
                     if m.doc_open.remove(&d) {
                         m.doc_lines.remove(&d);
                     } else if let Some(bytes) = m.doc_bytes(d) {
-                        let lines = views::documents::pretty_lines(bytes);
+                        let lines = views::documents::folded_lines(bytes, m.doc_depth);
                         m.doc_lines.insert(d, lines);
                         m.doc_open.insert(d);
                     }
@@ -1181,6 +1181,33 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             return querybar::turn_page(m, a == Action::NextPage);
         }
         Action::Explain => return querybar::explain(m),
+        Action::FoldLevel => {
+            m.doc_depth = match m.doc_depth {
+                None => Some(1),
+                Some(1) => Some(2),
+                Some(_) => None,
+            };
+            let open: Vec<usize> = m.doc_open.iter().copied().collect();
+            for d in open {
+                if let Some(bytes) = m.doc_bytes(d) {
+                    let lines = views::documents::folded_lines(bytes, m.doc_depth);
+                    m.doc_lines.insert(d, lines);
+                }
+            }
+            m.detail_scroll = 0;
+            let msg = match m.doc_depth {
+                Some(n) => match m.lang {
+                    Lang::En => format!("objects and arrays below level {n} folded — z for more"),
+                    Lang::Zh => format!("第 {n} 层以下的对象和数组已折叠——按 z 展开更多"),
+                },
+                None => m
+                    .lang
+                    .pick("every level unfolded", "所有层级已展开")
+                    .to_owned(),
+            };
+            status(m, Level::Info, msg);
+            set_tab(m, Tab::Documents);
+        }
         Action::Copy | Action::WriteScript => {
             let Some(f) = m.selected_finding() else {
                 status(m, Level::Warning, "select a finding first (Findings tab)");

@@ -26,6 +26,89 @@ pub fn pretty(bytes: &[u8]) -> String {
     }
 }
 
+/// The lines an open document shows, at most `MAX_LINES`; objects and
+/// arrays nested deeper than `depth` folded to one line.
+pub fn folded_lines(bytes: &[u8], depth: Option<usize>) -> Vec<String> {
+    let Some(depth) = depth else {
+        return pretty_lines(bytes);
+    };
+    let value = match bson::Document::from_reader(bytes) {
+        Ok(d) => bson::Bson::Document(d).into_relaxed_extjson(),
+        Err(e) => return vec![format!("(cannot decode this document: {e})")],
+    };
+    let mut lines = Vec::new();
+    fold_value(&value, 0, depth, String::new(), "", &mut lines);
+    if lines.len() > MAX_LINES {
+        lines.truncate(MAX_LINES);
+        lines.push(format!("… (more than {MAX_LINES} lines)"));
+    }
+    lines
+}
+
+/// An Extended JSON wrapper (`{"$oid": …}`, `{"$date": …}`): a value, not
+/// an object to fold.
+fn is_wrapper(m: &serde_json::Map<String, serde_json::Value>) -> bool {
+    m.len() <= 2 && m.keys().all(|k| k.starts_with('$'))
+}
+
+/// Writes `v` as pretty JSON lines, `head` before it (`"key": `) and
+/// `tail` after it (`,`).
+fn fold_value(
+    v: &serde_json::Value,
+    level: usize,
+    depth: usize,
+    head: String,
+    tail: &str,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    let pad = "  ".repeat(level);
+    let compact = |v: &Value| serde_json::to_string(v).unwrap_or_default();
+    let (open, close, items): (&str, &str, Vec<(String, &Value)>) = match v {
+        Value::Object(m) if !m.is_empty() && !is_wrapper(m) => (
+            "{",
+            "}",
+            m.iter()
+                .map(|(k, v)| (format!("{}: ", compact(&Value::String(k.clone()))), v))
+                .collect(),
+        ),
+        Value::Array(a) if !a.is_empty() => {
+            ("[", "]", a.iter().map(|v| (String::new(), v)).collect())
+        }
+        other => {
+            out.push(format!("{pad}{head}{}{tail}", compact(other)));
+            return;
+        }
+    };
+    if level >= depth && level > 0 {
+        let n = items.len();
+        let what = match (open, n) {
+            ("{", 1) => "1 field".to_owned(),
+            ("{", n) => format!("{n} fields"),
+            (_, 1) => "1 item".to_owned(),
+            (_, n) => format!("{n} items"),
+        };
+        out.push(format!("{pad}{head}{open}… {what}{close}{tail}"));
+        return;
+    }
+    out.push(format!("{pad}{head}{open}"));
+    let last = items.len().saturating_sub(1);
+    for (i, (h, child)) in items.into_iter().enumerate() {
+        fold_value(
+            child,
+            level + 1,
+            depth,
+            h,
+            if i < last { "," } else { "" },
+            out,
+        );
+        if out.len() > MAX_LINES {
+            return;
+        }
+    }
+    out.push(format!("{pad}{close}{tail}"));
+}
+
 /// The lines an open document shows, at most `MAX_LINES`.
 pub fn pretty_lines(bytes: &[u8]) -> Vec<String> {
     let text = pretty(bytes);
@@ -309,4 +392,54 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         }
     }
     f.render_widget(Paragraph::new(lines), inside);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(d: &bson::Document) -> Vec<u8> {
+        let mut b = Vec::new();
+        d.to_writer(&mut b).expect("BSON");
+        b
+    }
+
+    #[test]
+    fn folds_nested_objects_and_arrays_below_a_level() {
+        let d = bson::doc! {
+            "_id": bson::oid::ObjectId::parse_str("65a1b2c3d4e5f60718293a4b").expect("oid"),
+            "a": {"b": {"c": 1}, "d": [1, 2]},
+            "e": [{"f": 1}],
+            "g": [],
+            "h": "x",
+        };
+        let b = bytes(&d);
+        assert_eq!(
+            folded_lines(&b, Some(1)),
+            [
+                "{",
+                r#"  "_id": {"$oid":"65a1b2c3d4e5f60718293a4b"},"#,
+                r#"  "a": {… 2 fields},"#,
+                r#"  "e": [… 1 item],"#,
+                r#"  "g": [],"#,
+                r#"  "h": "x""#,
+                "}",
+            ]
+        );
+        assert_eq!(
+            folded_lines(&b, Some(2))[2..6],
+            [
+                r#"  "a": {"#,
+                r#"    "b": {… 1 field},"#,
+                r#"    "d": [… 2 items]"#,
+                "  },",
+            ]
+        );
+        // Deep enough, the folded printer writes what serde_json writes,
+        // wrappers on one line aside.
+        let plain = bson::doc! {"a": {"b": [1, {"c": "d"}]}, "e": true};
+        let b = bytes(&plain);
+        assert_eq!(folded_lines(&b, Some(10)), pretty_lines(&b));
+        assert_eq!(folded_lines(&b, None), pretty_lines(&b));
+    }
 }
