@@ -37,7 +37,7 @@ pub fn folded_lines(bytes: &[u8], depth: Option<usize>) -> Vec<String> {
         Err(e) => return vec![format!("(cannot decode this document: {e})")],
     };
     let mut lines = Vec::new();
-    fold_value(&value, 0, depth, String::new(), "", &mut lines);
+    fold_value(&value, 0, depth, "", "", &mut lines);
     if lines.len() > MAX_LINES {
         lines.truncate(MAX_LINES);
         lines.push(format!("… (more than {MAX_LINES} lines)"));
@@ -57,7 +57,7 @@ fn fold_value(
     v: &serde_json::Value,
     level: usize,
     depth: usize,
-    head: String,
+    head: &str,
     tail: &str,
     out: &mut Vec<String>,
 ) {
@@ -98,7 +98,7 @@ fn fold_value(
             child,
             level + 1,
             depth,
-            h,
+            &h,
             if i < last { "," } else { "" },
             out,
         );
