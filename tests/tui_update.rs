@@ -251,7 +251,12 @@ fn collapse_filter_and_jump_to_documents() {
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
     key(&mut m, KeyCode::Enter);
     assert!(m.doc_open.contains(&m.docs[0]));
-    // `/` filters the fields.
+    // On the Documents tab `/` opens the query bar; on the Schema tab it
+    // filters the fields.
+    ch(&mut m, '/');
+    assert!(m.query.bar.is_some());
+    key(&mut m, KeyCode::Esc);
+    ch(&mut m, '1');
     ch(&mut m, '/');
     for c in "sku".chars() {
         ch(&mut m, c);

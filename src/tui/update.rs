@@ -1083,6 +1083,12 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::Cancel => {
             if m.help {
                 m.help = false;
+            } else if m.tab == Tab::Documents && m.query.running() && querybar::results(m).is_some()
+            {
+                // The query the user just ran goes before a sampling run.
+                let fx = querybar::cancel(m).unwrap_or_default();
+                rebuild_docs(m);
+                return fx;
             } else if let Some(j) = m.job.as_mut().filter(|j| !j.stopping) {
                 // First Esc: read no further, judge what was read.
                 j.stopping = true;
