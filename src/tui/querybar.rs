@@ -455,8 +455,8 @@ pub fn explain(m: &mut Model) -> Vec<Effect> {
     }]
 }
 
-/// Esc with results: cancel what runs, else back to the sample. `false`
-/// when there was nothing to do.
+/// Esc with results: cancel what runs, else back to the sample; `None`
+/// when the selected collection shows no results.
 pub fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
     results(m)?;
     if m.query.running() {

@@ -125,14 +125,21 @@ fn summary(bytes: &[u8]) -> String {
     let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
         return "undecodable".into();
     };
-    let id = match raw.get("_id") {
-        Ok(Some(v)) => v.to_raw_bson().try_into().map_or_else(
+    let show = |v: bson::RawBsonRef<'_>| {
+        v.to_raw_bson().try_into().map_or_else(
             |_: bson::raw::Error| "?".to_owned(),
             |b: bson::Bson| b.into_relaxed_extjson().to_string(),
-        ),
-        _ => "no _id".into(),
+        )
     };
-    format!("_id {id} · {} fields", raw.iter().count())
+    // A projection may leave `_id` out: then the first field stands for it.
+    let head = match raw.get("_id") {
+        Ok(Some(v)) => format!("_id {}", show(v)),
+        _ => match raw.iter().next() {
+            Some(Ok((k, v))) => format!("{k} {}", show(v)),
+            _ => "no _id".into(),
+        },
+    };
+    format!("{head} · {} fields", raw.iter().count())
 }
 
 /// "N match", "counting…" or why the count failed.
