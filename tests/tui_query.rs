@@ -364,6 +364,13 @@ fn results_export_and_chinese() {
         s.contains(&format!("匹配{}个", orders_with_status("paid"))),
         "{s}"
     );
+    let fx = key(&mut m, KeyCode::Char('x'));
+    w.run(&mut m, fx);
+    let s = screen(&m).replace(' ', "");
+    assert!(
+        s.contains("计划文件扫描") && s.contains("检查文档300"),
+        "{s}"
+    );
     let fx = key(&mut m, KeyCode::Char('w'));
     let [Effect::Export { path, contents, .. }] = &fx[..] else {
         panic!("{fx:?}");

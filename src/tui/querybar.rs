@@ -642,7 +642,14 @@ pub fn explain_lines(e: &Explain, lang: Lang) -> Vec<String> {
         if e.plan.is_empty() {
             "?".to_owned()
         } else {
-            e.plan.join(" ← ")
+            e.plan
+                .iter()
+                .map(|s| match s.as_str() {
+                    "file scan" => lang.pick("file scan", "文件扫描"),
+                    other => other,
+                })
+                .collect::<Vec<_>>()
+                .join(" ← ")
         }
     )];
     out.push(match &e.index {

@@ -265,11 +265,12 @@ fn results_lines(r: &Results, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'
             .to_owned()
     } else {
         format!(
-            "{} {first}–{} · {} · n/p {} · x explain · w {} · Esc {}",
+            "{} {first}–{} · {} · n/p {} · x {} · w {} · Esc {}",
             lang.pick("documents", "文档"),
             first + r.docs.len() as u64 - 1,
             count_text(r, lang),
             lang.pick("pages", "翻页"),
+            lang.pick("explain", "执行计划"),
             lang.pick("export", "导出"),
             lang.pick("the sample", "样本"),
         )
