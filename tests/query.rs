@@ -307,3 +307,86 @@ fn a_query_the_server_refuses_is_one_sentence() {
         assert_eq!(n, 1);
     });
 }
+
+/// Connections the server has accepted since it started.
+async fn connections_made(c: &mongodb::Client) -> i64 {
+    let status = c
+        .database("admin")
+        .run_command(doc! {"serverStatus": 1})
+        .await
+        .expect("serverStatus");
+    let n = status
+        .get_document("connections")
+        .ok()
+        .and_then(|d| d.get("totalCreated"))
+        .and_then(docshape::source::bson_as_i64);
+    n.expect("serverStatus.connections.totalCreated")
+}
+
+#[test]
+fn the_explorer_keeps_one_connection_for_its_queries() {
+    use docshape::tui::effects::{Effect, Executor, QueryWork};
+    use docshape::tui::querybar::Reply;
+    use docshape::tui::update::Msg;
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let uri = common::uri();
+    let db = common::unique_db("queryconn");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = rt.block_on(async {
+        let client = common::client().await;
+        client
+            .database(&db)
+            .collection::<Document>("c")
+            .insert_many((0..20).map(|i| doc! {"_id": i}))
+            .await
+            .expect("insert");
+        client
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let plan = docshape::audit::Plan::new(
+        docshape::source::Selection::default(),
+        docshape::source::SampleMode::Sample(10),
+    );
+    let mut exec = Executor::new(
+        docshape::target::Target::Mongo(uri),
+        plan,
+        Duration::from_secs(10),
+        tx,
+    );
+    let mut page = |req: u64, skip: u64| {
+        let query = Query {
+            skip,
+            limit: Some(5),
+            ..Query::default()
+        };
+        exec.run(
+            Effect::Query {
+                req,
+                db: db.clone(),
+                coll: "c".into(),
+                query: Box::new(query),
+                work: QueryWork::Page,
+            },
+            &mut Vec::new(),
+        );
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(Msg::Query {
+                req: r,
+                reply: Reply::Page(Ok(docs)),
+            }) if r == req => docs.len(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(page(1, 0), 5);
+    let after_first = rt.block_on(connections_made(&client));
+    for (req, skip) in [(2, 5), (3, 10), (4, 15)] {
+        assert_eq!(page(req, skip), 5);
+    }
+    let after_all = rt.block_on(connections_made(&client));
+    assert_eq!(after_all, after_first, "each page opened new connections");
+}
