@@ -216,9 +216,13 @@ fn the_language_key_switches_and_measures_again() {
 fn the_language_key_is_in_the_keymap_and_rebindable() {
     let m = Keymap::default();
     assert!(m
-        .help()
+        .help(docshape::i18n::Lang::En)
         .iter()
         .any(|(k, d)| k == "t" && d.contains("Chinese")));
+    assert!(m
+        .help(docshape::i18n::Lang::Zh)
+        .iter()
+        .any(|(k, d)| k == "t" && d.contains("中文")));
     assert_eq!(m.label(Action::TabLearn), "5");
     let t: toml::Table = toml::from_str("lesson-language = \"x\"").expect("toml");
     let (m, w) = Keymap::with_overrides(Some(&t));

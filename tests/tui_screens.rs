@@ -389,6 +389,10 @@ fn every_tab_speaks_the_chosen_language() {
         " help ",
         "Evidence",
         "Why it matters",
+        "show or hide this help",
+        "Keys (",
+        "Documents:",
+        "kept sample",
     ];
     for (w, h) in [(80, 24), (120, 40), (200, 60)] {
         for lang in [Lang::En, Lang::Zh] {
@@ -408,12 +412,24 @@ fn every_tab_speaks_the_chosen_language() {
                 action(&mut m, tab);
                 seen.push_str(&screen_wide(&m, w, h));
             }
+            // The help screen too.
+            action(&mut m, Action::Help);
+            seen.push_str(&screen_wide(&m, w, h));
+            action(&mut m, Action::Help);
             match lang {
                 Lang::Zh => {
                     for word in english {
                         assert!(!seen.contains(word), "{w}×{h} zh shows `{word}`:\n{seen}");
                     }
-                    for word in ["字段", "问题", "集合", "出现率", "样本", "退出"] {
+                    for word in [
+                        "字段",
+                        "问题",
+                        "集合",
+                        "出现率",
+                        "样本",
+                        "退出",
+                        "显示或隐藏本帮助",
+                    ] {
                         assert!(seen.contains(word), "{w}×{h} zh lacks `{word}`:\n{seen}");
                     }
                 }

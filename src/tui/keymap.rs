@@ -6,6 +6,8 @@ use std::collections::HashMap;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::i18n::Lang;
+
 /// Everything a key can ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -226,6 +228,56 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     ),
 ];
 
+/// What each action does, in Chinese (the help screen under `--lang zh`);
+/// a new action does not compile until it has its words here.
+fn chinese(a: Action) -> &'static str {
+    match a {
+        Action::Quit => "退出",
+        Action::Help => "显示或隐藏本帮助",
+        Action::Up => "上移",
+        Action::Down => "下移",
+        Action::Left => "折叠 / 回到上一级",
+        Action::Right => "展开",
+        Action::PageUp => "上一页",
+        Action::PageDown => "下一页",
+        Action::Top => "第一项",
+        Action::Bottom => "最后一项",
+        Action::NextPane => "下一个窗格",
+        Action::PrevPane => "上一个窗格",
+        Action::NextTab => "下一个标签页",
+        Action::PrevTab => "上一个标签页",
+        Action::TabSchema => "结构标签页",
+        Action::TabFindings => "问题标签页",
+        Action::TabDocuments => "文档标签页",
+        Action::TabRelationships => "关系标签页",
+        Action::TabLearn => "学习标签页（课程）",
+        Action::TabIndexes => "索引标签页",
+        Action::NavSort => "按名称、严重程度、大小、文档数排序集合",
+        Action::Toggle => "打开 / 折叠",
+        Action::Filter => "筛选字段或集合；在文档页打开查询栏",
+        Action::Cancel => "停止采样（按两次放弃）或查询，关闭，清除筛选",
+        Action::Resample => "重新采样",
+        Action::SampleMore => "样本加倍",
+        Action::SampleLess => "样本减半",
+        Action::SeverityFilter => "切换严重程度筛选",
+        Action::RuleFilter => "切换规则筛选",
+        Action::Copy => "复制迁移脚本（OSC 52）",
+        Action::WriteScript => "把迁移脚本（或查询的当前页）写入文件",
+        Action::DocsWithField => "含有所选字段的文档",
+        Action::LargestDocs => "最大的文档排在前面",
+        Action::DetailUp => "详情向上滚动",
+        Action::DetailDown => "详情向下滚动",
+        Action::DetailLeft => "详情向左滚动",
+        Action::DetailRight => "详情向右滚动",
+        Action::LessonLanguage => "课程切换英文 / 中文",
+        Action::NextPage => "查询结果下一页",
+        Action::PrevPage => "查询结果上一页",
+        Action::Explain => "查询如何执行（explain）",
+        Action::ExportCsv => "把查询的当前页写入 CSV 文件",
+        Action::FoldLevel => "折叠嵌套的对象和数组：第 1 层、第 2 层、不折叠",
+    }
+}
+
 /// One key with its modifiers, comparable and printable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
@@ -441,10 +493,10 @@ impl Keymap {
     }
 
     /// `(keys, description)` for every action, in help order.
-    pub fn help(&self) -> Vec<(String, &'static str)> {
+    pub fn help(&self, lang: Lang) -> Vec<(String, &'static str)> {
         ACTIONS
             .iter()
-            .map(|(a, _, desc, _)| (self.label(*a), *desc))
+            .map(|(a, _, desc, _)| (self.label(*a), lang.pick(*desc, chinese(*a))))
             .collect()
     }
 }

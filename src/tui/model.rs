@@ -319,7 +319,10 @@ impl Model {
 
     /// The furthest the help screen scrolls.
     pub fn help_max_scroll(&self) -> usize {
-        self.keymap.help().len().saturating_sub(self.help_visible())
+        self.keymap
+            .help(self.lang)
+            .len()
+            .saturating_sub(self.help_visible())
     }
 
     /// The selected collection.

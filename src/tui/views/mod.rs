@@ -638,7 +638,7 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 }
 
 fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
-    let help = m.keymap.help();
+    let help = m.keymap.help(m.lang);
     let w = area.width.saturating_sub(4).min(70);
     let h = (help.len() as u16 + 2).min(area.height.saturating_sub(2));
     let r = Rect::new(
