@@ -493,6 +493,7 @@ fn view_of(c: &CollectionReport) -> CollectionView<'_> {
         profile: &c.profile,
         docs: &c.kept,
         indexes: &c.indexes,
+        growth: &c.growth,
         documents: c.documents,
         meta: &c.meta,
         complete: c.partial.is_none() && c.documents == Some(c.kept.len() as u64),
@@ -719,12 +720,7 @@ pub fn measure_growth(c: &mut CollectionReport) {
 }
 
 fn set_growth(c: &mut CollectionReport, path: &str, g: growth::Growth) {
-    if let Some(f) = c.fields.iter_mut().find(|f| f.path == path) {
-        f.growth = Some(g.clone());
-    }
-    if let Some(f) = c.profile.fields.iter_mut().find(|f| f.path == path) {
-        f.growth = Some(g);
-    }
+    c.growth.insert(path.to_owned(), g);
 }
 
 /// Snapshots older than this are replaced by a fresh one.

@@ -20,6 +20,10 @@ pub const MIN_DOCS: usize = 30;
 /// Pairs beyond which Theil–Sen works on a deterministic subsample.
 const MAX_SLOPE_PAIRS: usize = 200_000;
 
+/// How each array path grows, by path: what the growth stage measured for
+/// a collection, held beside its profile.
+pub type ByPath = std::collections::BTreeMap<String, Growth>;
+
 /// How an array path grows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Growth {

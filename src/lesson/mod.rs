@@ -147,9 +147,9 @@ fn collection(out: &mut String, c: &CollectionReport, report: &Report, lang: Lan
         .max_by_key(|f| f.array.map_or(0, |a| a.max));
     if let Some(f) = widest {
         let a = f.array.unwrap_or_default();
-        let growth = f
+        let growth = c
             .growth
-            .as_ref()
+            .get(&f.path)
             .filter(|g| g.is_significant(0.5))
             .map(|g| {
                 lang.pick(

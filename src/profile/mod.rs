@@ -542,7 +542,6 @@ impl Profiler {
             objectid_time: n.oid.map(|(a, b)| [value::iso_secs(a), value::iso_secs(b)]),
             string_length: n.str_len.map(|(a, b)| [a, b]),
             children: n.children.len(),
-            growth: None,
         }
     }
 }
@@ -695,9 +694,6 @@ pub struct FieldProfile {
     pub string_length: Option<[u64; 2]>,
     #[serde(skip)]
     pub children: usize,
-    /// How the array grows, once measured (array paths only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub growth: Option<crate::growth::Growth>,
 }
 
 impl FieldProfile {

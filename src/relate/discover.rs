@@ -161,7 +161,7 @@ pub async fn relationships<S: Source>(
         let target_unique = uniqueness(source, t, to, notes, cost).await?;
         let growing = holding_array(&cand.segments)
             .and_then(|arr| from.profile.fields.iter().find(|f| f.segments == arr))
-            .and_then(|f| f.growth.as_ref())
+            .and_then(|f| from.growth.get(&f.path))
             .is_some_and(|g| g.is_significant(0.5));
         referencing.push((cand.coll, cand.segments.clone()));
         // An array of ids is named by the array field itself (`kits.component_ids`).

@@ -660,6 +660,8 @@ mod tests {
         }
     }
 
+    static NO_GROWTH: crate::growth::ByPath = std::collections::BTreeMap::new();
+
     fn views(colls: &[Coll]) -> Vec<CollectionView<'_>> {
         colls
             .iter()
@@ -669,6 +671,7 @@ mod tests {
                 profile: &c.profile,
                 docs: &c.docs,
                 indexes: &[],
+                growth: &NO_GROWTH,
                 documents: Some(c.docs.len() as u64),
                 meta: &c.meta,
                 complete: true,

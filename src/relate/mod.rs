@@ -240,6 +240,8 @@ pub struct CollectionView<'a> {
     pub profile: &'a Profile,
     pub docs: &'a [Vec<u8>],
     pub indexes: &'a [IndexInfo],
+    /// How each array path grows, where measured.
+    pub growth: &'a crate::growth::ByPath,
     pub documents: Option<u64>,
     /// What the source needs to find the collection again.
     pub meta: &'a CollectionMeta,
@@ -373,9 +375,9 @@ pub fn embedded(
                 .array_lengths
                 .as_ref()
                 .and_then(Fanout::from_histogram);
-            let growing = arr_field
+            let growing = c
                 .growth
-                .as_ref()
+                .get(&arr_field.path)
                 .is_some_and(|g| g.is_significant(0.5));
             let ns = c.namespace();
             out.push(Relationship {

@@ -104,7 +104,7 @@ pub struct Sampling {
     pub size: Option<u64>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct CollectionReport {
     pub namespace: String,
     pub kind: CollectionKind,
@@ -114,46 +114,37 @@ pub struct CollectionReport {
     pub sampled: u64,
     /// `$sample`, `find`, `reservoir` or `all`.
     pub sample_method: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<String>,
     pub doc_size: Summary,
     pub max_depth: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub storage: Option<StorageStats>,
     pub indexes: Vec<IndexInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<serde_json::Value>,
     pub fields: Vec<FieldProfile>,
     pub findings: Vec<crate::advise::Advice>,
     /// True when the collection had more distinct paths than the profile
     /// keeps; the paths beyond the cap are not listed.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub paths_capped: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Commands sent to the server for this collection, by command name
     /// (servers only): listing, sampling, references and growth together.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub round_trips: Option<std::collections::BTreeMap<String, u64>>,
     /// Figures measured over every document when only a sample was
     /// profiled: the largest documents, the longest arrays, documents over
     /// the size thresholds (`scope: collection`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub extremes: Option<crate::source::Extremes>,
+    /// How each array path grows, by path (the growth stage's figures;
+    /// the JSON report shows them on the path's field).
+    pub growth: crate::growth::ByPath,
     /// Every document of the collection was read and profiled.
-    #[serde(skip)]
     pub complete: bool,
-    #[serde(skip)]
     pub profile: Profile,
     /// The kept sample: at most the sample size (or 1,000 documents for a
     /// full read), within a byte budget.
-    #[serde(skip)]
     pub kept: Vec<Vec<u8>>,
     /// Size of each kept document as read: a document over its share of
     /// the memory budget is kept cut (long strings shortened).
-    #[serde(skip)]
     pub kept_sizes: Vec<u64>,
-    #[serde(skip)]
     pub meta: CollectionMeta,
 }
 
@@ -177,6 +168,7 @@ impl CollectionReport {
             indexes: self.indexes.clone(),
             options: self.options.clone(),
             fields: self.fields.clone(),
+            growth: self.growth.clone(),
             findings: self.findings.clone(),
             paths_capped: self.paths_capped,
             notes: self.notes.clone(),
@@ -237,6 +229,7 @@ impl CollectionReport {
             notes,
             round_trips: None,
             extremes: None,
+            growth: crate::growth::ByPath::new(),
             complete: outcome.total == Some(outcome.read)
                 && outcome.partial.is_none()
                 && outcome.skipped == 0
@@ -276,8 +269,99 @@ impl CollectionReport {
             indexes: &self.indexes,
             fields: &self.fields,
             kept: &self.kept,
+            growth: &self.growth,
             extremes: self.extremes.as_ref(),
         }
+    }
+}
+
+impl Serialize for CollectionReport {
+    /// The contract's collection object, in its order; each field with its
+    /// growth (held by path beside the profile).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let CollectionReport {
+            namespace,
+            kind,
+            documents,
+            sampled,
+            sample_method,
+            partial,
+            doc_size,
+            max_depth,
+            storage,
+            indexes,
+            options,
+            fields: _,
+            findings,
+            paths_capped,
+            notes,
+            round_trips,
+            extremes,
+            // Not in the report: the growth is shown on its fields, the
+            // rest is the run's working data.
+            growth: _,
+            complete: _,
+            profile: _,
+            kept: _,
+            kept_sizes: _,
+            meta: _,
+        } = self;
+        let mut out = s.serialize_struct("CollectionReport", 17)?;
+        out.serialize_field("namespace", namespace)?;
+        out.serialize_field("kind", kind)?;
+        out.serialize_field("documents", documents)?;
+        out.serialize_field("sampled", sampled)?;
+        out.serialize_field("sample_method", sample_method)?;
+        if let Some(p) = partial {
+            out.serialize_field("partial", p)?;
+        }
+        out.serialize_field("doc_size", doc_size)?;
+        out.serialize_field("max_depth", max_depth)?;
+        if let Some(st) = storage {
+            out.serialize_field("storage", st)?;
+        }
+        out.serialize_field("indexes", indexes)?;
+        if let Some(o) = options {
+            out.serialize_field("options", o)?;
+        }
+        out.serialize_field("fields", &FieldsOut(self))?;
+        out.serialize_field("findings", findings)?;
+        if *paths_capped {
+            out.serialize_field("paths_capped", paths_capped)?;
+        }
+        if !notes.is_empty() {
+            out.serialize_field("notes", notes)?;
+        }
+        if let Some(t) = round_trips {
+            out.serialize_field("round_trips", t)?;
+        }
+        if let Some(e) = extremes {
+            out.serialize_field("extremes", e)?;
+        }
+        out.end()
+    }
+}
+
+/// A field as the JSON report shows it: the profile's figures and, on an
+/// array path, how it grows.
+#[derive(Serialize)]
+struct FieldOut<'a> {
+    #[serde(flatten)]
+    field: &'a FieldProfile,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    growth: Option<&'a crate::growth::Growth>,
+}
+
+/// The report's fields with their growth, serialised in place.
+struct FieldsOut<'a>(&'a CollectionReport);
+
+impl Serialize for FieldsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.fields.iter().map(|f| FieldOut {
+            field: f,
+            growth: self.0.growth.get(&f.path),
+        }))
     }
 }
 

@@ -398,7 +398,9 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
         ))
     );
     for f in &c.fields {
-        let Some(g) = &f.growth else { continue };
+        let Some(g) = c.growth.get(&f.path) else {
+            continue;
+        };
         if !g.is_significant(0.5) {
             continue;
         }

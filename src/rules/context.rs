@@ -2,6 +2,7 @@
 //! relationships that touch it, and what the sources checked for it.
 
 use crate::profile::sketch::Summary;
+
 use crate::profile::{FieldProfile, Profile};
 pub use crate::relate::DriftCheck;
 use crate::relate::Relationship;
@@ -27,14 +28,18 @@ pub struct CollectionData<'a> {
     /// More distinct paths than the profile keeps.
     pub paths_capped: bool,
     pub indexes: &'a [IndexInfo],
-    /// Every profiled path, with its confidence and growth.
+    /// Every profiled path, with its confidence.
     pub fields: &'a [FieldProfile],
     /// The kept sample, as raw BSON.
     pub kept: &'a [Vec<u8>],
+    /// How each array path grows, where measured, by path.
+    pub growth: &'a crate::growth::ByPath,
     /// Figures measured over every document (largest documents, longest
     /// arrays, documents over size thresholds), when they were.
     pub extremes: Option<&'a Extremes>,
 }
+
+static NO_GROWTH: crate::growth::ByPath = std::collections::BTreeMap::new();
 
 impl<'a> CollectionData<'a> {
     /// A collection known only by name (a workload read without its
@@ -52,6 +57,7 @@ impl<'a> CollectionData<'a> {
             indexes: &[],
             fields: &[],
             kept: &[],
+            growth: &NO_GROWTH,
             extremes: None,
         }
     }
@@ -141,6 +147,11 @@ impl CollectionCtx<'_> {
 
     pub fn field(&self, path: &str) -> Option<&FieldProfile> {
         self.data.fields.iter().find(|f| f.path == path)
+    }
+
+    /// How the array at `path` grows, where it was measured.
+    pub fn growth_of(&self, path: &str) -> Option<&crate::growth::Growth> {
+        self.data.growth.get(path)
     }
 
     /// Direct children of a field (`a.b` for `a`, `a[]` for an array `a`).

@@ -63,11 +63,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .fields()
         .iter()
         .filter_map(|f| {
-            f.growth
-                .as_ref()
+            ctx.growth_of(&f.path)
+                .filter(|g| g.is_significant(0.5))
                 .and_then(|g| g.days_to_limit.map(|d| (f, d)))
         })
-        .filter(|(f, _)| f.growth.as_ref().is_some_and(|g| g.is_significant(0.5)))
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .filter(|(_, d)| *d <= horizon);
     if max < warn && forecast.is_none() {

@@ -31,11 +31,9 @@ pub fn report(name: &str, sampled: &[Document], documents: u64) -> Collection {
         skipped: 0,
     };
     let mut r = Collection::new(meta, &outcome, kept);
-    for (path, g) in crate::growth::cross_section(&r.profile, &r.kept) {
-        if let Some(f) = r.fields.iter_mut().find(|f| f.path == path) {
-            f.growth = Some(g);
-        }
-    }
+    r.growth = crate::growth::cross_section(&r.profile, &r.kept)
+        .into_iter()
+        .collect();
     r
 }
 

@@ -80,7 +80,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             let path = shapes::profile_path(ctx, &dotted);
             let field = ctx.field(&path);
             let len = field.and_then(|f| f.array);
-            let growth = field.and_then(|f| f.growth.as_ref()).filter(|g| {
+            let growth = field.and_then(|f| ctx.growth_of(&f.path)).filter(|g| {
                 g.n as f64 >= l.min_documents
                     && g.correlation >= l.min_correlation
                     && g.per_day > 0.0

@@ -22,6 +22,8 @@ pub struct Collection {
     pub kept: Vec<Vec<u8>>,
     pub profile: Profile,
     pub extremes: Option<crate::source::Extremes>,
+    /// Growth by array path, as the growth stage measures it.
+    pub growth: crate::growth::ByPath,
 }
 
 impl Collection {
@@ -48,6 +50,7 @@ impl Collection {
             profile,
             meta,
             extremes: None,
+            growth: crate::growth::ByPath::new(),
         }
     }
 
@@ -64,6 +67,7 @@ impl Collection {
             indexes: &self.indexes,
             fields: &self.fields,
             kept: &self.kept,
+            growth: &self.growth,
             extremes: self.extremes.as_ref(),
         }
     }

@@ -350,10 +350,7 @@ fn forecasts_start_from_the_largest_document() {
     let days = near[0].evidence["forecast_days"]
         .as_f64()
         .expect("a forecast");
-    let g = r
-        .field("log")
-        .and_then(|f| f.growth.clone())
-        .expect("growth");
+    let g = r.growth.get("log").cloned().expect("growth");
     let pace = g.per_day * g.bytes_per_element;
     let from_largest = (16.0 * 1024.0 * 1024.0 - largest) / pace;
     assert!(

@@ -77,9 +77,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .find(|c| c.segments.last() == Some(&Seg::Elem))
             .and_then(crate::profile::FieldProfile::main_type);
         let heavy_elems = matches!(elem_type, Some(BsonType::Object | BsonType::String));
-        let growing = f
-            .growth
-            .as_ref()
+        let growing = ctx
+            .growth_of(&f.path)
             .filter(|g| g.n as f64 >= min_docs && g.correlation >= min_corr && g.per_day > 0.0);
         // The longest in the whole collection, where it was measured: a
         // sample almost never holds the one array that grew without bound.

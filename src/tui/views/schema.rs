@@ -364,7 +364,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             theme,
         ));
     }
-    if let Some(g) = &fp.growth {
+    if let Some(g) = c.growth.get(&fp.path) {
         let limit = g
             .days_to_limit
             .map(|d| {
