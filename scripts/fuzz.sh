@@ -18,7 +18,7 @@ if ! cargo fuzz build --fuzz-dir fuzz; then
     exit 1
 fi
 status=0
-for target in ejson bson_stream profile; do
+for target in ejson bson_stream profile query; do
     mkdir -p "fuzz/corpus/$target"
     work=$(mktemp -d)
     cp -r "fuzz/corpus/$target/." "$work/"
