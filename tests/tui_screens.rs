@@ -44,15 +44,16 @@ fn orders(w: u16, h: u16) -> Model {
     m
 }
 
-fn screen(m: &Model, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| views::render(m, &Theme::default(), f))
-        .expect("draw");
-    let buf = t.backend().buffer();
+/// The screen as text, a wide character once (its second cell skipped).
+fn screen(m: &Model, width: u16, height: u16) -> String {
+    let buf = screen_with(m, width, height, &Theme::default());
     let mut out = String::new();
-    for y in 0..h {
-        for x in 0..w {
-            out.push_str(buf[(x, y)].symbol());
+    for row in 0..height {
+        let mut col = 0;
+        while col < width {
+            let sym = buf[(col, row)].symbol();
+            out.push_str(sym);
+            col += u16::try_from(docshape::fmt::display_width(sym).max(1)).unwrap_or(1);
         }
         out.push('\n');
     }
@@ -410,11 +411,11 @@ fn every_tab_speaks_the_chosen_language() {
                 Action::TabIndexes,
             ] {
                 action(&mut m, tab);
-                seen.push_str(&screen_wide(&m, w, h));
+                seen.push_str(&screen(&m, w, h));
             }
             // The help screen too.
             action(&mut m, Action::Help);
-            seen.push_str(&screen_wide(&m, w, h));
+            seen.push_str(&screen(&m, w, h));
             action(&mut m, Action::Help);
             match lang {
                 Lang::Zh => {
@@ -444,23 +445,4 @@ fn every_tab_speaks_the_chosen_language() {
             }
         }
     }
-}
-
-/// The screen as text, a wide character once (its second cell skipped).
-fn screen_wide(m: &Model, width: u16, height: u16) -> String {
-    let mut term = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    term.draw(|f| views::render(m, &Theme::default(), f))
-        .expect("draw");
-    let buf = term.backend().buffer();
-    let mut out = String::new();
-    for row in 0..height {
-        let mut col = 0;
-        while col < width {
-            let sym = buf[(col, row)].symbol();
-            out.push_str(sym);
-            col += u16::try_from(docshape::fmt::display_width(sym).max(1)).unwrap_or(1);
-        }
-        out.push('\n');
-    }
-    out
 }
