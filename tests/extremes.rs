@@ -52,6 +52,17 @@ fn long_array() -> Document {
     d
 }
 
+/// `audit` of the test server's `what` (`--db DB` or `-c NS`) as JSON,
+/// with `extra` arguments.
+async fn audit_of(what: Vec<String>, extra: &[&str]) -> Value {
+    let target = uri();
+    let mut args = vec!["audit", target.as_str()];
+    args.extend(what.iter().map(String::as_str));
+    args.extend_from_slice(&["--format", "json", "--no-snapshot", "--fail-on", "never"]);
+    args.extend_from_slice(extra);
+    json_ok(&docshape_async(&args).await)
+}
+
 fn findings<'a>(c: &'a Value, rule: &str) -> Vec<&'a Value> {
     c["findings"]
         .as_array()
@@ -125,25 +136,7 @@ async fn outliers_hidden_in_a_server_collection_are_reported_with_collection_sco
                 .unwrap_or_else(|e| panic!("insert into {db}.{name}: {e}"));
         }
     }
-    let audit = |extra: &'static [&'static str]| {
-        let db = db.clone();
-        async move {
-            let mut args = vec![
-                "audit",
-                "--db",
-                &db,
-                "--format",
-                "json",
-                "--no-snapshot",
-                "--fail-on",
-                "never",
-            ];
-            args.extend_from_slice(extra);
-            let target = uri();
-            args.insert(1, &target);
-            json_ok(&docshape_async(&args).await)
-        }
-    };
+    let audit = |extra: &'static [&'static str]| audit_of(vec!["--db".into(), db.clone()], extra);
     let report = audit(&[]).await;
 
     let huge = collection(&report, &format!("{db}.huge"));
@@ -212,25 +205,7 @@ async fn outliers_hidden_in_a_server_collection_are_reported_with_collection_sco
         // One collection at a time, none of whose fields could reference
         // an `_id`: nothing is probed (probes depend on what each sample
         // held), so the two runs differ by the pass alone.
-        let alone = |extra: &'static [&'static str]| {
-            let ns = ns.clone();
-            async move {
-                let target = uri();
-                let mut args = vec![
-                    "audit",
-                    target.as_str(),
-                    "-c",
-                    ns.as_str(),
-                    "--format",
-                    "json",
-                    "--no-snapshot",
-                    "--fail-on",
-                    "never",
-                ];
-                args.extend_from_slice(extra);
-                json_ok(&docshape_async(&args).await)
-            }
-        };
+        let alone = |extra: &'static [&'static str]| audit_of(vec!["-c".into(), ns.clone()], extra);
         let (with, without) = (alone(&[]).await, alone(&["--no-extremes"]).await);
         let (a, b) = (
             trips(collection(&with, &ns)),
