@@ -766,9 +766,15 @@ fn profile_sharded(docs: &[Vec<u8>], threads: usize) -> Profile {
 /// Reads an Extended JSON file (converting every document to BSON) into
 /// the profiler, on this thread only.
 fn profile_ejson_file(path: &Path) -> Profile {
+    profile_ejson_file_on(path, 1)
+}
+
+/// Reads an Extended JSON file parsed on `threads` threads into one
+/// profiler on this thread: the parsing's own scaling.
+fn profile_ejson_file_on(path: &Path, threads: usize) -> Profile {
     let file = File::open(path).expect("open benchmark data file");
     let mut p = Profiler::default();
-    docshape::source::ejson::read_documents(file, &mut |doc| {
+    docshape::source::ejson::read_documents_on(file, threads, &mut |doc| {
         p.add(doc).expect("generated document is valid");
     })
     .expect("benchmark data file reads cleanly");
@@ -781,7 +787,12 @@ const DOCSHAPE: &str = env!("CARGO_BIN_EXE_docshape");
 /// Runs `docshape audit FILE --full --format json` and returns the number of
 /// documents the report counts.
 fn audit_binary(path: &Path) -> u64 {
-    audit_report(&path.display().to_string(), &["--full"])["collections"]
+    audit_binary_on(path, None)
+}
+
+/// As `audit_binary`, with `DOCSHAPE_THREADS` pinned when given.
+fn audit_binary_on(path: &Path, threads: Option<usize>) -> u64 {
+    audit_report_on(&path.display().to_string(), &["--full"], threads)["collections"]
         .as_array()
         .expect("collections in the report")
         .iter()
@@ -792,7 +803,15 @@ fn audit_binary(path: &Path) -> u64 {
 /// Runs `docshape audit TARGET --format json` with `extra` options and
 /// returns the parsed report.
 fn audit_report(target: &str, extra: &[&str]) -> serde_json::Value {
-    let out = Command::new(DOCSHAPE)
+    audit_report_on(target, extra, None)
+}
+
+fn audit_report_on(target: &str, extra: &[&str], threads: Option<usize>) -> serde_json::Value {
+    let mut cmd = Command::new(DOCSHAPE);
+    if let Some(t) = threads {
+        cmd.env("DOCSHAPE_THREADS", t.to_string());
+    }
+    let out = cmd
         .args(["audit", target, "--format", "json", "--no-snapshot"])
         .args(["--fail-on", "never"])
         .args(extra)
@@ -916,6 +935,17 @@ fn run_child(flag: &str, paths: &[&Path]) -> ChildReport {
 // ---------------------------------------------------------------------------
 // Reporting helpers
 // ---------------------------------------------------------------------------
+
+/// "read EJSON only, N threads" as a `'static` row label.
+fn ejson_threads_label(threads: usize) -> &'static str {
+    match threads {
+        1 => "read EJSON only, 1 thread",
+        2 => "read EJSON only, 2 threads",
+        3 => "read EJSON only, 3 threads",
+        4 => "read EJSON only, 4 threads",
+        _ => "read EJSON only, all threads",
+    }
+}
 
 /// "profile, N threads" as a `'static` row label.
 fn threads_label(threads: usize) -> &'static str {
@@ -1138,7 +1168,8 @@ const CHECK_RUNS: usize = 7;
 const CHECK_TOLERANCE: f64 = 0.70;
 /// Baseline ratios (stage throughput / raw-walk-floor throughput, measured
 /// in the same run; `threads2`: the sharded profiler's time on one thread
-/// over its time on two), one `stage data ratio` per line.
+/// over its time on two; `ejson2`: the same for reading Extended JSON into
+/// one profiler), one `stage data ratio` per line.
 const BASELINE: &str = include_str!("baseline.txt");
 
 /// `--check`: profiles a small data set and compares each stage's
@@ -1193,6 +1224,20 @@ fn check(cores: usize) -> bool {
             }
             ratios.push((
                 "threads2",
+                median(one).as_secs_f64() / median(two).as_secs_f64(),
+            ));
+            // The same for Extended JSON parsed on two threads against one.
+            let (mut one, mut two) = (Vec::new(), Vec::new());
+            for _ in 0..CHECK_RUNS {
+                let t = Instant::now();
+                black_box(profile_ejson_file_on(&json_path, 1).sampled);
+                one.push(t.elapsed());
+                let t = Instant::now();
+                black_box(profile_ejson_file_on(&json_path, 2).sampled);
+                two.push(t.elapsed());
+            }
+            ratios.push((
+                "ejson2",
                 median(one).as_secs_f64() / median(two).as_secs_f64(),
             ));
         }
@@ -1526,7 +1571,17 @@ fn main() {
         measure("read EJSON only", &sets, opts.runs, &|ds| {
             let file = File::open(&ds.json_path).expect("open benchmark data file");
             let mut bytes = 0u64;
-            let n = docshape::source::ejson::read_documents(file, &mut |doc| {
+            let n = docshape::source::ejson::read_documents_on(file, 1, &mut |doc| {
+                bytes += doc.len() as u64;
+            })
+            .expect("benchmark data file reads cleanly");
+            assert_eq!(n, ds.docs.len() as u64, "every document converted");
+            black_box(bytes)
+        }),
+        measure(ejson_threads_label(cores), &sets, opts.runs, &|ds| {
+            let file = File::open(&ds.json_path).expect("open benchmark data file");
+            let mut bytes = 0u64;
+            let n = docshape::source::ejson::read_documents_on(file, cores, &mut |doc| {
                 bytes += doc.len() as u64;
             })
             .expect("benchmark data file reads cleanly");
@@ -1549,6 +1604,26 @@ fn main() {
             assert_eq!(n, ds.docs.len() as u64, "the audit read every document");
             n
         }),
+        measure(
+            "audit --full .bson (cli, 1 thread)",
+            &sets,
+            opts.runs,
+            &|ds| {
+                let n = audit_binary_on(&ds.path, Some(1));
+                assert_eq!(n, ds.docs.len() as u64, "the audit read every document");
+                n
+            },
+        ),
+        measure(
+            "audit --full EJSON (cli, 1 thread)",
+            &sets,
+            opts.runs,
+            &|ds| {
+                let n = audit_binary_on(&ds.json_path, Some(1));
+                assert_eq!(n, ds.docs.len() as u64, "the audit read every document");
+                n
+            },
+        ),
     ];
 
     // --- Server ------------------------------------------------------------

@@ -83,7 +83,9 @@ pub async fn relationships<S: Source>(
     let cands = keys::candidates(colls, &targets);
     cost.candidate_paths = cands.len() as u64;
     cost.target_keys = targets.len() as u64;
-    let mut found = Vec::new();
+    // The pairs worth a probe, in order; then every probe of one target
+    // collection at once (one scan of a file), then each weighed.
+    let mut pending: Vec<keys::Pair> = Vec::new();
     for (ci, cand) in cands.iter().enumerate() {
         for (ti, t) in targets.iter().enumerate() {
             let pair = match keys::pair(ci, cand, ti, t, colls) {
@@ -105,42 +107,74 @@ pub async fn relationships<S: Source>(
                 continue;
             }
             cost.probes += 1;
-            let target = &colls[t.coll];
             tracing::debug!(
                 from = %format!("{}.{}", colls[cand.coll].namespace(), cand.path),
-                to = %format!("{}.{}", target.namespace(), t.key),
+                to = %format!("{}.{}", colls[t.coll].namespace(), t.key),
                 chance = pair.chance,
                 "reference probe"
             );
-            let hits = match source.probe(target.meta, &t.key, &cand.refs.values).await {
-                Ok(f) => f,
-                Err(e) if e.is_fatal() => return Err(e),
-                Err(e) => {
-                    notes.push(format!(
-                        "reference probe of {} skipped: {e}",
-                        target.namespace()
-                    ));
-                    continue;
-                }
-            };
-            let hits: HashSet<ValueKey> = hits.iter().filter_map(of_bson).collect();
-            let tally = cand.refs.tally(&hits);
-            let evidence = Evidence::weigh(
-                pair.chance,
-                tally.values,
-                tally.found,
-                tally.rate(),
-                pair.name,
-                cand.structure,
-            );
-            if evidence.accepted() {
-                found.push(Accepted {
-                    cand: ci,
-                    target: ti,
-                    evidence,
-                    tally,
-                });
+            pending.push(pair);
+        }
+    }
+    let mut answers: Vec<Option<Result<Vec<bson::Bson>, SourceError>>> =
+        (0..pending.len()).map(|_| None).collect();
+    let mut by_target: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, p) in pending.iter().enumerate() {
+        let coll = targets[p.target].coll;
+        match by_target.iter_mut().find(|(c, _)| *c == coll) {
+            Some((_, list)) => list.push(i),
+            None => by_target.push((coll, vec![i])),
+        }
+    }
+    for (coll, list) in &by_target {
+        let asks: Vec<(&str, &[bson::Bson])> = list
+            .iter()
+            .map(|&i| {
+                let p = &pending[i];
+                (
+                    targets[p.target].key.as_str(),
+                    cands[p.cand].refs.values.as_slice(),
+                )
+            })
+            .collect();
+        let replies = source.probe_many(colls[*coll].meta, &asks).await?;
+        for (&i, reply) in list.iter().zip(replies) {
+            answers[i] = Some(reply);
+        }
+    }
+    let mut found = Vec::new();
+    for (pair, answer) in pending.iter().zip(answers) {
+        let (ci, ti) = (pair.cand, pair.target);
+        let cand = &cands[ci];
+        let hits = match answer {
+            Some(Ok(f)) => f,
+            Some(Err(e)) if e.is_fatal() => return Err(e),
+            Some(Err(e)) => {
+                notes.push(format!(
+                    "reference probe of {} skipped: {e}",
+                    colls[targets[ti].coll].namespace()
+                ));
+                continue;
             }
+            None => continue,
+        };
+        let hits: HashSet<ValueKey> = hits.iter().filter_map(of_bson).collect();
+        let tally = cand.refs.tally(&hits);
+        let evidence = Evidence::weigh(
+            pair.chance,
+            tally.values,
+            tally.found,
+            tally.rate(),
+            pair.name,
+            cand.structure,
+        );
+        if evidence.accepted() {
+            found.push(Accepted {
+                cand: ci,
+                target: ti,
+                evidence,
+                tally,
+            });
         }
     }
     if cost.skipped_over_budget > 0 {

@@ -22,6 +22,7 @@ use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, V
 use serde_json::{Map, Value};
 
 mod legacy;
+mod parallel;
 
 pub use legacy::{date_millis, to_bson};
 
@@ -57,13 +58,58 @@ pub const BOM: &[u8] = b"\xef\xbb\xbf";
 /// Reads every document of an Extended JSON stream, calling `each` with its
 /// BSON bytes. Returns the number of documents, or a message locating the
 /// first syntax error (line and column).
+///
+/// Concatenated documents (one per line, as `mongoexport` writes them) are
+/// parsed on as many threads as the profiler uses (`DOCSHAPE_THREADS`, else
+/// the cores available); see [`read_documents_on`].
 pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result<u64, String> {
-    read_chunked(reader, CHUNK, each)
+    read_documents_on(reader, crate::profile::threads_from_env(), each)
 }
 
+/// As [`read_documents`], with concatenated documents parsed on `threads`
+/// threads (1: on the caller's thread only). The documents reach `each` in
+/// the file's order, on the caller's thread, and the result — documents and
+/// error messages — is the same whatever the number of threads.
+pub fn read_documents_on<R: Read>(
+    reader: R,
+    threads: usize,
+    each: &mut dyn FnMut(&[u8]),
+) -> Result<u64, String> {
+    read_tuned(reader, CHUNK, parallel::Tuning::threads(threads), each)
+}
+
+/// As [`read_documents_on`], with the workers starting after `after` bytes
+/// and taking `job_bytes` of documents at a time instead of the defaults:
+/// for tests and fuzzing, which compare it with one thread on small inputs.
+#[doc(hidden)]
+pub fn read_documents_split<R: Read>(
+    reader: R,
+    threads: usize,
+    after: usize,
+    job_bytes: usize,
+    each: &mut dyn FnMut(&[u8]),
+) -> Result<u64, String> {
+    let tuning = parallel::Tuning {
+        threads: threads.max(1),
+        after,
+        job_bytes: job_bytes.max(1),
+    };
+    read_tuned(reader, CHUNK, tuning, each)
+}
+
+#[cfg(test)]
 fn read_chunked<R: Read>(
     reader: R,
     chunk: usize,
+    each: &mut dyn FnMut(&[u8]),
+) -> Result<u64, String> {
+    read_tuned(reader, chunk, parallel::Tuning::threads(1), each)
+}
+
+fn read_tuned<R: Read>(
+    reader: R,
+    chunk: usize,
+    tuning: parallel::Tuning,
     each: &mut dyn FnMut(&[u8]),
 ) -> Result<u64, String> {
     let mut input = Input {
@@ -75,6 +121,7 @@ fn read_chunked<R: Read>(
         chunk: chunk.max(1),
         line: 1,
         col: 0,
+        offset: 0,
     };
     // A byte-order mark, then leading white space; lines and columns count
     // from the first other byte.
@@ -95,12 +142,15 @@ fn read_chunked<R: Read>(
         }
         input.fill_from(0);
     };
+    let parallel_at = tuning.after as u64;
     let mut r = Reader {
         input,
         ctx: Ctx::default(),
         scratch: Vec::new(),
         count: 0,
         each,
+        tuning,
+        parallel_at,
     };
     match first {
         b'[' => r.array(),
@@ -136,6 +186,8 @@ struct Input<R> {
     chunk: usize,
     line: usize,
     col: usize,
+    /// Bytes of the input before `buf[0]`.
+    offset: u64,
 }
 
 impl<R: Read> Input<R> {
@@ -147,6 +199,7 @@ impl<R: Read> Input<R> {
         let (line, col) = self.position_of(from);
         self.line = line;
         self.col = col;
+        self.offset += from as u64;
         self.buf.drain(..from);
         let full = self.buf.len() == self.size;
         if full || self.size < self.chunk {
@@ -257,6 +310,10 @@ struct Reader<'e, R> {
     scratch: Vec<u8>,
     count: u64,
     each: &'e mut dyn FnMut(&[u8]),
+    tuning: parallel::Tuning,
+    /// Where in the input (a byte offset) the documents may next be handed
+    /// to worker threads.
+    parallel_at: u64,
 }
 
 impl<R: Read> Reader<'_, R> {
@@ -265,6 +322,13 @@ impl<R: Read> Reader<'_, R> {
         self.ctx.max_level = usize::MAX;
         let mut at = 0;
         loop {
+            if self.tuning.threads > 1 && self.input.offset + at as u64 >= self.parallel_at {
+                // Past the first bytes: the workers take over while the
+                // input is well-formed objects, and this loop goes on
+                // where they stopped (an error, anything else, the end).
+                at = self.parallel(at);
+                self.parallel_at = self.input.offset + (at + self.tuning.after.max(1)) as u64;
+            }
             let buf = &self.input.buf[..];
             let p = skip_ws(buf, at);
             if p == buf.len() {

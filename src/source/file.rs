@@ -416,6 +416,30 @@ impl Source for FileSource {
         self.probe_scan(meta, key, values)
     }
 
+    async fn probe_many(
+        &mut self,
+        meta: &CollectionMeta,
+        asks: &[(&str, &[bson::Bson])],
+    ) -> Result<Vec<Result<Vec<bson::Bson>>>> {
+        match self.probe_many_scan(meta, asks) {
+            Ok(answers) => Ok(answers.into_iter().map(Ok).collect()),
+            Err(e) if e.is_fatal() => Err(e),
+            // The one scan failed: so did every probe, for the same reason.
+            Err(e) => {
+                let msg = e.to_string();
+                let mut first = Some(e);
+                Ok(asks
+                    .iter()
+                    .map(|_| {
+                        Err(first
+                            .take()
+                            .unwrap_or_else(|| SourceError::NotFound(msg.clone())))
+                    })
+                    .collect())
+            }
+        }
+    }
+
     async fn group_counts(&mut self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>> {
         self.group_scan(meta, key)
     }
@@ -557,25 +581,53 @@ impl FileSource {
         key: &str,
         values: &[bson::Bson],
     ) -> Result<Vec<bson::Bson>> {
+        let mut answers = self.probe_many_scan(meta, &[(key, values)])?;
+        Ok(answers.pop().unwrap_or_default())
+    }
+
+    /// Every probe of `asks` answered by one scan of the file (reading an
+    /// Extended JSON file costs far more than looking a value up).
+    fn probe_many_scan(
+        &self,
+        meta: &CollectionMeta,
+        asks: &[(&str, &[bson::Bson])],
+    ) -> Result<Vec<Vec<bson::Bson>>> {
         use crate::relate::value;
-        let wanted: std::collections::HashMap<value::ValueKey, &bson::Bson> = values
+        type Wanted<'v> = std::collections::HashMap<value::ValueKey, &'v bson::Bson>;
+        let wanted: Vec<Wanted<'_>> = asks
             .iter()
-            .filter_map(|b| value::of_bson(b).map(|k| (k, b)))
+            .map(|(_, values)| {
+                values
+                    .iter()
+                    .filter_map(|b| value::of_bson(b).map(|k| (k, b)))
+                    .collect()
+            })
             .collect();
-        let keys: Vec<&str> = key.split('.').collect();
-        let mut found = std::collections::BTreeSet::new();
+        let keys: Vec<Vec<&str>> = asks
+            .iter()
+            .map(|(key, _)| key.split('.').collect())
+            .collect();
+        let mut found = vec![std::collections::BTreeSet::new(); asks.len()];
         self.stream(meta, &mut |doc| {
-            crate::profile::extract::query_visit(doc, &keys, &mut |el| {
-                if let Some(k) = value::of_element(el) {
-                    if wanted.contains_key(&k) {
-                        found.insert(k);
+            for ((keys, wanted), found) in keys.iter().zip(&wanted).zip(found.iter_mut()) {
+                crate::profile::extract::query_visit(doc, keys, &mut |el| {
+                    if let Some(k) = value::of_element(el) {
+                        if wanted.contains_key(&k) {
+                            found.insert(k);
+                        }
                     }
-                }
-            });
+                });
+            }
         })?;
         Ok(found
             .iter()
-            .filter_map(|k| wanted.get(k).map(|b| (*b).clone()))
+            .zip(&wanted)
+            .map(|(found, wanted)| {
+                found
+                    .iter()
+                    .filter_map(|k| wanted.get(k).map(|b| (*b).clone()))
+                    .collect()
+            })
             .collect())
     }
 

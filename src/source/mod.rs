@@ -252,6 +252,25 @@ pub trait Source {
         values: &[bson::Bson],
     ) -> Result<Vec<bson::Bson>>;
 
+    /// Several probes of one collection, each `(key, values)`: one answer
+    /// per probe, in order. A file answers them all in one scan; a server
+    /// with one query each. An error that ends the run (a lost server) is
+    /// returned at once; any other is that probe's answer.
+    async fn probe_many(
+        &mut self,
+        meta: &CollectionMeta,
+        asks: &[(&str, &[bson::Bson])],
+    ) -> Result<Vec<Result<Vec<bson::Bson>>>> {
+        let mut out = Vec::with_capacity(asks.len());
+        for (key, values) in asks {
+            match self.probe(meta, key, values).await {
+                Err(e) if e.is_fatal() => return Err(e),
+                answer => out.push(answer),
+            }
+        }
+        Ok(out)
+    }
+
     /// Documents per distinct value of the dotted `key`, summarised as
     /// `(documents holding the value, number of values with that count)`.
     /// Pushed down as a `$group` on a server.
