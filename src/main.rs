@@ -119,6 +119,11 @@ struct Common {
     /// Language of messages and explanations (default from $LANG).
     #[arg(long, value_enum)]
     lang: Option<Lang>,
+    /// `mongod` JSON log files (a file, a `.gz`, or a directory of them):
+    /// the query shapes, their cost and plans. Without TARGET, `audit`
+    /// reports the workload alone.
+    #[arg(long, value_name = "LOG|DIR")]
+    workload: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -134,11 +139,6 @@ struct AuditArgs {
     /// Exit with 1 when a finding at or above this severity is reported.
     #[arg(long, value_enum, default_value_t = FailOn::Critical)]
     fail_on: FailOn,
-    /// `mongod` JSON log files (a file, a `.gz`, or a directory of them):
-    /// the query shapes, their cost and plans. Without TARGET, a report of
-    /// the workload alone.
-    #[arg(long, value_name = "LOG|DIR")]
-    workload: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -235,9 +235,11 @@ fn main() -> ExitCode {
 }
 
 async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
+    let mut plan = plan(&e.common)?;
+    plan.workload = read_workload(&e.common)?.map(std::sync::Arc::new);
     let opts = docshape::tui::Options {
         target: saved_target(&e.common)?,
-        plan: plan(&e.common)?,
+        plan,
         timeout: Duration::from_secs(e.common.timeout),
         theme: e.theme,
         config: e.common.config.clone(),
@@ -358,6 +360,14 @@ fn plan(c: &Common) -> Result<Plan, Fatal> {
     Ok(plan)
 }
 
+/// The workload of `--workload`, read before any target is opened.
+fn read_workload(c: &Common) -> Result<Option<docshape::workload::Workload>, Fatal> {
+    c.workload
+        .as_deref()
+        .map(|p| docshape::workload::read_logs(p).map_err(Fatal))
+        .transpose()
+}
+
 fn parse_memory(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if (16..=1 << 20).contains(&n) => Ok(n),
@@ -416,13 +426,11 @@ async fn run<S: Source>(
 }
 
 async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
-    let workload = match &a.workload {
-        Some(p) => Some(docshape::workload::read_logs(p).map_err(Fatal)?),
-        None => None,
-    };
+    let workload = read_workload(&a.common)?;
     let report = match (workload, a.common.target.is_some()) {
         (Some(w), false) => {
             let label = a
+                .common
                 .workload
                 .as_deref()
                 .map(|p| p.display().to_string())
