@@ -108,6 +108,22 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
+/// A measured ratio: grouped and whole from 1,000, else at most two
+/// decimals (`1,234`, `30`, `2.5`, `0.33`).
+pub fn decimal(f: f64) -> String {
+    if f.abs() >= 1000.0 {
+        let whole = group(f.abs().round() as u64);
+        if f < 0.0 {
+            format!("-{whole}")
+        } else {
+            whole
+        }
+    } else {
+        let t = format!("{f:.2}");
+        t.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
 /// An evidence value as people read it: counts grouped, shares as
 /// percentages, byte sizes in binary units, lists and objects spelled out
 /// (`name: unbounded-array.max-length, value: 1,000`) instead of raw JSON.
@@ -139,16 +155,8 @@ pub fn evidence(key: &str, v: &serde_json::Value) -> String {
                     percent(f)
                 } else if is_bytes && f >= 0.0 {
                     bytes(f)
-                } else if f.abs() >= 1000.0 {
-                    let whole = group(f.abs().round() as u64);
-                    if f < 0.0 {
-                        format!("-{whole}")
-                    } else {
-                        whole
-                    }
                 } else {
-                    let t = format!("{f:.2}");
-                    t.trim_end_matches('0').trim_end_matches('.').to_owned()
+                    decimal(f)
                 }
             }
         }

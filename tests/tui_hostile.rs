@@ -677,6 +677,7 @@ fn models(report: &Report) -> Vec<(String, Model)> {
                 }
                 Tab::Relationships => action(&mut m, Action::TabRelationships),
                 Tab::Indexes => action(&mut m, Action::TabIndexes),
+                Tab::Workload => action(&mut m, Action::TabWorkload),
                 Tab::Learn => {
                     action(&mut m, Action::TabLearn);
                     m.learn.req = None;

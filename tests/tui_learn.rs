@@ -100,7 +100,7 @@ fn entering_the_learn_tab_measures_the_first_lesson() {
 }
 
 #[test]
-fn the_tab_keys_cycle_through_learn_and_indexes() {
+fn the_tab_keys_cycle_through_learn_indexes_and_workload() {
     let mut m = model(120, 40);
     action(&mut m, Action::TabRelationships);
     let fx = action(&mut m, Action::NextTab);
@@ -109,12 +109,16 @@ fn the_tab_keys_cycle_through_learn_and_indexes() {
     action(&mut m, Action::NextTab);
     assert_eq!(m.tab, Tab::Indexes);
     action(&mut m, Action::NextTab);
+    assert_eq!(m.tab, Tab::Workload);
+    action(&mut m, Action::NextTab);
     assert_eq!(m.tab, Tab::Schema);
+    action(&mut m, Action::PrevTab);
+    assert_eq!(m.tab, Tab::Workload);
     action(&mut m, Action::PrevTab);
     assert_eq!(m.tab, Tab::Indexes);
     action(&mut m, Action::PrevTab);
     assert_eq!(m.tab, Tab::Learn);
-    assert_eq!(Tab::ALL.last(), Some(&Tab::Indexes));
+    assert_eq!(Tab::ALL.last(), Some(&Tab::Workload));
 }
 
 #[test]

@@ -31,6 +31,7 @@ pub enum Action {
     TabRelationships,
     TabLearn,
     TabIndexes,
+    TabWorkload,
     NavSort,
     Toggle,
     Filter,
@@ -98,6 +99,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     ),
     (Action::TabLearn, "tab-learn", "learn tab (lessons)", &["5"]),
     (Action::TabIndexes, "tab-indexes", "indexes tab", &["6"]),
+    (
+        Action::TabWorkload,
+        "tab-workload",
+        "workload tab (query shapes; Enter opens a shape's finding)",
+        &["7"],
+    ),
     (
         Action::NavSort,
         "sort",
@@ -252,6 +259,7 @@ fn chinese(a: Action) -> &'static str {
         Action::TabRelationships => "关系标签页",
         Action::TabLearn => "学习标签页（课程）",
         Action::TabIndexes => "索引标签页",
+        Action::TabWorkload => "负载标签页（查询形状；Enter 打开该形状的问题）",
         Action::NavSort => "按名称、严重程度、大小、文档数排序集合",
         Action::Toggle => "打开 / 折叠",
         Action::Filter => "筛选字段或集合；在文档页打开查询栏",

@@ -7,6 +7,7 @@ use crate::advise::Advice;
 use crate::i18n::Lang;
 use crate::report::{CollectionReport, Report};
 use crate::rules::Severity;
+use crate::workload::Shape;
 
 use super::keymap::Keymap;
 use super::querybar::QueryState;
@@ -25,16 +26,18 @@ pub enum Tab {
     Relationships,
     Learn,
     Indexes,
+    Workload,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Schema,
         Tab::Findings,
         Tab::Documents,
         Tab::Relationships,
         Tab::Learn,
         Tab::Indexes,
+        Tab::Workload,
     ];
 
     pub fn title(self, lang: Lang) -> &'static str {
@@ -45,6 +48,7 @@ impl Tab {
             Tab::Relationships => ("Relationships", "关系"),
             Tab::Learn => ("Learn", "学习"),
             Tab::Indexes => ("Indexes", "索引"),
+            Tab::Workload => ("Workload", "负载"),
         };
         lang.pick(en, zh)
     }
@@ -61,6 +65,7 @@ impl Tab {
             Tab::Relationships => "Refs",
             Tab::Learn => "Learn",
             Tab::Indexes => "Idx",
+            Tab::Workload => "Load",
         }
     }
 
@@ -233,6 +238,8 @@ pub struct Model {
     pub rel_sel: usize,
     /// The selected index on the Indexes tab.
     pub index_sel: usize,
+    /// The selected query shape on the Workload tab.
+    pub shape_sel: usize,
     pub detail_scroll: u16,
     /// Display columns the detail's long lines are scrolled sideways.
     pub detail_hscroll: u16,
@@ -293,6 +300,7 @@ impl Model {
             rel_rows: Vec::new(),
             rel_sel: 0,
             index_sel: 0,
+            shape_sel: 0,
             detail_scroll: 0,
             detail_hscroll: 0,
             detail_hmax: std::cell::Cell::new(0),
@@ -409,6 +417,54 @@ impl Model {
     pub fn selected_field(&self) -> Option<&crate::profile::FieldProfile> {
         let c = self.collection()?;
         c.fields.get(*self.rows.get(self.field_sel)?)
+    }
+
+    /// The query shapes the Workload tab lists, by total time: the
+    /// selected collection's, a database's, or all of them on the overview;
+    /// each with its rank in the whole workload (1 first), as findings
+    /// name it.
+    pub fn shapes(&self) -> Vec<(usize, &Shape)> {
+        let Some(w) = self.report.as_ref().and_then(|r| r.workload.as_ref()) else {
+            return Vec::new();
+        };
+        let wanted = |s: &Shape| match self.nav.get(self.nav_sel) {
+            Some(NavRow::Overview) => true,
+            Some(NavRow::Db(db)) => {
+                s.namespace.split_once('.').map(|(d, _)| d) == Some(db.as_str())
+            }
+            Some(NavRow::Coll(_)) => self
+                .collection()
+                .is_some_and(|c| c.namespace == s.namespace),
+            None => false,
+        };
+        w.shapes
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| wanted(s))
+            .map(|(i, s)| (i + 1, s))
+            .collect()
+    }
+
+    pub fn selected_shape(&self) -> Option<(usize, &Shape)> {
+        self.shapes().get(self.shape_sel).copied()
+    }
+
+    /// The shown findings that name the shape of rank `rank` (their
+    /// evidence's `shape.rank`), worst first.
+    pub fn shape_findings(&self, rank: usize) -> Vec<&Advice> {
+        let mut found: Vec<&Advice> = self
+            .findings()
+            .into_iter()
+            .filter(|f| {
+                f.evidence
+                    .get("shape")
+                    .and_then(|s| s.get("rank"))
+                    .and_then(serde_json::Value::as_u64)
+                    == Some(rank as u64)
+            })
+            .collect();
+        found.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        found
     }
 
     pub fn selected_relationship(&self) -> Option<&crate::relate::Relationship> {

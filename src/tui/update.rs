@@ -599,12 +599,38 @@ fn follow_relationship(m: &mut Model) {
     status(m, Level::Info, &msg);
 }
 
+/// Opens, on the Findings tab, the worst finding the selected query shape
+/// led to (the filters cleared so that it shows).
+fn open_shape_finding(m: &mut Model) {
+    let Some((rank, _)) = m.selected_shape() else {
+        return;
+    };
+    let all = m.findings();
+    let target = m
+        .shape_findings(rank)
+        .first()
+        .and_then(|f| all.iter().position(|x| std::ptr::eq(*x, *f)));
+    let Some(i) = target else {
+        let msg = m.lang.pick(
+            "no finding names this query shape",
+            "没有问题提到这个查询形状",
+        );
+        status(m, Level::Info, msg);
+        return;
+    };
+    m.severity_filter = None;
+    m.rule_filter = None;
+    rebuild_findings(m);
+    m.finding_sel = m.finding_rows.iter().position(|&r| r == i).unwrap_or(0);
+    set_tab(m, Tab::Findings);
+}
+
 /// Everything derived from the selected collection, recomputed.
 fn collection_changed(m: &mut Model) {
     // The overview and a database show findings, whatever the tab was;
     // back on a collection, the tab it was comes back.
     if m.is_summary() {
-        if m.tab != Tab::Learn {
+        if !matches!(m.tab, Tab::Learn | Tab::Workload) {
             m.tab_before_summary.get_or_insert(m.tab);
             m.tab = Tab::Findings;
         }
@@ -616,6 +642,7 @@ fn collection_changed(m: &mut Model) {
     m.doc_sel = 0;
     m.rel_sel = 0;
     m.index_sel = 0;
+    m.shape_sel = 0;
     m.detail_scroll = 0;
     m.detail_hscroll = 0;
     m.collapsed.clear();
@@ -838,6 +865,14 @@ fn main_move(m: &mut Model, a: Action) {
             }
             m.index_sel = s;
         }
+        Tab::Workload => {
+            let s = moved(m.shape_sel, m.shapes().len(), a, p);
+            if s != m.shape_sel {
+                m.detail_scroll = 0;
+                m.detail_hscroll = 0;
+            }
+            m.shape_sel = s;
+        }
         Tab::Learn => {}
     }
 }
@@ -852,7 +887,7 @@ fn has_children(m: &Model) -> bool {
 }
 
 fn set_tab(m: &mut Model, t: Tab) {
-    if m.is_summary() && !matches!(t, Tab::Findings | Tab::Learn) {
+    if m.is_summary() && !matches!(t, Tab::Findings | Tab::Learn | Tab::Workload) {
         // The overview and databases are findings; the tab opens with the
         // next collection.
         m.tab_before_summary = Some(t);
@@ -864,6 +899,10 @@ fn set_tab(m: &mut Model, t: Tab) {
         );
         status(m, Level::Info, &msg);
         return;
+    }
+    if m.is_summary() && t == Tab::Workload {
+        // Chosen here, the Workload tab stays on the next collection.
+        m.tab_before_summary = None;
     }
     m.tab = t;
     m.focus = Pane::Main;
@@ -1002,6 +1041,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::TabRelationships => set_tab(m, Tab::Relationships),
         Action::TabLearn => return enter_tab(m, Tab::Learn),
         Action::TabIndexes => return enter_tab(m, Tab::Indexes),
+        Action::TabWorkload => set_tab(m, Tab::Workload),
         Action::NavSort => {
             m.nav_sort = m.nav_sort.next();
             let keep = m.nav.get(m.nav_sel).cloned();
@@ -1040,6 +1080,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             (Pane::Nav, _) if m.selected_db().is_some() => fold_db(m, None),
             (Pane::Nav, _) => m.focus = Pane::Main,
             (Pane::Main, Tab::Relationships) => follow_relationship(m),
+            (Pane::Main, Tab::Workload) => open_shape_finding(m),
             (Pane::Main, Tab::Schema) => {
                 if let Some(f) = m.selected_field().cloned() {
                     if !m.collapsed.remove(&f.path) && has_children(m) {
@@ -1311,7 +1352,7 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                 return Vec::new();
             }
             if inside(a.tabs, col, row) {
-                if let Some(t) = views::tab_at(a.tabs, col, m.lang) {
+                if let Some(t) = views::tab_at(m, a.tabs, col) {
                     return enter_tab(m, t);
                 }
                 return Vec::new();
@@ -1338,6 +1379,7 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         Tab::Indexes => {
                             (m.index_sel, m.collection().map_or(0, |c| c.indexes.len()))
                         }
+                        Tab::Workload => (m.shape_sel, m.shapes().len()),
                         Tab::Learn => (m.learn.sel, LESSONS.len()),
                         Tab::Documents => return Vec::new(),
                     };
@@ -1353,6 +1395,11 @@ fn mouse(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                             }
                             Tab::Relationships => m.rel_sel = i,
                             Tab::Indexes => m.index_sel = i,
+                            Tab::Workload => {
+                                m.shape_sel = i;
+                                m.detail_scroll = 0;
+                                m.detail_hscroll = 0;
+                            }
                             Tab::Documents => {}
                         }
                     }

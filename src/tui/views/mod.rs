@@ -9,6 +9,7 @@ pub mod indexes;
 pub mod learn;
 pub mod relationships;
 pub mod schema;
+pub mod workload;
 
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 use ratatui::style::Modifier;
@@ -19,7 +20,6 @@ use ratatui::Frame;
 use super::keymap::Action;
 use super::model::{Level, Model, NavRow, Pane, Tab};
 use super::theme::Theme;
-use crate::i18n::Lang;
 use crate::rules::{Finding, Severity};
 
 /// Below this the explorer says so instead of drawing.
@@ -84,41 +84,63 @@ pub fn split(main: Rect) -> (Rect, Rect) {
 /// The clickable list of the current tab and the height of its header.
 pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
     match m.tab {
-        Tab::Schema | Tab::Relationships | Tab::Indexes => Some((inner(split(main).0), 1)),
+        Tab::Schema | Tab::Relationships | Tab::Indexes | Tab::Workload => {
+            Some((inner(split(main).0), 1))
+        }
         Tab::Findings => Some((inner(findings::split(main).0), 0)),
         Tab::Learn => Some((inner(learn::split(main).0), 0)),
         Tab::Documents => None,
     }
 }
 
-/// Full titles when they all fit in `width` columns, else the short ones.
-fn short_tabs(width: u16, lang: Lang) -> bool {
-    let full: usize = Tab::ALL
-        .iter()
-        .enumerate()
-        .map(|(i, t)| crate::fmt::display_width(&tab_label(i, *t, false, lang)) + 1)
-        .sum();
-    // Room for the findings count the bar adds.
-    full + 5 > usize::from(width)
-}
-
-fn tab_label(i: usize, t: Tab, short: bool, lang: Lang) -> String {
-    let title = if short {
-        t.short_title(lang)
-    } else {
-        t.title(lang)
+/// The tab bar's labels, as much as fits in `width` columns: the full
+/// titles, else the short ones, else the selected tab's short title and
+/// the others' numbers. The Findings tab says how many there are.
+pub fn tab_labels(m: &Model, width: u16) -> Vec<(Tab, String)> {
+    let n = m.findings().len();
+    let label = |i: usize, t: Tab, short: bool, bare: bool| {
+        if bare {
+            return format!(" {} ", i + 1);
+        }
+        let title = if short {
+            t.short_title(m.lang)
+        } else {
+            t.title(m.lang)
+        };
+        if t == Tab::Findings && n > 0 {
+            format!(" {} {title} ({n}) ", i + 1)
+        } else {
+            format!(" {} {title} ", i + 1)
+        }
     };
-    format!(" {} {title} ", i + 1)
+    let tier = |short: bool, compact: bool| -> Vec<(Tab, String)> {
+        Tab::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (*t, label(i, *t, short, compact && *t != m.tab)))
+            .collect()
+    };
+    let fits = |labels: &[(Tab, String)]| {
+        labels
+            .iter()
+            .map(|(_, l)| crate::fmt::display_width(l) + 1)
+            .sum::<usize>()
+            <= usize::from(width)
+    };
+    [(false, false), (true, false)]
+        .into_iter()
+        .map(|(short, compact)| tier(short, compact))
+        .find(|l| fits(l))
+        .unwrap_or_else(|| tier(true, true))
 }
 
 /// The tab under column `col` of the tab bar.
-pub fn tab_at(tabs: Rect, col: u16, lang: Lang) -> Option<Tab> {
-    let short = short_tabs(tabs.width, lang);
+pub fn tab_at(m: &Model, tabs: Rect, col: u16) -> Option<Tab> {
     let mut x = tabs.x;
-    for (i, t) in Tab::ALL.iter().enumerate() {
-        let w = crate::fmt::display_width(&tab_label(i, *t, short, lang)) as u16;
+    for (t, label) in tab_labels(m, tabs.width) {
+        let w = crate::fmt::display_width(&label) as u16;
         if col >= x && col < x + w {
-            return Some(*t);
+            return Some(t);
         }
         x += w + 1;
     }
@@ -256,13 +278,16 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     match (&m.report, m.collection(), m.tab) {
         // Lessons read the bundled sample data, not the target.
         (_, _, Tab::Learn) => learn::render(m, theme, f, a.main),
-        // The overview or a database: the findings of everything under it.
+        // The overview or a database: the query shapes or the findings of
+        // everything under it.
+        (Some(_), None, Tab::Workload) if m.is_summary() => workload::render(m, theme, f, a.main),
         (Some(_), None, _) if m.is_summary() => findings::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Schema) => schema::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Findings) => findings::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Documents) => documents::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Relationships) => relationships::render(m, theme, f, a.main),
         (Some(_), Some(_), Tab::Indexes) => indexes::render(m, theme, f, a.main),
+        (Some(_), Some(_), Tab::Workload) => workload::render(m, theme, f, a.main),
         _ => render_waiting(m, theme, f, a.main),
     }
     render_status(m, theme, f, a.status);
@@ -463,21 +488,8 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 
 fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
-    let short = short_tabs(area.width, m.lang);
-    for (i, t) in Tab::ALL.iter().enumerate() {
-        let mut label = tab_label(i, *t, short, m.lang);
-        if *t == Tab::Findings {
-            let n = m.findings().len();
-            if n > 0 && label.len() + 4 < 40 {
-                let title = if short {
-                    t.short_title(m.lang)
-                } else {
-                    t.title(m.lang)
-                };
-                label = format!(" {} {title} ({n}) ", i + 1);
-            }
-        }
-        let st = if *t == m.tab {
+    for (t, label) in tab_labels(m, area.width) {
+        let st = if t == m.tab {
             theme
                 .fg("tab.active")
                 .add_modifier(Modifier::BOLD | Modifier::REVERSED)
