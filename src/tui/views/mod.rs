@@ -416,11 +416,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 let text = format!("{} ({n})", m.lang.pick("All findings", "全部问题"));
                 let mut l = Line::from(vec![
                     Span::styled(
-                        format!(
-                            "{:<width$}",
-                            fit(&text, w.saturating_sub(2)),
-                            width = w.saturating_sub(2)
-                        ),
+                        pad(&fit(&text, w.saturating_sub(2)), w.saturating_sub(2)),
                         theme.title(),
                     ),
                     Span::styled(
@@ -440,9 +436,9 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 let right = format!("{colls:>3} ");
                 let name_w = w.saturating_sub(right.chars().count() + 3);
                 let text = format!(
-                    "{} {:<name_w$}",
+                    "{} {}",
                     if folded { "▸" } else { "▾" },
-                    fit(name, name_w.saturating_sub(0))
+                    pad(&fit(name, name_w), name_w)
                 );
                 let mut l = Line::from(vec![
                     Span::styled(fit(&text, name_w + 2), theme.title()),
@@ -468,7 +464,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                     format!("{count:>6} ")
                 };
                 let name_w = w.saturating_sub(right.chars().count() + 3);
-                let name = format!("  {:<name_w$}", fit(&c.meta.name, name_w));
+                let name = format!("  {}", pad(&fit(&c.meta.name, name_w), name_w));
                 let sev_style = worst.map_or_else(|| theme.dim(), |s| theme.severity(s));
                 let mut l = Line::from(vec![
                     Span::styled(name, theme.text()),
