@@ -1,5 +1,11 @@
 //! Screen tests: the views drawn into ratatui's `TestBackend` at 80×24, at
-//! a large size, and in a terminal too small to use.
+//! a large size, and in a terminal too small to use; every tab and the help
+//! in both languages at three sizes against the snapshots in
+//! `tests/snapshots/tui/` (`DOCSHAPE_UPDATE_SNAPSHOTS=1` rewrites them),
+//! with no wide character lost or split.
+
+#[path = "common/mongod_log.rs"]
+mod mongod_log;
 
 use std::path::Path;
 
@@ -16,6 +22,12 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 fn sample_report() -> Report {
+    report_of(docshape::i18n::Lang::En, None)
+}
+
+/// The `shop` database of the sample data audited in `lang`, with the
+/// workload of the `mongod` log `workload` when there is one.
+fn report_of(lang: docshape::i18n::Lang, workload: Option<&Path>) -> Report {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -23,13 +35,17 @@ fn sample_report() -> Report {
     rt.block_on(async {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data");
         let mut src = FileSource::open(&dir).expect("sample data");
-        let plan = Plan::new(
+        let mut plan = Plan::new(
             Selection {
                 dbs: vec!["shop".into()],
                 collections: Vec::new(),
             },
             SampleMode::Sample(1000),
         );
+        plan.lang = lang;
+        plan.workload = workload.map(|p| {
+            std::sync::Arc::new(docshape::workload::read_logs(p).expect("the workload log"))
+        });
         audit::run(&mut src, &plan, &mut |_| {})
             .await
             .expect("audit")
@@ -445,4 +461,262 @@ fn every_tab_speaks_the_chosen_language() {
             }
         }
     }
+}
+
+/// Every wide (CJK) character drawn whole: the cell after its first half
+/// is the blank continuation ratatui leaves, nothing drawn over it, and it
+/// is not cut at the right edge. `where_` names the screen in the message.
+fn wide_characters_whole(buf: &ratatui::buffer::Buffer, where_: &str) {
+    let area = buf.area;
+    for y in 0..area.height {
+        for x in 0..area.width {
+            let sym = buf[(x, y)].symbol();
+            let w = docshape::fmt::display_width(sym);
+            for k in 1..w {
+                let next = x + u16::try_from(k).unwrap_or(u16::MAX);
+                assert!(
+                    next < area.width,
+                    "{where_}: `{sym}` at {x},{y} is cut at the right edge"
+                );
+                let cont = buf[(next, y)].symbol();
+                assert_eq!(
+                    cont, " ",
+                    "{where_}: the second half of `{sym}` at {x},{y} is drawn over with `{cont}`"
+                );
+            }
+        }
+    }
+}
+
+/// What a snapshot may not hold: the temporary directory and the
+/// checkout's path, replaced by fixed names.
+fn normalised(text: &str, tmp: &Path) -> String {
+    let text = text
+        .replace(&tmp.display().to_string(), "<tmp>")
+        .replace(env!("CARGO_MANIFEST_DIR"), "<repo>");
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The Chinese words a screen must show whole, besides the chrome.
+fn chinese_words(name: &str, w: u16, h: u16) -> Vec<&'static str> {
+    let mut v = vec!["集合", "样本", "退出"];
+    match name {
+        "1-schema" => v.extend(["结构", "字段", "出现率", "类型"]),
+        "2-findings" => v.extend(["问题", "证据"]),
+        "3-documents" => v.extend(["文档", "保留的样本"]),
+        "4-relationships" => v.extend(["关系", "引用"]),
+        "5-learn" => v.push("学习"),
+        "6-indexes" => v.extend(["索引", "名称"]),
+        "7-workload" => {
+            v.extend([
+                "负载",
+                "查询形状",
+                "次数",
+                "总耗时",
+                "建议索引",
+                "在问题标签页打开它",
+            ]);
+            if w >= 120 {
+                v.extend(["执行计划", "这个查询形状引出的问题"]);
+            }
+        }
+        "help" => {
+            v.extend(["按键", "显示或隐藏本帮助"]);
+            // Below the first screenful at 80×24.
+            if h >= 40 {
+                v.push("负载标签页（查询形状；Enter 打开该形状的问题）");
+            }
+        }
+        _ => {}
+    }
+    v
+}
+
+/// Every tab (1–7, data on each: the sample shop and a workload log) and
+/// the help, at 80×24, 120×40 and 200×60, in English and Chinese: each
+/// screen as `tests/snapshots/tui/LANG-WxH-NAME.txt` has it, and, whatever
+/// the snapshot says, with every wide character whole and the Chinese
+/// words of the screen shown.
+#[test]
+fn every_screen_matches_its_snapshot_with_wide_characters_whole() {
+    use docshape::i18n::Lang;
+    use docshape::tui::update::{update, Msg};
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let log = mongod_log::shop_log(tmp.path());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tui");
+    let rewrite = std::env::var_os("DOCSHAPE_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1");
+    let screens: [(&str, Action); 8] = [
+        ("1-schema", Action::TabSchema),
+        ("2-findings", Action::TabFindings),
+        ("3-documents", Action::TabDocuments),
+        ("4-relationships", Action::TabRelationships),
+        ("5-learn", Action::TabLearn),
+        ("6-indexes", Action::TabIndexes),
+        ("7-workload", Action::TabWorkload),
+        ("help", Action::Help),
+    ];
+    let mut differ = Vec::new();
+    for lang in [Lang::En, Lang::Zh] {
+        let report = report_of(lang, Some(&log));
+        assert!(report.workload.is_some());
+        let lesson = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(docshape::lesson::measure(
+                &docshape::lesson::LESSONS[0],
+                None,
+                "docshape_",
+                lang,
+                std::time::Duration::from_secs(30),
+            ))
+            .expect("the first lesson");
+        for (w, h) in [(80, 24), (120, 40), (200, 60)] {
+            for (name, key) in screens {
+                let mut m = Model::new("mongodb://u:****@h/".into(), 1000, Keymap::default());
+                m.size = (w, h);
+                m.lang = lang;
+                m.learn.lang = lang;
+                set_report(&mut m, report.clone());
+                action(&mut m, Action::Down);
+                assert_eq!(
+                    m.collection().map(|c| c.namespace.as_str()),
+                    Some("shop.orders")
+                );
+                for fx in action(&mut m, key) {
+                    if let docshape::tui::effects::Effect::Measure { req, .. } = fx {
+                        update(
+                            &mut m,
+                            Msg::Lesson {
+                                req,
+                                result: Ok(lesson.clone()),
+                            },
+                        );
+                    }
+                }
+                if name == "3-documents" {
+                    action(&mut m, Action::Toggle);
+                }
+                let at = format!("{}-{w}x{h}-{name}", lang.pick("en", "zh"));
+                let buf = screen_with(&m, w, h, &Theme::default());
+                wide_characters_whole(&buf, &at);
+                let text = normalised(&screen(&m, w, h), tmp.path());
+                if lang == Lang::Zh {
+                    for word in chinese_words(name, w, h) {
+                        assert!(text.contains(word), "{at} lacks `{word}`:\n{text}");
+                    }
+                }
+                let file = dir.join(format!("{at}.txt"));
+                if rewrite {
+                    std::fs::create_dir_all(&dir).expect("snapshot dir");
+                    std::fs::write(&file, &text).expect("write the snapshot");
+                    continue;
+                }
+                let want = std::fs::read_to_string(&file).unwrap_or_default();
+                if want != text {
+                    let line = want
+                        .lines()
+                        .zip(text.lines())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    differ.push(format!(
+                        "{at}: line {} differs\n--- snapshot\n{}\n--- drawn\n{text}",
+                        line + 1,
+                        want.lines().nth(line).unwrap_or("(no snapshot)")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} screens differ from tests/snapshots/tui (DOCSHAPE_UPDATE_SNAPSHOTS=1 rewrites them):\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
+
+/// The Workload tab on its own: the shapes of the selected collection by
+/// total time with their numbers, the index the finding proposes, and
+/// Enter opening that finding on the Findings tab; without a workload, how
+/// to give one.
+#[test]
+fn workload_tab_lists_shapes_and_opens_their_finding() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let log = mongod_log::shop_log(tmp.path());
+    let report = report_of(docshape::i18n::Lang::En, Some(&log));
+    let (w, h) = (200, 60);
+    let mut m = Model::new("x".into(), 1000, Keymap::default());
+    m.size = (w, h);
+    set_report(&mut m, report);
+    action(&mut m, Action::Down);
+    action(&mut m, Action::TabWorkload);
+    assert_eq!(m.tab, Tab::Workload);
+    let s = screen(&m, w, h);
+    assert!(s.contains("Query shapes (2)"), "{s}");
+    // By total time: the scan (150 runs, 40–46 ms) before the lookups.
+    let scan = s.find("{\"coupon\":\"string\"}").expect("the scan");
+    let by_customer = s
+        .find("{\"customer_id\":\"objectId\"}")
+        .expect("the lookups");
+    assert!(scan < by_customer, "{s}");
+    let total: u64 = (0..150u64).map(|i| 40 + i % 7).sum();
+    assert!(
+        s.contains(&format!("{} ms", docshape::fmt::group(total))),
+        "{s}"
+    );
+    assert!(s.contains("COLLSCAN ×150"), "{s}");
+    assert!(
+        s.contains("30 documents examined per document returned"),
+        "{s}"
+    );
+    assert!(s.contains("{coupon: 1, placed_at: -1}"), "{s}");
+    assert!(s.contains("index-esr"), "{s}");
+    // Enter: the finding, on the Findings tab.
+    assert_eq!(m.focus, docshape::tui::model::Pane::Main);
+    action(&mut m, Action::Toggle);
+    assert_eq!(m.tab, Tab::Findings);
+    let finding = m.selected_finding().expect("a finding");
+    assert_eq!(finding.rule, "index-esr");
+    // The lookups led to nothing: Enter stays and says so.
+    action(&mut m, Action::TabWorkload);
+    action(&mut m, Action::Down);
+    action(&mut m, Action::Toggle);
+    assert_eq!(m.tab, Tab::Workload);
+    assert!(screen(&m, w, h).contains("no finding names this query shape"));
+    // The overview lists every shape, with its namespace.
+    action(&mut m, Action::NextPane);
+    action(&mut m, Action::Top);
+    let s = screen(&m, w, h);
+    assert_eq!(m.tab, Tab::Workload);
+    assert!(
+        s.contains("Query shapes (3)") && s.contains("shop.customers"),
+        "{s}"
+    );
+    // Without a workload: how to give one.
+    let mut bare = orders(100, 30);
+    action(&mut bare, Action::TabWorkload);
+    let s = screen(&bare, 100, 30);
+    assert!(s.contains("--workload LOG"), "{s}");
+}
+
+/// The check above fails on a wide character drawn over or cut at the edge.
+#[test]
+fn a_wide_character_drawn_over_or_cut_is_caught() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    let mut buf = Buffer::empty(Rect::new(0, 0, 4, 1));
+    buf.set_string(0, 0, "中", ratatui::style::Style::default());
+    wide_characters_whole(&buf, "whole");
+    let mut over = buf.clone();
+    over[(1, 0)].set_symbol("│");
+    assert!(std::panic::catch_unwind(|| wide_characters_whole(&over, "drawn over")).is_err());
+    let mut cut = Buffer::empty(Rect::new(0, 0, 4, 1));
+    cut[(3, 0)].set_symbol("中");
+    assert!(std::panic::catch_unwind(|| wide_characters_whole(&cut, "cut")).is_err());
 }

@@ -9,57 +9,14 @@
 
 mod common;
 mod migrate;
+#[path = "common/mongod_log.rs"]
+mod mongod_log;
 
 use bson::{doc, Bson, Document};
 use common::{client, oid, unique_db, uri, DAY, NEWEST};
 use futures_util::TryStreamExt;
+use mongod_log::{find, slow};
 use serde_json::{json, Value};
-
-/// One "Slow query" line as mongod 4.4+ writes it.
-fn slow(kind: &str, ns: &str, command: Value, stats: Value, ms: u64) -> String {
-    let mut attr = json!({
-        "type": kind,
-        "ns": ns,
-        "appName": "shop-api",
-        "command": command,
-    });
-    let (a, s) = (
-        attr.as_object_mut().expect("object"),
-        stats.as_object().expect("stats"),
-    );
-    for (k, v) in s {
-        a.insert(k.clone(), v.clone());
-    }
-    a.insert("numYields".into(), json!(0));
-    a.insert("queryHash".into(), json!("7C953B42"));
-    a.insert(
-        "locks".into(),
-        json!({"Global": {"acquireCount": {"r": 1}}}),
-    );
-    a.insert("remote".into(), json!("172.31.255.125:62755"));
-    a.insert("protocol".into(), json!("op_msg"));
-    a.insert("durationMillis".into(), json!(ms));
-    json!({
-        "t": {"$date": "2026-11-20T16:25:13.475+00:00"},
-        "s": "I",
-        "c": if kind == "update" { "WRITE" } else { "COMMAND" },
-        "id": 51803,
-        "ctx": "conn225",
-        "msg": "Slow query",
-        "attr": attr,
-    })
-    .to_string()
-}
-
-fn find(db: &str, coll: &str, filter: Value, sort: Option<Value>, stats: Value, ms: u64) -> String {
-    let mut cmd = json!({"find": coll, "filter": filter});
-    if let Some(s) = sort {
-        cmd["sort"] = s;
-    }
-    cmd["lsid"] = json!({"id": {"$uuid": "ce6eb0b2-d85f-4ab2-a0dd-c3f0fc889b17"}});
-    cmd["$db"] = json!(db);
-    slow("command", &format!("{db}.{coll}"), cmd, stats, ms)
-}
 
 fn oid_json(id: &bson::oid::ObjectId) -> Value {
     json!({"$oid": id.to_hex()})
