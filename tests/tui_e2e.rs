@@ -1,9 +1,12 @@
 //! End to end: the explorer binary in a real terminal (tmux) against the
 //! MongoDB-wire test server loaded with the bundled sample data. It opens a
-//! collection, opens a finding, quits, and checks the terminal came back.
+//! collection, opens a finding, quits, and checks the terminal came back;
+//! and the Workload tab on the bundled sample data with a `mongod` log.
 //! Needs `tmux` on PATH.
 
 mod common;
+#[path = "common/mongod_log.rs"]
+mod mongod_log;
 #[path = "common/proxy.rs"]
 mod proxy;
 
@@ -322,6 +325,42 @@ fn query_bar_finds_matches_outside_the_sample_with_their_count() {
     assert!(t.contains("plan "), "{t}");
     keys(&s, &["Escape"]);
     wait_for(&s, "kept sample (10)", 10);
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}
+
+/// `docshape sample-data --workload LOG`: key 7 shows the shapes of the
+/// collection by total time, with their plans; Enter opens the finding the
+/// worst shape led to on the Findings tab.
+#[test]
+fn workload_tab_shows_shapes_and_enter_opens_their_finding() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let log = mongod_log::shop_log(home.path());
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} LANG=C.UTF-8 '{bin}' '{data}' --workload '{log}' --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+        data = common::repo().join("sample-data").display(),
+        log = log.display(),
+    );
+    let s = Session::start("docshape-workload", (120, 40), &cmd);
+    wait_for(&s, "orders", 60);
+    keys(&s, &["-l", "/shop.orders"]);
+    keys(&s, &["Enter"]);
+    wait_for(&s, "Fields (15)", 10);
+    keys(&s, &["7"]);
+    let t = wait_for(&s, "Query shapes (2)", 10);
+    let scan = t.find("{\"coupon\":\"string\"}").unwrap_or(usize::MAX);
+    let lookups = t
+        .find("{\"customer_id\":\"objectId\"}")
+        .unwrap_or(usize::MAX);
+    assert!(scan < lookups && lookups < usize::MAX, "by total time: {t}");
+    assert!(t.contains("COLLSCAN ×150"), "{t}");
+    assert!(t.contains("{coupon: 1, placed_at: -1}"), "{t}");
+    keys(&s, &["Enter"]);
+    let f = wait_for(&s, "Evidence", 10);
+    assert!(f.contains("index-esr"), "{f}");
     keys(&s, &["q"]);
     let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
     assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
