@@ -672,7 +672,7 @@ fn workload_tab_lists_shapes_and_opens_their_finding() {
     );
     assert!(s.contains("COLLSCAN ×150"), "{s}");
     assert!(
-        s.contains("30 documents examined per document returned"),
+        s.contains("documents examined per document returned: 30"),
         "{s}"
     );
     assert!(s.contains("{coupon: 1, placed_at: -1}"), "{s}");

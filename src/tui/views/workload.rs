@@ -344,7 +344,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         "",
         lang.pick(
             format!(
-                "{} documents examined per document returned",
+                "documents examined per document returned: {}",
                 decimal(per_returned(s))
             ),
             format!("每返回一个文档检查 {} 个文档", decimal(per_returned(s))),
