@@ -720,3 +720,46 @@ fn a_wide_character_drawn_over_or_cut_is_caught() {
     cut[(3, 0)].set_symbol("中");
     assert!(std::panic::catch_unwind(|| wide_characters_whole(&cut, "cut")).is_err());
 }
+
+/// A click on a tab's number opens that tab, whichever labels the bar
+/// could fit (full, short, or numbers only) in either language.
+#[test]
+fn a_click_on_a_tab_number_opens_that_tab() {
+    use docshape::i18n::Lang;
+    use docshape::tui::update::{update, Msg};
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let report = sample_report();
+    for (w, h) in [(80, 24), (120, 40), (200, 60)] {
+        for lang in [Lang::En, Lang::Zh] {
+            let mut m = Model::new("x".into(), 1000, Keymap::default());
+            m.size = (w, h);
+            m.lang = lang;
+            set_report(&mut m, report.clone());
+            action(&mut m, Action::Down);
+            let tabs = views::areas(ratatui::layout::Rect::new(0, 0, w, h))
+                .expect("areas")
+                .tabs;
+            for (i, want) in Tab::ALL.into_iter().enumerate() {
+                let buf = screen_with(&m, w, h, &Theme::default());
+                let digit = (i + 1).to_string();
+                let col = (tabs.x + 1..tabs.x + tabs.width)
+                    .find(|&x| {
+                        buf[(x, tabs.y)].symbol() == digit
+                            && buf[(x - 1, tabs.y)].symbol() == " "
+                            && buf[(x + 1, tabs.y)].symbol() == " "
+                    })
+                    .unwrap_or_else(|| panic!("{w}×{h}: no tab {digit}"));
+                update(
+                    &mut m,
+                    Msg::Mouse(MouseEvent {
+                        kind: MouseEventKind::Down(MouseButton::Left),
+                        column: col,
+                        row: tabs.y,
+                        modifiers: KeyModifiers::NONE,
+                    }),
+                );
+                assert_eq!(m.tab, want, "{w}×{h} {lang:?}: a click on {digit}");
+            }
+        }
+    }
+}
