@@ -6,6 +6,8 @@
 #   scripts/corpus-table.sh            # the real data read as files (as before.tsv)
 #   scripts/corpus-table.sh server     # now: the same data in the test server
 #   scripts/corpus-table.sh sample-data
+#   scripts/corpus-table.sh workload   # the workload rules, sample-data + its bundled workload
+#   scripts/corpus-table.sh log        # the workload rules, the real mongod log read alone
 #
 # `before` exists for `files` only; for another place its counts are 0.
 # Rows still `unreviewed` in verdicts.tsv are counted in their own column.
@@ -14,9 +16,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 where=${1:-files}
 case $where in
-files | server | sample-data) ;;
+files | server | sample-data | workload | log) ;;
 *)
-    echo "corpus-table.sh: unknown place '$where' (files, server or sample-data)" >&2
+    echo "corpus-table.sh: unknown place '$where' (files, server, sample-data, workload or log)" >&2
     exit 2
     ;;
 esac

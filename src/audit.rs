@@ -14,10 +14,13 @@ use crate::growth::{self, snapshot};
 use crate::i18n::Lang;
 use crate::profile::{threads_from_env, ShardedProfiler, DEFAULT_MAX_PATHS};
 use crate::relate::{self, CollectionView, RelateCost};
-use crate::report::{CollectionReport, InputError, Report, Sampling};
+use crate::report::{InputError, Report, Sampling};
+
+pub mod collection;
 use crate::rules::{self, CollectionCtx, DeploymentCtx, Thresholds};
 use crate::sample::Reservoir;
 use crate::source::{CollectionMeta, ExtremesOutcome, SampleMode, Selection, Source, SourceError};
+pub use collection::Collection;
 
 /// Most bytes of documents kept in memory per collection after profiling.
 pub const KEEP_BYTES: usize = 64 * 1024 * 1024;
@@ -33,6 +36,7 @@ pub const KEEP_FULL: u64 = 1000;
 
 /// What to read and which stages to run.
 #[derive(Clone, Debug)]
+#[allow(clippy::struct_excessive_bools)] // independent switches, each an option
 pub struct Plan {
     pub selection: Selection,
     pub mode: SampleMode,
@@ -60,6 +64,10 @@ pub struct Plan {
     pub keep_partial: bool,
     /// Query shapes read from logs (`--workload`), for the rules.
     pub workload: Option<std::sync::Arc<crate::workload::Workload>>,
+    /// Read the query shapes from the server's profiler instead
+    /// (`--workload profile`), before any collection is read, so this
+    /// run's own reads are not among them.
+    pub workload_profile: bool,
     /// Measure the largest documents and longest arrays over the whole
     /// collection when only a sample is profiled (`--no-extremes`: off).
     pub extremes: bool,
@@ -79,6 +87,7 @@ impl Plan {
             stop: None,
             keep_partial: false,
             workload: None,
+            workload_profile: false,
             extremes: true,
         }
     }
@@ -87,6 +96,8 @@ impl Plan {
 /// What a run is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
+    /// Reading the server's profiler (`--workload profile`).
+    Workload,
     /// Listing the collections to read.
     Listing,
     /// Reading and profiling collections.
@@ -104,6 +115,7 @@ pub enum Stage {
 impl Stage {
     pub fn name(self, lang: Lang) -> &'static str {
         match self {
+            Stage::Workload => lang.pick("reading the profiler", "读取性能分析器"),
             Stage::Listing => lang.pick("listing", "列出集合"),
             Stage::Sampling => lang.pick("sampling", "采样"),
             Stage::Indexes => lang.pick("indexes", "检查索引"),
@@ -122,7 +134,7 @@ pub struct Progress<'a> {
     pub stage: Stage,
     /// A collection just finished: profiled, not yet judged (no findings,
     /// no relationships). Reported in the listing's order.
-    pub finished: Option<&'a CollectionReport>,
+    pub finished: Option<&'a Collection>,
     pub namespace: &'a str,
     /// Index of this collection and how many there are.
     pub position: (usize, usize),
@@ -197,6 +209,15 @@ pub async fn run<S: Source>(
             done: false,
         });
     };
+    let mut notes = Vec::new();
+    let workload = if plan.workload_profile {
+        stage(progress, Stage::Workload, 0);
+        Some(std::sync::Arc::new(
+            profiled_workload(source, plan, &mut notes).await?,
+        ))
+    } else {
+        plan.workload.clone()
+    };
     stage(progress, Stage::Listing, 0);
     let metas = source.collections(&plan.selection).await?;
     let total = metas.len();
@@ -209,7 +230,6 @@ pub async fn run<S: Source>(
     // the server again are then skipped.
     let mut cut_short: Option<String> = None;
     let mut collections = Vec::with_capacity(total);
-    let mut notes = Vec::new();
     let mut errors = Vec::new();
     let mut first_error = None;
     {
@@ -287,7 +307,8 @@ pub async fn run<S: Source>(
     for c in &mut collections {
         measure_growth(c);
         if let Some(dir) = plan.snapshots.as_ref().filter(|_| asks_server) {
-            if let Err(e) = snapshot_growth(source, c, dir, &label).await {
+            let min_corr = plan.thresholds.unbounded_array.min_correlation;
+            if let Err(e) = snapshot_growth(source, c, dir, &label, min_corr).await {
                 if e.is_fatal() {
                     return Err(e);
                 }
@@ -296,7 +317,7 @@ pub async fn run<S: Source>(
         }
     }
     let mut cost = RelateCost::default();
-    let views: Vec<CollectionView<'_>> = collections.iter().map(view_of).collect();
+    let views: Vec<CollectionView<'_>> = collections.iter().map(Collection::view).collect();
     stage(progress, Stage::Relationships, total);
     let relationships = if plan.relationships && asks_server {
         relate::discover::relationships(source, &views, &mut notes, &mut cost).await?
@@ -325,17 +346,22 @@ pub async fn run<S: Source>(
     stage(progress, Stage::Rules, total);
     let now = now_secs();
     let mut findings_per: Vec<Vec<Advice>> = Vec::with_capacity(collections.len());
+    for c in &mut collections {
+        c.relationships = relationships
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.from_ns == c.namespace || r.to_ns == c.namespace)
+            .map(|(i, _)| i)
+            .collect();
+    }
     for (c, d) in collections.iter().zip(drift) {
         let ctx = CollectionCtx {
             data: c.data(),
-            relationships: relationships
-                .iter()
-                .filter(|r| r.from_ns == c.namespace || r.to_ns == c.namespace)
-                .collect(),
+            relationships: c.relationships.iter().map(|&i| &relationships[i]).collect(),
             drift: d,
             index_usage: c.meta.index_usage.as_deref(),
             now,
-            workload: (plan.workload.as_deref()).map(|w| rules::ShapesView::of(w, &c.namespace)),
+            workload: (workload.as_deref()).map(|w| rules::ShapesView::of(w, &c.namespace)),
         };
         let found = rules::check_collection(&ctx, &plan.thresholds, plan.lang);
         findings_per.push(
@@ -356,13 +382,16 @@ pub async fn run<S: Source>(
         rules_used(plan),
         plan.memory as u64,
     );
-    report.collections = collections;
+    report.collections = collections
+        .into_iter()
+        .map(Collection::into_report)
+        .collect();
     report.errors = errors;
     report.relationships = relationships;
     report.findings = deployment;
     report.relationship_cost = cost;
     report.notes = notes;
-    report.workload = (plan.workload.as_deref()).map(|w| {
+    report.workload = (workload.as_deref()).map(|w| {
         crate::report::linked(
             w.clone(),
             report.collections.iter().flat_map(|c| &c.findings),
@@ -370,6 +399,48 @@ pub async fn run<S: Source>(
     });
     report.peak_memory_bytes = peak_memory_bytes();
     Ok(report)
+}
+
+/// The workload of the server's profiler (`--workload profile`), with
+/// its notes; a source without one (files) gives an empty workload and a
+/// note saying so.
+async fn profiled_workload<S: Source>(
+    source: &S,
+    plan: &Plan,
+    notes: &mut Vec<String>,
+) -> Result<crate::workload::Workload, SourceError> {
+    match crate::workload::profile::read(source, &plan.selection, plan.lang).await {
+        Some(read) => {
+            let read = read?;
+            notes.extend(read.notes);
+            Ok(read.workload)
+        }
+        None => {
+            notes.push(plan.lang.pick(
+                "--workload profile reads a server's profiler (system.profile): files have none, so no query shape was read".to_owned(),
+                "--workload profile 读取服务器的性能分析器（system.profile）：文件没有性能分析器，因此没有读取任何查询形状".to_owned(),
+            ));
+            Ok(crate::workload::Workload {
+                sources: vec![crate::workload::profile::PROFILE.to_owned()],
+                ..crate::workload::Workload::default()
+            })
+        }
+    }
+}
+
+/// A report of a server's profiler alone (`audit --workload profile` with no
+/// target, read from the default server): the query shapes and their plans,
+/// no collection read.
+pub async fn profiled_workload_only<S: Source>(
+    source: &S,
+    plan: &Plan,
+    label: String,
+) -> Result<Report, SourceError> {
+    let mut notes = Vec::new();
+    let workload = profiled_workload(source, plan, &mut notes).await?;
+    let mut r = workload_only(plan, label, workload);
+    r.notes.extend(notes);
+    Ok(r)
 }
 
 /// A report of the workload alone (`audit --workload LOG` with no target):
@@ -467,7 +538,7 @@ pub fn peak_memory_of(status_file: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<Advice> {
+fn deployment_findings(collections: &[Collection], plan: &Plan) -> Vec<Advice> {
     let mut dbs: Vec<(&str, Vec<&str>)> = Vec::new();
     for c in collections {
         match dbs.iter_mut().find(|(d, _)| *d == c.meta.db) {
@@ -485,21 +556,6 @@ fn deployment_findings(collections: &[CollectionReport], plan: &Plan) -> Vec<Adv
         .collect()
 }
 
-/// What the relationship stage sees of a profiled collection.
-fn view_of(c: &CollectionReport) -> CollectionView<'_> {
-    CollectionView {
-        db: &c.meta.db,
-        name: &c.meta.name,
-        profile: &c.profile,
-        docs: &c.kept,
-        indexes: &c.indexes,
-        growth: &c.growth,
-        documents: c.documents,
-        meta: &c.meta,
-        complete: c.partial.is_none() && c.documents == Some(c.kept.len() as u64),
-    }
-}
-
 /// Progress of the collections in flight: how many there are, how many
 /// have finished, and where to report.
 struct Tracker<'p, 'f> {
@@ -512,14 +568,14 @@ struct Tracker<'p, 'f> {
 
 impl Tracker<'_, '_> {
     /// Reports a finished collection, the `n`th of the listing.
-    fn arrived(&self, c: &CollectionReport, n: usize) {
+    fn arrived(&self, c: &Collection, n: usize) {
         if let Ok(mut f) = self.progress.try_borrow_mut() {
             f(&Progress {
                 stage: Stage::Sampling,
                 finished: Some(c),
                 namespace: &c.namespace,
                 position: (n.min(self.total), self.total),
-                documents: c.sampled,
+                documents: c.profile.sampled,
                 expected: c.documents,
                 elapsed: Duration::ZERO,
                 done: false,
@@ -554,7 +610,7 @@ pub async fn profile_collection<S: Source>(
     mode: SampleMode,
     position: (usize, usize),
     progress: &mut dyn FnMut(&Progress<'_>),
-) -> Result<CollectionReport, SourceError> {
+) -> Result<Collection, SourceError> {
     let tracker = Tracker {
         total: position.1,
         keep_bytes: KEEP_BYTES,
@@ -569,7 +625,7 @@ async fn read_collection<S: Source>(
     meta: CollectionMeta,
     mode: SampleMode,
     tracker: &Tracker<'_, '_>,
-) -> Result<CollectionReport, SourceError> {
+) -> Result<Collection, SourceError> {
     let position = (0, tracker.total);
     let ns = meta.namespace();
     let expected = match mode {
@@ -649,7 +705,7 @@ async fn read_collection<S: Source>(
     });
     let oversized = kept.oversized();
     let cut = kept.cut_count();
-    let mut report = CollectionReport::new(meta, &outcome, profiler.finish());
+    let mut report = Collection::new(meta, &outcome, profiler.finish());
     if oversized > 0 {
         report.notes.push(format!(
             "{oversized} large documents were profiled but not kept for the growth and reference stages (memory share {} KiB)",
@@ -673,19 +729,21 @@ async fn read_collection<S: Source>(
 /// and records the result for `unused-index`.
 pub async fn check_index_fields<S: Source>(
     source: &mut S,
-    c: &mut CollectionReport,
+    c: &mut Collection,
 ) -> Result<(), SourceError> {
     use crate::source::index::{self, Absence};
     use crate::source::{CheckMethod, PresenceCheck};
     let present = index::present_paths(&c.fields);
     let mut groups: Vec<Vec<String>> = Vec::new();
-    for i in &c.indexes {
+    for i in &c.meta.indexes {
         let usage = c
             .meta
             .index_usage
             .as_deref()
             .and_then(|u| u.iter().find(|x| x.name == i.name));
-        if let Absence::Unconfirmed(_) = index::absence(i, &c.meta, &present, c.sampled, usage) {
+        if let Absence::Unconfirmed(_) =
+            index::absence(i, &c.meta, &present, c.profile.sampled, usage)
+        {
             let paths = i.fields_read();
             if !groups.contains(&paths) {
                 groups.push(paths);
@@ -696,7 +754,7 @@ pub async fn check_index_fields<S: Source>(
         return Ok(());
     }
     // The profile saw every path of every document.
-    let every_document = c.complete && !c.paths_capped && c.profile.too_deep == 0;
+    let every_document = c.complete && !c.profile.paths_capped && c.profile.too_deep == 0;
     c.meta.presence_checks = if every_document {
         groups
             .into_iter()
@@ -713,13 +771,13 @@ pub async fn check_index_fields<S: Source>(
 }
 
 /// Cross-section growth of every array path, from the kept sample.
-pub fn measure_growth(c: &mut CollectionReport) {
+pub fn measure_growth(c: &mut Collection) {
     for (path, g) in growth::cross_section_from(&c.profile, &c.kept, c.largest_bytes()) {
         set_growth(c, &path, g);
     }
 }
 
-fn set_growth(c: &mut CollectionReport, path: &str, g: growth::Growth) {
+fn set_growth(c: &mut Collection, path: &str, g: growth::Growth) {
     c.growth.insert(path.to_owned(), g);
 }
 
@@ -736,9 +794,10 @@ fn now_secs() -> f64 {
 /// collection, if any, and keeps a snapshot for the next run.
 async fn snapshot_growth<S: Source>(
     source: &mut S,
-    c: &mut CollectionReport,
+    c: &mut Collection,
     dir: &std::path::Path,
     label: &str,
+    min_corr: f64,
 ) -> Result<(), SourceError> {
     let file = snapshot::file_for(dir, label, &c.namespace);
     let now = now_secs();
@@ -760,8 +819,13 @@ async fn snapshot_growth<S: Source>(
             })
             .collect();
         let largest = c.largest_bytes() as f64;
+        // Both measurements are kept: the one with the evidence decides
+        // (`growth::decide`), the other goes with it, with the reason.
         for (path, g) in snapshot::compare(old, &current, now, largest) {
-            set_growth(c, &path, g);
+            let cross = c.growth.remove(&path);
+            if let Some(g) = growth::decide(cross, Some(g), min_corr) {
+                set_growth(c, &path, g);
+            }
         }
     }
     let stale = old
@@ -784,9 +848,9 @@ async fn snapshot_growth<S: Source>(
 /// that cannot is noted; only a server that is gone ends the run.
 async fn with_extremes<S: Source>(
     source: &S,
-    mut c: CollectionReport,
+    mut c: Collection,
     plan: &Plan,
-) -> Result<CollectionReport, SourceError> {
+) -> Result<Collection, SourceError> {
     let stopped = plan
         .stop
         .as_ref()

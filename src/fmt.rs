@@ -57,6 +57,23 @@ pub fn percent(share: f64) -> String {
     }
 }
 
+/// A length of time given in days, as people say it, also below a day:
+/// `("1.2 hours", " 1.2 小时")`, `("35 minutes", " 35 分钟")`, else as
+/// [`duration_days`].
+pub fn span_days(d: f64) -> (String, String) {
+    let hours = d * 24.0;
+    if hours < 1.0 {
+        let m = (hours * 60.0).round();
+        (format!("{m:.0} minutes"), format!(" {m:.0} 分钟"))
+    } else if d < 1.0 {
+        (format!("{hours:.1} hours"), format!(" {hours:.1} 小时"))
+    } else if d < 10.0 {
+        (format!("{d:.1} days"), format!(" {d:.1} 天"))
+    } else {
+        duration_days(d)
+    }
+}
+
 /// A number of days as people say it, in English and in Chinese:
 /// `("40 days", " 40 天")` below two years, `("3.5 years", " 3.5 年")` past.
 /// The Chinese text starts with a space, as it follows a Chinese word.
@@ -129,7 +146,19 @@ pub fn decimal(f: f64) -> String {
 /// (`name: unbounded-array.max-length, value: 1,000`) instead of raw JSON.
 /// `key` names the value (`share`, `avg_bytes` …) and picks its unit.
 pub fn evidence(key: &str, v: &serde_json::Value) -> String {
+    evidence_named(key, v, &|_, k| k.to_owned())
+}
+
+/// [`evidence`], with the keys of nested objects shown by `name(parent,
+/// key)` (a reader's language; `parent` tells docshape's own structure from
+/// a user's fields); units still follow the keys themselves.
+pub fn evidence_named(
+    key: &str,
+    v: &serde_json::Value,
+    name: &dyn Fn(&str, &str) -> String,
+) -> String {
     use serde_json::Value;
+    let evidence = |key: &str, v: &Value| evidence_named(key, v, name);
     let is_share = ["share", "rate", "ratio", "presence"]
         .iter()
         .any(|w| key.contains(w));
@@ -177,9 +206,10 @@ pub fn evidence(key: &str, v: &serde_json::Value) -> String {
                     ("value", Some(Value::String(n))) => n.as_str(),
                     _ => k.as_str(),
                 };
+                let shown = name(key, k);
                 match x {
-                    Value::Object(_) => format!("{k}: ({})", evidence(unit, x)),
-                    _ => format!("{k}: {}", evidence(unit, x)),
+                    Value::Object(_) => format!("{shown}: ({})", evidence(unit, x)),
+                    _ => format!("{shown}: {}", evidence(unit, x)),
                 }
             })
             .collect::<Vec<_>>()

@@ -10,6 +10,7 @@ pub mod fmt;
 pub mod growth;
 pub mod i18n;
 pub mod lesson;
+pub mod paths;
 pub mod profile;
 pub mod relate;
 pub mod report;

@@ -50,7 +50,9 @@ enum Command {
     Audit(AuditArgs),
     /// Print the inferred shape of one collection.
     Schema(SchemaArgs),
-    /// Load the teaching data sets into a server (the only command that writes).
+    /// Load the teaching data sets into a server, and with --workload run a
+    /// workload on them with the profiler on (the only command that writes
+    /// or sets profiling).
     Seed(docshape::seed::SeedArgs),
     /// A lesson as plain text (list them with no NAME).
     Lesson(LessonArgs),
@@ -119,10 +121,11 @@ struct Common {
     /// Language of messages and explanations (default from $LANG).
     #[arg(long, value_enum)]
     lang: Option<Lang>,
-    /// `mongod` JSON log files (a file, a `.gz`, or a directory of them):
-    /// the query shapes, their cost and plans. Without TARGET, `audit`
-    /// reports the workload alone.
-    #[arg(long, value_name = "LOG|DIR")]
+    /// The query shapes, their cost and plans: from `mongod` JSON log files
+    /// (a file, a `.gz`, or a directory of them; without TARGET, `audit`
+    /// reports the workload alone), or `profile`: from the server's
+    /// profiler (`system.profile` of each selected database, read-only).
+    #[arg(long, value_name = "LOG|DIR|profile")]
     workload: Option<PathBuf>,
 }
 
@@ -202,10 +205,17 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // The explorer runs on its own runtime (the loop, its tasks and its
+    // blocking pool); every other command on one thread.
+    let explorer = cli.command.is_none();
+    let built = if explorer {
+        docshape::tui::runtime()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    };
+    let rt = match built {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("docshape: cannot start: {e}");
@@ -224,6 +234,12 @@ fn main() -> ExitCode {
             None => run_explorer(cli.explore).await,
         }
     });
+    if explorer {
+        // Short writes (the query history) get a moment to finish; a
+        // sampling run or a file scan still going on the blocking pool is
+        // abandoned: the user has left.
+        rt.shutdown_timeout(Duration::from_millis(250));
+    }
     match result {
         Ok(code) => code,
         Err(Fatal(msg)) => {
@@ -357,11 +373,22 @@ fn plan(c: &Common) -> Result<Plan, Fatal> {
     plan.in_flight = Some(c.concurrency);
     plan.memory = c.memory << 20;
     plan.extremes = !c.no_extremes;
+    plan.workload_profile = workload_from_profile(c);
     Ok(plan)
 }
 
-/// The workload of `--workload`, read before any target is opened.
+/// `--workload profile`: the server's profiler, read by the run itself
+/// (a log file named `profile` is given as `./profile`).
+fn workload_from_profile(c: &Common) -> bool {
+    c.workload.as_deref() == Some(std::path::Path::new(docshape::workload::profile::PROFILE))
+}
+
+/// The workload of `--workload LOG|DIR`, read before any target is
+/// opened (`profile` is read by the run, once connected).
 fn read_workload(c: &Common) -> Result<Option<docshape::workload::Workload>, Fatal> {
+    if workload_from_profile(c) {
+        return Ok(None);
+    }
     c.workload
         .as_deref()
         .map(|p| docshape::workload::read_logs(p).map_err(Fatal))
@@ -417,6 +444,32 @@ async fn profile(
     Ok(report)
 }
 
+/// `audit --workload profile` with no target: the profiler of the server
+/// the default target finds (`$MONGODB_URI`, or one on 127.0.0.1:27017),
+/// as a workload-only report, as for a log read without its target.
+async fn profiler_only(c: &Common) -> Result<Report, Fatal> {
+    let plan = plan(c)?;
+    let (target, origin) = target::resolve(None).await;
+    let Target::Mongo(uri) = &target else {
+        return Err(Fatal(
+            "--workload profile reads a server's profiler, and no target was given, $MONGODB_URI is not set and no server answers on 127.0.0.1:27017".into(),
+        ));
+    };
+    if origin == Origin::EnvUri {
+        eprintln!(
+            "docshape: reading the profiler of $MONGODB_URI ({})",
+            target.label()
+        );
+    } else {
+        eprintln!(
+            "docshape: no target given; reading the profiler of {}",
+            target.label()
+        );
+    }
+    let src = MongoSource::connect(uri, Duration::from_secs(c.timeout)).await?;
+    Ok(audit::profiled_workload_only(&src, &plan, target.label()).await?)
+}
+
 async fn run<S: Source>(
     src: &mut S,
     plan: &Plan,
@@ -437,6 +490,7 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
                 .unwrap_or_default();
             audit::workload_only(&plan(&a.common)?, label, w)
         }
+        (None, false) if workload_from_profile(&a.common) => profiler_only(&a.common).await?,
         (w, _) => profile(&a.common, w.map(std::sync::Arc::new)).await?,
     };
     let color = a.output.is_none()

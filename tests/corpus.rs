@@ -1,6 +1,8 @@
 //! The expert-verdict corpus: every finding docshape emits on real data
 //! nobody shaped for it (`../shared/realdata`, read as files and, loaded
 //! into the test server, read in full) and on the bundled `sample-data/`,
+//! and what the workload rules find with the bundled workload on the
+//! sample data and in the real `mongod` log read alone (workload-only),
 //! held against a reviewed list, `tests/corpus/verdicts.tsv`, where each
 //! finding carries a verdict (`true`, `false`, `debatable`) and a one-line
 //! reason.
@@ -27,6 +29,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use common::{client, docshape, json_ok, load_ejson, realdata, repo, uri};
+use docshape::rules::WORKLOAD_RULES;
 
 /// The reviewed list, relative to the repository.
 const VERDICTS: &str = "tests/corpus/verdicts.tsv";
@@ -49,11 +52,16 @@ const UNREVIEWED: &str = "unreviewed";
 /// Databases of the test server that hold the real data: this prefix and
 /// the directory's name.
 const DB_PREFIX: &str = "corpus_";
-/// The three runs, in the order they are listed.
+/// The runs, in the order they are listed.
 const FILES: &str = "files";
 const SERVER: &str = "server";
 const SAMPLE_DATA: &str = "sample-data";
-const PLACES: [&str; 3] = [FILES, SERVER, SAMPLE_DATA];
+/// `sample-data/` with the bundled workload: the workload rules' findings
+/// (the others are `sample-data`'s).
+const WORKLOAD: &str = "workload";
+/// The real `mongod` log of `../shared/realdata/logs`, read alone.
+const LOG: &str = "log";
+const PLACES: [&str; 5] = [FILES, SERVER, SAMPLE_DATA, WORKLOAD, LOG];
 
 /// What identifies a finding across runs: where it was found, the
 /// collection, the rule, the path (`-` when the finding is about the whole
@@ -204,7 +212,7 @@ fn findings_of(report: &Value, place: &str, rename: &dyn Fn(&str) -> String) -> 
     }
 }
 
-/// The environment variable naming a directory where the three JSON
+/// The environment variable naming a directory where the JSON
 /// reports are kept, to read a finding's evidence and suggestion when
 /// judging it.
 const REPORTS_ENV: &str = "DOCSHAPE_CORPUS_REPORTS";
@@ -395,7 +403,10 @@ fn write_verdicts(path: &Path, rows: &[Row], found: &BTreeMap<Key, String>) {
     let mut out = String::from(
         "# Expert verdicts on every finding docshape emits on the real data (`files`:\n\
          # ../shared/realdata as files, default sample; `server`: the same data loaded\n\
-         # into the test server, read with --full) and on sample-data/ (`sample-data`).\n\
+         # into the test server, read with --full) and on sample-data/ (`sample-data`);\n\
+         # the workload rules' findings on sample-data/ with the bundled workload\n\
+         # (`workload`) and on the real mongod log read alone (`log`: none, each of its\n\
+         # 22 shapes is served by an index or _id, or returns what it reads).\n\
          # verdict: true | false | debatable; reason: one line, honest. A finding whose\n\
          # suggestion would do harm is not `true`. Checked by tests/corpus.rs;\n\
          # DOCSHAPE_CORPUS_WRITE=1 cargo test --test corpus rewrites the rows, keeping\n\
@@ -534,8 +545,8 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
     let files = realdata_files();
     let on_disk: usize = files.values().map(Vec::len).sum();
 
-    // The two file audits run while the server is loaded.
-    let (file_run, sample_run, server_run) = std::thread::scope(|s| {
+    // The file audits run while the server is loaded.
+    let (file_run, sample_run, workload_run, log_run, server_run) = std::thread::scope(|s| {
         let f = s.spawn(|| {
             let root = realdata("");
             let report = audit(FILES, &[root.to_str().expect("utf-8 path")]);
@@ -546,15 +557,41 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
             let report = audit(SAMPLE_DATA, &[dir.to_str().expect("utf-8 path")]);
             findings_of(&report, SAMPLE_DATA, &str::to_owned)
         });
+        let w = s.spawn(|| {
+            let dir = repo().join("sample-data");
+            let log = dir.join("workload/mongod.log");
+            let report = audit(
+                WORKLOAD,
+                &[
+                    dir.to_str().expect("utf-8 path"),
+                    "--workload",
+                    log.to_str().expect("utf-8 path"),
+                ],
+            );
+            let mut run = findings_of(&report, WORKLOAD, &str::to_owned);
+            run.findings
+                .retain(|k, _| WORKLOAD_RULES.contains(&k.rule.as_str()));
+            run
+        });
+        let l = s.spawn(|| {
+            let log = realdata("logs");
+            let report = audit(LOG, &["--workload", log.to_str().expect("utf-8 path")]);
+            // Not vacuous: the log's shapes were read and judged.
+            let shapes = report["workload"]["shapes"].as_array().map_or(0, Vec::len);
+            assert!(shapes >= 20, "the real log gave {shapes} shapes");
+            findings_of(&report, LOG, &str::to_owned)
+        });
         let server = server_run(&files);
         (
             f.join().expect("the file audit panicked"),
             d.join().expect("the sample-data audit panicked"),
+            w.join().expect("the workload audit panicked"),
+            l.join().expect("the log audit panicked"),
             server,
         )
     });
     eprintln!(
-        "corpus: three audits in {:.1} s",
+        "corpus: five audits in {:.1} s",
         started.elapsed().as_secs_f64()
     );
 
@@ -571,7 +608,7 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
     );
 
     let mut found: BTreeMap<Key, String> = BTreeMap::new();
-    for run in [&file_run, &server_run, &sample_run] {
+    for run in [&file_run, &server_run, &sample_run, &workload_run, &log_run] {
         found.extend(run.findings.iter().map(|(k, m)| (k.clone(), m.clone())));
     }
 
@@ -599,11 +636,13 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
 
     let counts = |place: &str| found.keys().filter(|k| k.place == place).count();
     eprintln!(
-        "corpus: {} findings (files {}, server {}, sample-data {}), {} listed, {:.1} s",
+        "corpus: {} findings (files {}, server {}, sample-data {}, workload {}, log {}), {} listed, {:.1} s",
         found.len(),
         counts(FILES),
         counts(SERVER),
         counts(SAMPLE_DATA),
+        counts(WORKLOAD),
+        counts(LOG),
         rows.len(),
         started.elapsed().as_secs_f64()
     );

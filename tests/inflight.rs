@@ -333,6 +333,89 @@ fn collections_in_flight_through_a_slow_link() {
     });
 }
 
+/// Reference probes of one collection go out together: through a link
+/// that delays every reply, eight probes take about one round trip, not
+/// eight, and answer exactly what one at a time answers.
+#[test]
+fn probes_of_one_collection_go_out_together() {
+    use docshape::source::Source;
+    let _serial = serial();
+    let Some(upstream) = upstream_of(&uri()) else {
+        eprintln!("probes: the proxy cannot stand in for {}; skipped", uri());
+        return;
+    };
+    let db = unique_db("probes");
+    let rt = runtime();
+    rt.block_on(async {
+        let docs: Vec<Document> = (0..40).map(|i| doc! {"_id": i, "k": i % 5}).collect();
+        client()
+            .await
+            .database(&db)
+            .collection::<Document>("target")
+            .insert_many(docs)
+            .await
+            .expect("insert");
+    });
+    let proxy = DelayProxy::start(&upstream, DELAY);
+    let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", proxy.port);
+    let values: Vec<Vec<bson::Bson>> = (0..8)
+        .map(|p| (0..10).map(|i| bson::Bson::Int32(p * 7 + i)).collect())
+        .collect();
+    let asks: Vec<(&str, &[bson::Bson])> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (if i % 2 == 0 { "_id" } else { "k" }, v.as_slice()))
+        .collect();
+    let (one_by_one, together, serial_took, together_took) = rt.block_on(async {
+        let mut src = MongoSource::connect(&via, Duration::from_secs(30))
+            .await
+            .expect("connect through the proxy");
+        let meta = src
+            .collections(&Selection {
+                dbs: vec![db.clone()],
+                collections: Vec::new(),
+            })
+            .await
+            .expect("list")
+            .into_iter()
+            .find(|m| m.name == "target")
+            .expect("the target collection");
+        // Warm the pool: its connections' handshakes are not the probes'.
+        let _ = src.probe_many(&meta, &asks).await.expect("probes");
+        let start = Instant::now();
+        let mut one_by_one = Vec::new();
+        for (key, v) in &asks {
+            one_by_one.push(src.probe(&meta, key, v).await.expect("probe"));
+        }
+        let serial_took = start.elapsed();
+        let start = Instant::now();
+        let together: Vec<Vec<bson::Bson>> = src
+            .probe_many(&meta, &asks)
+            .await
+            .expect("probes")
+            .into_iter()
+            .map(|r| r.expect("probe"))
+            .collect();
+        (one_by_one, together, serial_took, start.elapsed())
+    });
+    drop(proxy);
+    eprintln!(
+        "probes: 8 through a 25 ms link, one at a time {:.0} ms, together {:.0} ms",
+        serial_took.as_secs_f64() * 1e3,
+        together_took.as_secs_f64() * 1e3
+    );
+    assert_eq!(together, one_by_one, "the same answers, in the order asked");
+    assert!(together.iter().any(|a| !a.is_empty()) && together.iter().any(Vec::is_empty));
+    assert!(serial_took >= DELAY * 8, "the link delays each reply");
+    assert!(
+        together_took <= DELAY * 4,
+        "eight probes together took {together_took:?}, more than four round trips"
+    );
+    rt.block_on(async {
+        let _ = client().await.database(&db).drop().await;
+    });
+}
+
 /// A server lost in the middle of a run: with `keep_partial` (the
 /// explorer) the collections read are reported, with a note, and nothing
 /// else asks the server; without it (the CLI) the run fails as before.

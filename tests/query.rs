@@ -325,7 +325,8 @@ async fn connections_made(c: &mongodb::Client) -> i64 {
 
 #[test]
 fn the_explorer_keeps_one_connection_for_its_queries() {
-    use docshape::tui::effects::{Effect, Executor, QueryWork};
+    use docshape::tui::effects::{Effect, QueryWork};
+    use docshape::tui::executor::{channel, Executor};
     use docshape::tui::querybar::Reply;
     use docshape::tui::update::Msg;
     let _one = SERIAL
@@ -347,12 +348,14 @@ fn the_explorer_keeps_one_connection_for_its_queries() {
             .expect("insert");
         client
     });
-    let (tx, rx) = std::sync::mpsc::channel();
+    let explorer = docshape::tui::runtime().expect("runtime");
+    let (tx, mut rx) = channel();
     let plan = docshape::audit::Plan::new(
         docshape::source::Selection::default(),
         docshape::source::SampleMode::Sample(10),
     );
     let mut exec = Executor::new(
+        explorer.handle().clone(),
         docshape::target::Target::Mongo(uri),
         plan,
         Duration::from_secs(10),
@@ -374,11 +377,13 @@ fn the_explorer_keeps_one_connection_for_its_queries() {
             },
             &mut Vec::new(),
         );
-        match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(Msg::Query {
+        let reply = explorer
+            .block_on(async { tokio::time::timeout(Duration::from_secs(30), rx.recv()).await });
+        match reply {
+            Ok(Some(Msg::Query {
                 req: r,
                 reply: Reply::Page(Ok(docs)),
-            }) if r == req => docs.len(),
+            })) if r == req => docs.len(),
             other => panic!("{other:?}"),
         }
     };

@@ -326,6 +326,114 @@ async fn snapshot_growth_is_measured_by_rereading() {
     assert_eq!(g["n"], 50);
 }
 
+/// A snapshot re-read 1.2 hours after the first audit, nobody having
+/// written in between, cannot refute a trend the ages show over hundreds of
+/// documents: the cross-section keeps deciding, the snapshot is shown beside
+/// it with the reason, and `unbounded-array` keeps its growth evidence. Ten
+/// days without a single new element, where thousands were due, refute it.
+#[tokio::test(flavor = "current_thread")]
+async fn a_snapshot_decides_only_with_the_evidence() {
+    let db = unique_db("snapdecide");
+    let c = client().await;
+    let coll = c.database(&db).collection::<Document>("threads");
+    // 300 threads, one a day, each holding 3 replies per day of age.
+    let docs: Vec<Document> = (0..300u32)
+        .map(|i| doc! {"_id": oid(NEWEST - i * DAY, i), "replies": (0..3 * i).map(i64::from).collect::<Vec<_>>()})
+        .collect();
+    coll.insert_many(docs).await.expect("insert");
+    let state = tempfile::tempdir().expect("tempdir");
+    let state_dir = state.path().to_str().expect("utf-8").to_owned();
+    let ns = format!("{db}.threads");
+    let audit = |state_dir: String| {
+        let ns = ns.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                common::docshape_env(
+                    &[
+                        "audit",
+                        &uri(),
+                        "-c",
+                        &ns,
+                        "--format",
+                        "json",
+                        "--fail-on",
+                        "never",
+                    ],
+                    &[("XDG_STATE_HOME", state_dir.as_str())],
+                )
+            })
+            .await
+            .expect("join")
+        }
+    };
+    let first = json_ok(&audit(state_dir.clone()).await);
+    let g = &common::field(common::collection(&first, &ns), "replies")["growth"];
+    assert_eq!(g["method"], "age-correlation", "{g}");
+    assert!(g.get("decision").is_none(), "one method, no decision: {g}");
+
+    let snaps = walk(&state.path().join("docshape/snapshots"));
+    assert_eq!(snaps.len(), 1, "{snaps:?}");
+    let text = std::fs::read_to_string(&snaps[0]).expect("snapshot");
+    let taken = serde_json::from_str::<serde_json::Value>(&text).expect("json")["taken_at"]
+        .as_f64()
+        .expect("taken_at");
+    let date_back = |secs: f64| {
+        let mut snap: serde_json::Value = serde_json::from_str(&text).expect("json");
+        snap["taken_at"] = serde_json::json!(taken - secs);
+        std::fs::write(&snaps[0], snap.to_string()).expect("rewrite snapshot");
+    };
+
+    // 1.2 hours later, no writes.
+    date_back(1.2 * 3600.0);
+    let second = json_ok(&audit(state_dir.clone()).await);
+    let col = common::collection(&second, &ns);
+    let g = &common::field(col, "replies")["growth"];
+    assert_eq!(g["method"], "age-correlation", "{g}");
+    assert!(g["per_day"].as_f64().expect("per_day") > 2.5, "{g}");
+    assert_eq!(g["decision"]["reason"], "snapshot-window-too-short", "{g}");
+    let other = &g["decision"]["other"];
+    assert_eq!(other["method"], "snapshot", "{g}");
+    assert_eq!(other["per_day"].as_f64(), Some(0.0), "{g}");
+    assert!(
+        (other["days_observed"].as_f64().expect("window") - 0.05).abs() < 0.01,
+        "{g}"
+    );
+    let finding = col["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "unbounded-array")
+        .unwrap_or_else(|| panic!("unbounded-array keeps firing: {col}"));
+    assert_eq!(
+        finding["evidence"]["growth"]["method"], "age-correlation",
+        "{finding}"
+    );
+
+    // Ten days later, still no writes: about 3 × 10 × 200 elements were due.
+    date_back(10.0 * 86_400.0);
+    let third = json_ok(&audit(state_dir).await);
+    let col = common::collection(&third, &ns);
+    let g = &common::field(col, "replies")["growth"];
+    assert_eq!(g["method"], "snapshot", "{g}");
+    assert_eq!(g["decision"]["reason"], "snapshot-saw-no-growth", "{g}");
+    assert_eq!(g["decision"]["other"]["method"], "age-correlation", "{g}");
+    assert!(
+        g["decision"]["expected_elements"]
+            .as_f64()
+            .expect("expected")
+            > 1000.0,
+        "{g}"
+    );
+    assert!(
+        !col["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["rule"] == "unbounded-array"),
+        "arrays that do not grow are not unbounded: {col}"
+    );
+}
+
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())

@@ -244,6 +244,17 @@ async fn read_commands_write_nothing() {
         .insert_many((0..20).map(|i| doc! {"_id": i, "name": "a"}))
         .await
         .expect("insert");
+    // A profile to read: a few queries recorded at level 2, then off.
+    let d = c.database(&db);
+    d.run_command(doc! {"profile": 2}).await.expect("profile 2");
+    for i in 0..5 {
+        d.run_command(
+            doc! {"find": "posts", "filter": {"title": format!("p{i}")}, "sort": {"_id": -1}},
+        )
+        .await
+        .expect("find");
+    }
+    d.run_command(doc! {"profile": 0}).await.expect("profile 0");
     let before = counters(&c, &db).await;
     let uri = common::uri();
     let pattern = format!("{db}.*");
@@ -255,6 +266,18 @@ async fn read_commands_write_nothing() {
             "audit", &uri, "-c", &pattern, "--full", "--format", "markdown",
         ],
         vec!["audit", &uri, "-c", &pattern, "--format", "sarif"],
+        vec![
+            "audit",
+            &uri,
+            "-c",
+            &pattern,
+            "--workload",
+            "profile",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ],
         vec![
             "schema",
             &uri,

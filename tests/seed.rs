@@ -164,8 +164,8 @@ async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
 /// `too-many-fields` leaves the minute-keyed page_stats documents to
 /// `dynamic-keys` (one problem, one finding), and no data set has hundreds
 /// of varying attributes of its own yet. The workload rules judge query
-/// shapes, and no log of a workload on the teaching data sets is bundled
-/// yet.
+/// shapes, and this test audits the data sets without a workload: the
+/// bundled one draws them in `tests/workload_sample.rs`.
 const NOT_YET_SEEDED: [&str; 7] = [
     "too-many-fields",
     "index-esr",
@@ -298,4 +298,226 @@ async fn seed_usage_errors_are_one_sentence_and_hide_passwords() {
     let o = docshape_async(&["seed", &secret, "--timeout", "1"]).await;
     let msg = assert_fails_cleanly(&o, "unreachable server");
     assert!(!msg.contains("s3cr3tpw"), "password shown: {msg}");
+}
+
+/// `seed --workload` runs the workload's operations on the seeded data
+/// sets with the profiler on: each database's `system.profile` holds one
+/// entry per operation of the definition, the writes changed the data, and
+/// profiling is off again afterwards.
+#[tokio::test(flavor = "current_thread")]
+async fn seed_workload_runs_every_operation_with_the_profiler_on() {
+    use docshape::seed::workload::{self, Op};
+    let target = uri();
+    let prefix = format!("{}_", unique_db("w"));
+    let mut args = vec!["seed", &target, "--prefix", &prefix, "--workload"];
+    let started = Instant::now();
+    let sets = workload::datasets();
+    for s in &sets {
+        args.extend(["--dataset", s]);
+    }
+    let out = docshape_async(&args).await;
+    assert!(
+        out.status.success(),
+        "seed --workload failed: {}\n{}",
+        stderr(&out),
+        stdout(&out)
+    );
+    eprintln!(
+        "seed --workload of {} data sets took {:.1} s",
+        sets.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let text = stdout(&out);
+    assert!(text.contains("ran the workload"), "{text}");
+    eprintln!("{text}");
+
+    // What the definition sends, per namespace and profiler op.
+    let data = workload::Data::load();
+    let mut want: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for r in workload::runs(&data, &[]) {
+        let op = match r.op {
+            Op::Find { .. } => "query",
+            Op::Aggregate { .. } => "command",
+            Op::Update { .. } => "update",
+            Op::Insert { .. } => "insert",
+        };
+        let ns = format!("{prefix}{}.{}", r.step.dataset, r.step.collection);
+        *want.entry((ns, op.to_owned())).or_default() += 1;
+    }
+    assert!(want.len() >= 12, "{want:?}");
+
+    let c = common::client().await;
+    let mut got: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut pushes_without_slice = 0;
+    for s in &sets {
+        let db = c.database(&format!("{prefix}{s}"));
+        let entries: Vec<bson::Document> = futures_util::TryStreamExt::try_collect(
+            db.collection::<bson::Document>("system.profile")
+                .find(bson::doc! {})
+                .await
+                .expect("read system.profile"),
+        )
+        .await
+        .expect("profile entries");
+        for e in &entries {
+            let ns = e.get_str("ns").unwrap_or_default().to_owned();
+            let op = e.get_str("op").unwrap_or_default().to_owned();
+            *got.entry((ns, op)).or_default() += 1;
+            let cmd = e.get_document("command").expect("command");
+            if let Ok(ups) = cmd.get_array("updates") {
+                for u in ups {
+                    let u = u.as_document().expect("update statement");
+                    if let Ok(push) = u.get_document("u").and_then(|u| u.get_document("$push")) {
+                        assert!(!push.to_string().contains("$slice"), "{push}");
+                        pushes_without_slice += 1;
+                    }
+                }
+            }
+        }
+        // Profiling is off again.
+        let level = db
+            .run_command(bson::doc! {"profile": -1})
+            .await
+            .expect("profile level");
+        assert_eq!(
+            docshape::source::bson_as_i64(level.get("was").expect("was")),
+            Some(0),
+            "{level}"
+        );
+    }
+    assert_eq!(got, want, "system.profile against the definition");
+    assert_eq!(pushes_without_slice, 200);
+    read_back_from_the_profiler(&target, &prefix, &sets).await;
+
+    // The pushes landed: the bad hosts hold 200 more log messages.
+    let committed: usize = data
+        .docs("one_to_squillions", "bad_hosts")
+        .iter()
+        .map(|h| h.get_array("logs").map_or(0, Vec::len))
+        .sum();
+    let hosts: Vec<bson::Document> = futures_util::TryStreamExt::try_collect(
+        c.database(&format!("{prefix}one_to_squillions"))
+            .collection::<bson::Document>("bad_hosts")
+            .find(bson::doc! {})
+            .await
+            .expect("find hosts"),
+    )
+    .await
+    .expect("hosts");
+    let now: usize = hosts
+        .iter()
+        .map(|h| h.get_array("logs").map_or(0, Vec::len))
+        .sum();
+    assert_eq!(now, committed + 200);
+
+    // Seeding again with --drop and --workload does not double the entries.
+    let again = docshape_async(&[
+        "seed",
+        &target,
+        "--prefix",
+        &prefix,
+        "--dataset",
+        "one_to_few",
+        "--drop",
+        "--workload",
+    ])
+    .await;
+    assert!(again.status.success(), "{}", stderr(&again));
+    let n = c
+        .database(&format!("{prefix}one_to_few"))
+        .collection::<bson::Document>("system.profile")
+        .count_documents(bson::doc! {})
+        .await
+        .expect("count");
+    let one_to_few: u64 = want
+        .iter()
+        .filter(|((ns, _), _)| ns.starts_with(&format!("{prefix}one_to_few.")))
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(n, one_to_few);
+}
+
+/// The shapes of a workload report, keyed without the database prefix:
+/// `(namespace, op, filter, sort, pipeline, update, multi)` → `(runs, the
+/// findings it led to)`.
+fn shapes_of(r: &serde_json::Value, prefix: &str) -> BTreeMap<String, (u64, serde_json::Value)> {
+    r["workload"]["shapes"]
+        .as_array()
+        .expect("shapes")
+        .iter()
+        .map(|s| {
+            let ns = s["namespace"].as_str().expect("namespace");
+            let key = serde_json::json!([
+                ns.strip_prefix(prefix).unwrap_or(ns),
+                s["op"],
+                s["filter"],
+                s["sort"],
+                s["pipeline"],
+                s["update"],
+                s["multi"]
+            ]);
+            (
+                key.to_string(),
+                (s["count"].as_u64().expect("count"), s["findings"].clone()),
+            )
+        })
+        .collect()
+}
+
+/// `audit --workload profile` of the seeded databases, once the workload
+/// ran: the same shapes, run for run, as the bundled log of the same
+/// workload read with the committed sample data, and the same findings on
+/// them. Plans may differ: the log's are `mongod`'s as its generator
+/// models them, the profile's what the test server's `explain` gives.
+async fn read_back_from_the_profiler(target: &str, prefix: &str, sets: &[&str]) {
+    let dbs: Vec<String> = sets.iter().map(|s| format!("{prefix}{s}")).collect();
+    let mut args = vec![
+        "audit",
+        target,
+        "--workload",
+        "profile",
+        "--format",
+        "json",
+        "--no-snapshot",
+        "--fail-on",
+        "never",
+    ];
+    for d in &dbs {
+        args.extend(["--db", d]);
+    }
+    let started = Instant::now();
+    let profiled = json_ok(&docshape_async(&args).await);
+    eprintln!(
+        "audit --workload profile of {} entries in {} databases took {:.1} s",
+        profiled["workload"]["slow_queries"],
+        dbs.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let data = common::repo().join("sample-data");
+    let log = data.join(docshape::seed::workload::LOG_PATH);
+    let logged = json_ok(
+        &docshape_async(&[
+            "audit",
+            data.to_str().expect("utf-8"),
+            "--workload",
+            log.to_str().expect("utf-8"),
+            "--format",
+            "json",
+            "--no-snapshot",
+            "--fail-on",
+            "never",
+        ])
+        .await,
+    );
+    let (from_profile, from_log) = (shapes_of(&profiled, prefix), shapes_of(&logged, ""));
+    assert_eq!(from_profile.len(), 17, "{from_profile:#?}");
+    assert_eq!(from_profile, from_log);
+    assert_eq!(
+        profiled["workload"]["slow_queries"],
+        logged["workload"]["slow_queries"]
+    );
+    assert_eq!(
+        profiled["workload"]["sources"],
+        serde_json::json!(["profile"])
+    );
 }

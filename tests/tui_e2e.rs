@@ -365,3 +365,41 @@ fn workload_tab_shows_shapes_and_enter_opens_their_finding() {
     let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
     assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
 }
+
+/// `docshape mongodb://127.0.0.1:PORT` with nothing listening there: the
+/// refusal is on screen within 2 s of starting, not after the timeout, and
+/// the explorer stays usable (`r` tries again, `q` quits cleanly).
+#[test]
+fn a_refused_connection_is_reported_within_two_seconds() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        l.local_addr().expect("address").port()
+    };
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} '{bin}' 'mongodb://127.0.0.1:{port}' --timeout 30 --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let started = Instant::now();
+    let s = Session::start("docshape-refused", (100, 30), &cmd);
+    let t = wait_for(&s, "refused", 10);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "the refusal took {took:?} to show:\n{t}"
+    );
+    assert!(
+        t.contains(&format!(
+            "cannot reach the server at mongodb://127.0.0.1:{port}"
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("Sampling"), "{t}");
+    // Asked again, refused again, as fast.
+    keys(&s, &["r"]);
+    wait_for(&s, "refused", 5);
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}

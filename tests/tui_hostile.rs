@@ -706,8 +706,8 @@ fn models(report: &Report) -> Vec<(String, Model)> {
                     });
                 }
                 2 => {
-                    m.help = true;
-                    m.doc_view = DocView::Largest;
+                    m.help.open = true;
+                    m.docs.view = DocView::Largest;
                     m.focus = Pane::Nav;
                 }
                 _ => {}

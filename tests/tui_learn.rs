@@ -7,7 +7,8 @@ use std::time::Duration;
 use docshape::i18n::Lang;
 use docshape::lesson::{self, LESSONS};
 use docshape::report::Report;
-use docshape::tui::effects::{Effect, Executor};
+use docshape::tui::effects::Effect;
+use docshape::tui::executor::{channel, Executor};
 use docshape::tui::keymap::{Action, Key, Keymap};
 use docshape::tui::model::{Model, Pane, Tab};
 use docshape::tui::theme::Theme;
@@ -240,12 +241,14 @@ fn the_language_key_is_in_the_keymap_and_rebindable() {
 
 #[test]
 fn the_effect_measures_the_bundled_sample_data() {
-    let (tx, rx) = std::sync::mpsc::channel();
+    let rt = docshape::tui::runtime().expect("runtime");
+    let (tx, mut rx) = channel();
     let plan = docshape::audit::Plan::new(
         docshape::source::Selection::default(),
         docshape::source::SampleMode::Sample(10),
     );
     let mut ex = Executor::new(
+        rt.handle().clone(),
         docshape::target::Target::Path(".".into()),
         plan,
         Duration::from_secs(30),
@@ -260,8 +263,8 @@ fn the_effect_measures_the_bundled_sample_data() {
         },
         &mut out,
     );
-    match rx.recv_timeout(Duration::from_secs(120)) {
-        Ok(Msg::Lesson { req: 7, result }) => {
+    match rt.block_on(async { tokio::time::timeout(Duration::from_secs(120), rx.recv()).await }) {
+        Ok(Some(Msg::Lesson { req: 7, result })) => {
             let reports = result.expect("measured");
             assert_eq!(reports.len(), 1);
             assert_eq!(reports[0].0, "two_way");
@@ -348,4 +351,22 @@ fn while_measuring_the_tab_says_so() {
     let s = screen(&m, 80, 24);
     assert!(s.contains("measuring…"), "{s}");
     assert!(s.contains("Lessons"), "{s}");
+}
+
+/// The lessons that read the bundled workload are on the tab, with its
+/// shapes and the findings they drew.
+#[test]
+fn the_workload_lessons_are_on_the_tab() {
+    for (w, h) in SIZES {
+        let mut m = showing("esr", Lang::En, w, h);
+        let s = screen(&m, w, h);
+        assert!(s.contains("The ESR rule, measured on a workload"), "{s}");
+        scroll_to(&mut m, "WORKLOAD (sample-data/workload/mongod.log)", w, h);
+        if w >= 120 {
+            scroll_to(&mut m, "sorted in memory → index-esr", w, h);
+        }
+        let mut m = showing("refine-by-workload", Lang::Zh, w, h);
+        scroll_to(&mut m, "工作负载", w, h);
+        scroll_to(&mut m, "bad_groups", w, h);
+    }
 }

@@ -7,9 +7,10 @@
 use std::time::Instant;
 
 use bson::Document;
+use docshape::audit::Collection;
 use docshape::audit::{self, Plan};
 use docshape::profile::Profiler;
-use docshape::report::{CollectionReport, Report};
+use docshape::report::Report;
 use docshape::source::{CollectionMeta, FileSource, SampleMode, SampleOutcome, Selection};
 use docshape::tui::keymap::{Action, Keymap};
 use docshape::tui::model::Model;
@@ -71,8 +72,9 @@ fn wide_report() -> Report {
         method: "all".into(),
         ..SampleOutcome::default()
     };
-    let mut c = CollectionReport::new(CollectionMeta::new("perf", "wide"), &outcome, profile);
+    let mut c = Collection::new(CollectionMeta::new("perf", "wide"), &outcome, profile);
     c.kept = kept;
+    let c = c.into_report();
     // Start from a real report so new report fields need no change here.
     let mut r = shop_report();
     r.collections = vec![c];

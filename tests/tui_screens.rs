@@ -149,6 +149,118 @@ fn documents_tab() {
     }
 }
 
+/// In an open document `J`/`K` move a cursor over its lines, and Enter
+/// on a line folds (or unfolds) the object or array the line opens or
+/// sits in — one at a time, the others left as they are.
+#[test]
+fn each_object_and_array_of_a_document_folds_under_the_cursor() {
+    let (w, h) = (120, 40);
+    let mut m = orders(w, h);
+    action(&mut m, Action::TabDocuments);
+    action(&mut m, Action::Toggle);
+    let said = m
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(said.contains("J/K move through its lines"), "{said}");
+    let line_of = |m: &Model, text: &str| {
+        let d = m.docs.list[m.docs.sel];
+        m.docs.lines[&d].iter().position(|l| l.text.trim() == text)
+    };
+    let to = |m: &mut Model, text: &str| {
+        let want = line_of(m, text).unwrap_or_else(|| panic!("no line `{text}`"));
+        while m.docs.cursor != Some(want) {
+            let down = m.docs.cursor.is_none_or(|c| c < want);
+            action(
+                m,
+                if down {
+                    Action::DetailDown
+                } else {
+                    Action::DetailUp
+                },
+            );
+        }
+    };
+    to(&mut m, r#""customer": {"#);
+    action(&mut m, Action::Toggle);
+    let s = screen(&m, w, h);
+    assert!(s.contains(r#""customer": {… 2 fields},"#), "{s}");
+    assert!(s.contains(r#""items": ["#), "{s}");
+    assert!(!s.contains("c91@example.com"), "{s}");
+    // Enter on a value inside an array folds that array; the cursor goes
+    // to the line that now shows it.
+    to(&mut m, r#""sku": "SKU-0021","#);
+    action(&mut m, Action::Toggle);
+    let s = screen(&m, w, h);
+    assert!(s.contains("{… 4 fields},"), "{s}");
+    assert!(s.contains(r#""sku": "SKU-0015","#), "{s}");
+    assert!(!s.contains("SKU-0021"), "{s}");
+    assert_eq!(m.docs.cursor, line_of(&m, "{… 4 fields},"));
+    // And back open.
+    action(&mut m, Action::Toggle);
+    assert!(screen(&m, w, h).contains("SKU-0021"));
+    to(&mut m, r#""customer": {… 2 fields},"#);
+    action(&mut m, Action::Toggle);
+    assert!(screen(&m, w, h).contains("c91@example.com"));
+    // Up past the first line: the heading again, where Enter closes it.
+    for _ in 0..100 {
+        action(&mut m, Action::DetailUp);
+    }
+    assert_eq!(m.docs.cursor, None);
+    action(&mut m, Action::Toggle);
+    assert!(m.docs.open.is_empty());
+    // A cursor far down a long document keeps its line on screen.
+    let mut m = orders(80, 24);
+    action(&mut m, Action::TabDocuments);
+    action(&mut m, Action::Toggle);
+    to(&mut m, r#""total": "448.31""#);
+    assert!(screen(&m, 80, 24).contains(r#""total": "448.31""#));
+}
+
+/// Before and after are never cut for good: side by side when each line
+/// fits its column, else one above the other, so that every line no wider
+/// than the detail shows whole as the detail scrolls down.
+#[test]
+fn before_and_after_show_every_line_whole() {
+    let (w, h) = (80, 24);
+    let mut m = orders(w, h);
+    // Every finding of the sample, from the overview.
+    action(&mut m, Action::Top);
+    let listed = m.findings.rows.len();
+    assert!(listed > 2, "{listed} findings");
+    let mut checked = 0;
+    for i in 0..listed {
+        m.findings.sel = i;
+        m.detail.scroll = 0;
+        let f = m.selected_finding().expect("a finding").clone();
+        let pretty = |v: Option<&serde_json::Value>| -> Vec<String> {
+            v.map(|v| serde_json::to_string_pretty(v).expect("json"))
+                .unwrap_or_default()
+                .lines()
+                .map(|l| l.trim().to_owned())
+                .collect()
+        };
+        let mut want = pretty(f.suggestion.before.as_ref());
+        want.extend(pretty(f.suggestion.after.as_ref()));
+        let mut seen = String::new();
+        for _ in 0..100 {
+            seen.push_str(&screen(&m, w, h));
+            m.detail.scroll += 3;
+        }
+        // The detail is 56 columns wide here.
+        for l in want.iter().filter(|l| l.chars().count() <= 50) {
+            assert!(
+                seen.contains(l.as_str()),
+                "{}: `{l}` is never shown whole",
+                f.rule
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "{checked} lines checked");
+}
+
 #[test]
 fn relationships_tab() {
     for (w, h) in SIZES {
@@ -171,6 +283,44 @@ fn help_is_built_from_the_keymap() {
     let s = screen(&m, 80, 24);
     assert!(s.contains("Keys"), "{s}");
     assert!(s.contains("quit"), "{s}");
+}
+
+/// Scrolled from top to bottom, the help shows every key's description
+/// whole, at every size and in both languages: long ones wrap under
+/// themselves instead of being cut at the box's edge.
+#[test]
+fn the_help_shows_every_word_of_every_key() {
+    use docshape::i18n::Lang;
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    for lang in [Lang::En, Lang::Zh] {
+        for (w, h) in [(80, 24), (120, 40), (200, 60), (60, 15)] {
+            let mut m = orders(w, h);
+            m.lang = lang;
+            action(&mut m, Action::Help);
+            let lines = views::help_lines(&m);
+            // The wrapped lines hold every description, in order.
+            let wrapped: String = lines.iter().map(|(_, d)| squeeze(d)).collect();
+            let wanted: String = m
+                .keymap
+                .help(lang)
+                .iter()
+                .map(|(_, d)| squeeze(d))
+                .collect();
+            assert_eq!(wrapped, wanted, "{lang:?} {w}x{h}");
+            // And each shows, whole, on a screen as the help scrolls.
+            let mut screens = String::new();
+            for _ in 0..=lines.len() {
+                screens.push_str(&squeeze(&screen(&m, w, h)));
+                action(&mut m, Action::Down);
+            }
+            for (_, d) in &lines {
+                assert!(
+                    screens.contains(&squeeze(d)),
+                    "{lang:?} {w}x{h}: `{d}` is not shown whole"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -203,6 +353,14 @@ fn while_sampling_the_progress_shows() {
     assert!(s.contains("3000 docs/s"), "{s}");
 }
 
+/// A collection as it arrives during a run: its profile and a few kept
+/// documents (what `audit::Collection::preview` hands the explorer).
+fn arrival(c: &docshape::report::CollectionReport) -> docshape::report::CollectionReport {
+    let mut a = c.clone();
+    a.kept.truncate(10);
+    a
+}
+
 /// Collections arrive one by one: the navigator fills while the run goes
 /// on, the user's place is kept, the findings say they are to come, the
 /// later stages are named, and the run's report replaces the arrivals.
@@ -221,7 +379,7 @@ fn collections_show_as_they_arrive() {
             Msg::Arrived {
                 req: 1,
                 position: (i + 1, total),
-                collection: Box::new(c.preview(10)),
+                collection: Box::new(arrival(c)),
             },
         );
     }
@@ -249,7 +407,7 @@ fn collections_show_as_they_arrive() {
         Msg::Arrived {
             req: 1,
             position: (3, total),
-            collection: Box::new(full.collections[2].preview(10)),
+            collection: Box::new(arrival(&full.collections[2])),
         },
     );
     assert_eq!(m.collection().map(|c| &c.namespace), Some(first));
@@ -339,10 +497,10 @@ fn long_document_lines_scroll_sideways() {
     action(&mut m, Action::TabDocuments);
     action(&mut m, Action::Toggle);
     let before = screen(&m, w, h);
-    assert_eq!(m.detail_hscroll, 0);
+    assert_eq!(m.detail.hscroll, 0);
     action(&mut m, Action::DetailRight);
     let after = screen(&m, w, h);
-    assert!(m.detail_hscroll > 0, "the documents scroll sideways");
+    assert!(m.detail.hscroll > 0, "the documents scroll sideways");
     assert_ne!(before, after);
     assert!(after.contains('…'), "{after}");
     // Never further than the widest line needs, and back to the start.
@@ -350,11 +508,11 @@ fn long_document_lines_scroll_sideways() {
         action(&mut m, Action::DetailRight);
         screen(&m, w, h);
     }
-    assert_eq!(m.detail_hscroll, m.detail_hmax.get());
+    assert_eq!(m.detail.hscroll, m.detail.hmax.get());
     for _ in 0..200 {
         action(&mut m, Action::DetailLeft);
     }
-    assert_eq!(m.detail_hscroll, 0);
+    assert_eq!(m.detail.hscroll, 0);
     assert_eq!(screen(&m, w, h), before);
 }
 
@@ -703,6 +861,38 @@ fn workload_tab_lists_shapes_and_opens_their_finding() {
     action(&mut bare, Action::TabWorkload);
     let s = screen(&bare, 100, 30);
     assert!(s.contains("--workload LOG"), "{s}");
+}
+
+/// A shape whose every plan came from `explain` (a profiler that records
+/// no plan, nor what was examined) says so, never "0 documents examined".
+#[test]
+fn workload_tab_says_what_was_not_recorded() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let log = mongod_log::shop_log(tmp.path());
+    let mut report = report_of(docshape::i18n::Lang::En, Some(&log));
+    let w = report.workload.as_mut().expect("a workload");
+    for s in &mut w.shapes {
+        s.explained = s.count;
+        s.docs_examined = 0;
+        s.keys_examined = 0;
+    }
+    let (w, h) = (200, 60);
+    let mut m = Model::new("x".into(), 1000, Keymap::default());
+    m.size = (w, h);
+    set_report(&mut m, report);
+    action(&mut m, Action::Down);
+    action(&mut m, Action::TabWorkload);
+    let s = screen(&m, w, h);
+    assert!(
+        s.contains("not recorded: the profiler named no plan"),
+        "{s}"
+    );
+    // (The finding's own words were written from the log's figures.)
+    assert!(
+        !s.contains("documents examined per document returned:"),
+        "{s}"
+    );
+    assert!(!s.contains("0 documents, 0 keys"), "{s}");
 }
 
 /// The check above fails on a wide character drawn over or cut at the edge.

@@ -9,12 +9,18 @@ use docshape::source::{FileSource, SampleMode, Selection};
 use docshape::tui::effects::Effect;
 use docshape::tui::keymap::Keymap;
 use docshape::tui::model::{DocView, Level, Model, NavRow, Pane, Tab};
-use docshape::tui::update::{set_report, start_sampling, update, Msg};
+use docshape::tui::update::{set_report, start_sampling, update, Done, Msg};
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
 pub fn sample_report() -> Report {
+    audit_sample("shop", None)
+}
+
+/// The database `db` of the sample data audited, with the bundled
+/// workload's `mongod` log when `workload` names it.
+fn audit_sample(db: &str, workload: Option<&Path>) -> Report {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -22,13 +28,16 @@ pub fn sample_report() -> Report {
     rt.block_on(async {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data");
         let mut src = FileSource::open(&dir).expect("sample data");
-        let plan = Plan::new(
+        let mut plan = Plan::new(
             Selection {
-                dbs: vec!["shop".into()],
+                dbs: vec![db.into()],
                 collections: Vec::new(),
             },
             SampleMode::Sample(1000),
         );
+        plan.workload = workload.map(|p| {
+            std::sync::Arc::new(docshape::workload::read_logs(p).expect("the workload log"))
+        });
         audit::run(&mut src, &plan, &mut |_| {})
             .await
             .expect("audit")
@@ -64,8 +73,8 @@ fn select(m: &mut Model, coll: &str) {
 #[test]
 fn navigator_lists_databases_then_collections() {
     let m = model();
-    assert_eq!(m.nav[0], NavRow::Overview);
-    assert_eq!(m.nav[1], NavRow::Db("shop".into()));
+    assert_eq!(m.nav.rows[0], NavRow::Overview);
+    assert_eq!(m.nav.rows[1], NavRow::Db("shop".into()));
     assert_eq!(
         m.collection().map(|c| c.namespace.as_str()),
         Some("shop.customers")
@@ -81,11 +90,11 @@ fn moving_in_the_navigator_changes_the_collection() {
         m.collection().map(|c| c.namespace.as_str()),
         Some("shop.orders")
     );
-    assert!(!m.rows.is_empty());
+    assert!(!m.schema.rows.is_empty());
     key(&mut m, KeyCode::Tab);
     assert_eq!(m.focus, Pane::Main);
     ch(&mut m, 'j');
-    assert_eq!(m.field_sel, 1);
+    assert_eq!(m.schema.sel, 1);
     // The navigator keeps its selection when focus is elsewhere.
     assert_eq!(
         m.collection().map(|c| c.namespace.as_str()),
@@ -99,24 +108,25 @@ fn findings_are_sorted_by_severity_and_filterable() {
     select(&mut m, "orders");
     ch(&mut m, '2');
     assert_eq!(m.tab, Tab::Findings);
-    let all = m.findings();
-    let sevs: Vec<_> = m.finding_rows.iter().map(|&i| all[i].severity).collect();
+    let all = m.listed_findings();
+    let sevs: Vec<_> = m.findings.rows.iter().map(|&i| all[i].severity).collect();
     assert!(sevs.windows(2).all(|w| w[0] >= w[1]), "{sevs:?}");
     assert!(!sevs.is_empty());
     ch(&mut m, 's'); // critical only
-    let all = m.findings();
+    let all = m.listed_findings();
     assert!(m
-        .finding_rows
+        .findings
+        .rows
         .iter()
         .all(|&i| all[i].severity == docshape::rules::Severity::Critical));
     ch(&mut m, 's');
     ch(&mut m, 's');
     ch(&mut m, 's'); // back to all
-    assert_eq!(m.severity_filter, None);
+    assert_eq!(m.findings.severity, None);
     ch(&mut m, 'f');
-    let rule = m.rule_filter.expect("a rule filter");
-    let all = m.findings();
-    assert!(m.finding_rows.iter().all(|&i| all[i].rule == rule));
+    let rule = m.findings.rule.expect("a rule filter");
+    let all = m.listed_findings();
+    assert!(m.findings.rows.iter().all(|&i| all[i].rule == rule));
 }
 
 #[test]
@@ -145,10 +155,45 @@ fn write_and_copy_return_effects_for_the_selected_finding() {
             what
         }]
     );
-    update(&mut m, Msg::Done(Ok("wrote x.js".into())));
+    let wrote = |written: &str| {
+        Msg::Done(Done::Wrote {
+            what: "rule at x".into(),
+            written: written.into(),
+            asked: "x.js".into(),
+        })
+    };
+    update(&mut m, wrote("x.js"));
     assert_eq!(
         m.status.as_ref().map(|s| s.text.as_str()),
-        Some("wrote x.js")
+        Some("wrote the script of rule at x to x.js")
+    );
+    // In Chinese, as every other line the explorer writes.
+    m.lang = docshape::i18n::Lang::Zh;
+    update(&mut m, wrote("x-2.js"));
+    assert_eq!(
+        m.status.as_ref().map(|s| s.text.as_str()),
+        Some("已把 rule at x 的脚本写入 x-2.js（x.js 已存在，未改动）")
+    );
+    let fx = ch(&mut m, 'y');
+    let [Effect::Copy { what, .. }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    assert!(what.contains(" 上的 "), "{what}");
+    update(
+        &mut m,
+        Msg::Done(Done::Copied {
+            what: what.clone(),
+            lines: 3,
+        }),
+    );
+    let said = m
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        said.starts_with("已通过 OSC 52 复制") && said.contains("3 行"),
+        "{said}"
     );
 }
 
@@ -231,30 +276,30 @@ fn collapse_filter_and_jump_to_documents() {
     let mut m = model();
     select(&mut m, "orders");
     key(&mut m, KeyCode::Tab);
-    let before = m.rows.len();
+    let before = m.schema.rows.len();
     // Find `items` and fold it.
     while m.selected_field().is_some_and(|f| f.path != "items") {
         ch(&mut m, 'j');
     }
     key(&mut m, KeyCode::Enter);
-    assert!(m.rows.len() < before);
+    assert!(m.schema.rows.len() < before);
     key(&mut m, KeyCode::Enter);
-    assert_eq!(m.rows.len(), before);
+    assert_eq!(m.schema.rows.len(), before);
     // Documents that have the field, then the largest ones.
     ch(&mut m, 'd');
     assert_eq!(m.tab, Tab::Documents);
-    assert_eq!(m.doc_view, DocView::WithField("items".into()));
-    assert!(!m.docs.is_empty());
+    assert_eq!(m.docs.view, DocView::WithField("items".into()));
+    assert!(!m.docs.list.is_empty());
     ch(&mut m, 'L');
     let c = m.collection().expect("coll");
-    let sizes: Vec<usize> = m.docs.iter().map(|&d| c.kept[d].len()).collect();
+    let sizes: Vec<usize> = m.docs.list.iter().map(|&d| c.kept[d].len()).collect();
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
     key(&mut m, KeyCode::Enter);
-    assert!(m.doc_open.contains(&m.docs[0]));
+    assert!(m.docs.open.contains(&m.docs.list[0]));
     // On the Documents tab `/` opens the query bar; on the Schema tab it
     // filters the fields.
     ch(&mut m, '/');
-    assert!(m.query.bar.is_some());
+    assert!(m.docs.query.bar.is_some());
     key(&mut m, KeyCode::Esc);
     ch(&mut m, '1');
     ch(&mut m, '/');
@@ -264,10 +309,14 @@ fn collapse_filter_and_jump_to_documents() {
     key(&mut m, KeyCode::Enter);
     assert_eq!(m.tab, Tab::Schema);
     let c = m.collection().expect("coll");
-    assert!(!m.rows.is_empty());
-    assert!(m.rows.iter().all(|&i| c.fields[i].path.contains("sku")));
+    assert!(!m.schema.rows.is_empty());
+    assert!(m
+        .schema
+        .rows
+        .iter()
+        .all(|&i| c.fields[i].path.contains("sku")));
     key(&mut m, KeyCode::Esc);
-    assert!(m.field_filter.is_empty());
+    assert!(m.schema.filter.is_empty());
 }
 
 #[test]
@@ -283,10 +332,10 @@ fn collection_filter_and_help_and_quit() {
         Some("products")
     );
     ch(&mut m, '?');
-    assert!(m.help);
+    assert!(m.help.open);
     ch(&mut m, 'j'); // ignored under help
     key(&mut m, KeyCode::Esc);
-    assert!(!m.help);
+    assert!(!m.help.open);
     assert_eq!(ch(&mut m, 'q'), vec![Effect::Quit]);
     assert!(m.quit);
 }
@@ -380,10 +429,11 @@ fn a_partly_unreadable_directory_shows_what_was_read_and_says_what_was_not() {
     );
     let collections = m
         .nav
+        .rows
         .iter()
         .filter(|r| matches!(r, NavRow::Coll(..)))
         .count();
-    assert_eq!(collections, read, "{:?}", m.nav);
+    assert_eq!(collections, read, "{:?}", m.nav.rows);
     let s = m.status.as_ref().expect("status");
     assert_eq!(s.level, Level::Error);
     assert!(s.text.contains("broken.json"), "{}", s.text);
@@ -438,16 +488,17 @@ fn the_overview_lists_every_finding_worst_first() {
     });
     assert!(total > 10, "sample-data has findings in many collections");
     ch(&mut m, 'g');
-    assert_eq!(m.nav[m.nav_sel], NavRow::Overview);
+    assert_eq!(m.nav.rows[m.nav.sel], NavRow::Overview);
     assert!(m.is_summary());
     assert_eq!(m.tab, Tab::Findings);
-    assert_eq!(m.finding_rows.len(), total);
-    let all = m.findings();
-    let sevs: Vec<_> = m.finding_rows.iter().map(|&i| all[i].severity).collect();
+    assert_eq!(m.findings.rows.len(), total);
+    let all = m.listed_findings();
+    let sevs: Vec<_> = m.findings.rows.iter().map(|&i| all[i].severity).collect();
     assert!(sevs.windows(2).all(|w| w[0] >= w[1]), "{sevs:?}");
     // More than one collection in the list.
     let namespaces: std::collections::HashSet<_> = m
-        .finding_rows
+        .findings
+        .rows
         .iter()
         .map(|&i| all[i].namespace.clone())
         .collect();
@@ -460,6 +511,7 @@ fn database_rows_carry_a_badge_and_fold() {
     let db = "indexes";
     let row = m
         .nav
+        .rows
         .iter()
         .position(|r| *r == NavRow::Db(db.into()))
         .expect("db row");
@@ -472,23 +524,27 @@ fn database_rows_carry_a_badge_and_fold() {
     });
     assert!(worst.is_some());
     assert_eq!(m.worst_in_db(db), worst);
-    let before = m.nav.len();
+    let before = m.nav.rows.len();
     ch(&mut m, 'g');
-    while m.nav_sel < row {
+    while m.nav.sel < row {
         ch(&mut m, 'j');
     }
     assert_eq!(m.selected_db(), Some(db));
     // Its findings are those of its collections.
     assert!(m.is_summary());
-    let all = m.findings();
+    let all = m.listed_findings();
     assert!(!all.is_empty() && all.iter().all(|f| f.namespace.starts_with("indexes")));
     key(&mut m, KeyCode::Enter);
-    assert_eq!(m.nav.len(), before - 2, "the two collections are folded");
+    assert_eq!(
+        m.nav.rows.len(),
+        before - 2,
+        "the two collections are folded"
+    );
     assert_eq!(m.selected_db(), Some(db));
     key(&mut m, KeyCode::Right);
-    assert_eq!(m.nav.len(), before);
+    assert_eq!(m.nav.rows.len(), before);
     key(&mut m, KeyCode::Left);
-    assert_eq!(m.nav.len(), before - 2);
+    assert_eq!(m.nav.rows.len(), before - 2);
 }
 
 #[test]
@@ -497,6 +553,7 @@ fn the_navigator_sorts_by_severity_size_and_documents() {
     let order = |m: &Model| -> Vec<String> {
         let r = m.report.as_ref().expect("report");
         m.nav
+            .rows
             .iter()
             .filter_map(|row| match row {
                 NavRow::Coll(i) => Some(r.collections[*i].namespace.clone()),
@@ -523,7 +580,7 @@ fn the_navigator_sorts_by_severity_size_and_documents() {
     let rep = m.report.as_ref().expect("report");
     let mut last_db = String::new();
     let mut last_docs = u64::MAX;
-    for row in &m.nav {
+    for row in &m.nav.rows {
         match row {
             NavRow::Db(d) => {
                 last_db = d.clone();
@@ -555,11 +612,12 @@ fn enter_on_a_relationship_opens_the_other_collection() {
         .expect("collection");
     let row = m
         .nav
+        .rows
         .iter()
         .position(|r| *r == NavRow::Coll(i))
         .expect("row");
     ch(&mut m, 'g');
-    while m.nav_sel < row {
+    while m.nav.sel < row {
         ch(&mut m, 'j');
     }
     ch(&mut m, '4');
@@ -581,4 +639,96 @@ fn enter_on_a_relationship_opens_the_other_collection() {
         rel.to,
         "the schema opens at the referenced path"
     );
+}
+
+/// The explorer on the sample data's `contacts` with the bundled workload:
+/// the Workload tab of `bad_groups` shows the finding its group renames
+/// drew (as `audit` links it to the shape), though the finding is about
+/// the copies in `bad_contacts`; Enter opens it there.
+#[test]
+fn a_shape_shows_and_opens_its_finding_on_another_collection() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-data")
+        .join(docshape::seed::workload::LOG_PATH);
+    let report = audit_sample("contacts", Some(&log));
+    let linked: Vec<String> = report
+        .workload
+        .as_ref()
+        .expect("workload")
+        .shapes
+        .iter()
+        .filter(|s| s.namespace == "contacts.bad_groups")
+        .flat_map(|s| s.findings.clone())
+        .collect();
+    assert_eq!(linked, ["write-amplified-copy"], "audit links the renames");
+    let mut m = Model::new("sample-data".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    set_report(&mut m, report);
+    select(&mut m, "bad_groups");
+    ch(&mut m, '7');
+    assert_eq!(m.tab, Tab::Workload);
+    let (rank, shape) = m.selected_shape().expect("the renames' shape");
+    assert_eq!(shape.op, "update");
+    let rules: Vec<&str> = m.shape_findings(rank).iter().map(|f| f.rule).collect();
+    assert_eq!(
+        rules,
+        ["write-amplified-copy"],
+        "the tab shows what audit links"
+    );
+    assert!(
+        m.listed_findings().is_empty(),
+        "bad_groups holds no finding of its own"
+    );
+    m.focus = Pane::Main;
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(m.tab, Tab::Findings);
+    assert_eq!(
+        m.collection().map(|c| c.namespace.as_str()),
+        Some("contacts.bad_contacts")
+    );
+    let f = m.selected_finding().expect("the opened finding");
+    assert_eq!(f.rule, "write-amplified-copy");
+    assert_eq!(f.evidence["shape"]["rank"].as_u64(), Some(rank as u64));
+}
+
+/// Each tab's update is a module of its own, driven here without the
+/// dispatcher: it changes its own tab's state and nothing else; and the
+/// dispatcher hands a movement to the focused pane only.
+#[test]
+fn each_tab_answers_on_its_own_and_the_focused_one_gets_the_keys() {
+    use docshape::tui::keymap::Action;
+    use docshape::tui::update::{self, action};
+    let mut m = model();
+    select(&mut m, "orders");
+    let nav_before = m.nav.sel;
+    assert!(update::schema::action(&mut m, Action::Down).is_empty());
+    assert_eq!(
+        (m.schema.sel, m.nav.sel, m.findings.sel),
+        (1, nav_before, 0)
+    );
+    update::findings::action(&mut m, Action::Bottom);
+    assert!(m.findings.rows.len() > 1, "{:?}", m.findings.rows);
+    assert_eq!(m.findings.sel, m.findings.rows.len() - 1);
+    assert_eq!(m.schema.sel, 1);
+    update::documents::action(&mut m, Action::Toggle);
+    assert_eq!(m.docs.open.len(), 1);
+    assert!(m.docs.lines.values().all(|l| l.len() > 2));
+    let fx = update::findings::script(&mut m, Action::Copy);
+    assert!(matches!(&fx[..], [Effect::Copy { .. }]), "{fx:?}");
+    update::nav::action(&mut m, Action::Down);
+    assert_eq!(
+        m.collection().map(|c| c.namespace.as_str()),
+        Some("shop.products")
+    );
+    // A new collection: every tab back at its start.
+    assert_eq!((m.schema.sel, m.findings.sel), (0, 0));
+    assert!(m.docs.open.is_empty());
+    // The dispatcher: Down moves the navigator while it has the focus,
+    // the tab's list once the tab has it.
+    assert_eq!(m.focus, Pane::Nav);
+    action(&mut m, Action::Down);
+    assert_eq!(m.schema.sel, 0);
+    action(&mut m, Action::NextPane);
+    action(&mut m, Action::Down);
+    assert_eq!(m.schema.sel, 1);
 }

@@ -11,15 +11,39 @@ mod common;
 mod migrate;
 #[path = "common/mongod_log.rs"]
 mod mongod_log;
+mod scenarios;
 
 use bson::{doc, Bson, Document};
 use common::{client, oid, unique_db, uri, DAY, NEWEST};
 use futures_util::TryStreamExt;
 use mongod_log::{find, slow};
+use scenarios::{
+    builds_index, findings, ids, index, index_keys, insert, key_order, library, oid_json, orders,
+    pairs, posts, shape, sources_and_copies, users, workload_findings,
+};
 use serde_json::{json, Value};
 
-fn oid_json(id: &bson::oid::ObjectId) -> Value {
-    json!({"$oid": id.to_hex()})
+/// A find of `db.coll` by `_id`.
+fn by_id(db: &str, coll: &str, id: Value) -> String {
+    find(
+        db,
+        coll,
+        json!({"_id": id}),
+        None,
+        json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
+        1,
+    )
+}
+
+/// An aggregation of `db.coll` matching `_id` then running `lookup`.
+fn lookup_by_id(db: &str, coll: &str, id: &Value, lookup: Value) -> String {
+    slow(
+        "command",
+        &format!("{db}.{coll}"),
+        json!({"aggregate": coll, "pipeline": [{"$match": {"_id": id}}, {"$lookup": lookup}], "cursor": {}, "$db": db}),
+        json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
+        2,
+    )
 }
 
 /// Writes the log; its path.
@@ -30,10 +54,14 @@ fn write_log(dir: &tempfile::TempDir, lines: &[String]) -> String {
 }
 
 async fn audit(db: &str, log: &str, format: &str) -> std::process::Output {
+    audit_with(db, log, format, &[]).await
+}
+
+/// `audit --workload LOG` of `db`'s collections, with `extra` arguments.
+async fn audit_with(db: &str, log: &str, format: &str, extra: &[&str]) -> std::process::Output {
     let pattern = format!("{db}.*");
-    common::docshape_async(&[
+    let mut args = vec![
         "audit",
-        &uri(),
         "-c",
         &pattern,
         "--workload",
@@ -45,129 +73,24 @@ async fn audit(db: &str, log: &str, format: &str) -> std::process::Output {
         "never",
         "--lang",
         "en",
-    ])
-    .await
+    ];
+    args.extend_from_slice(extra);
+    let target = uri();
+    args.insert(1, &target);
+    common::docshape_async(&args).await
 }
 
 async fn audit_json(db: &str, log: &str) -> Value {
     common::json_ok(&audit(db, log, "json").await)
 }
 
-fn findings<'a>(r: &'a Value, ns: &str, rule: &str) -> Vec<&'a Value> {
-    migrate::findings(r, ns, rule)
-}
-
-/// Every workload rule's findings on `ns`.
-fn workload_findings<'a>(r: &'a Value, ns: &str) -> Vec<&'a Value> {
-    [
-        "index-esr",
-        "unindexed-query",
-        "lookup-on-hot-path",
-        "push-without-slice",
-        "write-amplified-copy",
-        "case-insensitive-regex",
-    ]
-    .iter()
-    .flat_map(|rule| findings(r, ns, rule))
-    .collect()
-}
-
-/// The workload's shape of `op` on `ns` whose filter (or pipeline) has `key`.
-fn shape<'a>(r: &'a Value, ns: &str, op: &str, key: &str) -> &'a Value {
-    r["workload"]["shapes"]
-        .as_array()
-        .expect("shapes")
-        .iter()
-        .find(|s| {
-            s["namespace"] == ns
-                && s["op"] == op
-                && (s["filter"].get(key).is_some()
-                    || s["pipeline"].to_string().contains(key)
-                    || s["update"].to_string().contains(key))
-        })
-        .unwrap_or_else(|| panic!("no {op} shape on {ns} with {key}: {}", r["workload"]))
-}
-
-fn key_order(v: &Value) -> Vec<(String, i64)> {
-    v.as_object()
-        .expect("key")
-        .iter()
-        .map(|(k, d)| (k.clone(), d.as_f64().expect("direction") as i64))
-        .collect()
-}
-
-fn pairs(p: &[(&str, i64)]) -> Vec<(String, i64)> {
-    p.iter().map(|(k, d)| ((*k).to_owned(), *d)).collect()
-}
-
-/// Orders: 4 statuses, 200 customers, dates and quantities.
-fn orders() -> Vec<Document> {
-    (0..600u32)
-        .map(|i| {
-            let status = ["A", "B", "C", "D"][(i % 4) as usize];
-            doc! {
-                "_id": oid(NEWEST - (i % 90) * DAY, i),
-                "status": status,
-                "customer": format!("c{}", i % 200),
-                "at": bson::DateTime::from_millis(i64::from(NEWEST - i * 3600) * 1000),
-                "qty": i % 17,
-            }
-        })
-        .collect()
-}
-
-async fn insert(db: &str, coll: &str, docs: Vec<Document>) {
-    client()
-        .await
-        .database(db)
-        .collection::<Document>(coll)
-        .insert_many(docs)
-        .await
-        .unwrap_or_else(|e| panic!("insert into {coll}: {e}"));
-}
-
-async fn index(db: &str, coll: &str, keys: Document) {
-    client()
-        .await
-        .database(db)
-        .collection::<Document>(coll)
-        .create_index(mongodb::IndexModel::builder().keys(keys).build())
-        .await
-        .unwrap_or_else(|e| panic!("index on {coll}: {e}"));
-}
-
-/// The key documents of `coll`'s indexes, each in its order.
-async fn index_keys(db: &str, coll: &str) -> Vec<(String, Vec<(String, i64)>)> {
-    let specs: Vec<mongodb::IndexModel> = client()
-        .await
-        .database(db)
-        .collection::<Document>(coll)
-        .list_indexes()
-        .await
-        .expect("list indexes")
-        .try_collect()
-        .await
-        .expect("indexes");
-    specs
-        .into_iter()
-        .map(|m| {
-            let name = m.options.and_then(|o| o.name).unwrap_or_default();
-            let keys = m
-                .keys
-                .iter()
-                .map(|(k, v)| {
-                    let d = match v {
-                        Bson::Int32(n) => i64::from(*n),
-                        Bson::Int64(n) => *n,
-                        Bson::Double(f) => *f as i64,
-                        other => panic!("direction {other}"),
-                    };
-                    (k.clone(), d)
-                })
-                .collect();
-            (name, keys)
-        })
-        .collect()
+/// [`audit_json`] with a `docshape.toml` holding `config`.
+async fn audit_json_with(db: &str, log: &str, config: &str) -> Value {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cfg = tmp.path().join("docshape.toml");
+    std::fs::write(&cfg, config).expect("write docshape.toml");
+    let cfg = cfg.to_str().expect("utf-8 path");
+    common::json_ok(&audit_with(db, log, "json", &["--config", cfg]).await)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -275,13 +198,14 @@ async fn equality_and_sort_without_an_index_get_one_in_esr_order() {
 
     // The script builds the index in that order; re-audited with the same
     // log, the shape is served and draws nothing.
-    migrate::run_twice(&db, script, "esr_index").await;
-    let keys = index_keys(&db, "orders").await;
-    assert!(
-        keys.iter()
-            .any(|(_, k)| *k == pairs(&[("status", 1), ("at", -1)])),
-        "{keys:?}"
-    );
+    builds_index(
+        &db,
+        "orders",
+        script,
+        "esr_index",
+        &[("status", 1), ("at", -1)],
+    )
+    .await;
 
     let again = audit_json(&db, &log).await;
     assert!(findings(&again, &ns, "index-esr").is_empty());
@@ -354,19 +278,12 @@ async fn equality_sort_and_range_get_exactly_e_s_r_extending_the_prefix_index() 
     let keys = index_keys(&db, "orders").await;
     assert!(keys.iter().any(|(_, k)| *k == want), "{keys:?}");
     assert!(!keys.iter().any(|(n, _)| n == "customer_1"), "{keys:?}");
-}
-
-/// Posts whose comments grow with age: post `i` is `i` days old and has
-/// `2 i` comments.
-fn posts() -> Vec<Document> {
-    (0..60u32)
-        .map(|i| {
-            let comments: Vec<Document> = (0..2 * i)
-                .map(|c| doc! {"by": format!("user{}", c % 17), "text": "nice post"})
-                .collect();
-            doc! {"_id": oid(NEWEST - i * DAY, 600_000 + i), "title": format!("post {i}"), "comments": comments}
-        })
-        .collect()
+    let again = audit_json(&db, &log).await;
+    assert!(
+        workload_findings(&again, &ns).is_empty(),
+        "{}",
+        common::collection(&again, &ns)["findings"]
+    );
 }
 
 fn update(ns: &str, q: Value, u: Value, ms: u64) -> String {
@@ -429,6 +346,83 @@ async fn push_without_slice_on_a_growing_array() {
         "{}",
         common::collection(&r, &ok)["findings"]
     );
+
+    // Keeping at most 50: the script moves every comment to a child
+    // collection and keeps the last 50 in each post (the 34 posts over it
+    // are trimmed); the writer's `$slice` keeps them there.
+    let keep50 = "[push-without-slice]\nkeep = 50\n";
+    let kept = audit_json_with(&db, &log, keep50).await;
+    let slice = findings(&kept, &ns, "push-without-slice")[0];
+    assert!(
+        matches!(slice["suggestion"]["summary"].as_str(), Some(s) if s.contains("$slice: -50")),
+        "{slice}"
+    );
+    assert_eq!(
+        slice["suggestion"]["effect"]["elements_kept"], 50,
+        "{slice}"
+    );
+    let script = slice["suggestion"]["migration"].as_str().expect("script");
+    let before = migrate::dump(&db).await;
+    migrate::run_twice(&db, script, "slice_push").await;
+    migrate::nothing_dropped(&db, &before, "slice_push").await;
+    let database = client().await.database(&db);
+    let history = migrate::all(&database.collection::<Document>("posts_comments")).await;
+    let originals = posts();
+    assert_eq!(history.len(), (0..60).map(|i| 2 * i).sum::<usize>());
+    for post in migrate::all(&database.collection::<Document>("posts")).await {
+        let id = post.get_object_id("_id").expect("_id");
+        let was = originals
+            .iter()
+            .find(|o| o.get_object_id("_id").ok() == Some(id))
+            .and_then(|o| o.get_array("comments").ok())
+            .expect("the post as inserted");
+        let now = post.get_array("comments").expect("comments kept");
+        let from = was.len().saturating_sub(50);
+        assert_eq!(now.as_slice(), &was[from..], "post {id}: the last 50 kept");
+        // Every comment is in the child collection at its position.
+        let mut mine: Vec<(i64, Document)> = history
+            .iter()
+            .filter(|h| h.get_object_id("post_id").ok() == Some(id))
+            .map(|h| {
+                let pos = h
+                    .get("position")
+                    .and_then(migrate::number)
+                    .expect("position") as i64;
+                let mut element = h.clone();
+                for k in ["_id", "position", "post_id"] {
+                    element.remove(k);
+                }
+                (pos, element)
+            })
+            .collect();
+        mine.sort_by_key(|(pos, _)| *pos);
+        let elements: Vec<Bson> = mine.into_iter().map(|(_, e)| Bson::Document(e)).collect();
+        assert_eq!(&elements, was, "post {id}: every comment in order");
+    }
+    // Re-audited with the same log the writer still pushes without $slice:
+    // the finding stays, on arrays now of at most 50.
+    let again = audit_json_with(&db, &log, keep50).await;
+    let still = findings(&again, &ns, "push-without-slice")[0];
+    assert_eq!(still["evidence"]["array_length"]["max"], 50, "{still}");
+    // The writer as the summary says: nothing left to report.
+    let bounded: Vec<String> = (0..200u32)
+        .map(|i| {
+            update(
+                &ns,
+                json!({"_id": oid_json(&oid(NEWEST - (i % 60) * DAY, 600_000 + i % 60))}),
+                json!({"$push": {"comments": {"$each": [{"by": "user3", "text": "me too"}], "$slice": -50}}}),
+                3,
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write_log(&dir, &bounded);
+    let fixed = audit_json_with(&db, &log, keep50).await;
+    assert!(
+        findings(&fixed, &ns, "push-without-slice").is_empty(),
+        "{}",
+        common::collection(&fixed, &ns)["findings"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -436,32 +430,8 @@ async fn a_lookup_of_a_one_to_few_relationship_on_most_reads() {
     let db = unique_db("wl_lookup");
     // Authors with one to four books each (one-to-few), and shelves with
     // one to four boxes each, joined on few reads (the twin).
-    let authors: Vec<Document> = (0..40u32)
-        .map(|i| doc! {"_id": oid(NEWEST - 300 * DAY + i, 10_000 + i), "name": format!("author {i}")})
-        .collect();
-    let mut books = Vec::new();
-    for (i, a) in authors.iter().enumerate() {
-        for k in 0..=(i % 4) {
-            books.push(doc! {"_id": oid(NEWEST - 200 * DAY, 20_000 + (i * 10 + k) as u32), "title": format!("book {i}.{k}"), "author_id": a.get_object_id("_id").expect("oid")});
-        }
-    }
-    let shelves: Vec<Document> = (0..40u32)
-        .map(|i| doc! {"_id": oid(NEWEST - 300 * DAY + i, 30_000 + i), "room": format!("room {i}")})
-        .collect();
-    let mut boxes = Vec::new();
-    for (i, s) in shelves.iter().enumerate() {
-        for k in 0..=(i % 4) {
-            boxes.push(doc! {"_id": oid(NEWEST - 200 * DAY, 40_000 + (i * 10 + k) as u32), "label": format!("box {i}.{k}"), "shelf_id": s.get_object_id("_id").expect("oid")});
-        }
-    }
-    let author_ids: Vec<Value> = authors
-        .iter()
-        .map(|a| oid_json(&a.get_object_id("_id").expect("oid")))
-        .collect();
-    let shelf_ids: Vec<Value> = shelves
-        .iter()
-        .map(|a| oid_json(&a.get_object_id("_id").expect("oid")))
-        .collect();
+    let (authors, books, shelves, boxes) = library();
+    let (author_ids, shelf_ids) = (ids(&authors), ids(&shelves));
     insert(&db, "authors", authors).await;
     insert(&db, "books", books).await;
     insert(&db, "shelves", shelves).await;
@@ -470,25 +440,11 @@ async fn a_lookup_of_a_one_to_few_relationship_on_most_reads() {
     index(&db, "boxes", doc! {"shelf_id": 1}).await;
 
     let agg = |coll: &str, from: &str, foreign: &str, id: &Value| {
-        slow(
-            "command",
-            &format!("{db}.{coll}"),
-            json!({"aggregate": coll, "pipeline": [
-                {"$match": {"_id": id}},
-                {"$lookup": {"from": from, "localField": "_id", "foreignField": foreign, "as": from}}
-            ], "cursor": {}, "$db": db}),
-            json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
-            2,
-        )
-    };
-    let by_id = |coll: &str, id: &Value| {
-        find(
+        lookup_by_id(
             &db,
             coll,
-            json!({"_id": id}),
-            None,
-            json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
-            1,
+            id,
+            json!({"from": from, "localField": "_id", "foreignField": foreign, "as": from}),
         )
     };
     let mut lines = Vec::new();
@@ -498,12 +454,12 @@ async fn a_lookup_of_a_one_to_few_relationship_on_most_reads() {
         lines.push(if i < 90 {
             agg("authors", "books", "author_id", a)
         } else {
-            by_id("authors", a)
+            by_id(&db, "authors", a.clone())
         });
         lines.push(if i < 5 {
             agg("shelves", "boxes", "shelf_id", s)
         } else {
-            by_id("shelves", s)
+            by_id(&db, "shelves", s.clone())
         });
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -530,26 +486,142 @@ async fn a_lookup_of_a_one_to_few_relationship_on_most_reads() {
         common::collection(&r, &ok)["findings"]
     );
 
-    // The script embeds each author's books.
+    // The script embeds each author's books: every author holds exactly
+    // the books that reference it, as they are in `books`.
     let script = f["suggestion"]["migration"].as_str().expect("script");
-    migrate::run_once(script, "embed_books");
-    let one: Document = client()
-        .await
-        .database(&db)
-        .collection::<Document>("authors")
-        .find_one(doc! {"name": "author 3"})
-        .await
-        .expect("find")
-        .expect("author 3");
-    assert_eq!(one.get_array("books").map(Vec::len), Ok(4), "{one}");
+    migrate::run_twice(&db, script, "embed_books").await;
+    let d = client().await.database(&db);
+    let books = migrate::all(&d.collection::<Document>("books")).await;
+    for a in migrate::all(&d.collection::<Document>("authors")).await {
+        let id = a.get_object_id("_id").expect("_id");
+        let mut embedded: Vec<Document> = a
+            .get_array("books")
+            .unwrap_or_else(|_| panic!("{a}"))
+            .iter()
+            .map(|b| b.as_document().cloned().expect("a book"))
+            .collect();
+        embedded.sort_by_key(|b| b.get_object_id("_id").ok());
+        let mut theirs: Vec<Document> = books
+            .iter()
+            .filter(|b| b.get_object_id("author_id").ok() == Some(id))
+            .cloned()
+            .collect();
+        theirs.sort_by_key(|b| b.get_object_id("_id").ok());
+        assert!(!theirs.is_empty());
+        assert_eq!(embedded, theirs, "author {id}");
+        assert_eq!(a.len(), 3, "only the books were added: {a}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lookups_of_many_get_the_index_and_lookups_of_one_a_copy() {
+    let db = unique_db("wl_many");
+    // 4 authors with 120 books each (one-to-many), books.author_id not
+    // indexed.
+    let authors: Vec<Document> = (0..4u32)
+        .map(|i| doc! {"_id": oid(NEWEST - 300 * DAY + i, 70_000 + i), "name": format!("author {i}")})
+        .collect();
+    let books: Vec<Document> = (0..480u32)
+        .map(|k| doc! {"_id": oid(NEWEST - 200 * DAY, 80_000 + k), "title": format!("book {k}"), "author_id": authors[(k % 4) as usize].get_object_id("_id").expect("oid")})
+        .collect();
+    let (author_ids, book_ids) = (ids(&authors), ids(&books));
+    insert(&db, "authors", authors).await;
+    insert(&db, "books", books).await;
+    let mut lines = Vec::new();
+    for i in 0..100usize {
+        // 90 of 100 author reads join their books; 60 of 100 book reads
+        // join their author.
+        let (a, b) = (&author_ids[i % 4], &book_ids[i * 4]);
+        lines.push(if i < 90 {
+            lookup_by_id(&db, "authors", a, json!({"from": "books", "localField": "_id", "foreignField": "author_id", "as": "books"}))
+        } else {
+            by_id(&db, "authors", a.clone())
+        });
+        lines.push(if i < 60 {
+            lookup_by_id(&db, "books", b, json!({"from": "authors", "localField": "author_id", "foreignField": "_id", "as": "author"}))
+        } else {
+            by_id(&db, "books", b.clone())
+        });
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write_log(&dir, &lines);
+    let r = audit_json(&db, &log).await;
+
+    // Many books per author: keep the reference, index it.
+    let ns = format!("{db}.authors");
+    let hot = findings(&r, &ns, "lookup-on-hot-path");
+    assert_eq!(hot.len(), 1, "{}", common::collection(&r, &ns)["findings"]);
+    let f = hot[0];
+    assert_eq!(f["severity"], "info", "{f}");
+    assert_eq!(f["evidence"]["cardinality"], "one-to-many", "{f}");
+    assert_eq!(f["evidence"]["fanout"]["max"], 120, "{f}");
+    assert_eq!(f["suggestion"]["pattern"], "index");
+    let index_script = f["suggestion"]["migration"].as_str().expect("script");
+
+    // One author per book: copy it (extended reference).
+    let books_ns = format!("{db}.books");
+    let hot = findings(&r, &books_ns, "lookup-on-hot-path");
+    assert_eq!(
+        hot.len(),
+        1,
+        "{}",
+        common::collection(&r, &books_ns)["findings"]
+    );
+    let g = hot[0];
+    assert_eq!(g["severity"], "warning", "{g}");
+    assert_eq!(g["evidence"]["cardinality"], "one-to-one", "{g}");
+    assert_eq!(g["suggestion"]["pattern"], "extended-reference");
+    assert!(
+        !findings(&r, &books_ns, "missing-reference-index").is_empty(),
+        "{}",
+        common::collection(&r, &books_ns)["findings"]
+    );
+    let copy_script = g["suggestion"]["migration"].as_str().expect("script");
+
+    // The index script builds books.author_id; the same log re-audited
+    // then draws neither this finding nor missing-reference-index.
+    builds_index(
+        &db,
+        "books",
+        index_script,
+        "lookup_index",
+        &[("author_id", 1)],
+    )
+    .await;
+    let again = audit_json(&db, &log).await;
+    assert!(
+        findings(&again, &ns, "lookup-on-hot-path").is_empty(),
+        "{}",
+        common::collection(&again, &ns)["findings"]
+    );
+    assert!(
+        findings(&again, &books_ns, "missing-reference-index").is_empty(),
+        "{}",
+        common::collection(&again, &books_ns)["findings"]
+    );
+
+    // The copy script gives each book its author as it is in `authors`,
+    // beside the reference it was found by.
+    let before = migrate::dump(&db).await;
+    migrate::run_twice(&db, copy_script, "lookup_copy").await;
+    migrate::nothing_dropped(&db, &before, "lookup_copy").await;
+    let d = client().await.database(&db);
+    let authors = migrate::all(&d.collection::<Document>("authors")).await;
+    for b in migrate::all(&d.collection::<Document>("books")).await {
+        let id = b.get_object_id("author_id").expect("reference kept");
+        let copy = b.get_document("author").unwrap_or_else(|_| panic!("{b}"));
+        let source = authors
+            .iter()
+            .find(|a| a.get_object_id("_id").ok() == Some(id))
+            .expect("its author");
+        assert_eq!(copy, source, "{b}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_healthy_workload_of_id_lookups_draws_no_warning() {
     let db = unique_db("wl_ok");
-    let users: Vec<Document> = (0..300u32)
-        .map(|i| doc! {"_id": oid(NEWEST - i * 3600, i), "name": format!("user {i}"), "visits": i})
-        .collect();
+    let users = users();
     let ids: Vec<Value> = users
         .iter()
         .map(|u| oid_json(&u.get_object_id("_id").expect("oid")))
@@ -657,50 +729,20 @@ fn a_workload_alone_runs_the_rules_that_read_only_shapes() {
     assert!(r["notes"][0].as_str().expect("note").contains("index-esr"));
 }
 
-/// `count` sources of `name` and three copies of each in `copies`, each
-/// copy holding the source's id and name under `holder`.
-fn sources_and_copies(name: &str, holder: &str, base: u32) -> (Vec<Document>, Vec<Document>) {
-    let sources: Vec<Document> = (0..40u32)
-        .map(|p| doc! {"_id": oid(NEWEST - 200 * DAY, base + p), "name": format!("{name} {p}"), "city": "Lyon"})
-        .collect();
-    let copies: Vec<Document> = (0..120u32)
-        .map(|i| {
-            let s = &sources[(i % 40) as usize];
-            doc! {"_id": i, "amount": f64::from(i), holder: {"id": s.get("_id").cloned().expect("_id"), "name": s.get_str("name").expect("name")}}
-        })
-        .collect();
-    (sources, copies)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_copied_field_renamed_often_in_its_source_amplifies_writes() {
     let db = unique_db("wl_copy");
     let (people, invoices) = sources_and_copies("Person", "customer", 40_000);
     let (vendors, bills) = sources_and_copies("Vendor", "vendor", 50_000);
-    let ids = |docs: &[Document]| -> Vec<Value> {
-        docs.iter()
-            .map(|d| oid_json(&d.get_object_id("_id").expect("oid")))
-            .collect()
-    };
     let (people_ids, vendor_ids) = (ids(&people), ids(&vendors));
     insert(&db, "people", people).await;
     insert(&db, "invoices", invoices).await;
     insert(&db, "vendors", vendors).await;
     insert(&db, "bills", bills).await;
-    let by_id = |coll: &str, i: usize| {
-        find(
-            &db,
-            coll,
-            json!({"_id": i}),
-            None,
-            json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
-            1,
-        )
-    };
     let mut lines = Vec::new();
     for i in 0..100usize {
-        lines.push(by_id("invoices", i));
-        lines.push(by_id("bills", i));
+        lines.push(by_id(&db, "invoices", json!(i)));
+        lines.push(by_id(&db, "bills", json!(i)));
     }
     for i in 0..50usize {
         // The planted problem: the copied name is renamed in its source.
@@ -740,5 +782,255 @@ async fn a_copied_field_renamed_often_in_its_source_amplifies_writes() {
         workload_findings(&r, &ok).is_empty(),
         "{}",
         common::collection(&r, &ok)["findings"]
+    );
+
+    // The script stops copying the name: each invoice keeps the reference
+    // and its own fields, the name is read from `people` (where every
+    // value still is); re-audited with the same log, nothing is copied
+    // that its source rewrites.
+    let script = f["suggestion"]["migration"].as_str().expect("script");
+    let before = migrate::dump(&db).await;
+    migrate::run_twice(&db, script, "stop_copying").await;
+    migrate::nothing_dropped(&db, &before, "stop_copying").await;
+    let d = client().await.database(&db);
+    let (people, _) = sources_and_copies("Person", "customer", 40_000);
+    let was = &before["invoices"];
+    for inv in migrate::all(&d.collection::<Document>("invoices")).await {
+        let old = &was[&format!("{:?}", inv.get("_id"))];
+        let mut expected = old.clone();
+        expected
+            .get_document_mut("customer")
+            .expect("customer")
+            .remove("name");
+        assert_eq!(inv, expected, "only the copied name is gone");
+        let id = inv
+            .get_document("customer")
+            .and_then(|c| c.get_object_id("id"))
+            .expect("reference kept");
+        assert!(people
+            .iter()
+            .any(|p| p.get_object_id("_id").ok() == Some(id)));
+    }
+    assert_eq!(before["bills"], migrate::dump(&db).await["bills"]);
+    let again = audit_json(&db, &log).await;
+    for rule in ["write-amplified-copy", "denormalization-drift"] {
+        assert!(
+            findings(&again, &ns, rule).is_empty(),
+            "{rule}: {}",
+            common::collection(&again, &ns)["findings"]
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rare_scan_of_a_large_collection_gets_its_index() {
+    let db = unique_db("wl_scan");
+    // 10,000 events (the rule's smallest collection that matters), 500
+    // users; the twin has the index on user.
+    let events = || -> Vec<Document> {
+        (0..10_000u32)
+            .map(|i| {
+                let kind = if i % 2 == 0 { "view" } else { "click" };
+                doc! {"_id": i64::from(i), "user": format!("u{}", i % 500), "kind": kind}
+            })
+            .collect()
+    };
+    insert(&db, "events", events()).await;
+    insert(&db, "events_ok", events()).await;
+    index(&db, "events_ok", doc! {"user": 1}).await;
+    let mut lines = Vec::new();
+    // Three runs a day: not frequent (index-esr's), but each scans the
+    // whole collection for 20 documents.
+    for i in 0..3u64 {
+        let filter = json!({"user": format!("u{i}")});
+        lines.push(find(
+            &db,
+            "events",
+            filter.clone(),
+            None,
+            json!({"planSummary": "COLLSCAN", "keysExamined": 0, "docsExamined": 10_000, "nreturned": 20}),
+            9,
+        ));
+        lines.push(find(
+            &db,
+            "events_ok",
+            filter,
+            None,
+            json!({"planSummary": "IXSCAN { user: 1 }", "keysExamined": 20, "docsExamined": 20, "nreturned": 20}),
+            1,
+        ));
+    }
+    // Most of the workload's time: lookups by _id elsewhere.
+    for i in 0..90u64 {
+        lines.push(find(
+            &db,
+            "events_ok",
+            json!({"_id": i}),
+            None,
+            json!({"planSummary": "IDHACK", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
+            40,
+        ));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write_log(&dir, &lines);
+    let r = audit_json(&db, &log).await;
+
+    let ns = format!("{db}.events");
+    let scan = findings(&r, &ns, "unindexed-query");
+    assert_eq!(scan.len(), 1, "{}", common::collection(&r, &ns)["findings"]);
+    let f = scan[0];
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["evidence"]["documents"], 10_000);
+    assert_eq!(f["evidence"]["shape"]["docs_examined_per_returned"], 500.0);
+    assert_eq!(
+        key_order(&f["evidence"]["index"]["key"]),
+        pairs(&[("user", 1)])
+    );
+    assert!(findings(&r, &ns, "index-esr").is_empty());
+    let ok = format!("{db}.events_ok");
+    assert!(
+        workload_findings(&r, &ok).is_empty(),
+        "{}",
+        common::collection(&r, &ok)["findings"]
+    );
+
+    // The script builds that index; the same log re-audited draws nothing.
+    let script = f["suggestion"]["migration"].as_str().expect("script");
+    builds_index(&db, "events", script, "scan_index", &[("user", 1)]).await;
+    let again = audit_json(&db, &log).await;
+    assert!(
+        workload_findings(&again, &ns).is_empty(),
+        "{}",
+        common::collection(&again, &ns)["findings"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_case_insensitive_regex_gets_a_collation_index_that_matches_alike() {
+    let db = unique_db("wl_regex");
+    // Names in mixed case; both collections have a plain index on name.
+    let users = || -> Vec<Document> {
+        (0..300u32)
+            .map(|i| {
+                let name = match i % 3 {
+                    0 => format!("Ann{i}"),
+                    1 => format!("ANN{i}"),
+                    _ => format!("ann{i}"),
+                };
+                doc! {"_id": i64::from(i), "name": name, "visits": i}
+            })
+            .collect()
+    };
+    insert(&db, "users", users()).await;
+    insert(&db, "users_ok", users()).await;
+    index(&db, "users", doc! {"name": 1}).await;
+    index(&db, "users_ok", doc! {"name": 1}).await;
+    let mut lines = Vec::new();
+    for i in 0..120u64 {
+        // The planted problem: /^ann7$/i reads every key of the index.
+        let pattern = format!("^ann{}$", i % 300);
+        lines.push(find(
+            &db,
+            "users",
+            json!({"name": {"$regularExpression": {"pattern": pattern, "options": "i"}}}),
+            None,
+            json!({"planSummary": "IXSCAN { name: 1 }", "keysExamined": 300, "docsExamined": 1, "nreturned": 1}),
+            4,
+        ));
+        // The twin: equality on an exact name.
+        lines.push(find(
+            &db,
+            "users_ok",
+            json!({"name": format!("Ann{}", i % 300)}),
+            None,
+            json!({"planSummary": "IXSCAN { name: 1 }", "keysExamined": 1, "docsExamined": 1, "nreturned": 1}),
+            1,
+        ));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write_log(&dir, &lines);
+    let r = audit_json(&db, &log).await;
+
+    let ns = format!("{db}.users");
+    let rx = findings(&r, &ns, "case-insensitive-regex");
+    assert_eq!(rx.len(), 1, "{}", common::collection(&r, &ns)["findings"]);
+    let f = rx[0];
+    assert_eq!(f["severity"], "info");
+    assert_eq!(f["path"], "name");
+    assert_eq!(f["evidence"]["shape"]["count"], 120);
+    assert_eq!(f["suggestion"]["pattern"], "index");
+    let s = shape(&r, &ns, "find", "name");
+    assert_eq!(s["findings"], json!(["case-insensitive-regex"]));
+    let ok = format!("{db}.users_ok");
+    assert!(
+        workload_findings(&r, &ok).is_empty(),
+        "{}",
+        common::collection(&r, &ok)["findings"]
+    );
+
+    // The script adds the collation index beside the plain one ...
+    let script = f["suggestion"]["migration"].as_str().expect("script");
+    migrate::run_twice(&db, script, "collation_index").await;
+    let c = client().await.database(&db).collection::<Document>("users");
+    let specs: Vec<mongodb::IndexModel> = c
+        .list_indexes()
+        .await
+        .expect("list indexes")
+        .try_collect()
+        .await
+        .expect("indexes");
+    let ci = specs
+        .iter()
+        .find(|m| {
+            m.options
+                .as_ref()
+                .and_then(|o| o.collation.as_ref())
+                .is_some_and(|c| {
+                    matches!(
+                        c.strength,
+                        Some(mongodb::options::CollationStrength::Secondary)
+                    )
+                })
+        })
+        .unwrap_or_else(|| panic!("no strength-2 index: {specs:?}"));
+    let ci_name = ci.options.as_ref().and_then(|o| o.name.clone());
+    let keys = index_keys(&db, "users").await;
+    assert_eq!(keys.len(), 3, "_id, name_1 and the new one: {keys:?}");
+    assert!(
+        keys.iter()
+            .any(|(n, k)| Some(n) == ci_name.as_ref() && *k == pairs(&[("name", 1)])),
+        "{keys:?}"
+    );
+    // ... and an equality under its collation finds what the regex found:
+    // every case of the name, and nothing else.
+    let collation = mongodb::options::Collation::builder()
+        .locale("en")
+        .strength(mongodb::options::CollationStrength::Secondary)
+        .build();
+    for i in [0u32, 1, 2, 7, 299] {
+        let found: Vec<Document> = c
+            .find(doc! {"name": format!("aNn{i}")})
+            .collation(collation.clone())
+            .await
+            .expect("find")
+            .try_collect()
+            .await
+            .expect("collect");
+        let by_regex: Vec<Document> = c
+            .find(doc! {"name": {"$regex": format!("^ann{i}$"), "$options": "i"}})
+            .await
+            .expect("find")
+            .try_collect()
+            .await
+            .expect("collect");
+        assert_eq!(found.len(), 1, "aNn{i}: {found:?}");
+        assert_eq!(found, by_regex, "aNn{i}");
+    }
+    // Re-audited with the same log: the fix is in place.
+    let again = audit_json(&db, &log).await;
+    assert!(
+        findings(&again, &ns, "case-insensitive-regex").is_empty(),
+        "{}",
+        common::collection(&again, &ns)["findings"]
     );
 }

@@ -10,6 +10,8 @@ pub mod snapshot;
 
 use serde::{Deserialize, Serialize};
 
+use crate::fmt::{decimal, percent, span_days};
+use crate::i18n::Lang;
 use crate::profile::raw::{self, BsonType};
 use crate::profile::{extract, FieldProfile, Profile, Seg};
 
@@ -48,6 +50,154 @@ pub struct Growth {
     /// Days between the two snapshots (snapshot method only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub days_observed: Option<f64>,
+    /// When both methods measured the path: why this one decides, and the
+    /// other measurement with its own strength.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Box<Decision>>,
+}
+
+/// Why one growth measurement was preferred to the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// The snapshot saw arrays grow: growth observed directly decides.
+    SnapshotSawGrowth,
+    /// Both saw growth and the snapshot's window is long enough to give a
+    /// pace: a pace measured over time beats one read off document ages.
+    SnapshotPaceMeasured,
+    /// The snapshot saw no growth over a window long enough that the
+    /// cross-section's pace would have shown (at least a day, and enough
+    /// elements expected that seeing none is not chance).
+    SnapshotSawNoGrowth,
+    /// The snapshot's window is too short to show the cross-section's
+    /// pace, or to refute it: writes may come in bursts.
+    SnapshotWindowTooShort,
+    /// Too few documents were found again to measure anything.
+    SnapshotTooFewDocuments,
+    /// Neither shows growth; the snapshot, measured over time, is kept.
+    NeitherGrows,
+}
+
+impl Reason {
+    pub fn code(self) -> &'static str {
+        match self {
+            Reason::SnapshotSawGrowth => "snapshot-saw-growth",
+            Reason::SnapshotPaceMeasured => "snapshot-pace-measured",
+            Reason::SnapshotSawNoGrowth => "snapshot-saw-no-growth",
+            Reason::SnapshotWindowTooShort => "snapshot-window-too-short",
+            Reason::SnapshotTooFewDocuments => "snapshot-too-few-documents",
+            Reason::NeitherGrows => "neither-grows",
+        }
+    }
+}
+
+impl Growth {
+    /// The measurement in a few words, with its strength: how many
+    /// documents, over what window or ages, and how strongly.
+    pub fn strength(&self, lang: Lang) -> String {
+        match self.days_observed {
+            Some(days) => {
+                let (en, zh) = span_days(days);
+                lang.pick(
+                    format!(
+                        "snapshot: {} of {} re-read documents grew over {en}, {} elements/day",
+                        percent(self.correlation),
+                        self.n,
+                        signed(self.per_day)
+                    ),
+                    format!(
+                        "快照：间隔{zh}重读 {} 个文档，{} 增长，每天 {} 个元素",
+                        self.n,
+                        percent(self.correlation),
+                        signed(self.per_day)
+                    ),
+                )
+            }
+            None => lang.pick(
+                format!(
+                    "age correlation: ρ {:.2} over {} documents, {} elements/day",
+                    self.correlation,
+                    self.n,
+                    signed(self.per_day)
+                ),
+                format!(
+                    "年龄相关：{} 个文档，ρ {:.2}，每天 {} 个元素",
+                    self.n,
+                    self.correlation,
+                    signed(self.per_day)
+                ),
+            ),
+        }
+    }
+
+    /// Why this measurement decides over the other one, in a sentence; `None`
+    /// when only one method measured the path.
+    pub fn decision_text(&self, lang: Lang) -> Option<String> {
+        let d = self.decision.as_deref()?;
+        let expected = decimal(d.expected_elements);
+        let why = match d.reason {
+            Reason::SnapshotSawGrowth => lang.pick(
+                "the snapshot saw the arrays grow, the cross-section shows no trend".to_owned(),
+                "快照直接观察到数组增长，横截面没有趋势".to_owned(),
+            ),
+            Reason::SnapshotPaceMeasured => lang.pick(
+                "a pace measured over time on the same documents beats one read off their ages"
+                    .to_owned(),
+                "在同一批文档上随时间测得的速度比按文档年龄推算的更可靠".to_owned(),
+            ),
+            Reason::SnapshotSawNoGrowth => lang.pick(
+                format!("none grew where the cross-section's pace predicts {expected} elements: the arrays were long when written, they do not grow"),
+                format!("横截面的速度预计应增加 {expected} 个元素，实际没有任何增长：数组写入时就长，并不随时间增长"),
+            ),
+            Reason::SnapshotWindowTooShort => lang.pick(
+                format!("the snapshot's window is too short to show or refute the cross-section's pace ({expected} elements expected; a day and 3 elements are needed)"),
+                format!("快照间隔太短，不足以证实或否定横截面的速度（预计 {expected} 个元素；至少需要一天和 3 个元素）"),
+            ),
+            Reason::SnapshotTooFewDocuments => lang.pick(
+                format!("too few documents were found again ({MIN_DOCS} needed)"),
+                format!("重新找到的文档太少（至少需要 {MIN_DOCS} 个）"),
+            ),
+            Reason::NeitherGrows => lang.pick(
+                "neither shows growth".to_owned(),
+                "两者都没有显示增长".to_owned(),
+            ),
+        };
+        Some(lang.pick(
+            format!(
+                "decided by {} over {} ({}): {why}",
+                self.method,
+                d.other.method,
+                d.other.strength(lang)
+            ),
+            format!(
+                "由 {} 决定，而非 {}（{}）：{why}",
+                self.method,
+                d.other.method,
+                d.other.strength(lang)
+            ),
+        ))
+    }
+}
+
+/// A pace with its sign: `+3`, `-0.5`, `0`.
+fn signed(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{}", decimal(x))
+    } else {
+        decimal(x)
+    }
+}
+
+/// The choice between a cross-section and a snapshot of the same path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub reason: Reason,
+    /// Elements the cross-section's pace would have added to the re-read
+    /// documents over the snapshot's window, all together: seeing none when
+    /// this is large refutes the pace; when it is small, it refutes nothing.
+    pub expected_elements: f64,
+    /// The measurement that did not decide.
+    pub other: Growth,
 }
 
 impl Growth {
@@ -160,10 +310,66 @@ pub fn cross_section_from(
                 AgeSource::DateField(_, p) => p.clone(),
             }),
             days_observed: None,
+            decision: None,
         };
         out.push((f.path.clone(), growth));
     }
     out
+}
+
+/// A snapshot's window shorter than this cannot refute growth: an
+/// application's writes follow the day (batch jobs, office hours).
+pub const MIN_REFUTING_DAYS: f64 = 1.0;
+/// Elements the cross-section's pace must predict over the snapshot's
+/// window, for all re-read documents together, before seeing none refutes
+/// it: with Poisson arrivals, none at all when 3 are expected happens by
+/// chance 5 % of the time (e^-3).
+pub const MIN_REFUTING_ELEMENTS: f64 = 3.0;
+
+/// Chooses between the cross-section (`cross`) and the snapshot (`snap`) of
+/// one array path: the measurement with the evidence decides, and keeps the
+/// other, with the reason, in its `decision`. Either alone decides alone.
+pub fn decide(cross: Option<Growth>, snap: Option<Growth>, min_corr: f64) -> Option<Growth> {
+    let (cross, snap) = match (cross, snap) {
+        (Some(c), Some(s)) => (c, s),
+        (c, s) => return c.or(s),
+    };
+    let days = snap.days_observed.unwrap_or(0.0);
+    let cross_grows = cross.is_significant(min_corr);
+    let snap_grew = snap.per_day > 0.0 && snap.correlation > 0.0;
+    let expected = if cross_grows {
+        cross.per_day * days * snap.n as f64
+    } else {
+        0.0
+    };
+    let (reason, snap_decides) = if (snap.n as usize) < MIN_DOCS {
+        (Reason::SnapshotTooFewDocuments, false)
+    } else if snap_grew && !cross_grows {
+        (Reason::SnapshotSawGrowth, true)
+    } else if snap_grew {
+        if days >= MIN_REFUTING_DAYS {
+            (Reason::SnapshotPaceMeasured, true)
+        } else {
+            (Reason::SnapshotWindowTooShort, false)
+        }
+    } else if !cross_grows {
+        (Reason::NeitherGrows, true)
+    } else if days >= MIN_REFUTING_DAYS && expected >= MIN_REFUTING_ELEMENTS {
+        (Reason::SnapshotSawNoGrowth, true)
+    } else {
+        (Reason::SnapshotWindowTooShort, false)
+    };
+    let (mut winner, other) = if snap_decides {
+        (snap, cross)
+    } else {
+        (cross, snap)
+    };
+    winner.decision = Some(Box::new(Decision {
+        reason,
+        expected_elements: round(expected, 1),
+        other,
+    }));
+    Some(winner)
 }
 
 /// Average bytes one element of the array at `f` takes, from the profile.
@@ -300,6 +506,117 @@ mod tests {
             y[i] = 10_000.0;
         }
         assert!((theil_sen(&x, &y) - 2.5).abs() < 0.05);
+    }
+
+    fn measured(method: &str, correlation: f64, per_day: f64, n: u64, days: Option<f64>) -> Growth {
+        Growth {
+            method: method.into(),
+            correlation,
+            per_day,
+            days_to_limit: None,
+            n,
+            bytes_per_element: 10.0,
+            age_from: None,
+            days_observed: days,
+            decision: None,
+        }
+    }
+
+    /// The measurement with the evidence decides, whatever came first.
+    #[test]
+    fn the_measurement_with_the_evidence_decides() {
+        let cross = |c: f64, p: f64, n: u64| Some(measured("age-correlation", c, p, n, None));
+        let snap =
+            |share: f64, p: f64, n: u64, d: f64| Some(measured("snapshot", share, p, n, Some(d)));
+        // (cross, snapshot, method that decides, reason)
+        let cases = [
+            // 1.2 hours after the first audit, nobody wrote: a strong trend
+            // over hundreds of documents stands.
+            (
+                cross(0.98, 3.0, 800),
+                snap(0.0, 0.0, 200, 0.05),
+                "age-correlation",
+                Reason::SnapshotWindowTooShort,
+            ),
+            // Ten days without a single new element where 6,000 were due.
+            (
+                cross(0.98, 3.0, 800),
+                snap(0.0, 0.0, 200, 10.0),
+                "snapshot",
+                Reason::SnapshotSawNoGrowth,
+            ),
+            // Two days, but a pace so slow that none was expected either.
+            (
+                cross(0.9, 0.001, 800),
+                snap(0.0, 0.0, 200, 2.0),
+                "age-correlation",
+                Reason::SnapshotWindowTooShort,
+            ),
+            // Growth seen directly where the ages show none.
+            (
+                cross(0.05, 0.0, 800),
+                snap(1.0, 3.0, 50, 10.0),
+                "snapshot",
+                Reason::SnapshotSawGrowth,
+            ),
+            // ... even over a short window: it was seen.
+            (
+                cross(0.05, 0.0, 800),
+                snap(0.4, 8.0, 50, 0.1),
+                "snapshot",
+                Reason::SnapshotSawGrowth,
+            ),
+            // Both grow: the pace measured over days wins; over hours, not.
+            (
+                cross(0.9, 3.0, 800),
+                snap(0.9, 2.0, 200, 5.0),
+                "snapshot",
+                Reason::SnapshotPaceMeasured,
+            ),
+            (
+                cross(0.9, 3.0, 800),
+                snap(0.9, 20.0, 200, 0.2),
+                "age-correlation",
+                Reason::SnapshotWindowTooShort,
+            ),
+            // Few documents found again say nothing.
+            (
+                cross(0.9, 3.0, 800),
+                snap(0.0, 0.0, 12, 30.0),
+                "age-correlation",
+                Reason::SnapshotTooFewDocuments,
+            ),
+            (
+                cross(0.1, 0.0, 800),
+                snap(0.0, 0.0, 200, 30.0),
+                "snapshot",
+                Reason::NeitherGrows,
+            ),
+        ];
+        for (i, (c, s, method, reason)) in cases.into_iter().enumerate() {
+            let other = if method == "snapshot" {
+                c.clone()
+            } else {
+                s.clone()
+            };
+            let g = decide(c, s, 0.5).expect("two measurements");
+            assert_eq!(g.method, method, "case {i}");
+            let d = g.decision.as_deref().expect("a decision");
+            assert_eq!(d.reason, reason, "case {i}");
+            assert_eq!(
+                Some(&d.other),
+                other.as_ref(),
+                "case {i}: the other is kept whole"
+            );
+            assert!(g
+                .decision_text(Lang::En)
+                .is_some_and(|t| t.contains(&d.other.method)));
+            assert!(g.decision_text(Lang::Zh).is_some());
+        }
+        // Alone, a measurement decides alone and says nothing of a choice.
+        let only = decide(cross(0.9, 3.0, 800), None, 0.5).expect("one");
+        assert!(only.decision.is_none() && only.decision_text(Lang::En).is_none());
+        assert!(decide(None, None, 0.5).is_none());
     }
 
     #[test]

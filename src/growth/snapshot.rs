@@ -38,11 +38,7 @@ pub struct SnapDoc {
 /// Where snapshots live: `$XDG_STATE_HOME/docshape/snapshots`, else
 /// `~/.local/state/docshape/snapshots`.
 pub fn dir() -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_STATE_HOME") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/state"),
-    };
-    Some(base.join("docshape").join("snapshots"))
+    Some(crate::paths::state_dir()?.join("snapshots"))
 }
 
 /// The snapshot file of one collection of one (password-masked) target.
@@ -156,6 +152,7 @@ pub fn compare(
                 bytes_per_element: (bpe * 10.0).round() / 10.0,
                 age_from: None,
                 days_observed: Some((days * 100.0).round() / 100.0),
+                decision: None,
             },
         ));
     }

@@ -2,6 +2,8 @@
 //! uses them, each written once in English and once in Chinese (following
 //! the seeds' own terms: 内嵌, 子引用, 父引用, 一对很多, 反范式 …).
 
+pub mod evidence;
+
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]

@@ -23,6 +23,9 @@ pub struct Lesson {
     /// seeded server) whose variants the lesson compares.
     pub datasets: &'static [&'static str],
     pub seeds: &'static str,
+    /// Audited with the bundled workload (`sample-data/workload/mongod.log`),
+    /// whose query shapes the lesson lists beside the data.
+    pub workload: bool,
     pub idea: (&'static str, &'static str),
     /// What to look for in the numbers.
     pub look_for: (&'static str, &'static str),
@@ -108,6 +111,9 @@ pub fn render(lesson: &Lesson, reports: &[(String, Report)], lang: Lang) -> Stri
             for c in colls {
                 collection(&mut out, c, report, lang);
             }
+        }
+        if lesson.workload {
+            workload(&mut out, dataset, report, lang);
         }
         out.push('\n');
     }
@@ -215,6 +221,121 @@ fn collection(out: &mut String, c: &CollectionReport, report: &Report, lang: Lan
     }
 }
 
+/// The workload's shapes on one data set's collections: reads and writes
+/// per collection, then each shape with its runs, plan, documents examined
+/// per document returned, sorts in memory and the rules it drew.
+fn workload(out: &mut String, dataset: &str, report: &Report, lang: Lang) {
+    let Some(w) = &report.workload else { return };
+    // The data set's database: its name, or `<prefix><name>` on a server.
+    let db = report
+        .collections
+        .first()
+        .map_or_else(|| dataset.to_owned(), |c| c.meta.db.clone());
+    let of_db =
+        |s: &&crate::workload::Shape| s.namespace.split_once('.').is_some_and(|(d, _)| d == db);
+    let shapes: Vec<&crate::workload::Shape> = w.shapes.iter().filter(of_db).collect();
+    let _ = writeln!(
+        out,
+        "  {} (sample-data/{})",
+        lang.pick("WORKLOAD", "工作负载"),
+        crate::seed::workload::LOG_PATH
+    );
+    if shapes.is_empty() {
+        let _ = writeln!(
+            out,
+            "    {}",
+            lang.pick("no query of this data set", "没有针对这个数据集的查询")
+        );
+        return;
+    }
+    let mut colls: Vec<&str> = Vec::new();
+    for s in &shapes {
+        let c = s.namespace.split_once('.').map_or("", |(_, c)| c);
+        if !colls.contains(&c) {
+            colls.push(c);
+        }
+    }
+    colls.sort_unstable();
+    for c in colls {
+        let mine: Vec<&crate::workload::Shape> = shapes
+            .iter()
+            .copied()
+            .filter(|s| s.namespace.split_once('.').is_some_and(|(_, x)| x == c))
+            .collect();
+        let (mut reads, mut writes) = (0u64, 0u64);
+        for s in &mine {
+            if matches!(s.op.as_str(), "find" | "aggregate" | "count" | "distinct") {
+                reads += s.count;
+            } else {
+                writes += s.count;
+            }
+        }
+        let _ = writeln!(
+            out,
+            "    {c:<28} {} {} · {} {}",
+            group(reads),
+            lang.pick("reads", "次读取"),
+            group(writes),
+            lang.pick("writes", "次写入")
+        );
+        for s in mine {
+            let _ = writeln!(out, "      {}", shape_line(s, lang));
+        }
+    }
+}
+
+/// One shape: what it does and what its runs cost.
+fn shape_line(s: &crate::workload::Shape, lang: Lang) -> String {
+    let mut what = s.op.clone();
+    for v in [&s.filter, &s.pipeline].into_iter().flatten().take(1) {
+        what.push(' ');
+        what.push_str(&v.to_string());
+    }
+    if let Some(sort) = &s.sort {
+        if s.pipeline.is_none() {
+            what.push_str(" sort ");
+            what.push_str(&sort.to_string());
+        }
+    }
+    if let Some(u) = &s.update {
+        what.push_str(" → ");
+        what.push_str(&u.to_string());
+    }
+    let mut plans: Vec<(&String, &u64)> = s.plans.iter().collect();
+    plans.sort_by(|a, b| b.1.cmp(a.1));
+    let plans = plans
+        .iter()
+        .map(|(p, n)| format!("{p} ×{}", group(**n)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let per = s.docs_examined as f64 / s.nreturned.max(1) as f64;
+    let mut cost = vec![lang.pick(
+        format!("{} runs", group(s.count)),
+        format!("{} 次", group(s.count)),
+    )];
+    if !plans.is_empty() {
+        cost.push(plans);
+    }
+    if s.docs_examined > 0 || s.keys_examined > 0 {
+        cost.push(lang.pick(
+            format!("{per:.1} docs examined per returned"),
+            format!("每返回一个文档检查 {per:.1} 个文档"),
+        ));
+    }
+    if s.in_memory_sorts > 0 {
+        cost.push(lang.pick(
+            format!("{} sorted in memory", group(s.in_memory_sorts)),
+            format!("{} 次在内存中排序", group(s.in_memory_sorts)),
+        ));
+    }
+    let drew = if s.findings.is_empty() {
+        String::new()
+    } else {
+        format!(" → {}", s.findings.join(", "))
+    };
+    format!("{what}\n        {}{drew}", cost.join(" · "))
+}
+
 /// Wraps text to `width` columns (East Asian characters count two),
 /// paragraphs (blank lines) kept.
 pub fn wrap(text: &str, width: usize) -> String {
@@ -238,9 +359,15 @@ pub async fn measure(
     use crate::audit::{self, Plan};
     use crate::source::{FileSource, MongoSource, SampleMode, Selection, SourceError};
     let mut out = Vec::new();
+    let workload = if lesson.workload {
+        Some(std::sync::Arc::new(bundled_workload(from.map(|_| prefix))?))
+    } else {
+        None
+    };
     for set in lesson.datasets {
         let mut plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
         plan.lang = lang;
+        plan.workload.clone_from(&workload);
         let report = match from {
             Some(uri) => {
                 plan.selection.dbs = vec![format!("{prefix}{set}")];
@@ -262,4 +389,19 @@ pub async fn measure(
         out.push(((*set).to_owned(), report));
     }
     Ok(out)
+}
+
+/// The bundled workload (`sample-data/workload/mongod.log`), its databases
+/// renamed `<prefix><dataset>` for a seeded server.
+pub fn bundled_workload(
+    prefix: Option<&str>,
+) -> Result<crate::workload::Workload, crate::source::SourceError> {
+    let path = crate::target::sample_data_dir().join(crate::seed::workload::LOG_PATH);
+    let mut w = crate::workload::read_logs(&path).map_err(crate::source::SourceError::NotFound)?;
+    if let Some(p) = prefix {
+        for s in &mut w.shapes {
+            s.namespace = format!("{p}{}", s.namespace);
+        }
+    }
+    Ok(w)
 }

@@ -355,7 +355,9 @@ async fn existing<S: Source>(
             .filter(|k| key.seen.contains(k))
             .collect());
     }
-    let mut out = HashSet::new();
+    // Batches of at most PROBE_BYTES each, sent together: a server answers
+    // several at once, a file answers all of them in one scan.
+    let mut asks: Vec<(&str, &[bson::Bson])> = Vec::new();
     let mut start = 0;
     while start < values.len() {
         let mut end = start;
@@ -364,10 +366,13 @@ async fn existing<S: Source>(
             bytes += approx_size(&values[end]);
             end += 1;
         }
-        cost.existence_queries += 1;
-        let found = source.probe(to.meta, &key.key, &values[start..end]).await?;
-        out.extend(found.iter().filter_map(of_bson));
+        asks.push((key.key.as_str(), &values[start..end]));
         start = end;
+    }
+    cost.existence_queries += asks.len() as u64;
+    let mut out = HashSet::new();
+    for found in source.probe_many(to.meta, &asks).await? {
+        out.extend(found?.iter().filter_map(of_bson));
     }
     Ok(out)
 }

@@ -145,18 +145,53 @@ fn workload(out: &mut String, w: &crate::workload::Workload, zh: bool) {
     let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };
     let _ = writeln!(out, "\n## {}\n", t("Workload", "工作负载"));
     let skipped: u64 = w.skipped.values().sum();
-    let _ = writeln!(
-        out,
-        "{} {} · {} {} · {} {} · {} {}\n",
-        group(w.lines),
-        t("lines", "行"),
-        group(w.slow_queries),
-        t("slow queries", "条慢查询"),
-        group(w.shapes.len() as u64),
-        t("shapes", "种查询形状"),
-        group(skipped),
-        t("skipped", "条跳过"),
-    );
+    if w.from_server() {
+        let _ = writeln!(
+            out,
+            "{} {} ({}) · {} {} · {} {}\n",
+            group(w.slow_queries),
+            t("entries", "条记录"),
+            md(&w.sources.join(", ")),
+            group(w.shapes.len() as u64),
+            t("shapes", "种查询形状"),
+            group(skipped),
+            t("skipped", "条跳过"),
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{} {} · {} {} · {} {} · {} {}\n",
+            group(w.lines),
+            t("lines", "行"),
+            group(w.slow_queries),
+            t("slow queries", "条慢查询"),
+            group(w.shapes.len() as u64),
+            t("shapes", "种查询形状"),
+            group(skipped),
+            t("skipped", "条跳过"),
+        );
+    }
+    if !w.counts.is_empty() {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |\n| --- | ---: | ---: | --- |",
+            t("collection", "集合"),
+            t("reads counted", "读取次数"),
+            t("writes counted", "写入次数"),
+            t("counted by", "来源"),
+        );
+        for (ns, c) in &w.counts {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                md(ns),
+                group(c.reads),
+                group(c.writes),
+                md(&c.source)
+            );
+        }
+        let _ = writeln!(out);
+    }
     if w.shapes.is_empty() {
         return;
     }
@@ -186,13 +221,13 @@ fn workload(out: &mut String, w: &crate::workload::Workload, zh: bool) {
         let findings: Vec<String> = s.findings.iter().map(|f| format!("`{f}`")).collect();
         let _ = writeln!(
             out,
-            "| {} | {share} | {} | {} | `{}` | {} | {:.1} | {} |",
+            "| {} | {share} | {} | {} | `{}` | {} | {} | {} |",
             group(s.ms.total),
             group(s.count),
             md(&s.namespace),
             md(&crate::rules::shapes::label(s)),
             plans.join(", "),
-            s.docs_examined as f64 / s.nreturned.max(1) as f64,
+            s.examined_per_returned(),
             findings.join(" "),
         );
     }

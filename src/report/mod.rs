@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::profile::sketch::Summary;
 use crate::profile::{FieldProfile, Profile};
-use crate::source::{CollectionKind, CollectionMeta, IndexInfo, SampleOutcome, StorageStats};
+use crate::source::{CollectionKind, CollectionMeta, IndexInfo, StorageStats};
 
 /// docshape's version, as the report's `docshape` field.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -136,142 +136,16 @@ pub struct CollectionReport {
     /// How each array path grows, by path (the growth stage's figures;
     /// the JSON report shows them on the path's field).
     pub growth: crate::growth::ByPath,
-    /// Every document of the collection was read and profiled.
-    pub complete: bool,
     pub profile: Profile,
-    /// The kept sample: at most the sample size (or 1,000 documents for a
-    /// full read), within a byte budget.
+    /// Documents of the sample, as raw BSON, for the explorer to show (a
+    /// document over its share of the memory budget is kept cut).
     pub kept: Vec<Vec<u8>>,
-    /// Size of each kept document as read: a document over its share of
-    /// the memory budget is kept cut (long strings shortened).
-    pub kept_sizes: Vec<u64>,
     pub meta: CollectionMeta,
 }
 
 impl CollectionReport {
-    /// A copy with at most `docs` of the kept documents: what the explorer
-    /// shows of a collection before the run ends. Every field is named, so
-    /// that a new one is a decision here.
-    #[must_use]
-    pub fn preview(&self, docs: usize) -> CollectionReport {
-        let n = self.kept.len().min(docs);
-        CollectionReport {
-            namespace: self.namespace.clone(),
-            kind: self.kind,
-            documents: self.documents,
-            sampled: self.sampled,
-            sample_method: self.sample_method.clone(),
-            partial: self.partial.clone(),
-            doc_size: self.doc_size,
-            max_depth: self.max_depth,
-            storage: self.storage.clone(),
-            indexes: self.indexes.clone(),
-            options: self.options.clone(),
-            fields: self.fields.clone(),
-            growth: self.growth.clone(),
-            findings: self.findings.clone(),
-            paths_capped: self.paths_capped,
-            notes: self.notes.clone(),
-            round_trips: self.round_trips.clone(),
-            extremes: self.extremes.clone(),
-            complete: self.complete,
-            profile: self.profile.clone(),
-            kept: self.kept[..n].to_vec(),
-            kept_sizes: self.kept_sizes.iter().take(n).copied().collect(),
-            meta: self.meta.clone(),
-        }
-    }
-
-    /// Combines what the source knew, how it sampled, and the profile.
-    pub fn new(
-        meta: CollectionMeta,
-        outcome: &SampleOutcome,
-        profile: Profile,
-    ) -> CollectionReport {
-        let documents = outcome.total.or(meta.documents);
-        let fields = crate::rules::context::measured_fields(&profile, &meta, documents);
-        let mut notes = meta.notes.clone();
-        if profile.invalid > 0 {
-            notes.push(format!(
-                "{} documents could not be decoded and were skipped ({})",
-                profile.invalid,
-                profile.first_error.as_deref().unwrap_or("malformed BSON")
-            ));
-        }
-        if profile.paths_capped {
-            notes.push(format!(
-                "more distinct paths than the profile keeps; {} values under further paths were counted in document sizes only",
-                profile.dropped_values
-            ));
-        }
-        if profile.too_deep > 0 {
-            notes.push(format!(
-                "{} values nested deeper than {} levels were not descended into",
-                profile.too_deep,
-                crate::profile::MAX_WALK_DEPTH
-            ));
-        }
-        CollectionReport {
-            namespace: meta.namespace(),
-            kind: meta.kind,
-            documents,
-            sampled: profile.sampled,
-            sample_method: outcome.method.clone(),
-            partial: outcome.partial.clone(),
-            doc_size: profile.doc_size,
-            max_depth: profile.max_depth,
-            storage: meta.storage.clone(),
-            indexes: meta.indexes.clone(),
-            options: meta.options.clone(),
-            fields,
-            findings: Vec::new(),
-            paths_capped: profile.paths_capped,
-            notes,
-            round_trips: None,
-            extremes: None,
-            growth: crate::growth::ByPath::new(),
-            complete: outcome.total == Some(outcome.read)
-                && outcome.partial.is_none()
-                && outcome.skipped == 0
-                && profile.invalid == 0,
-            profile,
-            kept: Vec::new(),
-            kept_sizes: Vec::new(),
-            meta,
-        }
-    }
-
     pub fn field(&self, path: &str) -> Option<&FieldProfile> {
         self.fields.iter().find(|f| f.path == path)
-    }
-
-    /// Size of the largest document known: over the whole collection when
-    /// its extremes were measured, else the profile's.
-    pub fn largest_bytes(&self) -> u64 {
-        let profiled = self.profile.doc_sizes.max();
-        self.extremes
-            .as_ref()
-            .and_then(crate::source::Extremes::max_bytes)
-            .map_or(profiled, |m| m.max(profiled))
-    }
-
-    /// What the rules read of this collection.
-    pub fn data(&self) -> crate::rules::context::CollectionData<'_> {
-        crate::rules::context::CollectionData {
-            meta: &self.meta,
-            namespace: &self.namespace,
-            kind: self.kind,
-            documents: self.documents,
-            sampled: self.sampled,
-            doc_size: self.doc_size,
-            max_depth: self.max_depth,
-            paths_capped: self.paths_capped,
-            indexes: &self.indexes,
-            fields: &self.fields,
-            kept: &self.kept,
-            growth: &self.growth,
-            extremes: self.extremes.as_ref(),
-        }
     }
 }
 
@@ -301,10 +175,8 @@ impl Serialize for CollectionReport {
             // Not in the report: the growth is shown on its fields, the
             // rest is the run's working data.
             growth: _,
-            complete: _,
             profile: _,
             kept: _,
-            kept_sizes: _,
             meta: _,
         } = self;
         let mut out = s.serialize_struct("CollectionReport", 17)?;

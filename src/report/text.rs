@@ -89,11 +89,25 @@ fn workload(
     lang: crate::i18n::Lang,
     style: Style,
 ) {
-    let _ = writeln!(
-        out,
-        "\n{} {}",
-        style.bold(lang.pick("Workload", "工作负载")),
-        style.dim(&lang.pick(
+    let head = if w.from_server() {
+        lang.pick(
+            format!(
+                "{} entries of {}, {} shapes, {} skipped",
+                group(w.slow_queries),
+                w.sources.join(" and "),
+                group(w.shapes.len() as u64),
+                group(w.skipped.values().sum())
+            ),
+            format!(
+                "{} 的 {} 条记录，{} 种查询形状，跳过 {} 条",
+                w.sources.join("、"),
+                group(w.slow_queries),
+                group(w.shapes.len() as u64),
+                group(w.skipped.values().sum())
+            ),
+        )
+    } else {
+        lang.pick(
             format!(
                 "{} lines, {} slow queries, {} shapes, {} skipped",
                 group(w.lines),
@@ -108,7 +122,13 @@ fn workload(
                 group(w.shapes.len() as u64),
                 group(w.skipped.values().sum())
             ),
-        ))
+        )
+    };
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        style.bold(lang.pick("Workload", "工作负载")),
+        style.dim(&head)
     );
     let total: u64 = w.shapes.iter().map(|s| s.ms.total).sum();
     for s in w.shapes.iter().take(SHAPES_SHOWN) {
@@ -143,11 +163,7 @@ fn workload(
             safe(&s.namespace),
             what
         );
-        let per_returned = if s.nreturned > 0 {
-            format!("{:.1}", s.docs_examined as f64 / s.nreturned as f64)
-        } else {
-            group(s.docs_examined)
-        };
+        let per_returned = s.examined_per_returned();
         let plans: Vec<String> = s
             .plans
             .iter()
@@ -166,6 +182,22 @@ fn workload(
                 if plans.is_empty() { "no plan logged".to_owned() } else { plans.join(", ") }
             ))
         );
+        if s.explained > 0 {
+            let _ = writeln!(
+                out,
+                "  {}",
+                style.dim(&lang.pick(
+                    format!(
+                        "          plan of {} runs from explain (not recorded)",
+                        group(s.explained)
+                    ),
+                    format!(
+                        "          其中 {} 次的执行计划来自 explain（未被记录）",
+                        group(s.explained)
+                    ),
+                ))
+            );
+        }
     }
     if w.shapes.len() > SHAPES_SHOWN {
         let _ = writeln!(
@@ -174,6 +206,28 @@ fn workload(
             style.dim(&format!(
                 "… and {} more shapes in the JSON report",
                 group((w.shapes.len() - SHAPES_SHOWN) as u64)
+            ))
+        );
+    }
+    for (ns, c) in &w.counts {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(&lang.pick(
+                format!(
+                    "{}: {} reads, {} writes counted by the server ({})",
+                    safe(ns),
+                    group(c.reads),
+                    group(c.writes),
+                    c.source
+                ),
+                format!(
+                    "{}：服务器统计读取 {} 次、写入 {} 次（{}）",
+                    safe(ns),
+                    group(c.reads),
+                    group(c.writes),
+                    c.source
+                ),
             ))
         );
     }
@@ -401,12 +455,20 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
         let Some(g) = c.growth.get(&f.path) else {
             continue;
         };
-        if !g.is_significant(0.5) {
+        // A path whose growth was measured twice is shown whatever was
+        // decided: the choice and the measurement set aside are evidence.
+        let decided = g.decision_text(crate::i18n::Lang::En);
+        if !g.is_significant(0.5) && decided.is_none() {
             continue;
         }
         let limit = g.days_to_limit.map_or_else(
             || "never reaches 16 MiB at this pace".to_owned(),
-            |d| format!("largest document passes 16 MiB in {d:.0} days"),
+            |d| {
+                format!(
+                    "largest document passes 16 MiB in {}",
+                    crate::fmt::duration_days(d).0
+                )
+            },
         );
         let _ = writeln!(
             out,
@@ -418,6 +480,9 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
             g.correlation,
             g.n
         );
+        if let Some(d) = decided {
+            let _ = writeln!(out, "    {}", style.dim(&safe(&d)));
+        }
     }
     let mut folded: Option<String> = None;
     for f in &c.fields {

@@ -8,6 +8,7 @@ use serde_json::json;
 use super::shapes;
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
+use crate::source::IndexInfo;
 use crate::workload::Predicate;
 
 const RULE: &str = "case-insensitive-regex";
@@ -40,6 +41,25 @@ pub const THRESHOLDS: &[(&str, &str)] = &[
     ("min-count", "runs that make a shape frequent"),
 ];
 
+/// An index that leads with `field` under a case-insensitive collation
+/// (strength 1 or 2): an equality query under the same collation is served
+/// by it. Made after the log was written, it is the fix already in place.
+pub fn case_insensitive_index<'a>(
+    ctx: &'a CollectionCtx<'_>,
+    field: &str,
+) -> Option<&'a IndexInfo> {
+    ctx.data.indexes.iter().find(|i| {
+        !i.hidden
+            && i.partial.is_none()
+            && i.key.keys().next().is_some_and(|k| k == field)
+            && i.collation
+                .as_ref()
+                .and_then(|c| c.get("strength"))
+                .and_then(serde_json::Value::as_f64)
+                .is_some_and(|s| s <= 2.0)
+    })
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let Some(w) = &ctx.workload else {
         return Vec::new();
@@ -51,7 +71,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             continue;
         }
         for (field, p) in &s.predicates {
-            if *p != Predicate::ScanRegex {
+            if *p != Predicate::ScanRegex || case_insensitive_index(ctx, field).is_some() {
                 continue;
             }
             let message = lang.pick(

@@ -400,11 +400,7 @@ fn parse_toml(text: &str, path: &str) -> Result<toml::Table, ConfigError> {
 /// The configuration file docshape reads when `--config` is not given:
 /// `$XDG_CONFIG_HOME/docshape/docshape.toml` (or `~/.config/…`), if present.
 pub fn default_path() -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_CONFIG_HOME") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".config"),
-    };
-    let p = base.join("docshape").join("docshape.toml");
+    let p = crate::paths::config_dir()?.join("docshape.toml");
     p.is_file().then_some(p)
 }
 

@@ -86,6 +86,12 @@ pub struct ShapesView<'a> {
     /// Every shape of the workload, by total time (a rule on copies reads
     /// the updates of their source collection).
     pub all: &'a [Shape],
+    /// Reads and writes the server counted per namespace since it started
+    /// (`--workload profile`; empty otherwise).
+    pub counts: &'a std::collections::BTreeMap<String, crate::source::OpCounts>,
+    /// The shapes hold only this namespace's slow operations (a profiler
+    /// at level 1): its reads are not all there.
+    pub slow_only: bool,
 }
 
 impl<'a> ShapesView<'a> {
@@ -101,6 +107,23 @@ impl<'a> ShapesView<'a> {
                 .collect(),
             total_ms: w.shapes.iter().map(|s| s.ms.total).sum(),
             all: &w.shapes,
+            counts: &w.counts,
+            slow_only: w.slow_only(namespace),
+        }
+    }
+
+    /// Reads of `namespace` as a share's denominator: those the shapes
+    /// hold, or the server's count when the shapes hold only the slow
+    /// ones and the server counted more (then a share is a lower bound).
+    pub fn reads_of(
+        &self,
+        shape_reads: u64,
+        namespace: &str,
+    ) -> (u64, Option<&'a crate::source::OpCounts>) {
+        let counted = self.counts.get(namespace);
+        match counted {
+            Some(c) if self.slow_only && c.reads > shape_reads => (c.reads, counted),
+            _ => (shape_reads, counted),
         }
     }
 }

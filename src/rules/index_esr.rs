@@ -118,7 +118,16 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             Severity::Warning
         };
         let mut why: Vec<String> = Vec::new();
-        if served.collscans > 0 {
+        if served.collscans > 0 && s.docs_examined == 0 {
+            // The documents examined were not recorded (a plan from explain).
+            why.push(lang.pick(
+                format!(
+                    "{} of its runs scanned the whole collection",
+                    group(served.collscans)
+                ),
+                format!("其中 {} 次扫描了整个集合", group(served.collscans)),
+            ));
+        } else if served.collscans > 0 {
             why.push(lang.pick(
                 format!(
                     "{} of its runs scanned the whole collection ({} documents examined per document returned)",

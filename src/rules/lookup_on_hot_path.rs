@@ -113,9 +113,19 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .filter(|(_, s)| shapes::is_read(s))
         .map(|(_, s)| s.count)
         .sum();
+    let profiled_reads = reads;
+    let (reads, counted) = w.reads_of(reads, ctx.ns());
     if reads == 0 {
         return Vec::new();
     }
+    // Where the reads were counted, when not in the shapes.
+    let whose = match counted {
+        Some(c) if reads != profiled_reads => lang.pick(
+            format!(" counted by the server ({})", c.source),
+            format!("（服务器统计，来自 {}）", c.source),
+        ),
+        _ => String::new(),
+    };
     // Runs of each lookup, over every shape that has it; the costliest
     // shape stands for it in the evidence.
     let mut by_lookup: Vec<(Lookup, u64, usize)> = Vec::new();
@@ -155,6 +165,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             cardinality,
             Some(Cardinality::OneToOne | Cardinality::OneToFew)
         );
+        // Many documents joined: the fix is the index on the reference the
+        // join follows; once it is there, nothing is left to do.
+        if !small && rel.is_some_and(|(r, holds)| !holds && r.indexed == Some(true)) {
+            continue;
+        }
         let severity = if small {
             Severity::Warning
         } else {
@@ -211,7 +226,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         };
         let message = lang.pick(
             format!(
-                "$lookup from {} runs in {} of {} reads of {} ({}){measured}: {fix}",
+                "$lookup from {} runs in {} of {} reads{whose} of {} ({}){measured}: {fix}",
                 lk.from,
                 group(runs),
                 group(reads),
@@ -219,7 +234,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 percent(share),
             ),
             format!(
-                "来自 {} 的 $lookup 在 {} 的 {} 次读取中执行了 {} 次（{}）{measured}：{fix}",
+                "来自 {} 的 $lookup 在 {} 的 {} 次读取{whose}中执行了 {} 次（{}）{measured}：{fix}",
                 lk.from,
                 ctx.coll(),
                 group(reads),
@@ -227,23 +242,39 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 percent(share),
             ),
         );
+        let mut ev = evidence([
+            ("shape", shapes::evidence(rank, shape, w.total_ms)),
+            (
+                "lookup",
+                json!({"from": lk.from, "localField": lk.local, "foreignField": lk.foreign, "as": lk.as_field}),
+            ),
+            ("lookups", json!(runs)),
+            ("reads", json!(reads)),
+            ("read_share", json!((share * 1e4).round() / 1e4)),
+            ("cardinality", json!(cardinality.map(cardinality_name))),
+            ("fanout", json!(fanout)),
+            (
+                "relationship",
+                json!(rel.map(|(r, _)| format!("{} → {}", r.from, r.to))),
+            ),
+            ("threshold", crossed(t, RULE, "min-read-share")),
+        ]);
+        if let Some(c) = counted {
+            // What the server counted, and from where: the share is taken
+            // against it when the profiler holds only slow reads.
+            ev.insert("server_counts".into(), json!(c));
+        }
         out.push(Finding {
             rule: RULE,
             severity,
             namespace: ctx.ns().to_owned(),
-            path: Some(if lk.as_field.is_empty() { lk.from.clone() } else { lk.as_field.clone() }),
+            path: Some(if lk.as_field.is_empty() {
+                lk.from.clone()
+            } else {
+                lk.as_field.clone()
+            }),
             message,
-            evidence: evidence([
-                ("shape", shapes::evidence(rank, shape, w.total_ms)),
-                ("lookup", json!({"from": lk.from, "localField": lk.local, "foreignField": lk.foreign, "as": lk.as_field})),
-                ("lookups", json!(runs)),
-                ("reads", json!(reads)),
-                ("read_share", json!((share * 1e4).round() / 1e4)),
-                ("cardinality", json!(cardinality.map(cardinality_name))),
-                ("fanout", json!(fanout)),
-                ("relationship", json!(rel.map(|(r, _)| format!("{} → {}", r.from, r.to)))),
-                ("threshold", crossed(t, RULE, "min-read-share")),
-            ]),
+            evidence: ev,
             remedy: Remedy::HotLookup {
                 from: lk.from.clone(),
                 local: lk.local.clone(),

@@ -29,7 +29,11 @@
 //!   serves (made after the log was written); `unindexed-query` leaves a
 //!   frequent shape to `index-esr` (one cause, one finding);
 //!   `write-amplified-copy` needs updates of a copied field in the
-//!   workload (copies that drift without them are `denormalization-drift`'s).
+//!   workload (copies that drift without them are `denormalization-drift`'s);
+//!   `case-insensitive-regex` skips a field a case-insensitive collation
+//!   index leads with, and `lookup-on-hot-path` a join of many documents
+//!   by a reference that is indexed (the fix each suggests, made after the
+//!   log was written).
 //! - Growth forecasts (`days_to_limit`, `document-near-limit`,
 //!   `unbounded-array`) start from the largest document, not the p99 one
 //!   the contract names: the largest is the document at risk, and a
@@ -75,6 +79,10 @@ pub mod write_amplified_copy;
 
 #[cfg(test)]
 mod cases;
+#[cfg(test)]
+mod cases_references;
+#[cfg(test)]
+mod cases_workload;
 #[cfg(test)]
 pub(crate) mod kit;
 #[cfg(test)]
@@ -158,6 +166,16 @@ pub const SHAPE_RULES: [&str; 4] = [
     "index-esr",
     "lookup-on-hot-path",
     "push-without-slice",
+    "case-insensitive-regex",
+];
+
+/// Every rule that judges a workload's query shapes (`--workload`).
+pub const WORKLOAD_RULES: [&str; 6] = [
+    "index-esr",
+    "unindexed-query",
+    "lookup-on-hot-path",
+    "push-without-slice",
+    "write-amplified-copy",
     "case-insensitive-regex",
 ];
 

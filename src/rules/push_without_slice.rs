@@ -128,8 +128,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     format!("；该数组{}", measured.join("，")),
                 )
             };
+            // The p95 length, at least 10, never more than `keep` (which a
+            // user may set below 10).
             let keep = len
-                .map_or(l.keep, |a| (a.p95 as f64).clamp(10.0, l.keep))
+                .map_or(l.keep, |a| (a.p95 as f64).max(10.0).min(l.keep))
                 .round() as u64;
             let message = lang.pick(
                 format!(

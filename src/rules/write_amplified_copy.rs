@@ -96,7 +96,18 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             }
         }
         let per_read = writes as f64 / reads.max(1) as f64;
-        let frequent = writes > 0 && per_read > t.write_amplified_copy.max_writes_per_read;
+        // The server's own counts since it started: every write of the
+        // source per read of the copies bounds the updates of a copied
+        // field per read from above, so at or under the threshold the
+        // shapes (only the slow reads, or a short window) overstate it.
+        let counted = w.counts.get(ctx.ns()).zip(w.counts.get(&d.source_ns));
+        let bounded = counted.is_some_and(|(copies, source)| {
+            copies.reads > 0
+                && source.writes as f64 / copies.reads as f64
+                    <= t.write_amplified_copy.max_writes_per_read
+        });
+        let frequent =
+            writes > 0 && per_read > t.write_amplified_copy.max_writes_per_read && !bounded;
         let drifted = d.disagree > 0;
         if !(frequent || (drifted && writes > 0)) {
             continue;
@@ -113,6 +124,12 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             (writes, reads),
             &mut out,
         );
+        if let (Some((copies, source)), Some(f)) = (counted, out.last_mut()) {
+            f.evidence.insert(
+                "server_counts".into(),
+                serde_json::json!({"copies": copies, "source": source}),
+            );
+        }
     }
     out
 }

@@ -1,13 +1,17 @@
 //! `docshape seed`: loads the teaching data sets into a server, one
 //! database per data set (`<prefix><dataset>`), generating the large or
-//! numerous documents deterministically. The only command that writes.
+//! numerous documents deterministically, and with `--workload` runs a
+//! workload on them with the profiler on. The only command that writes.
 //!
 //! The data sets are defined in [`datasets`]; their small collections are
 //! also committed as Extended JSON under `sample-data/` ([`export`] writes
-//! them, and a test checks the committed files match).
+//! them, and a test checks the committed files match). The workload is
+//! defined in [`workload`], and its `mongod` log on the committed data is
+//! bundled as `sample-data/workload/mongod.log` (checked the same way).
 
 pub mod datasets;
 pub mod gen;
+pub mod workload;
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
@@ -19,6 +23,7 @@ use mongodb::options::IndexOptions;
 use mongodb::{Client, IndexModel};
 
 pub use datasets::{Collection, Dataset, Index, NAMES};
+pub use workload::Ran;
 
 use crate::source::MongoSource;
 use crate::target::mask_uri;
@@ -45,6 +50,15 @@ pub struct SeedArgs {
     /// Bound on connecting, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
+    /// Then run the bundled workload (the reads and writes of an
+    /// application on the data sets: finds, a $lookup, $push, updates of
+    /// copied fields, _id lookups) with the database profiler on (level 2)
+    /// for the data sets' databases, so that each one's system.profile
+    /// holds it (an earlier system.profile there is dropped first, and the
+    /// profiling level is set back afterwards). Its updates and inserts
+    /// change the data sets it runs on.
+    #[arg(long)]
+    pub workload: bool,
 }
 
 /// What was written to one collection.
@@ -256,18 +270,18 @@ pub async fn cli(args: SeedArgs) -> Result<(), String> {
         _ => s,
     };
     let tty = std::io::stderr().is_terminal();
-    let mut shown = false;
+    let shown = std::cell::Cell::new(false);
     let mut progress = |msg: &str| {
         if tty {
             let mut e = std::io::stderr().lock();
             let _ = write!(e, "\r\x1b[2K{msg}");
             let _ = e.flush();
-            shown = true;
+            shown.set(true);
         }
     };
     let started = Instant::now();
     let result = seed(src.client(), &args.prefix, &names, args.drop, &mut progress).await;
-    if shown {
+    if shown.get() {
         eprint!("\r\x1b[2K");
     }
     let written = result.map_err(|e| scrub(e.to_string()))?;
@@ -275,7 +289,51 @@ pub async fn cli(args: SeedArgs) -> Result<(), String> {
         "{}",
         summary(&label, &args.prefix, &written, started.elapsed())
     );
+    if args.workload {
+        let started = Instant::now();
+        // The workload runs as its application, so that docshape, which
+        // leaves out its own operations, reads it back from the profiler.
+        let app = MongoSource::connect_as(
+            &args.uri,
+            Duration::from_secs(args.timeout),
+            workload::APP_NAME,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        let ran = workload::run(app.client(), &args.prefix, &names, &mut progress).await;
+        if shown.get() {
+            eprint!("\r\x1b[2K");
+        }
+        let ran = ran.map_err(|e| scrub(e.to_string()))?;
+        print!("{}", workload_summary(&ran, started.elapsed()));
+    }
     Ok(())
+}
+
+/// What the workload ran, one line per database.
+pub fn workload_summary(ran: &Ran, took: Duration) -> String {
+    if ran.databases.is_empty() {
+        return format!(
+            "ran no workload: it runs on the data sets {}, none of them chosen\n",
+            workload::datasets().join(", ")
+        );
+    }
+    let mut s = String::from("ran the workload with the profiler on (level 2):\n");
+    for (db, n) in &ran.databases {
+        let _ = writeln!(
+            s,
+            "  {db:<32} {:>6} operations (in {db}.system.profile)",
+            crate::fmt::group(*n)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "ran {} operations in {} databases in {:.1} s; profiling set back to its level",
+        crate::fmt::group(ran.operations()),
+        ran.databases.len(),
+        took.as_secs_f64()
+    );
+    s
 }
 
 /// What was written, one line per collection, grouped by database.

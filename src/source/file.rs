@@ -170,6 +170,28 @@ impl FileSource {
         &self.root
     }
 
+    /// Streams every document of the collection to `each` in file order,
+    /// its file read through `wrap` — a reader that may end the reading
+    /// early with an error (a deadline passed, a cancel). The number of
+    /// documents read.
+    pub fn read_through<R: Read>(
+        &self,
+        meta: &CollectionMeta,
+        wrap: impl FnOnce(File) -> R,
+        each: &mut dyn FnMut(&[u8]),
+    ) -> Result<u64> {
+        let entry = self.entry(meta)?;
+        let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
+        match entry.format {
+            Format::ExtJson => ejson::read_documents(wrap(file), each),
+            Format::Bson => read_bson(wrap(file), each),
+        }
+        .map_err(|reason| SourceError::Malformed {
+            path: entry.path.display().to_string(),
+            reason,
+        })
+    }
+
     fn entry(&self, meta: &CollectionMeta) -> Result<&Entry> {
         self.entries
             .iter()

@@ -11,16 +11,18 @@ pub mod matcher;
 pub mod mongo;
 pub mod query;
 pub mod select;
+pub mod workload;
 
 use serde::Serialize;
 
-pub use browse::{Browse, Explain};
+pub use browse::{Browse, Explain, Stop};
 pub use extremes::{Extremes, ExtremesAsk, ExtremesOutcome};
 pub use file::FileSource;
 pub use index::{CheckMethod, IndexInfo, IndexKind, PresenceCheck};
 pub use mongo::MongoSource;
 pub use query::{Query, QueryText};
 pub use select::Selection;
+pub use workload::{OpCounts, ProfilerDb};
 
 /// Errors a source reports. Each renders as one sentence for the user.
 #[derive(Debug, thiserror::Error)]
@@ -254,7 +256,7 @@ pub trait Source {
 
     /// Several probes of one collection, each `(key, values)`: one answer
     /// per probe, in order. A file answers them all in one scan; a server
-    /// with one query each. An error that ends the run (a lost server) is
+    /// with one query each, several at once. An error that ends the run (a lost server) is
     /// returned at once; any other is that probe's answer.
     async fn probe_many(
         &mut self,
@@ -352,6 +354,49 @@ pub trait Source {
     /// (`None` for sources without a server).
     fn round_trips(&self, namespace: &str) -> Option<std::collections::BTreeMap<String, u64>> {
         let _ = namespace;
+        None
+    }
+
+    /// The profiler of every selected database: each entry of its
+    /// `system.profile` handed to `each` with the database's name, batch
+    /// by batch, and how each profiler stands. `None` where there is no
+    /// profiler (files).
+    async fn profiler(
+        &self,
+        selection: &Selection,
+        each: &mut dyn FnMut(&str, &bson::Document),
+    ) -> Option<Result<Vec<ProfilerDb>>> {
+        let _ = (selection, each);
+        None
+    }
+
+    /// The plan the server would choose now for the read `command` on
+    /// `db`: the reply of `explain` at `queryPlanner` verbosity (nothing
+    /// runs). `None` where there is no server.
+    async fn explain_command(
+        &self,
+        db: &str,
+        command: bson::Document,
+    ) -> Option<Result<bson::Document>> {
+        let _ = (db, command);
+        None
+    }
+
+    /// Reads and writes the server counted on each of `namespaces` since
+    /// it started (`$collStats` latencyStats, else `top`), with a note for
+    /// each source that did not answer. `None` where there is no server.
+    async fn op_counts(
+        &self,
+        namespaces: &[String],
+    ) -> Option<Result<(std::collections::BTreeMap<String, OpCounts>, Vec<String>)>> {
+        let _ = namespaces;
+        None
+    }
+
+    /// The entries of `$queryStats` (MongoDB 7.1+, Atlas), each handed to
+    /// `each`; how many. `None` where there is no server.
+    async fn query_stats(&self, each: &mut dyn FnMut(&bson::Document)) -> Option<Result<u64>> {
+        let _ = each;
         None
     }
 }

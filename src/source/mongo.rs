@@ -2,8 +2,11 @@
 //! only commands sent are `hello`, `listDatabases`, `listCollections`,
 //! `listIndexes`, `collStats` (or `$collStats`), `count` and read cursors
 //! (`aggregate` with `$sample`, `find`, `find(...).limit(1)` to look for an
-//! indexed field). Every call carries `maxTimeMS` and
-//! is also cut off on the client after the same timeout.
+//! indexed field); with `--workload profile` also `{profile: -1}` (which
+//! reads the level), a `find` on `system.profile`, `explain` of a read at
+//! `queryPlanner` verbosity, `top`, `$collStats` latencyStats and
+//! `$queryStats` (see [`super::workload`]). Every call carries `maxTimeMS`
+//! and is also cut off on the client after the same timeout.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -82,6 +85,11 @@ pub struct MongoSource {
     pool: usize,
 }
 
+/// The application name docshape's connections give the server (the
+/// profiler and the logs record it), so its own operations can be told
+/// from the workload's.
+pub const APP_NAME: &str = "docshape";
+
 /// Collections in flight unless told otherwise.
 pub const IN_FLIGHT: usize = 8;
 
@@ -144,6 +152,12 @@ async fn unreachable_seeds(hosts: &[ServerAddress]) -> Option<String> {
 impl MongoSource {
     /// Parses the URI and checks, within `timeout`, that a server answers.
     pub async fn connect(uri: &str, timeout: Duration) -> Result<MongoSource> {
+        MongoSource::connect_as(uri, timeout, APP_NAME).await
+    }
+
+    /// [`MongoSource::connect`] under another application name (`seed`'s
+    /// workload runs as the application it stands for, not as docshape).
+    pub async fn connect_as(uri: &str, timeout: Duration, app: &str) -> Result<MongoSource> {
         let label = mask_uri(uri);
         let secret = crate::target::uri_password(uri);
         let scrub = |s: String| scrub(&s, secret.as_deref());
@@ -152,7 +166,7 @@ impl MongoSource {
         })
         .await?
         .map_err(|e| SourceError::BadUri(scrub(short_message(&e))))?;
-        opts.app_name = Some("docshape".into());
+        opts.app_name = Some(app.into());
         // A refused port or an unknown host is known in milliseconds; the
         // driver would retry it until server selection gives up.
         if let Some(reason) = unreachable_seeds(&opts.hosts).await {
@@ -239,6 +253,35 @@ impl MongoSource {
         }
     }
 
+    /// Which of `values` the dotted `key` of `meta` holds: one `distinct`
+    /// bounded by the timeout.
+    async fn probe_one(
+        &self,
+        meta: &CollectionMeta,
+        key: &str,
+        values: &[bson::Bson],
+    ) -> Result<Vec<bson::Bson>> {
+        let database = self.client.database(&meta.db);
+        let max_time = millis(self.max_time());
+        let values: Vec<bson::Bson> = values.to_vec();
+        let reply = self
+            .call(
+                &format!("probing references in {}", meta.namespace()),
+                async {
+                    database
+                        .run_command(doc! {
+                            "distinct": &meta.name,
+                            "key": key,
+                            "query": {key: {"$in": values}},
+                            "maxTimeMS": max_time,
+                        })
+                        .await
+                },
+            )
+            .await?;
+        Ok(reply.get_array("values").cloned().unwrap_or_default())
+    }
+
     fn map_error(&self, what: &str, e: &mongodb::error::Error) -> SourceError {
         let s = |x: String| scrub(&x, self.secret.as_deref());
         match &*e.kind {
@@ -301,7 +344,7 @@ impl MongoSource {
         }
     }
 
-    async fn database_names(&self, selection: &Selection) -> Result<Vec<String>> {
+    pub(super) async fn database_names(&self, selection: &Selection) -> Result<Vec<String>> {
         let listed = self
             .call("listing databases", async {
                 self.client.list_database_names().await
@@ -541,6 +584,29 @@ impl Source for MongoSource {
         self.in_flight = n.clamp(1, self.pool);
     }
 
+    async fn profiler(
+        &self,
+        selection: &Selection,
+        each: &mut dyn FnMut(&str, &Document),
+    ) -> Option<Result<Vec<super::ProfilerDb>>> {
+        Some(self.read_profiler(selection, each).await)
+    }
+
+    async fn explain_command(&self, db: &str, command: Document) -> Option<Result<Document>> {
+        Some(self.explain_read(db, command).await)
+    }
+
+    async fn op_counts(
+        &self,
+        namespaces: &[String],
+    ) -> Option<Result<(BTreeMap<String, super::OpCounts>, Vec<String>)>> {
+        Some(self.read_op_counts(namespaces).await)
+    }
+
+    async fn query_stats(&self, each: &mut dyn FnMut(&Document)) -> Option<Result<u64>> {
+        Some(self.read_query_stats(each).await)
+    }
+
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
         let mut out = Vec::new();
         for db in self.database_names(selection).await? {
@@ -602,25 +668,29 @@ impl Source for MongoSource {
         key: &str,
         values: &[bson::Bson],
     ) -> Result<Vec<bson::Bson>> {
-        let database = self.client.database(&meta.db);
-        let max_time = millis(self.max_time());
-        let values: Vec<bson::Bson> = values.to_vec();
-        let reply = self
-            .call(
-                &format!("probing references in {}", meta.namespace()),
-                async {
-                    database
-                        .run_command(doc! {
-                            "distinct": &meta.name,
-                            "key": key,
-                            "query": {key: {"$in": values}},
-                            "maxTimeMS": max_time,
-                        })
-                        .await
-                },
-            )
-            .await?;
-        Ok(reply.get_array("values").cloned().unwrap_or_default())
+        self.probe_one(meta, key, values).await
+    }
+
+    /// Several probes of one collection, up to [`Source::in_flight`] at
+    /// once on the pool's connections (a far server answers them in one
+    /// round trip's time instead of one each); answers in the order asked.
+    async fn probe_many(
+        &mut self,
+        meta: &CollectionMeta,
+        asks: &[(&str, &[bson::Bson])],
+    ) -> Result<Vec<Result<Vec<bson::Bson>>>> {
+        let this = &*self;
+        let mut replies = futures_util::stream::iter(asks.iter())
+            .map(|(key, values)| this.probe_one(meta, key, values))
+            .buffered(this.in_flight.max(1));
+        let mut out = Vec::with_capacity(asks.len());
+        while let Some(answer) = replies.next().await {
+            match answer {
+                Err(e) if e.is_fatal() => return Err(e),
+                answer => out.push(answer),
+            }
+        }
+        Ok(out)
     }
 
     async fn group_counts(&mut self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>> {

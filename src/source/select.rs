@@ -34,9 +34,13 @@ impl Selection {
         if self.collections.is_empty() {
             return !coll.starts_with("system.");
         }
+        // A wildcard leaves the server's own collections (`system.profile`,
+        // `system.views` …) out; a pattern naming `system.` keeps them.
         self.collections.iter().any(|p| {
             let (pdb, pcoll) = split_ns(p);
-            glob(pdb, db) && glob(pcoll, coll)
+            glob(pdb, db)
+                && glob(pcoll, coll)
+                && (!coll.starts_with("system.") || pcoll.starts_with("system."))
         })
     }
 }
@@ -111,6 +115,13 @@ mod tests {
         assert!(s.wants("shop", "orders"));
         assert!(!s.wants("shop", "users"));
         assert!(s.wants("other", "logs"));
+        let s = Selection {
+            dbs: vec![],
+            collections: vec!["shop.*".into(), "logs.system.js".into()],
+        };
+        assert!(s.wants("shop", "orders"));
+        assert!(!s.wants("shop", "system.profile"));
+        assert!(s.wants("logs", "system.js"));
         let s = Selection {
             dbs: vec!["admin".into()],
             collections: vec![],

@@ -1,25 +1,31 @@
-//! The loop: terminal events, worker messages and a render tick arrive on
-//! one channel; each becomes a `Msg` for `update`, whose effects go to the
-//! executor; a frame is drawn when something changed. Nothing here waits on
-//! IO except the channel.
+//! The loop, on the explorer's one tokio runtime: it `select!`s over the
+//! terminal's events, the executor's messages, a render tick and the
+//! stopping signals; each becomes a `Msg` for `update`, whose effects go
+//! to the executor; a frame is drawn when something changed. Nothing here
+//! waits on anything but that `select!`.
 
 use std::io;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::{Event, EventStream};
 use ratatui::Terminal;
+use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::effects::{Effect, Executor};
+use super::effects::Effect;
+use super::executor::Executor;
 use super::model::Model;
-use super::terminal::{self, inject_panic};
+use super::terminal::{self, inject_panic, Signals};
 use super::theme::Theme;
 use super::update::{start_sampling, update, Msg};
 use super::views;
 
 /// How often progress is redrawn while nothing else happens.
 const TICK: Duration = Duration::from_millis(100);
+/// Messages handled before a frame is drawn, at most: a burst of progress
+/// costs one frame, and keys still get one soon.
+const BATCH: usize = 256;
 
 /// Why the loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,47 +47,44 @@ impl Exit {
     }
 }
 
-/// Terminal events on their own thread, so the loop only waits on a channel.
-/// When the terminal can no longer be read the loop is told, instead of
-/// running on deaf.
-fn spawn_input(tx: Sender<Msg>) {
-    let _ = std::thread::Builder::new()
-        .name("docshape-input".into())
-        .spawn(move || loop {
-            let msg = match event::read() {
-                Ok(Event::Key(k)) => Msg::Key(k),
-                Ok(Event::Mouse(m)) => Msg::Mouse(m),
-                Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
-                Ok(_) => continue,
-                Err(e) => {
-                    let _ = tx.send(Msg::InputFailed(e.to_string()));
-                    return;
-                }
-            };
-            if tx.send(msg).is_err() {
-                return;
-            }
-        });
+/// A terminal event as a message; `None` for those the explorer ignores.
+fn from_event(e: Option<io::Result<Event>>) -> Option<Msg> {
+    match e {
+        Some(Ok(Event::Key(k))) => Some(Msg::Key(k)),
+        Some(Ok(Event::Mouse(m))) => Some(Msg::Mouse(m)),
+        Some(Ok(Event::Resize(w, h))) => Some(Msg::Resize(w, h)),
+        Some(Ok(_)) => None,
+        // The terminal can no longer be read: the loop is told, instead of
+        // running on deaf.
+        Some(Err(e)) => Some(Msg::InputFailed(e.to_string())),
+        None => Some(Msg::InputFailed("the terminal's events ended".into())),
+    }
 }
 
 /// Runs the explorer until the user quits or a signal stops it. The
-/// terminal is restored on every way out.
-pub fn run_loop(
+/// terminal is restored on every way out. Must run on the runtime the
+/// executor spawns on.
+pub async fn run_loop(
     mut model: Model,
     theme: &Theme,
     mut exec: Executor,
-    rx: &Receiver<Msg>,
+    mut rx: UnboundedReceiver<Msg>,
 ) -> io::Result<Exit> {
     // Before the terminal changes, so that no signal finds it changed and
     // unhandled.
-    terminal::spawn_signals(exec.tx.clone());
+    let mut signals = Signals::install().unwrap_or_else(|e| {
+        tracing::warn!("signals are not handled: {e}");
+        Signals::none()
+    });
     let _guard = terminal::enter()?;
     let mut stdout = io::stdout();
     let mut term = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     term.clear()?;
     let size = term.size()?;
     model.size = (size.width, size.height);
-    spawn_input(exec.tx.clone());
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     // What an injected panic quotes (test builds): the target unmasked, so
     // the tests see that the panic hook masks it.
     let unmasked = match &exec.target {
@@ -96,9 +99,10 @@ pub fn run_loop(
     let mut input_error = None;
     let mut dirty = true;
     let mut first = true;
-    let mut done = false;
-    while !done {
-        if dirty || model.job.is_some() {
+    // Collections arrived since the last frame, logged once drawn.
+    let mut arrived: Vec<String> = Vec::new();
+    loop {
+        if dirty {
             let t = Instant::now();
             term.draw(|f| {
                 views::render(&model, theme, f);
@@ -109,26 +113,43 @@ pub fn run_loop(
                 first = false;
             }
             tracing::trace!(render = ?t.elapsed(), "frame");
-            dirty = false;
-        }
-        let msg = match rx.recv_timeout(TICK) {
-            Ok(m) => m,
-            Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => break,
-        };
-        let mut batch = vec![msg];
-        // Drain what is already waiting so a burst of progress costs one frame.
-        while let Ok(m) = rx.try_recv() {
-            batch.push(m);
-            if batch.len() > 256 {
-                break;
+            for namespace in arrived.drain(..) {
+                tracing::debug!(%namespace, "collection drawn");
             }
         }
+        let mut batch = Vec::new();
+        tokio::select! {
+            n = signals.next() => batch.push(Msg::Signal(n)),
+            e = events.next() => batch.extend(from_event(e)),
+            m = rx.recv() => match m {
+                Some(m) => batch.push(m),
+                // Every sender is gone: nothing more can happen.
+                None => break,
+            },
+            _ = tick.tick() => {
+                // Progress moves while a run goes on.
+                dirty = model.job.is_some();
+                continue;
+            }
+        }
+        // Drain what is already waiting so a burst of progress costs one
+        // frame.
+        while batch.len() < BATCH {
+            match rx.try_recv() {
+                Ok(m) => batch.push(m),
+                Err(_) => break,
+            }
+        }
+        let mut done = false;
         for msg in batch {
             match &msg {
                 Msg::Key(_) => inject_panic("key", &unmasked),
-                Msg::Signal(n) => exit = Exit::Signal(*n),
+                Msg::Signal(n) => {
+                    tracing::info!(signal = n, "signal received, quitting");
+                    exit = Exit::Signal(*n);
+                }
                 Msg::InputFailed(e) => input_error = Some(e.clone()),
+                Msg::Arrived { collection, .. } => arrived.push(collection.namespace.clone()),
                 _ => {}
             }
             let mut quit = false;
@@ -141,6 +162,9 @@ pub fn run_loop(
                 break;
             }
         }
+        if done {
+            break;
+        }
         dirty = true;
     }
     tracing::info!(?exit, "explorer stopped");
@@ -148,9 +172,4 @@ pub fn run_loop(
         Some(e) => Err(io::Error::other(format!("cannot read the terminal: {e}"))),
         None => Ok(exit),
     }
-}
-
-/// A channel for the loop.
-pub fn channel() -> (Sender<Msg>, Receiver<Msg>) {
-    mpsc::channel()
 }

@@ -57,6 +57,21 @@ pub enum Action {
     FoldLevel,
 }
 
+impl Action {
+    /// A move of a list's selection: up, down, a page, the top, the bottom.
+    pub fn is_move(self) -> bool {
+        matches!(
+            self,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Top
+                | Action::Bottom
+        )
+    }
+}
+
 /// Name, description and default keys of every action, in help order.
 pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (Action::Quit, "quit", "quit", &["q", "ctrl-c"]),
@@ -111,7 +126,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "sort collections by name, severity, size, documents",
         &["o"],
     ),
-    (Action::Toggle, "toggle", "open / fold", &["enter", "space"]),
+    (
+        Action::Toggle,
+        "toggle",
+        "open / fold; on a line of a document, its object or array",
+        &["enter", "space"],
+    ),
     (
         Action::Filter,
         "filter",
@@ -158,7 +178,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::WriteScript,
         "write-script",
-        "write the migration script (or the query's page) to a file",
+        "write the script (or all query matches) to a file",
         &["w"],
     ),
     (
@@ -176,13 +196,13 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::DetailUp,
         "detail-up",
-        "scroll the detail up",
+        "scroll the detail up; in an open document, the line above",
         &["K", "shift-up"],
     ),
     (
         Action::DetailDown,
         "detail-down",
-        "scroll the detail down",
+        "scroll the detail down; in an open document, the next line",
         &["J", "shift-down"],
     ),
     (
@@ -224,7 +244,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::ExportCsv,
         "export-csv",
-        "write the query's page to a CSV file",
+        "write every match of the query to a CSV file",
         &["W"],
     ),
     (
@@ -261,7 +281,7 @@ fn chinese(a: Action) -> &'static str {
         Action::TabIndexes => "索引标签页",
         Action::TabWorkload => "负载标签页（查询形状；Enter 打开该形状的问题）",
         Action::NavSort => "按名称、严重程度、大小、文档数排序集合",
-        Action::Toggle => "打开 / 折叠",
+        Action::Toggle => "打开 / 折叠；在文档的某一行上：折叠其对象或数组",
         Action::Filter => "筛选字段或集合；在文档页打开查询栏",
         Action::Cancel => "停止采样（按两次放弃）或查询，关闭，清除筛选",
         Action::Resample => "重新采样",
@@ -270,18 +290,18 @@ fn chinese(a: Action) -> &'static str {
         Action::SeverityFilter => "切换严重程度筛选",
         Action::RuleFilter => "切换规则筛选",
         Action::Copy => "复制迁移脚本（OSC 52）",
-        Action::WriteScript => "把迁移脚本（或查询的当前页）写入文件",
+        Action::WriteScript => "把迁移脚本（或查询的全部匹配）写入文件",
         Action::DocsWithField => "含有所选字段的文档",
         Action::LargestDocs => "最大的文档排在前面",
-        Action::DetailUp => "详情向上滚动",
-        Action::DetailDown => "详情向下滚动",
+        Action::DetailUp => "详情向上滚动；在打开的文档中移到上一行",
+        Action::DetailDown => "详情向下滚动；在打开的文档中移到下一行",
         Action::DetailLeft => "详情向左滚动",
         Action::DetailRight => "详情向右滚动",
         Action::LessonLanguage => "课程切换英文 / 中文",
         Action::NextPage => "查询结果下一页",
         Action::PrevPage => "查询结果上一页",
         Action::Explain => "查询如何执行（explain）",
-        Action::ExportCsv => "把查询的当前页写入 CSV 文件",
+        Action::ExportCsv => "把查询的全部匹配写入 CSV 文件",
         Action::FoldLevel => "折叠嵌套的对象和数组：第 1 层、第 2 层、不折叠",
     }
 }

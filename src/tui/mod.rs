@@ -1,11 +1,13 @@
 //! The interactive explorer: `docshape [TARGET]`.
 //!
-//! Elm-like: `model` is plain data, `update` turns a `Msg` into a new model
-//! and a list of `effects::Effect`s, `views` draw the model and never
-//! mutate it, `app` runs the loop and `terminal` owns the terminal's state
-//! (and every way back to a usable one: guard, panic hook, signals).
-//! Everything but `app`, `terminal` and the executor is tested without a
-//! terminal.
+//! Elm-like: `model` is plain data, grouped by tab; `update` turns a `Msg`
+//! into a new model and a list of `effects::Effect`s (plain data), a module
+//! per tab; `views` draw the model and never mutate it; `executor` runs the
+//! effects as tasks on the explorer's one tokio runtime ([`runtime`]);
+//! `app` is the loop on that runtime, `select!`ing over terminal events,
+//! messages, a tick and signals; `terminal` owns the terminal's state (and
+//! every way back to a usable one: guard, panic hook, signals). Everything
+//! but `app`, `terminal` and the executor is tested without a terminal.
 
 // Views follow ratatui's conventions: `f` the frame, `m` the model, `w`/`h`
 // the sizes of the area being drawn.
@@ -13,6 +15,9 @@
 
 pub mod app;
 pub mod effects;
+pub mod executor;
+pub mod export;
+pub mod history;
 pub mod keymap;
 pub mod model;
 pub mod querybar;
@@ -89,8 +94,20 @@ fn init_logging() {
         .try_init();
 }
 
+/// The explorer's one runtime: the loop runs on the thread that blocks on
+/// it, its tasks (queries, connections, the signal watchdog) on two
+/// workers, and the work that keeps a core busy (a sampling run, a file
+/// scan) on its blocking pool.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("docshape-rt")
+        .enable_all()
+        .build()
+}
+
 /// Runs the explorer until the user quits or a signal stops it. The
-/// terminal is restored on every way out.
+/// terminal is restored on every way out. Runs on [`runtime`].
 pub async fn run(opts: Options) -> Result<app::Exit, String> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() {
@@ -136,7 +153,14 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
     // the lessons alike.
     model.lang = opts.plan.lang;
     model.learn.lang = opts.plan.lang;
-    let (tx, rx) = app::channel();
-    let exec = effects::Executor::new(target, opts.plan, opts.timeout, tx);
-    app::run_loop(model, &theme, exec, &rx).map_err(|e| format!("terminal error: {e}"))
+    // The queries of earlier sessions on this target.
+    if let Some(dir) = crate::paths::state_dir() {
+        model.docs.query.history = history::load(&dir, &model.target);
+    }
+    let (tx, rx) = executor::channel();
+    let rt = tokio::runtime::Handle::current();
+    let exec = executor::Executor::new(rt, target, opts.plan, opts.timeout, tx);
+    app::run_loop(model, &theme, exec, rx)
+        .await
+        .map_err(|e| format!("terminal error: {e}"))
 }

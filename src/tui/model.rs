@@ -161,6 +161,17 @@ pub struct Status {
     pub level: Level,
 }
 
+/// One line of an open document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocLine {
+    pub text: String,
+    /// The object or array this line opens, closes or shows folded — for
+    /// a plain value, the one holding it: what Enter on the line folds or
+    /// unfolds. A path of keys and indexes, `/`-separated (`~0` for `~`,
+    /// `~1` for `/` in a key), `""` for the document itself.
+    pub node: String,
+}
+
 /// Which kept documents the Documents tab lists, in which order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DocView {
@@ -188,6 +199,152 @@ pub struct Learn {
     pub scroll: u16,
 }
 
+/// The navigator: databases and collections, and how they are listed.
+#[derive(Debug, Default)]
+pub struct Nav {
+    pub rows: Vec<NavRow>,
+    pub sel: usize,
+    /// The collection filter (`/` in the navigator).
+    pub filter: String,
+    /// Databases folded.
+    pub folded: HashSet<String>,
+    pub sort: NavSort,
+    /// The user moved onto the overview row (kept there on new reports).
+    pub overview_chosen: bool,
+    /// The tab to go back to when a collection is selected again after
+    /// the overview or a database.
+    pub tab_before_summary: Option<Tab>,
+}
+
+/// The Schema tab: the selected collection's fields as a tree.
+#[derive(Debug, Default)]
+pub struct Schema {
+    /// Visible fields: indexes into the collection's `fields`.
+    pub rows: Vec<usize>,
+    /// Paths whose subtrees are folded.
+    pub collapsed: HashSet<String>,
+    pub sel: usize,
+    /// The field filter (`/` on the Schema tab).
+    pub filter: String,
+}
+
+/// The Findings tab (also the overview's and a database's list).
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// Shown findings, sorted by severity: indexes into
+    /// [`Model::listed_findings`].
+    pub rows: Vec<usize>,
+    pub sel: usize,
+    pub severity: Option<Severity>,
+    pub rule: Option<&'static str>,
+}
+
+/// The Documents tab: the kept sample or a page of query results.
+#[derive(Debug)]
+pub struct Documents {
+    pub view: DocView,
+    /// Listed documents: indexes into the collection's `kept`, or into the
+    /// page of query results.
+    pub list: Vec<usize>,
+    pub sel: usize,
+    pub open: HashSet<usize>,
+    /// Objects and arrays nested deeper than this are folded in open
+    /// documents (`z` cycles 1, 2, none).
+    pub depth: Option<usize>,
+    /// Pretty Extended JSON of the open documents, made when opened (and
+    /// when folded) so a frame never decodes a document.
+    pub lines: HashMap<usize, Vec<DocLine>>,
+    /// Per open document, the objects and arrays folded the other way
+    /// round from what `depth` says (Enter on one of their lines).
+    pub toggled: HashMap<usize, HashSet<String>>,
+    /// The line of the selected open document the cursor is on (`J`/`K`);
+    /// `None` on its heading.
+    pub cursor: Option<usize>,
+    /// The query bar and what its queries brought back.
+    pub query: QueryState,
+}
+
+impl Default for Documents {
+    fn default() -> Documents {
+        Documents {
+            view: DocView::All,
+            list: Vec::new(),
+            sel: 0,
+            open: HashSet::new(),
+            depth: None,
+            lines: HashMap::new(),
+            toggled: HashMap::new(),
+            cursor: None,
+            query: QueryState::default(),
+        }
+    }
+}
+
+/// The Relationships tab.
+#[derive(Debug, Default)]
+pub struct Relationships {
+    /// Relationships of the selected collection's database: indexes into
+    /// the report's.
+    pub rows: Vec<usize>,
+    pub sel: usize,
+}
+
+/// The Indexes tab.
+#[derive(Debug, Default)]
+pub struct Indexes {
+    /// The selected index of the collection.
+    pub sel: usize,
+}
+
+/// The Workload tab.
+#[derive(Debug, Default)]
+pub struct Workload {
+    /// The selected query shape.
+    pub sel: usize,
+}
+
+/// The help screen.
+#[derive(Debug, Default)]
+pub struct Help {
+    pub open: bool,
+    /// First key line shown.
+    pub scroll: usize,
+}
+
+/// The detail pane beside (or under) a tab's list, shared by the tabs.
+#[derive(Debug)]
+pub struct Detail {
+    pub scroll: u16,
+    /// Display columns the long lines are scrolled sideways.
+    pub hscroll: u16,
+    /// The furthest it scrolls sideways, as the last frame drew it.
+    pub hmax: std::cell::Cell<u16>,
+    /// The furthest it scrolls, as the last frame drew it.
+    pub max: std::cell::Cell<u16>,
+}
+
+impl Default for Detail {
+    fn default() -> Detail {
+        Detail {
+            scroll: 0,
+            hscroll: 0,
+            hmax: std::cell::Cell::new(0),
+            max: std::cell::Cell::new(u16::MAX),
+        }
+    }
+}
+
+impl Detail {
+    /// Back to the top left, as for a new selection.
+    pub fn reset(&mut self) {
+        self.scroll = 0;
+        self.hscroll = 0;
+    }
+}
+
+/// Everything the explorer shows. What every tab shares is at the top;
+/// each tab's own state is a struct of its own, changed by its own
+/// module of `update`.
 #[derive(Debug)]
 pub struct Model {
     /// The target as shown: password masked.
@@ -199,70 +356,29 @@ pub struct Model {
     pub arriving: Option<u64>,
     pub job: Option<Job>,
     pub next_req: u64,
-    pub nav: Vec<NavRow>,
-    pub nav_sel: usize,
-    pub coll_filter: String,
-    /// Databases folded in the navigator.
-    pub folded_dbs: HashSet<String>,
-    pub nav_sort: NavSort,
-    /// The user moved onto the overview row (kept there on new reports).
-    pub overview_chosen: bool,
-    /// The tab to go back to when a collection is selected again after
-    /// the overview or a database.
-    pub tab_before_summary: Option<Tab>,
     pub focus: Pane,
     pub tab: Tab,
-    /// Visible fields: indexes into the collection's `fields`.
-    pub rows: Vec<usize>,
-    pub collapsed: HashSet<String>,
-    pub field_sel: usize,
-    pub field_filter: String,
-    /// Shown findings, sorted by severity: indexes into `findings()`.
-    pub finding_rows: Vec<usize>,
-    pub finding_sel: usize,
-    pub severity_filter: Option<Severity>,
-    pub rule_filter: Option<&'static str>,
-    pub doc_view: DocView,
-    /// Listed documents: indexes into the collection's `kept`.
-    pub docs: Vec<usize>,
-    pub doc_sel: usize,
-    pub doc_open: HashSet<usize>,
-    /// Objects and arrays nested deeper than this are folded in open
-    /// documents (`z` cycles 1, 2, none).
-    pub doc_depth: Option<usize>,
-    /// Pretty Extended JSON of the open documents, made when opened so a
-    /// frame never decodes a document.
-    pub doc_lines: HashMap<usize, Vec<String>>,
-    /// Relationships of the selected collection's database.
-    pub rel_rows: Vec<usize>,
-    pub rel_sel: usize,
-    /// The selected index on the Indexes tab.
-    pub index_sel: usize,
-    /// The selected query shape on the Workload tab.
-    pub shape_sel: usize,
-    pub detail_scroll: u16,
-    /// Display columns the detail's long lines are scrolled sideways.
-    pub detail_hscroll: u16,
-    /// The furthest the detail scrolls sideways, as the last frame drew it.
-    pub detail_hmax: std::cell::Cell<u16>,
-    /// The furthest the detail scrolls, as the last frame drew it.
-    pub detail_max: std::cell::Cell<u16>,
-    pub learn: Learn,
-    /// The Documents tab's query bar and what its queries brought back.
-    pub query: QueryState,
-    pub input: Option<Input>,
-    pub help: bool,
     /// The language of the explorer's own words (tabs, headings); findings
     /// and lessons come in it too.
     pub lang: Lang,
-    /// First key line shown on the help screen.
-    pub help_scroll: usize,
+    pub keymap: Keymap,
     pub status: Option<Status>,
     /// Shown once, from the theme and the configuration.
     pub warnings: Vec<String>,
     pub size: (u16, u16),
-    pub keymap: Keymap,
     pub quit: bool,
+    /// The filter prompt (fields or collections).
+    pub input: Option<Input>,
+    pub help: Help,
+    pub detail: Detail,
+    pub nav: Nav,
+    pub schema: Schema,
+    pub findings: Findings,
+    pub docs: Documents,
+    pub rels: Relationships,
+    pub indexes: Indexes,
+    pub workload: Workload,
+    pub learn: Learn,
 }
 
 impl Model {
@@ -274,68 +390,38 @@ impl Model {
             arriving: None,
             job: None,
             next_req: 1,
-            nav: Vec::new(),
-            nav_sel: 0,
-            coll_filter: String::new(),
-            folded_dbs: HashSet::new(),
-            nav_sort: NavSort::Name,
-            overview_chosen: false,
-            tab_before_summary: None,
             focus: Pane::Nav,
             tab: Tab::Schema,
-            rows: Vec::new(),
-            collapsed: HashSet::new(),
-            field_sel: 0,
-            field_filter: String::new(),
-            finding_rows: Vec::new(),
-            finding_sel: 0,
-            severity_filter: None,
-            rule_filter: None,
-            doc_view: DocView::All,
-            docs: Vec::new(),
-            doc_sel: 0,
-            doc_open: HashSet::new(),
-            doc_depth: None,
-            doc_lines: HashMap::new(),
-            rel_rows: Vec::new(),
-            rel_sel: 0,
-            index_sel: 0,
-            shape_sel: 0,
-            detail_scroll: 0,
-            detail_hscroll: 0,
-            detail_hmax: std::cell::Cell::new(0),
-            detail_max: std::cell::Cell::new(u16::MAX),
-            learn: Learn::default(),
-            query: QueryState::default(),
-            input: None,
-            help: false,
             lang: Lang::En,
-            help_scroll: 0,
+            keymap,
             status: None,
             warnings: Vec::new(),
             size: (80, 24),
-            keymap,
             quit: false,
+            input: None,
+            help: Help::default(),
+            detail: Detail::default(),
+            nav: Nav::default(),
+            schema: Schema::default(),
+            findings: Findings::default(),
+            docs: Documents::default(),
+            rels: Relationships::default(),
+            indexes: Indexes::default(),
+            workload: Workload::default(),
+            learn: Learn::default(),
         }
     }
 
-    /// Key lines the help screen shows at once (its box leaves a row above
-    /// and below, and has a border).
-    pub fn help_visible(&self) -> usize {
-        usize::from(self.size.1.saturating_sub(4)).max(1)
-    }
-
-    /// The furthest the help screen scrolls.
-    pub fn help_max_scroll(&self) -> usize {
-        self.keymap
-            .help(self.lang)
-            .len()
-            .saturating_sub(self.help_visible())
+    /// A fresh request id.
+    pub fn next_req(&mut self) -> u64 {
+        let r = self.next_req;
+        self.next_req += 1;
+        r
     }
 
     /// The selected collection.
     pub fn collection(&self) -> Option<&CollectionReport> {
-        match self.nav.get(self.nav_sel)? {
+        match self.nav.rows.get(self.nav.sel)? {
             NavRow::Coll(i) => self.report.as_ref()?.collections.get(*i),
             NavRow::Db(_) | NavRow::Overview => None,
         }
@@ -352,7 +438,7 @@ impl Model {
 
     /// The database row selected in the navigator, if it is one.
     pub fn selected_db(&self) -> Option<&str> {
-        match self.nav.get(self.nav_sel)? {
+        match self.nav.rows.get(self.nav.sel)? {
             NavRow::Db(name) => Some(name),
             _ => None,
         }
@@ -362,18 +448,18 @@ impl Model {
     /// findings of everything under it.
     pub fn is_summary(&self) -> bool {
         matches!(
-            self.nav.get(self.nav_sel),
+            self.nav.rows.get(self.nav.sel),
             Some(NavRow::Overview | NavRow::Db(_))
         )
     }
 
     /// Findings about the selected collection, then those about its
     /// database, unsorted.
-    pub fn findings(&self) -> Vec<&Advice> {
+    pub fn listed_findings(&self) -> Vec<&Advice> {
         let Some(r) = self.report.as_ref() else {
             return Vec::new();
         };
-        match self.nav.get(self.nav_sel) {
+        match self.nav.rows.get(self.nav.sel) {
             Some(NavRow::Overview) => {
                 return r
                     .collections
@@ -409,14 +495,14 @@ impl Model {
     }
 
     pub fn selected_finding(&self) -> Option<&Advice> {
-        let all = self.findings();
-        let i = *self.finding_rows.get(self.finding_sel)?;
+        let all = self.listed_findings();
+        let i = *self.findings.rows.get(self.findings.sel)?;
         all.get(i).copied()
     }
 
     pub fn selected_field(&self) -> Option<&crate::profile::FieldProfile> {
         let c = self.collection()?;
-        c.fields.get(*self.rows.get(self.field_sel)?)
+        c.fields.get(*self.schema.rows.get(self.schema.sel)?)
     }
 
     /// The query shapes the Workload tab lists, by total time: the
@@ -427,7 +513,7 @@ impl Model {
         let Some(w) = self.report.as_ref().and_then(|r| r.workload.as_ref()) else {
             return Vec::new();
         };
-        let wanted = |s: &Shape| match self.nav.get(self.nav_sel) {
+        let wanted = |s: &Shape| match self.nav.rows.get(self.nav.sel) {
             Some(NavRow::Overview) => true,
             Some(NavRow::Db(db)) => {
                 s.namespace.split_once('.').map(|(d, _)| d) == Some(db.as_str())
@@ -446,15 +532,19 @@ impl Model {
     }
 
     pub fn selected_shape(&self) -> Option<(usize, &Shape)> {
-        self.shapes().get(self.shape_sel).copied()
+        self.shapes().get(self.workload.sel).copied()
     }
 
-    /// The shown findings that name the shape of rank `rank` (their
-    /// evidence's `shape.rank`), worst first.
+    /// The report's findings that name the shape of rank `rank` (their
+    /// evidence's `shape.rank`), worst first. They may sit on another
+    /// collection than the shape's: `write-amplified-copy` is about the
+    /// collection holding the copies, drawn by the updates of the source.
     pub fn shape_findings(&self, rank: usize) -> Vec<&Advice> {
-        let mut found: Vec<&Advice> = self
-            .findings()
-            .into_iter()
+        let Some(r) = self.report.as_ref() else {
+            return Vec::new();
+        };
+        let mut found: Vec<&Advice> = r
+            .all_findings()
             .filter(|f| {
                 f.evidence
                     .get("shape")
@@ -469,7 +559,7 @@ impl Model {
 
     pub fn selected_relationship(&self) -> Option<&crate::relate::Relationship> {
         let r = self.report.as_ref()?;
-        r.relationships.get(*self.rel_rows.get(self.rel_sel)?)
+        r.relationships.get(*self.rels.rows.get(self.rels.sel)?)
     }
 
     /// Worst severity among a collection's findings, for its badge.

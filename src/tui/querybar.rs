@@ -1,26 +1,20 @@
-//! The Documents tab's query bar: `/` opens it, a filter (and, after Tab,
-//! a sort, projection, skip and limit) in Extended JSON or mongosh syntax,
-//! Enter runs it in the background — a page of the matching documents and
-//! how many match — `n`/`p` page, `x` explains, `w` exports the page, ↑/↓
-//! in the bar walk this collection's history. Read-only: only `find`,
-//! `countDocuments` and `explain` ever leave.
+//! The state of the Documents tab's query bar: the bar being edited (a
+//! filter and, after Tab, a sort, projection, skip and limit, in Extended
+//! JSON or mongosh syntax), what the query brought back (a page of the
+//! matches, how many match, the explain), the requests in flight, the
+//! history and a running export. `update::query` changes it.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
-
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::i18n::Lang;
 use crate::source::{Explain, Query, QueryText};
 
-use super::effects::{Effect, QueryWork};
-use super::model::{Level, Model, Status};
+use super::effects::Effect;
+use super::model::Model;
 
 /// Documents per page of results.
 pub const PAGE: u64 = 50;
-/// Queries remembered per collection.
-const HISTORY: usize = 50;
 
 /// The part of the query the bar edits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,7 +50,8 @@ impl Part {
         Part::ALL.iter().position(|p| *p == self).unwrap_or(0)
     }
 
-    fn step(self, by: isize) -> Part {
+    #[must_use]
+    pub fn step(self, by: isize) -> Part {
         let n = Part::ALL.len() as isize;
         Part::ALL[(self.index() as isize + by).rem_euclid(n) as usize]
     }
@@ -73,7 +68,7 @@ pub fn text_of(q: &QueryText, part: Part) -> &str {
     }
 }
 
-fn text_mut(q: &mut QueryText, part: Part) -> &mut String {
+pub fn text_mut(q: &mut QueryText, part: Part) -> &mut String {
     match part {
         Part::Filter => &mut q.filter,
         Part::Sort => &mut q.sort,
@@ -149,17 +144,31 @@ impl Results {
     }
 }
 
+/// An export of a query's matches, running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exporting {
+    pub req: u64,
+    pub namespace: String,
+    /// The file asked for (the one written may be beside it).
+    pub asked: std::path::PathBuf,
+    /// Documents written so far.
+    pub written: u64,
+}
+
 /// Everything the query bar keeps.
 #[derive(Debug, Default)]
 pub struct QueryState {
     pub bar: Option<Bar>,
     pub results: Option<Results>,
-    /// Queries run, oldest first, per namespace.
+    /// Queries run, oldest first, per namespace (kept across sessions by
+    /// `super::history`).
     pub history: HashMap<String, Vec<QueryText>>,
     /// Requests in flight: the page, the count, the explain.
     pub page_req: Option<u64>,
     pub count_req: Option<u64>,
     pub explain_req: Option<u64>,
+    /// The export running, if one is.
+    pub export: Option<Exporting>,
 }
 
 impl QueryState {
@@ -189,448 +198,10 @@ pub enum Reply {
     Explain(Result<Explain, String>),
 }
 
-fn status(m: &mut Model, level: Level, text: impl Into<String>) {
-    m.status = Some(Status {
-        text: text.into(),
-        level,
-    });
-}
-
 /// The results of the selected collection, if the query bar has any.
 pub fn results(m: &Model) -> Option<&Results> {
     let ns = &m.collection()?.namespace;
-    m.query.results.as_ref().filter(|r| &r.namespace == ns)
-}
-
-/// Opens the bar on the selected collection, holding the query shown.
-pub fn open(m: &mut Model) {
-    let text = results(m).map(|r| r.text.clone()).unwrap_or_default();
-    m.query.bar = Some(Bar {
-        text,
-        ..Bar::default()
-    });
-}
-
-fn next_req(m: &mut Model) -> u64 {
-    let r = m.next_req;
-    m.next_req += 1;
-    r
-}
-
-fn namespace(m: &Model) -> Option<(String, String)> {
-    let c = m.collection()?;
-    Some((c.meta.db.clone(), c.meta.name.clone()))
-}
-
-/// A key while the bar is open.
-pub fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
-    let Some(bar) = m.query.bar.as_mut() else {
-        return Vec::new();
-    };
-    let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-    match k.code {
-        KeyCode::Esc => m.query.bar = None,
-        KeyCode::Enter => return run(m),
-        KeyCode::Tab => bar.part = bar.part.step(1),
-        KeyCode::BackTab => bar.part = bar.part.step(-1),
-        KeyCode::Up | KeyCode::Down => {
-            let Some(ns) = m.collection().map(|c| c.namespace.clone()) else {
-                return Vec::new();
-            };
-            let Some(bar) = m.query.bar.as_mut() else {
-                return Vec::new();
-            };
-            let past = m.query.history.get(&ns).map_or(&[][..], Vec::as_slice);
-            if past.is_empty() {
-                return Vec::new();
-            }
-            let last = past.len() - 1;
-            let pos = match (k.code, bar.history_pos) {
-                (KeyCode::Up, None) => Some(last),
-                (KeyCode::Up, Some(p)) => Some(p.saturating_sub(1)),
-                (_, Some(p)) if p < last => Some(p + 1),
-                _ => None,
-            };
-            bar.text = pos.map(|p| past[p].clone()).unwrap_or_default();
-            bar.history_pos = pos;
-            bar.error = None;
-        }
-        KeyCode::Backspace => {
-            text_mut(&mut bar.text, bar.part).pop();
-            bar.error = None;
-        }
-        KeyCode::Char('u') if ctrl => {
-            text_mut(&mut bar.text, bar.part).clear();
-            bar.error = None;
-        }
-        KeyCode::Char(c)
-            if !k
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            text_mut(&mut bar.text, bar.part).push(c);
-            bar.error = None;
-        }
-        _ => {}
-    }
-    Vec::new()
-}
-
-/// Enter: the bar's text parsed and run, or why it cannot be.
-fn run(m: &mut Model) -> Vec<Effect> {
-    let Some(bar) = m.query.bar.as_mut() else {
-        return Vec::new();
-    };
-    let text = bar.text.clone();
-    let query = match text.parse() {
-        Ok(q) => q,
-        Err(e) => {
-            bar.error = Some(e);
-            return Vec::new();
-        }
-    };
-    let Some((db, coll)) = namespace(m) else {
-        m.query.bar = None;
-        return Vec::new();
-    };
-    m.query.bar = None;
-    let ns = format!("{db}.{coll}");
-    let past = m.query.history.entry(ns.clone()).or_default();
-    past.retain(|t| *t != text);
-    past.push(text.clone());
-    if past.len() > HISTORY {
-        past.remove(0);
-    }
-    let mut fx = m.query.cancel_all();
-    m.query.results = Some(Results {
-        namespace: ns,
-        text,
-        query: query.clone(),
-        loading: true,
-        ..Results::default()
-    });
-    let page = next_req(m);
-    let count = next_req(m);
-    m.query.page_req = Some(page);
-    m.query.count_req = Some(count);
-    m.status = None;
-    fx.push(Effect::Query {
-        req: page,
-        db: db.clone(),
-        coll: coll.clone(),
-        query: Box::new(results(m).map_or(query.clone(), |r| r.page_query(0))),
-        work: QueryWork::Page,
-    });
-    fx.push(Effect::Query {
-        req: count,
-        db,
-        coll,
-        query: Box::new(query),
-        work: QueryWork::Count,
-    });
-    reset_docs(m);
-    fx
-}
-
-/// The list shows what the results now hold.
-fn reset_docs(m: &mut Model) {
-    m.doc_sel = 0;
-    m.doc_open.clear();
-    m.doc_lines.clear();
-    m.detail_scroll = 0;
-    m.detail_hscroll = 0;
-    m.docs = results(m).map_or_else(Vec::new, |r| (0..r.docs.len()).collect());
-}
-
-/// `n` / `p`: the next or previous page.
-pub fn turn_page(m: &mut Model, forward: bool) -> Vec<Effect> {
-    let Some(r) = results(m) else {
-        status(
-            m,
-            Level::Info,
-            m.lang.pick(
-                "no query results to page through — / on the Documents tab runs a query",
-                "没有可翻页的查询结果——在文档页按 / 运行查询",
-            ),
-        );
-        return Vec::new();
-    };
-    let page = if forward {
-        if !r.has_next() {
-            let msg = m.lang.pick("this is the last page", "已是最后一页");
-            status(m, Level::Info, msg);
-            return Vec::new();
-        }
-        r.page + 1
-    } else {
-        if r.page == 0 {
-            let msg = m.lang.pick("this is the first page", "已是第一页");
-            status(m, Level::Info, msg);
-            return Vec::new();
-        }
-        r.page - 1
-    };
-    load_page(m, page)
-}
-
-fn load_page(m: &mut Model, page: u64) -> Vec<Effect> {
-    let Some((db, coll)) = namespace(m) else {
-        return Vec::new();
-    };
-    let Some(query) = results(m).map(|r| r.page_query(page)) else {
-        return Vec::new();
-    };
-    let mut fx: Vec<Effect> = m
-        .query
-        .page_req
-        .take()
-        .map(|req| Effect::Cancel { req })
-        .into_iter()
-        .collect();
-    let req = next_req(m);
-    m.query.page_req = Some(req);
-    if let Some(r) = m.query.results.as_mut() {
-        r.page = page;
-        r.loading = true;
-        r.error = None;
-    }
-    fx.push(Effect::Query {
-        req,
-        db: db.clone(),
-        coll: coll.clone(),
-        query: Box::new(query.clone()),
-        work: QueryWork::Page,
-    });
-    // An explain on screen follows the page it explains.
-    if results(m).is_some_and(|r| r.show_explain) {
-        fx.extend(m.query.explain_req.take().map(|req| Effect::Cancel { req }));
-        let req = next_req(m);
-        m.query.explain_req = Some(req);
-        if let Some(r) = m.query.results.as_mut() {
-            r.explain = None;
-        }
-        fx.push(Effect::Query {
-            req,
-            db,
-            coll,
-            query: Box::new(query),
-            work: QueryWork::Explain,
-        });
-    }
-    fx
-}
-
-/// `x`: shows or hides how the query runs, asking for it the first time.
-pub fn explain(m: &mut Model) -> Vec<Effect> {
-    let Some((db, coll)) = namespace(m) else {
-        return Vec::new();
-    };
-    let Some(r) = results(m) else {
-        status(
-            m,
-            Level::Info,
-            m.lang.pick(
-                "run a query first: / on the Documents tab",
-                "请先运行查询：在文档页按 /",
-            ),
-        );
-        return Vec::new();
-    };
-    let asked = r.explain.is_some() || m.query.explain_req.is_some();
-    let query = r.page_query(r.page);
-    if let Some(r) = m.query.results.as_mut() {
-        r.show_explain = !r.show_explain;
-        if !r.show_explain || asked {
-            return Vec::new();
-        }
-    }
-    let req = next_req(m);
-    m.query.explain_req = Some(req);
-    vec![Effect::Query {
-        req,
-        db,
-        coll,
-        query: Box::new(query),
-        work: QueryWork::Explain,
-    }]
-}
-
-/// Esc with results: cancel what runs, else back to the sample; `None`
-/// when the selected collection shows no results.
-pub fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
-    results(m)?;
-    if m.query.running() {
-        let fx = m.query.cancel_all();
-        if let Some(r) = m.query.results.as_mut() {
-            r.loading = false;
-            if r.count.is_none() {
-                r.count = Some(Err(m.lang.pick("cancelled", "已取消").to_owned()));
-            }
-        }
-        let msg = m.lang.pick(
-            "query cancelled — Esc again shows the sample",
-            "查询已取消——再按 Esc 显示样本",
-        );
-        status(m, Level::Warning, msg);
-        return Some(fx);
-    }
-    let fx = m.query.cancel_all();
-    m.query.results = None;
-    let msg = m.lang.pick("back to the kept sample", "回到保留的样本");
-    status(m, Level::Info, msg);
-    Some(fx)
-}
-
-/// What `w` and `W` write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// An array of relaxed Extended JSON documents.
-    Json,
-    /// One row per document, one column per top-level field.
-    Csv,
-}
-
-/// `w` / `W` with results: the page in a new file.
-pub fn export(m: &mut Model, format: Format) -> Vec<Effect> {
-    let Some(r) = results(m) else {
-        let msg = m.lang.pick(
-            "nothing to write: run a query first (/ on the Documents tab)",
-            "没有可写出的内容：请先运行查询（在文档页按 /）",
-        );
-        status(m, Level::Info, msg);
-        return Vec::new();
-    };
-    let docs: Vec<bson::Document> = r
-        .docs
-        .iter()
-        .filter_map(|b| bson::Document::from_reader(b.as_slice()).ok())
-        .collect();
-    let (contents, ext) = match format {
-        Format::Json => (json(&docs), "json"),
-        Format::Csv => (csv(&docs), "csv"),
-    };
-    let safe: String = r
-        .namespace
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let what = match m.lang {
-        Lang::En => format!("{} documents of the query on {}", docs.len(), r.namespace),
-        Lang::Zh => format!("{} 上查询结果的 {} 个文档", r.namespace, docs.len()),
-    };
-    vec![Effect::Export {
-        path: PathBuf::from(format!("{safe}.query.{ext}")),
-        contents,
-        what,
-    }]
-}
-
-fn json(docs: &[bson::Document]) -> String {
-    let values: Vec<serde_json::Value> = docs
-        .iter()
-        .map(|d| bson::Bson::Document(d.clone()).into_relaxed_extjson())
-        .collect();
-    serde_json::to_string_pretty(&values).unwrap_or_default() + "\n"
-}
-
-/// A CSV file (RFC 4180): a header of every top-level field in the order
-/// first seen, then a row per document; strings, numbers, booleans, ids
-/// and dates as they read, anything else as compact Extended JSON.
-pub fn csv(docs: &[bson::Document]) -> String {
-    let mut columns: Vec<&str> = Vec::new();
-    for d in docs {
-        for k in d.keys() {
-            if !columns.contains(&k.as_str()) {
-                columns.push(k);
-            }
-        }
-    }
-    let row = |cells: Vec<String>| {
-        cells
-            .iter()
-            .map(|c| csv_cell(c))
-            .collect::<Vec<_>>()
-            .join(",")
-            + "\r\n"
-    };
-    let mut out = row(columns.iter().map(|c| (*c).to_owned()).collect());
-    for d in docs {
-        out.push_str(&row(columns
-            .iter()
-            .map(|c| d.get(*c).map_or_else(String::new, csv_value))
-            .collect()));
-    }
-    out
-}
-
-fn csv_value(v: &bson::Bson) -> String {
-    use bson::Bson;
-    match v {
-        Bson::String(s) => s.clone(),
-        Bson::Null | Bson::Undefined => String::new(),
-        Bson::Boolean(b) => b.to_string(),
-        Bson::Int32(n) => n.to_string(),
-        Bson::Int64(n) => n.to_string(),
-        Bson::Double(x) => x.to_string(),
-        Bson::Decimal128(x) => x.to_string(),
-        Bson::ObjectId(o) => o.to_hex(),
-        Bson::DateTime(d) => d
-            .try_to_rfc3339_string()
-            .unwrap_or_else(|_| d.timestamp_millis().to_string()),
-        other => other.clone().into_relaxed_extjson().to_string(),
-    }
-}
-
-fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
-/// A reply from a query request; stale ones are dropped.
-pub fn reply(m: &mut Model, req: u64, reply: Reply) {
-    match reply {
-        Reply::Page(result) if m.query.page_req == Some(req) => {
-            m.query.page_req = None;
-            if let Some(r) = m.query.results.as_mut() {
-                r.loading = false;
-                match result {
-                    Ok(docs) => {
-                        r.docs = docs;
-                        r.error = None;
-                    }
-                    Err(e) => {
-                        r.docs.clear();
-                        r.error = Some(e.clone());
-                    }
-                }
-            }
-            if results(m).is_some() {
-                reset_docs(m);
-            }
-        }
-        Reply::Count(result) if m.query.count_req == Some(req) => {
-            m.query.count_req = None;
-            if let Some(r) = m.query.results.as_mut() {
-                r.count = Some(result);
-            }
-        }
-        Reply::Explain(result) if m.query.explain_req == Some(req) => {
-            m.query.explain_req = None;
-            if let Some(r) = m.query.results.as_mut() {
-                r.explain = Some(result);
-            }
-        }
-        _ => {}
-    }
+    m.docs.query.results.as_ref().filter(|r| &r.namespace == ns)
 }
 
 /// Explain in a few words per line.
@@ -675,22 +246,6 @@ pub fn explain_lines(e: &Explain, lang: Lang) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bson::doc;
-
-    #[test]
-    fn csv_has_every_field_and_quotes_what_needs_it() {
-        let docs = [
-            doc! {"_id": 1, "name": "a, \"b\"", "at": bson::DateTime::from_millis(0)},
-            doc! {"_id": 2, "tags": ["x", "y"], "note": "two\nlines", "n": null},
-        ];
-        assert_eq!(
-            csv(&docs),
-            "_id,name,at,tags,note,n\r\n\
-             1,\"a, \"\"b\"\"\",1970-01-01T00:00:00Z,,,\r\n\
-             2,,,\"[\"\"x\"\",\"\"y\"\"]\",\"two\nlines\",\r\n"
-        );
-        assert_eq!(csv(&[]), "\r\n");
-    }
 
     #[test]
     fn pages_cut_the_users_skip_and_limit() {

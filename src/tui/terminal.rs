@@ -13,7 +13,6 @@
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Once, OnceLock};
 use std::thread::ThreadId;
 use std::time::Duration;
@@ -24,7 +23,6 @@ use ratatui::crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
 
-use super::update::Msg;
 use crate::target::mask_uri;
 
 /// Whether the explorer owns the terminal (raw mode, alternate screen).
@@ -34,8 +32,8 @@ static UI_THREAD: OnceLock<ThreadId> = OnceLock::new();
 /// Strings never to print: the target's password, raw and decoded.
 static SECRETS: OnceLock<Vec<String>> = OnceLock::new();
 
-/// How long the loop has to finish after a signal before the signal
-/// thread restores the terminal and exits by itself.
+/// How long the loop has to finish after a signal before the watchdog
+/// restores the terminal and exits by itself.
 const GRACE: Duration = Duration::from_secs(3);
 
 /// Takes the terminal: raw mode, alternate screen, mouse capture. The
@@ -178,79 +176,69 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     scrub(text)
 }
 
-/// SIGTERM, SIGINT, SIGHUP and SIGQUIT become `Msg::Signal`: the loop
-/// quits cleanly and the process exits with 128 + the signal's number. If
-/// the loop has not ended `GRACE` after the signal, or a second one comes,
-/// this thread restores the terminal and exits by itself. Returns once the
-/// handlers are installed, so a signal is never missed after that.
-pub fn spawn_signals(tx: Sender<Msg>) {
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
-    let spawned = std::thread::Builder::new()
-        .name("docshape-signals".into())
-        .spawn(move || {
-            let rt = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(rt) => rt,
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e.to_string()));
-                    return;
-                }
-            };
-            rt.block_on(async move {
-                use tokio::signal::unix::{signal, SignalKind};
-                let kinds = [
-                    SignalKind::terminate(),
-                    SignalKind::interrupt(),
-                    SignalKind::hangup(),
-                    SignalKind::quit(),
-                ];
-                let mut streams = Vec::with_capacity(kinds.len());
-                for kind in kinds {
-                    match signal(kind) {
-                        Ok(s) => streams.push((s, kind.as_raw_value())),
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e.to_string()));
-                            return;
-                        }
-                    }
-                }
-                let _ = ready_tx.send(Ok(()));
-                let n = next_signal(&mut streams).await;
-                tracing::info!(signal = n, "signal received, quitting");
-                let _ = tx.send(Msg::Signal(n));
-                tokio::select! {
-                    () = tokio::time::sleep(GRACE) => {}
-                    _ = next_signal(&mut streams) => {}
-                }
-                tracing::warn!(signal = n, "the loop did not end in time; exiting");
-                restore();
-                eprintln!("docshape: stopped by signal {n}");
-                std::process::exit(128 + n);
-            });
-        });
-    let ready = match spawned {
-        Ok(_) => ready_rx
-            .recv_timeout(Duration::from_secs(2))
-            .unwrap_or_else(|e| Err(e.to_string())),
-        Err(e) => Err(e.to_string()),
-    };
-    if let Err(e) = ready {
-        tracing::warn!("signals are not handled: {e}");
-    }
-}
+/// The signals that stop the explorer: SIGTERM, SIGINT, SIGHUP, SIGQUIT.
+const STOPPING: [fn() -> tokio::signal::unix::SignalKind; 4] = [
+    tokio::signal::unix::SignalKind::terminate,
+    tokio::signal::unix::SignalKind::interrupt,
+    tokio::signal::unix::SignalKind::hangup,
+    tokio::signal::unix::SignalKind::quit,
+];
 
-/// The number of the next signal on any of `streams`.
-async fn next_signal(streams: &mut [(tokio::signal::unix::Signal, i32)]) -> i32 {
-    let waits = streams.iter_mut().map(|(s, n)| {
-        let n = *n;
-        Box::pin(async move {
-            s.recv().await;
-            n
-        })
-    });
-    futures_util::future::select_all(waits).await.0
+/// The stopping signals as one stream, for the loop's `select!`: each
+/// quits cleanly and the process exits with 128 + its number.
+pub struct Signals(Vec<(tokio::signal::unix::Signal, i32)>);
+
+impl Signals {
+    /// Installs the handlers (on the current runtime): from now on no
+    /// stopping signal is missed. Also starts the watchdog: if the loop has
+    /// not ended `GRACE` after a signal, or a second one comes, the
+    /// watchdog task (on a worker of the runtime, not the loop's thread)
+    /// restores the terminal and exits by itself.
+    pub fn install() -> io::Result<Signals> {
+        let signals = Signals::listen()?;
+        let mut watched = Signals::listen()?;
+        tokio::spawn(async move {
+            let n = watched.next().await;
+            tokio::select! {
+                () = tokio::time::sleep(GRACE) => {}
+                _ = watched.next() => {}
+            }
+            tracing::warn!(signal = n, "the loop did not end in time; exiting");
+            restore();
+            eprintln!("docshape: stopped by signal {n}");
+            std::process::exit(128 + n);
+        });
+        Ok(signals)
+    }
+
+    fn listen() -> io::Result<Signals> {
+        let mut streams = Vec::with_capacity(STOPPING.len());
+        for kind in STOPPING {
+            let kind = kind();
+            streams.push((tokio::signal::unix::signal(kind)?, kind.as_raw_value()));
+        }
+        Ok(Signals(streams))
+    }
+
+    /// No signal handled (they could not be installed): `next` never ends.
+    pub fn none() -> Signals {
+        Signals(Vec::new())
+    }
+
+    /// The number of the next signal. Cancel-safe.
+    pub async fn next(&mut self) -> i32 {
+        if self.0.is_empty() {
+            return std::future::pending().await;
+        }
+        let waits = self.0.iter_mut().map(|(s, n)| {
+            let n = *n;
+            Box::pin(async move {
+                s.recv().await;
+                n
+            })
+        });
+        futures_util::future::select_all(waits).await.0
+    }
 }
 
 /// Test builds only: panics at `at` when `DOCSHAPE_INJECT_PANIC=at`, so the

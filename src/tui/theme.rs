@@ -101,13 +101,9 @@ fn parse_color(s: &str) -> Option<Color> {
     Color::from_str(s).ok()
 }
 
-/// Where user themes live.
+/// Where user themes live: `themes/` in docshape's configuration directory.
 pub fn user_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("docshape/themes"))
+    Some(crate::paths::config_dir()?.join("themes"))
 }
 
 /// Every theme `--theme` accepts by name: the user's (in [`user_dir`]),

@@ -1,9 +1,12 @@
 //! The workload: what the queries do, read from `mongod` JSON log files
-//! (4.4 and later; plain or `.gz`, a file or a directory of them). Every
-//! `"msg":"Slow query"` entry is either understood — normalised to a query
-//! shape and counted — or counted as skipped with its reason. Memory is
-//! bounded by the number of shapes, not the size of the log.
+//! (4.4 and later; plain or `.gz`, a file or a directory of them) or from
+//! a live server's profiler ([`profile`]). Every `"msg":"Slow query"` entry
+//! and every profiler entry is either understood — normalised to a query
+//! shape and counted, through the same code path — or counted as skipped
+//! with its reason. Memory is bounded by the number of shapes, not the size
+//! of the log or the profile.
 
+pub mod profile;
 pub mod shape;
 
 use std::collections::{BTreeMap, HashMap};
@@ -11,7 +14,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::profile::sketch::LogHistogram;
 pub use shape::Predicate;
@@ -62,9 +65,32 @@ pub struct Shape {
     pub in_memory_sorts: u64,
     /// Plans seen (`COLLSCAN`, `IXSCAN { a: 1 }`, `IDHACK` …) and how often.
     pub plans: BTreeMap<String, u64>,
+    /// Runs whose plan in `plans` is the one `explain` says the server
+    /// chooses now: their profiler entries named none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub explained: u64,
     /// The rules whose findings this shape led to (filled by the audit).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<String>,
+}
+
+impl Shape {
+    /// Whether any run recorded what it examined: a shape whose every plan
+    /// came from `explain` (a profiler that names none) recorded no
+    /// documents or keys examined, which is not the same as none examined.
+    pub fn examined_recorded(&self) -> bool {
+        self.explained < self.count || self.docs_examined > 0 || self.keys_examined > 0
+    }
+
+    /// Documents examined per document returned, as a reader sees it:
+    /// `–` where nothing was recorded.
+    pub fn examined_per_returned(&self) -> String {
+        if self.examined_recorded() {
+            crate::fmt::decimal(self.docs_examined as f64 / self.nreturned.max(1) as f64)
+        } else {
+            "–".to_owned()
+        }
+    }
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
@@ -72,20 +98,158 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The workload read from logs (contract: the report's `workload`).
+/// The workload read from logs or a server (contract: the report's
+/// `workload`).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Workload {
+    /// The log files read, or `profile` (and `queryStats`).
     pub sources: Vec<String>,
     pub lines: u64,
+    /// Log entries with `"msg":"Slow query"`, or profiler entries (and
+    /// `$queryStats` entries).
     pub slow_queries: u64,
     pub skipped: BTreeMap<String, u64>,
     /// Sorted by total time, largest first.
     pub shapes: Vec<Shape>,
+    /// The profiler of each database read (`--workload profile`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub profiler: Vec<profile::Profiler>,
+    /// Reads and writes the server counted per namespace since it started,
+    /// each with its source (`latencyStats` or `top`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub counts: BTreeMap<String, crate::source::OpCounts>,
+}
+
+impl Workload {
+    /// Read from a server's profiler rather than from log files.
+    pub fn from_server(&self) -> bool {
+        self.sources
+            .iter()
+            .any(|s| s == profile::PROFILE || s == profile::QUERY_STATS)
+    }
+
+    /// The profiler of `namespace`'s database holds only operations at or
+    /// over its slow threshold: the reads it holds are not every read.
+    pub fn slow_only(&self, namespace: &str) -> bool {
+        let db = namespace.split_once('.').map_or(namespace, |(d, _)| d);
+        self.profiler
+            .iter()
+            .any(|p| p.db == db && p.entries > 0 && !p.every_operation)
+    }
+}
+
+/// What the runs of one operation cost, as its log line, profiler entry or
+/// `$queryStats` entry states it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cost {
+    pub runs: u64,
+    /// Milliseconds of all the runs, and of the longest.
+    pub ms: u64,
+    pub ms_max: u64,
+    pub docs_examined: u64,
+    pub keys_examined: u64,
+    /// Documents returned, modified or deleted.
+    pub returned: u64,
+    /// Runs that sorted in memory.
+    pub sorts: u64,
+    /// The plan (`planSummary`), when the entry names it.
+    pub plan: Option<String>,
+}
+
+impl Cost {
+    /// One run, as a "Slow query" line's `attr` (`durationMillis`) or a
+    /// profiler entry (`millis`) states it: the two share the other names.
+    pub fn of_run(a: &Value) -> Cost {
+        let ms = a
+            .get("durationMillis")
+            .or_else(|| a.get("millis"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        Cost {
+            runs: 1,
+            ms,
+            ms_max: ms,
+            docs_examined: num(a, "docsExamined"),
+            keys_examined: num(a, "keysExamined"),
+            returned: num(a, "nreturned") + num(a, "nModified") + num(a, "ndeleted"),
+            sorts: u64::from(a.get("hasSortStage").and_then(Value::as_bool) == Some(true)),
+            plan: a
+                .get("planSummary")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        }
+    }
+
+    /// This cost shared out among `n` statements (a write command whose
+    /// entry holds them all): the first takes what does not divide.
+    fn share(&self, n: u64, i: u64) -> Cost {
+        let n = n.max(1);
+        let part = |x: u64| x / n + if i == 0 { x % n } else { 0 };
+        Cost {
+            runs: 1,
+            ms: part(self.ms),
+            ms_max: part(self.ms),
+            docs_examined: part(self.docs_examined),
+            keys_examined: part(self.keys_examined),
+            returned: part(self.returned),
+            sorts: u64::from(self.sorts > 0),
+            plan: self.plan.clone(),
+        }
+    }
+}
+
+/// One operation as an entry states it.
+pub struct Op<'a> {
+    /// `command`, or one statement of a write: `update`, `remove` or
+    /// `delete` (a log entry's `type`).
+    pub kind: &'a str,
+    pub ns: &'a str,
+    pub command: &'a Map<String, Value>,
+    /// The application that ran it (`appName`), where recorded.
+    pub app: Option<&'a str>,
+}
+
+/// What an operation is, as a shape's key holds it.
+struct Parts {
+    op: &'static str,
+    filter: Option<Value>,
+    sort: Option<Value>,
+    projection: Option<Value>,
+    pipeline: Option<Value>,
+    update: Option<Value>,
+    multi: Option<bool>,
+    predicates: Vec<(String, Predicate)>,
+}
+
+impl Parts {
+    fn new(op: &'static str) -> Parts {
+        Parts {
+            op,
+            filter: None,
+            sort: None,
+            projection: None,
+            pipeline: None,
+            update: None,
+            multi: None,
+            predicates: Vec::new(),
+        }
+    }
+
+    /// Filtered by `f`: its shape and its predicates.
+    fn filtered(mut self, f: Option<&Value>) -> Parts {
+        self.filter = f.map(shape::shape);
+        self.predicates = f.map(shape::predicates).unwrap_or_default();
+        self
+    }
 }
 
 struct Acc {
     shape: Shape,
     ms: LogHistogram,
+    /// Runs no entry named a plan for.
+    unplanned: u64,
+    /// The command of one such run, with its database, to ask `explain`.
+    example: Option<(String, Map<String, Value>)>,
 }
 
 /// Gathers shapes entry by entry.
@@ -93,6 +257,9 @@ struct Acc {
 pub struct Reader {
     w: Workload,
     by_key: HashMap<String, Acc>,
+    /// Keep one command of each read shape whose entries name no plan, so
+    /// the server can be asked for it ([`Reader::to_explain`]).
+    keep_examples: bool,
 }
 
 const MARK: &str = "\"msg\":\"Slow query\"";
@@ -164,32 +331,48 @@ impl Reader {
             self.skip("no attr");
             return;
         };
-        self.entry(attr);
-    }
-
-    fn entry(&mut self, a: &Value) {
-        let ns = a.get("ns").and_then(Value::as_str).unwrap_or("");
-        let Some(cmd) = a.get("command").and_then(Value::as_object) else {
+        let Some(command) = attr.get("command").and_then(Value::as_object) else {
             self.skip("no command");
             return;
         };
-        let kind = a.get("type").and_then(Value::as_str).unwrap_or("command");
+        let op = Op {
+            kind: attr
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("command"),
+            ns: attr.get("ns").and_then(Value::as_str).unwrap_or(""),
+            command,
+            app: attr.get("appName").and_then(Value::as_str),
+        };
+        self.entry(&op, Cost::of_run(attr));
+    }
+
+    /// One operation with what its runs cost: the one path from a command
+    /// to a shape, for log lines, profiler entries and `$queryStats` alike.
+    pub fn entry(&mut self, o: &Op<'_>, cost: Cost) {
+        if o.app == Some(crate::source::mongo::APP_NAME) {
+            self.skip("docshape's own operation (appName docshape)");
+            return;
+        }
+        let (ns, cmd, kind) = (o.ns, o.command, o.kind);
         let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
         match kind {
             // One statement of a write: `command` is the statement.
             "update" | "remove" | "delete" => {
-                let op = if kind == "update" { "update" } else { "delete" };
-                let filter = cmd.get("q").map(shape::shape);
-                let preds = cmd.get("q").map(shape::predicates).unwrap_or_default();
-                let update = cmd.get("u").map(|u| match u {
+                let mut p = Parts::new(if kind == "update" { "update" } else { "delete" })
+                    .filtered(cmd.get("q"));
+                p.update = cmd.get("u").map(|u| match u {
                     Value::Array(stages) => shape::pipeline_shape(stages),
                     other => shape::shape(other),
                 });
-                let multi = cmd
+                p.multi = cmd
                     .get("multi")
                     .and_then(Value::as_bool)
-                    .or(cmd.get("limit").and_then(Value::as_u64).map(|l| l == 0));
-                self.add(a, ns, op, filter, None, None, None, update, multi, preds);
+                    .or(cmd.get("limit").and_then(Value::as_u64).map(|l| l == 0))
+                    // An update statement touches one document unless it
+                    // says `multi`.
+                    .or((kind == "update").then_some(false));
+                self.add(db, ns, p, cost, None);
                 return;
             }
             "command" => {}
@@ -219,19 +402,10 @@ impl Reader {
         }
         match name {
             "find" => {
-                let f = cmd.get("filter");
-                self.add(
-                    a,
-                    ns,
-                    "find",
-                    f.map(shape::shape),
-                    cmd.get("sort").cloned(),
-                    cmd.get("projection").cloned(),
-                    None,
-                    None,
-                    None,
-                    f.map(shape::predicates).unwrap_or_default(),
-                );
+                let mut p = Parts::new("find").filtered(cmd.get("filter"));
+                p.sort = cmd.get("sort").cloned();
+                p.projection = cmd.get("projection").cloned();
+                self.add(db, ns, p, cost, Some(cmd));
             }
             "aggregate" => {
                 let stages = cmd
@@ -247,96 +421,60 @@ impl Reader {
                     self.skip("aggregate of statistics, not documents");
                     return;
                 }
-                let first_match = stages
+                let mut p = Parts::new("aggregate");
+                p.predicates = stages
                     .first()
                     .and_then(|s| s.get("$match"))
                     .map(shape::predicates)
                     .unwrap_or_default();
-                let sort = stages.iter().find_map(|s| s.get("$sort")).cloned();
-                self.add(
-                    a,
-                    ns,
-                    "aggregate",
-                    None,
-                    sort,
-                    None,
-                    Some(shape::pipeline_shape(&stages)),
-                    None,
-                    None,
-                    first_match,
-                );
+                p.sort = stages.iter().find_map(|s| s.get("$sort")).cloned();
+                p.pipeline = Some(shape::pipeline_shape(&stages));
+                self.add(db, ns, p, cost, Some(cmd));
             }
             "count" | "distinct" => {
-                let f = cmd.get("query");
-                self.add(
-                    a,
-                    ns,
-                    name,
-                    f.map(shape::shape),
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    f.map(shape::predicates).unwrap_or_default(),
-                );
+                let p = Parts::new(if name == "count" { "count" } else { "distinct" })
+                    .filtered(cmd.get("query"));
+                self.add(db, ns, p, cost, Some(cmd));
             }
             "findAndModify" | "findandmodify" => {
-                let f = cmd.get("query");
-                self.add(
-                    a,
-                    ns,
-                    "findAndModify",
-                    f.map(shape::shape),
-                    cmd.get("sort").cloned(),
-                    None,
-                    None,
-                    cmd.get("update").map(shape::shape),
-                    Some(false),
-                    f.map(shape::predicates).unwrap_or_default(),
-                );
+                let mut p = Parts::new("findAndModify").filtered(cmd.get("query"));
+                p.sort = cmd.get("sort").cloned();
+                p.update = cmd.get("update").map(shape::shape);
+                p.multi = Some(false);
+                self.add(db, ns, p, cost, None);
             }
-            "insert" => self.add(
-                a,
-                ns,
-                "insert",
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                Vec::new(),
-            ),
+            "insert" => self.add(db, ns, Parts::new("insert"), cost, None),
             "getMore" => self.skip("getMore: the rest of a cursor counted with its query"),
             other => self.skip(&format!("{other}: not a query")),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Counts `cost` to the shape of `p` on `ns`. `example` is the read
+    /// command itself, kept (once per shape) when no plan is named, so
+    /// the server can be asked which plan it chooses.
     fn add(
         &mut self,
-        a: &Value,
+        db: &str,
         ns: &str,
-        op: &str,
-        filter: Option<Value>,
-        sort: Option<Value>,
-        projection: Option<Value>,
-        pipeline: Option<Value>,
-        update: Option<Value>,
-        multi: Option<bool>,
-        predicates: Vec<(String, Predicate)>,
+        p: Parts,
+        cost: Cost,
+        example: Option<&Map<String, Value>>,
     ) {
         let key = format!(
-            "{ns}\u{0}{op}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{multi:?}",
-            filter.as_ref().map(Value::to_string).unwrap_or_default(),
-            sort.as_ref().map(Value::to_string).unwrap_or_default(),
-            projection
+            "{ns}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}\u{0}{:?}",
+            p.op,
+            p.filter.as_ref().map(Value::to_string).unwrap_or_default(),
+            p.sort.as_ref().map(Value::to_string).unwrap_or_default(),
+            p.projection
                 .as_ref()
                 .map(Value::to_string)
                 .unwrap_or_default(),
-            pipeline.as_ref().map(Value::to_string).unwrap_or_default(),
-            update.as_ref().map(Value::to_string).unwrap_or_default(),
+            p.pipeline
+                .as_ref()
+                .map(Value::to_string)
+                .unwrap_or_default(),
+            p.update.as_ref().map(Value::to_string).unwrap_or_default(),
+            p.multi,
         );
         if !self.by_key.contains_key(&key) && self.by_key.len() >= MAX_SHAPES {
             self.skip("too many shapes (the first 20,000 are kept)");
@@ -345,14 +483,14 @@ impl Reader {
         let acc = self.by_key.entry(key).or_insert_with(|| Acc {
             shape: Shape {
                 namespace: ns.to_owned(),
-                op: op.to_owned(),
-                filter,
-                sort,
-                projection,
-                pipeline,
-                update,
-                multi,
-                predicates,
+                op: p.op.to_owned(),
+                filter: p.filter,
+                sort: p.sort,
+                projection: p.projection,
+                pipeline: p.pipeline,
+                update: p.update,
+                multi: p.multi,
+                predicates: p.predicates,
                 count: 0,
                 ms: Millis {
                     total: 0,
@@ -365,23 +503,34 @@ impl Reader {
                 nreturned: 0,
                 in_memory_sorts: 0,
                 plans: BTreeMap::new(),
+                explained: 0,
                 findings: Vec::new(),
             },
             ms: LogHistogram::default(),
+            unplanned: 0,
+            example: None,
         });
         let s = &mut acc.shape;
-        s.count += 1;
-        let ms = num(a, "durationMillis");
-        acc.ms.record(ms);
-        s.ms.total += ms;
-        s.docs_examined += num(a, "docsExamined");
-        s.keys_examined += num(a, "keysExamined");
-        s.nreturned += num(a, "nreturned") + num(a, "nModified") + num(a, "ndeleted");
-        if a.get("hasSortStage").and_then(Value::as_bool) == Some(true) {
-            s.in_memory_sorts += 1;
+        if cost.runs == 0 {
+            return;
         }
-        if let Some(p) = a.get("planSummary").and_then(Value::as_str) {
-            *s.plans.entry(p.to_owned()).or_insert(0) += 1;
+        s.count += cost.runs;
+        // Runs summed by the server (`$queryStats`) count at their mean.
+        acc.ms.record_n(cost.ms / cost.runs, cost.runs);
+        s.ms.total += cost.ms;
+        s.ms.max = s.ms.max.max(cost.ms_max);
+        s.docs_examined += cost.docs_examined;
+        s.keys_examined += cost.keys_examined;
+        s.nreturned += cost.returned;
+        s.in_memory_sorts += cost.sorts;
+        match cost.plan {
+            Some(p) => *s.plans.entry(p).or_insert(0) += cost.runs,
+            None => {
+                acc.unplanned += cost.runs;
+                if self.keep_examples && acc.example.is_none() {
+                    acc.example = example.map(|c| (db.to_owned(), c.clone()));
+                }
+            }
         }
     }
 
@@ -415,7 +564,6 @@ impl Reader {
             .map(|mut a| {
                 a.shape.ms.p50 = a.ms.quantile(0.5);
                 a.shape.ms.p95 = a.ms.quantile(0.95);
-                a.shape.ms.max = a.ms.max();
                 a.shape
             })
             .collect();
@@ -425,10 +573,16 @@ impl Reader {
                 .then(b.count.cmp(&a.count))
                 .then_with(|| a.namespace.cmp(&b.namespace))
                 .then_with(|| a.op.cmp(&b.op))
+                .then_with(|| label_key(a).cmp(&label_key(b)))
         });
         self.w.shapes = shapes;
         self.w
     }
+}
+
+/// A stable order among shapes of equal cost.
+fn label_key(s: &Shape) -> String {
+    format!("{:?}{:?}{:?}{:?}", s.filter, s.sort, s.pipeline, s.update)
 }
 
 /// The log files under `path`: the file itself, or a directory's files

@@ -10,39 +10,61 @@ use ratatui::Frame;
 use super::highlight::json_line;
 use super::{block, clamp_hscroll, fit, inner, shift};
 use crate::i18n::Lang;
-use crate::tui::model::{DocView, Model, Pane};
+use crate::tui::model::{DocLine, DocView, Model, Pane};
 use crate::tui::querybar::{self, Bar, Part, Results, PAGE};
 use crate::tui::theme::Theme;
 
 /// Lines shown of one open document at most.
 const MAX_LINES: usize = 5_000;
 
-/// A kept document as pretty relaxed Extended JSON.
-pub fn pretty(bytes: &[u8]) -> String {
-    match bson::Document::from_reader(bytes) {
-        Ok(d) => serde_json::to_string_pretty(&bson::Bson::Document(d).into_relaxed_extjson())
-            .unwrap_or_default(),
-        Err(e) => format!("(cannot decode this document: {e})"),
-    }
+/// How an open document is folded: objects and arrays nested deeper than
+/// `depth` (`z`), each of `toggled` the other way round from that.
+#[derive(Clone, Copy, Debug)]
+pub struct Folds<'a> {
+    pub depth: Option<usize>,
+    pub toggled: &'a std::collections::HashSet<String>,
 }
 
-/// The lines an open document shows, at most `MAX_LINES`; objects and
-/// arrays nested deeper than `depth` folded to one line.
-pub fn folded_lines(bytes: &[u8], depth: Option<usize>) -> Vec<String> {
-    let Some(depth) = depth else {
-        return pretty_lines(bytes);
-    };
+/// The lines an open document shows, folded as `folds` says, at most
+/// `MAX_LINES`.
+pub fn doc_lines(bytes: &[u8], folds: Folds<'_>) -> Vec<DocLine> {
     let value = match bson::Document::from_reader(bytes) {
         Ok(d) => bson::Bson::Document(d).into_relaxed_extjson(),
-        Err(e) => return vec![format!("(cannot decode this document: {e})")],
+        Err(e) => {
+            return vec![DocLine {
+                text: format!("(cannot decode this document: {e})"),
+                node: String::new(),
+            }]
+        }
     };
     let mut lines = Vec::new();
-    fold_value(&value, 0, depth, "", "", &mut lines);
+    let at = Place {
+        level: 0,
+        path: String::new(),
+        holder: String::new(),
+    };
+    fold_value(&value, &at, folds, ("", ""), &mut lines);
     if lines.len() > MAX_LINES {
         lines.truncate(MAX_LINES);
-        lines.push(format!("… (more than {MAX_LINES} lines)"));
+        lines.push(DocLine {
+            text: format!("… (more than {MAX_LINES} lines)"),
+            node: String::new(),
+        });
     }
     lines
+}
+
+/// The lines' text: objects and arrays nested deeper than `depth` folded.
+pub fn folded_lines(bytes: &[u8], depth: Option<usize>) -> Vec<String> {
+    let none = std::collections::HashSet::new();
+    let folds = Folds {
+        depth,
+        toggled: &none,
+    };
+    doc_lines(bytes, folds)
+        .into_iter()
+        .map(|l| l.text)
+        .collect()
 }
 
 /// An Extended JSON wrapper (`{"$oid": …}`, `{"$date": …}`): a value, not
@@ -51,36 +73,60 @@ fn is_wrapper(m: &serde_json::Map<String, serde_json::Value>) -> bool {
     m.len() <= 2 && m.keys().all(|k| k.starts_with('$'))
 }
 
+/// Where a value sits: its nesting level, its path, and the path of the
+/// object or array holding it.
+struct Place {
+    level: usize,
+    path: String,
+    holder: String,
+}
+
+/// A key or index as a step of a path.
+fn step(parent: &str, key: &str) -> String {
+    format!("{parent}/{}", key.replace('~', "~0").replace('/', "~1"))
+}
+
 /// Writes `v` as pretty JSON lines, `head` before it (`"key": `) and
 /// `tail` after it (`,`).
 fn fold_value(
     v: &serde_json::Value,
-    level: usize,
-    depth: usize,
-    head: &str,
-    tail: &str,
-    out: &mut Vec<String>,
+    at: &Place,
+    folds: Folds<'_>,
+    (head, tail): (&str, &str),
+    out: &mut Vec<DocLine>,
 ) {
     use serde_json::Value;
-    let pad = "  ".repeat(level);
+    let pad = "  ".repeat(at.level);
     let compact = |v: &Value| serde_json::to_string(v).unwrap_or_default();
-    let (open, close, items): (&str, &str, Vec<(String, &Value)>) = match v {
+    let (open, close, items): (&str, &str, Vec<(String, String, &Value)>) = match v {
         Value::Object(m) if !m.is_empty() && !is_wrapper(m) => (
             "{",
             "}",
             m.iter()
-                .map(|(k, v)| (format!("{}: ", compact(&Value::String(k.clone()))), v))
+                .map(|(k, v)| {
+                    let h = format!("{}: ", compact(&Value::String(k.clone())));
+                    (h, step(&at.path, k), v)
+                })
                 .collect(),
         ),
-        Value::Array(a) if !a.is_empty() => {
-            ("[", "]", a.iter().map(|v| (String::new(), v)).collect())
-        }
+        Value::Array(a) if !a.is_empty() => (
+            "[",
+            "]",
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| (String::new(), step(&at.path, &i.to_string()), v))
+                .collect(),
+        ),
         other => {
-            out.push(format!("{pad}{head}{}{tail}", compact(other)));
+            out.push(DocLine {
+                text: format!("{pad}{head}{}{tail}", compact(other)),
+                node: at.holder.clone(),
+            });
             return;
         }
     };
-    if level >= depth && level > 0 {
+    let by_level = folds.depth.is_some_and(|d| at.level >= d && at.level > 0);
+    if by_level != folds.toggled.contains(&at.path) {
         let n = items.len();
         let what = match (open, n) {
             ("{", 1) => "1 field".to_owned(),
@@ -88,35 +134,33 @@ fn fold_value(
             (_, 1) => "1 item".to_owned(),
             (_, n) => format!("{n} items"),
         };
-        out.push(format!("{pad}{head}{open}… {what}{close}{tail}"));
+        out.push(DocLine {
+            text: format!("{pad}{head}{open}… {what}{close}{tail}"),
+            node: at.path.clone(),
+        });
         return;
     }
-    out.push(format!("{pad}{head}{open}"));
+    out.push(DocLine {
+        text: format!("{pad}{head}{open}"),
+        node: at.path.clone(),
+    });
     let last = items.len().saturating_sub(1);
-    for (i, (h, child)) in items.into_iter().enumerate() {
-        fold_value(
-            child,
-            level + 1,
-            depth,
-            &h,
-            if i < last { "," } else { "" },
-            out,
-        );
+    for (i, (h, path, child)) in items.into_iter().enumerate() {
+        let inner = Place {
+            level: at.level + 1,
+            path,
+            holder: at.path.clone(),
+        };
+        let sep = if i < last { "," } else { "" };
+        fold_value(child, &inner, folds, (&h, sep), out);
         if out.len() > MAX_LINES {
             return;
         }
     }
-    out.push(format!("{pad}{close}{tail}"));
-}
-
-/// The lines an open document shows, at most `MAX_LINES`.
-pub fn pretty_lines(bytes: &[u8]) -> Vec<String> {
-    let text = pretty(bytes);
-    let mut lines: Vec<String> = text.lines().take(MAX_LINES).map(str::to_owned).collect();
-    if text.lines().nth(MAX_LINES).is_some() {
-        lines.push(format!("… (more than {MAX_LINES} lines)"));
-    }
-    lines
+    out.push(DocLine {
+        text: format!("{pad}{close}{tail}"),
+        node: at.path.clone(),
+    });
 }
 
 /// `_id` and the number of top-level fields, read without decoding the
@@ -167,7 +211,7 @@ fn title(m: &Model, results: Option<&Results>) -> String {
             r.page + 1,
         );
     }
-    let which = match &m.doc_view {
+    let which = match &m.docs.view {
         DocView::All => l.pick("kept sample", "保留的样本").to_owned(),
         DocView::WithField(p) => format!("{} {p}", l.pick("holding", "含有")),
         DocView::Largest => l.pick("largest first", "最大的在前").to_owned(),
@@ -175,7 +219,7 @@ fn title(m: &Model, results: Option<&Results>) -> String {
     format!(
         " {}: {which} ({}) · {} ",
         l.pick("Documents", "文档"),
-        m.docs.len(),
+        m.docs.list.len(),
         l.pick("Enter folds · / queries", "Enter 折叠 · / 查询")
     )
 }
@@ -319,14 +363,14 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let inside = inner(area);
     let w = usize::from(inside.width);
     let mut lines: Vec<Line> = Vec::new();
-    if let Some(bar) = &m.query.bar {
+    if let Some(bar) = &m.docs.query.bar {
         lines.extend(bar_lines(bar, m.lang, w, theme));
     }
     if let Some(r) = results {
         lines.extend(results_lines(r, m.lang, w, theme));
     }
     let h = usize::from(inside.height);
-    if m.docs.is_empty() && results.is_none() {
+    if m.docs.list.is_empty() && results.is_none() {
         lines.push(Line::styled(
             m.lang.pick(
                 "no kept document here (d on a field, L for the largest, Esc for all)",
@@ -336,40 +380,36 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ));
     }
     // Rows each listed document takes: its heading, and its lines if open.
-    let rows = |pos: usize, d: usize| {
-        1 + if m.doc_open.contains(&d) {
-            let n = m.doc_lines.get(&d).map_or(0, Vec::len);
-            if pos == m.doc_sel {
-                n.saturating_sub(usize::from(m.detail_scroll))
-            } else {
-                n
-            }
+    let rows = |d: usize| {
+        1 + if m.docs.open.contains(&d) {
+            m.docs.lines.get(&d).map_or(0, Vec::len)
         } else {
             0
         }
     };
     // Keep two documents above the selection, but never leave the screen
-    // part empty when the list could fill it (as after `G`).
-    let mut last_start = m.docs.len();
+    // part empty when the list could fill it (as after `G`); with the
+    // cursor in the selected document, that document at the top.
+    let mut last_start = m.docs.list.len();
     let mut filled = lines.len();
     while last_start > 0 && filled < h {
         last_start -= 1;
-        filled += rows(last_start, m.docs[last_start]);
+        filled += rows(m.docs.list[last_start]);
     }
-    let start = m.doc_sel.saturating_sub(2).min(last_start);
-    if let Some(&d) = m.docs.get(m.doc_sel) {
-        let n = m.doc_lines.get(&d).map_or(0, Vec::len);
-        m.detail_max
-            .set(u16::try_from(n.saturating_sub(1)).unwrap_or(u16::MAX));
-    }
-    for (pos, &d) in m.docs.iter().enumerate().skip(start) {
+    let cursor = m.docs.cursor;
+    let start = match cursor {
+        Some(_) => m.docs.sel,
+        None => m.docs.sel.saturating_sub(2).min(last_start),
+    };
+    for (pos, &d) in m.docs.list.iter().enumerate().skip(start) {
         if lines.len() >= h {
             break;
         }
         let Some(bytes) = m.doc_bytes(d) else {
             continue;
         };
-        let open = m.doc_open.contains(&d);
+        let open = m.docs.open.contains(&d);
+        let here = pos == m.docs.sel;
         // Results are numbered from the query's first match.
         let n = results.map_or(d, |r| (r.page * PAGE) as usize + d + 1);
         let head = format!(
@@ -379,24 +419,30 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             summary(bytes)
         );
         let mut l = Line::from(Span::styled(fit(&head, w), theme.text()));
-        if pos == m.doc_sel {
+        if here && cursor.is_none() {
             l = l.style(theme.selected());
         }
         lines.push(l);
-        if open {
-            let text = m.doc_lines.get(&d).map_or(&[][..], Vec::as_slice);
-            let (skip, hs) = if pos == m.doc_sel {
-                let hs = clamp_hscroll(m, text.iter().map(String::as_str), w.saturating_sub(2));
-                (usize::from(m.detail_scroll), hs)
-            } else {
-                (0, 0)
-            };
-            for line in text.iter().skip(skip) {
-                if lines.len() >= h {
-                    break;
-                }
-                lines.push(json_line(&fit(&format!("  {}", shift(line, hs)), w), theme));
+        if !open {
+            continue;
+        }
+        let text = m.docs.lines.get(&d).map_or(&[][..], Vec::as_slice);
+        let (skip, hs) = if here {
+            let hs = clamp_hscroll(m, text.iter().map(|l| l.text.as_str()), w.saturating_sub(2));
+            let room = h.saturating_sub(lines.len());
+            (cursor.map_or(0, |c| super::offset(c, text.len(), room)), hs)
+        } else {
+            (0, 0)
+        };
+        for (i, line) in text.iter().enumerate().skip(skip) {
+            if lines.len() >= h {
+                break;
             }
+            let mut l = json_line(&fit(&format!("  {}", shift(&line.text, hs)), w), theme);
+            if here && cursor == Some(i) {
+                l = l.style(theme.selected());
+            }
+            lines.push(l);
         }
     }
     f.render_widget(Paragraph::new(lines), inside);
@@ -410,6 +456,61 @@ mod tests {
         let mut b = Vec::new();
         d.to_writer(&mut b).expect("BSON");
         b
+    }
+
+    #[test]
+    fn each_object_and_array_folds_by_itself_and_lines_name_their_node() {
+        let d = bson::doc! {"a": {"b": {"c": 1}, "d": [1, 2]}, "e/f": [{"g": 1}]};
+        let b = bytes(&d);
+        let mut toggled = std::collections::HashSet::new();
+        let lines = |toggled: &std::collections::HashSet<String>, depth| {
+            doc_lines(&b, Folds { depth, toggled })
+        };
+        let all = lines(&toggled, None);
+        let nodes: Vec<(&str, &str)> = all
+            .iter()
+            .map(|l| (l.text.trim(), l.node.as_str()))
+            .collect();
+        assert_eq!(
+            nodes,
+            [
+                ("{", ""),
+                (r#""a": {"#, "/a"),
+                (r#""b": {"#, "/a/b"),
+                (r#""c": 1"#, "/a/b"),
+                ("},", "/a/b"),
+                (r#""d": ["#, "/a/d"),
+                ("1,", "/a/d"),
+                ("2", "/a/d"),
+                ("]", "/a/d"),
+                ("},", "/a"),
+                (r#""e/f": ["#, "/e~1f"),
+                ("{", "/e~1f/0"),
+                (r#""g": 1"#, "/e~1f/0"),
+                ("}", "/e~1f/0"),
+                ("]", "/e~1f"),
+                ("}", ""),
+            ]
+        );
+        // One object folded, its sibling array left open.
+        toggled.insert("/a/b".to_owned());
+        let texts: Vec<String> = lines(&toggled, None).into_iter().map(|l| l.text).collect();
+        assert_eq!(texts[2], r#"    "b": {… 1 field},"#);
+        assert_eq!(texts[3], r#"    "d": ["#);
+        // Against a level fold, a toggle opens what the level folds.
+        toggled.clear();
+        toggled.insert("/a".to_owned());
+        let texts: Vec<String> = lines(&toggled, Some(1))
+            .into_iter()
+            .map(|l| l.text)
+            .collect();
+        assert_eq!(texts[1], r#"  "a": {"#);
+        assert_eq!(texts[2], r#"    "b": {… 1 field},"#);
+        assert_eq!(texts.last().map(String::as_str), Some("}"));
+        assert!(
+            texts.iter().any(|t| t == r#"  "e/f": [… 1 item]"#),
+            "{texts:?}"
+        );
     }
 
     #[test]
@@ -443,11 +544,15 @@ mod tests {
                 "  },",
             ]
         );
-        // Deep enough, the folded printer writes what serde_json writes,
-        // wrappers on one line aside.
+        // Unfolded, the printer writes what serde_json writes, wrappers on
+        // one line aside.
         let plain = bson::doc! {"a": {"b": [1, {"c": "d"}]}, "e": true};
         let b = bytes(&plain);
-        assert_eq!(folded_lines(&b, Some(10)), pretty_lines(&b));
-        assert_eq!(folded_lines(&b, None), pretty_lines(&b));
+        let serde =
+            serde_json::to_string_pretty(&bson::Bson::Document(plain).into_relaxed_extjson())
+                .expect("json");
+        let serde: Vec<&str> = serde.lines().collect();
+        assert_eq!(folded_lines(&b, Some(10)), serde);
+        assert_eq!(folded_lines(&b, None), serde);
     }
 }

@@ -20,27 +20,27 @@ pub fn split(main: Rect) -> (Rect, Rect) {
 }
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
-    let all = m.findings();
+    let all = m.listed_findings();
     let (list, detail) = split(area);
     let mut filt = Vec::new();
-    if let Some(s) = m.severity_filter {
+    if let Some(s) = m.findings.severity {
         filt.push(s.name().to_owned());
     }
-    if let Some(r) = m.rule_filter {
+    if let Some(r) = m.findings.rule {
         filt.push(r.to_owned());
     }
     let title = if filt.is_empty() {
         format!(
             " {} ({}) ",
             m.lang.pick("Findings", "问题"),
-            m.finding_rows.len()
+            m.findings.rows.len()
         )
     } else {
         format!(
             " {} [{}] ({} / {}) ",
             m.lang.pick("Findings", "问题"),
             filt.join(", "),
-            m.finding_rows.len(),
+            m.findings.rows.len(),
             all.len()
         )
     };
@@ -48,9 +48,9 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let inside = inner(list);
     let h = usize::from(inside.height);
     let w = usize::from(inside.width);
-    let off = offset(m.finding_sel, m.finding_rows.len(), h);
+    let off = offset(m.findings.sel, m.findings.rows.len(), h);
     let mut lines = Vec::new();
-    for (r, &i) in m.finding_rows.iter().enumerate().skip(off).take(h) {
+    for (r, &i) in m.findings.rows.iter().enumerate().skip(off).take(h) {
         let fd = all[i];
         let what = if m.is_summary() {
             // Across collections: say which one.
@@ -70,12 +70,12 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             Span::raw(" "),
             Span::styled(fit(&what, w.saturating_sub(9)), theme.text()),
         ]);
-        if r == m.finding_sel {
+        if r == m.findings.sel {
             l = l.style(theme.selected());
         }
         lines.push(l);
     }
-    if m.finding_rows.is_empty() {
+    if m.findings.rows.is_empty() {
         lines.push(Line::styled(
             if m.arriving.is_some() {
                 m.lang.pick(
@@ -130,9 +130,17 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     lines.push(Line::default());
     lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
     for (k, v) in &fd.evidence {
-        let key = format!("  {k}: ");
+        let key = format!("  {}: ", crate::i18n::evidence::key(k, m.lang));
         let kw = crate::fmt::display_width(&key);
-        let text = crate::fmt::evidence(k, v);
+        let text = match v
+            .as_str()
+            .and_then(|t| crate::i18n::evidence::value(k, t, m.lang))
+        {
+            Some(word) => word.to_owned(),
+            None => crate::fmt::evidence_named(k, v, &|parent, x| {
+                crate::i18n::evidence::nested(parent, x, m.lang)
+            }),
+        };
         for (i, part) in wrap(&text, w.saturating_sub(kw).max(8))
             .into_iter()
             .enumerate()
@@ -153,10 +161,10 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         lines.push(Line::styled(format!("  {l}"), theme.text()));
     }
     if !fd.source.is_empty() {
-        lines.push(Line::styled(
-            format!("  {}: {}", m.lang.pick("source", "出处"), fd.source),
-            theme.dim(),
-        ));
+        let text = format!("{}: {}", m.lang.pick("source", "出处"), fd.source);
+        for l in wrap(&text, w.saturating_sub(2)) {
+            lines.push(Line::styled(format!("  {l}"), theme.dim()));
+        }
     }
     lines.push(Line::default());
     lines.push(Line::styled(
@@ -171,7 +179,13 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         lines.push(Line::styled(format!("  {l}"), theme.text()));
     }
     for (k, v) in &fd.suggestion.effect {
-        let text = format!("  {k}: {}", crate::fmt::evidence(k, v));
+        let text = format!(
+            "  {}: {}",
+            crate::i18n::evidence::key(k, m.lang),
+            crate::fmt::evidence_named(k, v, &|parent, x| crate::i18n::evidence::nested(
+                parent, x, m.lang
+            ))
+        );
         for l in wrap(&text, w.saturating_sub(2)) {
             lines.push(Line::styled(l, theme.dim()));
         }
@@ -199,7 +213,8 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines).scroll(offsets), inside);
 }
 
-/// Before and after as two columns of pretty JSON.
+/// Before and after as two columns of pretty JSON when they fit, else
+/// one above the other.
 fn side_by_side(
     before: Option<&serde_json::Value>,
     after: Option<&serde_json::Value>,
@@ -221,6 +236,22 @@ fn side_by_side(
         .unwrap_or_default()
     };
     let (b, a) = (pretty(before), pretty(after));
+    // Side by side only when every line fits its column; else one above
+    // the other, whole (a long line scrolls sideways, never cut for good).
+    let fits = |lines: &[String]| lines.iter().all(|l| crate::fmt::display_width(l) <= col);
+    if !(fits(&b) && fits(&a)) {
+        for (label, lines) in [(before_label, &b), (lang.pick("After", "改后"), &a)] {
+            if lines.is_empty() {
+                continue;
+            }
+            if label != before_label {
+                out.push(Line::default());
+            }
+            out.push(Line::styled(label, theme.title()));
+            out.extend(lines.iter().map(|l| json_line(l, theme)));
+        }
+        return;
+    }
     out.push(Line::from(vec![
         Span::styled(format!("{before_label}{}", " ".repeat(pad)), theme.title()),
         Span::styled(" │ ", theme.dim()),

@@ -85,8 +85,14 @@ fn size_of(c: &CollectionReport, name: &str) -> Option<u64> {
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
-    let lang = m.lang;
     let (list, detail) = split(area);
+    render_list(m, c, theme, f, list);
+    render_detail(m, c, theme, f, detail);
+}
+
+/// The collection's indexes, one row each.
+fn render_list(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, list: Rect) {
+    let lang = m.lang;
     f.render_widget(
         block(
             format!(" {} ({}) ", lang.pick("Indexes", "索引"), c.indexes.len()),
@@ -133,7 +139,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ),
         theme.dim(),
     )];
-    let off = offset(m.index_sel, c.indexes.len(), h);
+    let off = offset(m.indexes.sel, c.indexes.len(), h);
     for (i, ix) in c.indexes.iter().enumerate().skip(off).take(h) {
         let size = size_of(c, &ix.name).map_or_else(|| "–".into(), |b| crate::fmt::bytes(b as f64));
         let ops = usage(c, &ix.name).map_or_else(|| "–".into(), |(n, _)| crate::fmt::group(n));
@@ -152,7 +158,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             &ops,
         );
         let mut l = Line::styled(fit(&text, w), theme.text());
-        if i == m.index_sel {
+        if i == m.indexes.sel {
             l = l.style(theme.selected());
         }
         lines.push(l);
@@ -167,8 +173,12 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ));
     }
     f.render_widget(Paragraph::new(lines), inside);
+}
 
-    let Some(ix) = c.indexes.get(m.index_sel) else {
+/// The selected index in detail.
+fn render_detail(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, detail: Rect) {
+    let lang = m.lang;
+    let Some(ix) = c.indexes.get(m.indexes.sel) else {
         f.render_widget(
             block(format!(" {} ", lang.pick("Index", "索引")), false, theme),
             detail,

@@ -91,7 +91,12 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         .skip(off)
         .take(h)
         .map(|(i, l)| {
-            let text = format!(" {:<name_w$}  {}", l.name, l.title(lang));
+            // Cut with a `…` where the list is narrow: the whole title heads
+            // the lesson below.
+            let text = super::fit(
+                &format!(" {:<name_w$}  {}", l.name, l.title(lang)),
+                usize::from(inside.width),
+            );
             if i == m.learn.sel {
                 Line::styled(text, theme.selected())
             } else {

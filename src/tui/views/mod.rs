@@ -18,7 +18,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 use super::keymap::Action;
-use super::model::{Level, Model, NavRow, Pane, Tab};
+use super::model::{Level, Model, NavRow, Pane, Status, Tab};
 use super::theme::Theme;
 use crate::rules::{Finding, Severity};
 
@@ -97,7 +97,7 @@ pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
 /// titles, else the short ones, else the selected tab's short title and
 /// the others' numbers. The Findings tab says how many there are.
 pub fn tab_labels(m: &Model, width: u16) -> Vec<(Tab, String)> {
-    let n = m.findings().len();
+    let n = m.listed_findings().len();
     let label = |i: usize, t: Tab, short: bool, bare: bool| {
         if bare {
             return format!(" {} ", i + 1);
@@ -222,8 +222,8 @@ pub fn clamp_hscroll<'a>(
         .max()
         .unwrap_or(0);
     let max = u16::try_from(widest.saturating_sub(width)).unwrap_or(u16::MAX);
-    m.detail_hmax.set(max);
-    usize::from(m.detail_hscroll.min(max))
+    m.detail.hmax.set(max);
+    usize::from(m.detail.hscroll.min(max))
 }
 
 /// Wrapped lines, as everywhere in docshape (see `fmt::wrap`).
@@ -291,7 +291,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
         _ => render_waiting(m, theme, f, a.main),
     }
     render_status(m, theme, f, a.status);
-    if m.help {
+    if m.help.open {
         render_help(m, theme, f, area);
     }
 }
@@ -377,10 +377,10 @@ fn stage_title(m: &Model, j: &crate::tui::model::Job) -> String {
 }
 
 fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
-    let title = if m.coll_filter.is_empty() {
+    let title = if m.nav.filter.is_empty() {
         format!(" {} ", m.lang.pick("Collections", "集合"))
     } else {
-        format!(" /{} ", m.coll_filter)
+        format!(" /{} ", m.nav.filter)
     };
     let b = block(title, m.focus == Pane::Nav, theme);
     let inside = inner(area);
@@ -396,9 +396,9 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     };
     let h = usize::from(inside.height);
     let w = usize::from(inside.width);
-    let off = offset(m.nav_sel, m.nav.len(), h);
+    let off = offset(m.nav.sel, m.nav.rows.len(), h);
     let mut lines = Vec::with_capacity(h);
-    for (i, row) in m.nav.iter().enumerate().skip(off).take(h) {
+    for (i, row) in m.nav.rows.iter().enumerate().skip(off).take(h) {
         let line = match row {
             NavRow::Overview => {
                 let n: usize = r
@@ -424,13 +424,13 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                         worst.map_or_else(|| theme.dim(), |s| theme.severity(s)),
                     ),
                 ]);
-                if i == m.nav_sel {
+                if i == m.nav.sel {
                     l = l.style(theme.selected());
                 }
                 l
             }
             NavRow::Db(name) => {
-                let folded = m.folded_dbs.contains(name) && m.coll_filter.is_empty();
+                let folded = m.nav.folded.contains(name) && m.nav.filter.is_empty();
                 let colls = r.collections.iter().filter(|c| &c.meta.db == name).count();
                 let worst = m.worst_in_db(name);
                 let right = format!("{colls:>3} ");
@@ -448,7 +448,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                         worst.map_or_else(|| theme.dim(), |s| theme.severity(s)),
                     ),
                 ]);
-                if i == m.nav_sel {
+                if i == m.nav.sel {
                     l = l.style(theme.selected());
                 }
                 l
@@ -471,7 +471,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                     Span::styled(right, theme.dim()),
                     Span::styled(badge(worst), sev_style),
                 ]);
-                if i == m.nav_sel {
+                if i == m.nav.sel {
                     l = l.style(theme.selected());
                 }
                 l
@@ -527,10 +527,38 @@ fn render_error_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect, text
     );
 }
 
+/// A message on both lines of the status bar, wrapped, then the target.
+fn render_long_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect, s: &Status) {
+    let color = match s.level {
+        Level::Warning => theme.color("status.warning"),
+        Level::Info | Level::Error => theme.color("status.fg"),
+    };
+    let line = Line::from(vec![
+        Span::styled(format!(" {} ", s.text), theme.status().fg(color)),
+        Span::styled(format!("│ {} ", m.target), theme.status()),
+        Span::styled(
+            format!("│ {} {} ", m.lang.pick("sample", "样本"), m.sample),
+            theme.status(),
+        ),
+    ]);
+    f.render_widget(
+        Paragraph::new(line)
+            .style(theme.status())
+            .wrap(ratatui::widgets::Wrap { trim: false }),
+        area,
+    );
+}
+
 fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if let (Some(s), None, None) = (&m.status, &m.input, &m.job) {
         if s.level == Level::Error {
             render_error_status(m, theme, f, area, &s.text);
+            return;
+        }
+        // A message too long for the line even on its own takes both
+        // lines, in place of the key hints (Esc clears it).
+        if crate::fmt::display_width(&s.text) + 4 > usize::from(area.width) {
+            render_long_status(m, theme, f, area, s);
             return;
         }
     }
@@ -562,6 +590,9 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 expected,
                 j.rate
             )
+        } else if j.position.1 == 0 {
+            // Listing: how many there are is not known yet.
+            format!("│ {} ", stage_title(m, j).to_lowercase())
         } else {
             format!(
                 "│ {} [{}/{}] ",
@@ -604,6 +635,17 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             theme.status().fg(theme.color("status.warning")),
         ));
     }
+    // Too long for the line: the message goes first, so what is cut is
+    // the target's name, never the message.
+    let used: usize = spans.iter().map(Span::width).sum();
+    if used > usize::from(area.width) && m.status.is_some() {
+        let at = spans.len() - 1 - usize::from(!m.warnings.is_empty());
+        let mut message = spans.remove(at);
+        message.content = format!(" {}", message.content.trim_start_matches('│').trim()).into();
+        message.content = format!("{} ", message.content).into();
+        spans.insert(0, message);
+        spans[1].content = format!("│{}", spans[1].content).into();
+    }
     f.render_widget(Paragraph::new(Line::from(spans)).style(theme.status()), top);
     let line = if let Some(input) = &m.input {
         Line::from(vec![
@@ -629,6 +671,8 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             (Action::Cancel, l.pick("stop", "停止")),
         ];
         let mut spans = Vec::new();
+        // Whole hints only: one that does not fit is left out, never cut.
+        let mut room = usize::from(bottom.width);
         for (a, what) in hints {
             let k = m.keymap.first_label(a);
             // On the Documents tab `/` opens the query bar.
@@ -637,40 +681,86 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             } else {
                 what
             };
-            spans.push(Span::styled(format!(" {k}"), theme.title()));
-            spans.push(Span::styled(format!(" {what} "), theme.dim()));
+            let (key, word) = (format!(" {k}"), format!(" {what} "));
+            let need =
+                crate::fmt::display_width(&key) + crate::fmt::display_width(word.trim_end()) + 1;
+            if need > room {
+                break;
+            }
+            room -= need;
+            spans.push(Span::styled(key, theme.title()));
+            spans.push(Span::styled(word, theme.dim()));
         }
         Line::from(spans)
     };
     f.render_widget(Paragraph::new(line), bottom);
 }
 
-fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
-    let help = m.keymap.help(m.lang);
+/// The help box within the screen `area`.
+fn help_box(area: Rect, lines: usize) -> Rect {
     let w = area.width.saturating_sub(4).min(70);
-    let h = (help.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let r = Rect::new(
+    let h = (u16::try_from(lines).unwrap_or(u16::MAX).saturating_add(2))
+        .min(area.height.saturating_sub(2));
+    Rect::new(
         area.x + (area.width - w) / 2,
         area.y + (area.height - h) / 2,
         w,
         h,
-    );
+    )
+}
+
+/// The help's lines: each key and what it does, wrapped to the box (the
+/// continuation lines under the description), so no word is lost at any
+/// width. The key of each first line, `None` on continuations.
+pub fn help_lines(m: &Model) -> Vec<(Option<String>, String)> {
+    let help = m.keymap.help(m.lang);
+    let w = usize::from(m.size.0.saturating_sub(4).min(70)).saturating_sub(2);
     let kw = help
         .iter()
-        .map(|(k, _)| k.chars().count())
+        .map(|(k, _)| crate::fmt::display_width(k))
         .max()
         .unwrap_or(4)
         .min(20);
-    let first = m.help_scroll.min(m.help_max_scroll());
-    let shown = usize::from(h.saturating_sub(2));
+    let text_w = w.saturating_sub(kw + 3).max(8);
+    let mut out = Vec::new();
+    for (k, d) in help {
+        for (i, part) in wrap(d, text_w).into_iter().enumerate() {
+            let key = (i == 0).then(|| format!(" {}  ", pad(&k, kw)));
+            out.push((key, part));
+        }
+    }
+    out
+}
+
+/// Help lines shown at once: the box leaves a row above and below, and
+/// has a border.
+pub fn help_visible(m: &Model) -> usize {
+    usize::from(m.size.1.saturating_sub(4)).max(1)
+}
+
+/// The furthest the help scrolls.
+pub fn help_max_scroll(m: &Model) -> usize {
+    help_lines(m).len().saturating_sub(help_visible(m))
+}
+
+fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+    let help = help_lines(m);
+    let r = help_box(area, help.len());
+    let indent = help
+        .iter()
+        .find_map(|(k, _)| k.as_deref().map(crate::fmt::display_width))
+        .unwrap_or(0);
+    let first = m.help.scroll.min(help_max_scroll(m));
+    let shown = usize::from(r.height.saturating_sub(2));
     let lines: Vec<Line> = help
         .iter()
         .skip(first)
         .take(shown)
         .map(|(k, d)| {
+            let key = k.clone().unwrap_or_else(|| " ".repeat(indent));
             Line::from(vec![
-                Span::styled(format!(" {k:<kw$}  "), theme.title()),
-                Span::styled(*d, theme.text()),
+                Span::styled(key, theme.title()),
+                Span::styled(d.clone(), theme.text()),
             ])
         })
         .collect();
@@ -681,13 +771,13 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     } else {
         m.lang.pick(
             format!(
-                " Keys {}–{} of {} (↑↓ PgUp PgDn scroll, Esc closes) ",
+                " Keys {}–{} of {} lines (↑↓ PgUp PgDn scroll, Esc closes) ",
                 first + 1,
                 (first + shown).min(help.len()),
                 help.len()
             ),
             format!(
-                " 按键 {}–{} / {}（↑↓ PgUp PgDn 滚动，Esc 关闭） ",
+                " 按键 第 {}–{} 行，共 {} 行（↑↓ PgUp PgDn 滚动，Esc 关闭） ",
                 first + 1,
                 (first + shown).min(help.len()),
                 help.len()
@@ -703,8 +793,8 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 /// screenful; remembered so `J` stops at the end.
 pub fn clamp_detail(m: &Model, lines: usize, height: u16) -> u16 {
     let max = u16::try_from(lines.saturating_sub(usize::from(height))).unwrap_or(u16::MAX);
-    m.detail_max.set(max);
-    m.detail_scroll.min(max)
+    m.detail.max.set(max);
+    m.detail.scroll.min(max)
 }
 
 /// The detail's offsets down and sideways for `lines` drawn in `area`,
@@ -713,8 +803,8 @@ pub fn detail_offsets(m: &Model, lines: &[Line<'_>], area: Rect) -> (u16, u16) {
     let down = clamp_detail(m, lines.len(), area.height);
     let widest = lines.iter().map(Line::width).max().unwrap_or(0);
     let max = u16::try_from(widest.saturating_sub(usize::from(area.width))).unwrap_or(u16::MAX);
-    m.detail_hmax.set(max);
-    (down, m.detail_hscroll.min(max))
+    m.detail.hmax.set(max);
+    (down, m.detail.hscroll.min(max))
 }
 
 /// A finding's message wrapped to `width`, its severity in front of the

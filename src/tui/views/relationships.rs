@@ -13,14 +13,20 @@ use crate::tui::theme::Theme;
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(r) = &m.report else { return };
-    let lang = m.lang;
     let (list, detail) = split(area);
+    render_list(m, r, theme, f, list);
+    render_detail(m, theme, f, detail);
+}
+
+/// The references of the selected collection's database.
+fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Frame, list: Rect) {
+    let lang = m.lang;
     f.render_widget(
         block(
             format!(
                 " {} ({}) ",
                 lang.pick("References", "引用"),
-                m.rel_rows.len()
+                m.rels.rows.len()
             ),
             m.focus == Pane::Main,
             theme,
@@ -45,8 +51,8 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ),
         theme.dim(),
     )];
-    let off = offset(m.rel_sel, m.rel_rows.len(), h);
-    for (i, &ri) in m.rel_rows.iter().enumerate().skip(off).take(h) {
+    let off = offset(m.rels.sel, m.rels.rows.len(), h);
+    for (i, &ri) in m.rels.rows.iter().enumerate().skip(off).take(h) {
         let rel = &r.relationships[ri];
         let name_w = w.saturating_sub(34).max(10);
         let text = format!(
@@ -56,12 +62,12 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             plain(&rel.cardinality)
         );
         let mut l = Line::styled(fit(&text, w), theme.text());
-        if i == m.rel_sel {
+        if i == m.rels.sel {
             l = l.style(theme.selected());
         }
         lines.push(l);
     }
-    if m.rel_rows.is_empty() {
+    if m.rels.rows.is_empty() {
         lines.push(Line::styled(
             lang.pick(
                 "no references found in this database",
@@ -71,7 +77,11 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ));
     }
     f.render_widget(Paragraph::new(lines), inside);
+}
 
+/// The selected reference in detail, with its fan-out chart.
+fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
+    let lang = m.lang;
     let Some(rel) = m.selected_relationship() else {
         f.render_widget(
             block(

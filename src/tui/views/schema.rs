@@ -20,13 +20,13 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
     let (list, detail) = split(area);
     let fields = m.lang.pick("Fields", "字段");
-    let title = if m.field_filter.is_empty() {
+    let title = if m.schema.filter.is_empty() {
         format!(" {fields} ({}) ", c.fields.len())
     } else {
         format!(
             " {fields} /{} ({} / {}) ",
-            m.field_filter,
-            m.rows.len(),
+            m.schema.filter,
+            m.schema.rows.len(),
             c.fields.len()
         )
     };
@@ -50,8 +50,8 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         header.push_str(lang.pick("  arr p50/max", "  数组 p50/最大"));
     }
     lines.push(Line::styled(fit(&header, w), theme.dim()));
-    let off = offset(m.field_sel, m.rows.len(), h);
-    for (r, &fi) in m.rows.iter().enumerate().skip(off).take(h) {
+    let off = offset(m.schema.sel, m.schema.rows.len(), h);
+    for (r, &fi) in m.schema.rows.iter().enumerate().skip(off).take(h) {
         let fp = &c.fields[fi];
         let has_kids = c
             .fields
@@ -59,7 +59,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             .is_some_and(|n| n.segments.len() > fp.segments.len());
         let marker = if !has_kids {
             "  "
-        } else if m.collapsed.contains(&fp.path) {
+        } else if m.schema.collapsed.contains(&fp.path) {
             "▸ "
         } else {
             "▾ "
@@ -68,12 +68,12 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             Some(Seg::Elem) => "[]".to_owned(),
             _ => fp.name.clone(),
         };
-        let indent = if m.field_filter.is_empty() {
+        let indent = if m.schema.filter.is_empty() {
             "  ".repeat(fp.segments.len().saturating_sub(1))
         } else {
             String::new()
         };
-        let text = if m.field_filter.is_empty() {
+        let text = if m.schema.filter.is_empty() {
             format!("{indent}{marker}{label}")
         } else {
             format!("{marker}{}", fp.path)
@@ -100,12 +100,12 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             spans.push(Span::styled(format!(" {a:>11}"), theme.dim()));
         }
         let mut line = Line::from(spans);
-        if r == m.field_sel {
+        if r == m.schema.sel {
             line = line.style(theme.selected());
         }
         lines.push(line);
     }
-    if m.rows.is_empty() {
+    if m.schema.rows.is_empty() {
         lines.push(Line::styled("no field matches", theme.dim()));
     }
     f.render_widget(Paragraph::new(lines), inside);
@@ -368,9 +368,10 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let limit = g
             .days_to_limit
             .map(|d| {
+                let (en, zh) = crate::fmt::duration_days(d);
                 lang.pick(
-                    format!(", 16 MiB in ~{d:.0} days"),
-                    format!("，约 {d:.0} 天后达到 16 MiB"),
+                    format!(", 16 MiB in ~{en}"),
+                    format!("，约{zh}后达到 16 MiB"),
                 )
             })
             .unwrap_or_default();
@@ -389,6 +390,14 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             ),
             theme,
         ));
+        // Why this measurement decides, wrapped under the value: the
+        // sentence is long and every word of it is evidence.
+        if let Some(d) = g.decision_text(lang) {
+            let width = usize::from(text_area.width).saturating_sub(11).max(20);
+            for part in super::wrap(&d, width) {
+                lines.push(kv(&label, "", part, theme));
+            }
+        }
     }
     for (i, e) in fp.examples.iter().enumerate() {
         let s = serde_json::to_string(e).unwrap_or_default();

@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 use super::{block, fit, inner, offset, pad, split};
 use crate::advise::Advice;
-use crate::fmt::{decimal, group};
+use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::rules::remedy::Remedy;
 use crate::tui::keymap::Action;
@@ -32,11 +32,6 @@ pub fn shape_text(s: &Shape) -> String {
 /// Milliseconds, grouped.
 fn ms(n: u64) -> String {
     format!("{} ms", group(n))
-}
-
-/// Documents examined per document returned.
-fn per_returned(s: &Shape) -> f64 {
-    crate::rules::shapes::per_returned(s.docs_examined, s)
 }
 
 /// The plans a shape ran with, most used first (`COLLSCAN ×150`).
@@ -165,7 +160,6 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     };
     let total_ms: u64 = w.shapes.iter().map(|s| s.ms.total).sum();
     let shapes = m.shapes();
-    let summary = m.is_summary();
     let (list, detail) = split(area);
     f.render_widget(
         block(
@@ -178,6 +172,28 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ),
         list,
     );
+    let sel = m.workload.sel.min(shapes.len().saturating_sub(1));
+    render_list(m, theme, f, list, (&shapes, sel, w.shapes.len()));
+    let Some(&(rank, s)) = shapes.get(sel) else {
+        f.render_widget(
+            block(format!(" {} ", lang.pick("Shape", "形状")), false, theme),
+            detail,
+        );
+        return;
+    };
+    render_detail(m, theme, f, detail, (rank, s, total_ms));
+}
+
+/// The shapes listed, `sel` selected, `all` the workload's count.
+fn render_list(
+    m: &Model,
+    theme: &Theme,
+    f: &mut Frame,
+    list: Rect,
+    (shapes, sel, all): (&[(usize, &Shape)], usize, usize),
+) {
+    let lang = m.lang;
+    let summary = m.is_summary();
     let inside = inner(list);
     let lw = usize::from(inside.width);
     let h = usize::from(inside.height.saturating_sub(1));
@@ -195,7 +211,6 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         lang.pick("plan", "执行计划"),
     ));
     let mut lines = vec![Line::styled(fit(&format!("  {head}"), lw), theme.dim())];
-    let sel = m.shape_sel.min(shapes.len().saturating_sub(1));
     let off = offset(sel, shapes.len(), h);
     for (i, (rank, s)) in shapes.iter().enumerate().skip(off).take(h) {
         let worst = m.shape_findings(*rank).first().map(|f| f.severity);
@@ -207,7 +222,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             group(s.count),
             ms(s.ms.total),
             ms(s.ms.p95),
-            decimal(per_returned(s)),
+            s.examined_per_returned(),
         );
         let plan = plans(s).first().map(|p| p.0.clone()).unwrap_or_default();
         let text = row(&cells(
@@ -233,11 +248,11 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let text = lang.pick(
             format!(
                 "No query shape of the workload ran here ({} shapes in all).",
-                group(w.shapes.len() as u64)
+                group(all as u64)
             ),
             format!(
                 "负载中没有在此运行的查询形状（共 {} 种）。",
-                group(w.shapes.len() as u64)
+                group(all as u64)
             ),
         );
         for l in crate::fmt::wrap(&text, lw) {
@@ -245,14 +260,17 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         }
     }
     f.render_widget(Paragraph::new(lines), inside);
+}
 
-    let Some(&(rank, s)) = shapes.get(sel) else {
-        f.render_widget(
-            block(format!(" {} ", lang.pick("Shape", "形状")), false, theme),
-            detail,
-        );
-        return;
-    };
+/// The selected shape (rank `rank`) in detail; `total_ms` the workload's.
+fn render_detail(
+    m: &Model,
+    theme: &Theme,
+    f: &mut Frame,
+    detail: Rect,
+    (rank, s, total_ms): (usize, &Shape, u64),
+) {
+    let lang = m.lang;
     f.render_widget(
         block(
             format!(" {} · {} ", s.op, crate::report::text::safe(&s.namespace)),
@@ -323,33 +341,49 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             ms(s.ms.max)
         ),
     ));
-    d.extend(kv(
-        lang.pick("examined", "检查"),
-        lang.pick(
-            format!(
-                "{} documents, {} keys; {} returned",
-                group(s.docs_examined),
-                group(s.keys_examined),
-                group(s.nreturned)
+    if s.examined_recorded() {
+        d.extend(kv(
+            lang.pick("examined", "检查"),
+            lang.pick(
+                format!(
+                    "{} documents, {} keys; {} returned",
+                    group(s.docs_examined),
+                    group(s.keys_examined),
+                    group(s.nreturned)
+                ),
+                format!(
+                    "{} 个文档，{} 个索引键；返回 {} 个",
+                    group(s.docs_examined),
+                    group(s.keys_examined),
+                    group(s.nreturned)
+                ),
             ),
-            format!(
-                "{} 个文档，{} 个索引键；返回 {} 个",
-                group(s.docs_examined),
-                group(s.keys_examined),
-                group(s.nreturned)
+        ));
+        d.extend(kv(
+            "",
+            lang.pick(
+                format!(
+                    "documents examined per document returned: {}",
+                    s.examined_per_returned()
+                ),
+                format!("每返回一个文档检查 {} 个文档", s.examined_per_returned()),
             ),
-        ),
-    ));
-    d.extend(kv(
-        "",
-        lang.pick(
-            format!(
-                "documents examined per document returned: {}",
-                decimal(per_returned(s))
+        ));
+    } else {
+        d.extend(kv(
+            lang.pick("examined", "检查"),
+            lang.pick(
+                format!(
+                    "not recorded: the profiler named no plan for these runs; the plan is what explain says the server chooses now ({} returned)",
+                    group(s.nreturned)
+                ),
+                format!(
+                    "未记录：性能分析器没有记录这些运行的执行计划；计划来自 explain，即服务器现在会选择的计划（返回 {} 个）",
+                    group(s.nreturned)
+                ),
             ),
-            format!("每返回一个文档检查 {} 个文档", decimal(per_returned(s))),
-        ),
-    ));
+        ));
+    }
     if s.in_memory_sorts > 0 {
         d.extend(kv(
             lang.pick("sorts", "排序"),

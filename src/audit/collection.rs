@@ -1,0 +1,205 @@
+//! One collection on its journey through a run: the working type every
+//! stage reads and adds to — the sampling its profile and kept documents,
+//! the extremes pass its whole-collection figures, the growth stage its
+//! growth by path, the relationship stage the references it takes part in,
+//! the rules its findings. The report is built from it once, at the end
+//! ([`Collection::into_report`]); what the explorer shows of a collection
+//! still being judged is built the same way ([`Collection::preview`]).
+
+use std::collections::BTreeMap;
+
+use crate::advise::Advice;
+use crate::growth;
+use crate::profile::{FieldProfile, Profile};
+use crate::relate::CollectionView;
+use crate::report::CollectionReport;
+use crate::rules::context::{measured_fields, CollectionData};
+use crate::source::{CollectionMeta, Extremes, SampleOutcome};
+
+/// A collection being audited.
+#[derive(Clone, Debug)]
+pub struct Collection {
+    /// What the source knew before reading: name, kind, counts, storage,
+    /// indexes and their use, options.
+    pub meta: CollectionMeta,
+    /// `db.coll`.
+    pub namespace: String,
+    /// Documents in the collection: exact when every document was read,
+    /// otherwise the source's estimate.
+    pub documents: Option<u64>,
+    /// `$sample`, `find`, `reservoir` or `all`.
+    pub sample_method: String,
+    pub partial: Option<String>,
+    /// Every document of the collection was read and profiled.
+    pub complete: bool,
+    pub profile: Profile,
+    /// The profile's paths with their confidence, as the rules read them.
+    pub fields: Vec<FieldProfile>,
+    /// The kept sample: at most the sample size (or 1,000 documents for a
+    /// full read), within its share of the memory budget.
+    pub kept: Vec<Vec<u8>>,
+    /// Size of each kept document as read: a document over its share of
+    /// the budget is kept cut (long strings shortened).
+    pub kept_sizes: Vec<u64>,
+    /// Figures measured over every document when only a sample was
+    /// profiled (`scope: collection`).
+    pub extremes: Option<Extremes>,
+    /// How each array path grows, by path.
+    pub growth: growth::ByPath,
+    /// The run's relationships this collection is one end of, by their
+    /// place in the run's list.
+    pub relationships: Vec<usize>,
+    pub findings: Vec<Advice>,
+    pub notes: Vec<String>,
+    /// Commands sent to the server for this collection, by command name.
+    pub round_trips: Option<BTreeMap<String, u64>>,
+}
+
+impl Collection {
+    /// What the source knew, how it sampled, and the profile.
+    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, profile: Profile) -> Collection {
+        let documents = outcome.total.or(meta.documents);
+        let fields = measured_fields(&profile, &meta, documents);
+        let mut notes = meta.notes.clone();
+        if profile.invalid > 0 {
+            notes.push(format!(
+                "{} documents could not be decoded and were skipped ({})",
+                profile.invalid,
+                profile.first_error.as_deref().unwrap_or("malformed BSON")
+            ));
+        }
+        if profile.paths_capped {
+            notes.push(format!(
+                "more distinct paths than the profile keeps; {} values under further paths were counted in document sizes only",
+                profile.dropped_values
+            ));
+        }
+        if profile.too_deep > 0 {
+            notes.push(format!(
+                "{} values nested deeper than {} levels were not descended into",
+                profile.too_deep,
+                crate::profile::MAX_WALK_DEPTH
+            ));
+        }
+        Collection {
+            namespace: meta.namespace(),
+            documents,
+            sample_method: outcome.method.clone(),
+            partial: outcome.partial.clone(),
+            complete: outcome.total == Some(outcome.read)
+                && outcome.partial.is_none()
+                && outcome.skipped == 0
+                && profile.invalid == 0,
+            fields,
+            kept: Vec::new(),
+            kept_sizes: Vec::new(),
+            extremes: None,
+            growth: growth::ByPath::new(),
+            relationships: Vec::new(),
+            findings: Vec::new(),
+            notes,
+            round_trips: None,
+            profile,
+            meta,
+        }
+    }
+
+    /// Size of the largest document known: over the whole collection when
+    /// its extremes were measured, else the profile's.
+    pub fn largest_bytes(&self) -> u64 {
+        let profiled = self.profile.doc_sizes.max();
+        self.extremes
+            .as_ref()
+            .and_then(Extremes::max_bytes)
+            .map_or(profiled, |m| m.max(profiled))
+    }
+
+    /// What the rules read of this collection.
+    pub fn data(&self) -> CollectionData<'_> {
+        CollectionData {
+            meta: &self.meta,
+            namespace: &self.namespace,
+            kind: self.meta.kind,
+            documents: self.documents,
+            sampled: self.profile.sampled,
+            doc_size: self.profile.doc_size,
+            max_depth: self.profile.max_depth,
+            paths_capped: self.profile.paths_capped,
+            indexes: &self.meta.indexes,
+            fields: &self.fields,
+            kept: &self.kept,
+            growth: &self.growth,
+            extremes: self.extremes.as_ref(),
+        }
+    }
+
+    /// What the relationship stage sees of it.
+    pub fn view(&self) -> CollectionView<'_> {
+        CollectionView {
+            db: &self.meta.db,
+            name: &self.meta.name,
+            profile: &self.profile,
+            docs: &self.kept,
+            indexes: &self.meta.indexes,
+            growth: &self.growth,
+            documents: self.documents,
+            meta: &self.meta,
+            complete: self.partial.is_none() && self.documents == Some(self.kept.len() as u64),
+        }
+    }
+
+    /// The report of this collection, with at most `docs` of its kept
+    /// documents: what the explorer shows of it before the run ends.
+    pub fn preview(&self, docs: usize) -> CollectionReport {
+        let n = self.kept.len().min(docs);
+        let mut c = self.clone();
+        c.kept.truncate(n);
+        c.into_report()
+    }
+
+    /// The report of this collection: built once, when every stage is done.
+    /// Every member is named, so that a new one is a decision here.
+    pub fn into_report(self) -> CollectionReport {
+        let Collection {
+            meta,
+            namespace,
+            documents,
+            sample_method,
+            partial,
+            complete: _,
+            profile,
+            fields,
+            kept,
+            kept_sizes: _,
+            extremes,
+            growth,
+            relationships: _,
+            findings,
+            notes,
+            round_trips,
+        } = self;
+        CollectionReport {
+            namespace,
+            kind: meta.kind,
+            documents,
+            sampled: profile.sampled,
+            sample_method,
+            partial,
+            doc_size: profile.doc_size,
+            max_depth: profile.max_depth,
+            storage: meta.storage.clone(),
+            indexes: meta.indexes.clone(),
+            options: meta.options.clone(),
+            fields,
+            findings,
+            paths_capped: profile.paths_capped,
+            notes,
+            round_trips,
+            extremes,
+            growth,
+            profile,
+            kept,
+            meta,
+        }
+    }
+}

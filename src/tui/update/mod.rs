@@ -1,0 +1,490 @@
+//! `update(model, msg) -> effects`: the only place the model changes. Work
+//! that waits (sampling, queries, the clipboard, files) leaves as
+//! `Effect`s and comes back as `Msg`s tagged with the request id; stale
+//! ones are dropped.
+//!
+//! This module dispatches: a message to the concern it is about (a
+//! sampling run, a lesson, a query, the mouse), a key's action to what is
+//! app-wide (quit, help, tabs, panes, the sample size, Esc) or to the
+//! focused pane — the navigator or the selected tab, each in a module of
+//! its own that can be driven alone.
+
+pub mod documents;
+pub mod findings;
+pub mod indexes;
+pub mod jobs;
+pub mod learn;
+pub mod mouse;
+pub mod nav;
+pub mod prompt;
+pub mod query;
+pub mod relationships;
+pub mod schema;
+pub mod workload;
+
+use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+
+use crate::i18n::Lang;
+use crate::report::{CollectionReport, Report};
+
+use super::effects::Effect;
+use super::export::Format;
+use super::keymap::{Action, Key};
+use super::model::{Level, Model, Pane, Status, Tab};
+use super::querybar::{self, Reply};
+use super::views;
+
+pub use jobs::{set_report, start_sampling};
+pub use learn::start_measuring;
+
+/// Display columns one sideways scroll moves the detail.
+const HSTEP: u16 = 8;
+
+/// Smallest and largest sample sizes `+`/`-` reach.
+pub const MIN_SAMPLE: u64 = 10;
+pub const MAX_SAMPLE: u64 = 10_000_000;
+
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// Progress of request `req`.
+    Progress {
+        req: u64,
+        stage: crate::audit::Stage,
+        namespace: String,
+        position: (usize, usize),
+        documents: u64,
+        expected: Option<u64>,
+        rate: f64,
+    },
+    /// Request `req` has read one more collection, the `position.0`th of
+    /// `position.1` (profiled, not yet judged).
+    Arrived {
+        req: u64,
+        position: (usize, usize),
+        collection: Box<CollectionReport>,
+    },
+    /// Request `req` finished.
+    Loaded {
+        req: u64,
+        result: Result<Box<Report>, String>,
+    },
+    /// Request `req` measured the selected lesson's data sets.
+    Lesson {
+        req: u64,
+        result: Result<Vec<(String, Report)>, String>,
+    },
+    /// Query request `req` answered.
+    Query {
+        req: u64,
+        reply: Reply,
+    },
+    /// Export request `req` has written `written` documents.
+    Exporting {
+        req: u64,
+        written: u64,
+    },
+    /// Export request `req` ended: the file and the documents in it, or
+    /// why it stopped (its partial file removed).
+    Exported {
+        req: u64,
+        result: Result<(std::path::PathBuf, u64), String>,
+    },
+    /// A side effect reports back (a file written, a copy made).
+    Done(Done),
+    /// Leave cleanly, as on a quit key.
+    Terminate,
+    /// Signal number `n` arrived: leave cleanly (the process then exits
+    /// with 128 + `n`).
+    Signal(i32),
+    /// The terminal can no longer be read: leave.
+    InputFailed(String),
+}
+
+/// What a side effect did, for the status line.
+#[derive(Debug)]
+pub enum Done {
+    /// The script of `what` went to the new file `written` (`asked`, or a
+    /// name beside it when that was taken).
+    Wrote {
+        what: String,
+        written: std::path::PathBuf,
+        asked: std::path::PathBuf,
+    },
+    /// The script of `what`, `lines` long, went to the clipboard.
+    Copied { what: String, lines: usize },
+    /// It could not be done: why.
+    Failed(String),
+}
+
+/// The status line for what a side effect did, in the explorer's language.
+fn done(m: &mut Model, d: Done) {
+    let (level, text) = match (d, m.lang) {
+        (Done::Wrote { what, written, asked }, lang) => {
+            let (w, a) = (written.display(), asked.display());
+            let text = match (lang, written == asked) {
+                (Lang::En, true) => format!("wrote the script of {what} to {w}"),
+                (Lang::En, false) => {
+                    format!("wrote the script of {what} to {w} ({a} exists and was left as it is)")
+                }
+                (Lang::Zh, true) => format!("已把 {what} 的脚本写入 {w}"),
+                (Lang::Zh, false) => format!("已把 {what} 的脚本写入 {w}（{a} 已存在，未改动）"),
+            };
+            (Level::Info, text)
+        }
+        (Done::Copied { what, lines }, Lang::En) => (
+            Level::Info,
+            format!("copied the script of {what} ({lines} lines) with OSC 52 — if your terminal allows it"),
+        ),
+        (Done::Copied { what, lines }, Lang::Zh) => (
+            Level::Info,
+            format!("已通过 OSC 52 复制 {what} 的脚本（{lines} 行）——如果终端允许"),
+        ),
+        (Done::Failed(why), lang) => (
+            Level::Error,
+            format!("{} {why}", lang.pick("cannot do it:", "无法完成：")),
+        ),
+    };
+    status(m, level, text);
+}
+
+pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Key(k) => key(m, k),
+        Msg::Mouse(e) => mouse::event(m, e),
+        Msg::Resize(w, h) => {
+            m.size = (w, h);
+            Vec::new()
+        }
+        Msg::Progress { .. } | Msg::Arrived { .. } | Msg::Loaded { .. } => jobs::on_message(m, msg),
+        Msg::Lesson { req, result } => {
+            learn::measured(m, req, result);
+            Vec::new()
+        }
+        Msg::Query { req, reply } => {
+            query::reply(m, req, reply);
+            Vec::new()
+        }
+        Msg::Exporting { req, written } => {
+            query::export_progress(m, req, written);
+            Vec::new()
+        }
+        Msg::Exported { req, result } => {
+            query::exported(m, req, result);
+            Vec::new()
+        }
+        Msg::Done(d) => {
+            done(m, d);
+            Vec::new()
+        }
+        Msg::Terminate | Msg::Signal(_) | Msg::InputFailed(_) => {
+            m.quit = true;
+            vec![Effect::Quit]
+        }
+    }
+}
+
+/// A key: to the query bar or the prompt while one is open (a control key
+/// bound to quitting, ctrl-c, quits from them too instead of typing a
+/// letter), else its action.
+fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
+    if k.kind == KeyEventKind::Release {
+        return Vec::new();
+    }
+    let bound = m.keymap.action(Key::from_event(k));
+    let ctrl_quit = bound == Some(Action::Quit) && k.modifiers.contains(KeyModifiers::CONTROL);
+    if m.docs.query.bar.is_some() && !ctrl_quit {
+        return query::key(m, k);
+    }
+    if m.input.is_some() && !ctrl_quit {
+        prompt::key(m, k);
+        return Vec::new();
+    }
+    match bound {
+        Some(a) => action(m, a),
+        None => Vec::new(),
+    }
+}
+
+/// What an action does: app-wide ones here, a tab's own keys wherever the
+/// focus is (they switch to it), moving and opening in the focused pane.
+pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
+    if m.help.open && !matches!(a, Action::Help | Action::Cancel | Action::Quit) {
+        help_scroll(m, a);
+        return Vec::new();
+    }
+    match a {
+        Action::Quit => quit(m),
+        Action::Help => {
+            m.help.open = !m.help.open;
+            m.help.scroll = 0;
+            Vec::new()
+        }
+        Action::Cancel => cancel(m),
+        Action::NextPane | Action::PrevPane => {
+            m.focus = match m.focus {
+                Pane::Nav => Pane::Main,
+                Pane::Main => Pane::Nav,
+            };
+            Vec::new()
+        }
+        Action::NextTab => enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
+        Action::PrevTab => enter_tab(
+            m,
+            Tab::ALL[(m.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()],
+        ),
+        Action::TabSchema => enter_tab(m, Tab::Schema),
+        Action::TabFindings => enter_tab(m, Tab::Findings),
+        Action::TabDocuments => enter_tab(m, Tab::Documents),
+        Action::TabRelationships => enter_tab(m, Tab::Relationships),
+        Action::TabLearn => enter_tab(m, Tab::Learn),
+        Action::TabIndexes => enter_tab(m, Tab::Indexes),
+        Action::TabWorkload => enter_tab(m, Tab::Workload),
+        Action::Resample => start_sampling(m),
+        Action::SampleMore | Action::SampleLess => {
+            jobs::resize_sample(m, a == Action::SampleMore);
+            Vec::new()
+        }
+        Action::NavSort => {
+            nav::sort(m);
+            Vec::new()
+        }
+        Action::LessonLanguage => learn::switch_language(m),
+        Action::Filter => {
+            if m.focus == Pane::Main && m.tab == Tab::Documents && m.collection().is_some() {
+                query::open(m);
+            } else {
+                prompt::open(m);
+            }
+            Vec::new()
+        }
+        Action::SeverityFilter | Action::RuleFilter => {
+            findings::cycle_filter(m, a);
+            Vec::new()
+        }
+        // On the Documents tab with query results `w` writes them; else
+        // `y` and `w` take the selected finding's script.
+        Action::WriteScript if m.tab == Tab::Documents && querybar::results(m).is_some() => {
+            query::export(m, Format::Json)
+        }
+        Action::Copy | Action::WriteScript => findings::script(m, a),
+        Action::ExportCsv => query::export(m, Format::Csv),
+        Action::NextPage | Action::PrevPage => query::turn_page(m, a == Action::NextPage),
+        Action::Explain => query::explain(m),
+        Action::DocsWithField => {
+            documents::with_field(m);
+            Vec::new()
+        }
+        Action::LargestDocs => {
+            documents::largest(m);
+            Vec::new()
+        }
+        Action::FoldLevel => {
+            documents::fold_level(m);
+            Vec::new()
+        }
+        // The detail belongs to the selected tab, wherever the focus is.
+        Action::DetailUp | Action::DetailDown | Action::DetailLeft | Action::DetailRight => {
+            tab_action(m, a)
+        }
+        Action::Up
+        | Action::Down
+        | Action::Left
+        | Action::Right
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+        | Action::Toggle => match m.focus {
+            Pane::Nav => nav::action(m, a),
+            Pane::Main => tab_action(m, a),
+        },
+    }
+}
+
+/// An action for the selected tab's own module.
+fn tab_action(m: &mut Model, a: Action) -> Vec<Effect> {
+    match m.tab {
+        Tab::Schema => schema::action(m, a),
+        Tab::Findings => findings::action(m, a),
+        Tab::Documents => documents::action(m, a),
+        Tab::Relationships => relationships::action(m, a),
+        Tab::Learn => learn::action(m, a),
+        Tab::Indexes => indexes::action(m, a),
+        Tab::Workload => workload::action(m, a),
+    }
+}
+
+/// What every tab does with a key it has no use of its own for: Left
+/// goes to the navigator, Right to the tab, the detail keys scroll the
+/// detail (no further than its text, as the last frame measured it).
+pub fn common(m: &mut Model, a: Action) -> Vec<Effect> {
+    match a {
+        Action::Left => m.focus = Pane::Nav,
+        Action::Right => m.focus = Pane::Main,
+        Action::DetailUp => m.detail.scroll = m.detail.scroll.saturating_sub(3),
+        Action::DetailDown => {
+            m.detail.scroll = m.detail.scroll.saturating_add(3).min(m.detail.max.get());
+        }
+        Action::DetailLeft => m.detail.hscroll = m.detail.hscroll.saturating_sub(HSTEP),
+        Action::DetailRight => {
+            m.detail.hscroll = m
+                .detail
+                .hscroll
+                .saturating_add(HSTEP)
+                .min(m.detail.hmax.get());
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// `q`: the run in flight cancelled, and out.
+fn quit(m: &mut Model) -> Vec<Effect> {
+    m.quit = true;
+    let mut fx: Vec<Effect> = m
+        .job
+        .take()
+        .map(|j| Effect::Cancel { req: j.req })
+        .into_iter()
+        .collect();
+    fx.push(Effect::Quit);
+    fx
+}
+
+/// Keys while the help is open scroll it.
+fn help_scroll(m: &mut Model, a: Action) {
+    let page = views::help_visible(m);
+    let max = views::help_max_scroll(m);
+    m.help.scroll = match a {
+        Action::Up => m.help.scroll.saturating_sub(1),
+        Action::Down => m.help.scroll + 1,
+        Action::PageUp => m.help.scroll.saturating_sub(page),
+        Action::PageDown => m.help.scroll + page,
+        Action::Top => 0,
+        Action::Bottom => max,
+        _ => m.help.scroll,
+    }
+    .min(max);
+}
+
+/// Esc undoes the nearest thing: the help; an export; a query the user just ran
+/// (before a sampling run); a sampling run (stop, then abandon); the
+/// query's results (back to the sample); a field filter; the collection
+/// filter; a narrowed document list; else the status line.
+fn cancel(m: &mut Model) -> Vec<Effect> {
+    if m.help.open {
+        m.help.open = false;
+        return Vec::new();
+    }
+    if let Some(fx) = query::stop_export(m) {
+        return fx;
+    }
+    let on_docs = m.tab == Tab::Documents;
+    if on_docs && m.docs.query.running() && querybar::results(m).is_some() {
+        return query_cancel(m);
+    }
+    if let Some(fx) = jobs::stop_or_abandon(m) {
+        return fx;
+    }
+    if on_docs && querybar::results(m).is_some() {
+        return query_cancel(m);
+    }
+    let cleared = (m.focus == Pane::Main && schema::clear_filter(m))
+        || nav::clear_filter(m)
+        || (on_docs && documents::show_all(m));
+    if !cleared {
+        m.status = None;
+    }
+    Vec::new()
+}
+
+fn query_cancel(m: &mut Model) -> Vec<Effect> {
+    let fx = query::cancel(m).unwrap_or_default();
+    documents::rebuild(m);
+    fx
+}
+
+pub fn status(m: &mut Model, level: Level, text: impl Into<String>) {
+    m.status = Some(Status {
+        text: text.into(),
+        level,
+    });
+}
+
+/// Everything derived from the selected collection, recomputed: each tab
+/// back at its start. The overview and a database show findings, whatever
+/// the tab was; back on a collection, the tab it was comes back.
+pub fn collection_changed(m: &mut Model) {
+    if m.is_summary() {
+        if !matches!(m.tab, Tab::Learn | Tab::Workload) {
+            m.nav.tab_before_summary.get_or_insert(m.tab);
+            m.tab = Tab::Findings;
+        }
+    } else if let Some(t) = m.nav.tab_before_summary.take() {
+        m.tab = t;
+    }
+    m.detail.reset();
+    m.indexes.sel = 0;
+    m.workload.sel = 0;
+    schema::collection_changed(m);
+    findings::collection_changed(m);
+    documents::collection_changed(m);
+    relationships::rebuild(m);
+}
+
+/// Height of the list in the current tab, for paging.
+pub fn page(m: &Model) -> usize {
+    (usize::from(m.size.1) / 2).max(1)
+}
+
+pub fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let last = len - 1;
+    match a {
+        Action::Up => sel.saturating_sub(1),
+        Action::Down => (sel + 1).min(last),
+        Action::PageUp => sel.saturating_sub(page),
+        Action::PageDown => (sel + page).min(last),
+        Action::Top => 0,
+        Action::Bottom => last,
+        _ => sel,
+    }
+}
+
+pub fn set_tab(m: &mut Model, t: Tab) {
+    if m.is_summary() && !matches!(t, Tab::Findings | Tab::Learn | Tab::Workload) {
+        // The overview and databases are findings; the tab opens with the
+        // next collection.
+        m.nav.tab_before_summary = Some(t);
+        let msg = format!(
+            "{} {}",
+            m.lang
+                .pick("select a collection to see its", "选择一个集合以查看其"),
+            t.title(m.lang)
+        );
+        status(m, Level::Info, &msg);
+        return;
+    }
+    if m.is_summary() && t == Tab::Workload {
+        // Chosen here, the Workload tab stays on the next collection.
+        m.nav.tab_before_summary = None;
+    }
+    m.tab = t;
+    m.focus = Pane::Main;
+    m.detail.scroll = 0;
+    m.detail.hscroll = 0;
+}
+
+/// Switches tab; the Learn tab measures its lesson when nothing is shown.
+pub fn enter_tab(m: &mut Model, t: Tab) -> Vec<Effect> {
+    set_tab(m, t);
+    if t == Tab::Learn && m.learn.req.is_none() && !matches!(m.learn.text, Some(Ok(_))) {
+        return learn::start_measuring(m);
+    }
+    Vec::new()
+}

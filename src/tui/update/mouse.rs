@@ -1,0 +1,111 @@
+//! The mouse: the wheel scrolls what is under it, a click selects a
+//! navigator row, a list row or a tab, and closes the help.
+
+use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use crate::lesson::LESSONS;
+
+use super::super::effects::Effect;
+use super::super::keymap::Action;
+use super::super::model::{Model, Pane, Tab};
+use super::super::views;
+use super::{action, collection_changed, enter_tab, learn};
+
+fn inside(r: Rect, col: u16, row: u16) -> bool {
+    r.contains(Position { x: col, y: row })
+}
+
+/// A mouse event.
+pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
+    let Some(a) = views::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
+        return Vec::new();
+    };
+    let (col, row) = (e.column, e.row);
+    let pane = if inside(a.nav, col, row) {
+        Pane::Nav
+    } else {
+        Pane::Main
+    };
+    match e.kind {
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+            if m.help.open {
+                return Vec::new();
+            }
+            m.focus = pane;
+            let up = e.kind == MouseEventKind::ScrollUp;
+            let over_lesson = m.tab == Tab::Learn
+                && pane == Pane::Main
+                && views::learn::text_area(m.size).is_some_and(|r| inside(r, col, row));
+            let act = match (over_lesson, up) {
+                (true, true) => Action::DetailUp,
+                (true, false) => Action::DetailDown,
+                (false, true) => Action::Up,
+                (false, false) => Action::Down,
+            };
+            action(m, act)
+        }
+        MouseEventKind::Down(MouseButton::Left) => {
+            if m.help.open {
+                m.help.open = false;
+                return Vec::new();
+            }
+            if inside(a.tabs, col, row) {
+                if let Some(t) = views::tab_at(m, a.tabs, col) {
+                    return enter_tab(m, t);
+                }
+                return Vec::new();
+            }
+            m.focus = pane;
+            if pane == Pane::Nav {
+                let inner = views::inner(a.nav);
+                if inside(inner, col, row) {
+                    let off = views::offset(m.nav.sel, m.nav.rows.len(), usize::from(inner.height));
+                    let i = off + usize::from(row - inner.y);
+                    if i < m.nav.rows.len() && i != m.nav.sel {
+                        m.nav.sel = i;
+                        m.nav.overview_chosen = i == 0;
+                        collection_changed(m);
+                    }
+                }
+            } else if let Some((list, header)) = views::list_area(m, a.main) {
+                if inside(list, col, row) && row >= list.y + header {
+                    let h = usize::from(list.height.saturating_sub(header));
+                    let (sel, len) = match m.tab {
+                        Tab::Schema => (m.schema.sel, m.schema.rows.len()),
+                        Tab::Findings => (m.findings.sel, m.findings.rows.len()),
+                        Tab::Relationships => (m.rels.sel, m.rels.rows.len()),
+                        Tab::Indexes => {
+                            (m.indexes.sel, m.collection().map_or(0, |c| c.indexes.len()))
+                        }
+                        Tab::Workload => (m.workload.sel, m.shapes().len()),
+                        Tab::Learn => (m.learn.sel, LESSONS.len()),
+                        Tab::Documents => return Vec::new(),
+                    };
+                    let i = views::offset(sel, len, h) + usize::from(row - list.y - header);
+                    if i < len {
+                        match m.tab {
+                            Tab::Learn => return learn::select_lesson(m, i),
+                            Tab::Schema => m.schema.sel = i,
+                            Tab::Findings => {
+                                m.findings.sel = i;
+                                m.detail.scroll = 0;
+                                m.detail.hscroll = 0;
+                            }
+                            Tab::Relationships => m.rels.sel = i,
+                            Tab::Indexes => m.indexes.sel = i,
+                            Tab::Workload => {
+                                m.workload.sel = i;
+                                m.detail.scroll = 0;
+                                m.detail.hscroll = 0;
+                            }
+                            Tab::Documents => {}
+                        }
+                    }
+                }
+            }
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
