@@ -651,13 +651,14 @@ async fn read_collection<S: Source>(
         keep_bytes,
         crate::profile::sketch::hash_bytes(7, ns.as_bytes()),
     )
-    .cutting_above(doc_cap);
+    .cutting_above(doc_cap)
+    .checking_bson();
     let mut seen = 0u64;
     let mut sink = |bytes: &[u8]| {
-        // Malformed documents are counted by the profiler and reported.
-        if profiler.add(bytes).is_ok() {
-            kept.offer(bytes);
-        }
+        // Malformed documents are counted by the profiler and reported;
+        // the reservoir keeps only well-formed ones.
+        let _ = profiler.add(bytes);
+        kept.offer(bytes);
         seen += 1;
         if seen.is_multiple_of(256) {
             let now = Instant::now();

@@ -77,6 +77,8 @@ pub struct Reservoir {
     doc_cap: usize,
     /// Documents kept cut.
     cut: u64,
+    /// Keep only documents whose BSON framing checks out.
+    checked: bool,
 }
 
 impl Reservoir {
@@ -92,6 +94,7 @@ impl Reservoir {
             oversized: 0,
             doc_cap: usize::MAX,
             cut: 0,
+            checked: false,
         }
     }
 
@@ -103,8 +106,19 @@ impl Reservoir {
         self
     }
 
+    /// Keeps only well-formed BSON documents, checking each one it would
+    /// keep (a malformed document still counts as read).
+    #[must_use]
+    pub fn checking_bson(mut self) -> Reservoir {
+        self.checked = true;
+        self
+    }
+
     /// What is kept of `bytes`: the document, or its cut copy.
     fn keep(&mut self, bytes: &[u8]) -> Option<Vec<u8>> {
+        if self.checked && crate::profile::check(bytes).is_err() {
+            return None;
+        }
         if bytes.len() <= self.doc_cap {
             return Some(bytes.to_vec());
         }
@@ -214,6 +228,21 @@ mod tests {
         }
         // Each item is expected 40 times; allow generous noise.
         assert!(hits.iter().all(|&h| (15..=70).contains(&h)), "{hits:?}");
+    }
+
+    #[test]
+    fn a_checking_reservoir_keeps_only_well_formed_documents() {
+        let mut good = Vec::new();
+        bson::doc! {"a": 1}.to_writer(&mut good).expect("encode");
+        let mut bad = good.clone();
+        bad[4] = 0xEE;
+        let mut r = Reservoir::new(10, usize::MAX, 1).checking_bson();
+        r.offer(&bad);
+        r.offer(&good);
+        assert_eq!(r.into_documents(), vec![good.clone()]);
+        let mut r = Reservoir::new(10, usize::MAX, 1);
+        r.offer(&bad);
+        assert_eq!(r.len(), 1, "an unchecking reservoir keeps any bytes");
     }
 
     #[test]

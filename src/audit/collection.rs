@@ -63,8 +63,14 @@ impl Collection {
         let mut notes = meta.notes.clone();
         if profile.invalid > 0 {
             notes.push(format!(
-                "{} documents could not be decoded and were skipped ({})",
-                profile.invalid,
+                "{} {} could not be decoded and {} skipped ({})",
+                crate::fmt::group(profile.invalid),
+                if profile.invalid == 1 {
+                    "document"
+                } else {
+                    "documents"
+                },
+                if profile.invalid == 1 { "was" } else { "were" },
                 profile.first_error.as_deref().unwrap_or("malformed BSON")
             ));
         }

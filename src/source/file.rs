@@ -200,6 +200,28 @@ impl FileSource {
     }
 }
 
+/// Files from which a scan (reference probes) runs on every core.
+const SCAN_PARALLEL_AFTER: u64 = 1 << 20;
+/// Bytes of documents dealt to a scanning worker at a time.
+const SCAN_BATCH_BYTES: usize = 128 << 10;
+
+/// Calls `each` on every document of a batch: each a little-endian `u32`
+/// length, then the document's bytes.
+fn each_framed(batch: &[u8], each: &mut dyn FnMut(&[u8])) {
+    let mut at = 0usize;
+    while let Some(len) = batch
+        .get(at..at + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(|b| u32::from_le_bytes(b) as usize)
+    {
+        let Some(doc) = batch.get(at + 4..at + 4 + len) else {
+            break;
+        };
+        each(doc);
+        at += 4 + len;
+    }
+}
+
 fn io_err(path: &Path, e: &std::io::Error) -> SourceError {
     SourceError::Io {
         path: path.display().to_string(),
@@ -597,6 +619,97 @@ impl FileSource {
         })
     }
 
+    /// Visits every document of `meta` with `visit`, on `threads` threads
+    /// when the file is large: the reading thread (which for Extended JSON only puts
+    /// in order what every core parsed) gathers documents into batches and
+    /// deals them round-robin to workers, each visiting into its own state
+    /// made by `init`. Returns every state; what they hold must not depend
+    /// on which thread saw which document (sets, counts).
+    fn scan_on<T: Send>(
+        &self,
+        threads: usize,
+        meta: &CollectionMeta,
+        init: impl Fn() -> T + Sync,
+        visit: impl Fn(&mut T, &[u8]) + Sync,
+    ) -> Result<Vec<T>> {
+        let large = self
+            .entry(meta)
+            .ok()
+            .and_then(|e| std::fs::metadata(&e.path).ok())
+            .is_some_and(|m| m.len() >= SCAN_PARALLEL_AFTER);
+        if threads <= 1 || !large {
+            let mut state = init();
+            self.stream(meta, &mut |doc| visit(&mut state, doc))?;
+            return Ok(vec![state]);
+        }
+        let (init, visit) = (&init, &visit);
+        std::thread::scope(|scope| {
+            let mut senders = Vec::with_capacity(threads);
+            let mut workers = Vec::with_capacity(threads);
+            for _ in 0..threads {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+                let spawned = std::thread::Builder::new()
+                    .name("docshape-scan".into())
+                    .spawn_scoped(scope, move || {
+                        let mut state = init();
+                        while let Ok(batch) = rx.recv() {
+                            each_framed(&batch, &mut |doc| visit(&mut state, doc));
+                        }
+                        state
+                    });
+                match spawned {
+                    Ok(handle) => {
+                        senders.push(tx);
+                        workers.push(handle);
+                    }
+                    Err(_) => break,
+                }
+            }
+            // What no worker could take is visited here.
+            let mut local = init();
+            let mut batch: Vec<u8> = Vec::with_capacity(SCAN_BATCH_BYTES + (SCAN_BATCH_BYTES >> 3));
+            let mut next = 0usize;
+            let mut deal = |batch: Vec<u8>, local: &mut T| {
+                let unsent = match senders.get(next) {
+                    Some(tx) => tx.send(batch).err().map(|e| e.0),
+                    None => Some(batch),
+                };
+                next = (next + 1) % senders.len().max(1);
+                if let Some(batch) = unsent {
+                    each_framed(&batch, &mut |doc| visit(local, doc));
+                }
+            };
+            let read = self.stream(meta, &mut |doc| {
+                match u32::try_from(doc.len()) {
+                    Ok(len) => {
+                        batch.extend_from_slice(&len.to_le_bytes());
+                        batch.extend_from_slice(doc);
+                    }
+                    Err(_) => visit(&mut local, doc),
+                }
+                if batch.len() >= SCAN_BATCH_BYTES {
+                    let full = std::mem::replace(
+                        &mut batch,
+                        Vec::with_capacity(SCAN_BATCH_BYTES + (SCAN_BATCH_BYTES >> 3)),
+                    );
+                    deal(full, &mut local);
+                }
+            });
+            if !batch.is_empty() {
+                deal(std::mem::take(&mut batch), &mut local);
+            }
+            drop(senders);
+            let mut states = vec![local];
+            for w in workers {
+                match w.join() {
+                    Ok(state) => states.push(state),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            read.map(|_| states)
+        })
+    }
+
     pub(super) fn probe_scan(
         &self,
         meta: &CollectionMeta,
@@ -611,6 +724,15 @@ impl FileSource {
     /// Extended JSON file costs far more than looking a value up).
     fn probe_many_scan(
         &self,
+        meta: &CollectionMeta,
+        asks: &[(&str, &[bson::Bson])],
+    ) -> Result<Vec<Vec<bson::Bson>>> {
+        self.probe_many_scan_on(crate::profile::threads_from_env(), meta, asks)
+    }
+
+    fn probe_many_scan_on(
+        &self,
+        threads: usize,
         meta: &CollectionMeta,
         asks: &[(&str, &[bson::Bson])],
     ) -> Result<Vec<Vec<bson::Bson>>> {
@@ -629,18 +751,29 @@ impl FileSource {
             .iter()
             .map(|(key, _)| key.split('.').collect())
             .collect();
-        let mut found = vec![std::collections::BTreeSet::new(); asks.len()];
-        self.stream(meta, &mut |doc| {
-            for ((keys, wanted), found) in keys.iter().zip(&wanted).zip(found.iter_mut()) {
-                crate::profile::extract::query_visit(doc, keys, &mut |el| {
-                    if let Some(k) = value::of_element(el) {
-                        if wanted.contains_key(&k) {
-                            found.insert(k);
+        // Each thread gathers what it finds; the union is the answer.
+        let per_thread = self.scan_on(
+            threads,
+            meta,
+            || vec![std::collections::BTreeSet::new(); asks.len()],
+            |found, doc| {
+                for ((keys, wanted), found) in keys.iter().zip(&wanted).zip(found.iter_mut()) {
+                    crate::profile::extract::query_visit(doc, keys, &mut |el| {
+                        if let Some(k) = value::of_element(el) {
+                            if wanted.contains_key(&k) {
+                                found.insert(k);
+                            }
                         }
-                    }
-                });
+                    });
+                }
+            },
+        )?;
+        let mut found = vec![std::collections::BTreeSet::new(); asks.len()];
+        for part in per_thread {
+            for (all, some) in found.iter_mut().zip(part) {
+                all.extend(some);
             }
-        })?;
+        }
         Ok(found
             .iter()
             .zip(&wanted)
@@ -953,5 +1086,54 @@ mod tests {
         let e = read_bson(&b"{\"a\": 1}\n"[..], &mut |_| {}).expect_err("json");
         assert!(e.contains("impossible length"), "{e}");
         assert_eq!(read_bson(&b""[..], &mut |_| {}), Ok(0));
+    }
+
+    /// A probe of a file large enough to be scanned on several threads
+    /// finds exactly what one thread finds, in both formats.
+    #[test]
+    fn probes_on_several_threads_find_what_one_finds() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let pad = "x".repeat(300);
+        let docs: Vec<bson::Document> = (0..6_000i64)
+            .map(|i| bson::doc! {"_id": i * 3, "tags": [format!("t{}", i % 101)], "pad": &pad})
+            .collect();
+        let mut bytes = Vec::new();
+        for d in &docs {
+            d.to_writer(&mut bytes).expect("encode");
+        }
+        assert!(
+            bytes.len() as u64 > SCAN_PARALLEL_AFTER,
+            "large enough to scan in parallel"
+        );
+        std::fs::write(dir.path().join("items.bson"), &bytes).expect("write bson");
+        let lines: String = docs
+            .iter()
+            .map(|d| {
+                bson::Bson::Document(d.clone())
+                    .into_relaxed_extjson()
+                    .to_string()
+                    + "\n"
+            })
+            .collect();
+        std::fs::write(dir.path().join("lines.json"), lines).expect("write json");
+        let src = FileSource::open(dir.path()).expect("open");
+        let ids: Vec<bson::Bson> = (0..2_000i64).map(bson::Bson::Int64).collect();
+        let tags: Vec<bson::Bson> = (90..120)
+            .map(|i| bson::Bson::String(format!("t{i}")))
+            .collect();
+        let asks: [(&str, &[bson::Bson]); 2] = [("_id", &ids), ("tags", &tags)];
+        for name in ["items", "lines"] {
+            let entry = src.entries.iter().find(|e| e.coll == name).expect("entry");
+            let meta = CollectionMeta::new(&entry.db, &entry.coll);
+            let one = src.probe_many_scan_on(1, &meta, &asks).expect("one thread");
+            assert_eq!(one[0].len(), 667, "{name}: multiples of 3 below 2,000");
+            assert_eq!(one[1].len(), 11, "{name}: t90..t100");
+            for threads in [2, 3, 8] {
+                let many = src
+                    .probe_many_scan_on(threads, &meta, &asks)
+                    .expect("threads");
+                assert_eq!(many, one, "{name} on {threads} threads");
+            }
+        }
     }
 }
