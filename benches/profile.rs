@@ -16,19 +16,48 @@
 //! `--child-profile-file PATH` or `--child-audit-file PATH`) for files of N
 //! and 4N documents per collection.
 //!
+//! `--scale` measures, with the release binary, and prints a table each:
+//!
+//! * (a) peak RSS of `audit DIR` over many collections (`--collections N`,
+//!   default 1,000) of 10 documents of ~100 KB each (a long text and
+//!   nested revisions), with the default memory budget and `--memory 64`,
+//!   against the budget;
+//! * (b) peak RSS of `audit URI -c DB.COLL --full` of a server collection of
+//!   N and 4N small (~100 B) documents (`--server-docs N`, default 100,000)
+//!   and their ratio, with the time the server took to load them;
+//! * (c) the whole `audit --full` of each data set's `.bson` and Extended
+//!   JSON file (`--docs N` each, default 100,000; `--runs R`, default 5) with
+//!   `DOCSHAPE_THREADS=1` and `=2`, interleaved, as the ratio one / two;
+//! * (d) `audit URI --db DB` of many small collections (`--link-collections
+//!   N`, default 120) through a link that holds every reply 25 ms
+//!   (`tests/common/proxy.rs`), against the bound `tests/inflight.rs`
+//!   holds, `--concurrency 1` through the same link, and without it.
+//!
+//! The server is `$MONGODB_URI`, or a SecantusDB started from the project's
+//! `.venv` on a free port; `--no-server` leaves out (b) and (d).
+//!
 //! Usage: `cargo bench --bench profile [-- --docs N] [--runs R] [--keep-files]`
 //! (`--docs` is per collection; the default is 200,000 of each);
 //! `cargo bench --bench profile -- --docs N --write-data DIR` writes the data
-//! sets as `.bson` and `.json` and measures nothing; `-- --check` is the
-//! regression check CI runs (ratios to the raw-walk floor against
-//! `benches/baseline.txt`).
+//! sets as `.bson` and `.json` and measures nothing;
+//! `cargo bench --bench profile -- --scale [--collections N] [--server-docs N]
+//! [--docs N] [--runs R] [--link-collections N] [--no-server] [--keep-files]`
+//! runs the scale tables; `-- --check` is the regression check CI runs
+//! (ratios measured in the same run against `benches/baseline.txt`: each
+//! stage's throughput to the raw-walk floor, two threads to one for the
+//! profiler, the Extended JSON reader and the whole `audit --full`, and the
+//! memory budget to the peak RSS of an audit of many collections).
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::hint::black_box;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+#[path = "../tests/common/proxy.rs"]
+mod proxy;
 
 use bson::{doc, oid::ObjectId, Bson, DateTime, Decimal128, Document, RawBsonRef, RawDocument};
 use docshape::profile::{raw, Profile, Profiler, ShardedProfiler, DEFAULT_MAX_PATHS};
@@ -1028,38 +1057,43 @@ fn measure(
 /// A server row: label, data, documents read, BSON bytes, seconds, round trips.
 type ServerRow = (&'static str, &'static str, u64, u64, f64, u64);
 
-/// Loads each data set into a MongoDB-wire server and times the release
-/// binary's `audit` of it: `$sample` of 1,000 and `--full`.
-fn server_stages(sets: &[Dataset], runs: usize) -> Vec<ServerRow> {
-    let dir = std::env::temp_dir().join(format!("docshape-bench-server-{}", std::process::id()));
-    let (uri, mut child) = match std::env::var("MONGODB_URI") {
-        Ok(u) if !u.is_empty() => (u, None),
-        _ => {
-            let exe = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/secantusd-py");
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .expect("a free port")
-                .port();
-            std::fs::create_dir_all(&dir).expect("server storage dir");
-            let c = Command::new(&exe)
-                .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--storage-path"])
-                .arg(&dir)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| panic!("start {} (run scripts/test.sh once to install it, or set MONGODB_URI): {e}", exe.display()));
-            (format!("mongodb://127.0.0.1:{port}"), Some(c))
-        }
-    };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    let db = "docshape_bench";
-    println!("loading the data sets into {uri} (database {db}) ...");
-    let t = Instant::now();
-    rt.block_on(async {
-        let client = mongodb::Client::with_uri_str(&uri)
+/// A MongoDB-wire server for the server rows: `$MONGODB_URI`, or a
+/// SecantusDB (`secantusd-py` from the project's `.venv`) on a free port
+/// with its storage in the temp dir, stopped when dropped.
+struct BenchServer {
+    uri: String,
+    child: Option<std::process::Child>,
+    dir: PathBuf,
+}
+
+impl BenchServer {
+    fn start(tag: &str) -> BenchServer {
+        let dir = std::env::temp_dir().join(format!("docshape-bench-{tag}-{}", std::process::id()));
+        let (uri, child) = match std::env::var("MONGODB_URI") {
+            Ok(u) if !u.is_empty() => (u, None),
+            _ => {
+                let exe = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/secantusd-py");
+                let port = std::net::TcpListener::bind("127.0.0.1:0")
+                    .and_then(|l| l.local_addr())
+                    .expect("a free port")
+                    .port();
+                std::fs::create_dir_all(&dir).expect("server storage dir");
+                let c = Command::new(&exe)
+                    .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--storage-path"])
+                    .arg(&dir)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap_or_else(|e| panic!("start {} (run scripts/test.sh once to install it, or set MONGODB_URI): {e}", exe.display()));
+                (format!("mongodb://127.0.0.1:{port}"), Some(c))
+            }
+        };
+        BenchServer { uri, child, dir }
+    }
+
+    /// A driver client once the server answers a ping (60 s at most).
+    async fn client(&self) -> mongodb::Client {
+        let client = mongodb::Client::with_uri_str(&self.uri)
             .await
             .expect("server URI");
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -1072,6 +1106,34 @@ fn server_stages(sets: &[Dataset], runs: usize) -> Vec<ServerRow> {
             assert!(Instant::now() < deadline, "the server did not come up");
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
+        client
+    }
+}
+
+impl Drop for BenchServer {
+    fn drop(&mut self) {
+        if let Some(c) = self.child.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Loads each data set into a MongoDB-wire server and times the release
+/// binary's `audit` of it: `$sample` of 1,000 and `--full`.
+fn server_stages(sets: &[Dataset], runs: usize) -> Vec<ServerRow> {
+    let server = BenchServer::start("server");
+    let uri = server.uri.clone();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let db = "docshape_bench";
+    println!("loading the data sets into {uri} (database {db}) ...");
+    let t = Instant::now();
+    rt.block_on(async {
+        let client = server.client().await;
         for ds in sets {
             let coll = client
                 .database(db)
@@ -1148,12 +1210,643 @@ fn server_stages(sets: &[Dataset], runs: usize) -> Vec<ServerRow> {
             rows.push((label, ds.kind.name(), read, bytes, secs, trips));
         }
     }
-    if let Some(c) = child.as_mut() {
-        let _ = c.kill();
-        let _ = c.wait();
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(server);
     rows
+}
+
+// ---------------------------------------------------------------------------
+// Scale: many collections of large documents, a server, a slow link
+// ---------------------------------------------------------------------------
+
+/// Documents per collection file in the many-collections runs.
+const LARGE_PER_FILE: u64 = 10;
+/// Seed of the large documents and of their text.
+const LARGE_SEED: u64 = 0x0D0C_5AA9_E000_0004;
+/// Seed of the small documents loaded into the server.
+const SMALL_SEED: u64 = 0x0D0C_5AA9_E000_0005;
+/// Documents per `insert_many` when loading the server.
+const LOAD_BATCH: u64 = 5_000;
+/// The delay the slow link adds to every reply.
+const LINK_DELAY: Duration = Duration::from_millis(25);
+
+/// ASCII words, about `bytes` of them, that the long text fields of large
+/// documents are cut from.
+fn text_pool(r: &mut Rng, bytes: usize) -> String {
+    let mut s = String::with_capacity(bytes + 128);
+    while s.len() < bytes {
+        let word = match r.below(4) {
+            0 => r.pick(NOTES),
+            1 => r.pick(NOUNS),
+            2 => r.pick(ADJECTIVES),
+            _ => r.pick(TAGS),
+        };
+        s.push_str(word);
+        s.push(' ');
+    }
+    assert!(s.is_ascii(), "the text pool cuts at any byte");
+    s
+}
+
+/// `len` bytes of the pool from a random place.
+fn text_cut<'a>(r: &mut Rng, pool: &'a str, len: usize) -> &'a str {
+    let at = r.below((pool.len() - len) as u64) as usize;
+    &pool[at..at + len]
+}
+
+/// A document of about 100 KB: an order (nested customer, items, payment)
+/// with a long description (55–65 KB of text) and 80–100 revisions, each a
+/// small nested document with a list of changes and a comment.
+fn large_doc(r: &mut Rng, i: u64, pool: &str) -> Document {
+    const FIELDS: &[&str] = &["status", "total", "items", "shipping", "notes"];
+    let mut d = order(r, i);
+    let len = r.range(55_000, 65_000) as usize;
+    d.insert("description", text_cut(r, pool, len));
+    let created = d
+        .get_datetime("createdAt")
+        .map_or(0, |t| t.timestamp_millis()) as u64;
+    let revisions: Vec<Bson> = (0..r.range(80, 100))
+        .map(|k| {
+            let changes: Vec<Bson> = (0..r.range(1, 3))
+                .map(|_| {
+                    Bson::Document(doc! {
+                        "field": r.pick(FIELDS),
+                        "from": r.pick(STATUS),
+                        "to": r.pick(STATUS),
+                    })
+                })
+                .collect();
+            let comment_len = r.range(150, 300) as usize;
+            Bson::Document(doc! {
+                "rev": k as i32,
+                "at": millis(created + k * 60_000 + r.below(60_000)),
+                "by": {
+                    "name": format!("{} {}", r.pick(FIRST), r.pick(LAST)),
+                    "role": r.pick(ROLES),
+                },
+                "changes": changes,
+                "comment": text_cut(r, pool, comment_len),
+            })
+        })
+        .collect();
+    d.insert("revisions", revisions);
+    d
+}
+
+/// Writes `collections` `.bson` files (`c0000.bson`, …) of `per_file` large
+/// documents each into `dir`, on `threads` threads; returns the bytes written.
+fn write_large_dir(dir: &Path, collections: u64, per_file: u64, threads: usize) -> u64 {
+    std::fs::create_dir_all(dir).expect("create the collections directory");
+    let threads = threads.clamp(1, collections.max(1) as usize);
+    let total = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for w in 0..threads {
+            let total = &total;
+            scope.spawn(move || {
+                let pool = text_pool(&mut Rng::new(LARGE_SEED), 1 << 20);
+                let mut buf = Vec::with_capacity((per_file * 110_000) as usize);
+                let mut c = w as u64;
+                while c < collections {
+                    let mut r = Rng::new(LARGE_SEED ^ (c + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                    buf.clear();
+                    for i in 0..per_file {
+                        large_doc(&mut r, c * per_file + i, &pool)
+                            .to_writer(&mut buf)
+                            .expect("generated document serialises");
+                    }
+                    std::fs::write(dir.join(format!("c{c:04}.bson")), &buf)
+                        .expect("write a collection file");
+                    total.fetch_add(buf.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                    c += threads as u64;
+                }
+            });
+        }
+    });
+    total.into_inner()
+}
+
+/// A small document (about 100 bytes) for the server rows.
+fn small_doc(r: &mut Rng, i: u64) -> Document {
+    doc! {
+        "_id": i as i64,
+        "name": format!("item {i}"),
+        "kind": r.pick(TAGS),
+        "qty": r.range(1, 24) as i32,
+        "price": r.money(1, 250),
+        "ok": r.chance(80),
+        "at": millis(BASE_SECS * 1000 + i * 1000 + r.below(1000)),
+    }
+}
+
+/// A small document of collection `coll` of the slow-link rows: an
+/// ObjectId `_id` of its own, doubles, a flag, a date and a nested document
+/// of doubles. No integer, string or other ObjectId field, so nothing that
+/// could reference another collection: the relationship stage has nothing
+/// to probe, and the run is the reading of the collections.
+fn link_doc(r: &mut Rng, coll: u64, i: u64) -> Document {
+    let secs = BASE_SECS + coll * 60 + i;
+    doc! {
+        "_id": object_id(secs, [0x11, 0x1c, 0x2d, 0x3e, 0x04], coll * 8 + i),
+        "price": r.money(1, 250),
+        "weight": r.range(1, 5_000) as f64 / 8.0,
+        "ok": r.chance(50),
+        "at": millis(secs * 1000 + r.below(1000)),
+        "size": {"w": r.range(1, 400) as f64 / 4.0, "h": r.range(1, 400) as f64 / 4.0},
+    }
+}
+
+/// Inserts small documents `from..from + count` into `coll`, `LOAD_BATCH`
+/// to an `insert_many`.
+async fn load_small(coll: &mongodb::Collection<bson::RawDocumentBuf>, from: u64, count: u64) {
+    let mut r = Rng::new(SMALL_SEED ^ from);
+    let mut i = from;
+    while i < from + count {
+        let end = (i + LOAD_BATCH).min(from + count);
+        let batch: Vec<bson::RawDocumentBuf> = (i..end)
+            .map(|k| {
+                bson::RawDocumentBuf::from_document(&small_doc(&mut r, k))
+                    .expect("generated document serialises")
+            })
+            .collect();
+        coll.insert_many(batch)
+            .await
+            .expect("insert bench documents");
+        i = end;
+    }
+}
+
+/// A run of the release binary measured from outside.
+struct PeakRun {
+    /// Peak RSS (VmHWM) polled from `/proc/<pid>/status` while it ran, bytes.
+    polled: Option<u64>,
+    secs: f64,
+    report: serde_json::Value,
+}
+
+impl PeakRun {
+    /// The peak the report states: VmHWM when the audit finished, before
+    /// the report is rendered.
+    fn stated(&self) -> Option<u64> {
+        self.report["peak_memory_bytes"].as_u64()
+    }
+
+    /// The larger of the polled and the stated peak (polling every 5 ms can
+    /// miss the last moments), bytes.
+    fn peak(&self) -> u64 {
+        self.polled.unwrap_or(0).max(self.stated().unwrap_or(0))
+    }
+
+    fn collections(&self) -> &[serde_json::Value] {
+        self.report["collections"]
+            .as_array()
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Round trips of the collection that needed the most.
+    fn max_round_trips(&self) -> u64 {
+        self.collections()
+            .iter()
+            .map(|c| {
+                c["round_trips"].as_object().map_or(0, |m| {
+                    m.values().filter_map(serde_json::Value::as_u64).sum()
+                })
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The round trips of that collection by command, `name n, …`.
+    fn round_trips_by_command(&self) -> String {
+        let total = |c: &serde_json::Value| {
+            c["round_trips"].as_object().map_or(0, |m| {
+                m.values().filter_map(serde_json::Value::as_u64).sum()
+            })
+        };
+        self.collections()
+            .iter()
+            .max_by_key(|c| total(c))
+            .and_then(|c| c["round_trips"].as_object())
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Runs `docshape audit TARGET EXTRA --format json --no-snapshot -o FILE`
+/// (`DOCSHAPE_THREADS` pinned when given), polling its peak RSS until it
+/// exits; the report and its standard error go to `scratch`.
+fn run_peak(target: &str, extra: &[&str], threads: Option<usize>, scratch: &Path) -> PeakRun {
+    std::fs::create_dir_all(scratch).expect("create the scratch directory");
+    let out = scratch.join("report.json");
+    let err = scratch.join("stderr.txt");
+    let mut cmd = Command::new(DOCSHAPE);
+    if let Some(t) = threads {
+        cmd.env("DOCSHAPE_THREADS", t.to_string());
+    }
+    let start = Instant::now();
+    let mut child = cmd
+        .args(["audit", target])
+        .args(extra)
+        .args([
+            "--format",
+            "json",
+            "--no-snapshot",
+            "--fail-on",
+            "never",
+            "-o",
+        ])
+        .arg(&out)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(File::create(&err).expect("create the stderr file"))
+        .spawn()
+        .expect("run the docshape binary");
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut polled: Option<u64> = None;
+    let status = loop {
+        if let Some(b) = docshape::audit::peak_memory_of(&status_file) {
+            polled = Some(polled.unwrap_or(0).max(b));
+        }
+        if let Some(s) = child.try_wait().expect("wait for docshape") {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let secs = start.elapsed().as_secs_f64();
+    assert!(
+        status.success(),
+        "docshape audit {target} {extra:?}: {status}: {}",
+        std::fs::read_to_string(&err).unwrap_or_default()
+    );
+    let report = serde_json::from_slice(&std::fs::read(&out).expect("read the report"))
+        .expect("the JSON report parses");
+    PeakRun {
+        polled,
+        secs,
+        report,
+    }
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1u32 << 20)
+}
+
+fn mib_or_na(bytes: Option<u64>) -> String {
+    bytes.map_or_else(|| "n/a".to_owned(), |b| format!("{:.1} MiB", mib(b)))
+}
+
+/// Sizes of the `--scale` runs.
+struct ScaleOptions {
+    /// Collections of large documents (a).
+    collections: u64,
+    /// Documents of the smaller server collection (b); the larger has 4×.
+    server_docs: u64,
+    /// Documents per data set for the thread rows (c).
+    docs: u64,
+    /// Runs of each thread row (c); the median is kept.
+    runs: usize,
+    /// Collections behind the slow link (d).
+    link_collections: u64,
+    /// Skip the server rows (b, d).
+    no_server: bool,
+    keep_files: bool,
+}
+
+/// (a) Peak RSS of `audit DIR` over many collections of large documents,
+/// with the default budget and with `--memory 64`.
+fn scale_budget(dir: &Path, o: &ScaleOptions, cores: usize) -> String {
+    let data = dir.join("many");
+    println!(
+        "(a) writing {} collections of {LARGE_PER_FILE} documents of ~100 KB ...",
+        grouped(o.collections)
+    );
+    let t = Instant::now();
+    let bytes = write_large_dir(&data, o.collections, LARGE_PER_FILE, cores);
+    println!(
+        "    {:.1} MB in {:.1} s",
+        mb(bytes),
+        t.elapsed().as_secs_f64()
+    );
+    let target = data.display().to_string();
+    let mut table = format!(
+        "### (a) Peak memory: {} collections × {LARGE_PER_FILE} documents of ~{:.0} KB ({:.1} MB of `.bson`)\n\n\
+         | run | budget | peak RSS | stated by docshape | peak / budget | documents | time |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        grouped(o.collections),
+        bytes as f64 / (o.collections * LARGE_PER_FILE) as f64 / 1e3,
+        mb(bytes),
+    );
+    for extra in [&[][..], &["--memory", "64"][..]] {
+        println!("(a) docshape audit DIR {} ...", extra.join(" "));
+        let run = run_peak(&target, extra, None, &dir.join("scratch"));
+        let budget = run.report["memory_budget_bytes"]
+            .as_u64()
+            .expect("the report states its budget");
+        let docs: u64 = run
+            .collections()
+            .iter()
+            .map(|c| c["sampled"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(
+            run.collections().len() as u64,
+            o.collections,
+            "every collection reported"
+        );
+        writeln!(
+            table,
+            "| `audit DIR{}` | {:.0} MiB | {:.1} MiB | {} | {:.2} | {} | {:.1} s |",
+            if extra.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", extra.join(" "))
+            },
+            mib(budget),
+            mib(run.peak()),
+            mib_or_na(run.stated()),
+            run.peak() as f64 / budget as f64,
+            grouped(docs),
+            run.secs
+        )
+        .expect("write to a String");
+    }
+    table += "\nPeak RSS: the larger of VmHWM polled from `/proc/<pid>/status` every 5 ms and the peak the report states; release binary, `docshape audit DIR --format json -o FILE --no-snapshot`, both cores.\n";
+    if !o.keep_files {
+        let _ = std::fs::remove_dir_all(&data);
+    }
+    table
+}
+
+/// (b) Peak RSS of `audit --full` of one server collection at N and 4N
+/// small documents.
+fn scale_server_memory(
+    server: &BenchServer,
+    rt: &tokio::runtime::Runtime,
+    o: &ScaleOptions,
+    scratch: &Path,
+) -> String {
+    let (db, name) = ("docshape_bench_scale", "full");
+    let ns = format!("{db}.{name}");
+    let mut table = format!(
+        "### (b) `--full` from the server ({}): memory at N and 4N documents\n\n\
+         | documents | data | load | audit --full | round trips | peak RSS | stated by docshape |\n\
+         | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        server.uri
+    );
+    let mut peaks = Vec::new();
+    let mut loaded = 0;
+    for n in [o.server_docs, 4 * o.server_docs] {
+        println!(
+            "(b) loading {} small documents into {ns} ...",
+            grouped(n - loaded)
+        );
+        let t = Instant::now();
+        rt.block_on(async {
+            let client = server.client().await;
+            let coll = client.database(db).collection::<bson::RawDocumentBuf>(name);
+            if loaded == 0 {
+                coll.drop().await.expect("drop the bench collection");
+            }
+            load_small(&coll, loaded, n - loaded).await;
+        });
+        let load = t.elapsed().as_secs_f64();
+        println!(
+            "    {} documents in {load:.1} s ({} docs/s)",
+            grouped(n - loaded),
+            grouped(((n - loaded) as f64 / load) as u64)
+        );
+        loaded = n;
+        println!("(b) docshape audit URI -c {ns} --full ...");
+        let run = run_peak(
+            &server.uri,
+            &["-c", &ns, "--full", "--timeout", "600"],
+            None,
+            scratch,
+        );
+        let c = &run.collections()[0];
+        assert_eq!(c["sampled"].as_u64(), Some(n), "every document read");
+        let bytes = c["doc_size"]["avg"].as_f64().unwrap_or(0.0) * n as f64;
+        writeln!(
+            table,
+            "| {} | {:.1} MB | {load:.1} s{} | {:.1} s | {} | {:.1} MiB | {} |",
+            grouped(n),
+            bytes / 1e6,
+            if peaks.is_empty() { "" } else { " (added)" },
+            run.secs,
+            run.max_round_trips(),
+            mib(run.peak()),
+            mib_or_na(run.stated()),
+        )
+        .expect("write to a String");
+        peaks.push(run.peak());
+    }
+    write!(
+        table,
+        "\nPeak RSS at 4N / at N: {:.2} (4× the documents; release binary, `docshape audit URI -c {ns} --full --timeout 600 --format json -o FILE --no-snapshot`, both cores).\n",
+        peaks[1] as f64 / peaks[0].max(1) as f64
+    )
+    .expect("write to a String");
+    rt.block_on(async {
+        let _ = server.client().await.database(db).drop().await;
+    });
+    table
+}
+
+/// (c) Whole `audit --full` of each data set's `.bson` and Extended JSON
+/// file, `DOCSHAPE_THREADS=1` against `=2`, interleaved.
+fn scale_threads(dir: &Path, o: &ScaleOptions, cores: usize) -> String {
+    let data = dir.join("sets");
+    std::fs::create_dir_all(&data).expect("create the data set directory");
+    println!(
+        "(c) writing the data sets, {} documents each ...",
+        grouped(o.docs)
+    );
+    let mut files = Vec::new();
+    for kind in Kind::ALL {
+        let path = data.join(format!("{}.bson", kind.name()));
+        let bytes = write_file(kind, o.docs, cores, &path, None);
+        let json = data.join(format!("{}.json", kind.name()));
+        write_ejson_file(kind, o.docs, cores, &json);
+        files.push((kind, ".bson", path, bytes));
+        files.push((kind, "Extended JSON", json, bytes));
+    }
+    let mut times = vec![(Vec::new(), Vec::new()); files.len()];
+    for run in 0..o.runs {
+        println!("(c) run {}/{} ...", run + 1, o.runs);
+        for (i, (_, _, path, _)) in files.iter().enumerate() {
+            // Alternate which goes first, so neither always runs on a
+            // warmer machine.
+            let order = if run % 2 == 0 { [1, 2] } else { [2, 1] };
+            for threads in order {
+                let t = Instant::now();
+                let n = audit_binary_on(path, Some(threads));
+                let took = t.elapsed();
+                assert_eq!(n, o.docs, "the audit read every document");
+                if threads == 1 {
+                    times[i].0.push(took);
+                } else {
+                    times[i].1.push(took);
+                }
+            }
+        }
+    }
+    let mut table = format!(
+        "### (c) Whole `audit --full`, DOCSHAPE_THREADS=1 against =2 ({} documents per data set, median of {} interleaved runs, {cores} cores)\n\n\
+         | data | file | 1 thread | 2 threads | one / two |\n\
+         | --- | --- | ---: | ---: | ---: |\n",
+        grouped(o.docs),
+        o.runs
+    );
+    for ((kind, format, _, bytes), (one, two)) in files.iter().zip(times) {
+        let (one, two) = (median(one).as_secs_f64(), median(two).as_secs_f64());
+        writeln!(
+            table,
+            "| {} | {format} | {one:.2} s ({:.0} MB/s) | {two:.2} s ({:.0} MB/s) | {:.2} |",
+            kind.name(),
+            mb(*bytes) / one,
+            mb(*bytes) / two,
+            one / two
+        )
+        .expect("write to a String");
+    }
+    table += "\nMB/s counts BSON bytes, also for Extended JSON; release binary, `docshape audit FILE --full --format json --no-snapshot`, process start included.\n";
+    if !o.keep_files {
+        let _ = std::fs::remove_dir_all(&data);
+    }
+    table
+}
+
+/// (d) Many small collections behind a link that holds every reply 25 ms.
+fn scale_link(
+    server: &BenchServer,
+    rt: &tokio::runtime::Runtime,
+    o: &ScaleOptions,
+    scratch: &Path,
+) -> String {
+    let Some(upstream) = proxy::upstream_of(&server.uri) else {
+        return format!(
+            "### (d) Slow link\n\nskipped: the proxy cannot stand in for {}\n",
+            server.uri
+        );
+    };
+    let db = "docshape_bench_link";
+    println!(
+        "(d) creating {} small collections in {db} ...",
+        o.link_collections
+    );
+    rt.block_on(async {
+        let client = server.client().await;
+        client
+            .database(db)
+            .drop()
+            .await
+            .expect("drop the bench database");
+        let mut r = Rng::new(SMALL_SEED);
+        for i in 0..o.link_collections {
+            let docs: Vec<Document> = (0..=i % 7).map(|k| link_doc(&mut r, i, k)).collect();
+            client
+                .database(db)
+                .collection::<Document>(&format!("c{i:03}"))
+                .insert_many(docs)
+                .await
+                .expect("insert bench documents");
+        }
+    });
+    let link = proxy::DelayProxy::start(&upstream, LINK_DELAY);
+    let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", link.port);
+    let in_flight = docshape::source::mongo::IN_FLIGHT;
+    let check = |run: &PeakRun| {
+        assert_eq!(
+            run.collections().len() as u64,
+            o.link_collections,
+            "every collection reported"
+        );
+    };
+    println!("(d) docshape audit VIA_LINK --db {db} ...");
+    let slow = run_peak(&via, &["--db", db], None, scratch);
+    check(&slow);
+    println!("(d) docshape audit VIA_LINK --db {db} --concurrency 1 ...");
+    let serial = run_peak(&via, &["--db", db, "--concurrency", "1"], None, scratch);
+    check(&serial);
+    drop(link);
+    println!("(d) docshape audit URI --db {db} ...");
+    let direct = run_peak(&server.uri, &["--db", db], None, scratch);
+    check(&direct);
+    rt.block_on(async {
+        let _ = server.client().await.database(db).drop().await;
+    });
+    // As `tests/inflight.rs`: 1.5 × collections × delay × round trips per
+    // collection / in flight, plus the run's own round trips (a handshake
+    // per pooled connection and the reading client's, ping, listing).
+    let trips = slow.max_round_trips();
+    let own = 2 * 10 + 3;
+    let delay = LINK_DELAY.as_secs_f64();
+    let bound = 1.5 * o.link_collections as f64 * delay * trips as f64 / in_flight as f64
+        + f64::from(own) * delay;
+    format!(
+        "### (d) {n} collections behind a link that holds every reply {ms} ms\n\n\
+         | run | time | |\n\
+         | --- | ---: | --- |\n\
+         | through the link, `--concurrency` {in_flight} (default) | {:.2} s | bound {bound:.2} s: {} |\n\
+         | through the link, `--concurrency 1` | {:.2} s | {n} × {trips} round trips × {ms} ms = {:.2} s |\n\
+         | without the link | {:.2} s | |\n\
+         \nRound trips of the collection that needed the most: {}.\n\
+         Bound as `tests/inflight.rs`: 1.5 × {n} × {ms} ms × {trips} round trips / {in_flight} in flight + {own} × {ms} ms for the run's own round trips; \
+         here the whole CLI audit (`docshape audit URI --db {db} --format json -o FILE --no-snapshot`: listing, reading, indexes, relationships, rules), \
+         where the test times the reading stage through the library.\n",
+        slow.secs,
+        if slow.secs <= bound { "within" } else { "OVER" },
+        serial.secs,
+        o.link_collections as f64 * trips as f64 * delay,
+        direct.secs,
+        slow.round_trips_by_command(),
+        n = o.link_collections,
+        ms = LINK_DELAY.as_millis(),
+    )
+}
+
+/// `--scale`: the tables of the four scale measurements.
+fn scale(o: &ScaleOptions, cores: usize) {
+    let dir = std::env::temp_dir().join(format!("docshape-scale-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create a directory in the temp dir");
+    let scratch = dir.join("scratch");
+    let build = if cfg!(debug_assertions) {
+        "debug build"
+    } else {
+        "release build"
+    };
+    println!(
+        "docshape scale benchmark ({build}, {cores} cores); data dir {}",
+        dir.display()
+    );
+    let start = Instant::now();
+    let budget = scale_budget(&dir, o, cores);
+    let threads = scale_threads(&dir, o, cores);
+    let tables = if o.no_server {
+        let skipped = |what: &str| format!("### ({what}) skipped (--no-server)\n");
+        [budget, skipped("b"), threads, skipped("d")]
+    } else {
+        let server = BenchServer::start("scale");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let memory = scale_server_memory(&server, &rt, o, &scratch);
+        let link = scale_link(&server, &rt, o, &scratch);
+        [budget, memory, threads, link]
+    };
+    println!(
+        "\n## docshape scale benchmark ({build}, {cores} cores, {:.0} s in all)\n",
+        start.elapsed().as_secs_f64()
+    );
+    println!("{}", tables.join("\n"));
+    if o.keep_files {
+        println!("kept data files in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1166,22 +1859,34 @@ const CHECK_DOCS: u64 = 20_000;
 const CHECK_RUNS: usize = 7;
 /// The check fails when a ratio falls below this share of its baseline.
 const CHECK_TOLERANCE: f64 = 0.70;
-/// Baseline ratios (stage throughput / raw-walk-floor throughput, measured
-/// in the same run; `threads2`: the sharded profiler's time on one thread
-/// over its time on two; `ejson2`: the same for reading Extended JSON into
-/// one profiler), one `stage data ratio` per line.
+/// Collections of large documents (`LARGE_PER_FILE` of ~100 KB each) in the
+/// check's memory row.
+const CHECK_MANY_COLLECTIONS: u64 = 100;
+/// The memory budget (`--memory`, MiB) of the check's memory row.
+const CHECK_MANY_BUDGET_MIB: u64 = 32;
+/// Baseline ratios, all measured in the same run, larger is better:
+/// stage throughput / raw-walk-floor throughput; `threads2`: the sharded
+/// profiler's time on one thread over its time on two; `ejson2`: the same
+/// for reading Extended JSON into one profiler; `audit2 bson` / `audit2
+/// ejson`: the same for the release binary's whole `audit --full` of the
+/// file (`DOCSHAPE_THREADS`); `budget many`: the `--memory` budget over the
+/// peak RSS of `audit DIR` of many collections of large documents. One
+/// `stage data ratio` per line.
 const BASELINE: &str = include_str!("baseline.txt");
 
 /// `--check`: profiles a small data set and compares each stage's
 /// throughput, as a ratio to the raw-walk floor measured in the same run
 /// (interleaved with it, so machine noise hits both), with the committed
-/// baseline. Returns false when a ratio dropped by more than 30 %.
+/// baseline; the same for two threads against one (profiler, Extended JSON
+/// reader, the binary's whole `audit --full`) and for the memory budget
+/// against the peak RSS of an audit of many collections of large
+/// documents. Returns false when a ratio dropped by more than 30 %.
 fn check(cores: usize) -> bool {
     let dir = std::env::temp_dir().join(format!("docshape-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create a directory in the temp dir");
     let mut ok = true;
     println!("docshape regression check: {CHECK_DOCS} docs per collection, median of {CHECK_RUNS} interleaved runs");
-    println!("| stage | data | ratio to floor | baseline | minimum ({CHECK_TOLERANCE}x) | |");
+    println!("| stage | data | ratio | baseline | minimum ({CHECK_TOLERANCE}x) | |");
     println!("| --- | --- | ---: | ---: | ---: | --- |");
     for kind in Kind::ALL {
         let mut docs = Vec::with_capacity(CHECK_DOCS as usize);
@@ -1240,33 +1945,89 @@ fn check(cores: usize) -> bool {
                 "ejson2",
                 median(one).as_secs_f64() / median(two).as_secs_f64(),
             ));
+            // The release binary's whole `audit --full` of each file, one
+            // thread against two, alternating which goes first.
+            for (stage, file) in [("audit2 bson", &path), ("audit2 ejson", &json_path)] {
+                let (mut one, mut two) = (Vec::new(), Vec::new());
+                for run in 0..CHECK_RUNS {
+                    let order = if run % 2 == 0 { [1, 2] } else { [2, 1] };
+                    for threads in order {
+                        let t = Instant::now();
+                        let n = audit_binary_on(file, Some(threads));
+                        let took = t.elapsed();
+                        assert_eq!(n, CHECK_DOCS, "the audit read every document");
+                        if threads == 1 {
+                            one.push(took);
+                        } else {
+                            two.push(took);
+                        }
+                    }
+                }
+                ratios.push((stage, median(one).as_secs_f64() / median(two).as_secs_f64()));
+            }
         }
         for (stage, ratio) in ratios {
-            let base = BASELINE.lines().find_map(|l| {
-                let mut w = l.split_whitespace();
-                (w.next() == Some(stage) && w.next() == Some(kind.name()))
-                    .then(|| w.next()?.parse::<f64>().ok())
-                    .flatten()
-            });
-            let (verdict, min) = match base {
-                Some(b) if ratio < b * CHECK_TOLERANCE => {
-                    ok = false;
-                    ("REGRESSED", b * CHECK_TOLERANCE)
-                }
-                Some(b) => ("ok", b * CHECK_TOLERANCE),
-                None => ("no baseline", 0.0),
-            };
-            println!(
-                "| {stage} | {} | {ratio:.2} | {} | {min:.2} | {verdict} |",
-                kind.name(),
-                base.map_or_else(|| "-".to_owned(), |b| format!("{b:.2}"))
-            );
+            ok &= check_row(stage, kind.name(), ratio);
         }
     }
+    // Memory: many collections of large documents under a small budget, as
+    // the budget over the peak RSS of the whole audit (larger is better).
+    let many = dir.join("many");
+    write_large_dir(&many, CHECK_MANY_COLLECTIONS, LARGE_PER_FILE, cores);
+    let budget_mib = CHECK_MANY_BUDGET_MIB.to_string();
+    let run = run_peak(
+        &many.display().to_string(),
+        &["--memory", &budget_mib],
+        Some(2),
+        &dir.join("scratch"),
+    );
+    assert_eq!(
+        run.collections().len() as u64,
+        CHECK_MANY_COLLECTIONS,
+        "every collection reported"
+    );
+    ok &= check_row(
+        "budget",
+        "many",
+        (CHECK_MANY_BUDGET_MIB << 20) as f64 / run.peak() as f64,
+    );
+    println!();
+    println!("ratio: throughput / raw-walk floor throughput; threads2, ejson2, audit2: time on one thread / time on two (audit2: the release binary's whole `audit --full`, DOCSHAPE_THREADS=1 against =2); budget many: {CHECK_MANY_BUDGET_MIB} MiB / peak RSS of `audit DIR --memory {CHECK_MANY_BUDGET_MIB}` over {CHECK_MANY_COLLECTIONS} collections × {LARGE_PER_FILE} documents of ~100 KB (peak {:.1} MiB).", mib(run.peak()));
     let _ = std::fs::remove_dir_all(&dir);
     if !ok {
-        println!("throughput fell by more than {:.0} % against the raw-walk floor; see benches/baseline.txt", (1.0 - CHECK_TOLERANCE) * 100.0);
+        println!(
+            "a ratio fell by more than {:.0} % against benches/baseline.txt",
+            (1.0 - CHECK_TOLERANCE) * 100.0
+        );
     }
+    ok
+}
+
+/// The baseline of a row: the line of `benches/baseline.txt` whose words
+/// before the ratio are the row's stage and data words.
+fn baseline(stage: &str, data: &str) -> Option<f64> {
+    BASELINE.lines().find_map(|l| {
+        let (key, ratio) = l.trim().rsplit_once(char::is_whitespace)?;
+        key.split_whitespace()
+            .eq(stage.split_whitespace().chain(data.split_whitespace()))
+            .then(|| ratio.parse::<f64>().ok())
+            .flatten()
+    })
+}
+
+/// Prints one row of the check; false when its ratio fell below the
+/// tolerated share of its baseline.
+fn check_row(stage: &str, data: &str, ratio: f64) -> bool {
+    let base = baseline(stage, data);
+    let (verdict, min, ok) = match base {
+        Some(b) if ratio < b * CHECK_TOLERANCE => ("REGRESSED", b * CHECK_TOLERANCE, false),
+        Some(b) => ("ok", b * CHECK_TOLERANCE, true),
+        None => ("no baseline", 0.0, true),
+    };
+    println!(
+        "| {stage} | {data} | {ratio:.2} | {} | {min:.2} | {verdict} |",
+        base.map_or_else(|| "-".to_owned(), |b| format!("{b:.2}"))
+    );
     ok
 }
 
@@ -1375,7 +2136,28 @@ struct Options {
     /// `--workload MB`: time the `mongod` log reader on a generated log of
     /// about this many megabytes, and nothing else.
     workload_mb: Option<u64>,
+    /// `--scale`: many collections, memory from a server, threads of the
+    /// whole audit, a slow link (see `scale`), and nothing else.
+    scale: bool,
+    /// `--collections N` for `--scale` (a).
+    collections: u64,
+    /// `--server-docs N` for `--scale` (b).
+    server_docs: u64,
+    /// `--link-collections N` for `--scale` (d).
+    link_collections: u64,
+    /// `--no-server`: `--scale` without its server rows.
+    no_server: bool,
+    /// Whether `--docs` / `--runs` were given (`--scale` has its own defaults).
+    docs_given: bool,
+    runs_given: bool,
 }
+
+/// `--scale` defaults.
+const SCALE_COLLECTIONS: u64 = 1_000;
+const SCALE_SERVER_DOCS: u64 = 100_000;
+const SCALE_DOCS: u64 = 100_000;
+const SCALE_RUNS: usize = 5;
+const SCALE_LINK_COLLECTIONS: u64 = 120;
 
 /// Documents per collection in smoke-test mode.
 const SMOKE_DOCS: u64 = 2_000;
@@ -1396,6 +2178,13 @@ fn parse_args(args: &[String]) -> Options {
         server: false,
         smoke: false,
         workload_mb: None,
+        scale: false,
+        collections: SCALE_COLLECTIONS,
+        server_docs: SCALE_SERVER_DOCS,
+        link_collections: SCALE_LINK_COLLECTIONS,
+        no_server: false,
+        docs_given: false,
+        runs_given: false,
     };
     let mut bench = false;
     let mut sized = false;
@@ -1405,8 +2194,27 @@ fn parse_args(args: &[String]) -> Options {
             "--docs" => {
                 o.docs = parse_count(it.next().expect("--docs needs a value"));
                 sized = true;
+                o.docs_given = true;
             }
-            "--runs" => o.runs = parse_count(it.next().expect("--runs needs a value")) as usize,
+            "--runs" => {
+                o.runs = parse_count(it.next().expect("--runs needs a value")) as usize;
+                o.runs_given = true;
+            }
+            "--scale" => {
+                o.scale = true;
+                sized = true;
+            }
+            "--collections" => {
+                o.collections = parse_count(it.next().expect("--collections needs a count"));
+            }
+            "--server-docs" => {
+                o.server_docs = parse_count(it.next().expect("--server-docs needs a count"));
+            }
+            "--link-collections" => {
+                o.link_collections =
+                    parse_count(it.next().expect("--link-collections needs a count"));
+            }
+            "--no-server" => o.no_server = true,
             "--keep-files" => o.keep_files = true,
             "--check" => o.check = true,
             "--server" => o.server = true,
@@ -1424,9 +2232,11 @@ fn parse_args(args: &[String]) -> Options {
             s if s.starts_with("--docs=") => {
                 o.docs = parse_count(&s["--docs=".len()..]);
                 sized = true;
+                o.docs_given = true;
             }
             s if s.starts_with("--runs=") => {
                 o.runs = parse_count(&s["--runs=".len()..]) as usize;
+                o.runs_given = true;
             }
             other => eprintln!("note: ignoring argument {other:?}"),
         }
@@ -1467,6 +2277,25 @@ fn main() {
     }
     if let Some(mb) = opts.workload_mb {
         workload_bench(mb, opts.runs);
+        return;
+    }
+    if opts.scale {
+        scale(
+            &ScaleOptions {
+                collections: opts.collections.max(1),
+                server_docs: opts.server_docs.max(1),
+                docs: if opts.docs_given { n } else { SCALE_DOCS },
+                runs: if opts.runs_given {
+                    opts.runs
+                } else {
+                    SCALE_RUNS
+                },
+                link_collections: opts.link_collections.max(1),
+                no_server: opts.no_server,
+                keep_files: opts.keep_files,
+            },
+            cores,
+        );
         return;
     }
     if opts.check {

@@ -24,8 +24,10 @@ pub use collection::Collection;
 
 /// Most bytes of documents kept in memory per collection after profiling.
 pub const KEEP_BYTES: usize = 64 * 1024 * 1024;
-/// Least bytes of documents kept per collection, however many there are.
-const KEEP_BYTES_MIN: usize = 256 * 1024;
+/// Least bytes of documents kept per collection, however many there are:
+/// sixteen documents cut to [`DOC_CAP_MIN`]. (A thousand collections
+/// under the default budget keep 128 KiB each.)
+const KEEP_BYTES_MIN: usize = 64 * 1024;
 /// A kept document is cut (see [`crate::sample::cut`]) when larger than its
 /// share of the collection's bytes, and never below this.
 const DOC_CAP_MIN: usize = 4 * 1024;

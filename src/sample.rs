@@ -16,6 +16,8 @@ pub const CUT_VALUE: usize = 256;
 pub fn cut(doc: &[u8], max: usize) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(doc.len().min(4096));
     cut_into(doc, max, &mut out).ok()?;
+    // Kept bytes are counted by length: hold no more than that.
+    out.shrink_to_fit();
     Some(out)
 }
 
