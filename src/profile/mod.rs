@@ -8,7 +8,7 @@
 //! every later value only updates counters and fixed-size sketches.
 
 pub mod extract;
-mod parallel;
+pub mod parallel;
 pub mod raw;
 pub mod sketch;
 mod value;

@@ -15,12 +15,13 @@ use std::thread::JoinHandle;
 use super::raw::RawError;
 use super::{Profile, Profiler};
 
-/// Bytes profiled on the caller's thread before workers are started.
-const PARALLEL_AFTER: usize = 1 << 20;
+/// Bytes profiled on the caller's thread before workers are started (and
+/// the size from which a file's other scans use every core).
+pub const PARALLEL_AFTER: usize = 1 << 20;
 /// Bytes gathered before a batch is handed to a worker: large enough that
 /// handing over costs nothing next to profiling it, small enough that the
 /// batches in flight (workers × (`QUEUE` + 1)) stay well under a few MiB.
-const BATCH_BYTES: usize = 128 << 10;
+pub const BATCH_BYTES: usize = 128 << 10;
 /// Batches queued per worker before the caller waits (bounds memory).
 const QUEUE: usize = 2;
 
@@ -104,10 +105,7 @@ impl ShardedProfiler {
         if self.batch.bytes.is_empty() {
             self.batch.first = no;
         }
-        self.batch
-            .bytes
-            .extend_from_slice(&(doc.len() as u32).to_le_bytes());
-        self.batch.bytes.extend_from_slice(doc);
+        frame(&mut self.batch.bytes, doc);
         if self.batch.bytes.len() >= BATCH_BYTES {
             self.flush();
         }
@@ -125,7 +123,7 @@ impl ShardedProfiler {
             &mut self.batch,
             Batch {
                 first: self.seen + 1,
-                bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 3)),
+                bytes: new_batch(),
             },
         );
         if self.workers.is_empty() {
@@ -198,21 +196,39 @@ impl Drop for ShardedProfiler {
 }
 
 fn profile_batch(p: &mut Profiler, batch: &Batch) {
-    let mut at = 0usize;
     let mut no = batch.first;
-    let bytes = &batch.bytes;
-    while let Some(len) = bytes
-        .get(at..at + 4)
-        .and_then(|b| b.try_into().ok())
-        .map(|b: [u8; 4]| u32::from_le_bytes(b) as usize)
-    {
-        let Some(doc) = bytes.get(at + 4..at + 4 + len) else {
-            break;
-        };
+    each_framed(&batch.bytes, |doc| {
         // A malformed document is counted by the profiler (`invalid`,
         // with the first error and its number).
         let _ = p.add_numbered(doc, no);
         no += 1;
+    });
+}
+
+/// An empty batch, with room for a full one.
+pub fn new_batch() -> Vec<u8> {
+    Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 3))
+}
+
+/// Appends `doc` to a batch: its length as a little-endian `u32`, then its
+/// bytes. The caller keeps documents over `u32::MAX` bytes out.
+pub fn frame(batch: &mut Vec<u8>, doc: &[u8]) {
+    batch.extend_from_slice(&(doc.len() as u32).to_le_bytes());
+    batch.extend_from_slice(doc);
+}
+
+/// Calls `each` on every document of a batch built by [`frame`].
+pub fn each_framed(batch: &[u8], mut each: impl FnMut(&[u8])) {
+    let mut at = 0usize;
+    while let Some(len) = batch
+        .get(at..at + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(|b| u32::from_le_bytes(b) as usize)
+    {
+        let Some(doc) = batch.get(at + 4..at + 4 + len) else {
+            break;
+        };
+        each(doc);
         at += 4 + len;
     }
 }

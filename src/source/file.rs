@@ -10,6 +10,7 @@ use super::{
     ejson, CheckMethod, CollectionKind, CollectionMeta, IndexInfo, PresenceCheck, Reread, Result,
     SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
+use crate::profile::parallel::{each_framed, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER};
 use crate::profile::raw;
 use crate::sample::Reservoir;
 
@@ -197,28 +198,6 @@ impl FileSource {
             .iter()
             .find(|e| e.db == meta.db && e.coll == meta.name)
             .ok_or_else(|| SourceError::NotFound(format!("no file for {}", meta.namespace())))
-    }
-}
-
-/// Files from which a scan (reference probes) runs on every core.
-const SCAN_PARALLEL_AFTER: u64 = 1 << 20;
-/// Bytes of documents dealt to a scanning worker at a time.
-const SCAN_BATCH_BYTES: usize = 128 << 10;
-
-/// Calls `each` on every document of a batch: each a little-endian `u32`
-/// length, then the document's bytes.
-fn each_framed(batch: &[u8], each: &mut dyn FnMut(&[u8])) {
-    let mut at = 0usize;
-    while let Some(len) = batch
-        .get(at..at + 4)
-        .and_then(|b| <[u8; 4]>::try_from(b).ok())
-        .map(|b| u32::from_le_bytes(b) as usize)
-    {
-        let Some(doc) = batch.get(at + 4..at + 4 + len) else {
-            break;
-        };
-        each(doc);
-        at += 4 + len;
     }
 }
 
@@ -636,7 +615,7 @@ impl FileSource {
             .entry(meta)
             .ok()
             .and_then(|e| std::fs::metadata(&e.path).ok())
-            .is_some_and(|m| m.len() >= SCAN_PARALLEL_AFTER);
+            .is_some_and(|m| m.len() >= PARALLEL_AFTER as u64);
         if threads <= 1 || !large {
             let mut state = init();
             self.stream(meta, &mut |doc| visit(&mut state, doc))?;
@@ -653,7 +632,7 @@ impl FileSource {
                     .spawn_scoped(scope, move || {
                         let mut state = init();
                         while let Ok(batch) = rx.recv() {
-                            each_framed(&batch, &mut |doc| visit(&mut state, doc));
+                            each_framed(&batch, |doc| visit(&mut state, doc));
                         }
                         state
                     });
@@ -667,7 +646,7 @@ impl FileSource {
             }
             // What no worker could take is visited here.
             let mut local = init();
-            let mut batch: Vec<u8> = Vec::with_capacity(SCAN_BATCH_BYTES + (SCAN_BATCH_BYTES >> 3));
+            let mut batch = new_batch();
             let mut next = 0usize;
             let mut deal = |batch: Vec<u8>, local: &mut T| {
                 let unsent = match senders.get(next) {
@@ -676,22 +655,17 @@ impl FileSource {
                 };
                 next = (next + 1) % senders.len().max(1);
                 if let Some(batch) = unsent {
-                    each_framed(&batch, &mut |doc| visit(local, doc));
+                    each_framed(&batch, |doc| visit(local, doc));
                 }
             };
             let read = self.stream(meta, &mut |doc| {
-                match u32::try_from(doc.len()) {
-                    Ok(len) => {
-                        batch.extend_from_slice(&len.to_le_bytes());
-                        batch.extend_from_slice(doc);
-                    }
-                    Err(_) => visit(&mut local, doc),
+                if u32::try_from(doc.len()).is_ok() {
+                    frame(&mut batch, doc);
+                } else {
+                    visit(&mut local, doc);
                 }
-                if batch.len() >= SCAN_BATCH_BYTES {
-                    let full = std::mem::replace(
-                        &mut batch,
-                        Vec::with_capacity(SCAN_BATCH_BYTES + (SCAN_BATCH_BYTES >> 3)),
-                    );
+                if batch.len() >= BATCH_BYTES {
+                    let full = std::mem::replace(&mut batch, new_batch());
                     deal(full, &mut local);
                 }
             });
@@ -1102,7 +1076,7 @@ mod tests {
             d.to_writer(&mut bytes).expect("encode");
         }
         assert!(
-            bytes.len() as u64 > SCAN_PARALLEL_AFTER,
+            bytes.len() > PARALLEL_AFTER,
             "large enough to scan in parallel"
         );
         std::fs::write(dir.path().join("items.bson"), &bytes).expect("write bson");
