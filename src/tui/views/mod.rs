@@ -12,7 +12,7 @@ pub mod schema;
 pub mod workload;
 
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
@@ -505,26 +505,11 @@ fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 /// status bar, in place of the key hints, so that it is read whole: one
 /// line would cut it at the width of the target label.
 fn render_error_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect, text: &str) {
-    let line = Line::from(vec![
-        Span::styled(
-            format!(" error: {text} "),
-            theme
-                .status()
-                .fg(theme.color("status.error"))
-                .add_modifier(Modifier::BOLD),
-        ),
-        Span::styled(format!("│ {} ", m.target), theme.status()),
-        Span::styled(
-            format!("│ {} {} ", m.lang.pick("sample", "样本"), m.sample),
-            theme.status(),
-        ),
-    ]);
-    f.render_widget(
-        Paragraph::new(line)
-            .style(theme.status())
-            .wrap(ratatui::widgets::Wrap { trim: false }),
-        area,
-    );
+    let style = theme
+        .status()
+        .fg(theme.color("status.error"))
+        .add_modifier(Modifier::BOLD);
+    render_wrapped_status(m, theme, f, area, format!(" error: {text} "), style);
 }
 
 /// A message on both lines of the status bar, wrapped, then the target.
@@ -533,8 +518,22 @@ fn render_long_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect, s: &S
         Level::Warning => theme.color("status.warning"),
         Level::Info | Level::Error => theme.color("status.fg"),
     };
+    let style = theme.status().fg(color);
+    render_wrapped_status(m, theme, f, area, format!(" {} ", s.text), style);
+}
+
+/// `message`, then the target and the sample size, wrapped over the
+/// status bar's lines.
+fn render_wrapped_status(
+    m: &Model,
+    theme: &Theme,
+    f: &mut Frame,
+    area: Rect,
+    message: String,
+    style: Style,
+) {
     let line = Line::from(vec![
-        Span::styled(format!(" {} ", s.text), theme.status().fg(color)),
+        Span::styled(message, style),
         Span::styled(format!("│ {} ", m.target), theme.status()),
         Span::styled(
             format!("│ {} {} ", m.lang.pick("sample", "样本"), m.sample),
