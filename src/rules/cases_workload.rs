@@ -488,12 +488,14 @@ fn counted(reads: u64, writes: u64) -> crate::source::OpCounts {
 /// The profiler of `kit`, read: every operation, or only the slow ones.
 fn kit_profiler(every_operation: bool) -> crate::workload::profile::Profiler {
     crate::workload::profile::Profiler {
-        db: "kit".into(),
-        level: Some(if every_operation { 2 } else { 1 }),
-        slowms: Some(100),
-        entries: 100,
+        read: crate::source::ProfilerDb {
+            db: "kit".into(),
+            level: Some(if every_operation { 2 } else { 1 }),
+            slowms: Some(100),
+            entries: 100,
+            error: None,
+        },
         every_operation,
-        error: None,
     }
 }
 

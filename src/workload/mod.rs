@@ -134,7 +134,7 @@ impl Workload {
         let db = namespace.split_once('.').map_or(namespace, |(d, _)| d);
         self.profiler
             .iter()
-            .any(|p| p.db == db && p.entries > 0 && !p.every_operation)
+            .any(|p| p.read.db == db && p.read.entries > 0 && !p.every_operation)
     }
 }
 

@@ -26,20 +26,13 @@ pub const MAX_EXPLAIN: usize = 500;
 /// How the profiler of one database stood when it was read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Profiler {
-    pub db: String,
-    /// 0 off, 1 slow operations, 2 every operation; where the server says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub level: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub slowms: Option<i64>,
-    /// Entries read from `system.profile`.
-    pub entries: u64,
+    /// Its level, threshold, the entries read and any error.
+    #[serde(flatten)]
+    pub read: ProfilerDb,
     /// The entries hold operations faster than the slow threshold (or the
     /// level is 2): the profiler recorded every operation, not only the
     /// slow ones.
     pub every_operation: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
 }
 
 /// The milliseconds that make an operation slow unless the server says.
@@ -476,12 +469,8 @@ pub async fn read<S: Source>(
                 .get(&p.db)
                 .is_some_and(|&f| i64::try_from(f).unwrap_or(i64::MAX) < slow);
         profilers.push(Profiler {
-            db: p.db.clone(),
-            level: p.level,
-            slowms: p.slowms,
-            entries: p.entries,
+            read: p.clone(),
             every_operation: every,
-            error: p.error.clone(),
         });
         if p.entries > 0 && !every {
             notes.push(lang.pick(
