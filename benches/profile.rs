@@ -860,9 +860,7 @@ fn audit_report_on(target: &str, extra: &[&str], threads: Option<usize>) -> serd
 
 /// Peak resident set size of this process in kB (Linux only).
 fn vm_hwm_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    docshape::audit::peak_memory_bytes().map(|b| b / 1024)
 }
 
 /// The child: stream each file through `read_bson` + a fresh `Profiler`,
@@ -1374,6 +1372,13 @@ async fn load_small(coll: &mongodb::Collection<bson::RawDocumentBuf>, from: u64,
     }
 }
 
+/// Round trips a collection of a JSON report counted, every command.
+fn round_trips_of(c: &serde_json::Value) -> u64 {
+    c["round_trips"].as_object().map_or(0, |m| {
+        m.values().filter_map(serde_json::Value::as_u64).sum()
+    })
+}
+
 /// A run of the release binary measured from outside.
 struct PeakRun {
     /// Peak RSS (VmHWM) polled from `/proc/<pid>/status` while it ran, bytes.
@@ -1405,25 +1410,16 @@ impl PeakRun {
     fn max_round_trips(&self) -> u64 {
         self.collections()
             .iter()
-            .map(|c| {
-                c["round_trips"].as_object().map_or(0, |m| {
-                    m.values().filter_map(serde_json::Value::as_u64).sum()
-                })
-            })
+            .map(round_trips_of)
             .max()
             .unwrap_or(0)
     }
 
     /// The round trips of that collection by command, `name n, …`.
     fn round_trips_by_command(&self) -> String {
-        let total = |c: &serde_json::Value| {
-            c["round_trips"].as_object().map_or(0, |m| {
-                m.values().filter_map(serde_json::Value::as_u64).sum()
-            })
-        };
         self.collections()
             .iter()
-            .max_by_key(|c| total(c))
+            .max_by_key(|c| round_trips_of(c))
             .and_then(|c| c["round_trips"].as_object())
             .map(|m| {
                 m.iter()
