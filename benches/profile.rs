@@ -902,7 +902,7 @@ fn child_audit(paths: &[PathBuf]) {
         for c in &report.collections {
             docs += c.sampled;
             bytes += c.profile.total_bytes;
-            fields += c.profile.fields.len();
+            fields += c.fields.len();
         }
     }
     let hwm = vm_hwm_kb().map_or_else(|| "none".to_owned(), |k| k.to_string());
@@ -1966,6 +1966,10 @@ fn check(cores: usize) -> bool {
             ok &= check_row(stage, kind.name(), ratio);
         }
     }
+    // The relationship stage's pairing: what the targets' kept samples hold
+    // of each candidate's values, by one index over every key, against a
+    // lookup per candidate and target (larger is better).
+    ok &= check_row("pairing", "index", pairing_speedup());
     // Memory: many collections of large documents under a small budget, as
     // the budget over the peak RSS of the whole audit (larger is better).
     let many = dir.join("many");
@@ -1988,7 +1992,7 @@ fn check(cores: usize) -> bool {
         (CHECK_MANY_BUDGET_MIB << 20) as f64 / run.peak() as f64,
     );
     println!();
-    println!("ratio: throughput / raw-walk floor throughput; threads2, ejson2, audit2: time on one thread / time on two (audit2: the release binary's whole `audit --full`, DOCSHAPE_THREADS=1 against =2); budget many: {CHECK_MANY_BUDGET_MIB} MiB / peak RSS of `audit DIR --memory {CHECK_MANY_BUDGET_MIB}` over {CHECK_MANY_COLLECTIONS} collections × {LARGE_PER_FILE} documents of ~100 KB (peak {:.1} MiB).", mib(run.peak()));
+    println!("ratio: throughput / raw-walk floor throughput; threads2, ejson2, audit2: time on one thread / time on two (audit2: the release binary's whole `audit --full`, DOCSHAPE_THREADS=1 against =2); pairing index: time of the relationship stage's per-key tallies without the key index / with it; budget many: {CHECK_MANY_BUDGET_MIB} MiB / peak RSS of `audit DIR --memory {CHECK_MANY_BUDGET_MIB}` over {CHECK_MANY_COLLECTIONS} collections × {LARGE_PER_FILE} documents of ~100 KB (peak {:.1} MiB).", mib(run.peak()));
     let _ = std::fs::remove_dir_all(&dir);
     if !ok {
         println!(
@@ -1997,6 +2001,82 @@ fn check(cores: usize) -> bool {
         );
     }
     ok
+}
+
+/// Time of [`docshape::relate::keys::References::tally`] against every
+/// target over that of [`docshape::relate::keys::KeyIndex`]: 300 target
+/// keys of 1,000 kept integer ids each (ranges overlapping in pairs) and
+/// 600 candidates of 200 values, median of 5 runs. The index is what keeps
+/// the stage from growing with candidates × keys × values.
+fn pairing_speedup() -> f64 {
+    use docshape::relate::keys::{KeyIndex, References, TargetKey};
+    use docshape::relate::value::ValueKey;
+    use docshape::relate::Family;
+    let targets: Vec<TargetKey> = (0..300i64)
+        .map(|t| {
+            let keys: Vec<i64> = (0..1000).map(|i| t * 500 + i).collect();
+            TargetKey {
+                coll: t as usize,
+                key: "_id".into(),
+                family: Family::Number,
+                unique_index: false,
+                coll_stem: format!("c{t}"),
+                key_stem: "id".into(),
+                seen: keys.iter().map(|&k| ValueKey::Int(k)).collect(),
+                numbers: keys.iter().map(|&k| k as f64).collect(),
+                duplicate: None,
+                distinct: 1000.0,
+                complete: true,
+            }
+        })
+        .collect();
+    let mut r = Rng::new(0x7061_6972);
+    let cands: Vec<References> = (0..600)
+        .map(|_| {
+            let keys: Vec<ValueKey> = (0..200)
+                .map(|_| ValueKey::Int(r.below(150_000) as i64))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            References {
+                weights: vec![1; keys.len()],
+                total: keys.len() as u64,
+                keys,
+                identifier_share: 1.0,
+            }
+        })
+        .collect();
+    let each = || {
+        let mut found = 0u64;
+        for c in &cands {
+            for t in &targets {
+                found += c.tally(&t.seen).found;
+            }
+        }
+        found
+    };
+    let indexed = || {
+        let index = KeyIndex::new(&targets);
+        let mut found = 0u64;
+        for c in &cands {
+            let tallies = index.tallies(c, &targets);
+            for ti in 0..targets.len() {
+                found += KeyIndex::tally_of(&tallies, c, ti).found;
+            }
+        }
+        found
+    };
+    assert_eq!(each(), indexed(), "both ways find the same");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let t = Instant::now();
+        black_box(each());
+        a.push(t.elapsed());
+        let t = Instant::now();
+        black_box(indexed());
+        b.push(t.elapsed());
+    }
+    median(a).as_secs_f64() / median(b).as_secs_f64()
 }
 
 /// The baseline of a row: the line of `benches/baseline.txt` whose words

@@ -9,12 +9,12 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::drift::{self, DriftCheck, DriftKind};
-use super::evidence::Evidence;
+use super::evidence::{Evidence, NAME_AND_STRUCTURE};
 use super::keys::{self, Accepted, Candidate, Skip, TargetKey};
 use super::value::{of_bson, ValueKey};
 use super::{
     embedded, has_leading_index, holding_array, kind_of, mark_two_way, Cardinality, CollectionView,
-    Fanout, KeyUniqueness, Relationship,
+    Family, Fanout, KeyUniqueness, Relationship,
 };
 use crate::profile::{query_path, render_path, Seg};
 use crate::source::{Source, SourceError};
@@ -41,9 +41,10 @@ pub struct RelateCost {
     pub target_keys: u64,
     /// Candidate × key pairs of one family within one database.
     pub pairs: u64,
-    /// Pairs not probed: no result could make them a reference; the
-    /// target's kept sample (every document, or enough of them) answered;
-    /// the same attribute of the same entities twice; over [`MAX_PROBES`].
+    /// Pairs not probed, each under the first reason found, in this
+    /// order: the same attribute of the same entities twice; the target's
+    /// kept sample (every document, or enough of them) answered; no result
+    /// could make them a reference; not among the [`MAX_PROBES`] chosen.
     pub skipped_uninformative: u64,
     pub skipped_by_sample: u64,
     pub skipped_same_attribute: u64,
@@ -80,41 +81,58 @@ pub async fn relationships<S: Source>(
     cost: &mut RelateCost,
 ) -> Result<Vec<Relationship>, SourceError> {
     let targets = keys::target_keys(colls);
-    let cands = keys::candidates(colls, &targets);
-    cost.candidate_paths = cands.len() as u64;
+    let index = keys::KeyIndex::new(&targets);
     cost.target_keys = targets.len() as u64;
-    // The pairs worth a probe, in order; then every probe of one target
-    // collection at once (one scan of a file), then each weighed.
-    let mut pending: Vec<keys::Pair> = Vec::new();
-    for (ci, cand) in cands.iter().enumerate() {
-        for (ti, t) in targets.iter().enumerate() {
-            let pair = match keys::pair(ci, cand, ti, t, colls) {
-                Ok(p) => p,
-                Err(skip) => {
-                    match skip {
-                        Skip::Incompatible => continue,
-                        Skip::SameAttribute => cost.skipped_same_attribute += 1,
-                        Skip::Uninformative => cost.skipped_uninformative += 1,
-                        Skip::BySample => cost.skipped_by_sample += 1,
-                    }
-                    cost.pairs += 1;
-                    continue;
+    // The keys a candidate may reference: same database, same family.
+    let mut compatible: HashMap<(&str, Family), Vec<usize>> = HashMap::new();
+    for (ti, t) in targets.iter().enumerate() {
+        compatible
+            .entry((colls[t.coll].db, t.family))
+            .or_default()
+            .push(ti);
+    }
+    // The pairs worth a probe compete for the run's [`MAX_PROBES`]; then
+    // every probe of one target collection is sent at once (one scan of a
+    // file), and each answer weighed. A candidate's values are kept only
+    // while one of its pairs is among those chosen, so the stage holds at
+    // most [`MAX_PROBES`] candidates' values whatever the number of
+    // collections.
+    let mut chosen = Chosen::default();
+    for ci in 0..colls.len() {
+        for cand in keys::candidates_of(ci, colls, &targets) {
+            cost.candidate_paths += 1;
+            let at = chosen.cands.len();
+            let tallies = index.tallies(&cand.refs, &targets);
+            let group = compatible
+                .get(&(colls[cand.coll].db, cand.family))
+                .map_or(&[][..], Vec::as_slice);
+            let mut wanted = Vec::new();
+            for &ti in group {
+                let local = keys::KeyIndex::tally_of(&tallies, &cand.refs, ti);
+                match keys::pair(at, &cand, ti, &targets[ti], colls, local) {
+                    Ok(p) => wanted.push(p),
+                    Err(Skip::Incompatible) => continue,
+                    Err(Skip::SameAttribute) => cost.skipped_same_attribute += 1,
+                    Err(Skip::Uninformative) => cost.skipped_uninformative += 1,
+                    Err(Skip::BySample) => cost.skipped_by_sample += 1,
                 }
-            };
-            cost.pairs += 1;
-            if cost.probes >= MAX_PROBES {
-                cost.skipped_over_budget += 1;
-                continue;
+                cost.pairs += 1;
             }
-            cost.probes += 1;
-            tracing::debug!(
-                from = %format!("{}.{}", colls[cand.coll].namespace(), cand.path),
-                to = %format!("{}.{}", colls[t.coll].namespace(), t.key),
-                chance = pair.chance,
-                "reference probe"
-            );
-            pending.push(pair);
+            chosen.offer(cand, wanted);
         }
+    }
+    drop(index);
+    let (cands, pending, over) = chosen.finish();
+    cost.probes = pending.len() as u64;
+    cost.skipped_over_budget = over;
+    for p in &pending {
+        let (cand, t) = (&cands[p.cand], &targets[p.target]);
+        tracing::debug!(
+            from = %format!("{}.{}", colls[cand.coll].namespace(), cand.path),
+            to = %format!("{}.{}", colls[t.coll].namespace(), t.key),
+            chance = p.chance,
+            "reference probe"
+        );
     }
     let mut answers: Vec<Option<Result<Vec<bson::Bson>, SourceError>>> =
         (0..pending.len()).map(|_| None).collect();
@@ -127,15 +145,14 @@ pub async fn relationships<S: Source>(
         }
     }
     for (coll, list) in &by_target {
+        let values: Vec<Vec<bson::Bson>> = list
+            .iter()
+            .map(|&i| cands[pending[i].cand].refs.values())
+            .collect();
         let asks: Vec<(&str, &[bson::Bson])> = list
             .iter()
-            .map(|&i| {
-                let p = &pending[i];
-                (
-                    targets[p.target].key.as_str(),
-                    cands[p.cand].refs.values.as_slice(),
-                )
-            })
+            .zip(&values)
+            .map(|(&i, v)| (targets[pending[i].target].key.as_str(), v.as_slice()))
             .collect();
         let replies = source.probe_many(colls[*coll].meta, &asks).await?;
         for (&i, reply) in list.iter().zip(replies) {
@@ -179,12 +196,13 @@ pub async fn relationships<S: Source>(
     }
     if cost.skipped_over_budget > 0 {
         notes.push(format!(
-            "{} possible references were not probed: the run's budget is {MAX_PROBES} probes",
-            cost.skipped_over_budget
+            "{} possible references were not probed: the run's budget is {MAX_PROBES} probes, given first to fields whose names point at the key, then to those least likely to match by chance",
+            crate::fmt::group(cost.skipped_over_budget)
         ));
     }
     let mut out = Vec::new();
     let mut referencing: Vec<(usize, Vec<Seg>)> = Vec::new();
+    let mut same_name: Vec<String> = Vec::new();
     for a in keys::choose(found, &cands, &targets) {
         let cand = &cands[a.cand];
         let t = &targets[a.target];
@@ -193,6 +211,20 @@ pub async fn relationships<S: Source>(
         let kind = kind_of(cand, from.profile);
         let (fanout, method, indexed) = fanout_of(source, cand, from, t, to, notes, cost).await?;
         let target_unique = uniqueness(source, t, to, notes, cost).await?;
+        if a.evidence.accepted_by == Some(NAME_AND_STRUCTURE)
+            && target_unique.as_ref().is_some_and(|u| !u.unique)
+        {
+            // Accepted for its name alone, by a key two documents share:
+            // the same attribute in two collections, not a reference.
+            same_name.push(format!(
+                "{}.{} → {}.{}",
+                from.namespace(),
+                cand.path,
+                to.namespace(),
+                t.key
+            ));
+            continue;
+        }
         let growing = holding_array(&cand.segments)
             .and_then(|arr| from.profile.fields.iter().find(|f| f.segments == arr))
             .and_then(|f| from.growth.get(&f.path))
@@ -231,9 +263,123 @@ pub async fn relationships<S: Source>(
             to_ns: to.namespace(),
         });
     }
+    if !same_name.is_empty() {
+        let more = same_name.len().saturating_sub(5);
+        same_name.truncate(5);
+        notes.push(format!(
+            "{} not reported as references: only their names point there, at keys two documents share{}",
+            same_name.join(", "),
+            if more > 0 { format!(" (and {more} more)") } else { String::new() }
+        ));
+    }
     mark_two_way(&mut out);
     out.extend(embedded(colls, &referencing));
     Ok(out)
+}
+
+/// The pairs chosen for a probe, at most [`MAX_PROBES`]: pairs whose
+/// name points at the target first (`customer_id` → `customers._id`),
+/// then those whose values match by chance least (the strongest test),
+/// then in the order found. The candidates of pairs pushed out are
+/// dropped as soon as none of their pairs is left.
+#[derive(Default)]
+struct Chosen {
+    /// By the place they were offered; `None` once no pair of theirs is
+    /// chosen.
+    cands: Vec<Option<Candidate>>,
+    /// Chosen pairs of each candidate.
+    held: Vec<u32>,
+    /// The chosen, the weakest on top.
+    heap: std::collections::BinaryHeap<Ranked>,
+    /// Pairs worth a probe offered so far.
+    offered: u64,
+}
+
+struct Ranked {
+    key: (bool, u64, u64),
+    pair: keys::Pair,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+impl Chosen {
+    /// Offers a candidate with its pairs worth a probe (their `cand` is set
+    /// to its place here).
+    fn offer(&mut self, cand: Candidate, pairs: Vec<keys::Pair>) {
+        let at = self.cands.len();
+        self.cands.push(Some(cand));
+        self.held.push(0);
+        for mut pair in pairs {
+            pair.cand = at;
+            // Greater is weaker: no name, more chance, found later.
+            let key = (
+                pair.name.is_none(),
+                pair.chance.max(0.0).to_bits(),
+                self.offered,
+            );
+            self.offered += 1;
+            let r = Ranked { key, pair };
+            if self.heap.len() < MAX_PROBES as usize {
+                self.held[at] += 1;
+                self.heap.push(r);
+            } else if self.heap.peek().is_some_and(|w| r < *w) {
+                self.held[at] += 1;
+                let out = self.heap.pop().expect("the heap is full");
+                self.release(out.pair.cand);
+                self.heap.push(r);
+            }
+        }
+        if self.held[at] == 0 {
+            self.cands[at] = None;
+        }
+    }
+
+    fn release(&mut self, c: usize) {
+        self.held[c] -= 1;
+        if self.held[c] == 0 {
+            self.cands[c] = None;
+        }
+    }
+
+    /// The chosen candidates, their pairs in the order found (renumbered
+    /// to the candidates kept), and how many pairs were left out.
+    fn finish(self) -> (Vec<Candidate>, Vec<keys::Pair>, u64) {
+        let mut ranked = self.heap.into_vec();
+        ranked.sort_unstable_by_key(|r| r.key.2);
+        let mut kept: Vec<Candidate> = Vec::new();
+        let mut renumbered: HashMap<usize, usize> = HashMap::new();
+        let mut cands = self.cands;
+        let mut pairs = Vec::with_capacity(ranked.len());
+        for r in ranked {
+            let mut p = r.pair;
+            p.cand = *renumbered.entry(p.cand).or_insert_with(|| {
+                kept.push(
+                    cands[p.cand]
+                        .take()
+                        .expect("a chosen pair's candidate is kept"),
+                );
+                kept.len() - 1
+            });
+            pairs.push(p);
+        }
+        let over = self.offered - pairs.len() as u64;
+        (kept, pairs, over)
+    }
 }
 
 type FanoutOutcome = (Option<Fanout>, Option<String>, Option<bool>);
@@ -531,4 +677,93 @@ pub async fn drift_checks<S: Source>(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relate::evidence::{Affinity, ChanceBasis};
+    use crate::relate::keys::References;
+
+    fn cand(n: usize) -> Candidate {
+        let keys = vec![ValueKey::Int(n as i64)];
+        Candidate {
+            chance: ChanceBasis::of(Family::Number, &keys),
+            coll: n,
+            path: format!("f{n}"),
+            segments: vec![Seg::Key(format!("f{n}"))],
+            family: Family::Number,
+            name: format!("f{n}"),
+            stem: format!("f{n}"),
+            structure: evidence::Structure::Held,
+            near_unique: false,
+            refs: References {
+                weights: vec![1],
+                total: 1,
+                keys,
+                identifier_share: 1.0,
+            },
+        }
+    }
+
+    fn pair(target: usize, name: bool, chance: f64) -> keys::Pair {
+        keys::Pair {
+            cand: 0,
+            target,
+            name: name.then_some(Affinity::Collection),
+            chance,
+        }
+    }
+
+    use super::super::evidence;
+
+    #[test]
+    fn the_probe_budget_goes_to_named_pairs_then_to_the_least_chance() {
+        let mut chosen = Chosen::default();
+        let budget = MAX_PROBES as usize;
+        // A first candidate with more unnamed pairs than the budget, of
+        // falling chance; then one named pair; then a candidate whose
+        // pairs are all weaker than those chosen.
+        let first: Vec<keys::Pair> = (0..budget + 100)
+            .map(|t| pair(t, false, 0.5 - t as f64 * 1e-4))
+            .collect();
+        chosen.offer(cand(0), first);
+        chosen.offer(cand(1), vec![pair(7, true, 0.9)]);
+        chosen.offer(cand(2), vec![pair(3, false, 0.99)]);
+        assert!(chosen.cands[2].is_none(), "values dropped at once");
+        let (cands, pairs, over) = chosen.finish();
+        assert_eq!(pairs.len(), budget);
+        assert_eq!(over, 102);
+        assert_eq!(
+            cands.iter().map(|c| c.coll).collect::<Vec<_>>(),
+            [0, 1],
+            "the kept candidates, renumbered"
+        );
+        let named: Vec<&keys::Pair> = pairs.iter().filter(|p| p.name.is_some()).collect();
+        assert_eq!(named.len(), 1, "the named pair is chosen over chance");
+        assert_eq!(cands[named[0].cand].coll, 1);
+        // The unnamed pairs kept are those of least chance: the last ones
+        // offered, in the order they were found.
+        let targets: Vec<usize> = pairs
+            .iter()
+            .filter(|p| p.name.is_none())
+            .map(|p| p.target)
+            .collect();
+        assert_eq!(targets, (101..budget + 100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn under_the_budget_every_pair_is_probed_in_the_order_found() {
+        let mut chosen = Chosen::default();
+        chosen.offer(cand(0), vec![pair(2, false, 0.3), pair(0, true, 0.1)]);
+        chosen.offer(cand(1), vec![]);
+        chosen.offer(cand(2), vec![pair(1, false, 0.0)]);
+        let (cands, pairs, over) = chosen.finish();
+        assert_eq!(over, 0);
+        assert_eq!(
+            pairs.iter().map(|p| (p.cand, p.target)).collect::<Vec<_>>(),
+            [(0, 2), (0, 0), (1, 1)]
+        );
+        assert_eq!(cands.iter().map(|c| c.coll).collect::<Vec<_>>(), [0, 2]);
+    }
 }

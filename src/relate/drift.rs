@@ -126,6 +126,7 @@ pub fn against_source<H: std::hash::BuildHasher>(
 /// A value's identity for counting versions: numbers across widths alike.
 fn version_key(b: &bson::Bson) -> String {
     match of_bson(b) {
+        Some(ValueKey::Int(i)) => format!("n:{i}"),
         Some(ValueKey::Num(bits)) => format!("n:{}", f64::from_bits(bits)),
         _ => b.clone().into_relaxed_extjson().to_string(),
     }

@@ -45,6 +45,9 @@ pub const MIN_MATCH_EVIDENCED: f64 = 0.5;
 /// Reference match rate from which name and structure make a reference
 /// when the values cannot tell.
 pub const MIN_MATCH_NAMED: f64 = 0.8;
+/// `accepted_by` of a reference accepted for its name and place, not its
+/// values.
+pub const NAME_AND_STRUCTURE: &str = "name-and-structure";
 /// Least share of a container's occurrences that hold each step of the
 /// path, and least mean share of the container's fields (uniformity).
 pub const MIN_SHARE: f64 = 0.5;
@@ -130,7 +133,7 @@ impl Evidence {
             && structure == Structure::Held
             && reference_rate >= MIN_MATCH_NAMED
         {
-            Some("name-and-structure")
+            Some(NAME_AND_STRUCTURE)
         } else {
             None
         };
@@ -334,17 +337,84 @@ pub fn chance_rate_strings<'a>(
     values: impl IntoIterator<Item = &'a str>,
     target_distinct: f64,
 ) -> f64 {
-    let mut n = 0u32;
-    let mut sum = 0.0;
-    for v in values {
-        n += 1;
-        let space = 2f64.powf(string_bits(v));
-        sum += (target_distinct / space).min(1.0);
+    StringChance::of(values).rate(target_distinct)
+}
+
+/// The probed strings' spaces (`2^bits`), prepared once so that the chance
+/// rate against a key of any size takes a binary search: values whose
+/// space is within the key's distinct count match by chance for sure, the
+/// others with `distinct / space`.
+#[derive(Clone, Debug, Default)]
+pub struct StringChance {
+    /// Ascending.
+    spaces: Vec<f64>,
+    /// `tail[i]`: the sum of `1 / spaces[j]` for `j ≥ i`.
+    tail: Vec<f64>,
+}
+
+impl StringChance {
+    pub fn of<'a>(values: impl IntoIterator<Item = &'a str>) -> StringChance {
+        let mut spaces: Vec<f64> = values
+            .into_iter()
+            .map(|v| 2f64.powf(string_bits(v)))
+            .collect();
+        spaces.sort_by(f64::total_cmp);
+        let mut tail = vec![0.0; spaces.len() + 1];
+        for i in (0..spaces.len()).rev() {
+            tail[i] = tail[i + 1] + 1.0 / spaces[i];
+        }
+        StringChance { spaces, tail }
     }
-    if n == 0 {
-        1.0
-    } else {
-        sum / f64::from(n)
+
+    pub fn rate(&self, target_distinct: f64) -> f64 {
+        let n = self.spaces.len();
+        if n == 0 {
+            return 1.0;
+        }
+        let sure = self.spaces.partition_point(|&s| s <= target_distinct);
+        let rest = if sure == n {
+            0.0
+        } else {
+            target_distinct * self.tail[sure]
+        };
+        ((sure as f64 + rest) / n as f64).min(1.0)
+    }
+}
+
+/// What a candidate's chance rate against a key is computed from.
+#[derive(Clone, Debug)]
+pub enum ChanceBasis {
+    /// ObjectIds do not collide by chance.
+    ObjectId,
+    /// The probed integers (as doubles), weighed against the key's sampled
+    /// integers ([`chance_rate_integers`]).
+    Numbers(Vec<f64>),
+    Strings(StringChance),
+}
+
+impl ChanceBasis {
+    pub fn of(family: super::Family, keys: &[super::value::ValueKey]) -> ChanceBasis {
+        match family {
+            super::Family::ObjectId => ChanceBasis::ObjectId,
+            super::Family::Number => ChanceBasis::Numbers(
+                keys.iter()
+                    .filter_map(super::value::ValueKey::as_f64)
+                    .collect(),
+            ),
+            super::Family::String => {
+                ChanceBasis::Strings(StringChance::of(keys.iter().filter_map(|k| k.as_str())))
+            }
+        }
+    }
+
+    /// The chance rate against a key with these sampled integers (sorted)
+    /// and estimated distinct values.
+    pub fn rate(&self, key_numbers: &[f64], key_distinct: f64) -> f64 {
+        match self {
+            ChanceBasis::ObjectId => 0.0,
+            ChanceBasis::Numbers(values) => chance_rate_integers(values, key_numbers, key_distinct),
+            ChanceBasis::Strings(s) => s.rate(key_distinct),
+        }
     }
 }
 
@@ -576,5 +646,31 @@ mod tests {
         assert!(Evidence::reachable(0.0, 5, None, Structure::Deep));
         assert!(!Evidence::reachable(0.0, 5, None, Structure::Operator));
         assert!(!Evidence::reachable(0.0, 1, None, Structure::Held));
+    }
+
+    #[test]
+    fn string_chance_is_the_mean_of_each_values_chance() {
+        let values: Vec<String> = (0..300)
+            .map(|i| match i % 4 {
+                0 => format!("{i}"),
+                1 => format!("user{i}"),
+                2 => format!("Ab-{i}"),
+                _ => "x".repeat(i % 9 + 1),
+            })
+            .collect();
+        let prepared = StringChance::of(values.iter().map(String::as_str));
+        for distinct in [0.0, 1.0, 7.0, 100.0, 1e4, 1e9, 1e30, f64::INFINITY] {
+            let direct = values
+                .iter()
+                .map(|v| (distinct / 2f64.powf(string_bits(v))).min(1.0))
+                .sum::<f64>()
+                / values.len() as f64;
+            let fast = prepared.rate(distinct);
+            assert!(
+                (fast - direct).abs() <= 1e-9 * direct.max(1e-300) || (fast - direct).abs() < 1e-12,
+                "{distinct}: {fast} vs {direct}"
+            );
+        }
+        assert!((StringChance::of([]).rate(5.0) - 1.0).abs() < f64::EPSILON);
     }
 }

@@ -25,6 +25,9 @@ const ORDER_SEED: u64 = 0x7265_6665_7265_6e63;
 /// A field that may hold references, with a sample of its references.
 #[derive(Clone, Debug)]
 pub struct Candidate {
+    /// What the chance of a match is computed from, prepared once for
+    /// every key the field is weighed against.
+    pub chance: evidence::ChanceBasis,
     pub coll: usize,
     pub path: String,
     pub segments: Vec<Seg>,
@@ -45,8 +48,8 @@ pub struct Candidate {
 /// values they carry.
 #[derive(Clone, Debug, Default)]
 pub struct References {
-    /// Distinct values, decoded, in the order they were met.
-    pub values: Vec<bson::Bson>,
+    /// Distinct values, in the order they were met; a probe asks for them
+    /// as [`ValueKey::to_bson`] gives them.
     pub keys: Vec<ValueKey>,
     /// References carrying each value.
     pub weights: Vec<u64>,
@@ -77,6 +80,11 @@ impl Tally {
 }
 
 impl References {
+    /// The values a probe asks for.
+    pub fn values(&self) -> Vec<bson::Bson> {
+        self.keys.iter().filter_map(ValueKey::to_bson).collect()
+    }
+
     /// Counts which probed values were found, by value and by reference.
     pub fn tally(&self, found: &HashSet<ValueKey>) -> Tally {
         let mut t = Tally {
@@ -126,15 +134,14 @@ impl References {
                 if r.keys.len() >= PROBE_VALUES {
                     break 'docs;
                 }
-                let Some(b) = crate::profile::value_of(&el) else {
-                    continue;
-                };
-                if !matches!(&b, bson::Bson::String(s) if s.chars().any(char::is_whitespace)) {
+                if !k
+                    .as_str()
+                    .is_some_and(|s| s.chars().any(char::is_whitespace))
+                {
                     plain += 1;
                 }
                 index.insert(k.clone(), r.keys.len());
                 r.keys.push(k);
-                r.values.push(b);
                 r.weights.push(1);
                 r.total += 1;
                 usable += 1;
@@ -144,6 +151,8 @@ impl References {
             return None;
         }
         r.identifier_share = plain as f64 / r.keys.len() as f64;
+        r.keys.shrink_to_fit();
+        r.weights.shrink_to_fit();
         Some(r)
     }
 }
@@ -176,6 +185,9 @@ pub struct TargetKey {
     pub key: String,
     pub family: Family,
     pub unique_index: bool,
+    /// The stems of the collection's name and of the key's.
+    pub coll_stem: String,
+    pub key_stem: String,
     /// Keys in the kept sample.
     pub seen: HashSet<ValueKey>,
     /// Numeric keys in the kept sample, sorted and distinct, for the
@@ -310,8 +322,8 @@ fn sample_key(
             continue;
         };
         keys += 1;
-        if let ValueKey::Num(bits) = k {
-            numbers.push(f64::from_bits(bits));
+        if let Some(x) = k.as_f64() {
+            numbers.push(x);
         }
         if !seen.insert(k) && duplicate.is_none() {
             duplicate = crate::profile::value_of(&el);
@@ -334,6 +346,8 @@ fn sample_key(
         key: f.path.clone(),
         family,
         unique_index,
+        coll_stem: stem(c.name),
+        key_stem: stem(&f.path),
         seen,
         numbers,
         duplicate,
@@ -346,8 +360,20 @@ fn sample_key(
 /// (ObjectIds, integers, short strings) in a database that has a key of
 /// that family, outside recorded queries and updates.
 pub fn candidates(colls: &[CollectionView<'_>], targets: &[TargetKey]) -> Vec<Candidate> {
+    (0..colls.len())
+        .flat_map(|ci| candidates_of(ci, colls, targets))
+        .collect()
+}
+
+/// The candidate reference fields of collection `ci` ([`candidates`]).
+pub fn candidates_of(
+    ci: usize,
+    colls: &[CollectionView<'_>],
+    targets: &[TargetKey],
+) -> Vec<Candidate> {
     let mut out = Vec::new();
-    for (ci, c) in colls.iter().enumerate() {
+    let c = &colls[ci];
+    {
         let mut order: Option<Vec<usize>> = None;
         let shape = evidence::Shape::of(c.profile);
         for f in &c.profile.fields {
@@ -387,6 +413,7 @@ pub fn candidates(colls: &[CollectionView<'_>], targets: &[TargetKey]) -> Vec<Ca
                 .distinct
                 .is_some_and(|d| d.estimate as f64 >= NEAR_UNIQUE * f.values.max(1) as f64);
             out.push(Candidate {
+                chance: evidence::ChanceBasis::of(family, &refs.keys),
                 coll: ci,
                 path: f.path.clone(),
                 segments: f.segments.clone(),
@@ -403,14 +430,10 @@ pub fn candidates(colls: &[CollectionView<'_>], targets: &[TargetKey]) -> Vec<Ca
 }
 
 /// What the name says about the target.
-pub fn affinity(
-    cand: &Candidate,
-    target: &TargetKey,
-    colls: &[CollectionView<'_>],
-) -> Option<Affinity> {
-    if cand.stem == stem(colls[target.coll].name) {
+pub fn affinity(cand: &Candidate, target: &TargetKey) -> Option<Affinity> {
+    if cand.stem == target.coll_stem {
         Some(Affinity::Collection)
-    } else if target.key != "_id" && cand.stem == stem(&target.key) {
+    } else if target.key != "_id" && cand.stem == target.key_stem {
         Some(Affinity::Key)
     } else {
         None
@@ -420,25 +443,7 @@ pub fn affinity(
 /// The share of the candidate's probed values expected to be target keys
 /// by chance.
 pub fn chance_rate(cand: &Candidate, target: &TargetKey) -> f64 {
-    match cand.family {
-        Family::ObjectId => 0.0,
-        Family::Number => {
-            let nums: Vec<f64> = cand
-                .refs
-                .keys
-                .iter()
-                .filter_map(|k| match k {
-                    ValueKey::Num(bits) => Some(f64::from_bits(*bits)),
-                    _ => None,
-                })
-                .collect();
-            evidence::chance_rate_integers(&nums, &target.numbers, target.distinct)
-        }
-        Family::String => evidence::chance_rate_strings(
-            cand.refs.values.iter().filter_map(|b| b.as_str()),
-            target.distinct,
-        ),
-    }
+    cand.chance.rate(&target.numbers, target.distinct)
 }
 
 /// A candidate and a target key that may be a reference, before probing.
@@ -465,13 +470,19 @@ pub enum Skip {
     BySample,
 }
 
-/// Decides whether a pair is worth a probe.
+/// Decides whether a pair is worth a probe; `local` is what the target's
+/// kept sample holds of the candidate's values ([`KeyIndex::tallies`]).
+///
+/// The cheap reasons come first: a pair the kept sample already disproves
+/// is skipped by sample before its chance rate is computed, and counted
+/// there even when its values could not have shown a reference either.
 pub fn pair(
     ci: usize,
     cand: &Candidate,
     ti: usize,
     target: &TargetKey,
     colls: &[CollectionView<'_>],
+    local: Tally,
 ) -> Result<Pair, Skip> {
     if cand.family != target.family
         || colls[cand.coll].db != colls[target.coll].db
@@ -479,7 +490,7 @@ pub fn pair(
     {
         return Err(Skip::Incompatible);
     }
-    let name = affinity(cand, target, colls);
+    let name = affinity(cand, target);
     if cand.family != Family::ObjectId
         && target.key != "_id"
         && cand.near_unique
@@ -488,12 +499,20 @@ pub fn pair(
     {
         return Err(Skip::SameAttribute);
     }
-    let chance = chance_rate(cand, target);
+    // A name that points at a field two documents share points at no one
+    // document: only the values can show such a reference.
+    let name = name.filter(|_| target.duplicate.is_none());
     let values = cand.refs.keys.len() as u64;
+    // Nothing found in a kept sample that holds every key, or in one large
+    // enough to show a reference: no probe can accept the pair (a rate of
+    // 0 is below both acceptance rates, asserted below).
+    if local.found == 0 && (target.complete || expected_in_sample(values, target, colls) >= 3.0) {
+        return Err(Skip::BySample);
+    }
+    let chance = chance_rate(cand, target);
     if !Evidence::reachable(chance, values, name, cand.structure) {
         return Err(Skip::Uninformative);
     }
-    let local = cand.refs.tally(&target.seen);
     if target.complete {
         // The kept sample holds every key: the probe's answer is known.
         let e = Evidence::weigh(
@@ -507,18 +526,6 @@ pub fn pair(
         if !e.accepted() {
             return Err(Skip::BySample);
         }
-    } else {
-        // Each found value shows in the target's sample with the sample's
-        // share of documents; a reference found at the least accepted rate
-        // should show at least three times there.
-        let kept = colls[target.coll].docs.len() as f64;
-        let share = colls[target.coll]
-            .documents
-            .map_or(1.0, |d| (kept / d.max(1) as f64).min(1.0));
-        let expected = evidence::MIN_MATCH_EVIDENCED * values as f64 * share;
-        if local.found == 0 && expected >= 3.0 {
-            return Err(Skip::BySample);
-        }
     }
     Ok(Pair {
         cand: ci,
@@ -526,6 +533,96 @@ pub fn pair(
         name,
         chance,
     })
+}
+
+// A rate of 0 is below both acceptance rates: a pair with nothing found
+// is never accepted (`pair` relies on it).
+const _: () = assert!(evidence::MIN_MATCH_EVIDENCED > 0.0 && evidence::MIN_MATCH_NAMED > 0.0);
+
+/// Values of `values` probed that a target's kept sample should show if
+/// the pair were a reference found at the least accepted rate: each found
+/// value shows there with the sample's share of documents.
+fn expected_in_sample(values: u64, target: &TargetKey, colls: &[CollectionView<'_>]) -> f64 {
+    let kept = colls[target.coll].docs.len() as f64;
+    let share = colls[target.coll]
+        .documents
+        .map_or(1.0, |d| (kept / d.max(1) as f64).min(1.0));
+    evidence::MIN_MATCH_EVIDENCED * values as f64 * share
+}
+
+/// Every target key's kept values, by hash: which targets' samples hold a
+/// candidate's values, found in one pass over the candidate's values
+/// instead of one per target.
+pub struct KeyIndex {
+    /// `(hash of a key, target)`, sorted.
+    entries: Vec<(u64, u32)>,
+}
+
+fn key_hash(k: &ValueKey) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+        .hash_one(k)
+}
+
+impl KeyIndex {
+    pub fn new(targets: &[TargetKey]) -> KeyIndex {
+        let mut entries: Vec<(u64, u32)> = targets
+            .iter()
+            .enumerate()
+            .flat_map(|(ti, t)| t.seen.iter().map(move |k| (key_hash(k), ti as u32)))
+            .collect();
+        entries.sort_unstable();
+        KeyIndex { entries }
+    }
+
+    /// Bytes the index holds.
+    pub fn bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<(u64, u32)>()
+    }
+
+    /// For every target whose kept sample holds some of `refs`' values, in
+    /// ascending order of target, what [`References::tally`] against its
+    /// `seen` gives.
+    pub fn tallies(&self, refs: &References, targets: &[TargetKey]) -> Vec<(usize, Tally)> {
+        let mut by_target: HashMap<usize, Tally> = HashMap::new();
+        for (k, &w) in refs.keys.iter().zip(&refs.weights) {
+            let h = key_hash(k);
+            let from = self.entries.partition_point(|e| e.0 < h);
+            for &(_, ti) in self.entries[from..].iter().take_while(|e| e.0 == h) {
+                let ti = ti as usize;
+                if targets[ti].seen.contains(k) {
+                    let t = by_target.entry(ti).or_default();
+                    t.found += 1;
+                    t.references_found += w;
+                }
+            }
+        }
+        let mut out: Vec<(usize, Tally)> = by_target
+            .into_iter()
+            .map(|(ti, t)| {
+                let t = Tally {
+                    values: refs.keys.len() as u64,
+                    references: refs.total,
+                    ..t
+                };
+                (ti, t)
+            })
+            .collect();
+        out.sort_unstable_by_key(|(ti, _)| *ti);
+        out
+    }
+
+    /// The tally of `refs` against target `ti`, from [`KeyIndex::tallies`].
+    pub fn tally_of(tallies: &[(usize, Tally)], refs: &References, ti: usize) -> Tally {
+        match tallies.binary_search_by_key(&ti, |(i, _)| *i) {
+            Ok(at) => tallies[at].1,
+            Err(_) => Tally {
+                values: refs.keys.len() as u64,
+                references: refs.total,
+                ..Tally::default()
+            },
+        }
+    }
 }
 
 /// An accepted reference, before its fan-out is measured.
@@ -701,8 +798,8 @@ mod tests {
         else {
             return Err(Skip::Uninformative);
         };
-        let p = pair(ci, &cands[ci], ti, &targets[ti], &v)?;
         let t = cands[ci].refs.tally(&targets[ti].seen);
+        let p = pair(ci, &cands[ci], ti, &targets[ti], &v, t)?;
         Ok(Evidence::weigh(
             p.chance,
             t.values,
@@ -958,10 +1055,10 @@ mod tests {
         let mut found = Vec::new();
         for (ci, c) in cands.iter().enumerate() {
             for (ti, t) in targets.iter().enumerate() {
-                let Ok(p) = pair(ci, c, ti, t, &v) else {
+                let tally = c.refs.tally(&t.seen);
+                let Ok(p) = pair(ci, c, ti, t, &v, tally) else {
                     continue;
                 };
-                let tally = c.refs.tally(&t.seen);
                 let evidence = Evidence::weigh(
                     p.chance,
                     tally.values,
@@ -1024,5 +1121,106 @@ mod tests {
             judge(&colls, "picks", "title", "movies", "title"),
             Err(Skip::SameAttribute)
         );
+    }
+
+    #[test]
+    fn the_key_index_tallies_as_each_targets_sample_would() {
+        // Ids that overlap between collections, of both widths, strings,
+        // and a long past 2^53 next to its rounded neighbour.
+        let first: Vec<Document> = (0..40)
+            .map(|i| doc! {"_id": i, "code": format!("c{i}")})
+            .collect();
+        let second: Vec<Document> = (20..60)
+            .map(|i| doc! {"_id": i64::from(i), "code": format!("c{}", i * 2)})
+            .collect();
+        let big = (1i64 << 53) + 1;
+        let bigs: Vec<Document> = vec![doc! {"_id": big}, doc! {"_id": big - 1}];
+        let refs: Vec<Document> = (0..80)
+            .map(|i| {
+                doc! {
+                    "a_id": i % 70,
+                    "code": format!("c{}", i % 90),
+                    "c_id": if i % 2 == 0 { big } else { big + 2 },
+                    "tags": [i % 5, i % 7],
+                }
+            })
+            .collect();
+        let colls = [
+            coll("a", &first),
+            coll("b", &second),
+            coll("c", &bigs),
+            coll("refs", &refs),
+        ];
+        let v = views(&colls);
+        let targets = target_keys(&v);
+        let cands = candidates(&v, &targets);
+        assert!(cands.len() >= 3 && targets.len() >= 4, "{cands:?}");
+        let index = KeyIndex::new(&targets);
+        let mut nonzero = 0;
+        for cand in &cands {
+            let tallies = index.tallies(&cand.refs, &targets);
+            for (ti, t) in targets.iter().enumerate() {
+                let want = cand.refs.tally(&t.seen);
+                assert_eq!(
+                    KeyIndex::tally_of(&tallies, &cand.refs, ti),
+                    want,
+                    "{} → {}.{}",
+                    cand.path,
+                    v[t.coll].name,
+                    t.key
+                );
+                nonzero += usize::from(want.found > 0);
+            }
+        }
+        assert!(nonzero >= 4, "the case has matches to count");
+        // The long past 2^53 matches itself only.
+        let c_id = cands.iter().find(|c| c.path == "c_id").expect("c_id");
+        let to_c = targets
+            .iter()
+            .position(|t| v[t.coll].name == "c")
+            .expect("c._id");
+        let t = KeyIndex::tally_of(&index.tallies(&c_id.refs, &targets), &c_id.refs, to_c);
+        assert_eq!(
+            (t.values, t.found, t.references, t.references_found),
+            (2, 1, 80, 40)
+        );
+        assert_eq!(
+            c_id.refs
+                .values()
+                .iter()
+                .filter_map(bson::Bson::as_i64)
+                .collect::<Vec<_>>()
+                .len(),
+            2,
+            "probed as longs, every digit kept"
+        );
+    }
+
+    #[test]
+    fn a_name_does_not_point_at_a_key_two_documents_share() {
+        // `itemCount` in two collections: near-unique in one's sample, but
+        // with a duplicate there; the other's counts fall in its range.
+        let counts = [1, 2, 3, 4, 5, 5, 6, 7, 8, 9];
+        let carts: Vec<Document> = counts
+            .iter()
+            .zip(100..)
+            .map(|(&n, id)| doc! {"_id": id, "itemCount": n})
+            .collect();
+        let orders: Vec<Document> = (0..20)
+            .map(|i| doc! {"_id": 200 + i, "itemCount": 1 + i % 5})
+            .collect();
+        let colls = [coll("carts", &carts), coll("orders", &orders)];
+        assert_eq!(
+            judge(&colls, "orders", "itemCount", "carts", "itemCount"),
+            Err(Skip::Uninformative),
+            "counts in a small range carry no evidence, and the name is not counted"
+        );
+        // The same names with a key unique in the sample: the name counts.
+        let unique: Vec<Document> = (0..10)
+            .map(|i| doc! {"_id": 100 + i, "itemCount": 1 + i})
+            .collect();
+        let colls = [coll("carts", &unique), coll("orders", &orders)];
+        let e = judge(&colls, "orders", "itemCount", "carts", "itemCount").expect("weighed");
+        assert_eq!(e.name, Some(Affinity::Key));
     }
 }

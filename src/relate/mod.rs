@@ -268,7 +268,7 @@ impl CollectionView<'_> {
 }
 
 /// Comparable families of reference values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     ObjectId,
     Number,

@@ -5,27 +5,73 @@ use crate::profile::raw::{self, BsonType, Element};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ValueKey {
-    /// Numbers, compared as doubles (bit pattern, -0 folded into 0).
+    /// Integers of any width, and doubles that hold one exactly: `int` 5,
+    /// `long` 5 and `double` 5.0 are one key, as they are to a query, and
+    /// a `long` past 2^53 keeps every digit.
+    Int(i64),
+    /// Other numbers (bit pattern of the double, -0 folded into 0).
     Num(u64),
     Str(Box<[u8]>),
     Oid([u8; 12]),
     Other(u8, Box<[u8]>),
 }
 
+/// 2^63 as a double: below it, an integral double converts exactly.
+const I64_LIMIT: f64 = 9_223_372_036_854_775_808.0;
+
 fn num(x: f64) -> Option<ValueKey> {
     if x.is_nan() {
         return None;
     }
-    let x = if x == 0.0 { 0.0 } else { x };
+    if x.fract() == 0.0 && (-I64_LIMIT..I64_LIMIT).contains(&x) {
+        return Some(ValueKey::Int(x as i64));
+    }
     Some(ValueKey::Num(x.to_bits()))
+}
+
+impl ValueKey {
+    /// The number as a double (an integer past 2^53 rounded), for
+    /// densities; `None` when the key is not a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ValueKey::Int(i) => Some(*i as f64),
+            ValueKey::Num(bits) => Some(f64::from_bits(*bits)),
+            _ => None,
+        }
+    }
+
+    /// The string, when the key is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            ValueKey::Str(b) => std::str::from_utf8(b).ok(),
+            _ => None,
+        }
+    }
+
+    /// A value a query can ask for that matches exactly the values with
+    /// this key: integers as `int` when they fit, else `long` (a server
+    /// compares numbers across widths). `None` for keys of other types,
+    /// which reference values never have.
+    pub fn to_bson(&self) -> Option<bson::Bson> {
+        Some(match self {
+            ValueKey::Int(i) => match i32::try_from(*i) {
+                Ok(small) => bson::Bson::Int32(small),
+                Err(_) => bson::Bson::Int64(*i),
+            },
+            ValueKey::Num(bits) => bson::Bson::Double(f64::from_bits(*bits)),
+            ValueKey::Str(b) => bson::Bson::String(std::str::from_utf8(b).ok()?.to_owned()),
+            ValueKey::Oid(o) => bson::Bson::ObjectId(bson::oid::ObjectId::from_bytes(*o)),
+            ValueKey::Other(..) => return None,
+        })
+    }
 }
 
 /// The key of a raw element's value; `None` for containers and nulls.
 pub fn of_element(el: &Element<'_>) -> Option<ValueKey> {
     let v = el.value;
     match el.ty {
-        BsonType::Int => num(f64::from(raw::value::i32(v)?)),
-        BsonType::Long => num(raw::value::i64(v)? as f64),
+        BsonType::Int => Some(ValueKey::Int(raw::value::i32(v)?.into())),
+        BsonType::Long => Some(ValueKey::Int(raw::value::i64(v)?)),
         BsonType::Double => num(raw::value::f64(v)?),
         BsonType::String => Some(ValueKey::Str(raw::value::str(v)?.as_bytes().into())),
         BsonType::ObjectId => Some(ValueKey::Oid(v.get(..12)?.try_into().ok()?)),
@@ -37,8 +83,8 @@ pub fn of_element(el: &Element<'_>) -> Option<ValueKey> {
 /// The key of a decoded value.
 pub fn of_bson(b: &bson::Bson) -> Option<ValueKey> {
     match b {
-        bson::Bson::Int32(x) => num(f64::from(*x)),
-        bson::Bson::Int64(x) => num(*x as f64),
+        bson::Bson::Int32(x) => Some(ValueKey::Int((*x).into())),
+        bson::Bson::Int64(x) => Some(ValueKey::Int(*x)),
         bson::Bson::Double(x) => num(*x),
         bson::Bson::String(s) => Some(ValueKey::Str(s.as_bytes().into())),
         bson::Bson::ObjectId(o) => Some(ValueKey::Oid(o.bytes())),
@@ -69,5 +115,42 @@ mod tests {
             of_bson(&bson::Bson::Int32(0))
         );
         assert_eq!(of_bson(&bson::Bson::Null), None);
+        assert_ne!(
+            of_bson(&bson::Bson::Double(2.5)),
+            of_bson(&bson::Bson::Int32(2))
+        );
+    }
+
+    #[test]
+    fn big_longs_keep_every_digit() {
+        let a = of_bson(&bson::Bson::Int64((1 << 53) + 1)).expect("a key");
+        let b = of_bson(&bson::Bson::Int64(1 << 53)).expect("a key");
+        assert_ne!(a, b);
+        assert_eq!(a.to_bson(), Some(bson::Bson::Int64((1 << 53) + 1)));
+        assert_eq!(
+            of_bson(&bson::Bson::Double(9.3e18)),
+            Some(ValueKey::Num(9.3e18f64.to_bits())),
+            "past i64 a double stays a double"
+        );
+    }
+
+    #[test]
+    fn keys_turn_back_into_the_values_they_match() {
+        for b in [
+            bson::Bson::Int32(-7),
+            bson::Bson::Int64(i64::MIN),
+            bson::Bson::Int64(1 << 40),
+            bson::Bson::Double(0.25),
+            bson::Bson::String("ab c".into()),
+            bson::Bson::ObjectId(bson::oid::ObjectId::from_bytes([7; 12])),
+        ] {
+            let k = of_bson(&b).expect("a key");
+            let back = k.to_bson().expect("a value");
+            assert_eq!(of_bson(&back), Some(k), "{b:?} → {back:?}");
+        }
+        assert_eq!(
+            of_bson(&bson::Bson::Int64(5)).expect("a key").to_bson(),
+            Some(bson::Bson::Int32(5))
+        );
     }
 }
