@@ -378,6 +378,8 @@ pub async fn run<S: Source>(
         c.round_trips = source.round_trips(&c.namespace);
     }
     let deployment = deployment_findings(&collections, plan);
+    let kept_bytes: usize = collections.iter().flat_map(|c| &c.kept).map(Vec::len).sum();
+    let n_collections = collections.len();
     let mut report = Report::empty(
         label,
         sampling_of(plan),
@@ -400,7 +402,36 @@ pub async fn run<S: Source>(
         )
     });
     report.peak_memory_bytes = peak_memory_bytes();
+    if let Some(note) = over_budget(
+        report.peak_memory_bytes,
+        plan.memory,
+        kept_bytes,
+        n_collections,
+    ) {
+        report.notes.push(note);
+    }
     Ok(report)
+}
+
+/// Says so when the run's peak went over its budget, with what the budget
+/// does not bound: every collection's profile and findings are held until
+/// the report is written, and each keeps at least [`KEEP_BYTES_MIN`] of
+/// documents.
+fn over_budget(
+    peak: Option<u64>,
+    budget: usize,
+    kept: usize,
+    collections: usize,
+) -> Option<String> {
+    let peak = peak.filter(|&p| p > budget as u64)?;
+    Some(format!(
+        "peak memory {} was over the budget of {} (--memory): kept documents took {} ({} per collection at least, {} collections); the profiles and findings of every collection are held until the report is written",
+        crate::fmt::bytes(peak as f64),
+        crate::fmt::bytes(budget as f64),
+        crate::fmt::bytes(kept as f64),
+        crate::fmt::bytes(KEEP_BYTES_MIN as f64),
+        crate::fmt::group(collections as u64),
+    ))
 }
 
 /// The workload of the server's profiler (`--workload profile`), with
@@ -736,7 +767,7 @@ pub async fn check_index_fields<S: Source>(
 ) -> Result<(), SourceError> {
     use crate::source::index::{self, Absence};
     use crate::source::{CheckMethod, PresenceCheck};
-    let present = index::present_paths(&c.fields);
+    let present = index::present_paths(&c.profile.fields);
     let mut groups: Vec<Vec<String>> = Vec::new();
     for i in &c.meta.indexes {
         let usage = c
@@ -861,7 +892,7 @@ async fn with_extremes<S: Source>(
     if !plan.extremes || stopped || c.complete || plan.mode == SampleMode::Full {
         return Ok(c);
     }
-    let ask = rules::extremes::ask(&c.fields, &plan.thresholds);
+    let ask = rules::extremes::ask(&c.profile.fields, &plan.thresholds);
     match source.extremes(&c.meta, &ask).await {
         Ok(ExtremesOutcome::Measured(e)) => c.extremes = Some(e),
         Ok(ExtremesOutcome::Skipped(note)) => c.notes.push(note),
@@ -871,4 +902,25 @@ async fn with_extremes<S: Source>(
             .push(format!("whole-collection extremes not measured: {e}")),
     }
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peak_over_the_budget_is_said_with_what_the_budget_does_not_bound() {
+        let mib = 1 << 20;
+        assert_eq!(over_budget(Some(60 * mib), 64 << 20, 10, 3), None);
+        assert_eq!(over_budget(None, 64 << 20, 10, 3), None);
+        let note = over_budget(Some(150 * mib), 64 << 20, 40 << 20, 1000).expect("over");
+        assert!(
+            note.contains("150.0 MiB") && note.contains("64.0 MiB"),
+            "{note}"
+        );
+        assert!(
+            note.contains("40.0 MiB") && note.contains("1,000 collections"),
+            "{note}"
+        );
+    }
 }

@@ -496,13 +496,15 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     let color = a.output.is_none()
         && std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let text = match a.format {
-        AuditFormat::Json => report::json::render(&report),
-        AuditFormat::Text => report::text::render(&report, Style { color }),
-        AuditFormat::Markdown => report::markdown::render(&report),
-        AuditFormat::Sarif => report::sarif::render(&report),
-    };
-    emit(&text, a.output.as_deref())?;
+    match a.format {
+        AuditFormat::Json => emit_with(a.output.as_deref(), |w| report::json::write(&report, w))?,
+        AuditFormat::Text => emit(
+            &report::text::render(&report, Style { color }),
+            a.output.as_deref(),
+        )?,
+        AuditFormat::Markdown => emit(&report::markdown::render(&report), a.output.as_deref())?,
+        AuditFormat::Sarif => emit(&report::sarif::render(&report), a.output.as_deref())?,
+    }
     if unreadable_parts(&report) {
         return Ok(ExitCode::from(2));
     }
@@ -600,12 +602,24 @@ async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
 }
 
 fn emit(text: &str, output: Option<&std::path::Path>) -> Result<(), Fatal> {
+    emit_with(output, |w| w.write_all(text.as_bytes()))
+}
+
+/// Hands `write` the output file, or standard output, buffered.
+fn emit_with(
+    output: Option<&std::path::Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Fatal> {
     if let Some(p) = output {
-        return std::fs::write(p, text)
+        let file = std::fs::File::create(p)
+            .map_err(|e| Fatal(format!("cannot write {}: {e}", p.display())))?;
+        let mut out = std::io::BufWriter::new(file);
+        return write(&mut out)
+            .and_then(|()| out.flush())
             .map_err(|e| Fatal(format!("cannot write {}: {e}", p.display())));
     }
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
         // A closed pipe (`| head`) is not an error worth a message.
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(Fatal(format!("cannot write the report: {e}")))

@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 
 use crate::advise::Advice;
 use crate::growth;
-use crate::profile::{FieldProfile, Profile};
+use crate::profile::Profile;
 use crate::relate::CollectionView;
 use crate::report::CollectionReport;
-use crate::rules::context::{measured_fields, CollectionData};
+use crate::rules::context::{measure_fields, CollectionData};
 use crate::source::{CollectionMeta, Extremes, SampleOutcome};
 
 /// A collection being audited.
@@ -32,9 +32,9 @@ pub struct Collection {
     pub partial: Option<String>,
     /// Every document of the collection was read and profiled.
     pub complete: bool,
+    /// The profile, its paths with their confidence as the rules read
+    /// them ([`measure_fields`]).
     pub profile: Profile,
-    /// The profile's paths with their confidence, as the rules read them.
-    pub fields: Vec<FieldProfile>,
     /// The kept sample: at most the sample size (or 1,000 documents for a
     /// full read), within its share of the memory budget.
     pub kept: Vec<Vec<u8>>,
@@ -57,9 +57,9 @@ pub struct Collection {
 
 impl Collection {
     /// What the source knew, how it sampled, and the profile.
-    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, profile: Profile) -> Collection {
+    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, mut profile: Profile) -> Collection {
         let documents = outcome.total.or(meta.documents);
-        let fields = measured_fields(&profile, &meta, documents);
+        measure_fields(&mut profile, &meta, documents);
         let mut notes = meta.notes.clone();
         if profile.invalid > 0 {
             notes.push(format!(
@@ -96,7 +96,6 @@ impl Collection {
                 && outcome.partial.is_none()
                 && outcome.skipped == 0
                 && profile.invalid == 0,
-            fields,
             kept: Vec::new(),
             kept_sizes: Vec::new(),
             extremes: None,
@@ -132,7 +131,7 @@ impl Collection {
             max_depth: self.profile.max_depth,
             paths_capped: self.profile.paths_capped,
             indexes: &self.meta.indexes,
-            fields: &self.fields,
+            fields: &self.profile.fields,
             kept: &self.kept,
             growth: &self.growth,
             extremes: self.extremes.as_ref(),
@@ -173,8 +172,7 @@ impl Collection {
             sample_method,
             partial,
             complete: _,
-            profile,
-            fields,
+            mut profile,
             kept,
             kept_sizes: _,
             extremes,
@@ -196,7 +194,7 @@ impl Collection {
             storage: meta.storage.clone(),
             indexes: meta.indexes.clone(),
             options: meta.options.clone(),
-            fields,
+            fields: std::mem::take(&mut profile.fields),
             findings,
             paths_capped: profile.paths_capped,
             notes,

@@ -9,6 +9,13 @@ pub fn render(report: &Report) -> String {
     s
 }
 
+/// Writes the report as [`render`] gives it, without holding its text: a
+/// deployment of thousands of collections makes tens of megabytes of JSON.
+pub fn write(report: &Report, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")
+}
+
 /// One collection's profile, as `docshape schema --format json` prints it.
 pub fn render_collection(c: &CollectionReport) -> String {
     let mut s = serde_json::to_string_pretty(c)

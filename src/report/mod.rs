@@ -136,6 +136,8 @@ pub struct CollectionReport {
     /// How each array path grows, by path (the growth stage's figures;
     /// the JSON report shows them on the path's field).
     pub growth: crate::growth::ByPath,
+    /// The profile's figures over whole documents (its paths are `fields`,
+    /// held once).
     pub profile: Profile,
     /// Documents of the sample, as raw BSON, for the explorer to show (a
     /// document over its share of the memory budget is kept cut).

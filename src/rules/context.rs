@@ -237,17 +237,13 @@ pub struct DeploymentCtx<'a> {
     pub total: usize,
 }
 
-/// The profile's fields with what the collection adds to them: each one's
-/// confidence for `profile.sampled` documents out of `documents`, and
-/// uniqueness where `_id` or a single-key unique index guarantees it
+/// Adds to the profile's fields what the collection knows of them: each
+/// one's confidence for `profile.sampled` documents out of `documents`,
+/// and uniqueness where `_id` or a single-key unique index guarantees it
 /// (arrays aside: a multikey index is unique per element, not per
-/// document).
-pub fn measured_fields(
-    profile: &Profile,
-    meta: &CollectionMeta,
-    documents: Option<u64>,
-) -> Vec<FieldProfile> {
-    let mut fields = profile.fields.clone();
+/// document). In place: the fields are held once.
+pub fn measure_fields(profile: &mut Profile, meta: &CollectionMeta, documents: Option<u64>) {
+    let sampled = profile.sampled;
     let unique: Vec<&str> = std::iter::once("_id")
         .chain(
             meta.indexes
@@ -256,11 +252,10 @@ pub fn measured_fields(
                 .filter_map(|i| i.key.keys().next().map(String::as_str)),
         )
         .collect();
-    for f in &mut fields {
-        f.set_confidence(profile.sampled, documents);
+    for f in &mut profile.fields {
+        f.set_confidence(sampled, documents);
         if !f.path.contains("[]") && unique.contains(&f.path.as_str()) && f.array.is_none() {
             f.set_unique();
         }
     }
-    fields
 }

@@ -34,8 +34,9 @@ impl Collection {
         for raw in &kept {
             p.add(raw).expect("valid document");
         }
-        let profile = p.finish();
+        let mut profile = p.finish();
         let documents = outcome.total.or(meta.documents);
+        super::context::measure_fields(&mut profile, &meta, documents);
         Collection {
             namespace: meta.namespace(),
             kind: meta.kind,
@@ -45,7 +46,7 @@ impl Collection {
             max_depth: profile.max_depth,
             paths_capped: profile.paths_capped,
             indexes: meta.indexes.clone(),
-            fields: super::context::measured_fields(&profile, &meta, documents),
+            fields: profile.fields.clone(),
             kept,
             profile,
             meta,
