@@ -332,18 +332,10 @@ pub fn string_bits(s: &str) -> f64 {
 
 /// Chance rate of strings against string target keys: the mean, over the
 /// probed values, of the chance that a string of that shape is one of the
-/// target's `target_distinct` keys.
-pub fn chance_rate_strings<'a>(
-    values: impl IntoIterator<Item = &'a str>,
-    target_distinct: f64,
-) -> f64 {
-    StringChance::of(values).rate(target_distinct)
-}
-
-/// The probed strings' spaces (`2^bits`), prepared once so that the chance
-/// rate against a key of any size takes a binary search: values whose
-/// space is within the key's distinct count match by chance for sure, the
-/// others with `distinct / space`.
+/// target's `target_distinct` keys. The probed strings' spaces (`2^bits`)
+/// are prepared once so that the rate against a key of any size takes a
+/// binary search: values whose space is within the key's distinct count
+/// match by chance for sure, the others with `distinct / space`.
 #[derive(Clone, Debug, Default)]
 pub struct StringChance {
     /// Ascending.
@@ -555,13 +547,11 @@ mod tests {
         assert!(string_bits("ab") < string_bits("abc"));
         assert!(string_bits("mercedes_tyler@fakegmail.com") > 100.0);
         // Emails and uuids never match by chance.
-        let r = chance_rate_strings(
-            ["mercedes_tyler@fakegmail.com", "sean_bean@gameofthron.es"],
-            185.0,
-        );
+        let r = StringChance::of(["mercedes_tyler@fakegmail.com", "sean_bean@gameofthron.es"])
+            .rate(185.0);
         assert!(r < 1e-20, "{r}");
         // Country codes against a table of 250 countries often do.
-        let r = chance_rate_strings(["US", "FR", "CN"], 250.0);
+        let r = StringChance::of(["US", "FR", "CN"]).rate(250.0);
         assert!(r > 0.3, "{r}");
     }
 

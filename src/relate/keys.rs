@@ -575,11 +575,6 @@ impl KeyIndex {
         KeyIndex { entries }
     }
 
-    /// Bytes the index holds.
-    pub fn bytes(&self) -> usize {
-        self.entries.capacity() * std::mem::size_of::<(u64, u32)>()
-    }
-
     /// For every target whose kept sample holds some of `refs`' values, in
     /// ascending order of target, what [`References::tally`] against its
     /// `seen` gives.
