@@ -667,6 +667,35 @@ fn write_ejson_file(kind: Kind, n: u64, threads: usize, path: &Path) -> u64 {
 }
 
 /// `--write-data DIR`: the data sets as `.bson` and `.json`, nothing measured.
+/// `files` collections per data set of `per_file` documents each: one
+/// stream per data set cut into files, so the collections share a shape
+/// and not their documents.
+fn write_small_dir(dir: &Path, files: u64, per_file: u64, threads: usize) {
+    std::fs::create_dir_all(dir).expect("create the small-collections directory");
+    for kind in Kind::ALL {
+        let mut n = 0u64;
+        let mut w: Option<BufWriter<File>> = None;
+        generate(kind, files * per_file, threads, &mut |b| {
+            if n.is_multiple_of(per_file) {
+                if let Some(mut full) = w.take() {
+                    full.flush().expect("write benchmark data file");
+                }
+                let path = dir.join(format!("{}{:03}.bson", kind.name(), n / per_file));
+                w = Some(BufWriter::new(
+                    File::create(path).expect("create benchmark data file"),
+                ));
+            }
+            if let Some(w) = &mut w {
+                w.write_all(b).expect("write benchmark data file");
+            }
+            n += 1;
+        });
+        if let Some(mut last) = w {
+            last.flush().expect("write benchmark data file");
+        }
+    }
+}
+
 fn write_data(dir: &Path, n: u64, threads: usize) {
     std::fs::create_dir_all(dir).expect("create the --write-data directory");
     for kind in Kind::ALL {
@@ -1860,6 +1889,11 @@ const CHECK_TOLERANCE: f64 = 0.70;
 const CHECK_MANY_COLLECTIONS: u64 = 100;
 /// The memory budget (`--memory`, MiB) of the check's memory row.
 const CHECK_MANY_BUDGET_MIB: u64 = 32;
+/// `--check`'s directory of small collections: files per data set, and
+/// documents per file (under 1 MiB each, so each file alone is profiled on
+/// one thread).
+const CHECK_SMALL_FILES: u64 = 20;
+const CHECK_SMALL_DOCS: u64 = 500;
 /// Baseline ratios, all measured in the same run, larger is better:
 /// stage throughput / raw-walk-floor throughput; `threads2`: the sharded
 /// profiler's time on one thread over its time on two; `ejson2`: the same
@@ -1966,6 +2000,32 @@ fn check(cores: usize) -> bool {
             ok &= check_row(stage, kind.name(), ratio);
         }
     }
+    // A directory of many small collections: the binary's whole `audit`
+    // on one thread against two (the files read side by side, and each
+    // collection's later stages spread over the threads).
+    if cores >= 2 {
+        let small = dir.join("small");
+        write_small_dir(&small, CHECK_SMALL_FILES, CHECK_SMALL_DOCS, cores);
+        let target = small.display().to_string();
+        let (mut one, mut two) = (Vec::new(), Vec::new());
+        for run in 0..CHECK_RUNS {
+            let order = if run % 2 == 0 { [1, 2] } else { [2, 1] };
+            for threads in order {
+                let t = Instant::now();
+                let report = audit_report_on(&target, &["--full"], Some(threads));
+                let took = t.elapsed();
+                let n = report["collections"].as_array().map_or(0, Vec::len) as u64;
+                assert_eq!(n, CHECK_SMALL_FILES * 3, "every collection reported");
+                if threads == 1 {
+                    one.push(took);
+                } else {
+                    two.push(took);
+                }
+            }
+        }
+        let ratio = median(one).as_secs_f64() / median(two).as_secs_f64();
+        ok &= check_row("audit2", "small dir", ratio);
+    }
     // The relationship stage's pairing: what the targets' kept samples hold
     // of each candidate's values, by one index over every key, against a
     // lookup per candidate and target (larger is better).
@@ -1992,7 +2052,7 @@ fn check(cores: usize) -> bool {
         (CHECK_MANY_BUDGET_MIB << 20) as f64 / run.peak() as f64,
     );
     println!();
-    println!("ratio: throughput / raw-walk floor throughput; threads2, ejson2, audit2: time on one thread / time on two (audit2: the release binary's whole `audit --full`, DOCSHAPE_THREADS=1 against =2); pairing index: time of the relationship stage's per-key tallies without the key index / with it; budget many: {CHECK_MANY_BUDGET_MIB} MiB / peak RSS of `audit DIR --memory {CHECK_MANY_BUDGET_MIB}` over {CHECK_MANY_COLLECTIONS} collections × {LARGE_PER_FILE} documents of ~100 KB (peak {:.1} MiB).", mib(run.peak()));
+    println!("ratio: throughput / raw-walk floor throughput; threads2, ejson2, audit2: time on one thread / time on two (audit2: the release binary's whole `audit --full`, DOCSHAPE_THREADS=1 against =2, of one file, or of a directory of {} small collections × {CHECK_SMALL_DOCS} documents); pairing index: time of the relationship stage's per-key tallies without the key index / with it; budget many: {CHECK_MANY_BUDGET_MIB} MiB / peak RSS of `audit DIR --memory {CHECK_MANY_BUDGET_MIB}` over {CHECK_MANY_COLLECTIONS} collections × {LARGE_PER_FILE} documents of ~100 KB (peak {:.1} MiB).", CHECK_SMALL_FILES * 3, mib(run.peak()));
     let _ = std::fs::remove_dir_all(&dir);
     if !ok {
         println!(

@@ -17,9 +17,12 @@ use crate::relate::{self, CollectionView, RelateCost};
 use crate::report::{InputError, Report, Sampling};
 
 pub mod collection;
+use crate::profile::parallel::map_ordered;
 use crate::rules::{self, CollectionCtx, DeploymentCtx, Thresholds};
 use crate::sample::Reservoir;
-use crate::source::{CollectionMeta, ExtremesOutcome, SampleMode, Selection, Source, SourceError};
+use crate::source::{
+    CollectionMeta, ExtremesOutcome, SampleMode, SampleOutcome, Selection, Source, SourceError,
+};
 pub use collection::Collection;
 
 /// Most bytes of documents kept in memory per collection after profiling.
@@ -235,8 +238,6 @@ pub async fn run<S: Source>(
     let mut errors = Vec::new();
     let mut first_error = None;
     {
-        // Several collections are read at once; their results come back in
-        // the listing's order whatever order they finish in.
         let shared: &S = source;
         let tracker = Tracker {
             total,
@@ -245,17 +246,8 @@ pub async fn run<S: Source>(
             progress: std::cell::RefCell::new(progress),
         };
         let tracker = &tracker;
-        let mut read = futures_util::stream::iter(metas)
-            .map(|meta| async move {
-                let namespace = meta.namespace();
-                let r = match read_collection(shared, meta, plan.mode, tracker).await {
-                    Ok(c) => with_extremes(shared, c, plan).await,
-                    Err(e) => Err(e),
-                };
-                (namespace, r)
-            })
-            .buffered(shared.in_flight().max(1));
-        while let Some((namespace, r)) = read.next().await {
+        // Each collection read, in the listing's order: whether to read on.
+        let mut take = |namespace: String, r: Result<Collection, SourceError>| {
             match r {
                 Ok(c) => {
                     tracker.arrived(&c, collections.len() + errors.len() + 1);
@@ -266,7 +258,7 @@ pub async fn run<S: Source>(
                         "the server went away after {} of {total} collections ({e}); those read are reported",
                         collections.len()
                     ));
-                    break;
+                    return Ok(false);
                 }
                 Err(e) if e.is_gone() => return Err(e),
                 Err(e) => {
@@ -274,14 +266,40 @@ pub async fn run<S: Source>(
                     first_error.get_or_insert(e);
                 }
             }
-            if stopped() && collections.len() + errors.len() < total {
-                cut_short = Some(format!(
-                    "stopped after {} of {total} collections; those read are reported",
-                    collections.len() + errors.len()
-                ));
-                break;
+            Ok(!stopped())
+        };
+        match shared
+            .in_place()
+            .filter(|_| total > 1 && threads_from_env() > 1)
+        {
+            // Files: one collection per core, side by side.
+            Some(local) => read_side_by_side(local, &metas, plan, tracker, &mut take)?,
+            None => {
+                // Several collections are read at once; their results come
+                // back in the listing's order whatever order they finish in.
+                let mut read = futures_util::stream::iter(metas)
+                    .map(|meta| async move {
+                        let namespace = meta.namespace();
+                        let r = match read_collection(shared, meta, plan.mode, tracker).await {
+                            Ok(c) => with_extremes(shared, c, plan).await,
+                            Err(e) => Err(e),
+                        };
+                        (namespace, r)
+                    })
+                    .buffered(shared.in_flight().max(1));
+                while let Some((namespace, r)) = read.next().await {
+                    if !take(namespace, r)? {
+                        break;
+                    }
+                }
             }
         }
+    }
+    let read = collections.len() + errors.len();
+    if cut_short.is_none() && read < total && stopped() {
+        cut_short = Some(format!(
+            "stopped after {read} of {total} collections; those read are reported"
+        ));
     }
     if let Some(why) = &cut_short {
         notes.push(format!(
@@ -306,8 +324,12 @@ pub async fn run<S: Source>(
     }
     let label = source.label();
     stage(progress, Stage::Growth, total);
+    // Growth across the kept sample, every collection on every core.
+    let grown = map_ordered(collections.len(), |i| cross_section(&collections[i]));
+    for (c, g) in collections.iter_mut().zip(grown) {
+        c.growth.extend(g);
+    }
     for c in &mut collections {
-        measure_growth(c);
         if let Some(dir) = plan.snapshots.as_ref().filter(|_| asks_server) {
             let min_corr = plan.thresholds.unbounded_array.min_correlation;
             if let Err(e) = snapshot_growth(source, c, dir, &label, min_corr).await {
@@ -347,7 +369,6 @@ pub async fn run<S: Source>(
     drop(views);
     stage(progress, Stage::Rules, total);
     let now = now_secs();
-    let mut findings_per: Vec<Vec<Advice>> = Vec::with_capacity(collections.len());
     for c in &mut collections {
         c.relationships = relationships
             .iter()
@@ -356,23 +377,23 @@ pub async fn run<S: Source>(
             .map(|(i, _)| i)
             .collect();
     }
-    for (c, d) in collections.iter().zip(drift) {
+    // The rules and their advice, every collection on every core.
+    let findings_per: Vec<Vec<Advice>> = map_ordered(collections.len(), |i| {
+        let c = &collections[i];
         let ctx = CollectionCtx {
             data: c.data(),
             relationships: c.relationships.iter().map(|&i| &relationships[i]).collect(),
-            drift: d,
+            drift: drift[i].clone(),
             index_usage: c.meta.index_usage.as_deref(),
             now,
             workload: (workload.as_deref()).map(|w| rules::ShapesView::of(w, &c.namespace)),
         };
         let found = rules::check_collection(&ctx, &plan.thresholds, plan.lang);
-        findings_per.push(
-            found
-                .into_iter()
-                .map(|f| advise::advise(&ctx, f, plan.lang))
-                .collect(),
-        );
-    }
+        found
+            .into_iter()
+            .map(|f| advise::advise(&ctx, f, plan.lang))
+            .collect()
+    });
     for (c, f) in collections.iter_mut().zip(findings_per) {
         c.findings = f;
         c.round_trips = source.round_trips(&c.namespace);
@@ -659,102 +680,128 @@ async fn read_collection<S: Source>(
     mode: SampleMode,
     tracker: &Tracker<'_, '_>,
 ) -> Result<Collection, SourceError> {
-    let position = (0, tracker.total);
-    let ns = meta.namespace();
-    let expected = match mode {
-        SampleMode::Sample(n) => Some(meta.documents.map_or(n, |d| d.min(n))),
-        SampleMode::Full => meta.documents,
+    let mut reading = Reading::new(&meta, mode, tracker.keep_bytes);
+    let outcome = {
+        let mut sink = |bytes: &[u8]| reading.add(bytes, &mut |p| tracker.report(p));
+        source.sample(&meta, mode, &mut sink).await
     };
-    let keep = match mode {
-        SampleMode::Sample(n) => n,
-        SampleMode::Full => KEEP_FULL,
-    };
-    let start = Instant::now();
-    let mut last = start;
-    let mut profiler = ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS);
-    let keep_bytes = tracker.keep_bytes;
-    // Each kept document's share of the bytes, by the documents expected.
-    let doc_cap = (keep_bytes
-        / usize::try_from(expected.unwrap_or(keep).clamp(1, keep.max(1)))
-            .unwrap_or(usize::MAX)
-            .max(1))
-    .max(DOC_CAP_MIN);
-    let mut kept = Reservoir::new(
-        keep,
-        keep_bytes,
-        crate::profile::sketch::hash_bytes(7, ns.as_bytes()),
-    )
-    .cutting_above(doc_cap)
-    .checking_bson();
-    let mut seen = 0u64;
-    let mut sink = |bytes: &[u8]| {
+    tracker.report(reading.done(&outcome));
+    reading.finish(meta, outcome)
+}
+
+/// One collection as it is read: its profile and kept sample so far.
+struct Reading {
+    namespace: String,
+    expected: Option<u64>,
+    keep_bytes: usize,
+    doc_cap: usize,
+    profiler: ShardedProfiler,
+    kept: Reservoir,
+    seen: u64,
+    start: Instant,
+    last: Instant,
+}
+
+impl Reading {
+    fn new(meta: &CollectionMeta, mode: SampleMode, keep_bytes: usize) -> Reading {
+        let namespace = meta.namespace();
+        let expected = match mode {
+            SampleMode::Sample(n) => Some(meta.documents.map_or(n, |d| d.min(n))),
+            SampleMode::Full => meta.documents,
+        };
+        let keep = match mode {
+            SampleMode::Sample(n) => n,
+            SampleMode::Full => KEEP_FULL,
+        };
+        // Each kept document's share of the bytes, by the documents expected.
+        let doc_cap = (keep_bytes
+            / usize::try_from(expected.unwrap_or(keep).clamp(1, keep.max(1)))
+                .unwrap_or(usize::MAX)
+                .max(1))
+        .max(DOC_CAP_MIN);
+        let kept = Reservoir::new(
+            keep,
+            keep_bytes,
+            crate::profile::sketch::hash_bytes(7, namespace.as_bytes()),
+        )
+        .cutting_above(doc_cap)
+        .checking_bson();
+        let start = Instant::now();
+        Reading {
+            namespace,
+            expected,
+            keep_bytes,
+            doc_cap,
+            profiler: ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS),
+            kept,
+            seen: 0,
+            start,
+            last: start,
+        }
+    }
+
+    /// Profiles a document and offers it to the kept sample; reports the
+    /// progress every [`PROGRESS_EVERY`].
+    fn add(&mut self, bytes: &[u8], report: &mut dyn FnMut(Progress<'_>)) {
         // Malformed documents are counted by the profiler and reported;
         // the reservoir keeps only well-formed ones.
-        let _ = profiler.add(bytes);
-        kept.offer(bytes);
-        seen += 1;
-        if seen.is_multiple_of(256) {
+        let _ = self.profiler.add(bytes);
+        self.kept.offer(bytes);
+        self.seen += 1;
+        if self.seen.is_multiple_of(256) {
             let now = Instant::now();
-            if now.duration_since(last) >= PROGRESS_EVERY {
-                last = now;
-                tracker.report(Progress {
-                    stage: Stage::Sampling,
-                    finished: None,
-                    namespace: &ns,
-                    position,
-                    documents: seen,
-                    expected,
-                    elapsed: now - start,
-                    done: false,
-                });
+            if now.duration_since(self.last) >= PROGRESS_EVERY {
+                self.last = now;
+                report(self.progress(self.seen, false));
             }
         }
-    };
-    let outcome = match source.sample(&meta, mode, &mut sink).await {
-        Ok(o) => o,
-        Err(e) => {
-            // A collection that cannot be read is finished too.
-            tracker.report(Progress {
-                stage: Stage::Sampling,
-                finished: None,
-                namespace: &ns,
-                position,
-                documents: seen,
-                expected,
-                elapsed: start.elapsed(),
-                done: true,
-            });
-            return Err(e);
+    }
+
+    fn progress(&self, documents: u64, done: bool) -> Progress<'_> {
+        Progress {
+            stage: Stage::Sampling,
+            finished: None,
+            namespace: &self.namespace,
+            position: (0, 0),
+            documents,
+            expected: self.expected,
+            elapsed: self.start.elapsed(),
+            done,
         }
-    };
-    tracker.report(Progress {
-        stage: Stage::Sampling,
-        finished: None,
-        namespace: &ns,
-        position,
-        documents: outcome.read,
-        expected,
-        elapsed: start.elapsed(),
-        done: true,
-    });
-    let oversized = kept.oversized();
-    let cut = kept.cut_count();
-    let mut report = Collection::new(meta, &outcome, profiler.finish());
-    if oversized > 0 {
-        report.notes.push(format!(
-            "{oversized} large documents were profiled but not kept for the growth and reference stages (memory share {} KiB)",
-            keep_bytes >> 10
-        ));
     }
-    if cut > 0 {
-        report.notes.push(format!(
-            "{cut} documents over {} KiB were kept with long strings cut to {} bytes, to stay within the memory budget (profiled whole)",
-            doc_cap >> 10,
-            crate::sample::CUT_VALUE
-        ));
+
+    /// The last progress of this collection: read, or (an error) given up.
+    fn done(&self, outcome: &Result<SampleOutcome, SourceError>) -> Progress<'_> {
+        let documents = outcome.as_ref().map_or(self.seen, |o| o.read);
+        self.progress(documents, true)
     }
-    (report.kept, report.kept_sizes) = kept.into_parts();
-    Ok(report)
+
+    fn finish(
+        self,
+        meta: CollectionMeta,
+        outcome: Result<SampleOutcome, SourceError>,
+    ) -> Result<Collection, SourceError> {
+        let outcome = outcome?;
+        let (kept, keep_bytes, doc_cap) = (self.kept, self.keep_bytes, self.doc_cap);
+        let oversized = kept.oversized();
+        let cut = kept.cut_count();
+        let mut report = Collection::new(meta, &outcome, self.profiler.finish());
+        if oversized > 0 {
+            report.notes.push(format!(
+                "{oversized} large documents were profiled but not kept for the growth and reference stages (memory share {} KiB)",
+                keep_bytes >> 10
+            ));
+        }
+        if cut > 0 {
+            report.notes.push(format!(
+                "{cut} documents over {} KiB were kept with long strings cut to {} bytes, to stay within the memory budget (profiled whole)",
+                doc_cap >> 10,
+                crate::sample::CUT_VALUE
+            ));
+        }
+        (report.kept, report.kept_sizes) = kept.into_parts();
+        Ok(report)
+    }
 }
 
 /// A sample is not the collection: for each index that reads only fields
@@ -805,10 +852,8 @@ pub async fn check_index_fields<S: Source>(
 }
 
 /// Cross-section growth of every array path, from the kept sample.
-pub fn measure_growth(c: &mut Collection) {
-    for (path, g) in growth::cross_section_from(&c.profile, &c.kept, c.largest_bytes()) {
-        set_growth(c, &path, g);
-    }
+fn cross_section(c: &Collection) -> Vec<(String, growth::Growth)> {
+    growth::cross_section_from(&c.profile, &c.kept, c.largest_bytes())
 }
 
 fn set_growth(c: &mut Collection, path: &str, g: growth::Growth) {
@@ -882,18 +927,38 @@ async fn snapshot_growth<S: Source>(
 /// that cannot is noted; only a server that is gone ends the run.
 async fn with_extremes<S: Source>(
     source: &S,
-    mut c: Collection,
+    c: Collection,
     plan: &Plan,
 ) -> Result<Collection, SourceError> {
+    match extremes_ask(&c, plan) {
+        Some(ask) => {
+            let measured = source.extremes(&c.meta, &ask).await;
+            with_measured(c, measured)
+        }
+        None => Ok(c),
+    }
+}
+
+/// What to measure over the whole collection, unless it is not wanted: off,
+/// the run stopped, or every document was profiled.
+fn extremes_ask(c: &Collection, plan: &Plan) -> Option<crate::source::ExtremesAsk> {
     let stopped = plan
         .stop
         .as_ref()
         .is_some_and(|s| s.load(Ordering::Relaxed));
     if !plan.extremes || stopped || c.complete || plan.mode == SampleMode::Full {
-        return Ok(c);
+        return None;
     }
-    let ask = rules::extremes::ask(&c.profile.fields, &plan.thresholds);
-    match source.extremes(&c.meta, &ask).await {
+    Some(rules::extremes::ask(&c.profile.fields, &plan.thresholds))
+}
+
+/// The collection with its whole-collection extremes, or a note on why
+/// they are missing; an error only when the server is gone.
+fn with_measured(
+    mut c: Collection,
+    measured: Result<ExtremesOutcome, SourceError>,
+) -> Result<Collection, SourceError> {
+    match measured {
         Ok(ExtremesOutcome::Measured(e)) => c.extremes = Some(e),
         Ok(ExtremesOutcome::Skipped(note)) => c.notes.push(note),
         Err(e) if e.is_gone() => return Err(e),
@@ -902,6 +967,144 @@ async fn with_extremes<S: Source>(
             .push(format!("whole-collection extremes not measured: {e}")),
     }
     Ok(c)
+}
+
+/// What a collection read on another thread sends back.
+enum Sent {
+    Progress {
+        namespace: String,
+        documents: u64,
+        expected: Option<u64>,
+        elapsed: Duration,
+        done: bool,
+    },
+    Read(usize, String, Box<Result<Collection, SourceError>>),
+}
+
+impl Sent {
+    fn progress(p: &Progress<'_>) -> Sent {
+        Sent::Progress {
+            namespace: p.namespace.to_owned(),
+            documents: p.documents,
+            expected: p.expected,
+            elapsed: p.elapsed,
+            done: p.done,
+        }
+    }
+}
+
+/// Reads the collections of a source that reads in place one per core, and
+/// hands each, with its whole-collection extremes, to `take` in the
+/// listing's order whatever order they finish in. No collection is begun
+/// once `take` says to stop or the run is stopped; an error `take` returns
+/// ends the reading and is returned.
+fn read_side_by_side(
+    local: &dyn crate::source::InPlace,
+    metas: &[CollectionMeta],
+    plan: &Plan,
+    tracker: &Tracker<'_, '_>,
+    take: &mut dyn FnMut(String, Result<Collection, SourceError>) -> Result<bool, SourceError>,
+) -> Result<(), SourceError> {
+    use std::sync::atomic::AtomicUsize;
+    let total = metas.len();
+    let next = AtomicUsize::new(0);
+    let quit = AtomicBool::new(false);
+    let keep_bytes = tracker.keep_bytes;
+    let halt = || {
+        quit.load(Ordering::Relaxed)
+            || plan
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
+    let work = |tx: std::sync::mpsc::Sender<Sent>| {
+        while !halt() {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(meta) = metas.get(i) else { break };
+            let namespace = meta.namespace();
+            let mut reading = Reading::new(meta, plan.mode, keep_bytes);
+            let outcome = {
+                let mut send = |p: Progress<'_>| {
+                    let _ = tx.send(Sent::progress(&p));
+                };
+                let mut sink = |bytes: &[u8]| reading.add(bytes, &mut send);
+                local.sample_now(meta, plan.mode, &mut sink)
+            };
+            let _ = tx.send(Sent::progress(&reading.done(&outcome)));
+            let read =
+                reading
+                    .finish(meta.clone(), outcome)
+                    .and_then(|c| match extremes_ask(&c, plan) {
+                        Some(ask) => {
+                            let measured = local.extremes_now(&c.meta, &ask);
+                            with_measured(c, measured)
+                        }
+                        None => Ok(c),
+                    });
+            if tx.send(Sent::Read(i, namespace, Box::new(read))).is_err() {
+                break;
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel::<Sent>();
+        let work = &work;
+        let mut started = 0;
+        for _ in 0..threads_from_env().min(total) {
+            let tx = tx.clone();
+            let spawned = std::thread::Builder::new()
+                .name("docshape-read".into())
+                .spawn_scoped(s, move || work(tx));
+            started += usize::from(spawned.is_ok());
+        }
+        // A thread that cannot be started leaves its share to the others;
+        // with none at all, this thread reads them all first.
+        if started == 0 {
+            work(tx.clone());
+        }
+        drop(tx);
+        let mut ready = std::collections::BTreeMap::new();
+        let mut due = 0;
+        let mut ended = Ok(());
+        for sent in rx {
+            match sent {
+                Sent::Progress {
+                    namespace,
+                    documents,
+                    expected,
+                    elapsed,
+                    done,
+                } => tracker.report(Progress {
+                    stage: Stage::Sampling,
+                    finished: None,
+                    namespace: &namespace,
+                    position: (0, total),
+                    documents,
+                    expected,
+                    elapsed,
+                    done,
+                }),
+                Sent::Read(i, namespace, read) => {
+                    ready.insert(i, (namespace, read));
+                    while let Some((namespace, read)) = ready.remove(&due) {
+                        due += 1;
+                        if ended.is_err() || quit.load(Ordering::Relaxed) {
+                            continue;
+                        }
+                        match take(namespace, *read) {
+                            Ok(true) => {}
+                            Ok(false) => quit.store(true, Ordering::Relaxed),
+                            Err(e) => {
+                                quit.store(true, Ordering::Relaxed);
+                                ended = Err(e);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ended
+    })
 }
 
 #[cfg(test)]

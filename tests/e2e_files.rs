@@ -793,3 +793,119 @@ fn legacy_extended_json_and_byte_order_marks_are_read() {
         assert_eq!(other, c, "{layout} reads as NDJSON does");
     }
 }
+
+/// The report with what changes from run to run (the time it was written,
+/// the peak memory) taken out.
+fn settled(mut report: Value) -> Value {
+    for volatile in ["generated_at", "peak_memory_bytes"] {
+        report.as_object_mut().map(|r| r.remove(volatile));
+    }
+    report
+}
+
+/// A directory's collections are read side by side, one per thread, and
+/// each collection's growth, candidate references and rules are worked out
+/// on every thread: whatever their number, the report is the one a single
+/// thread writes — collections in the listing's order, the same
+/// relationships chosen, every finding and error.
+#[test]
+fn every_thread_count_writes_the_same_report() {
+    let sample = common::repo().join("sample-data");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    readable_tree(tmp.path());
+    let (name, bytes) = damaged_files().remove(2);
+    std::fs::write(tmp.path().join("shop").join(name), bytes).expect("write");
+    for dir in [path_str(&sample), path_str(tmp.path())] {
+        let run = |threads: &str| {
+            let out = docshape_env(
+                &[
+                    "audit",
+                    dir,
+                    "--format",
+                    "json",
+                    "--no-snapshot",
+                    "--fail-on",
+                    "never",
+                ],
+                &[("DOCSHAPE_THREADS", threads)],
+            );
+            let report: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{dir} on {threads} threads: {e}: {}", stderr(&out)));
+            settled(report)
+        };
+        let one = run("1");
+        assert!(collections(&one).len() >= 3, "{dir}");
+        for threads in ["2", "5"] {
+            let many = run(threads);
+            let names = |r: &Value| -> Vec<String> {
+                collections(r)
+                    .iter()
+                    .map(|c| c["namespace"].as_str().unwrap_or("").to_owned())
+                    .collect()
+            };
+            assert_eq!(
+                names(&many),
+                names(&one),
+                "{dir}: order on {threads} threads"
+            );
+            assert_eq!(many, one, "{dir}: the report on {threads} threads");
+        }
+    }
+}
+
+/// Stopped while a directory's files are read side by side: the
+/// collections handed out by then are the report, in the listing's order,
+/// with a note that says how many; none that finished later is added.
+#[test]
+fn a_stop_while_files_are_read_keeps_those_read_in_order() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    use docshape::audit::{self, Plan};
+    use docshape::source::{FileSource, SampleMode, Selection};
+
+    const FILES: usize = 30;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let docs = generated_docs();
+    for i in 0..FILES {
+        write_bson(&tmp.path().join(format!("c{i:02}.bson")), &docs);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
+    plan.stop = Some(Arc::clone(&stop));
+    let mut arrived = Vec::new();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let report = rt
+        .block_on(async {
+            let mut src = FileSource::open(tmp.path()).expect("open the directory");
+            audit::run(&mut src, &plan, &mut |p| {
+                if let Some(c) = p.finished {
+                    arrived.push(c.namespace.clone());
+                    if arrived.len() == 3 {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            })
+            .await
+        })
+        .expect("the audit ends with a report");
+    let names: Vec<String> = report
+        .collections
+        .iter()
+        .map(|c| c.namespace.clone())
+        .collect();
+    assert_eq!(names, arrived, "reported as they arrived");
+    assert_eq!(names.len(), 3, "{names:?}");
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "in the listing's order");
+    let said = format!("stopped after {} of {FILES} collections", names.len());
+    assert!(
+        report.notes.iter().any(|n| n.contains(&said)),
+        "{said}: {:?}",
+        report.notes
+    );
+}

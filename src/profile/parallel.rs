@@ -39,6 +39,33 @@ pub fn threads_from_env() -> usize {
         .max(1)
 }
 
+/// The run's pool for work spread over collections (pairing candidate
+/// fields with keys, growth, the rules): [`threads_from_env`] threads,
+/// started on first use; `None` when they could not be started.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads_from_env())
+            .thread_name(|i| format!("docshape-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// `f(0)`, …, `f(n - 1)`, computed on every core and returned in that
+/// order, so that what follows does not depend on the number of threads.
+/// On one thread (or when no thread could be started) they are computed
+/// in turn on the caller's thread.
+pub fn map_ordered<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    use rayon::prelude::*;
+    match pool().filter(|p| n > 1 && p.current_num_threads() > 1) {
+        Some(p) => p.install(|| (0..n).into_par_iter().map(f).collect()),
+        None => (0..n).map(f).collect(),
+    }
+}
+
 /// Documents of a batch: each as a little-endian `u32` length, then bytes.
 struct Batch {
     /// Number of the batch's first document in the stream.
@@ -236,6 +263,19 @@ pub fn each_framed(batch: &[u8], mut each: impl FnMut(&[u8])) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn work_spread_over_the_cores_comes_back_in_order() {
+        // Uneven work, so that later items finish first on several threads.
+        let out = map_ordered(64, |i| {
+            let spin = (64 - i) * 2_000;
+            std::hint::black_box((0..spin).fold(i as u64, |a, b| a.wrapping_mul(31) ^ b as u64));
+            i * 3
+        });
+        assert_eq!(out, (0..64).map(|i| i * 3).collect::<Vec<_>>());
+        assert_eq!(map_ordered(0, |i| i), Vec::<usize>::new());
+        assert_eq!(map_ordered(1, |i| i + 7), vec![7]);
+    }
     use bson::doc;
 
     fn docs(n: usize) -> Vec<Vec<u8>> {

@@ -97,27 +97,28 @@ pub async fn relationships<S: Source>(
     // while one of its pairs is among those chosen, so the stage holds at
     // most [`MAX_PROBES`] candidates' values whatever the number of
     // collections.
+    //
+    // Each collection's candidates are weighed against every key on every
+    // core, a window of collections at a time (that window's values are
+    // what is held beyond the chosen), and offered in the collections'
+    // order, so the choice does not depend on the number of threads.
     let mut chosen = Chosen::default();
-    for ci in 0..colls.len() {
-        for cand in keys::candidates_of(ci, colls, &targets) {
+    let window = crate::profile::parallel::threads_from_env() * 4;
+    let weigh = |ci: usize| {
+        keys::candidates_of(ci, colls, &targets)
+            .into_iter()
+            .map(|cand| weigh_candidate(cand, colls, &targets, &index, &compatible))
+            .collect::<Vec<_>>()
+    };
+    for from in (0..colls.len()).step_by(window.max(1)) {
+        let upto = (from + window).min(colls.len());
+        let weighed = crate::profile::parallel::map_ordered(upto - from, |i| weigh(from + i));
+        for (cand, wanted, counted) in weighed.into_iter().flatten() {
             cost.candidate_paths += 1;
-            let at = chosen.cands.len();
-            let tallies = index.tallies(&cand.refs, &targets);
-            let group = compatible
-                .get(&(colls[cand.coll].db, cand.family))
-                .map_or(&[][..], Vec::as_slice);
-            let mut wanted = Vec::new();
-            for &ti in group {
-                let local = keys::KeyIndex::tally_of(&tallies, &cand.refs, ti);
-                match keys::pair(at, &cand, ti, &targets[ti], colls, local) {
-                    Ok(p) => wanted.push(p),
-                    Err(Skip::Incompatible) => continue,
-                    Err(Skip::SameAttribute) => cost.skipped_same_attribute += 1,
-                    Err(Skip::Uninformative) => cost.skipped_uninformative += 1,
-                    Err(Skip::BySample) => cost.skipped_by_sample += 1,
-                }
-                cost.pairs += 1;
-            }
+            cost.pairs += counted.pairs;
+            cost.skipped_same_attribute += counted.skipped_same_attribute;
+            cost.skipped_uninformative += counted.skipped_uninformative;
+            cost.skipped_by_sample += counted.skipped_by_sample;
             chosen.offer(cand, wanted);
         }
     }
@@ -275,6 +276,36 @@ pub async fn relationships<S: Source>(
     mark_two_way(&mut out);
     out.extend(embedded(colls, &referencing));
     Ok(out)
+}
+
+/// One candidate weighed against every key of its database and family:
+/// its pairs worth a probe, and the pairs it skipped, counted.
+fn weigh_candidate(
+    cand: Candidate,
+    colls: &[CollectionView<'_>],
+    targets: &[TargetKey],
+    index: &keys::KeyIndex,
+    compatible: &HashMap<(&str, Family), Vec<usize>>,
+) -> (Candidate, Vec<keys::Pair>, RelateCost) {
+    let mut counted = RelateCost::default();
+    let tallies = index.tallies(&cand.refs, targets);
+    let group = compatible
+        .get(&(colls[cand.coll].db, cand.family))
+        .map_or(&[][..], Vec::as_slice);
+    let mut wanted = Vec::new();
+    for &ti in group {
+        let local = keys::KeyIndex::tally_of(&tallies, &cand.refs, ti);
+        // Its place among the chosen is set when it is offered.
+        match keys::pair(0, &cand, ti, &targets[ti], colls, local) {
+            Ok(p) => wanted.push(p),
+            Err(Skip::Incompatible) => continue,
+            Err(Skip::SameAttribute) => counted.skipped_same_attribute += 1,
+            Err(Skip::Uninformative) => counted.skipped_uninformative += 1,
+            Err(Skip::BySample) => counted.skipped_by_sample += 1,
+        }
+        counted.pairs += 1;
+    }
+    (cand, wanted, counted)
 }
 
 /// The pairs chosen for a probe, at most [`MAX_PROBES`]: pairs whose

@@ -7,8 +7,8 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::{
-    ejson, CheckMethod, CollectionKind, CollectionMeta, IndexInfo, PresenceCheck, Reread, Result,
-    SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
+    ejson, CheckMethod, CollectionKind, CollectionMeta, InPlace, IndexInfo, PresenceCheck, Reread,
+    Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
 use crate::profile::parallel::{each_framed, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER};
 use crate::profile::raw;
@@ -343,62 +343,17 @@ impl Source for FileSource {
         Ok(out)
     }
 
+    fn in_place(&self) -> Option<&dyn InPlace> {
+        Some(self)
+    }
+
     async fn sample(
         &self,
         meta: &CollectionMeta,
         mode: SampleMode,
         sink: &mut dyn Sink,
     ) -> Result<SampleOutcome> {
-        let entry = self.entry(meta)?.clone();
-        let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
-        let label = entry.path.display().to_string();
-        let mut reservoir = match mode {
-            SampleMode::Sample(n) => {
-                Some(Reservoir::new(n, usize::MAX, seed_of(&meta.namespace())))
-            }
-            SampleMode::Full => None,
-        };
-        // Every document passes by while a sample is drawn: its size is
-        // tallied for the whole-file extremes (a `.bson` file is skimmed
-        // instead).
-        let mut tally =
-            (reservoir.is_some() && entry.format == Format::ExtJson).then(SizeTally::new);
-        let mut each = |bytes: &[u8]| {
-            if let Some(t) = &mut tally {
-                t.add(bytes);
-            }
-            match &mut reservoir {
-                Some(r) => r.offer(bytes),
-                None => sink.document(bytes),
-            }
-        };
-        let total = match entry.format {
-            Format::ExtJson => ejson::read_documents(file, &mut each),
-            Format::Bson => read_bson(file, &mut each),
-        }
-        .map_err(|reason| SourceError::Malformed {
-            path: label,
-            reason,
-        })?;
-        if let (Some(t), Ok(mut all)) = (tally, self.tallies.lock()) {
-            all.insert(meta.namespace(), t);
-        }
-        let (read, method) = match reservoir {
-            Some(r) => {
-                let n = r.len() as u64;
-                let method = if n < total { "reservoir" } else { "all" };
-                r.drain_into(sink);
-                (n, method)
-            }
-            None => (total, "all"),
-        };
-        Ok(SampleOutcome {
-            read,
-            method: method.into(),
-            total: Some(total),
-            partial: None,
-            skipped: 0,
-        })
+        self.sample_now(meta, mode, sink)
     }
 
     async fn extremes(
@@ -406,28 +361,7 @@ impl Source for FileSource {
         meta: &CollectionMeta,
         ask: &super::ExtremesAsk,
     ) -> Result<super::ExtremesOutcome> {
-        let entry = self.entry(meta)?;
-        match entry.format {
-            Format::Bson => skim_bson(&entry.path, ask)
-                .map(super::ExtremesOutcome::Measured)
-                .map_err(|e| io_err(&entry.path, &e)),
-            // A line's length says little about its BSON size (ids,
-            // numbers and binary are written at other sizes): the sizes
-            // are those of the documents as converted while sampling.
-            Format::ExtJson => {
-                let tally = self
-                    .tallies
-                    .lock()
-                    .ok()
-                    .and_then(|mut t| t.remove(&meta.namespace()));
-                Ok(match tally {
-                    Some(t) => super::ExtremesOutcome::Measured(t.extremes(ask)),
-                    None => super::ExtremesOutcome::Skipped(
-                        "whole-collection extremes not measured: the file was not sampled".into(),
-                    ),
-                })
-            }
-        }
+        self.extremes_now(meta, ask)
     }
 
     async fn probe(
@@ -580,6 +514,95 @@ impl Source for FileSource {
             out.push(d);
         })?;
         Ok(out)
+    }
+}
+
+impl InPlace for FileSource {
+    fn sample_now(
+        &self,
+        meta: &CollectionMeta,
+        mode: SampleMode,
+        sink: &mut dyn Sink,
+    ) -> Result<SampleOutcome> {
+        let entry = self.entry(meta)?.clone();
+        let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
+        let label = entry.path.display().to_string();
+        let mut reservoir = match mode {
+            SampleMode::Sample(n) => {
+                Some(Reservoir::new(n, usize::MAX, seed_of(&meta.namespace())))
+            }
+            SampleMode::Full => None,
+        };
+        // Every document passes by while a sample is drawn: its size is
+        // tallied for the whole-file extremes (a `.bson` file is skimmed
+        // instead).
+        let mut tally =
+            (reservoir.is_some() && entry.format == Format::ExtJson).then(SizeTally::new);
+        let mut each = |bytes: &[u8]| {
+            if let Some(t) = &mut tally {
+                t.add(bytes);
+            }
+            match &mut reservoir {
+                Some(r) => r.offer(bytes),
+                None => sink.document(bytes),
+            }
+        };
+        let total = match entry.format {
+            Format::ExtJson => ejson::read_documents(file, &mut each),
+            Format::Bson => read_bson(file, &mut each),
+        }
+        .map_err(|reason| SourceError::Malformed {
+            path: label,
+            reason,
+        })?;
+        if let (Some(t), Ok(mut all)) = (tally, self.tallies.lock()) {
+            all.insert(meta.namespace(), t);
+        }
+        let (read, method) = match reservoir {
+            Some(r) => {
+                let n = r.len() as u64;
+                let method = if n < total { "reservoir" } else { "all" };
+                r.drain_into(sink);
+                (n, method)
+            }
+            None => (total, "all"),
+        };
+        Ok(SampleOutcome {
+            read,
+            method: method.into(),
+            total: Some(total),
+            partial: None,
+            skipped: 0,
+        })
+    }
+
+    fn extremes_now(
+        &self,
+        meta: &CollectionMeta,
+        ask: &super::ExtremesAsk,
+    ) -> Result<super::ExtremesOutcome> {
+        let entry = self.entry(meta)?;
+        match entry.format {
+            Format::Bson => skim_bson(&entry.path, ask)
+                .map(super::ExtremesOutcome::Measured)
+                .map_err(|e| io_err(&entry.path, &e)),
+            // A line's length says little about its BSON size (ids,
+            // numbers and binary are written at other sizes): the sizes
+            // are those of the documents as converted while sampling.
+            Format::ExtJson => {
+                let tally = self
+                    .tallies
+                    .lock()
+                    .ok()
+                    .and_then(|mut t| t.remove(&meta.namespace()));
+                Ok(match tally {
+                    Some(t) => super::ExtremesOutcome::Measured(t.extremes(ask)),
+                    None => super::ExtremesOutcome::Skipped(
+                        "whole-collection extremes not measured: the file was not sampled".into(),
+                    ),
+                })
+            }
+        }
     }
 }
 

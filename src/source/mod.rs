@@ -224,6 +224,21 @@ impl<F: FnMut(&[u8])> Sink for F {
     }
 }
 
+/// The reads of a source that does them on the calling thread and awaits
+/// nothing (files): an audit then reads several collections side by side,
+/// one per core. Each answers as [`Source::sample`] and
+/// [`Source::extremes`] do.
+pub trait InPlace: Sync {
+    fn sample_now(
+        &self,
+        meta: &CollectionMeta,
+        mode: SampleMode,
+        sink: &mut dyn Sink,
+    ) -> Result<SampleOutcome>;
+
+    fn extremes_now(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome>;
+}
+
 /// A place documents come from.
 #[allow(async_fn_in_trait)]
 pub trait Source {
@@ -235,6 +250,11 @@ pub trait Source {
 
     /// Collections to profile, with their metadata, in a stable order.
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>>;
+
+    /// The same reads done in place, when this source does them so.
+    fn in_place(&self) -> Option<&dyn InPlace> {
+        None
+    }
 
     /// Streams the documents of one collection to `sink`. Takes `&self`:
     /// up to [`Source::in_flight`] collections are read at once.
