@@ -285,7 +285,9 @@ pub fn chance_rate_integers(values: &[f64], keys: &[f64], distinct: f64) -> f64 
             }
         }
         let (from, to) = ((at - reach).max(lo), (at + reach).min(hi));
-        let inside = keys.partition_point(|&k| k <= to) - keys.partition_point(|&k| k < from);
+        // The keys in [from, to]: the walk's ends are next to both bounds.
+        let inside =
+            partition_near(keys, right, |k| k <= to) - partition_near(keys, left, |k| k < from);
         let density = (inside as f64 * scale / (to - from + 1.0)).min(1.0);
         let beyond = (value - at).abs();
         if beyond > 0.0 && missed.powf(beyond * density) < ALPHA {
@@ -294,6 +296,20 @@ pub fn chance_rate_integers(values: &[f64], keys: &[f64], distinct: f64) -> f64 
         sum += density;
     }
     sum / values.len() as f64
+}
+
+/// `keys.partition_point(pred)`, found by stepping from `near`: the same
+/// index (there is one place where a predicate true then false over the
+/// sorted keys turns), in as many steps as it lies from `near`.
+fn partition_near(keys: &[f64], near: usize, pred: impl Fn(f64) -> bool) -> usize {
+    let mut at = near.min(keys.len());
+    while at > 0 && !pred(keys[at - 1]) {
+        at -= 1;
+    }
+    while at < keys.len() && pred(keys[at]) {
+        at += 1;
+    }
+    at
 }
 
 /// Bits a string of this length and alphabet can carry: its length times
@@ -491,6 +507,43 @@ impl<'a> Shape<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stepping_from_near_finds_the_place_a_binary_search_finds() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..300 {
+            // Small dense ids, sparse ones, and integers past 2^53 where
+            // doubles round.
+            let scale = [1u64, 547, 1 << 54][round % 3];
+            let n = (next() % 60) as usize;
+            let mut keys: Vec<f64> = (0..n).map(|_| ((next() % 400) * scale) as f64).collect();
+            keys.sort_by(f64::total_cmp);
+            keys.dedup();
+            for _ in 0..20 {
+                let (a, b) = (
+                    ((next() % 420) * scale) as f64,
+                    ((next() % 420) * scale) as f64,
+                );
+                let (from, to) = (a.min(b), a.max(b));
+                for near in 0..=keys.len() + 1 {
+                    assert_eq!(
+                        partition_near(&keys, near, |k| k < from),
+                        keys.partition_point(|&k| k < from)
+                    );
+                    assert_eq!(
+                        partition_near(&keys, near, |k| k <= to),
+                        keys.partition_point(|&k| k <= to)
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn binomial_tail_values() {
