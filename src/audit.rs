@@ -680,7 +680,8 @@ async fn read_collection<S: Source>(
     mode: SampleMode,
     tracker: &Tracker<'_, '_>,
 ) -> Result<Collection, SourceError> {
-    let mut reading = Reading::new(&meta, mode, tracker.keep_bytes);
+    let profiler = ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS);
+    let mut reading = Reading::new(&meta, mode, tracker.keep_bytes, profiler);
     let outcome = {
         let mut sink = |bytes: &[u8]| reading.add(bytes, &mut |p| tracker.report(p));
         source.sample(&meta, mode, &mut sink).await
@@ -703,7 +704,12 @@ struct Reading {
 }
 
 impl Reading {
-    fn new(meta: &CollectionMeta, mode: SampleMode, keep_bytes: usize) -> Reading {
+    fn new(
+        meta: &CollectionMeta,
+        mode: SampleMode,
+        keep_bytes: usize,
+        profiler: ShardedProfiler,
+    ) -> Reading {
         let namespace = meta.namespace();
         let expected = match mode {
             SampleMode::Sample(n) => Some(meta.documents.map_or(n, |d| d.min(n))),
@@ -732,7 +738,7 @@ impl Reading {
             expected,
             keep_bytes,
             doc_cap,
-            profiler: ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS),
+            profiler,
             kept,
             seen: 0,
             start,
@@ -1017,12 +1023,16 @@ fn read_side_by_side(
                 .as_ref()
                 .is_some_and(|s| s.load(Ordering::Relaxed))
     };
+    let readers = threads_from_env().min(metas.len()).max(1);
     let work = |tx: std::sync::mpsc::Sender<Sent>| {
         while !halt() {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(meta) = metas.get(i) else { break };
             let namespace = meta.namespace();
-            let mut reading = Reading::new(meta, plan.mode, keep_bytes);
+            // Past its first MiB a file deals its batches to workers, as
+            // many as the run's cap on them leaves (see `profile::parallel`).
+            let profiler = ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS);
+            let mut reading = Reading::new(meta, plan.mode, keep_bytes, profiler);
             let outcome = {
                 let mut send = |p: Progress<'_>| {
                     let _ = tx.send(Sent::progress(&p));
@@ -1050,7 +1060,7 @@ fn read_side_by_side(
         let (tx, rx) = std::sync::mpsc::channel::<Sent>();
         let work = &work;
         let mut started = 0;
-        for _ in 0..threads_from_env().min(total) {
+        for _ in 0..readers {
             let tx = tx.clone();
             let spawned = std::thread::Builder::new()
                 .name("docshape-read".into())

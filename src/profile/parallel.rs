@@ -9,6 +9,7 @@
 //! Small inputs never start a thread: the first `PARALLEL_AFTER` bytes are
 //! profiled on the caller's thread, and workers start only past them.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
@@ -24,6 +25,18 @@ pub const PARALLEL_AFTER: usize = 1 << 20;
 pub const BATCH_BYTES: usize = 128 << 10;
 /// Batches queued per worker before the caller waits (bounds memory).
 const QUEUE: usize = 2;
+
+/// Profiling workers alive in the process (see `start_workers`).
+static LIVE_WORKERS: AtomicUsize = AtomicUsize::new(0);
+
+/// Held by a worker thread while it lives, however it ends.
+struct Live;
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        LIVE_WORKERS.fetch_sub(1, Ordering::AcqRel);
+    }
+}
 
 /// Worker threads to use: `DOCSHAPE_THREADS` when set to a number, else
 /// every core available to this process. There is no fixed cap: the
@@ -83,7 +96,9 @@ pub struct ShardedProfiler {
     /// Profiles the first documents, counts malformed ones, and receives
     /// the workers' profilers at the end.
     local: Profiler,
-    threads: usize,
+    /// Worker threads to deal batches to past the first MiB (0: none, the
+    /// caller's thread profiles everything).
+    workers_wanted: usize,
     max_paths: usize,
     workers: Vec<Worker>,
     next_worker: usize,
@@ -99,7 +114,7 @@ impl ShardedProfiler {
     pub fn new(threads: usize, max_paths: usize) -> ShardedProfiler {
         ShardedProfiler {
             local: Profiler::new(max_paths),
-            threads: threads.max(1),
+            workers_wanted: if threads > 1 { threads } else { 0 },
             max_paths,
             workers: Vec::new(),
             next_worker: 0,
@@ -121,7 +136,8 @@ impl ShardedProfiler {
     pub fn add(&mut self, doc: &[u8]) -> Result<(), RawError> {
         self.seen += 1;
         let no = self.seen;
-        if self.threads == 1 || self.bytes < PARALLEL_AFTER || doc.len() > u32::MAX as usize {
+        if self.workers_wanted == 0 || self.bytes < PARALLEL_AFTER || doc.len() > u32::MAX as usize
+        {
             self.bytes = self.bytes.saturating_add(doc.len());
             if !self.workers.is_empty() {
                 // Keep the stream's order: what is batched goes first.
@@ -170,12 +186,21 @@ impl ShardedProfiler {
     }
 
     fn start_workers(&mut self) {
-        for i in 0..self.threads {
+        // Several files read side by side each start their workers: the
+        // run's workers alive at once are capped at twice the threads, so
+        // that many cores do not make their square of profilers.
+        let cap = 2 * threads_from_env();
+        for i in 0..self.workers_wanted {
+            if LIVE_WORKERS.fetch_add(1, Ordering::AcqRel) >= cap {
+                LIVE_WORKERS.fetch_sub(1, Ordering::AcqRel);
+                break;
+            }
             let (tx, rx) = sync_channel::<Batch>(QUEUE);
             let max_paths = self.max_paths;
             let spawned = std::thread::Builder::new()
                 .name(format!("docshape-profile-{i}"))
                 .spawn(move || {
+                    let _live = Live;
                     let mut p = Profiler::new(max_paths);
                     while let Ok(batch) = rx.recv() {
                         profile_batch(&mut p, &batch);
@@ -185,7 +210,10 @@ impl ShardedProfiler {
             match spawned {
                 Ok(handle) => self.workers.push(Worker { tx, handle }),
                 // No thread to be had: what is not dealt out is profiled here.
-                Err(_) => break,
+                Err(_) => {
+                    LIVE_WORKERS.fetch_sub(1, Ordering::AcqRel);
+                    break;
+                }
             }
         }
     }
@@ -315,6 +343,33 @@ mod tests {
             assert_eq!(invalid, usize::from(threads == 1), "{threads} threads");
             let sharded = serde_json::to_value(p.finish()).expect("json");
             assert_eq!(sharded, whole, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn profilers_side_by_side_share_a_cap_on_workers_and_stay_exact() {
+        let docs = docs(12_000);
+        let mut whole = Profiler::default();
+        for d in &docs {
+            let _ = whole.add(d);
+        }
+        let whole = serde_json::to_value(whole.finish()).expect("json");
+        // Each asks for four times the threads; together they may not
+        // start more than twice the threads, and each profile is exact
+        // whatever it was given.
+        let cap = 2 * threads_from_env();
+        let mut side_by_side: Vec<ShardedProfiler> = (0..3)
+            .map(|_| ShardedProfiler::new(4 * threads_from_env(), super::super::DEFAULT_MAX_PATHS))
+            .collect();
+        for d in &docs {
+            for p in &mut side_by_side {
+                let _ = p.add(d);
+            }
+        }
+        let started: usize = side_by_side.iter().map(|p| p.workers.len()).sum();
+        assert!(started <= cap, "{started} workers for a cap of {cap}");
+        for p in side_by_side {
+            assert_eq!(serde_json::to_value(p.finish()).expect("json"), whole);
         }
     }
 
