@@ -79,6 +79,13 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether the run was asked to stop (`stop` set).
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
     pub fn new(selection: Selection, mode: SampleMode) -> Plan {
         Plan {
             selection,
@@ -226,11 +233,6 @@ pub async fn run<S: Source>(
     stage(progress, Stage::Listing, 0);
     let metas = source.collections(&plan.selection).await?;
     let total = metas.len();
-    let stopped = || {
-        plan.stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-    };
     // Why the reading ended early, if it did: the later stages that ask
     // the server again are then skipped.
     let mut cut_short: Option<String> = None;
@@ -266,7 +268,7 @@ pub async fn run<S: Source>(
                     first_error.get_or_insert(e);
                 }
             }
-            Ok(!stopped())
+            Ok(!plan.stopped())
         };
         match shared
             .in_place()
@@ -296,7 +298,7 @@ pub async fn run<S: Source>(
         }
     }
     let read = collections.len() + errors.len();
-    if cut_short.is_none() && read < total && stopped() {
+    if cut_short.is_none() && read < total && plan.stopped() {
         cut_short = Some(format!(
             "stopped after {read} of {total} collections; those read are reported"
         ));
@@ -948,11 +950,7 @@ async fn with_extremes<S: Source>(
 /// What to measure over the whole collection, unless it is not wanted: off,
 /// the run stopped, or every document was profiled.
 fn extremes_ask(c: &Collection, plan: &Plan) -> Option<crate::source::ExtremesAsk> {
-    let stopped = plan
-        .stop
-        .as_ref()
-        .is_some_and(|s| s.load(Ordering::Relaxed));
-    if !plan.extremes || stopped || c.complete || plan.mode == SampleMode::Full {
+    if !plan.extremes || plan.stopped() || c.complete || plan.mode == SampleMode::Full {
         return None;
     }
     Some(rules::extremes::ask(&c.profile.fields, &plan.thresholds))
@@ -1016,14 +1014,8 @@ fn read_side_by_side(
     let next = AtomicUsize::new(0);
     let quit = AtomicBool::new(false);
     let keep_bytes = tracker.keep_bytes;
-    let halt = || {
-        quit.load(Ordering::Relaxed)
-            || plan
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
-    };
-    let readers = threads_from_env().min(metas.len()).max(1);
+    let halt = || quit.load(Ordering::Relaxed) || plan.stopped();
+    let readers = threads_from_env().min(total).max(1);
     let work = |tx: std::sync::mpsc::Sender<Sent>| {
         while !halt() {
             let i = next.fetch_add(1, Ordering::Relaxed);

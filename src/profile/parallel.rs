@@ -324,14 +324,19 @@ mod tests {
             .collect()
     }
 
+    /// The profile of `docs` on the caller's thread alone, as JSON.
+    fn profile_on_one_thread(docs: &[Vec<u8>]) -> serde_json::Value {
+        let mut whole = Profiler::default();
+        for d in docs {
+            let _ = whole.add(d);
+        }
+        serde_json::to_value(whole.finish()).expect("json")
+    }
+
     #[test]
     fn threads_change_nothing_in_the_profile() {
         let docs = docs(40_000);
-        let mut whole = Profiler::default();
-        for d in &docs {
-            let _ = whole.add(d);
-        }
-        let whole = serde_json::to_value(whole.finish()).expect("json");
+        let whole = profile_on_one_thread(&docs);
         for threads in [1, 2, 3] {
             let mut p = ShardedProfiler::new(threads, super::super::DEFAULT_MAX_PATHS);
             let mut invalid = 0;
@@ -349,11 +354,7 @@ mod tests {
     #[test]
     fn profilers_side_by_side_share_a_cap_on_workers_and_stay_exact() {
         let docs = docs(12_000);
-        let mut whole = Profiler::default();
-        for d in &docs {
-            let _ = whole.add(d);
-        }
-        let whole = serde_json::to_value(whole.finish()).expect("json");
+        let whole = profile_on_one_thread(&docs);
         // Each asks for four times the threads; together they may not
         // start more than twice the threads, and each profile is exact
         // whatever it was given.
