@@ -21,7 +21,8 @@ use crate::profile::parallel::map_ordered;
 use crate::rules::{self, CollectionCtx, DeploymentCtx, Thresholds};
 use crate::sample::Reservoir;
 use crate::source::{
-    CollectionMeta, ExtremesOutcome, SampleMode, SampleOutcome, Selection, Source, SourceError,
+    CollectionMeta, ExtremesOutcome, SampleMode, SampleOutcome, Selection, Sink, Source,
+    SourceError,
 };
 pub use collection::Collection;
 
@@ -685,11 +686,30 @@ async fn read_collection<S: Source>(
     let profiler = ShardedProfiler::new(threads_from_env(), DEFAULT_MAX_PATHS);
     let mut reading = Reading::new(&meta, mode, tracker.keep_bytes, profiler);
     let outcome = {
-        let mut sink = |bytes: &[u8]| reading.add(bytes, &mut |p| tracker.report(p));
+        let mut sink = ReadingSink {
+            reading: &mut reading,
+            report: &mut |p| tracker.report(p),
+        };
         source.sample(&meta, mode, &mut sink).await
     };
     tracker.report(reading.done(&outcome));
     reading.finish(meta, outcome)
+}
+
+/// Where a source hands the documents of a collection being read.
+struct ReadingSink<'r, 'f> {
+    reading: &'r mut Reading,
+    report: &'f mut dyn FnMut(Progress<'_>),
+}
+
+impl Sink for ReadingSink<'_, '_> {
+    fn document(&mut self, bytes: &[u8]) {
+        self.reading.add(bytes, self.report);
+    }
+
+    fn documents(&mut self, docs: Vec<u8>) {
+        self.reading.add_documents(docs, self.report);
+    }
 }
 
 /// One collection as it is read: its profile and kept sample so far.
@@ -754,6 +774,18 @@ impl Reading {
         // Malformed documents are counted by the profiler and reported;
         // the reservoir keeps only well-formed ones.
         let _ = self.profiler.add(bytes);
+        self.offer(bytes, report);
+    }
+
+    /// As [`Reading::add`] for each of `docs` (see [`Sink::documents`]),
+    /// the profiler taking them all at once.
+    fn add_documents(&mut self, docs: Vec<u8>, report: &mut dyn FnMut(Progress<'_>)) {
+        crate::profile::parallel::each_document(&docs, |d| self.offer(d, report));
+        self.profiler.add_documents(docs);
+    }
+
+    /// Offers a document to the kept sample and counts it.
+    fn offer(&mut self, bytes: &[u8], report: &mut dyn FnMut(Progress<'_>)) {
         self.kept.offer(bytes);
         self.seen += 1;
         if self.seen.is_multiple_of(256) {
@@ -1029,7 +1061,10 @@ fn read_side_by_side(
                 let mut send = |p: Progress<'_>| {
                     let _ = tx.send(Sent::progress(&p));
                 };
-                let mut sink = |bytes: &[u8]| reading.add(bytes, &mut send);
+                let mut sink = ReadingSink {
+                    reading: &mut reading,
+                    report: &mut send,
+                };
                 local.sample_now(meta, plan.mode, &mut sink)
             };
             let _ = tx.send(Sent::progress(&reading.done(&outcome)));

@@ -1,6 +1,7 @@
 //! Profiling on several cores. The caller's thread checks each document's
-//! framing and gathers documents into batches; batches are dealt round-robin
-//! to worker threads, each with its own `Profiler`; at the end the profilers
+//! framing and gathers documents into batches; worker threads, each with its
+//! own `Profiler`, take the batches from one queue (a worker that is ahead
+//! takes the next batch rather than wait its turn); at the end the profilers
 //! merge. Every document keeps its number in the stream, so the merged
 //! profile is exactly the one a single profiler would have produced (field
 //! order, examples and all) — only the path cap, once reached, can keep
@@ -10,8 +11,9 @@
 //! profiled on the caller's thread, and workers start only past them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
+
+use crossbeam_channel::{bounded, Sender};
 
 use super::raw::RawError;
 use super::{Profile, Profiler};
@@ -24,7 +26,7 @@ pub const PARALLEL_AFTER: usize = 1 << 20;
 /// batches in flight (workers × (`QUEUE` + 1)) stay well under a few MiB.
 pub const BATCH_BYTES: usize = 128 << 10;
 /// Batches queued per worker before the caller waits (bounds memory).
-const QUEUE: usize = 2;
+pub const QUEUE: usize = 2;
 
 /// Profiling workers alive in the process (see `start_workers`).
 static LIVE_WORKERS: AtomicUsize = AtomicUsize::new(0);
@@ -79,16 +81,14 @@ pub fn map_ordered<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> V
     }
 }
 
-/// Documents of a batch: each as a little-endian `u32` length, then bytes.
+/// Documents of a batch: each as a little-endian `u32` length, then bytes
+/// (built by [`frame`]), or BSON documents as they come (each starting
+/// with its own length, as [`ShardedProfiler::add_documents`] takes them).
 struct Batch {
     /// Number of the batch's first document in the stream.
     first: u64,
     bytes: Vec<u8>,
-}
-
-struct Worker {
-    tx: SyncSender<Batch>,
-    handle: JoinHandle<Profiler>,
+    framed: bool,
 }
 
 /// A profiler that spreads large inputs over worker threads.
@@ -100,8 +100,10 @@ pub struct ShardedProfiler {
     /// caller's thread profiles everything).
     workers_wanted: usize,
     max_paths: usize,
-    workers: Vec<Worker>,
-    next_worker: usize,
+    /// The queue every worker takes batches from (`None` while no worker
+    /// runs).
+    queue: Option<Sender<Batch>>,
+    workers: Vec<JoinHandle<Profiler>>,
     batch: Batch,
     /// Number of the last document handed in.
     seen: u64,
@@ -116,11 +118,12 @@ impl ShardedProfiler {
             local: Profiler::new(max_paths),
             workers_wanted: if threads > 1 { threads } else { 0 },
             max_paths,
+            queue: None,
             workers: Vec::new(),
-            next_worker: 0,
             batch: Batch {
                 first: 1,
                 bytes: Vec::new(),
+                framed: true,
             },
             seen: 0,
             bytes: 0,
@@ -155,9 +158,9 @@ impl ShardedProfiler {
         Ok(())
     }
 
-    /// Hands the gathered batch to the next worker (starting workers the
-    /// first time). If a worker is gone (it can only have panicked), the
-    /// batch is profiled here instead.
+    /// Hands the gathered batch to the workers' queue (starting workers the
+    /// first time). If every worker is gone (they can only have panicked),
+    /// the batch is profiled here instead.
     fn flush(&mut self) {
         if self.batch.bytes.is_empty() {
             return;
@@ -167,19 +170,43 @@ impl ShardedProfiler {
             Batch {
                 first: self.seen + 1,
                 bytes: new_batch(),
+                framed: true,
             },
         );
+        self.deal(batch);
+    }
+
+    /// Profiles `docs`, BSON documents one after another, each starting
+    /// with its own length (as [`each_document`] reads them): past the
+    /// first MiB they go to a worker as they are, without a copy.
+    pub fn add_documents(&mut self, docs: Vec<u8>) {
+        if self.workers_wanted == 0 || self.bytes < PARALLEL_AFTER {
+            each_document(&docs, |d| {
+                let _ = self.add(d);
+            });
+            return;
+        }
+        self.flush();
+        let first = self.seen + 1;
+        each_document(&docs, |_| self.seen += 1);
+        self.bytes = self.bytes.saturating_add(docs.len());
+        self.deal(Batch {
+            first,
+            bytes: docs,
+            framed: false,
+        });
+    }
+
+    /// Hands a batch to the workers' queue, starting them the first time;
+    /// with no worker, profiles it here.
+    fn deal(&mut self, batch: Batch) {
         if self.workers.is_empty() {
             self.start_workers();
         }
-        let batch = match self.workers.get(self.next_worker) {
-            Some(w) => match w.tx.send(batch) {
-                Ok(()) => None,
-                Err(e) => Some(e.0),
-            },
+        let batch = match &self.queue {
+            Some(tx) => tx.send(batch).err().map(|e| e.0),
             None => Some(batch),
         };
-        self.next_worker = (self.next_worker + 1) % self.workers.len().max(1);
         if let Some(batch) = batch {
             profile_batch(&mut self.local, &batch);
         }
@@ -190,12 +217,13 @@ impl ShardedProfiler {
         // run's workers alive at once are capped at twice the threads, so
         // that many cores do not make their square of profilers.
         let cap = 2 * threads_from_env();
+        let (tx, rx) = bounded::<Batch>(QUEUE * self.workers_wanted.max(1));
         for i in 0..self.workers_wanted {
             if LIVE_WORKERS.fetch_add(1, Ordering::AcqRel) >= cap {
                 LIVE_WORKERS.fetch_sub(1, Ordering::AcqRel);
                 break;
             }
-            let (tx, rx) = sync_channel::<Batch>(QUEUE);
+            let rx = rx.clone();
             let max_paths = self.max_paths;
             let spawned = std::thread::Builder::new()
                 .name(format!("docshape-profile-{i}"))
@@ -208,7 +236,7 @@ impl ShardedProfiler {
                     p
                 });
             match spawned {
-                Ok(handle) => self.workers.push(Worker { tx, handle }),
+                Ok(handle) => self.workers.push(handle),
                 // No thread to be had: what is not dealt out is profiled here.
                 Err(_) => {
                     LIVE_WORKERS.fetch_sub(1, Ordering::AcqRel);
@@ -216,18 +244,17 @@ impl ShardedProfiler {
                 }
             }
         }
+        // With no worker to be had, batches are profiled here (and the
+        // next batch asks again).
+        self.queue = (!self.workers.is_empty()).then_some(tx);
     }
 
     /// Waits for the workers and returns the profiler of the whole stream.
     pub fn into_profiler(mut self) -> Profiler {
         self.flush();
-        let workers = std::mem::take(&mut self.workers);
-        let mut handles = Vec::with_capacity(workers.len());
-        for w in workers {
-            drop(w.tx);
-            handles.push(w.handle);
-        }
-        for h in handles {
+        // The workers end once the queue is closed and drained.
+        self.queue = None;
+        for h in std::mem::take(&mut self.workers) {
             match h.join() {
                 Ok(p) => self.local.merge(&p),
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -245,19 +272,25 @@ impl ShardedProfiler {
 impl Drop for ShardedProfiler {
     fn drop(&mut self) {
         // Dropped before `finish` (a cancelled run): let the workers drain
-        // their queues and end, without waiting for them.
+        // their queue and end, without waiting for them.
+        self.queue = None;
         self.workers.clear();
     }
 }
 
 fn profile_batch(p: &mut Profiler, batch: &Batch) {
     let mut no = batch.first;
-    each_framed(&batch.bytes, |doc| {
+    let add = |doc: &[u8]| {
         // A malformed document is counted by the profiler (`invalid`,
         // with the first error and its number).
         let _ = p.add_numbered(doc, no);
         no += 1;
-    });
+    };
+    if batch.framed {
+        each_framed(&batch.bytes, add);
+    } else {
+        each_document(&batch.bytes, add);
+    }
 }
 
 /// An empty batch, with room for a full one.
@@ -285,6 +318,25 @@ pub fn each_framed(batch: &[u8], mut each: impl FnMut(&[u8])) {
         };
         each(doc);
         at += 4 + len;
+    }
+}
+
+/// Calls `each` on every document of concatenated BSON documents, each
+/// starting with its own length (as a `.bson` file holds them); stops at a
+/// length under 5 or past the end.
+pub fn each_document(docs: &[u8], mut each: impl FnMut(&[u8])) {
+    let mut at = 0usize;
+    while let Some(len) = docs
+        .get(at..at + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(|b| u32::from_le_bytes(b) as usize)
+        .filter(|&len| len >= 5)
+    {
+        let Some(doc) = docs.get(at..at + len) else {
+            break;
+        };
+        each(doc);
+        at += len;
     }
 }
 
@@ -331,6 +383,28 @@ mod tests {
             let _ = whole.add(d);
         }
         serde_json::to_value(whole.finish()).expect("json")
+    }
+
+    #[test]
+    fn runs_handed_over_whole_profile_as_documents_one_by_one() {
+        // Runs of documents as a file holds them, between single documents,
+        // past the first MiB: batches of both kinds go to the workers.
+        let docs = docs(40_000);
+        let whole = profile_on_one_thread(&docs);
+        for threads in [1, 2, 3] {
+            let mut p = ShardedProfiler::new(threads, super::super::DEFAULT_MAX_PATHS);
+            for (i, part) in docs.chunks(700).enumerate() {
+                if i % 3 == 2 {
+                    for d in part {
+                        let _ = p.add(d);
+                    }
+                } else {
+                    p.add_documents(part.concat());
+                }
+            }
+            let got = serde_json::to_value(p.finish()).expect("json");
+            assert_eq!(got, whole, "{threads} threads");
+        }
     }
 
     #[test]

@@ -146,17 +146,25 @@ pub const RULES: [&str; REGISTRY.len()] = {
 /// Runs every enabled rule on one collection. Findings come sorted by
 /// severity (worst first), then rule and path.
 pub fn check_collection(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for r in &REGISTRY {
-        if let Check::Collection(rule, basis) = r.check {
-            if t.enabled(r.id) {
-                for mut f in rule(ctx, t, lang) {
-                    stamp_scope(&mut f, ctx, basis);
-                    out.push(f);
-                }
-            }
+    let rules: Vec<_> = REGISTRY
+        .iter()
+        .filter(|r| t.enabled(r.id))
+        .filter_map(|r| match r.check {
+            Check::Collection(rule, basis) => Some((rule, basis)),
+            Check::Deployment(_) => None,
+        })
+        .collect();
+    // Each rule reads the collection on its own: a collection's rules run
+    // on every core (a few of them walk every kept document).
+    let found = crate::profile::parallel::map_ordered(rules.len(), |i| {
+        let (rule, basis) = rules[i];
+        let mut found = rule(ctx, t, lang);
+        for f in &mut found {
+            stamp_scope(f, ctx, basis);
         }
-    }
+        found
+    });
+    let mut out: Vec<Finding> = found.into_iter().flatten().collect();
     sort(&mut out);
     out
 }

@@ -21,6 +21,8 @@ use std::io::Read;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::Sink;
+
 mod legacy;
 mod parallel;
 
@@ -66,6 +68,17 @@ pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result
     read_documents_on(reader, crate::profile::threads_from_env(), each)
 }
 
+/// As [`read_documents`], handing the documents to `sink`: those parsed on
+/// worker threads go to [`Sink::documents`] a job at a time, uncopied.
+pub fn read_documents_into<R: Read>(reader: R, sink: &mut dyn Sink) -> Result<u64, String> {
+    read_tuned(
+        reader,
+        CHUNK,
+        parallel::Tuning::threads(crate::profile::threads_from_env()),
+        sink,
+    )
+}
+
 /// As [`read_documents`], with concatenated documents parsed on `threads`
 /// threads (1: on the caller's thread only). The documents reach `each` in
 /// the file's order, on the caller's thread, and the result — documents and
@@ -75,7 +88,9 @@ pub fn read_documents_on<R: Read>(
     threads: usize,
     each: &mut dyn FnMut(&[u8]),
 ) -> Result<u64, String> {
-    read_tuned(reader, CHUNK, parallel::Tuning::threads(threads), each)
+    read_tuned(reader, CHUNK, parallel::Tuning::threads(threads), &mut {
+        each
+    })
 }
 
 /// As [`read_documents_on`], with the workers starting after `after` bytes
@@ -94,7 +109,7 @@ pub fn read_documents_split<R: Read>(
         after,
         job_bytes: job_bytes.max(1),
     };
-    read_tuned(reader, CHUNK, tuning, each)
+    read_tuned(reader, CHUNK, tuning, &mut { each })
 }
 
 #[cfg(test)]
@@ -103,14 +118,14 @@ fn read_chunked<R: Read>(
     chunk: usize,
     each: &mut dyn FnMut(&[u8]),
 ) -> Result<u64, String> {
-    read_tuned(reader, chunk, parallel::Tuning::threads(1), each)
+    read_tuned(reader, chunk, parallel::Tuning::threads(1), &mut { each })
 }
 
 fn read_tuned<R: Read>(
     reader: R,
     chunk: usize,
     tuning: parallel::Tuning,
-    each: &mut dyn FnMut(&[u8]),
+    each: &mut dyn Sink,
 ) -> Result<u64, String> {
     let mut input = Input {
         reader,
@@ -151,6 +166,7 @@ fn read_tuned<R: Read>(
         each,
         tuning,
         parallel_at,
+        lines: true,
     };
     match first {
         b'[' => r.array(),
@@ -309,11 +325,14 @@ struct Reader<'e, R> {
     ctx: Ctx,
     scratch: Vec<u8>,
     count: u64,
-    each: &'e mut dyn FnMut(&[u8]),
+    each: &'e mut dyn Sink,
     tuning: parallel::Tuning,
     /// Where in the input (a byte offset) the documents may next be handed
     /// to worker threads.
     parallel_at: u64,
+    /// Whether jobs for the workers are cut at line ends (until a document
+    /// is found running over one) rather than at object ends.
+    lines: bool,
 }
 
 impl<R: Read> Reader<'_, R> {
@@ -342,7 +361,7 @@ impl<R: Read> Reader<'_, R> {
             if buf[p] == b'{' {
                 match fast_document(&buf[p..], &mut self.ctx) {
                     Ok(n) => {
-                        (self.each)(&self.ctx.out);
+                        self.each.document(&self.ctx.out);
                         self.count += 1;
                         at = p + n;
                         continue;
@@ -368,7 +387,7 @@ impl<R: Read> Reader<'_, R> {
             }
             match step {
                 Step::Element(n) => {
-                    (self.each)(&self.scratch);
+                    self.each.document(&self.scratch);
                     self.count += 1;
                     at = p + n;
                 }
@@ -394,7 +413,7 @@ impl<R: Read> Reader<'_, R> {
                 Slot::Element(e) if buf[e] == b'{' => match fast_document(&buf[e..], &mut self.ctx)
                 {
                     Ok(n) => {
-                        (self.each)(&self.ctx.out);
+                        self.each.document(&self.ctx.out);
                         self.count += 1;
                         at = e + n;
                         first = false;
@@ -427,7 +446,7 @@ impl<R: Read> Reader<'_, R> {
             }
             match step {
                 Step::Element(n) => {
-                    (self.each)(&self.scratch);
+                    self.each.document(&self.scratch);
                     self.count += 1;
                     at += n;
                     first = false;

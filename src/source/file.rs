@@ -3,14 +3,16 @@
 //! file or a directory tree in which each sub-directory is a database.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{
     ejson, CheckMethod, CollectionKind, CollectionMeta, InPlace, IndexInfo, PresenceCheck, Reread,
     Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
-use crate::profile::parallel::{each_framed, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER};
+use crate::profile::parallel::{
+    each_document, each_framed, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER, QUEUE,
+};
 use crate::profile::raw;
 use crate::sample::Reservoir;
 
@@ -548,6 +550,12 @@ impl InPlace for FileSource {
             }
         };
         let total = match entry.format {
+            // Every document to the sink, a run at a time: as read from a
+            // `.bson` file, as parsed by one job of Extended JSON.
+            Format::ExtJson if mode == SampleMode::Full => ejson::read_documents_into(file, sink),
+            Format::Bson if mode == SampleMode::Full => {
+                read_bson_runs(file, &mut |run| sink.documents(run))
+            }
             Format::ExtJson => ejson::read_documents(file, &mut each),
             Format::Bson => read_bson(file, &mut each),
         }
@@ -608,12 +616,17 @@ impl InPlace for FileSource {
 
 impl FileSource {
     /// Streams every document of one collection's file.
-    fn stream(&self, meta: &CollectionMeta, each: &mut dyn FnMut(&[u8])) -> Result<u64> {
+    fn stream(&self, meta: &CollectionMeta, mut each: &mut dyn FnMut(&[u8])) -> Result<u64> {
+        self.stream_into(meta, &mut each)
+    }
+
+    /// Streams every document of one collection's file into `sink`.
+    fn stream_into(&self, meta: &CollectionMeta, sink: &mut dyn Sink) -> Result<u64> {
         let entry = self.entry(meta)?;
         let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
         match entry.format {
-            Format::ExtJson => ejson::read_documents(file, each),
-            Format::Bson => read_bson(file, each),
+            Format::ExtJson => ejson::read_documents_into(file, sink),
+            Format::Bson => read_bson_runs(file, &mut |run| sink.documents(run)),
         }
         .map_err(|reason| SourceError::Malformed {
             path: entry.path.display().to_string(),
@@ -646,57 +659,44 @@ impl FileSource {
         }
         let (init, visit) = (&init, &visit);
         std::thread::scope(|scope| {
-            let mut senders = Vec::with_capacity(threads);
+            // One queue that every worker takes from: a worker that is
+            // ahead takes the next batch instead of waiting for its turn.
+            // A batch is framed (`frame`) or documents as they come.
+            let (tx, rx) = crossbeam_channel::bounded::<(Vec<u8>, bool)>(QUEUE * threads);
             let mut workers = Vec::with_capacity(threads);
             for _ in 0..threads {
-                let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+                let rx = rx.clone();
                 let spawned = std::thread::Builder::new()
                     .name("docshape-scan".into())
                     .spawn_scoped(scope, move || {
                         let mut state = init();
-                        while let Ok(batch) = rx.recv() {
-                            each_framed(&batch, |doc| visit(&mut state, doc));
+                        while let Ok((batch, framed)) = rx.recv() {
+                            if framed {
+                                each_framed(&batch, |doc| visit(&mut state, doc));
+                            } else {
+                                each_document(&batch, |doc| visit(&mut state, doc));
+                            }
                         }
                         state
                     });
                 match spawned {
-                    Ok(handle) => {
-                        senders.push(tx);
-                        workers.push(handle);
-                    }
+                    Ok(handle) => workers.push(handle),
                     Err(_) => break,
                 }
             }
+            drop(rx);
             // What no worker could take is visited here.
-            let mut local = init();
-            let mut batch = new_batch();
-            let mut next = 0usize;
-            let mut deal = |batch: Vec<u8>, local: &mut T| {
-                let unsent = match senders.get(next) {
-                    Some(tx) => tx.send(batch).err().map(|e| e.0),
-                    None => Some(batch),
-                };
-                next = (next + 1) % senders.len().max(1);
-                if let Some(batch) = unsent {
-                    each_framed(&batch, |doc| visit(local, doc));
-                }
+            let mut dealer = Dealer {
+                local: init(),
+                batch: new_batch(),
+                tx: (!workers.is_empty()).then_some(tx),
+                visit,
             };
-            let read = self.stream(meta, &mut |doc| {
-                if u32::try_from(doc.len()).is_ok() {
-                    frame(&mut batch, doc);
-                } else {
-                    visit(&mut local, doc);
-                }
-                if batch.len() >= BATCH_BYTES {
-                    let full = std::mem::replace(&mut batch, new_batch());
-                    deal(full, &mut local);
-                }
-            });
-            if !batch.is_empty() {
-                deal(std::mem::take(&mut batch), &mut local);
-            }
-            drop(senders);
-            let mut states = vec![local];
+            let read = self.stream_into(meta, &mut dealer);
+            let full = std::mem::take(&mut dealer.batch);
+            dealer.deal(full, true);
+            dealer.tx = None;
+            let mut states = vec![dealer.local];
             for w in workers {
                 match w.join() {
                     Ok(state) => states.push(state),
@@ -871,62 +871,164 @@ impl FileSource {
     }
 }
 
+/// The reading side of a scan on several threads: gathers documents into
+/// batches for the workers' queue; what no worker can take is visited here.
+struct Dealer<'v, T, V> {
+    local: T,
+    batch: Vec<u8>,
+    /// The workers' queue (`None`: no worker runs).
+    tx: Option<crossbeam_channel::Sender<(Vec<u8>, bool)>>,
+    visit: &'v V,
+}
+
+impl<T, V: Fn(&mut T, &[u8])> Dealer<'_, T, V> {
+    fn deal(&mut self, batch: Vec<u8>, framed: bool) {
+        if batch.is_empty() {
+            return;
+        }
+        let unsent = match &self.tx {
+            Some(tx) => tx.send((batch, framed)).err().map(|e| e.0 .0),
+            None => Some(batch),
+        };
+        if let Some(batch) = unsent {
+            let (visit, local) = (self.visit, &mut self.local);
+            if framed {
+                each_framed(&batch, |doc| visit(local, doc));
+            } else {
+                each_document(&batch, |doc| visit(local, doc));
+            }
+        }
+    }
+}
+
+impl<T, V: Fn(&mut T, &[u8])> Sink for Dealer<'_, T, V> {
+    fn document(&mut self, doc: &[u8]) {
+        if u32::try_from(doc.len()).is_ok() {
+            frame(&mut self.batch, doc);
+        } else {
+            (self.visit)(&mut self.local, doc);
+        }
+        if self.batch.len() >= BATCH_BYTES {
+            let full = std::mem::replace(&mut self.batch, new_batch());
+            self.deal(full, true);
+        }
+    }
+
+    fn documents(&mut self, docs: Vec<u8>) {
+        self.deal(docs, false);
+    }
+}
+
 /// Reads concatenated BSON documents, checking every length prefix.
 pub fn read_bson<R: Read>(
     reader: R,
     each: &mut dyn FnMut(&[u8]),
 ) -> std::result::Result<u64, String> {
-    let mut r = BufReader::with_capacity(1 << 16, reader);
-    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    read_bson_runs(reader, &mut |run| each_document(&run, &mut *each))
+}
+
+/// Bytes read into one run of documents (a larger document makes a run of
+/// its own).
+const RUN_BYTES: usize = BATCH_BYTES;
+
+/// Reads concatenated BSON documents, checking every length prefix (at
+/// least 5 bytes, at most [`MAX_BSON_DOC`], ending in a zero), and hands
+/// them to `each_run` as they lie in the file, whole documents about
+/// [`RUN_BYTES`] at a time: read once into the run, never copied one by
+/// one. The documents before a damaged one are handed over before its
+/// error is returned.
+pub fn read_bson_runs<R: Read>(
+    mut reader: R,
+    each_run: &mut dyn FnMut(Vec<u8>),
+) -> std::result::Result<u64, String> {
+    let mut buf: Vec<u8> = Vec::with_capacity(RUN_BYTES);
     let mut count = 0u64;
+    // File offset of `buf[0]`.
     let mut offset = 0u64;
+    let mut eof = false;
+    let mut read_error = None;
+    // Bytes `buf` must hold before it is looked at again.
+    let mut want = RUN_BYTES;
     loop {
-        let mut len_bytes = [0u8; 4];
-        match read_full(&mut r, &mut len_bytes) {
-            Ok(0) => return Ok(count),
-            Ok(4) => {}
-            Ok(n) => {
-                return Err(format!(
-                "file ends inside the length of document {} (byte offset {offset}, {n} of 4 bytes)",
-                count + 1
-            ))
+        while buf.len() < want && !eof {
+            let room = (want - buf.len()) as u64;
+            match reader.by_ref().take(room).read_to_end(&mut buf) {
+                Ok(n) => eof = (n as u64) < room,
+                Err(e) => {
+                    // The whole documents read so far are still handed over.
+                    read_error = Some(e.to_string());
+                    eof = true;
+                }
             }
-            Err(e) => return Err(e.to_string()),
         }
-        let len = i32::from_le_bytes(len_bytes);
-        let Ok(len) = usize::try_from(len) else {
-            return Err(format!(
-                "document {} at byte offset {offset} declares a negative length ({len})",
-                count + 1
-            ));
+        // Whole documents from the start of `buf`.
+        let mut at = 0usize;
+        let failure = loop {
+            let Some(prefix) = buf.get(at..at + 4) else {
+                break None;
+            };
+            let here = offset + at as u64;
+            let len = i32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+            let Ok(len) = usize::try_from(len) else {
+                break Some(format!(
+                    "document {} at byte offset {here} declares a negative length ({len})",
+                    count + 1
+                ));
+            };
+            if !(5..=MAX_BSON_DOC).contains(&len) {
+                break Some(format!(
+                    "document {} at byte offset {here} declares an impossible length of {len} bytes; this is not a BSON file or it is corrupt",
+                    count + 1
+                ));
+            }
+            let Some(&last) = buf.get(at + len - 1) else {
+                break None;
+            };
+            if last != 0 {
+                break Some(format!(
+                    "document {} at byte offset {here} is corrupt (no terminating zero)",
+                    count + 1
+                ));
+            }
+            at += len;
+            count += 1;
         };
-        if !(5..=MAX_BSON_DOC).contains(&len) {
-            return Err(format!(
-                "document {} at byte offset {offset} declares an impossible length of {len} bytes; this is not a BSON file or it is corrupt",
-                count + 1
-            ));
+        let rest = buf.len() - at;
+        let next_len = buf
+            .get(at..at + 4)
+            .map(|p| i32::from_le_bytes([p[0], p[1], p[2], p[3]]) as usize);
+        let run = buf_before(&mut buf, at);
+        offset += run.len() as u64;
+        if !run.is_empty() {
+            each_run(run);
         }
-        buf.clear();
-        buf.extend_from_slice(&len_bytes);
-        buf.resize(len, 0);
-        let got = read_full(&mut r, &mut buf[4..]).map_err(|e| e.to_string())?;
-        if got < len - 4 {
-            return Err(format!(
-                "file ends inside document {} (byte offset {offset}: {} of {len} bytes present)",
-                count + 1,
-                got + 4
-            ));
+        if let Some(reason) = failure.or_else(|| read_error.take()) {
+            return Err(reason);
         }
-        if buf[len - 1] != 0 {
-            return Err(format!(
-                "document {} at byte offset {offset} is corrupt (no terminating zero)",
-                count + 1
-            ));
+        if eof {
+            return match (rest, next_len) {
+                (0, _) => Ok(count),
+                (n, None) => Err(format!(
+                    "file ends inside the length of document {} (byte offset {offset}, {n} of 4 bytes)",
+                    count + 1
+                )),
+                (n, Some(len)) => Err(format!(
+                    "file ends inside document {} (byte offset {offset}: {n} of {len} bytes present)",
+                    count + 1
+                )),
+            };
         }
-        count += 1;
-        offset += len as u64;
-        each(&buf);
+        // The next document whole, or the next run's worth.
+        want = next_len.map_or(RUN_BYTES, |len| len.max(RUN_BYTES));
     }
+}
+
+/// Takes `buf[..at]` out of `buf` as a run, leaving the bytes after it.
+fn buf_before(buf: &mut Vec<u8>, at: usize) -> Vec<u8> {
+    let mut rest = Vec::with_capacity(RUN_BYTES.max(buf.len() - at));
+    rest.extend_from_slice(&buf[at..]);
+    buf.truncate(at);
+    std::mem::replace(buf, rest)
 }
 
 fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -1083,6 +1185,112 @@ mod tests {
         let e = read_bson(&b"{\"a\": 1}\n"[..], &mut |_| {}).expect_err("json");
         assert!(e.contains("impossible length"), "{e}");
         assert_eq!(read_bson(&b""[..], &mut |_| {}), Ok(0));
+    }
+
+    /// A reader that hands out at most `step` bytes per read, then fails
+    /// (when `fail`) instead of ending.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+        fail: bool,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.data.is_empty() && self.fail {
+                return Err(std::io::Error::other("disk gone"));
+            }
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn runs_of_a_bson_file_are_its_documents_whole_and_in_order() {
+        // Small documents, then one larger than a run, then small again.
+        let mut file = Vec::new();
+        let mut docs = Vec::new();
+        for i in 0..3_000 {
+            let pad = "y".repeat(if i == 1_500 { 3 * RUN_BYTES } else { i % 97 });
+            let mut d = Vec::new();
+            bson::doc! {"_id": i as i64, "pad": pad}
+                .to_writer(&mut d)
+                .expect("write");
+            file.extend_from_slice(&d);
+            docs.push(d);
+        }
+        for step in [1, 7, 4096, usize::MAX] {
+            let mut runs = Vec::new();
+            let reader = Trickle {
+                data: &file,
+                step,
+                fail: false,
+            };
+            let n = read_bson_runs(reader, &mut |run| runs.push(run)).expect("reads");
+            assert_eq!(n, 3_000);
+            assert_eq!(runs.concat(), file, "step {step}: the runs are the file");
+            let mut got = Vec::new();
+            for run in &runs {
+                assert!(
+                    run.len() <= 4 * RUN_BYTES,
+                    "step {step}: a run of {}",
+                    run.len()
+                );
+                each_document(run, |d| got.push(d.to_vec()));
+            }
+            assert!(got == docs, "step {step}: documents differ");
+        }
+        // Damage: the documents before it are handed over, then the error
+        // that reading document by document gives.
+        let cut = &file[..file.len() - 3];
+        let mut whole = 0;
+        let e = read_bson_runs(cut, &mut |run| each_document(&run, |_| whole += 1))
+            .expect_err("truncated");
+        assert_eq!(whole, 2_999);
+        let offset = file.len() - docs[2_999].len();
+        assert_eq!(
+            e,
+            format!(
+                "file ends inside document 3000 (byte offset {offset}: {} of {} bytes present)",
+                docs[2_999].len() - 3,
+                docs[2_999].len()
+            )
+        );
+        let mut zeroless = file.clone();
+        let end = docs[0].len() + docs[1].len();
+        zeroless[end - 1] = 1;
+        let mut whole = 0;
+        let e = read_bson_runs(&zeroless[..], &mut |run| {
+            each_document(&run, |_| whole += 1);
+        })
+        .expect_err("no zero");
+        assert_eq!(whole, 1);
+        assert_eq!(
+            e,
+            format!(
+                "document 2 at byte offset {} is corrupt (no terminating zero)",
+                docs[0].len()
+            )
+        );
+        let e = read_bson_runs(&file[..docs[0].len() + 2], &mut |_| {}).expect_err("length cut");
+        assert_eq!(
+            e,
+            format!(
+                "file ends inside the length of document 2 (byte offset {}, 2 of 4 bytes)",
+                docs[0].len()
+            )
+        );
+        let mut whole = 0;
+        let failing = Trickle {
+            data: &file[..end],
+            step: 5,
+            fail: true,
+        };
+        let e = read_bson_runs(failing, &mut |run| each_document(&run, |_| whole += 1))
+            .expect_err("read error");
+        assert_eq!((whole, e.as_str()), (2, "disk gone"));
     }
 
     /// A probe of a file large enough to be scanned on several threads

@@ -216,6 +216,14 @@ pub struct SampleOutcome {
 /// Receives sampled documents as raw BSON bytes.
 pub trait Sink {
     fn document(&mut self, bytes: &[u8]);
+
+    /// Documents one after another, each starting with its own length
+    /// (at least 5 and within `docs`, which the source checked), handed over
+    /// whole so that a sink may keep them without copying each. By default,
+    /// each in turn to [`Sink::document`].
+    fn documents(&mut self, docs: Vec<u8>) {
+        crate::profile::parallel::each_document(&docs, |d| self.document(d));
+    }
 }
 
 impl<F: FnMut(&[u8])> Sink for F {

@@ -1,24 +1,41 @@
 //! Concatenated documents parsed on several threads.
 //!
-//! The caller's thread only finds where each top-level object ends (a scan
-//! for brackets outside strings, far cheaper than parsing), cuts the bytes
-//! into jobs of whole documents and deals them round-robin to worker
-//! threads; each worker parses its job with the same fast and reference
-//! paths as the single-threaded reader. Results are taken back in the order
-//! the jobs were dealt, so documents reach the caller in the file's order.
+//! The caller's thread cuts the input into jobs and deals them round-robin
+//! to worker threads; each worker parses its job with the same fast and
+//! reference paths as the single-threaded reader. Results are taken back in
+//! the order the jobs were dealt, so documents reach the caller in the
+//! file's order.
+//!
+//! Jobs are cut in one of two ways:
+//! - **At line ends** (the first way tried): a job is the next
+//!   `job_bytes`, up to the next newline, as `mongoexport` writes one
+//!   document per line. Finding a newline costs the caller's thread next to
+//!   nothing; the worker parses document after document from the job's
+//!   start. A job's documents are only right if the job starts between two
+//!   documents, which holds while every earlier job ended exactly at its
+//!   last document's end — and a job that did not is where the
+//!   single-threaded reader takes over (below), the jobs after it being
+//!   discarded.
+//! - **At object ends**: the caller's thread finds where each top-level
+//!   object ends (a scan for brackets outside strings, far cheaper than
+//!   parsing but a fifth of the parse itself) and a job holds whole
+//!   documents. A stream switches to this for good once a document is
+//!   found running over a line-end cut (pretty-printed documents).
 //!
 //! A worker parses only what it is sure of: a document that either path
-//! rejects, or that does not end where the scan said, ends its job there.
-//! The caller's thread then puts that document and every byte after it back
-//! into the input, with its line and column, and the single-threaded reader
-//! goes on from it — so errors, their messages and their positions are
-//! exactly those of the single-threaded reader.
+//! rejects, that runs past the job's end, or that does not end where the
+//! scan said, ends its job there. The caller's thread then puts that
+//! document and every byte after it back into the input, with its line and
+//! column, and the single-threaded reader goes on from it — so errors,
+//! their messages and their positions are exactly those of the
+//! single-threaded reader.
 
 use std::io::Read;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use super::{count_newlines, fast_document, reference_value, skip_ws, Ctx, Fast, Reader, Step};
+use crate::profile::parallel::each_document;
 
 /// Bytes of the input read on the caller's thread before workers start
 /// (and again after the workers handed back a document they could not
@@ -26,7 +43,8 @@ use super::{count_newlines, fast_document, reference_value, skip_ws, Ctx, Fast, 
 const PARALLEL_AFTER: usize = 1 << 20;
 /// Bytes of documents in one job: large enough that handing it over costs
 /// nothing next to parsing it, small enough that the jobs in flight
-/// (workers × `QUEUE` × 2, text and BSON) stay within a few MiB.
+/// (workers × `QUEUE` × 2, text and BSON; a job cut at a line end holds up
+/// to four times this) stay within a few MiB.
 const JOB_BYTES: usize = 256 << 10;
 /// Jobs queued per worker before the caller waits (bounds memory).
 const QUEUE: usize = 2;
@@ -51,12 +69,13 @@ impl Tuning {
     }
 }
 
-/// Whole documents, with the white space around them, for one worker.
+/// Documents, with the white space around them, for one worker.
 struct Job {
     /// The bytes, exactly as read.
     text: Vec<u8>,
-    /// Where each document starts and ends in `text`.
-    spans: Vec<(usize, usize)>,
+    /// Where each document starts and ends in `text`, when cut at object
+    /// ends; `None` when cut at a line end (the worker finds them).
+    spans: Option<Vec<(usize, usize)>>,
     /// Offset of `text[0]` in the input.
     offset: u64,
 }
@@ -67,9 +86,11 @@ struct Done {
     /// The BSON of the documents parsed, one after another (each starts
     /// with its own length).
     out: Vec<u8>,
-    /// Documents parsed: all of `job.spans`, or those before the first one
-    /// the worker left to the single-threaded reader.
-    parsed: usize,
+    /// Where in `job.text` the first document the worker left to the
+    /// single-threaded reader starts (`None`: it parsed them all).
+    stop: Option<usize>,
+    /// Whether it stopped at a document running past the job's end.
+    cut_short: bool,
     /// Newlines in `job.text`, and the bytes after the last one.
     newlines: usize,
     tail: usize,
@@ -137,19 +158,10 @@ fn object_end(buf: &[u8]) -> Scan {
 /// Parses every document of a job, up to the first one it is not sure of.
 fn parse_job(job: Job, ctx: &mut Ctx, scratch: &mut Vec<u8>) -> Done {
     let mut out = Vec::with_capacity(job.text.len() + job.text.len() / 4);
-    let mut parsed = 0;
-    for &(start, end) in &job.spans {
-        let doc = &job.text[start..end];
-        match fast_document(doc, ctx) {
-            Ok(n) if n == doc.len() => out.extend_from_slice(&ctx.out),
-            Ok(_) | Err(Fast::NeedMore) => break,
-            Err(Fast::Reference) => match reference_value(doc, None, 0, scratch).0 {
-                Step::Element(n) if n == doc.len() => out.extend_from_slice(scratch),
-                _ => break,
-            },
-        }
-        parsed += 1;
-    }
+    let (stop, cut_short) = match &job.spans {
+        Some(spans) => (parse_spans(&job.text, spans, ctx, scratch, &mut out), false),
+        None => parse_lines(&job.text, ctx, scratch, &mut out),
+    };
     let newlines = count_newlines(&job.text);
     let tail = match job.text.iter().rposition(|&b| b == b'\n') {
         Some(last) => job.text.len() - last - 1,
@@ -158,10 +170,70 @@ fn parse_job(job: Job, ctx: &mut Ctx, scratch: &mut Vec<u8>) -> Done {
     Done {
         job,
         out,
-        parsed,
+        stop,
+        cut_short,
         newlines,
         tail,
     }
+}
+
+/// The documents at `spans`, until one does not parse or does not end
+/// where the scan said: returns where that one starts.
+fn parse_spans(
+    text: &[u8],
+    spans: &[(usize, usize)],
+    ctx: &mut Ctx,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    for &(start, end) in spans {
+        let doc = &text[start..end];
+        match fast_document(doc, ctx) {
+            Ok(n) if n == doc.len() => out.extend_from_slice(&ctx.out),
+            Ok(_) | Err(Fast::NeedMore) => return Some(start),
+            Err(Fast::Reference) => match reference_value(doc, None, 0, scratch).0 {
+                Step::Element(n) if n == doc.len() => out.extend_from_slice(scratch),
+                _ => return Some(start),
+            },
+        }
+    }
+    None
+}
+
+/// Document after document from the start of `text`, as the
+/// single-threaded reader goes, until one it would need more bytes for (it
+/// runs past the end: the flag says so), one that is not an object, or one
+/// either path rejects: returns where that one starts.
+fn parse_lines(
+    text: &[u8],
+    ctx: &mut Ctx,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> (Option<usize>, bool) {
+    let mut p = skip_ws(text, 0);
+    while p < text.len() {
+        if text[p] != b'{' {
+            return (Some(p), false);
+        }
+        match fast_document(&text[p..], ctx) {
+            Ok(n) => {
+                out.extend_from_slice(&ctx.out);
+                p = skip_ws(text, p + n);
+                continue;
+            }
+            Err(Fast::NeedMore) => return (Some(p), true),
+            Err(Fast::Reference) => {}
+        }
+        match reference_value(&text[p..], None, 0, scratch) {
+            (_, true) => return (Some(p), true),
+            (Step::Element(n), false) => {
+                out.extend_from_slice(scratch);
+                p = skip_ws(text, p + n);
+            }
+            _ => return (Some(p), false),
+        }
+    }
+    (None, false)
 }
 
 fn start_workers(threads: usize) -> Vec<Worker> {
@@ -230,7 +302,11 @@ impl<R: Read> Reader<'_, R> {
         let mut resume = None;
         loop {
             while scanning && sent - received < n * QUEUE {
-                let (job, more) = self.next_job(&mut at);
+                let (job, more) = if self.lines {
+                    self.next_lines(&mut at)
+                } else {
+                    self.next_job(&mut at)
+                };
                 scanning = more;
                 let Some(job) = job else { break };
                 if workers[sent % n].jobs.send(job).is_err() {
@@ -244,32 +320,27 @@ impl<R: Read> Reader<'_, R> {
             if received == sent {
                 break;
             }
-            let Ok(done) = workers[received % n].done.recv() else {
+            let Ok(mut done) = workers[received % n].done.recv() else {
                 break;
             };
             received += 1;
-            let mut at_doc = 0;
-            while let Some(len) = done
-                .out
-                .get(at_doc..at_doc + 4)
-                .and_then(|b| b.try_into().ok())
-                .map(|b: [u8; 4]| u32::from_le_bytes(b) as usize)
-            {
-                (self.each)(&done.out[at_doc..at_doc + len]);
-                self.count += 1;
-                at_doc += len;
-            }
-            if done.parsed < done.job.spans.len() {
-                resume = Some((done.job, done.parsed));
+            let out = std::mem::take(&mut done.out);
+            each_document(&out, |_| self.count += 1);
+            self.each.documents(out);
+            if let Some(stop) = done.stop {
+                if done.cut_short {
+                    // Documents run over line ends: cut at object ends.
+                    self.lines = false;
+                }
+                resume = Some((done.job, stop));
                 break;
             }
             pos = advance(pos, done.newlines, done.tail);
         }
-        if let Some((job, parsed)) = resume {
+        if let Some((job, start)) = resume {
             // From the first document the workers left, everything goes
             // back into the input: that job's rest, the jobs dealt after
             // it, then what is still buffered.
-            let start = job.spans.get(parsed).map_or(0, |s| s.0);
             let from = position_after(pos, &job.text[..start]);
             let mut back = job.text[start..].to_vec();
             let offset = job.offset + start as u64;
@@ -357,7 +428,57 @@ impl<R: Read> Reader<'_, R> {
         (
             Some(Job {
                 text,
-                spans,
+                spans: Some(spans),
+                offset,
+            }),
+            more,
+        )
+    }
+
+    /// The next job cut at a line end: from `buf[*at]`, `job_bytes` and on
+    /// to the next newline (or, with none within four times that, cut
+    /// there), reading more input as needed; `*at` moves past it. The flag
+    /// is false when the input has ended.
+    fn next_lines(&mut self, at: &mut usize) -> (Option<Job>, bool) {
+        let want = self.tuning.job_bytes;
+        let most = want.saturating_mul(4);
+        let mut text = Vec::with_capacity(want + (want >> 2));
+        let offset = self.input.offset + *at as u64;
+        let mut p = *at;
+        let more = loop {
+            let buf = &self.input.buf[..];
+            // Where a newline may end the job, and how far to look for one.
+            let from = (p + want.saturating_sub(text.len())).min(buf.len());
+            let to = (p + most.saturating_sub(text.len()))
+                .min(buf.len())
+                .max(from);
+            if let Some(k) = memchr::memchr(b'\n', &buf[from..to]) {
+                let end = from + k + 1;
+                text.extend_from_slice(&buf[p..end]);
+                p = end;
+                break true;
+            }
+            if text.len() + (to - p) >= most {
+                text.extend_from_slice(&buf[p..to]);
+                p = to;
+                break true;
+            }
+            text.extend_from_slice(&buf[p..]);
+            p = buf.len();
+            if self.input.eof {
+                break false;
+            }
+            self.input.fill_from(p);
+            p = 0;
+        };
+        *at = p;
+        if text.is_empty() {
+            return (None, more);
+        }
+        (
+            Some(Job {
+                text,
+                spans: None,
                 offset,
             }),
             more,
@@ -372,7 +493,7 @@ mod tests {
 
     fn read(text: &[u8], chunk: usize, tuning: Tuning) -> (Result<u64, String>, Vec<Vec<u8>>) {
         let mut docs = Vec::new();
-        let r = read_tuned(text, chunk, tuning, &mut |d| docs.push(d.to_vec()));
+        let r = read_tuned(text, chunk, tuning, &mut |d: &[u8]| docs.push(d.to_vec()));
         (r, docs)
     }
 
@@ -488,6 +609,67 @@ mod tests {
                 let (got, docs) = read(&text, 1 << 20, t);
                 assert_eq!(got, want, "round {round}, after {after}, job {job_bytes}");
                 assert!(docs == want_docs, "round {round}: documents differ");
+            }
+        }
+    }
+
+    #[test]
+    fn a_job_cut_at_a_line_end_stops_where_one_thread_would_need_more() {
+        let mut ctx = Ctx {
+            max_level: usize::MAX,
+            ..Ctx::default()
+        };
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        let mut parse = |text: &[u8]| {
+            out.clear();
+            let r = parse_lines(text, &mut ctx, &mut scratch, &mut out);
+            let mut docs = 0;
+            each_document(&out, |_| docs += 1);
+            (r, docs)
+        };
+        // Whole lines: all parsed, the job ends between documents.
+        let whole = b"{\"a\": 1}\n  {\"b\": {\"$numberLong\": \"2\"}}\n\n";
+        assert_eq!(parse(whole), ((None, false), 2));
+        // A pretty-printed document cut by the job's end: cut short, at its
+        // start, after the documents before it.
+        let cut = b"{\"a\": 1}\n{\n  \"b\": [1,\n";
+        assert_eq!(parse(cut), ((Some(9), true), 1));
+        // Not an object, or an error: left to one thread, not cut short.
+        assert_eq!(parse(b"{\"a\": 1} [1]\n"), ((Some(9), false), 1));
+        assert_eq!(parse(b"{\"a\": }\n{\"b\": 2}\n"), ((Some(0), false), 0));
+    }
+
+    #[test]
+    fn one_document_per_line_and_pretty_printed_read_the_same_on_every_thread() {
+        use std::fmt::Write as _;
+        // Lines only (cut at line ends throughout), then the same documents
+        // with pretty-printed ones among them (the cut changes midway).
+        let mut one_per_line = String::new();
+        for i in 0..3_000 {
+            writeln!(
+                one_per_line,
+                "{{\"_id\": {i}, \"s\": \"x\\n{{\", \"n\": [{i}, {{\"k\": 1}}]}}"
+            )
+            .expect("writing to a String");
+        }
+        let mixed = format!("{one_per_line}{}", lines(700));
+        for text in [&one_per_line, &mixed] {
+            let (want, want_docs) = read(text.as_bytes(), 1 << 20, Tuning::threads(1));
+            assert!(want.is_ok());
+            for (threads, job_bytes) in [(2, 300), (3, 1000), (2, 1 << 16)] {
+                let t = Tuning {
+                    threads,
+                    after: 100,
+                    job_bytes,
+                };
+                for chunk in [64, 4096, 1 << 20] {
+                    let (got, docs) = read(text.as_bytes(), chunk, t);
+                    assert_eq!(
+                        got, want,
+                        "{threads} threads, job {job_bytes}, chunk {chunk}"
+                    );
+                    assert!(docs == want_docs, "{threads} threads: documents differ");
+                }
             }
         }
     }
