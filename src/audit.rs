@@ -747,6 +747,18 @@ impl Reading {
                 .unwrap_or(usize::MAX)
                 .max(1))
         .max(DOC_CAP_MIN);
+        // A whole collection known to be large is spread over the cores
+        // from its first document.
+        let large = meta
+            .storage
+            .as_ref()
+            .and_then(|s| s.size.or(s.storage_size))
+            .is_some_and(|bytes| bytes >= crate::profile::parallel::LARGE_INPUT);
+        let profiler = if mode == SampleMode::Full && large {
+            profiler.at_once()
+        } else {
+            profiler
+        };
         let kept = Reservoir::new(
             keep,
             keep_bytes,

@@ -21,6 +21,9 @@ use super::{Profile, Profiler};
 /// Bytes profiled on the caller's thread before workers are started (and
 /// the size from which a file's other scans use every core).
 pub const PARALLEL_AFTER: usize = 1 << 20;
+/// Size from which an input known in advance (a file read whole) is spread
+/// over the cores from its first byte.
+pub const LARGE_INPUT: u64 = 2 * PARALLEL_AFTER as u64;
 /// Bytes gathered before a batch is handed to a worker: large enough that
 /// handing over costs nothing next to profiling it, small enough that the
 /// batches in flight (workers × (`QUEUE` + 1)) stay well under a few MiB.
@@ -109,6 +112,8 @@ pub struct ShardedProfiler {
     seen: u64,
     /// Bytes handed in so far.
     bytes: usize,
+    /// Bytes profiled here before workers start.
+    after: usize,
 }
 
 impl ShardedProfiler {
@@ -127,7 +132,18 @@ impl ShardedProfiler {
             },
             seen: 0,
             bytes: 0,
+            after: PARALLEL_AFTER,
         }
+    }
+
+    /// Starts the workers with the first batch, not after the first MiB:
+    /// for an input known to be large (a whole file read past
+    /// [`LARGE_INPUT`] bytes), where the first MiB on one thread is only
+    /// time lost.
+    #[must_use]
+    pub fn at_once(mut self) -> ShardedProfiler {
+        self.after = 0;
+        self
     }
 
     /// Profiles one document (or counts it as malformed, as
@@ -139,8 +155,7 @@ impl ShardedProfiler {
     pub fn add(&mut self, doc: &[u8]) -> Result<(), RawError> {
         self.seen += 1;
         let no = self.seen;
-        if self.workers_wanted == 0 || self.bytes < PARALLEL_AFTER || doc.len() > u32::MAX as usize
-        {
+        if self.workers_wanted == 0 || self.bytes < self.after || doc.len() > u32::MAX as usize {
             self.bytes = self.bytes.saturating_add(doc.len());
             if !self.workers.is_empty() {
                 // Keep the stream's order: what is batched goes first.
@@ -180,7 +195,7 @@ impl ShardedProfiler {
     /// with its own length (as [`each_document`] reads them): past the
     /// first MiB they go to a worker as they are, without a copy.
     pub fn add_documents(&mut self, docs: Vec<u8>) {
-        if self.workers_wanted == 0 || self.bytes < PARALLEL_AFTER {
+        if self.workers_wanted == 0 || self.bytes < self.after {
             each_document(&docs, |d| {
                 let _ = self.add(d);
             });
@@ -391,8 +406,11 @@ mod tests {
         // past the first MiB: batches of both kinds go to the workers.
         let docs = docs(40_000);
         let whole = profile_on_one_thread(&docs);
-        for threads in [1, 2, 3] {
+        for (threads, at_once) in [(1, false), (2, false), (3, false), (2, true)] {
             let mut p = ShardedProfiler::new(threads, super::super::DEFAULT_MAX_PATHS);
+            if at_once {
+                p = p.at_once();
+            }
             for (i, part) in docs.chunks(700).enumerate() {
                 if i % 3 == 2 {
                     for d in part {
@@ -403,7 +421,7 @@ mod tests {
                 }
             }
             let got = serde_json::to_value(p.finish()).expect("json");
-            assert_eq!(got, whole, "{threads} threads");
+            assert_eq!(got, whole, "{threads} threads, at once: {at_once}");
         }
     }
 

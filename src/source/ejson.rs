@@ -22,6 +22,7 @@ use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, V
 use serde_json::{Map, Value};
 
 use super::Sink;
+use crate::profile::parallel::LARGE_INPUT;
 
 mod legacy;
 mod parallel;
@@ -69,14 +70,19 @@ pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result
 }
 
 /// As [`read_documents`], handing the documents to `sink`: those parsed on
-/// worker threads go to [`Sink::documents`] a job at a time, uncopied.
-pub fn read_documents_into<R: Read>(reader: R, sink: &mut dyn Sink) -> Result<u64, String> {
-    read_tuned(
-        reader,
-        CHUNK,
-        parallel::Tuning::threads(crate::profile::threads_from_env()),
-        sink,
-    )
+/// worker threads go to [`Sink::documents`] a job at a time, uncopied. An
+/// input of `size` bytes past [`LARGE_INPUT`] is parsed on every core from
+/// its start.
+pub fn read_documents_into<R: Read>(
+    reader: R,
+    size: Option<u64>,
+    sink: &mut dyn Sink,
+) -> Result<u64, String> {
+    let mut tuning = parallel::Tuning::threads(crate::profile::threads_from_env());
+    if size.is_some_and(|s| s >= LARGE_INPUT) {
+        tuning.after = 0;
+    }
+    read_tuned(reader, CHUNK, tuning, sink)
 }
 
 /// As [`read_documents`], with concatenated documents parsed on `threads`

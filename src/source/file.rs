@@ -552,7 +552,10 @@ impl InPlace for FileSource {
         let total = match entry.format {
             // Every document to the sink, a run at a time: as read from a
             // `.bson` file, as parsed by one job of Extended JSON.
-            Format::ExtJson if mode == SampleMode::Full => ejson::read_documents_into(file, sink),
+            Format::ExtJson if mode == SampleMode::Full => {
+                let size = file.metadata().ok().map(|m| m.len());
+                ejson::read_documents_into(file, size, sink)
+            }
             Format::Bson if mode == SampleMode::Full => {
                 read_bson_runs(file, &mut |run| sink.documents(run))
             }
@@ -625,7 +628,10 @@ impl FileSource {
         let entry = self.entry(meta)?;
         let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
         match entry.format {
-            Format::ExtJson => ejson::read_documents_into(file, sink),
+            Format::ExtJson => {
+                let size = file.metadata().ok().map(|m| m.len());
+                ejson::read_documents_into(file, size, sink)
+            }
             Format::Bson => read_bson_runs(file, &mut |run| sink.documents(run)),
         }
         .map_err(|reason| SourceError::Malformed {
