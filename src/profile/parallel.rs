@@ -155,7 +155,7 @@ impl ShardedProfiler {
     pub fn add(&mut self, doc: &[u8]) -> Result<(), RawError> {
         self.seen += 1;
         let no = self.seen;
-        if self.workers_wanted == 0 || self.bytes < self.after || doc.len() > u32::MAX as usize {
+        if self.profiles_here() || doc.len() > u32::MAX as usize {
             self.bytes = self.bytes.saturating_add(doc.len());
             if !self.workers.is_empty() {
                 // Keep the stream's order: what is batched goes first.
@@ -171,6 +171,12 @@ impl ShardedProfiler {
             self.flush();
         }
         Ok(())
+    }
+
+    /// Whether what comes next is profiled on the caller's thread: no
+    /// workers wanted, or not yet past the first bytes.
+    fn profiles_here(&self) -> bool {
+        self.workers_wanted == 0 || self.bytes < self.after
     }
 
     /// Hands the gathered batch to the workers' queue (starting workers the
@@ -195,7 +201,7 @@ impl ShardedProfiler {
     /// with its own length (as [`each_document`] reads them): past the
     /// first MiB they go to a worker as they are, without a copy.
     pub fn add_documents(&mut self, docs: Vec<u8>) {
-        if self.workers_wanted == 0 || self.bytes < self.after {
+        if self.profiles_here() {
             each_document(&docs, |d| {
                 let _ = self.add(d);
             });
@@ -295,17 +301,12 @@ impl Drop for ShardedProfiler {
 
 fn profile_batch(p: &mut Profiler, batch: &Batch) {
     let mut no = batch.first;
-    let add = |doc: &[u8]| {
+    each_in(&batch.bytes, batch.framed, |doc| {
         // A malformed document is counted by the profiler (`invalid`,
         // with the first error and its number).
         let _ = p.add_numbered(doc, no);
         no += 1;
-    };
-    if batch.framed {
-        each_framed(&batch.bytes, add);
-    } else {
-        each_document(&batch.bytes, add);
-    }
+    });
 }
 
 /// An empty batch, with room for a full one.
@@ -342,9 +343,8 @@ pub fn each_framed(batch: &[u8], mut each: impl FnMut(&[u8])) {
 pub fn each_document(docs: &[u8], mut each: impl FnMut(&[u8])) {
     let mut at = 0usize;
     while let Some(len) = docs
-        .get(at..at + 4)
-        .and_then(|b| <[u8; 4]>::try_from(b).ok())
-        .map(|b| u32::from_le_bytes(b) as usize)
+        .get(at..)
+        .and_then(super::raw::doc_len)
         .filter(|&len| len >= 5)
     {
         let Some(doc) = docs.get(at..at + len) else {
@@ -352,6 +352,16 @@ pub fn each_document(docs: &[u8], mut each: impl FnMut(&[u8])) {
         };
         each(doc);
         at += len;
+    }
+}
+
+/// Calls `each` on every document of a batch: built by [`frame`] when
+/// `framed`, else documents as they come (see [`each_document`]).
+pub fn each_in(batch: &[u8], framed: bool, each: impl FnMut(&[u8])) {
+    if framed {
+        each_framed(batch, each);
+    } else {
+        each_document(batch, each);
     }
 }
 

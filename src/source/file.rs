@@ -11,7 +11,7 @@ use super::{
     Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
 use crate::profile::parallel::{
-    each_document, each_framed, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER, QUEUE,
+    each_document, each_in, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER, QUEUE,
 };
 use crate::profile::raw;
 use crate::sample::Reservoir;
@@ -677,11 +677,7 @@ impl FileSource {
                     .spawn_scoped(scope, move || {
                         let mut state = init();
                         while let Ok((batch, framed)) = rx.recv() {
-                            if framed {
-                                each_framed(&batch, |doc| visit(&mut state, doc));
-                            } else {
-                                each_document(&batch, |doc| visit(&mut state, doc));
-                            }
+                            each_in(&batch, framed, |doc| visit(&mut state, doc));
                         }
                         state
                     });
@@ -898,11 +894,7 @@ impl<T, V: Fn(&mut T, &[u8])> Dealer<'_, T, V> {
         };
         if let Some(batch) = unsent {
             let (visit, local) = (self.visit, &mut self.local);
-            if framed {
-                each_framed(&batch, |doc| visit(local, doc));
-            } else {
-                each_document(&batch, |doc| visit(local, doc));
-            }
+            each_in(&batch, framed, |doc| visit(local, doc));
         }
     }
 }
@@ -1000,9 +992,8 @@ pub fn read_bson_runs<R: Read>(
             count += 1;
         };
         let rest = buf.len() - at;
-        let next_len = buf
-            .get(at..at + 4)
-            .map(|p| i32::from_le_bytes([p[0], p[1], p[2], p[3]]) as usize);
+        // Checked above when its 4 bytes are here.
+        let next_len = buf.get(at..).and_then(raw::doc_len);
         let run = buf_before(&mut buf, at);
         offset += run.len() as u64;
         if !run.is_empty() {
