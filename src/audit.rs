@@ -40,6 +40,17 @@ pub const MEMORY_MIB: usize = 256;
 /// Documents kept per collection when every document is read.
 pub const KEEP_FULL: u64 = 1000;
 
+/// Most documents a collection keeps when read in `mode`. Each kept
+/// document's share of the collection's bytes depends on the collection's
+/// document count only up to this many: a source need not count further
+/// before the read ([`crate::source::file::FileSource::counting_up_to`]).
+pub fn kept_at_most(mode: SampleMode) -> u64 {
+    match mode {
+        SampleMode::Sample(n) => n,
+        SampleMode::Full => KEEP_FULL,
+    }
+}
+
 /// What to read and which stages to run.
 #[derive(Clone, Debug)]
 #[allow(clippy::struct_excessive_bools)] // independent switches, each an option
@@ -737,10 +748,7 @@ impl Reading {
             SampleMode::Sample(n) => Some(meta.documents.map_or(n, |d| d.min(n))),
             SampleMode::Full => meta.documents,
         };
-        let keep = match mode {
-            SampleMode::Sample(n) => n,
-            SampleMode::Full => KEEP_FULL,
-        };
+        let keep = kept_at_most(mode);
         // Each kept document's share of the bytes, by the documents expected.
         let doc_cap = (keep_bytes
             / usize::try_from(expected.unwrap_or(keep).clamp(1, keep.max(1)))

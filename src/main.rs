@@ -436,7 +436,7 @@ async fn profile(
             run(&mut src, &plan, &mut show).await?
         }
         Target::Path(p) => {
-            let mut src = FileSource::open(p)?;
+            let mut src = FileSource::open(p)?.counting_up_to(audit::kept_at_most(plan.mode));
             run(&mut src, &plan, &mut show).await?
         }
     };
@@ -648,14 +648,19 @@ fn progress_printer() -> impl FnMut(&Progress<'_>) {
             .expected
             .map(|e| format!("/{}", docshape::fmt::group(e)))
             .unwrap_or_default();
+        // A collection reported as finished carries no time of its own.
+        let rate = if p.elapsed.is_zero() {
+            String::new()
+        } else {
+            format!("  {:.0} docs/s", p.rate())
+        };
         eprint!(
-            "\r\x1b[2K[{}/{}] {}  {}{} documents  {:.0} docs/s",
+            "\r\x1b[2K[{}/{}] {}  {}{} documents{rate}",
             p.position.0,
             p.position.1,
             report::text::safe(p.namespace),
             docshape::fmt::group(p.documents),
             expected,
-            p.rate()
         );
     }
 }

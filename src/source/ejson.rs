@@ -143,6 +143,7 @@ fn read_tuned<R: Read>(
         line: 1,
         col: 0,
         offset: 0,
+        tracked: true,
     };
     // A byte-order mark, then leading white space; lines and columns count
     // from the first other byte.
@@ -210,6 +211,9 @@ struct Input<R> {
     col: usize,
     /// Bytes of the input before `buf[0]`.
     offset: u64,
+    /// Whether `line` and `col` follow the bytes dropped; off while worker
+    /// threads parse the input, which count its lines themselves.
+    tracked: bool,
 }
 
 impl<R: Read> Input<R> {
@@ -218,9 +222,9 @@ impl<R: Read> Input<R> {
     /// bytes kept fill it (one document larger than the buffer), and while
     /// it is smaller than the chunk size.
     fn fill_from(&mut self, from: usize) {
-        let (line, col) = self.position_of(from);
-        self.line = line;
-        self.col = col;
+        if self.tracked {
+            (self.line, self.col) = self.position_of(from);
+        }
         self.offset += from as u64;
         self.buf.drain(..from);
         let full = self.buf.len() == self.size;

@@ -56,6 +56,9 @@ pub struct FileSource {
     /// Sizes of every document of an Extended JSON file, tallied while a
     /// sample is drawn from it (every document passes by), by namespace.
     tallies: std::sync::Mutex<std::collections::HashMap<String, SizeTally>>,
+    /// Most documents a `.bson` file's listing counts (`None`: all of
+    /// them); a file with more is listed with its count unknown.
+    count_limit: Option<u64>,
 }
 
 /// Documents at least this large are listed one by one while a file is
@@ -166,7 +169,20 @@ impl FileSource {
             label,
             entries,
             tallies: std::sync::Mutex::default(),
+            count_limit: None,
         })
+    }
+
+    /// Lists a `.bson` file's document count only when it holds at most
+    /// `limit` documents, and leaves it unknown otherwise: the listing then
+    /// hops over at most `limit + 1` length prefixes instead of reading the
+    /// whole file once more before it is read. For a run that reads every
+    /// document anyway and only needs to know whether a file is larger
+    /// than what it keeps; the count then comes from the read.
+    #[must_use]
+    pub fn counting_up_to(mut self, limit: u64) -> FileSource {
+        self.count_limit = Some(limit);
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -336,8 +352,8 @@ impl Source for FileSource {
             }
             read_metadata(e, &mut meta);
             if e.format == Format::Bson {
-                if let Ok(n) = count_bson(&e.path) {
-                    meta.documents = Some(n);
+                if let Ok(n) = count_bson(&e.path, self.count_limit) {
+                    meta.documents = n;
                 }
             }
             out.push(meta);
@@ -1041,14 +1057,17 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// Counts the documents of a BSON file by following length prefixes only.
-fn count_bson(path: &Path) -> std::io::Result<u64> {
+/// Counts the documents of a BSON file by following length prefixes only;
+/// `None` when there are more than `limit`.
+fn count_bson(path: &Path, limit: Option<u64>) -> std::io::Result<Option<u64>> {
     // Hops from length prefix to length prefix; a buffered reader keeps
     // the hops over small documents inside its buffer (no system call per
     // document), large documents are skipped by seeking.
     let f = File::open(path)?;
     let size = f.metadata()?.len();
-    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+    // A bounded count hops over the first documents only.
+    let buffer = if limit.is_some() { 64 << 10 } else { 1 << 20 };
+    let mut r = std::io::BufReader::with_capacity(buffer, f);
     let mut pos = 0u64;
     let mut n = 0u64;
     let mut len = [0u8; 4];
@@ -1064,9 +1083,12 @@ fn count_bson(path: &Path) -> std::io::Result<u64> {
             break;
         }
         n += 1;
+        if limit.is_some_and(|most| n > most) {
+            return Ok(None);
+        }
         r.seek_relative(l as i64 - 4)?;
     }
-    Ok(n)
+    Ok(Some(n))
 }
 
 /// The whole-file figures a `.bson` file gives without parsing: every
@@ -1337,5 +1359,65 @@ mod tests {
                 assert_eq!(many, one, "{name} on {threads} threads");
             }
         }
+    }
+
+    /// A listing told to count up to a limit gives the exact count of a
+    /// file with at most that many documents and none for a larger one,
+    /// and stops hopping once past the limit (a damaged tail after it is
+    /// not reached); the read still gives the exact count.
+    #[test]
+    fn a_bounded_listing_counts_small_files_and_leaves_large_ones_to_the_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write = |name: &str, n: i64, tail: &[u8]| {
+            let mut bytes = Vec::new();
+            for i in 0..n {
+                bson::doc! {"_id": i}.to_writer(&mut bytes).expect("encode");
+            }
+            bytes.extend_from_slice(tail);
+            std::fs::write(dir.path().join(name), bytes).expect("write");
+        };
+        write("few.bson", 10, b"");
+        write("limit.bson", 11, b"");
+        write("many.bson", 12, b"");
+        // A length prefix that runs past the end: counting stops there.
+        write("damaged.bson", 20, &[200, 0, 0, 0, 1]);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let counts = |src: &mut FileSource| -> Vec<(String, Option<u64>)> {
+            rt.block_on(src.collections(&Selection::default()))
+                .expect("list")
+                .into_iter()
+                .map(|m| (m.name.clone(), m.documents))
+                .collect()
+        };
+        let mut all = FileSource::open(dir.path()).expect("open");
+        let mut bounded = FileSource::open(dir.path())
+            .expect("open")
+            .counting_up_to(11);
+        let names = ["damaged", "few", "limit", "many"];
+        let whole: Vec<_> = names
+            .iter()
+            .zip([20, 10, 11, 12])
+            .map(|(n, c)| (n.to_string(), Some(c)))
+            .collect();
+        assert_eq!(counts(&mut all), whole);
+        let up_to: Vec<_> = names
+            .iter()
+            .zip([None, Some(10), Some(11), None])
+            .map(|(n, c)| (n.to_string(), c))
+            .collect();
+        assert_eq!(counts(&mut bounded), up_to);
+        let meta = rt
+            .block_on(bounded.collections(&Selection::default()))
+            .expect("list")
+            .into_iter()
+            .find(|m| m.name == "many")
+            .expect("many");
+        let mut read = 0u64;
+        let outcome = bounded
+            .sample_now(&meta, SampleMode::Full, &mut |_: &[u8]| read += 1)
+            .expect("read");
+        assert_eq!((outcome.total, read), (Some(12), 12));
     }
 }

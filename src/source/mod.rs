@@ -120,7 +120,8 @@ pub struct CollectionMeta {
     pub db: String,
     pub name: String,
     pub kind: CollectionKind,
-    /// Estimated (server) or exact (files) number of documents, when known.
+    /// Estimated (server) or exact (files) number of documents, when known
+    /// (a `.bson` file over the listing's count limit: unknown until read).
     pub documents: Option<u64>,
     pub storage: Option<StorageStats>,
     pub indexes: Vec<IndexInfo>,

@@ -91,6 +91,8 @@ struct Done {
     stop: Option<usize>,
     /// Whether it stopped at a document running past the job's end.
     cut_short: bool,
+    /// Documents in `out`.
+    documents: u64,
     /// Newlines in `job.text`, and the bytes after the last one.
     newlines: usize,
     tail: usize,
@@ -162,6 +164,8 @@ fn parse_job(job: Job, ctx: &mut Ctx, scratch: &mut Vec<u8>) -> Done {
         Some(spans) => (parse_spans(&job.text, spans, ctx, scratch, &mut out), false),
         None => parse_lines(&job.text, ctx, scratch, &mut out),
     };
+    let mut documents = 0;
+    each_document(&out, |_| documents += 1);
     let newlines = count_newlines(&job.text);
     let tail = match job.text.iter().rposition(|&b| b == b'\n') {
         Some(last) => job.text.len() - last - 1,
@@ -172,6 +176,7 @@ fn parse_job(job: Job, ctx: &mut Ctx, scratch: &mut Vec<u8>) -> Done {
         out,
         stop,
         cut_short,
+        documents,
         newlines,
         tail,
     }
@@ -295,8 +300,11 @@ impl<R: Read> Reader<'_, R> {
             return at;
         }
         let n = workers.len();
-        // Position of the first byte not yet taken back from a worker.
+        // Position of the first byte not yet taken back from a worker: the
+        // workers count the lines of what they were dealt, and the input
+        // need not count them again as it reads on.
         let mut pos = self.input.position_of(at);
+        self.input.tracked = false;
         let (mut sent, mut received) = (0usize, 0usize);
         let mut scanning = true;
         let mut resume = None;
@@ -324,9 +332,8 @@ impl<R: Read> Reader<'_, R> {
                 break;
             };
             received += 1;
-            let out = std::mem::take(&mut done.out);
-            each_document(&out, |_| self.count += 1);
-            self.each.documents(out);
+            self.count += done.documents;
+            self.each.documents(std::mem::take(&mut done.out));
             if let Some(stop) = done.stop {
                 if done.cut_short {
                     // Documents run over line ends: cut at object ends.
@@ -357,7 +364,15 @@ impl<R: Read> Reader<'_, R> {
             (self.input.line, self.input.col) = from;
             self.input.offset = offset;
             at = 0;
+        } else {
+            // Every byte before `at` went to a worker and came back: `pos`
+            // is where `at` is.
+            self.input.offset += at as u64;
+            self.input.buf.drain(..at);
+            (self.input.line, self.input.col) = pos;
+            at = 0;
         }
+        self.input.tracked = true;
         for w in workers.drain(..) {
             drop(w.jobs);
             drop(w.done);
