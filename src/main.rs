@@ -652,7 +652,7 @@ fn progress_printer() -> impl FnMut(&Progress<'_>) {
         let rate = if p.elapsed.is_zero() {
             String::new()
         } else {
-            format!("  {:.0} docs/s", p.rate())
+            format!("  {} docs/s", docshape::fmt::group(p.rate().round() as u64))
         };
         eprint!(
             "\r\x1b[2K[{}/{}] {}  {}{} documents{rate}",

@@ -350,7 +350,7 @@ fn while_sampling_the_progress_shows() {
     let s = screen(&m, 80, 24);
     assert!(s.contains("Sampling"), "{s}");
     assert!(s.contains("db.big"), "{s}");
-    assert!(s.contains("3000 docs/s"), "{s}");
+    assert!(s.contains("1.5k documents  3.0k docs/s"), "{s}");
 }
 
 /// A collection as it arrives during a run: its profile and a few kept

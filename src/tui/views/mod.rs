@@ -302,12 +302,12 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         lines.push(Line::styled(stage_title(m, j), theme.title()));
         if !j.namespace.is_empty() && j.stage == crate::audit::Stage::Sampling {
             lines.push(Line::from(format!(
-                "[{}/{}] {}  {} documents  {:.0} docs/s",
+                "[{}/{}] {}  {} documents  {} docs/s",
                 j.position.0,
                 j.position.1,
                 j.namespace,
                 human_count(j.documents),
-                j.rate
+                human_count(j.rate.round() as u64)
             )));
         }
         lines.push(Line::styled(
