@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use docshape::audit::{self, Plan, Progress};
 use docshape::i18n::Lang;
-use docshape::report::{self, text::Style, Report};
+use docshape::report::{self, text::Style, CollectionReport, Report};
 use docshape::rules::Thresholds;
 use docshape::source::{FileSource, MongoSource, SampleMode, Selection, Source, SourceError};
 use docshape::target::{self, Origin, Target};
@@ -155,9 +155,16 @@ struct SchemaArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum AuditFormat {
+    /// For people: each collection's summary, findings and field table.
     Text,
+    /// The contract's JSON report, written as each collection is judged.
     Json,
+    /// JSON lines: a `head` line, a `collection` line for each collection
+    /// as it is judged, and an `end` line with the rest of the report.
+    Jsonl,
+    /// A Markdown review, for a pull request or a wiki.
     Markdown,
+    /// SARIF 2.1.0, for code-scanning tools.
     Sarif,
 }
 
@@ -411,10 +418,15 @@ fn parse_in_flight(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Opens the target and profiles what the plan selects.
+/// Where a run hands each judged collection, with the report's head.
+type JudgedOut<'a> = dyn FnMut(&Report, CollectionReport) + 'a;
+
+/// Opens the target and profiles what the plan selects; with `out`, each
+/// judged collection goes there as it comes, not into the report.
 async fn profile(
     c: &Common,
     workload: Option<std::sync::Arc<docshape::workload::Workload>>,
+    mut out: Option<&mut JudgedOut<'_>>,
 ) -> Result<Report, Fatal> {
     let mut plan = plan(c)?;
     plan.workload = workload;
@@ -433,11 +445,11 @@ async fn profile(
     let report = match &target {
         Target::Mongo(uri) => {
             let mut src = MongoSource::connect(uri, Duration::from_secs(c.timeout)).await?;
-            run(&mut src, &plan, &mut show).await?
+            run(&mut src, &plan, &mut show, out.take()).await?
         }
         Target::Path(p) => {
             let mut src = FileSource::open(p)?.counting_up_to(audit::kept_at_most(plan.mode));
-            run(&mut src, &plan, &mut show).await?
+            run(&mut src, &plan, &mut show, out.take()).await?
         }
     };
     clear_progress();
@@ -474,12 +486,22 @@ async fn run<S: Source>(
     src: &mut S,
     plan: &Plan,
     show: &mut dyn FnMut(&Progress<'_>),
+    out: Option<&mut JudgedOut<'_>>,
 ) -> Result<Report, Fatal> {
-    Ok(audit::run(src, plan, show).await?)
+    Ok(match out {
+        Some(out) => audit::run_into(src, plan, show, out).await?,
+        None => audit::run(src, plan, show).await?,
+    })
 }
 
 async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     let workload = read_workload(&a.common)?;
+    // JSON is written as the collections are judged, not held until the end.
+    let mut stream = match a.format {
+        AuditFormat::Json => Some(Streaming::new(a.output.clone(), false)),
+        AuditFormat::Jsonl => Some(Streaming::new(a.output.clone(), true)),
+        _ => None,
+    };
     let report = match (workload, a.common.target.is_some()) {
         (Some(w), false) => {
             let label = a
@@ -491,13 +513,32 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
             audit::workload_only(&plan(&a.common)?, label, w)
         }
         (None, false) if workload_from_profile(&a.common) => profiler_only(&a.common).await?,
-        (w, _) => profile(&a.common, w.map(std::sync::Arc::new)).await?,
+        (w, _) => {
+            let w = w.map(std::sync::Arc::new);
+            match &mut stream {
+                Some(stream) => {
+                    profile(
+                        &a.common,
+                        w,
+                        Some(&mut |head: &Report, c: CollectionReport| stream.collection(head, &c)),
+                    )
+                    .await?
+                }
+                None => profile(&a.common, w, None).await?,
+            }
+        }
     };
     let color = a.output.is_none()
         && std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut worst = report.worst();
     match a.format {
-        AuditFormat::Json => emit_with(a.output.as_deref(), |w| report::json::write(&report, w))?,
+        AuditFormat::Json | AuditFormat::Jsonl => {
+            if let Some(stream) = stream {
+                worst = worst.max(stream.worst);
+                stream.finish(&report)?;
+            }
+        }
         AuditFormat::Text => emit(
             &report::text::render(&report, Style { color }),
             a.output.as_deref(),
@@ -514,7 +555,7 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
         FailOn::Critical => Some(docshape::rules::Severity::Critical),
         FailOn::Never => None,
     };
-    let failed = matches!((threshold, report.worst()), (Some(t), Some(w)) if w >= t);
+    let failed = matches!((threshold, worst), (Some(t), Some(w)) if w >= t);
     Ok(if failed {
         ExitCode::from(1)
     } else {
@@ -558,7 +599,7 @@ async fn run_lesson(l: LessonArgs) -> Result<ExitCode, Fatal> {
 }
 
 async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
-    let report = profile(&s.common, None).await?;
+    let report = profile(&s.common, None, None).await?;
     if s.format == SchemaFormat::Mermaid {
         emit(&report::mermaid::render(&report), None)?;
         return Ok(if unreadable_parts(&report) {
@@ -599,6 +640,72 @@ async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The JSON report (or JSON lines) written as the audit hands out its
+/// judged collections. The output is opened with the first of them, so a
+/// run that fails before writes nothing.
+struct Streaming {
+    output: Option<PathBuf>,
+    lines: bool,
+    writer: Option<report::json::Streamed<Box<dyn Write>>>,
+    /// The first failure to open or write the output.
+    failed: Option<std::io::Error>,
+    /// The worst finding of the collections written.
+    worst: Option<docshape::rules::Severity>,
+}
+
+impl Streaming {
+    fn new(output: Option<PathBuf>, lines: bool) -> Streaming {
+        Streaming {
+            output,
+            lines,
+            writer: None,
+            failed: None,
+            worst: None,
+        }
+    }
+
+    fn writer(&mut self) -> std::io::Result<&mut report::json::Streamed<Box<dyn Write>>> {
+        if self.writer.is_none() {
+            let out: Box<dyn Write> = match &self.output {
+                Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
+                None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+            };
+            self.writer = Some(report::json::Streamed::new(out, self.lines));
+        }
+        self.writer
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("no output"))
+    }
+
+    fn collection(&mut self, head: &Report, c: &CollectionReport) {
+        self.worst = self.worst.max(c.findings.iter().map(|f| f.severity).max());
+        if self.failed.is_some() {
+            return;
+        }
+        if let Err(e) = self.writer().and_then(|w| w.collection(head, c)) {
+            self.failed = Some(e);
+        }
+    }
+
+    fn finish(mut self, report: &Report) -> Result<(), Fatal> {
+        let done = match self.failed.take() {
+            Some(e) => Err(e),
+            None => self.writer().and(Ok(())).and_then(|()| {
+                self.writer
+                    .take()
+                    .map_or(Ok(()), |w| w.finish(report).map(drop))
+            }),
+        };
+        match (done, &self.output) {
+            (Ok(()), _) => Ok(()),
+            (Err(e), Some(p)) => Err(Fatal(format!("cannot write {}: {e}", p.display()))),
+            // A closed pipe (`| head`) is not an error worth a message.
+            (Err(e), None) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            (Err(e), None) => Err(Fatal(format!("cannot write the report: {e}"))),
+        }
+    }
 }
 
 fn emit(text: &str, output: Option<&std::path::Path>) -> Result<(), Fatal> {

@@ -389,3 +389,104 @@ async fn json_schema_export_validates_every_document() {
         "a wrong type is refused"
     );
 }
+
+/// Without the figures that change from run to run (times, memory).
+fn steady(v: &serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "generated_at" | "peak_memory_bytes" | "millis"))
+            .map(|(k, v)| (k.clone(), steady(v)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        serde_json::Value::Array(a) => a.iter().map(steady).collect(),
+        other => other.clone(),
+    }
+}
+
+/// `--format jsonl`: a `head` line, one `collection` line per collection
+/// in the report's order, an `end` line; put back together, the JSON
+/// report. The exit code and `--fail-on` read the collections written.
+#[test]
+fn json_lines_hold_the_json_report() {
+    let sample = common::repo().join("sample-data");
+    let s = sample.to_str().expect("utf-8");
+    let whole = json_ok(&docshape(&[
+        "audit",
+        s,
+        "--no-snapshot",
+        "--format",
+        "json",
+    ]));
+    let o = docshape(&["audit", s, "--no-snapshot", "--format", "jsonl"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let lines: Vec<serde_json::Value> = common::stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is a JSON object"))
+        .collect();
+    let n = common::collections(&whole).len();
+    assert!(n > 10, "the sample data has many collections");
+    assert_eq!(lines.len(), n + 2);
+    assert_eq!(lines[0]["type"], "head");
+    assert_eq!(lines[n + 1]["type"], "end");
+    let mut joined = serde_json::Map::new();
+    let mut colls = Vec::new();
+    for l in &lines {
+        let mut m = l.as_object().expect("an object").clone();
+        let kind = m.remove("type").expect("a type");
+        if kind == "collection" {
+            colls.push(serde_json::Value::Object(m));
+        } else {
+            joined.extend(m);
+        }
+    }
+    joined.insert("collections".into(), colls.into());
+    assert_eq!(steady(&joined.into()), steady(&whole));
+    // The exit code sees the findings of the collections already written.
+    let tmp = problem_dir();
+    let d = tmp.path().join("shop");
+    let d = d.to_str().expect("utf-8");
+    for format in ["json", "jsonl"] {
+        let code = |fail_on: &str| {
+            docshape(&[
+                "audit",
+                d,
+                "--no-snapshot",
+                "--format",
+                format,
+                "--fail-on",
+                fail_on,
+            ])
+            .status
+            .code()
+        };
+        assert_eq!(code("warning"), Some(1), "{format}");
+        assert_eq!(code("critical"), Some(0), "{format}");
+    }
+}
+
+/// A run that fails writes nothing, streamed or not: no report file is
+/// made, nothing reaches standard output.
+#[test]
+fn a_failed_run_writes_no_report() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let bad = tmp.path().join("broken.bson");
+    std::fs::write(&bad, [9, 0, 0, 0, 1, 2]).expect("write");
+    let b = bad.to_str().expect("utf-8");
+    for format in ["json", "jsonl"] {
+        let out = tmp.path().join(format!("r.{format}"));
+        let o = docshape(&[
+            "audit",
+            b,
+            "--no-snapshot",
+            "--format",
+            format,
+            "-o",
+            out.to_str().expect("utf-8"),
+        ]);
+        common::assert_fails_cleanly(&o, "a damaged file");
+        assert!(!out.exists(), "{format}: no report file");
+        let o = docshape(&["audit", b, "--no-snapshot", "--format", format]);
+        common::assert_fails_cleanly(&o, "a damaged file");
+    }
+}

@@ -598,3 +598,101 @@ fn forty_collections_of_large_documents_stay_within_the_budget() {
     assert!(!findings(&report).is_empty(), "large documents are found");
     assert_eq!(findings(&report), findings(&roomy));
 }
+
+/// Writes `n` documents of some sixty paths (nested objects, an array of
+/// sub-documents, a price as a number or as text, a date as text, a line
+/// of `pad` bytes) as a `.bson` file.
+fn write_wide(path: &Path, n: u32, pad: usize) {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let text = "w".repeat(pad);
+    for i in 0..n {
+        let lines: Vec<Document> = (0..=(i % 4))
+            .map(|k| doc! {"sku": format!("s{k}"), "qty": k, "price": f64::from(k) * 1.5, "note": &text[..pad / 8]})
+            .collect();
+        let mut d = doc! {
+            "_id": i64::from(i),
+            "name": format!("item {i}"),
+            "when": format!("2024-03-{:02}T10:00:00Z", 1 + i % 28),
+            "amount": if i % 2 == 0 { bson::Bson::Int32(i as i32) } else { bson::Bson::String(i.to_string()) },
+            "owner": {"first": "a", "last": "b", "address": {"street": "s", "city": "c", "zip": "z", "geo": {"lat": 1.5, "lng": 2.5}}},
+            "flags": {"a": true, "b": false, "c": i % 3 == 0, "d": bson::Bson::Null},
+            "lines": lines,
+            "tags": ["x", "y"],
+            "body": &text,
+        };
+        // Switches, not keys: no reference is looked for in them.
+        for k in 0..30 {
+            d.insert(format!("switch_{k}"), (i + k) % 2 == 0);
+        }
+        let mut b = Vec::new();
+        d.to_writer(&mut b).expect("serialise");
+        w.write_all(&b).expect("write");
+    }
+    w.flush().expect("flush");
+}
+
+/// The per-collection figures of a report that do not depend on the kept
+/// sample: each collection's namespace, counts and fields.
+fn profiles(report: &Value) -> Vec<String> {
+    collections(report)
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} {}",
+                c["namespace"], c["sampled"], c["doc_size"], c["fields"]
+            )
+        })
+        .collect()
+}
+
+/// Two thousand collections (100 databases of 20) hold a budget of
+/// 64 MiB: each keeps its share of half the budget in documents, and
+/// their profiles wait compactly, the ones past the shelf's share on
+/// disk. Before, each collection kept at least 64 KiB of documents (125
+/// MiB here) and its whole profile in memory until the report was
+/// written. The profiles come back as they went: every collection's
+/// fields are those of a run given room for all of them in memory.
+#[test]
+fn two_thousand_collections_hold_a_small_budget() {
+    let _serial = serial();
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("budget: needs /proc to read a child's peak RSS; skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("many");
+    for db in 0..100 {
+        let d = dir.join(format!("db{db:03}"));
+        std::fs::create_dir_all(&d).expect("mkdir");
+        for c in 0..20 {
+            write_wide(&d.join(format!("c{c:02}.bson")), 4, 6_000);
+        }
+    }
+    let dir = dir.to_str().expect("utf-8");
+    let limit = Duration::from_secs(600);
+    let args = ["audit", dir, "--no-snapshot", "--memory", "64"];
+    let (peak, took, report) = run_measuring(&args, limit);
+    eprintln!(
+        "budget: 2,000 x 4 x 6 KB at --memory 64: peak RSS {:.1} MiB, {:.1} s",
+        peak as f64 / 1024.0,
+        took.as_secs_f64()
+    );
+    assert_eq!(collections(&report).len(), 2000);
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("waited on disk"),
+        "profiles past the shelf's share go to disk: {notes}"
+    );
+    assert!(
+        peak * 1024 <= 64 << 20,
+        "peak RSS {peak} KiB over the 64 MiB budget; notes: {notes}"
+    );
+    let (roomy_peak, _, roomy) =
+        run_measuring(&["audit", dir, "--no-snapshot", "--memory", "8192"], limit);
+    eprintln!(
+        "budget: the same with --memory 8192: peak RSS {:.1} MiB",
+        roomy_peak as f64 / 1024.0
+    );
+    assert!(!roomy["notes"].to_string().contains("waited on disk"));
+    assert_eq!(profiles(&report), profiles(&roomy));
+}

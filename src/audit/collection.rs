@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::advise::Advice;
 use crate::growth;
+use crate::profile::shelf::{ProfileRef, Shelf, Slot};
 use crate::profile::Profile;
 use crate::relate::CollectionView;
 use crate::report::CollectionReport;
@@ -33,8 +34,12 @@ pub struct Collection {
     /// Every document of the collection was read and profiled.
     pub complete: bool,
     /// The profile, its paths with their confidence as the rules read
-    /// them ([`measure_fields`]).
+    /// them ([`measure_fields`]). While the collection waits for the
+    /// others, its paths and document sizes are on the run's shelf
+    /// (`shelved`) and only its whole-document figures are here.
     pub profile: Profile,
+    /// Where the profile's paths are on the run's shelf, once put away.
+    pub shelved: Option<Slot>,
     /// The kept sample: at most the sample size (or 1,000 documents for a
     /// full read), within its share of the memory budget.
     pub kept: Vec<Vec<u8>>,
@@ -105,14 +110,51 @@ impl Collection {
             notes,
             round_trips: None,
             profile,
+            shelved: None,
             meta,
+        }
+    }
+
+    /// Puts the profile's paths on `shelf` until a stage needs them.
+    pub fn shelve(&mut self, shelf: &Shelf) {
+        if self.shelved.is_none() {
+            self.shelved = Some(shelf.put(&mut self.profile));
+        }
+    }
+
+    /// Brings the profile's paths back for a stage that reads them; they
+    /// stay on the shelf too, and [`Collection::put_back`] lets go of them
+    /// again.
+    pub fn bring_back(&mut self, shelf: &Shelf) -> Result<(), String> {
+        match self.shelved {
+            Some(slot) if self.profile.fields.is_empty() => shelf.restore(&mut self.profile, slot),
+            _ => Ok(()),
+        }
+    }
+
+    /// Lets go of the paths [`Collection::bring_back`] brought back: the
+    /// shelf still has them, unchanged (the stages in between read the
+    /// profile and change the rest).
+    pub fn put_back(&mut self) {
+        if self.shelved.is_some() {
+            self.profile.fields = Vec::new();
+            self.profile.doc_sizes = crate::profile::sketch::LogHistogram::default();
+        }
+    }
+
+    /// Takes the profile's paths back from the shelf for good: for the
+    /// rules and the report.
+    pub fn unshelve(&mut self, shelf: &Shelf) -> Result<(), String> {
+        match self.shelved.take() {
+            Some(slot) => shelf.take(&mut self.profile, slot),
+            None => Ok(()),
         }
     }
 
     /// Size of the largest document known: over the whole collection when
     /// its extremes were measured, else the profile's.
     pub fn largest_bytes(&self) -> u64 {
-        let profiled = self.profile.doc_sizes.max();
+        let profiled = self.profile.doc_size.max;
         self.extremes
             .as_ref()
             .and_then(Extremes::max_bytes)
@@ -138,12 +180,16 @@ impl Collection {
         }
     }
 
-    /// What the relationship stage sees of it.
-    pub fn view(&self) -> CollectionView<'_> {
+    /// What the relationship stage sees of it, its profile read back from
+    /// `shelf` when a question needs its paths.
+    pub fn view<'a>(&'a self, shelf: &'a Shelf) -> CollectionView<'a> {
         CollectionView {
             db: &self.meta.db,
             name: &self.meta.name,
-            profile: &self.profile,
+            profile: match self.shelved {
+                Some(slot) => ProfileRef::shelved(&self.profile, shelf, slot),
+                None => ProfileRef::here(&self.profile),
+            },
             docs: &self.kept,
             indexes: &self.meta.indexes,
             growth: &self.growth,
@@ -173,6 +219,7 @@ impl Collection {
             partial,
             complete: _,
             mut profile,
+            shelved: _,
             kept,
             kept_sizes: _,
             extremes,

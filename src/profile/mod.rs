@@ -10,6 +10,7 @@
 pub mod extract;
 pub mod parallel;
 pub mod raw;
+pub mod shelf;
 pub mod sketch;
 mod value;
 

@@ -108,6 +108,29 @@ impl LogHistogram {
         self.count
     }
 
+    /// The members, for the shelf's encoding (`profile::shelf`).
+    pub(super) fn parts(&self) -> (&[u64], u64, u128, u64, u64) {
+        (&self.buckets, self.count, self.sum, self.min, self.max)
+    }
+
+    /// A histogram from its members (`profile::shelf`); `None` for more
+    /// buckets than any `u64` falls in.
+    pub(super) fn from_parts(
+        buckets: Vec<u64>,
+        count: u64,
+        sum: u128,
+        min: u64,
+        max: u64,
+    ) -> Option<LogHistogram> {
+        (buckets.len() <= bucket_of(u64::MAX) + 1).then_some(LogHistogram {
+            buckets,
+            count,
+            sum,
+            min,
+            max,
+        })
+    }
+
     pub fn min(&self) -> u64 {
         self.min
     }

@@ -209,7 +209,8 @@ pub async fn relationships<S: Source>(
         let t = &targets[a.target];
         let from = &colls[cand.coll];
         let to = &colls[t.coll];
-        let kind = kind_of(cand, from.profile);
+        let from_profile = from.profile.get();
+        let kind = kind_of(cand, &from_profile);
         let (fanout, method, indexed) = fanout_of(source, cand, from, t, to, notes, cost).await?;
         let target_unique = uniqueness(source, t, to, notes, cost).await?;
         if a.evidence.accepted_by == Some(NAME_AND_STRUCTURE)
@@ -227,7 +228,7 @@ pub async fn relationships<S: Source>(
             continue;
         }
         let growing = holding_array(&cand.segments)
-            .and_then(|arr| from.profile.fields.iter().find(|f| f.segments == arr))
+            .and_then(|arr| from_profile.fields.iter().find(|f| f.segments == arr))
             .and_then(|f| from.growth.get(&f.path))
             .is_some_and(|g| g.is_significant(0.5));
         referencing.push((cand.coll, cand.segments.clone()));
@@ -316,8 +317,9 @@ fn weigh_candidate(
 #[derive(Default)]
 struct Chosen {
     /// By the place they were offered; `None` once no pair of theirs is
-    /// chosen.
-    cands: Vec<Option<Candidate>>,
+    /// chosen (boxed: an entry is kept for every candidate offered, and a
+    /// thousand collections offer tens of thousands).
+    cands: Vec<Option<Box<Candidate>>>,
     /// Chosen pairs of each candidate.
     held: Vec<u32>,
     /// The chosen, the weakest on top.
@@ -353,7 +355,7 @@ impl Chosen {
     /// to its place here).
     fn offer(&mut self, cand: Candidate, pairs: Vec<keys::Pair>) {
         let at = self.cands.len();
-        self.cands.push(Some(cand));
+        self.cands.push(Some(Box::new(cand)));
         self.held.push(0);
         for mut pair in pairs {
             pair.cand = at;
@@ -400,7 +402,7 @@ impl Chosen {
             let mut p = r.pair;
             p.cand = *renumbered.entry(p.cand).or_insert_with(|| {
                 kept.push(
-                    cands[p.cand]
+                    *cands[p.cand]
                         .take()
                         .expect("a chosen pair's candidate is kept"),
                 );
@@ -430,6 +432,7 @@ async fn fanout_of<S: Source>(
         // fan-out, over every profiled document.
         let f = from
             .profile
+            .get()
             .fields
             .iter()
             .find(|f| f.segments == arr)
@@ -627,19 +630,19 @@ pub async fn drift_checks<S: Source>(
     let c = &colls[ci];
     let ns = c.namespace();
     let mut out = Vec::new();
+    let profile = c.profile.get();
     for r in rels
         .iter()
         .filter(|r| r.from_ns == ns && r.kind == super::Kind::ExtendedReference)
     {
-        let Some(field) = c.profile.fields.iter().find(|f| f.path == r.from_path) else {
+        let Some(field) = profile.fields.iter().find(|f| f.path == r.from_path) else {
             continue;
         };
         let holder_segs = &field.segments[..field.segments.len() - 1];
         let Some(Seg::Key(ref_name)) = field.segments.last() else {
             continue;
         };
-        let copied: Vec<String> = c
-            .profile
+        let copied: Vec<String> = profile
             .fields
             .iter()
             .filter(|f| {

@@ -266,8 +266,9 @@ fn names(segs: &[Seg]) -> Option<(String, String)> {
 pub fn target_keys(colls: &[CollectionView<'_>]) -> Vec<TargetKey> {
     let mut out = Vec::new();
     for (ci, c) in colls.iter().enumerate() {
-        let n = c.profile.sampled.max(1) as f64;
-        for f in c.profile.fields.iter().filter(|f| f.depth == 0) {
+        let n = c.profile.sampled().max(1) as f64;
+        let profile = c.profile.get();
+        for f in profile.fields.iter().filter(|f| f.depth == 0) {
             let Some((family, share)) = main_family(f) else {
                 continue;
             };
@@ -375,8 +376,9 @@ pub fn candidates_of(
     let c = &colls[ci];
     {
         let mut order: Option<Vec<usize>> = None;
-        let shape = evidence::Shape::of(c.profile);
-        for f in &c.profile.fields {
+        let profile = c.profile.get();
+        let shape = evidence::Shape::of(&profile);
+        for f in &profile.fields {
             if f.segments == [Seg::Key("_id".into())] {
                 continue;
             }
@@ -760,7 +762,7 @@ mod tests {
             .map(|c| CollectionView {
                 db: "db",
                 name: c.name,
-                profile: &c.profile,
+                profile: crate::profile::shelf::ProfileRef::here(&c.profile),
                 docs: &c.docs,
                 indexes: &[],
                 growth: &NO_GROWTH,

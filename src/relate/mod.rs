@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::profile::raw::BsonType;
+use crate::profile::shelf::ProfileRef;
 use crate::profile::sketch::LogHistogram;
 use crate::profile::{Profile, Seg};
 use crate::source::{CollectionMeta, IndexInfo};
@@ -237,7 +238,9 @@ pub struct Relationship {
 pub struct CollectionView<'a> {
     pub db: &'a str,
     pub name: &'a str,
-    pub profile: &'a Profile,
+    /// The profile: at hand, or on the run's shelf until a question needs
+    /// its paths ([`ProfileRef::get`]).
+    pub profile: ProfileRef<'a>,
     pub docs: &'a [Vec<u8>],
     pub indexes: &'a [IndexInfo],
     /// How each array path grows, where measured.
@@ -349,7 +352,8 @@ pub fn embedded(
 ) -> Vec<Relationship> {
     let mut out = Vec::new();
     for (ci, c) in colls.iter().enumerate() {
-        for f in &c.profile.fields {
+        let profile = c.profile.get();
+        for f in &profile.fields {
             let Some(last) = f.segments.last() else {
                 continue;
             };
@@ -368,7 +372,7 @@ pub fn embedded(
                 continue;
             }
             let arr_path = crate::profile::render_path(arr);
-            let Some(arr_field) = c.profile.fields.iter().find(|x| x.segments == arr) else {
+            let Some(arr_field) = profile.fields.iter().find(|x| x.segments == arr) else {
                 continue;
             };
             let fanout = arr_field
