@@ -545,7 +545,7 @@ fn over_budget(
 ) -> Option<String> {
     let peak = peak.filter(|&p| p > budget as u64)?;
     Some(format!(
-        "peak memory {} was over the budget of {} (--memory): kept documents took {} ({} collections, at least {} each) and profiles waiting in memory {}; a collection's profile while it is read, the replies in flight and a report written whole (text, Markdown, SARIF) are not bounded by it",
+        "peak memory {} was over the budget of {} (--memory): kept documents took {} ({} collections, at least {} each) and profiles waiting in memory {}; a collection's profile while it is read, the replies in flight and the findings a SARIF report holds are not bounded by it",
         crate::fmt::bytes(peak as f64),
         crate::fmt::bytes(budget as f64),
         crate::fmt::bytes(kept as f64),

@@ -496,6 +496,16 @@ async fn run<S: Source>(
 
 async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     let workload = read_workload(&a.common)?;
+    let color = a.output.is_none()
+        && std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    // Collections rendered as they come, for text and Markdown.
+    let spool = || match a.format {
+        AuditFormat::Text | AuditFormat::Markdown => report::Spool::on_disk(),
+        _ => report::Spool::in_memory(),
+    };
+    let mut spooled = report::Spooled::new(spool(), spool());
+    let mut spool_failed = None;
     // JSON is written as the collections are judged, not held until the end.
     let mut stream = match a.format {
         AuditFormat::Json => Some(Streaming::new(a.output.clone(), false)),
@@ -524,14 +534,46 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
                     )
                     .await?
                 }
-                None => profile(&a.common, w, None).await?,
+                None => {
+                    // Text and Markdown render each collection as it comes
+                    // and spool it; SARIF keeps the findings.
+                    let mut shown = Vec::new();
+                    let mut report = profile(
+                        &a.common,
+                        w,
+                        Some(&mut |head: &Report, c: CollectionReport| {
+                            let added = match a.format {
+                                AuditFormat::Text => {
+                                    report::text::add(&mut spooled, &c, Style { color })
+                                }
+                                AuditFormat::Markdown => report::markdown::add(
+                                    &mut spooled,
+                                    &c,
+                                    head.rules.lang == Lang::Zh,
+                                ),
+                                _ => {
+                                    shown.push(report::findings_only(c));
+                                    Ok(())
+                                }
+                            };
+                            if let Err(e) = added {
+                                spool_failed.get_or_insert(e);
+                            }
+                        }),
+                    )
+                    .await?;
+                    report.collections = shown;
+                    report
+                }
             }
         }
     };
-    let color = a.output.is_none()
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let mut worst = report.worst();
+    if let Some(e) = spool_failed {
+        return Err(Fatal(format!(
+            "cannot write the report's temporary file: {e}"
+        )));
+    }
+    let mut worst = report.worst().max(spooled.worst());
     match a.format {
         AuditFormat::Json | AuditFormat::Jsonl => {
             if let Some(stream) = stream {
@@ -539,11 +581,12 @@ async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
                 stream.finish(&report)?;
             }
         }
-        AuditFormat::Text => emit(
-            &report::text::render(&report, Style { color }),
-            a.output.as_deref(),
-        )?,
-        AuditFormat::Markdown => emit(&report::markdown::render(&report), a.output.as_deref())?,
+        AuditFormat::Text => emit_with(a.output.as_deref(), |w| {
+            report::text::finish(&report, Style { color }, &mut spooled, w)
+        })?,
+        AuditFormat::Markdown => emit_with(a.output.as_deref(), |w| {
+            report::markdown::finish(&report, &mut spooled, w)
+        })?,
         AuditFormat::Sarif => emit(&report::sarif::render(&report), a.output.as_deref())?,
     }
     if unreadable_parts(&report) {

@@ -223,6 +223,37 @@ mod tests {
         }
     }
 
+    /// Text and Markdown written a collection at a time, spooled to disk,
+    /// are the reports rendered whole.
+    #[test]
+    fn text_and_markdown_spooled_on_disk_are_the_whole_report() {
+        use crate::report::{markdown, text, Spool, Spooled};
+        for n in [0, 1, 4] {
+            let whole = report(n);
+            let mut head = whole.clone();
+            head.collections.clear();
+            let style = text::Style { color: true };
+            let mut parts = Spooled::new(Spool::on_disk(), Spool::on_disk());
+            let mut md = Spooled::new(Spool::on_disk(), Spool::on_disk());
+            for c in &whole.collections {
+                text::add(&mut parts, c, style).expect("spooled");
+                markdown::add(&mut md, c, false).expect("spooled");
+            }
+            let mut out = Vec::new();
+            text::finish(&head, style, &mut parts, &mut out).expect("written");
+            assert_eq!(
+                String::from_utf8(out).expect("UTF-8"),
+                text::render(&whole, style)
+            );
+            let mut out = Vec::new();
+            markdown::finish(&head, &mut md, &mut out).expect("written");
+            assert_eq!(
+                String::from_utf8(out).expect("UTF-8"),
+                markdown::render(&whole)
+            );
+        }
+    }
+
     #[test]
     fn json_lines_hold_the_same_report() {
         for n in [0, 1, 3] {

@@ -4,11 +4,60 @@
 
 use std::fmt::Write;
 
-use super::{CollectionReport, Report};
+use super::{CollectionReport, Report, Spool, Spooled};
 use crate::advise::Advice;
 use crate::rules::Severity;
 
 pub fn render(report: &Report) -> String {
+    let mut parts = Spooled::new(Spool::in_memory(), Spool::in_memory());
+    for c in &report.collections {
+        // Writing to memory cannot fail.
+        let _ = add(&mut parts, c, report.rules.lang == crate::i18n::Lang::Zh);
+    }
+    let mut out = Vec::new();
+    let _ = finish(report, &mut parts, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A finding's row in the summary table at the top.
+fn row(out: &mut String, f: &Advice) {
+    let _ = writeln!(
+        out,
+        "| {} | `{}` | {} | {} | {} |",
+        icon(f.severity),
+        f.rule,
+        md(&f.namespace),
+        f.path
+            .as_deref()
+            .map(|p| format!("`{}`", md(p)))
+            .unwrap_or_default(),
+        md(&f.message)
+    );
+}
+
+/// Renders collection `c` into `parts`, as it comes: its section, and a
+/// row for each of its findings.
+pub fn add(parts: &mut Spooled, c: &CollectionReport, zh: bool) -> std::io::Result<()> {
+    let mut section = String::new();
+    collection(&mut section, c, zh);
+    let mut rows = String::new();
+    for f in &c.findings {
+        row(&mut rows, f);
+    }
+    parts.collections += 1;
+    parts.count(c.findings.iter());
+    std::io::Write::write_all(&mut parts.sections, section.as_bytes())?;
+    std::io::Write::write_all(&mut parts.rows, rows.as_bytes())
+}
+
+/// Writes the report: its head and summary, with the rows of the
+/// collections' findings rendered into `parts` ([`add`]), then their
+/// sections, then the rest (`report.collections` is not read).
+pub fn finish(
+    report: &Report,
+    parts: &mut Spooled,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let zh = report.rules.lang == crate::i18n::Lang::Zh;
     let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };
     let mut out = String::new();
@@ -59,12 +108,14 @@ pub fn render(report: &Report) -> String {
         t("severity", "严重程度"),
         t("findings", "问题数")
     );
-    for s in [Severity::Critical, Severity::Warning, Severity::Info] {
-        let n = report.all_findings().filter(|f| f.severity == s).count();
+    parts.count(report.findings.iter());
+    for (s, n) in [Severity::Critical, Severity::Warning, Severity::Info]
+        .into_iter()
+        .zip(parts.severities)
+    {
         let _ = writeln!(out, "| {} {} | {n} |", icon(s), s.name());
     }
-    let all: Vec<&Advice> = report.all_findings().collect();
-    if !all.is_empty() {
+    if parts.severities.iter().sum::<usize>() > 0 {
         let _ = writeln!(
             out,
             "\n| | {} | {} | {} | {} |\n| --- | --- | --- | --- | --- |",
@@ -73,20 +124,12 @@ pub fn render(report: &Report) -> String {
             t("path", "路径"),
             t("finding", "发现")
         );
-        for f in &all {
-            let _ = writeln!(
-                out,
-                "| {} | `{}` | {} | {} | {} |",
-                icon(f.severity),
-                f.rule,
-                md(&f.namespace),
-                f.path
-                    .as_deref()
-                    .map(|p| format!("`{}`", md(p)))
-                    .unwrap_or_default(),
-                md(&f.message)
-            );
-        }
+    }
+    w.write_all(out.as_bytes())?;
+    parts.rows.drain_into(w)?;
+    let mut out = String::new();
+    for f in &report.findings {
+        row(&mut out, f);
     }
     for n in &report.notes {
         let _ = writeln!(out, "\n> {}", md(n));
@@ -94,9 +137,9 @@ pub fn render(report: &Report) -> String {
     for f in &report.findings {
         finding(&mut out, f, zh);
     }
-    for c in &report.collections {
-        collection(&mut out, c, zh);
-    }
+    w.write_all(out.as_bytes())?;
+    parts.sections.drain_into(w)?;
+    let mut out = String::new();
     if !report.relationships.is_empty() {
         let _ = writeln!(out, "\n## {}\n", t("Relationships", "集合间关系"));
         let _ = writeln!(
@@ -132,7 +175,7 @@ pub fn render(report: &Report) -> String {
     if let Some(w) = &report.workload {
         workload(&mut out, w, zh);
     }
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// Shapes listed in the Markdown report at most (the JSON report has all).

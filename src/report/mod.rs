@@ -239,6 +239,117 @@ impl Serialize for FieldsOut<'_> {
     }
 }
 
+/// Text put aside while a report is written a collection at a time: in an
+/// unnamed temporary file, so that a report of thousands of collections is
+/// not held in memory (in memory where no such file can be made).
+pub struct Spool {
+    file: Option<std::fs::File>,
+    memory: Vec<u8>,
+}
+
+impl Spool {
+    /// A spool in a temporary file.
+    pub fn on_disk() -> Spool {
+        Spool {
+            file: tempfile::tempfile().ok(),
+            memory: Vec::new(),
+        }
+    }
+
+    /// A spool in memory (a report rendered whole anyway).
+    pub fn in_memory() -> Spool {
+        Spool {
+            file: None,
+            memory: Vec::new(),
+        }
+    }
+
+    /// Writes everything spooled so far to `out`, and empties the spool.
+    pub fn drain_into(&mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+        if let Some(f) = &mut self.file {
+            f.seek(SeekFrom::Start(0))?;
+            std::io::copy(f, out)?;
+            f.set_len(0)?;
+            f.seek(SeekFrom::Start(0))?;
+        }
+        out.write_all(&self.memory)?;
+        self.memory.clear();
+        Ok(())
+    }
+}
+
+impl std::io::Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => self.memory.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What a text or Markdown report written a collection at a time keeps of
+/// the collections written so far: how many, their findings by severity,
+/// and their rendered parts, spooled (`sections`: each collection's;
+/// `rows`: a line per finding, for the summary that comes first).
+pub struct Spooled {
+    pub collections: usize,
+    /// Critical, warning, info.
+    pub severities: [usize; 3],
+    pub sections: Spool,
+    pub rows: Spool,
+}
+
+impl Spooled {
+    pub fn new(sections: Spool, rows: Spool) -> Spooled {
+        Spooled {
+            collections: 0,
+            severities: [0; 3],
+            sections,
+            rows,
+        }
+    }
+
+    /// The worst finding of the collections written.
+    pub fn worst(&self) -> Option<crate::rules::Severity> {
+        use crate::rules::Severity;
+        [Severity::Critical, Severity::Warning, Severity::Info]
+            .into_iter()
+            .zip(self.severities)
+            .find(|&(_, n)| n > 0)
+            .map(|(s, _)| s)
+    }
+
+    /// Counts `findings` by severity.
+    fn count<'a>(&mut self, findings: impl Iterator<Item = &'a crate::advise::Advice>) {
+        use crate::rules::Severity;
+        for f in findings {
+            self.severities[match f.severity {
+                Severity::Critical => 0,
+                Severity::Warning => 1,
+                Severity::Info => 2,
+            }] += 1;
+        }
+    }
+}
+
+/// What SARIF, written from the whole report, keeps of a judged
+/// collection: its findings, not its paths nor its kept documents.
+pub fn findings_only(mut c: CollectionReport) -> CollectionReport {
+    c.kept = Vec::new();
+    c.fields = Vec::new();
+    c.growth = crate::growth::ByPath::new();
+    c.profile.doc_sizes = crate::profile::sketch::LogHistogram::default();
+    c
+}
+
 /// The current time as ISO-8601 UTC.
 pub fn now_iso() -> String {
     bson::DateTime::now()

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{plain, CollectionReport, Report};
+use super::{plain, CollectionReport, Report, Spool, Spooled};
 use crate::fmt::{bytes, char_width, display_width, group};
 use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
@@ -40,6 +40,33 @@ const PATH_WIDTH: usize = 34;
 const TYPE_WIDTH: usize = 26;
 
 pub fn render(report: &Report, style: Style) -> String {
+    let mut parts = Spooled::new(Spool::in_memory(), Spool::in_memory());
+    for c in &report.collections {
+        let _ = add(&mut parts, c, style);
+    }
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = finish(report, style, &mut parts, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Renders collection `c` into `parts`, as it comes.
+pub fn add(parts: &mut Spooled, c: &CollectionReport, style: Style) -> std::io::Result<()> {
+    let mut out = String::from("\n");
+    collection(&mut out, c, style);
+    parts.collections += 1;
+    parts.count(c.findings.iter());
+    std::io::Write::write_all(&mut parts.sections, out.as_bytes())
+}
+
+/// Writes the report: its head, the collections rendered into `parts`
+/// ([`add`]; `report.collections` is not read), and the rest.
+pub fn finish(
+    report: &Report,
+    style: Style,
+    parts: &mut Spooled,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -53,17 +80,16 @@ pub fn render(report: &Report, style: Style) -> String {
         None => "every document read".to_owned(),
     };
     if report.sampling.mode != "none" {
-        let _ = writeln!(out, "{} collections · {sampling}", report.collections.len());
+        let _ = writeln!(out, "{} collections · {sampling}", parts.collections);
     }
     for note in &report.notes {
         let _ = writeln!(out, "{} {}", style.yellow("note:"), safe(note));
     }
     errors(&mut out, report, style);
-    for c in &report.collections {
-        out.push('\n');
-        collection(&mut out, c, style);
-    }
-    if report.collections.is_empty() && report.sampling.mode != "none" {
+    w.write_all(out.as_bytes())?;
+    parts.sections.drain_into(w)?;
+    let mut out = String::new();
+    if parts.collections == 0 && report.sampling.mode != "none" {
         let _ = writeln!(out, "\nNo collections matched.");
     }
     if !report.relationships.is_empty() {
@@ -75,8 +101,9 @@ pub fn render(report: &Report, style: Style) -> String {
     if let Some(w) = &report.workload {
         workload(&mut out, w, report.rules.lang, style);
     }
-    summary(&mut out, report, style);
-    out
+    parts.count(report.findings.iter());
+    summary(&mut out, report, parts.severities, style);
+    w.write_all(out.as_bytes())
 }
 
 /// Shapes shown in the text report at most (the JSON report has them all).
@@ -270,14 +297,8 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", group(n as u64), if n == 1 { one } else { many })
 }
 
-fn summary(out: &mut String, report: &Report, style: Style) {
-    use crate::rules::Severity;
-    let count = |s: Severity| report.all_findings().filter(|f| f.severity == s).count();
-    let (c, w, i) = (
-        count(Severity::Critical),
-        count(Severity::Warning),
-        count(Severity::Info),
-    );
+/// The closing line: every finding by severity (critical, warning, info).
+fn summary(out: &mut String, report: &Report, [c, w, i]: [usize; 3], style: Style) {
     let _ = writeln!(
         out,
         "\n{} {} critical · {} warning · {} info (rules: {})",
