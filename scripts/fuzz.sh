@@ -13,7 +13,12 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked --quiet
 fi
 export RUSTC_BOOTSTRAP=1
-if ! cargo fuzz build --fuzz-dir fuzz; then
+# No sanitizer: docshape forbids unsafe code, so what the fuzzers can find
+# is a panic, an overflow (debug assertions are on), a hang past -timeout
+# or memory past -rss_limit_mb, none of which needs AddressSanitizer; it
+# would watch only the dependencies' unsafe code, and it made the cold
+# build of the instrumented tree 9.7 instead of 7.0 minutes on 2 cores.
+if ! cargo fuzz build --fuzz-dir fuzz --sanitizer none; then
     echo "fuzz.sh: the fuzz targets do not build" >&2
     exit 1
 fi
@@ -23,7 +28,7 @@ for target in ejson bson_stream profile query; do
     work=$(mktemp -d)
     cp -r "fuzz/corpus/$target/." "$work/"
     echo "fuzz.sh: $target for ${secs}s" >&2
-    if ! cargo fuzz run --fuzz-dir fuzz "$target" "$work" -- \
+    if ! cargo fuzz run --fuzz-dir fuzz --sanitizer none "$target" "$work" -- \
         -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 -timeout=10 -seed=1 \
         -print_final_stats=1 2>"fuzz/$target.log"; then
         echo "fuzz.sh: $target found a crash; see fuzz/artifacts/$target and fuzz/$target.log" >&2
