@@ -532,6 +532,9 @@ fn a_vanished_server_is_an_error_in_the_ui_and_quitting_is_clean() {
     t.keys(&["?"]);
     t.wait_for("Esc closes)", 5);
     t.keys(&["Escape"]);
+    // Until the help is gone: an Escape read together with a later key is
+    // that key with Alt.
+    t.wait_until("the help closed", 10, |s| !s.contains("Esc closes)"));
     let s = t.wait_for("error:", 30);
     let took = asked.elapsed();
     assert!(
