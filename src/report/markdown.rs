@@ -109,10 +109,7 @@ pub fn finish(
         t("findings", "问题数")
     );
     parts.count(report.findings.iter());
-    for (s, n) in [Severity::Critical, Severity::Warning, Severity::Info]
-        .into_iter()
-        .zip(parts.severities)
-    {
+    for (s, n) in super::SEVERITIES.into_iter().zip(parts.severities) {
         let _ = writeln!(out, "| {} {} | {n} |", icon(s), s.name());
     }
     if parts.severities.iter().sum::<usize>() > 0 {

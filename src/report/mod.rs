@@ -295,6 +295,13 @@ impl std::io::Write for Spool {
     }
 }
 
+/// The severities in the order the reports count them: worst first.
+pub const SEVERITIES: [crate::rules::Severity; 3] = [
+    crate::rules::Severity::Critical,
+    crate::rules::Severity::Warning,
+    crate::rules::Severity::Info,
+];
+
 /// What a text or Markdown report written a collection at a time keeps of
 /// the collections written so far: how many, their findings by severity,
 /// and their rendered parts, spooled (`sections`: each collection's;
@@ -319,8 +326,7 @@ impl Spooled {
 
     /// The worst finding of the collections written.
     pub fn worst(&self) -> Option<crate::rules::Severity> {
-        use crate::rules::Severity;
-        [Severity::Critical, Severity::Warning, Severity::Info]
+        SEVERITIES
             .into_iter()
             .zip(self.severities)
             .find(|&(_, n)| n > 0)
@@ -329,13 +335,10 @@ impl Spooled {
 
     /// Counts `findings` by severity.
     fn count<'a>(&mut self, findings: impl Iterator<Item = &'a crate::advise::Advice>) {
-        use crate::rules::Severity;
         for f in findings {
-            self.severities[match f.severity {
-                Severity::Critical => 0,
-                Severity::Warning => 1,
-                Severity::Info => 2,
-            }] += 1;
+            if let Some(i) = SEVERITIES.iter().position(|&s| s == f.severity) {
+                self.severities[i] += 1;
+            }
         }
     }
 }
