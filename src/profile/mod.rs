@@ -56,7 +56,16 @@ struct Node {
     /// True for the element node of an array (`items[]`).
     elem: bool,
     depth: u32,
+    /// Every child, named fields and the element node alike (listing order
+    /// comes from `first`).
     children: Vec<u32>,
+    /// The element node among `children`, when this path has held an
+    /// array; 0 (the root, never a child) when it has not. A path may hold
+    /// an object in one document and an array in another, so the element
+    /// node is found by what it is, never by its place among the children.
+    elem_id: u32,
+    /// Named children by key, once there are many (the element node is
+    /// never in it).
     index: Option<HashMap<Box<[u8]>, u32, BuildKeyHasher>>,
     last_doc: u64,
     /// Where the path was first seen: (document number, element number in
@@ -87,6 +96,7 @@ impl Node {
             elem,
             depth,
             children: Vec::new(),
+            elem_id: ROOT,
             index: None,
             last_doc: 0,
             first,
@@ -286,19 +296,22 @@ impl Profiler {
     }
 
     fn elem_child(&mut self, parent: u32) -> Option<u32> {
-        let p = &self.nodes[parent as usize];
-        if let Some(&c) = p.children.first() {
-            return Some(c);
+        match self.nodes[parent as usize].elem_id {
+            ROOT => self.push_child(parent, b"", true),
+            c => Some(c),
         }
-        self.push_child(parent, b"", true)
     }
 
     /// The child named `key`; `pos` is the element's position, tried first
     /// because documents of a collection usually keep their field order.
     fn child(&mut self, parent: u32, key: &[u8], pos: usize) -> Option<u32> {
         let p = &self.nodes[parent as usize];
+        let named = |c: u32| {
+            let n = &self.nodes[c as usize];
+            !n.elem && &*n.key == key
+        };
         if let Some(&c) = p.children.get(pos) {
-            if &*self.nodes[c as usize].key == key {
+            if named(c) {
                 return Some(c);
             }
         }
@@ -306,12 +319,8 @@ impl Profiler {
             if let Some(&c) = index.get(key) {
                 return Some(c);
             }
-        } else {
-            for &c in &p.children {
-                if &*self.nodes[c as usize].key == key {
-                    return Some(c);
-                }
-            }
+        } else if let Some(&c) = p.children.iter().find(|&&c| named(c)) {
+            return Some(c);
         }
         self.push_child(parent, key, false)
     }
@@ -326,12 +335,15 @@ impl Profiler {
             .push(Node::new(key, elem, depth, (self.doc_no, self.ord)));
         let p = &mut self.nodes[parent as usize];
         p.children.push(id);
-        if let Some(index) = &mut p.index {
+        if elem {
+            p.elem_id = id;
+        } else if let Some(index) = &mut p.index {
             index.insert(key.into(), id);
         } else if p.children.len() > LINEAR_CHILDREN {
             let kids = std::mem::take(&mut p.children);
             let map: HashMap<Box<[u8]>, u32, BuildKeyHasher> = kids
                 .iter()
+                .filter(|&&c| !self.nodes[c as usize].elem)
                 .map(|&c| (self.nodes[c as usize].key.clone(), c))
                 .collect();
             let p = &mut self.nodes[parent as usize];

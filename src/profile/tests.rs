@@ -336,3 +336,21 @@ fn confidence_interval_only_for_samples() {
     let [lo, hi] = f.presence_ci.expect("ci");
     assert!(lo < 0.5 && hi > 0.5);
 }
+
+#[test]
+fn an_object_then_an_array_keeps_the_arrays_elements_apart() {
+    // Before: the array's elements were taken for the object's first field
+    // (`e.p` object and int, a path `e.p.p`, no `e[]`).
+    let p = profile(&[
+        doc! {"_id": 2, "e": {"p": 2}},
+        doc! {"_id": 3, "e": [{"p": 1}]},
+    ]);
+    assert_eq!(paths(&p), ["_id", "e", "e.p", "e[]", "e[].p"]);
+    assert_eq!(types(field(&p, "e.p")), [("int", 1)]);
+    assert_eq!(types(field(&p, "e[]")), [("object", 1)]);
+    assert_eq!(types(field(&p, "e[].p")), [("int", 1)]);
+    // A field named "" is a field, not the elements of an array.
+    let p = profile(&[doc! {"e": {"": 1}}, doc! {"e": [true]}]);
+    assert_eq!(paths(&p), ["e", "e.", "e[]"]);
+    assert_eq!(types(field(&p, "e[]")), [("bool", 1)]);
+}

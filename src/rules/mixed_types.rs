@@ -52,12 +52,12 @@ fn numeric_mix_matters(types: &[(BsonType, u64)], range: Option<[f64; 2]>) -> Op
     None
 }
 
-fn family(t: BsonType) -> u8 {
+fn family(t: BsonType) -> u16 {
     match t {
         BsonType::Double | BsonType::Int | BsonType::Long | BsonType::Decimal => 0,
         BsonType::String | BsonType::Symbol => 1,
         BsonType::Date | BsonType::Timestamp => 2,
-        other => 10 + other as u8,
+        other => 10 + u16::from(other as u8),
     }
 }
 
@@ -82,7 +82,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if counted.len() < 2 {
             continue;
         }
-        let mut families: Vec<u8> = counted.iter().map(|(t, _)| family(*t)).collect();
+        let mut families: Vec<u16> = counted.iter().map(|(t, _)| family(*t)).collect();
         families.sort_unstable();
         families.dedup();
         let numeric_reason = if families.len() > 1 {
