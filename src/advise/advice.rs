@@ -145,6 +145,9 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         Remedy::CopiesDisagree { drift } => {
             Some(super::integrity::copies_disagree(ctx, drift, lang))
         }
+        Remedy::SnapshotCopies { drift } => {
+            Some(super::integrity::snapshot_copies(ctx, drift, lang))
+        }
         Remedy::Flatten { path } => field(path).map(|f| super::flatten(ctx, f, lang)),
         Remedy::StringDates {
             path,
@@ -184,6 +187,7 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         Remedy::Discriminator { .. } | Remedy::MergeCollections { .. } => "polymorphic",
         Remedy::RefreshCopies { .. }
         | Remedy::CopiesDisagree { .. }
+        | Remedy::SnapshotCopies { .. }
         | Remedy::Dangling { .. }
         | Remedy::HotLookup { one: true, .. }
         | Remedy::StopCopying { .. } => "extended-reference",

@@ -51,6 +51,7 @@ fn drift(kind: DriftKind) -> DriftCheck {
         groups: 10,
         groups_disagreeing: 2,
         own_fields: vec!["qty".into()],
+        snapshot: Vec::new(),
         examples: vec![(
             "s1".into(),
             "name".into(),

@@ -418,3 +418,68 @@ pub fn copies_disagree(
         migration: s,
     }
 }
+
+/// Copies that keep their source as it was when they were taken (a
+/// notification's ticket, an order's product): they are right to differ
+/// from it now. Refreshing them would rewrite what the holder recorded, so
+/// the suggestion is to keep only the fields that do not change (an
+/// extended reference) or the reference alone, and the script only
+/// reports how far the copies lag.
+pub fn snapshot_copies(
+    ctx: &CollectionCtx<'_>,
+    d: &crate::rules::context::DriftCheck,
+    lang: Lang,
+) -> Suggestion {
+    let clock: Vec<&str> = d.snapshot.iter().map(|(f, _)| f.as_str()).collect();
+    let stable: Vec<&str> = d
+        .fields
+        .iter()
+        .map(String::as_str)
+        .filter(|f| !clock.contains(f))
+        .collect();
+    let mut s = header(
+        lang,
+        &format!("snapshot copies in {}.{}", ctx.ns(), d.holder),
+    );
+    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+    let _ = writeln!(
+        s,
+        "\n// {} holds copies of {} as they were when each was taken: {} lag behind the source.\n// A snapshot is right to differ from its source; this script changes nothing, it counts.",
+        d.holder,
+        d.source_ns,
+        clock.join(", ")
+    );
+    let holder = d.holder.replace("[]", "");
+    for f in &clock {
+        let _ = writeln!(
+            s,
+            "print(`documents holding a copied {f}: ${{coll.countDocuments({})}}`);",
+            js_value(&json!({ format!("{holder}.{f}"): { "$exists": true } }))
+        );
+    }
+    let keep = if stable.is_empty() {
+        lang.pick(
+            format!("keep only the reference `{}`", d.reference),
+            format!("只保留引用 `{}`", d.reference),
+        )
+    } else {
+        lang.pick(
+            format!(
+                "keep beside the reference only the fields that do not change ({})",
+                stable.join(", ")
+            ),
+            format!("在引用旁只保留不会变化的字段（{}）", stable.join("、")),
+        )
+    };
+    Suggestion {
+        pattern: "extended-reference",
+        summary: lang.pick(
+            format!("`{}` is a snapshot of {}: its {} lag behind the source because the copy keeps the moment it was taken. Do not refresh it (that would rewrite what was recorded); if readers need the current values, {keep} and read the rest from {} by the reference.", d.holder, d.source_ns, clock.join(", "), d.source_ns),
+            format!("`{}` 是 {} 的快照：其中的 {} 落后于源文档，因为副本保存的是复制那一刻的状态。不要刷新它（那会改写已记录的历史）；如果读取方需要当前值，{keep}，其余字段通过引用到 {} 中读取。", d.holder, d.source_ns, clock.join("、"), d.source_ns),
+        ),
+        before: d.examples.first().map(|(r, f, copy, src)| json!({ "reference": r, "field": f, "copy": copy, "source": src })),
+        after: None,
+        effect: Map::new(),
+        migration: s,
+    }
+}

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::drift::{self, DriftCheck, DriftKind};
-use super::evidence::{Evidence, NAME_AND_STRUCTURE};
+use super::evidence::Evidence;
 use super::keys::{self, Accepted, Candidate, Skip, TargetKey};
 use super::value::{of_bson, ValueKey};
 use super::{
@@ -185,6 +185,7 @@ pub async fn relationships<S: Source>(
             tally.rate(),
             pair.name,
             cand.structure,
+            cost.pairs,
         );
         if evidence.accepted() {
             found.push(Accepted {
@@ -203,7 +204,6 @@ pub async fn relationships<S: Source>(
     }
     let mut out = Vec::new();
     let mut referencing: Vec<(usize, Vec<Seg>)> = Vec::new();
-    let mut same_name: Vec<String> = Vec::new();
     for a in keys::choose(found, &cands, &targets) {
         let cand = &cands[a.cand];
         let t = &targets[a.target];
@@ -213,20 +213,6 @@ pub async fn relationships<S: Source>(
         let kind = kind_of(cand, &from_profile);
         let (fanout, method, indexed) = fanout_of(source, cand, from, t, to, notes, cost).await?;
         let target_unique = uniqueness(source, t, to, notes, cost).await?;
-        if a.evidence.accepted_by == Some(NAME_AND_STRUCTURE)
-            && target_unique.as_ref().is_some_and(|u| !u.unique)
-        {
-            // Accepted for its name alone, by a key two documents share:
-            // the same attribute in two collections, not a reference.
-            same_name.push(format!(
-                "{}.{} → {}.{}",
-                from.namespace(),
-                cand.path,
-                to.namespace(),
-                t.key
-            ));
-            continue;
-        }
         let growing = holding_array(&cand.segments)
             .and_then(|arr| from_profile.fields.iter().find(|f| f.segments == arr))
             .and_then(|f| from.growth.get(&f.path))
@@ -265,15 +251,6 @@ pub async fn relationships<S: Source>(
             to_ns: to.namespace(),
         });
     }
-    if !same_name.is_empty() {
-        let more = same_name.len().saturating_sub(5);
-        same_name.truncate(5);
-        notes.push(format!(
-            "{} not reported as references: only their names point there, at keys two documents share{}",
-            same_name.join(", "),
-            if more > 0 { format!(" (and {more} more)") } else { String::new() }
-        ));
-    }
     mark_two_way(&mut out);
     out.extend(embedded(colls, &referencing));
     Ok(out)
@@ -302,7 +279,7 @@ fn weigh_candidate(
             Err(Skip::Incompatible) => continue,
             Err(Skip::SameAttribute) => counted.skipped_same_attribute += 1,
             Err(Skip::Uninformative) => counted.skipped_uninformative += 1,
-            Err(Skip::BySample) => counted.skipped_by_sample += 1,
+            Err(Skip::BySample | Skip::SameDocument) => counted.skipped_by_sample += 1,
         }
         counted.pairs += 1;
     }
@@ -631,10 +608,16 @@ pub async fn drift_checks<S: Source>(
     let ns = c.namespace();
     let mut out = Vec::new();
     let profile = c.profile.get();
+    let mine: Vec<&Relationship> = rels.iter().filter(|r| r.from_ns == ns).collect();
     for r in rels
         .iter()
         .filter(|r| r.from_ns == ns && r.kind == super::Kind::ExtendedReference)
     {
+        // A copy inside another copy (the accounts a notification's
+        // embedded ticket holds) is that source's copy, checked there.
+        if super::inside_a_copy(r, &mine) {
+            continue;
+        }
         let Some(field) = profile.fields.iter().find(|f| f.path == r.from_path) else {
             continue;
         };
@@ -642,7 +625,10 @@ pub async fn drift_checks<S: Source>(
         let Some(Seg::Key(ref_name)) = field.segments.last() else {
             continue;
         };
-        let copied: Vec<String> = profile
+        let Some(target) = colls.iter().find(|x| x.namespace() == r.to_ns) else {
+            continue;
+        };
+        let siblings: Vec<&crate::profile::FieldProfile> = profile
             .fields
             .iter()
             .filter(|f| {
@@ -650,15 +636,21 @@ pub async fn drift_checks<S: Source>(
                     && f.segments[..holder_segs.len()] == *holder_segs
                     && f.segments != field.segments
             })
+            .collect();
+        if !is_copy_identity(ref_name, &siblings, target.name) {
+            continue;
+        }
+        // The holder's own `_id` (an array element's, a sub-document's) is
+        // its identity, never a copied field.
+        let copied: Vec<String> = siblings
+            .iter()
+            .filter(|f| f.name != "_id")
             .filter(|f| f.main_type().is_some_and(|t| !t.is_container()))
             .map(|f| f.name.clone())
             .collect();
         if copied.is_empty() {
             continue;
         }
-        let Some(target) = colls.iter().find(|x| x.namespace() == r.to_ns) else {
-            continue;
-        };
         let copies = drift::copies(c.docs, holder_segs, ref_name);
         let mut ids: Vec<bson::Bson> = Vec::new();
         let mut seen: HashSet<ValueKey> = HashSet::new();
@@ -711,6 +703,27 @@ pub async fn drift_checks<S: Source>(
         }
     }
     Ok(out)
+}
+
+/// Whether the reference `ref_name` is the identity of the sub-document
+/// holding it, so that the sub-document is a copy of the document it
+/// references (in collection `target`): the holder's own `_id`, or, in a
+/// holder without one, a field that names its holder (`customer.id`) or
+/// the target (`author.user` → `users`). A reference beside the holder's
+/// own `_id` (a chat participant's `user`, a ticket's `group`) is a
+/// reference held by the sub-document, not the mark of a copy.
+pub fn is_copy_identity(
+    ref_name: &str,
+    siblings: &[&crate::profile::FieldProfile],
+    target: &str,
+) -> bool {
+    if ref_name == "_id" {
+        return true;
+    }
+    if siblings.iter().any(|f| f.name == "_id") {
+        return false;
+    }
+    keys::names_its_holder(ref_name) || super::stem(ref_name) == super::stem(target)
 }
 
 #[cfg(test)]
@@ -799,5 +812,45 @@ mod tests {
             [(0, 2), (0, 0), (1, 1)]
         );
         assert_eq!(cands.iter().map(|c| c.coll).collect::<Vec<_>>(), [0, 2]);
+    }
+
+    #[test]
+    fn a_sub_document_is_a_copy_only_by_its_own_identity() {
+        use crate::profile::Profiler;
+        let mut p = Profiler::default();
+        for d in [
+            bson::doc! {"participants": [{"_id": 1, "user": 7, "role": "admin"}], "customer": {"id": 3, "name": "n"}, "author": {"user": 4, "name": "a"}},
+        ] {
+            let mut v = Vec::new();
+            d.to_writer(&mut v).expect("serialise");
+            p.add(&v).expect("valid");
+        }
+        let prof = p.finish();
+        let siblings = |holder: &str| -> Vec<&crate::profile::FieldProfile> {
+            prof.fields
+                .iter()
+                .filter(|f| {
+                    f.path.starts_with(holder)
+                        && f.path.len() > holder.len()
+                        && !f.path[holder.len() + 1..].contains('.')
+                })
+                .collect()
+        };
+        // The participant's own `_id` is its identity: its `user` is a
+        // reference it holds, not the mark of a copy of users.
+        assert!(!is_copy_identity(
+            "user",
+            &siblings("participants[]"),
+            "users"
+        ));
+        assert!(is_copy_identity(
+            "_id",
+            &siblings("participants[]"),
+            "users"
+        ));
+        // No `_id`: a field naming its holder, or the target.
+        assert!(is_copy_identity("id", &siblings("customer"), "customers"));
+        assert!(is_copy_identity("user", &siblings("author"), "users"));
+        assert!(!is_copy_identity("user", &siblings("author"), "groups"));
     }
 }

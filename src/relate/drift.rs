@@ -50,6 +50,20 @@ pub struct DriftCheck {
     /// Up to three disagreements: (reference value, field, copy, source or
     /// the other copies' value).
     pub examples: Vec<(String, String, String, String)>,
+    /// Against the source: fields that only ever lag behind it — a date
+    /// earlier, a counter lower — in every copy where they differ, with
+    /// how many copies lag. A copy that keeps its source's clock (`updated`,
+    /// `__v`) as it was is a snapshot taken at a moment, not a live copy
+    /// that fell out of step (seed 003: a copy is a snapshot unless the
+    /// design keeps it in step).
+    pub snapshot: Vec<(String, u64)>,
+}
+
+impl DriftCheck {
+    /// The copies are a snapshot of their source at a moment.
+    pub fn is_snapshot(&self) -> bool {
+        !self.snapshot.is_empty()
+    }
 }
 
 /// One copy: the reference's value and the sub-document holding it.
@@ -89,17 +103,123 @@ fn show(b: Option<&bson::Bson>) -> String {
     })
 }
 
+/// How a copy's value stands against its source's, for a field that
+/// differs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lag {
+    /// An earlier date, a lower number: the source moved on since.
+    Behind,
+    /// A later date, a higher number.
+    Ahead,
+    /// Not ordered (another type, a string).
+    Other,
+}
+
+fn lag(copy: &bson::Bson, source: &bson::Bson) -> Lag {
+    use bson::Bson::{DateTime, Double, Int32, Int64, Timestamp};
+    let num = |b: &bson::Bson| match b {
+        Int32(i) => Some(f64::from(*i)),
+        Int64(i) => Some(*i as f64),
+        Double(x) if x.is_finite() => Some(*x),
+        _ => None,
+    };
+    let order = match (copy, source) {
+        (DateTime(a), DateTime(b)) => Some(a.timestamp_millis().cmp(&b.timestamp_millis())),
+        (Timestamp(a), Timestamp(b)) => Some((a.time, a.increment).cmp(&(b.time, b.increment))),
+        _ => match (num(copy), num(source)) {
+            (Some(a), Some(b)) => a.partial_cmp(&b),
+            _ => None,
+        },
+    };
+    match order {
+        Some(std::cmp::Ordering::Less) => Lag::Behind,
+        Some(std::cmp::Ordering::Greater) => Lag::Ahead,
+        _ => Lag::Other,
+    }
+}
+
+/// Whether field `f` is its source's clock: a date or timestamp, or a
+/// version counter — a whole number that starts at its first version and
+/// moves up by one per change, so that most documents still hold the
+/// smallest value (Mongoose's `__v`, an optimistic lock's `version`). A
+/// business number that happens to grow (loyalty points, a balance) is
+/// spread over many values and is not a clock.
+fn is_clock(f: &str, matched: &[(&bson::Bson, &bson::Document, &bson::Document)]) -> bool {
+    let mut seen = std::collections::HashSet::<*const bson::Document>::new();
+    let mut counts: HashMap<i64, u64> = HashMap::new();
+    for (_, _, src) in matched {
+        if !seen.insert(std::ptr::from_ref(*src)) {
+            continue;
+        }
+        match src.get(f) {
+            Some(bson::Bson::DateTime(_) | bson::Bson::Timestamp(_)) => return true,
+            Some(bson::Bson::Int32(i)) if *i >= 0 => *counts.entry(i64::from(*i)).or_default() += 1,
+            Some(bson::Bson::Int64(i)) if *i >= 0 => *counts.entry(*i).or_default() += 1,
+            Some(_) => return false,
+            None => {}
+        }
+    }
+    let Some((&first, &n)) = counts.iter().min_by_key(|(v, _)| **v) else {
+        return false;
+    };
+    counts.iter().all(|(v, c)| *v == first || *c < n)
+}
+
 /// Compares each copy with its source document (by reference value) on
-/// `fields`; copies whose source was not found are not counted.
+/// `check.fields`; copies whose source was not found are not counted.
+///
+/// Only fields the copy and its source hold with one meaning are
+/// compared. A field that agrees with the source in at least half the
+/// copies holding it is a copy; a copy of the source's clock ([`is_clock`])
+/// that lags behind the source in every copy where it differs marks the
+/// copies as a snapshot ([`DriftCheck::snapshot`]); any other field that
+/// differs in most copies is the holder's own (a per-chat role beside a
+/// user's global role, an order line's quantity) and moves to
+/// `own_fields`, uncompared.
 pub fn against_source<H: std::hash::BuildHasher>(
     check: &mut DriftCheck,
     copies: &[Copy],
     sources: &HashMap<ValueKey, &bson::Document, H>,
 ) {
-    for (rv, h) in copies {
-        let Some(src) = of_bson(rv).and_then(|k| sources.get(&k)) else {
+    let matched: Vec<(&bson::Bson, &bson::Document, &bson::Document)> = copies
+        .iter()
+        .filter_map(|(rv, h)| {
+            let src = of_bson(rv).and_then(|k| sources.get(&k))?;
+            Some((rv, h, *src))
+        })
+        .collect();
+    let fields = std::mem::take(&mut check.fields);
+    for f in fields {
+        let (mut held, mut agree, mut behind, mut ahead, mut other) =
+            (0u64, 0u64, 0u64, 0u64, 0u64);
+        for (_, h, src) in &matched {
+            let (Some(a), Some(b)) = (h.get(f.as_str()), src.get(f.as_str())) else {
+                continue;
+            };
+            held += 1;
+            if same_value(a, b) {
+                agree += 1;
+                continue;
+            }
+            match lag(a, b) {
+                Lag::Behind => behind += 1,
+                Lag::Ahead => ahead += 1,
+                Lag::Other => other += 1,
+            }
+        }
+        if held == 0 {
             continue;
-        };
+        }
+        if behind > 0 && ahead == 0 && other == 0 && is_clock(&f, &matched) {
+            check.snapshot.push((f.clone(), behind));
+            check.fields.push(f);
+        } else if 2 * agree >= held {
+            check.fields.push(f);
+        } else {
+            check.own_fields.push(f);
+        }
+    }
+    for (rv, h, src) in matched {
         check.checked += 1;
         let differing =
             check
@@ -410,5 +530,92 @@ mod tests {
         // The copy of 9 has no source and is not counted.
         assert_eq!((c.checked, c.disagree), (2, 1));
         assert_eq!(c.examples[0].2, "\"bobby\"");
+    }
+
+    fn sources_by_id(docs: &[bson::Document]) -> HashMap<ValueKey, &bson::Document> {
+        docs.iter()
+            .filter_map(|d| d.get("_id").and_then(of_bson).map(|k| (k, d)))
+            .collect()
+    }
+
+    #[test]
+    fn a_field_that_differs_in_most_copies_is_the_holders_own() {
+        // Chat participants beside users: the per-chat role is no copy of
+        // the global one; the name is.
+        let users: Vec<bson::Document> = (0..10)
+            .map(|i| doc! {"_id": i, "name": format!("u{i}"), "role": "user"})
+            .collect();
+        let copies: Vec<Copy> = (0..30)
+            .map(|i| {
+                let u = i % 10;
+                let name = if i == 7 {
+                    "stale".to_owned()
+                } else {
+                    format!("u{u}")
+                };
+                let role = if i % 3 == 0 { "user" } else { "admin" };
+                (
+                    bson::Bson::Int32(u),
+                    doc! {"user": u, "name": name, "role": role},
+                )
+            })
+            .collect();
+        let mut c = DriftCheck {
+            fields: vec!["name".into(), "role".into()],
+            ..DriftCheck::default()
+        };
+        against_source(&mut c, &copies, &sources_by_id(&users));
+        assert_eq!(c.fields, ["name"]);
+        assert_eq!(c.own_fields, ["role"]);
+        assert_eq!((c.checked, c.disagree), (30, 1));
+        assert!(!c.is_snapshot());
+    }
+
+    #[test]
+    fn copies_that_keep_their_sources_clock_are_snapshots() {
+        // Tickets updated since their notifications copied them: `__v`
+        // (most tickets still at version 0) lags in every copy that
+        // differs, and the status differs with it.
+        let tickets: Vec<bson::Document> = (0..20)
+            .map(|i| doc! {"_id": i, "status": if i < 5 { "closed" } else { "open" }, "__v": if i < 5 { 3 } else { 0 }})
+            .collect();
+        let copies: Vec<Copy> = (0..20)
+            .map(|i| {
+                (
+                    bson::Bson::Int32(i),
+                    doc! {"_id": i, "status": "open", "__v": 0},
+                )
+            })
+            .collect();
+        let mut c = DriftCheck {
+            fields: vec!["status".into(), "__v".into()],
+            ..DriftCheck::default()
+        };
+        against_source(&mut c, &copies, &sources_by_id(&tickets));
+        assert!(c.is_snapshot());
+        assert_eq!(c.snapshot, [("__v".to_owned(), 5)]);
+        assert_eq!((c.checked, c.disagree), (20, 5));
+
+        // Loyalty points copied into orders: they grow too, but they are
+        // a business number spread over many values, not a clock: the
+        // copies are live copies gone stale.
+        let customers: Vec<bson::Document> =
+            (0..20).map(|i| doc! {"_id": i, "points": 50 * i}).collect();
+        let orders: Vec<Copy> = (0..20)
+            .map(|i| {
+                (
+                    bson::Bson::Int32(i),
+                    doc! {"id": i, "points": if i % 2 == 0 { 50 * i } else { 50 * i - 40 }},
+                )
+            })
+            .collect();
+        let mut c = DriftCheck {
+            fields: vec!["points".into()],
+            ..DriftCheck::default()
+        };
+        against_source(&mut c, &orders, &sources_by_id(&customers));
+        assert!(!c.is_snapshot());
+        assert_eq!(c.own_fields, Vec::<String>::new());
+        assert_eq!((c.checked, c.disagree), (20, 10));
     }
 }

@@ -1,31 +1,33 @@
 //! Whether a field holds references, by evidence rather than coincidence.
 //!
-//! Three kinds of evidence are weighed, and each is reported:
-//! - **values** (the chance test): how many of the field's sampled values
-//!   were found among the target's keys, compared with how many would be
-//!   found if the values had nothing to do with the target. The chance rate
-//!   comes from the target key's density: for integers, the share of the
-//!   integers in the candidate's value range that are target keys (small
-//!   ints 0..199 against `_id`s 0..199 hit by construction, a chance rate of
-//!   1); for strings, the target's keys over the value space a string of
-//!   that length and alphabet spans (emails and uuids never match by
-//!   chance; two-letter codes often do); ObjectIds never collide. The
-//!   observed rate must exceed the chance rate by [`MARGIN`] and the
-//!   binomial tail probability of that many hits by chance must be at most
-//!   [`ALPHA`].
-//! - **name**: the field's name points at the target collection
-//!   (`customer_id` → `customers`) or at its key (`account_id`).
-//! - **structure**: the field sits where documents keep references — not
-//!   under an operator key (`$or`, `$set`: a recorded query or update), not
-//!   in a sub-document whose fields vary from one occurrence to the next
-//!   (logged query documents, heterogeneous array elements), and at most
-//!   [`MAX_NESTING`] sub-document below the document or array element that
-//!   holds it.
+//! A reference is accepted on its values alone: how many of the field's
+//! sampled values were found among the target's keys, compared with how
+//! many would be found if the values had nothing to do with the target.
+//! - The **chance rate** comes from the value domain. For integers it is
+//!   the target key's density around each value — the share of nearby
+//!   integers that are keys (small ints 0..199 against `_id`s 0..199 hit by
+//!   construction, a chance rate of 1) — taken at an upper confidence bound
+//!   when the keys are a sample, so that a sample's gaps never make a dense
+//!   range look sparse. For strings it is the target's keys over the space
+//!   a string of that shape spans, where a word carries the information of
+//!   a word of English ([`WORD_BITS`]), not of its letters (emails and uuids
+//!   never match by chance; two-letter codes and common words often do).
+//!   ObjectIds never collide.
+//! - The **test**: the observed share must exceed the chance rate by
+//!   [`MARGIN`], and the binomial tail probability of that many hits by
+//!   chance must be at most the per-pair level: [`FAMILY_ALPHA`] divided by
+//!   the number of candidate pairs the run weighed (Bonferroni), so that
+//!   the chance of one false reference over a whole deployment, however
+//!   many collections it has, stays at most [`FAMILY_ALPHA`].
+//! - **Names** never make a reference: they only decide which pairs are
+//!   probed first and, between targets the values accept alike, which one
+//!   is kept.
+//! - **Structure**: a field under an operator key (`$or`, `$set`: a recorded
+//!   query or update) never holds references.
 //!
-//! A reference is accepted on value evidence alone, or, when its values
-//! carry too little information to tell (dense small integers), on name and
-//! structure together with a high match rate. Name affinity is supporting
-//! evidence, never required when the values speak.
+//! Fields whose values cannot identify anything (constant or
+//! near-constant, a version counter, a flag) are never candidates; see
+//! `keys::candidates_of`.
 
 use std::collections::HashMap;
 
@@ -34,7 +36,11 @@ use serde::Serialize;
 use crate::profile::raw::BsonType;
 use crate::profile::{FieldProfile, Profile, Seg};
 
-/// Largest chance probability of the observed hits for value evidence.
+/// Chance of accepting one false reference in a whole run (every
+/// candidate pair of the deployment together).
+pub const FAMILY_ALPHA: f64 = 0.01;
+/// Largest chance probability of an edge key a sample may have missed
+/// (see [`chance_rate_integers`]).
 pub const ALPHA: f64 = 1e-6;
 /// How far the observed distinct match rate must exceed the chance rate.
 pub const MARGIN: f64 = 0.25;
@@ -42,12 +48,17 @@ pub const MARGIN: f64 = 0.25;
 pub const MIN_FOUND: u64 = 2;
 /// Reference match rate from which value evidence makes a reference.
 pub const MIN_MATCH_EVIDENCED: f64 = 0.5;
-/// Reference match rate from which name and structure make a reference
-/// when the values cannot tell.
-pub const MIN_MATCH_NAMED: f64 = 0.8;
-/// `accepted_by` of a reference accepted for its name and place, not its
-/// values.
-pub const NAME_AND_STRUCTURE: &str = "name-and-structure";
+/// `accepted_by` of an accepted reference: its values.
+pub const BY_VALUES: &str = "values";
+/// Information of one word of English, in bits (Shannon's estimate of the
+/// entropy of printed English per word, 11.82 bits): what a word in a
+/// field's value tells, however many letters it has.
+pub const WORD_BITS: f64 = 11.82;
+
+/// The level each pair is tested at when the run weighed `tests` pairs.
+pub fn alpha_for(tests: u64) -> f64 {
+    FAMILY_ALPHA / tests.max(1) as f64
+}
 /// Least share of a container's occurrences that hold each step of the
 /// path, and least mean share of the container's fields (uniformity).
 pub const MIN_SHARE: f64 = 0.5;
@@ -96,20 +107,24 @@ pub struct Evidence {
     pub found: u64,
     /// Probability of finding at least `found` of `values` by chance.
     pub p_value: f64,
-    /// True when the values alone reject chance.
+    /// Candidate pairs the run weighed, and the level each was tested at
+    /// ([`FAMILY_ALPHA`] / `tests`).
+    pub tests: u64,
+    pub alpha: f64,
+    /// True when the values reject chance.
     pub by_values: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<Affinity>,
     pub structure: Structure,
-    /// `values` or `name-and-structure`; absent when not accepted.
+    /// `values`; absent when not accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accepted_by: Option<&'static str>,
 }
 
 impl Evidence {
-    /// Weighs the chance test with name and structure for one probe result:
-    /// `found` of `values` distinct values, and the match rate over
-    /// references.
+    /// Weighs one probe result: `found` of `values` distinct values, and
+    /// the match rate over references, at the level of a run that weighed
+    /// `tests` pairs. A name is reported, never counted.
     pub fn weigh(
         chance_rate: f64,
         values: u64,
@@ -117,6 +132,7 @@ impl Evidence {
         reference_rate: f64,
         name: Option<Affinity>,
         structure: Structure,
+        tests: u64,
     ) -> Evidence {
         let observed = if values == 0 {
             0.0
@@ -124,19 +140,12 @@ impl Evidence {
             found as f64 / values as f64
         };
         let p_value = binomial_tail(values, found, chance_rate);
-        let by_values = found >= MIN_FOUND && observed >= chance_rate + MARGIN && p_value <= ALPHA;
-        let accepted_by = if structure == Structure::Operator {
-            None
-        } else if by_values && reference_rate >= MIN_MATCH_EVIDENCED {
-            Some("values")
-        } else if name.is_some()
-            && structure == Structure::Held
-            && reference_rate >= MIN_MATCH_NAMED
-        {
-            Some(NAME_AND_STRUCTURE)
-        } else {
-            None
-        };
+        let alpha = alpha_for(tests);
+        let by_values = found >= MIN_FOUND && observed >= chance_rate + MARGIN && p_value <= alpha;
+        let accepted_by = (structure != Structure::Operator
+            && by_values
+            && reference_rate >= MIN_MATCH_EVIDENCED)
+            .then_some(BY_VALUES);
         Evidence {
             test: "binomial-chance",
             chance_rate: round4(chance_rate),
@@ -144,6 +153,8 @@ impl Evidence {
             values,
             found,
             p_value: significant(p_value),
+            tests,
+            alpha: significant(alpha),
             by_values,
             name,
             structure,
@@ -155,22 +166,14 @@ impl Evidence {
         self.accepted_by.is_some()
     }
 
-    /// Whether some probe result could make this pair a reference: value
-    /// evidence is reachable when even a full match would beat chance, or
-    /// name and structure allow one.
-    pub fn reachable(
-        chance_rate: f64,
-        values: u64,
-        name: Option<Affinity>,
-        structure: Structure,
-    ) -> bool {
-        if structure == Structure::Operator {
-            return false;
-        }
-        let by_values = values >= MIN_FOUND
+    /// Whether some probe result could make this pair a reference: even a
+    /// full match of `values` distinct values must beat chance at the
+    /// level of a run of one pair (the most lenient there is).
+    pub fn reachable(chance_rate: f64, values: u64, structure: Structure) -> bool {
+        structure != Structure::Operator
+            && values >= MIN_FOUND
             && 1.0 >= chance_rate + MARGIN
-            && binomial_tail(values, values, chance_rate) <= ALPHA;
-        by_values || (name.is_some() && structure == Structure::Held)
+            && binomial_tail(values, values, chance_rate) <= FAMILY_ALPHA
     }
 }
 
@@ -288,12 +291,23 @@ pub fn chance_rate_integers(values: &[f64], keys: &[f64], distinct: f64) -> f64 
         // The keys in [from, to]: the walk's ends are next to both bounds.
         let inside =
             partition_near(keys, right, |k| k <= to) - partition_near(keys, left, |k| k < from);
-        let density = (inside as f64 * scale / (to - from + 1.0)).min(1.0);
+        let width = to - from + 1.0;
+        let density = (inside as f64 * scale / width).min(1.0);
         let beyond = (value - at).abs();
         if beyond > 0.0 && missed.powf(beyond * density) < ALPHA {
             continue;
         }
-        sum += density;
+        // A sample holds each key with probability 1 / scale: the keys it
+        // shows in a window are a thinned count, so the chance is taken at
+        // an upper bound of the window's keys (k + 2√k + 2, about 97.5 %),
+        // never below what the sample's gaps happen to show.
+        let bound = if scale > 1.0 {
+            let k = inside as f64;
+            ((k + 2.0 * k.sqrt() + 2.0) * scale / width).min(1.0)
+        } else {
+            density
+        };
+        sum += bound;
     }
     sum / values.len() as f64
 }
@@ -312,38 +326,53 @@ fn partition_near(keys: &[f64], near: usize, pred: impl Fn(f64) -> bool) -> usiz
     at
 }
 
-/// Bits a string of this length and alphabet can carry: its length times
-/// the log of the size of the character classes it uses (digits 10,
-/// lower case 26, upper case 26, other ASCII 33, anything else 1,000).
+/// Bits a string of this shape can carry. A run of letters is a word: it
+/// carries the bits of its letters (length times the log of the classes it
+/// uses: lower case 26, upper case 26, both 52) but never more than a word
+/// of English does ([`WORD_BITS`]); a run of digits, or of letters and
+/// digits mixed (codes, hex, ids), carries every character's bits (digits
+/// 10, letters as above, both together their sum); any other character
+/// (separators, punctuation) adds the log of 33, anything beyond ASCII the
+/// log of 1,000. "Suspense" is one word; "mercedes_tyler@fakegmail.com"
+/// four words and two separators; "0312979509" ten digits.
 pub fn string_bits(s: &str) -> f64 {
-    let (mut digit, mut lower, mut upper, mut other, mut wide) =
-        (false, false, false, false, false);
-    let mut len = 0u32;
-    for ch in s.chars() {
-        len += 1;
-        match ch {
-            '0'..='9' => digit = true,
-            'a'..='z' => lower = true,
-            'A'..='Z' => upper = true,
-            c if c.is_ascii() => other = true,
-            _ => wide = true,
+    let mut bits = 0.0;
+    let mut token = String::new();
+    let flush = |token: &mut String, bits: &mut f64| {
+        if token.is_empty() {
+            return;
         }
+        let (mut digit, mut lower, mut upper) = (false, false, false);
+        for ch in token.chars() {
+            match ch {
+                '0'..='9' => digit = true,
+                'a'..='z' => lower = true,
+                _ => upper = true,
+            }
+        }
+        let alphabet: f64 = [(digit, 10.0), (lower, 26.0), (upper, 26.0)]
+            .iter()
+            .filter(|(used, _)| *used)
+            .map(|(_, n)| n)
+            .sum();
+        let raw = token.len() as f64 * alphabet.log2();
+        *bits += if digit { raw } else { raw.min(WORD_BITS) };
+        token.clear();
+    };
+    for ch in s.chars() {
+        if ch.is_ascii_alphanumeric() {
+            token.push(ch);
+            continue;
+        }
+        flush(&mut token, &mut bits);
+        bits += if ch.is_ascii() {
+            33f64.log2()
+        } else {
+            1000f64.log2()
+        };
     }
-    let alphabet = [
-        (digit, 10.0),
-        (lower, 26.0),
-        (upper, 26.0),
-        (other, 33.0),
-        (wide, 1000.0),
-    ]
-    .iter()
-    .filter(|(used, _)| *used)
-    .map(|(_, n)| n)
-    .sum::<f64>();
-    if alphabet <= 1.0 {
-        return 0.0;
-    }
-    f64::from(len) * alphabet.log2()
+    flush(&mut token, &mut bits);
+    bits
 }
 
 /// Chance rate of strings against string target keys: the mean, over the
@@ -584,7 +613,7 @@ mod tests {
         let counts: Vec<f64> = (0..7).map(f64::from).collect();
         let r = chance_rate_integers(&counts, &sampled, 2600.0);
         assert!(r > 0.9, "{r}");
-        assert!(!Evidence::reachable(r, 7, None, Structure::Held));
+        assert!(!Evidence::reachable(r, 7, Structure::Held));
         // Far beyond, where the sample would have seen keys: no chance.
         let r = chance_rate_integers(&[-1_000.0, 5_000.0], &sampled, 2600.0);
         assert!(r.abs() < f64::EPSILON, "{r}");
@@ -592,17 +621,32 @@ mod tests {
         // sample's density is scaled to the collection's.
         let half: Vec<f64> = (0..1000).step_by(20).map(f64::from).collect();
         let r = chance_rate_integers(&small, &half, 500.0);
-        assert!((r - 0.5).abs() < 0.1, "{r}");
+        assert!((0.45..0.95).contains(&r), "{r}");
+        // Every key known (the sample is the collection): the density as
+        // it is, no bound above it.
+        let every_other: Vec<f64> = (0..1000).step_by(2).map(f64::from).collect();
+        let r = chance_rate_integers(&small, &every_other, 500.0);
+        assert!((r - 0.5).abs() < 0.05, "{r}");
     }
 
     #[test]
     fn string_chance_rates() {
         assert!(string_bits("ab") < string_bits("abc"));
-        assert!(string_bits("mercedes_tyler@fakegmail.com") > 100.0);
+        // A word tells what a word tells, however long.
+        assert!((string_bits("Suspense") - WORD_BITS).abs() < 1e-9);
+        assert!((string_bits("Science Fiction") - (2.0 * WORD_BITS + 33f64.log2())).abs() < 1e-9);
+        // Digits and codes tell every character.
+        assert!((string_bits("0312979509") - 10.0 * 10f64.log2()).abs() < 1e-9);
+        assert!(string_bits("5f2a9c0e1b7d4a3e") > 80.0);
+        assert!(string_bits("mercedes_tyler@fakegmail.com") > 60.0);
         // Emails and uuids never match by chance.
         let r = StringChance::of(["mercedes_tyler@fakegmail.com", "sean_bean@gameofthron.es"])
             .rate(185.0);
-        assert!(r < 1e-20, "{r}");
+        assert!(r < 1e-12, "{r}");
+        // People's names against a few thousand people: about one in a
+        // hundred thousand — not one in 2^77 as their letters would say.
+        let r = StringChance::of(["Avi Vernekar", "Nino Michel"]).rate(3000.0);
+        assert!(r > 1e-6, "{r}");
         // Country codes against a table of 250 countries often do.
         let r = StringChance::of(["US", "FR", "CN"]).rate(250.0);
         assert!(r > 0.3, "{r}");
@@ -611,7 +655,7 @@ mod tests {
     #[test]
     fn weighing() {
         use Structure::*;
-        // (chance, values, found, reference rate, name, structure) → accepted by
+        // (chance, values, found, reference rate, name, structure, tests) → accepted by
         type Case = (
             f64,
             u64,
@@ -619,76 +663,75 @@ mod tests {
             f64,
             Option<Affinity>,
             Structure,
+            u64,
             Option<&'static str>,
         );
+        let name = Some(Affinity::Collection);
         let cases: &[Case] = &[
-            // Small ints against dense 0..199 ids, in logged queries: no.
-            (
-                1.0,
-                100,
-                100,
-                1.0,
-                Some(Affinity::Collection),
-                Heterogeneous,
-                None,
-            ),
-            (
-                1.0,
-                100,
-                100,
-                1.0,
-                Some(Affinity::Collection),
-                Operator,
-                None,
-            ),
-            (1.0, 100, 100, 1.0, Some(Affinity::Collection), Deep, None),
-            // The same values in a top-level `x_id` with 5 % dangling: yes.
-            (
-                0.95,
-                100,
-                92,
-                0.95,
-                Some(Affinity::Collection),
-                Held,
-                Some("name-and-structure"),
-            ),
-            // No name and nothing the values can show: no.
-            (0.95, 100, 92, 0.95, None, Held, None),
-            // ObjectIds: the values speak, whatever the name.
-            (0.0, 100, 62, 0.77, None, Held, Some("values")),
-            (0.0, 100, 62, 0.77, None, Deep, Some("values")),
+            // Small ints against dense 0..199 ids: a name changes nothing.
+            (1.0, 100, 100, 1.0, name, Held, 1, None),
+            (1.0, 100, 100, 1.0, name, Heterogeneous, 1, None),
+            // The same values in a top-level `x_id` with 5 % dangling: the
+            // values cannot tell, so it is no reference, named or not.
+            (0.95, 100, 92, 0.95, name, Held, 1, None),
+            (0.95, 100, 92, 0.95, None, Held, 1, None),
+            // ObjectIds: the values speak, wherever the field is.
+            (0.0, 100, 62, 0.77, None, Held, 1, Some("values")),
+            (0.0, 100, 62, 0.77, None, Deep, 1, Some("values")),
             // Found values but too few references match.
-            (0.0, 100, 30, 0.4, None, Held, None),
-            // Emails found in a users table, no name affinity needed.
-            (1e-30, 100, 100, 1.0, None, Held, Some("values")),
+            (0.0, 100, 30, 0.4, None, Held, 1, None),
+            // Emails found in a users table, no name needed.
+            (1e-30, 100, 100, 1.0, None, Held, 1, Some("values")),
             // One value found is not enough.
-            (0.0, 1, 1, 1.0, None, Held, None),
+            (0.0, 1, 1, 1.0, None, Held, 1, None),
             // Values under an operator are never references.
-            (0.0, 100, 100, 1.0, None, Operator, None),
+            (0.0, 100, 100, 1.0, None, Operator, 1, None),
+            // Two common words of two found, chance 1/2,000 each: enough
+            // for a run of ten pairs (p = 2.5e-7 ≤ 1e-3), not for a run of
+            // a hundred thousand (≤ 1e-7).
+            (5e-4, 2, 2, 1.0, None, Held, 10, Some("values")),
+            (5e-4, 2, 2, 1.0, None, Held, 100_000, None),
         ];
-        for &(chance, n, k, rate, name, structure, want) in cases {
-            let e = Evidence::weigh(chance, n, k, rate, name, structure);
+        for &(chance, n, k, rate, name, structure, tests, want) in cases {
+            let e = Evidence::weigh(chance, n, k, rate, name, structure, tests);
             assert_eq!(
                 e.accepted_by, want,
-                "{chance} {n} {k} {rate} {name:?} {structure:?}"
+                "{chance} {n} {k} {rate} {name:?} {structure:?} {tests}"
             );
+            assert!((e.alpha - FAMILY_ALPHA / tests as f64).abs() <= 1e-3 * e.alpha);
         }
     }
 
     #[test]
     fn reachability() {
-        // Nothing a probe returns can make dense small ints without a name
-        // a reference: the pair is not probed.
-        assert!(!Evidence::reachable(1.0, 100, None, Structure::Held));
-        assert!(Evidence::reachable(
-            1.0,
-            100,
-            Some(Affinity::Key),
-            Structure::Held
-        ));
-        assert!(Evidence::reachable(0.0, 5, None, Structure::Deep));
-        assert!(!Evidence::reachable(0.0, 5, None, Structure::Operator));
-        assert!(!Evidence::reachable(0.0, 1, None, Structure::Held));
+        // Nothing a probe returns can make dense small ints a reference:
+        // the pair is not probed, whatever its name.
+        assert!(!Evidence::reachable(1.0, 100, Structure::Held));
+        assert!(Evidence::reachable(0.0, 5, Structure::Deep));
+        assert!(!Evidence::reachable(0.0, 5, Structure::Operator));
+        assert!(!Evidence::reachable(0.0, 1, Structure::Held));
+    }
+
+    #[test]
+    fn a_sampled_dense_range_is_as_dense_as_it_is() {
+        // Ids 0..99,999, 1,000 of them sampled at random: years and
+        // runtimes (60..2,020) fall where every integer is a key. The
+        // sample's gaps must not make the range look sparse.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut keys: Vec<f64> = (0..1000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 100_000) as f64
+            })
+            .collect();
+        keys.sort_by(f64::total_cmp);
+        keys.dedup();
+        let values: Vec<f64> = (60..2020).step_by(7).map(f64::from).collect();
+        let r = chance_rate_integers(&values, &keys, 100_000.0);
+        assert!(r > 0.97, "{r}");
+        assert!(!Evidence::reachable(r, 200, Structure::Held));
     }
 
     #[test]

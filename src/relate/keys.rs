@@ -19,6 +19,10 @@ pub const MAX_KEY_BYTES: u64 = 256;
 pub const MIN_FAMILY_SHARE: f64 = 0.9;
 /// Presence and distinct share from which a field is a near-unique key.
 pub const NEAR_UNIQUE: f64 = 0.9;
+/// Least information a candidate's values must carry, in values' worth
+/// ([`References::effective_values`]): fewer than two is a constant with
+/// exceptions.
+pub const MIN_EFFECTIVE_VALUES: f64 = 2.0;
 /// Seed of the order in which kept documents are read for probing.
 const ORDER_SEED: u64 = 0x7265_6665_7265_6e63;
 
@@ -80,6 +84,26 @@ impl Tally {
 }
 
 impl References {
+    /// How many values the references carry in effect: `e` to the Shannon
+    /// entropy of their distribution. A constant is 1; a version counter
+    /// that is 0 in nine documents of ten and 1 or 2 in the rest, 1.4; five
+    /// statuses used alike, 5.
+    pub fn effective_values(&self) -> f64 {
+        if self.total == 0 {
+            return 0.0;
+        }
+        let n = self.total as f64;
+        let h: f64 = self
+            .weights
+            .iter()
+            .map(|&w| {
+                let p = w as f64 / n;
+                -p * p.ln()
+            })
+            .sum();
+        h.exp()
+    }
+
     /// The values a probe asks for.
     pub fn values(&self) -> Vec<bson::Bson> {
         self.keys.iter().filter_map(ValueKey::to_bson).collect()
@@ -239,7 +263,7 @@ fn main_family(f: &FieldProfile) -> Option<(Family, f64)> {
 }
 
 /// Names that say "the id of my holder": `customer.id` names a customer.
-fn names_its_holder(name: &str) -> bool {
+pub(crate) fn names_its_holder(name: &str) -> bool {
     matches!(
         name.to_ascii_lowercase().as_str(),
         "id" | "_id" | "ref" | "key" | "uuid" | "oid"
@@ -281,9 +305,16 @@ pub fn target_keys(colls: &[CollectionView<'_>]) -> Vec<TargetKey> {
                 .indexes
                 .iter()
                 .any(|i| i.unique && i.key.len() == 1 && i.key.contains_key(&f.path));
+            // A key identifies one document: nearly every value is its
+            // own, over the whole collection. A sample repeats fewer values
+            // than the collection holds, so the share is of the distinct
+            // values estimated for the collection (Duj1), the same whatever
+            // the sample drew; people's names repeat, account numbers
+            // issued twice by mistake are rare.
+            let documents = c.documents.unwrap_or(profile.sampled).max(profile.sampled);
             let near_unique = f
-                .distinct
-                .is_some_and(|d| d.estimate as f64 >= NEAR_UNIQUE * f.count as f64)
+                .population_distinct(documents, profile.sampled)
+                .is_some_and(|d| d.estimate as f64 >= NEAR_UNIQUE * d.population.max(1) as f64)
                 && f.count as f64 >= NEAR_UNIQUE * n;
             if !(is_id || unique_index || near_unique) {
                 continue;
@@ -411,6 +442,16 @@ pub fn candidates_of(
             let Some(refs) = References::sample(c.docs, order, &f.segments, family) else {
                 continue;
             };
+            // Values that cannot identify anything are never references,
+            // whatever their name: a constant, or a field nearly constant
+            // (a version counter, a flag, an enumeration used one way) —
+            // fewer than two values' worth of information. ObjectIds
+            // identify by what they are; two different ones are enough.
+            if (refs.keys.len() as u64) < evidence::MIN_FOUND
+                || (family != Family::ObjectId && refs.effective_values() < MIN_EFFECTIVE_VALUES)
+            {
+                continue;
+            }
             let near_unique = f
                 .distinct
                 .is_some_and(|d| d.estimate as f64 >= NEAR_UNIQUE * f.values.max(1) as f64);
@@ -470,6 +511,10 @@ pub enum Skip {
     Uninformative,
     /// The target's kept sample already shows it is not one.
     BySample,
+    /// A field of the target's own collection whose values match the key
+    /// of the document holding them: a document naming itself (`password`
+    /// equal to `userName`), not a reference.
+    SameDocument,
 }
 
 /// Decides whether a pair is worth a probe; `local` is what the target's
@@ -501,9 +546,6 @@ pub fn pair(
     {
         return Err(Skip::SameAttribute);
     }
-    // A name that points at a field two documents share points at no one
-    // document: only the values can show such a reference.
-    let name = name.filter(|_| target.duplicate.is_none());
     let values = cand.refs.keys.len() as u64;
     // Nothing found in a kept sample that holds every key, or in one large
     // enough to show a reference: no probe can accept the pair (a rate of
@@ -512,11 +554,15 @@ pub fn pair(
         return Err(Skip::BySample);
     }
     let chance = chance_rate(cand, target);
-    if !Evidence::reachable(chance, values, name, cand.structure) {
+    if !Evidence::reachable(chance, values, cand.structure) {
         return Err(Skip::Uninformative);
     }
+    if cand.coll == target.coll && names_own_document(cand, target, colls) {
+        return Err(Skip::SameDocument);
+    }
     if target.complete {
-        // The kept sample holds every key: the probe's answer is known.
+        // The kept sample holds every key: the probe's answer is known
+        // (weighed at the most lenient level; the run's own comes later).
         let e = Evidence::weigh(
             chance,
             values,
@@ -524,6 +570,7 @@ pub fn pair(
             local.rate(),
             name,
             cand.structure,
+            1,
         );
         if !e.accepted() {
             return Err(Skip::BySample);
@@ -537,9 +584,28 @@ pub fn pair(
     })
 }
 
-// A rate of 0 is below both acceptance rates: a pair with nothing found
-// is never accepted (`pair` relies on it).
-const _: () = assert!(evidence::MIN_MATCH_EVIDENCED > 0.0 && evidence::MIN_MATCH_NAMED > 0.0);
+// A rate of 0 is below the acceptance rate: a pair with nothing found is
+// never accepted (`pair` relies on it).
+const _: () = assert!(evidence::MIN_MATCH_EVIDENCED > 0.0);
+
+/// Whether most of a field's references, in the kept documents, equal the
+/// target key of the very document holding them.
+fn names_own_document(cand: &Candidate, target: &TargetKey, colls: &[CollectionView<'_>]) -> bool {
+    let (mut refs, mut own) = (0u64, 0u64);
+    for d in colls[cand.coll].docs {
+        let key = extract::top(d, &target.key).and_then(|e| value::of_element(&e));
+        for el in extract::values(d, &cand.segments) {
+            let Some(v) = value::of_element(&el) else {
+                continue;
+            };
+            refs += 1;
+            if key.as_ref() == Some(&v) {
+                own += 1;
+            }
+        }
+    }
+    refs > 0 && 2 * own >= refs
+}
 
 /// Values of `values` probed that a target's kept sample should show if
 /// the pair were a reference found at the least accepted rate: each found
@@ -649,6 +715,44 @@ impl Accepted {
     }
 }
 
+/// Of two fields accepted as references to each other (`books.genres` →
+/// `genres.name` and `genres.name` → `books.genres`: the same values on
+/// both sides), keeps one direction: towards a key the server keeps unique
+/// (`_id`, a unique index), else the one whose values are the more
+/// contained in the other's, else the one whose name points at the other
+/// side, else towards the side with more distinct values.
+fn one_direction(best: Vec<Accepted>, cands: &[Candidate], targets: &[TargetKey]) -> Vec<Accepted> {
+    let field = |coll: usize, dotted: &str| (coll, dotted.to_owned());
+    let source = |a: &Accepted| {
+        let c = &cands[a.cand];
+        field(c.coll, &query_path(&c.segments))
+    };
+    let sink = |a: &Accepted| field(targets[a.target].coll, &targets[a.target].key);
+    let rank = |a: &Accepted| {
+        let t = &targets[a.target];
+        (
+            t.key == "_id" || t.unique_index,
+            (a.tally.rate() * 1e6).round() as i64,
+            a.evidence.name.is_some(),
+            t.distinct.round() as i64,
+        )
+    };
+    let drop: Vec<bool> = best
+        .iter()
+        .map(|a| {
+            best.iter().any(|b| {
+                source(b) == sink(a)
+                    && sink(b) == source(a)
+                    && (rank(b) > rank(a) || (rank(b) == rank(a) && source(b) < source(a)))
+            })
+        })
+        .collect();
+    best.into_iter()
+        .zip(drop)
+        .filter_map(|(a, d)| (!d).then_some(a))
+        .collect()
+}
+
 /// Keeps the best target of each candidate, then drops references that
 /// are copies riding along another reference:
 /// - a reference to a key other than `_id` of a collection the same
@@ -669,6 +773,7 @@ pub fn choose(found: Vec<Accepted>, cands: &[Candidate], targets: &[TargetKey]) 
             None => best.push(a),
         }
     }
+    let best = one_direction(best, cands, targets);
     let to = |a: &Accepted| targets[a.target].coll;
     let from = |a: &Accepted| cands[a.cand].coll;
     let holder = |a: &Accepted| {
@@ -804,6 +909,7 @@ mod tests {
             t.rate(),
             p.name,
             cands[ci].structure,
+            1,
         ))
     }
 
@@ -945,26 +1051,13 @@ mod tests {
             ("log", "q.student_id", "students", "_id", None),
             ("log", "q.$or[].student_id", "students", "_id", None),
             ("log", "command.filter.student_id", "students", "_id", None),
-            (
-                "children",
-                "owner_id",
-                "owners",
-                "_id",
-                Some("name-and-structure"),
-            ),
+            // Named after owners, but small ints where every integer is
+            // an owner's id: the values cannot tell, and a name is no proof.
+            ("children", "owner_id", "owners", "_id", None),
             ("comments", "email", "users", "email", Some("values")),
             ("comments", "name", "users", "name", Some("values")),
             ("games", "score", "students", "_id", None),
-            // Named after owners and dense enough, but no value evidence:
-            // the name and the structure carry it (a reference by all we
-            // know).
-            (
-                "games",
-                "owner",
-                "owners",
-                "_id",
-                Some("name-and-structure"),
-            ),
+            ("games", "owner", "owners", "_id", None),
         ];
         for &(from, path, to, key, want) in cases {
             let got = judge(&colls, from, path, to, key);
@@ -974,8 +1067,12 @@ mod tests {
                 "{from}.{path} → {to}.{key}: {got:?}"
             );
         }
-        let e = judge(&colls, "children", "owner_id", "owners", "_id").expect("accepted");
-        assert!(!e.by_values && e.chance_rate > 0.6, "{e:?}");
+        // Two thirds of the values found where two thirds would be found by
+        // chance: the owners' sample (every owner) already says no.
+        assert_eq!(
+            judge(&colls, "children", "owner_id", "owners", "_id"),
+            Err(Skip::BySample)
+        );
         let e = judge(&colls, "comments", "email", "users", "email").expect("accepted");
         assert!(e.chance_rate < 1e-20 && e.p_value < 1e-100, "{e:?}");
         // Small ints in logged queries: no probe result could tell.
@@ -1063,6 +1160,7 @@ mod tests {
                     tally.rate(),
                     p.name,
                     c.structure,
+                    1,
                 );
                 if evidence.accepted() {
                     found.push(Accepted {
@@ -1194,30 +1292,78 @@ mod tests {
     }
 
     #[test]
-    fn a_name_does_not_point_at_a_key_two_documents_share() {
-        // `itemCount` in two collections: near-unique in one's sample, but
-        // with a duplicate there; the other's counts fall in its range.
-        let counts = [1, 2, 3, 4, 5, 5, 6, 7, 8, 9];
-        let carts: Vec<Document> = counts
+    fn a_field_whose_values_repeat_is_no_key() {
+        // Display names: 40 reviews by 25 people. Account numbers: 50, one
+        // issued twice by mistake — still a key, and a duplicated one.
+        let reviews: Vec<Document> = (0..40)
+            .map(|i| doc! {"_id": i, "name": format!("Reviewer {}", (i * 7) % 25)})
+            .collect();
+        let accounts: Vec<Document> = (0..50)
+            .map(|i| doc! {"_id": 100 + i, "account_no": 5_000_000 + if i == 49 { 0 } else { i * 13 }})
+            .collect();
+        let colls = [coll("reviews", &reviews), coll("accounts", &accounts)];
+        let v = views(&colls);
+        let targets = target_keys(&v);
+        let keys: Vec<(&str, &str)> = targets
             .iter()
-            .zip(100..)
-            .map(|(&n, id)| doc! {"_id": id, "itemCount": n})
+            .map(|t| (v[t.coll].name, t.key.as_str()))
+            .collect();
+        assert!(!keys.contains(&("reviews", "name")), "{keys:?}");
+        assert!(keys.contains(&("accounts", "account_no")), "{keys:?}");
+        let t = targets
+            .iter()
+            .find(|t| t.key == "account_no")
+            .expect("account_no");
+        assert!(t.duplicate.is_some());
+    }
+
+    #[test]
+    fn a_name_alone_is_no_reference() {
+        // The same names, the key unique: the name is reported, but counts
+        // in a small range carry no evidence, so nothing is probed.
+        let unique: Vec<Document> = (0..10)
+            .map(|i| doc! {"_id": 100 + i, "itemCount": 1 + i})
             .collect();
         let orders: Vec<Document> = (0..20)
             .map(|i| doc! {"_id": 200 + i, "itemCount": 1 + i % 5})
             .collect();
-        let colls = [coll("carts", &carts), coll("orders", &orders)];
+        let colls = [coll("carts", &unique), coll("orders", &orders)];
         assert_eq!(
             judge(&colls, "orders", "itemCount", "carts", "itemCount"),
-            Err(Skip::Uninformative),
-            "counts in a small range carry no evidence, and the name is not counted"
+            Err(Skip::Uninformative)
         );
-        // The same names with a key unique in the sample: the name counts.
-        let unique: Vec<Document> = (0..10)
-            .map(|i| doc! {"_id": 100 + i, "itemCount": 1 + i})
+    }
+
+    #[test]
+    fn values_that_identify_nothing_are_never_candidates() {
+        // A version counter in every document of every collection, as
+        // Mongoose writes it, and a one-document collection whose `__v`
+        // is trivially unique.
+        let accounts: Vec<Document> = (0..50)
+            .map(|i| doc! {"_id": bson::oid::ObjectId::new(), "__v": i32::from(i % 20 == 0), "name": format!("n{i}")})
             .collect();
-        let colls = [coll("carts", &unique), coll("orders", &orders)];
-        let e = judge(&colls, "orders", "itemCount", "carts", "itemCount").expect("weighed");
-        assert_eq!(e.name, Some(Affinity::Key));
+        let settings = vec![doc! {"_id": bson::oid::ObjectId::new(), "__v": 0}];
+        let colls = [coll("accounts", &accounts), coll("settings", &settings)];
+        let v = views(&colls);
+        let targets = target_keys(&v);
+        let cands = candidates(&v, &targets);
+        assert!(
+            cands.iter().all(|c| c.name != "__v"),
+            "{:?}",
+            cands.iter().map(|c| &c.path).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_document_naming_itself_is_no_reference() {
+        // `password` equal to `userName` in the same document.
+        let admins: Vec<Document> = (0..40)
+            .map(|i| doc! {"_id": i, "userName": format!("admin.{i}@example.org"), "password": format!("admin.{i}@example.org")})
+            .collect();
+        let colls = [coll("admins", &admins)];
+        assert_eq!(
+            judge(&colls, "admins", "password", "admins", "userName"),
+            Err(Skip::SameDocument)
+        );
     }
 }

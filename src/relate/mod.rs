@@ -29,6 +29,26 @@ pub use evidence::Evidence;
 pub use keys::Candidate;
 use value::ValueKey;
 
+/// Whether `r` is a reference held inside a copy of another document: a
+/// sub-document whose own `_id` references another collection (a
+/// notification's embedded ticket) holds that document's references as
+/// they were copied (`data.ticket.group`). They belong to the source —
+/// its own `group` is the reference to index — not to the copy.
+pub fn inside_a_copy(r: &Relationship, rels: &[&Relationship]) -> bool {
+    rels.iter().any(|c| {
+        if c.from_ns != r.from_ns || c.kind == Kind::Embedded || std::ptr::eq(*c, r) {
+            return false;
+        }
+        let Some(holder) = c.from_path.strip_suffix("._id") else {
+            return false;
+        };
+        r.from_path != c.from_path
+            && r.from_path
+                .strip_prefix(holder)
+                .is_some_and(|rest| rest.starts_with('.') || rest.starts_with("[]"))
+    })
+}
+
 /// Cardinality cut-offs from rules.md (fan-out maximum).
 pub const FEW_MAX: u64 = 100;
 pub const MANY_MAX: u64 = 10_000;

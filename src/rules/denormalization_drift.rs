@@ -42,7 +42,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             continue;
         }
         let share = d.disagree as f64 / d.checked as f64;
-        let severity = if share >= warn {
+        let snapshot = d.is_snapshot();
+        // A snapshot is expected to keep its value at copy time: what it
+        // says is for the reader's information, never a stale live copy.
+        let severity = if share >= warn && !snapshot {
             Severity::Warning
         } else {
             Severity::Info
@@ -70,7 +73,29 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     )
                 }
             });
-        let message = if between {
+        let clock: Vec<&str> = d.snapshot.iter().map(|(f, _)| f.as_str()).collect();
+        let message = if snapshot {
+            lang.pick(
+                format!(
+                    "{} holds snapshots of {}: {} of {} copies ({}) differ from it, and where {} differ the copy is always the older{example}",
+                    d.holder,
+                    d.source_ns,
+                    group(d.disagree),
+                    group(d.checked),
+                    percent(share),
+                    clock.join(", ")
+                ),
+                format!(
+                    "{} 保存的是 {} 的快照：{} 份副本中有 {} 份（{}）与源文档不同，而在 {} 不同之处副本总是较旧的{example}",
+                    d.holder,
+                    d.source_ns,
+                    group(d.checked),
+                    group(d.disagree),
+                    percent(share),
+                    clock.join("、")
+                ),
+            )
+        } else if between {
             lang.pick(
                 format!("{} of {} copies in {} ({}) disagree with other copies of the same {} on {} ({} of {} references have copies that differ){example}", group(d.disagree), group(d.checked), d.holder, percent(share), d.reference, d.fields.join(", "), group(d.groups_disagreeing), group(d.groups)),
                 format!("{} 中的 {} 份副本里有 {} 份（{}）与同一 {} 的其他副本在 {} 上不一致（{} 个引用中有 {} 个的副本互不相同）{example}", d.holder, group(d.checked), group(d.disagree), percent(share), d.reference, d.fields.join("、"), group(d.groups), group(d.groups_disagreeing)),
@@ -113,10 +138,14 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("own_fields", json!(d.own_fields)),
                 ("source", json!(d.source_ns)),
                 ("fields", json!(d.fields)),
+                ("copy", json!(if snapshot { "snapshot" } else { "live" })),
+                ("lagging_fields", json!(d.snapshot.iter().map(|(f, n)| json!({"field": f, "copies_behind": n})).collect::<Vec<_>>())),
                 ("examples", json!(d.examples.iter().map(|(r, f, c, s)| json!({"reference": r, "field": f, "copy": c, "source": s})).collect::<Vec<_>>())),
                 ("threshold", crossed(t, RULE, "warning-share")),
             ]),
-            remedy: if between {
+            remedy: if snapshot {
+                Remedy::SnapshotCopies { drift: d.clone() }
+            } else if between {
                 Remedy::CopiesDisagree { drift: d.clone() }
             } else {
                 Remedy::RefreshCopies { drift: d.clone() }
@@ -159,6 +188,7 @@ mod tests {
                 groups: 300,
                 groups_disagreeing: 280,
                 own_fields: vec!["qty".into()],
+                snapshot: Vec::new(),
                 examples: vec![(
                     "7".into(),
                     "name".into(),

@@ -47,6 +47,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         ) {
             continue;
         }
+        // A reference copied along with a whole document is the source's
+        // to index, not the copy's.
+        if crate::relate::inside_a_copy(r, &ctx.relationships) {
+            continue;
+        }
         let dotted = r.from_path.replace("[]", "");
         let docs = ctx.documents();
         let severity = if docs as f64 > crit {

@@ -96,6 +96,10 @@ pub enum Remedy {
     RefreshCopies { drift: DriftCheck },
     /// List copies that disagree with each other (`extended-reference`).
     CopiesDisagree { drift: DriftCheck },
+    /// Copies that are a snapshot of their source: keep only the fields
+    /// that do not change, or a reference — never a refresh, which would
+    /// rewrite what the holder recorded (`extended-reference`).
+    SnapshotCopies { drift: DriftCheck },
     /// Merge collections of one shape of database `db` (`polymorphic`).
     MergeCollections { db: String, colls: Vec<String> },
     /// Flatten or split off the deep sub-tree at `path`
