@@ -2104,6 +2104,7 @@ fn pairing_speedup() -> f64 {
                 total: keys.len() as u64,
                 keys,
                 identifier_share: 1.0,
+                converted: Vec::new(),
             }
         })
         .collect();

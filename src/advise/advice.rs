@@ -145,6 +145,9 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         Remedy::CopiesDisagree { drift } => {
             Some(super::integrity::copies_disagree(ctx, drift, lang))
         }
+        Remedy::ConvertReference { relationship } => {
+            Some(super::integrity::convert_reference(ctx, relationship, lang))
+        }
         Remedy::SnapshotCopies { drift } => {
             Some(super::integrity::snapshot_copies(ctx, drift, lang))
         }
@@ -195,6 +198,7 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         Remedy::ConvertType { .. }
         | Remedy::Rename { .. }
         | Remedy::StringDates { .. }
+        | Remedy::ConvertReference { .. }
         | Remedy::LossyNumbers { .. } => "schema-versioning",
     };
     Suggestion {

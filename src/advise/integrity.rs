@@ -483,3 +483,73 @@ pub fn snapshot_copies(
         migration: s,
     }
 }
+
+/// A reference kept in two representations: count the strings, and those
+/// that name an existing document once converted.
+pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
+    let Some(rep) = &r.representations else {
+        return Suggestion {
+            pattern: "schema-versioning",
+            summary: String::new(),
+            before: None,
+            after: None,
+            effect: Map::new(),
+            migration: String::new(),
+        };
+    };
+    let dotted = r.from_path.replace("[]", "");
+    let (to_db, to_coll) = r
+        .to_ns
+        .split_once('.')
+        .unwrap_or((ctx.db(), r.to_ns.as_str()));
+    let key = r.to.strip_prefix(&format!("{}.", r.to_ns)).unwrap_or("_id");
+    let mut s = header(
+        lang,
+        &format!("{} stored two ways in {}", r.from_path, ctx.ns()),
+    );
+    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+    let _ = writeln!(s, "const target = {};", js_coll(to_db, to_coll));
+    let _ = writeln!(
+        s,
+        "\n// References at {} stored as strings, and how many of them name a {} document once read by {}.",
+        r.from_path, r.to_ns, rep.conversion
+    );
+    let convert = json!({ rep.conversion: { "input": format!("${dotted}"), "onError": null, "onNull": null } });
+    let pipeline = json!([
+        { "$match": { dotted.clone(): { "$type": "string" } } },
+        { "$project": { "v": convert } },
+        { "$match": { "v": { "$ne": null } } },
+        { "$lookup": { "from": to_coll, "localField": "v", "foreignField": key, "as": "t" } },
+        { "$group": { "_id": { "$gt": [ { "$size": "$t" }, 0 ] }, "n": { "$sum": 1 } } }
+    ]);
+    let _ = writeln!(
+        s,
+        "const strings = coll.countDocuments({});",
+        js_value(&json!({ dotted.clone(): { "$type": "string" } }))
+    );
+    let _ = writeln!(
+        s,
+        "const rows = coll.aggregate({}, {{ allowDiskUse: true }}).toArray();",
+        js_value(&pipeline)
+    );
+    let _ = writeln!(
+        s,
+        "const named = rows.filter((x) => x._id === true).reduce((a, x) => a + x.n, 0);"
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{strings}} documents hold {} as a string; ${{named}} of them name a {} document once read by {}`);",
+        r.from_path, r.to_ns, rep.conversion
+    );
+    Suggestion {
+        pattern: "schema-versioning",
+        summary: lang.pick(
+            format!("Store {} in one representation ({}): read the strings with {} where they name a document of {}, and fix the writer that stores strings.", r.from_path, rep.native, rep.conversion, r.to_ns),
+            format!("{} 只用一种表示（{}）保存：把能指向 {} 中文档的字符串用 {} 转换过来，并修正写入字符串的写入方。", r.from_path, rep.native, r.to_ns, rep.conversion),
+        ),
+        before: Some(json!({ "stored_as": rep.stored_as, "references": rep.strings })),
+        after: Some(json!({ "stored_as": rep.native, "conversion": rep.conversion })),
+        effect: Map::new(),
+        migration: s,
+    }
+}

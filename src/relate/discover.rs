@@ -244,6 +244,7 @@ pub async fn relationships<S: Source>(
             matched: a.tally.found,
             evidence: Some(a.evidence),
             target_unique,
+            representations: super::Representations::of(cand.family, &a.tally),
             fanout_method: method,
             indexed,
             from_ns: from.namespace(),
@@ -749,6 +750,7 @@ mod tests {
                 total: 1,
                 keys,
                 identifier_share: 1.0,
+                converted: Vec::new(),
             },
         }
     }

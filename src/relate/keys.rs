@@ -61,6 +61,10 @@ pub struct References {
     pub total: u64,
     /// Share of the values free of white space (identifiers, not text).
     pub identifier_share: f64,
+    /// References carrying each value as a string of the family's value
+    /// (a hex string beside ObjectIds, a numeric string beside numbers),
+    /// when the field holds both representations; empty otherwise.
+    pub converted: Vec<u64>,
 }
 
 /// A probe's outcome counted over distinct values and over references.
@@ -70,6 +74,10 @@ pub struct Tally {
     pub found: u64,
     pub references: u64,
     pub references_found: u64,
+    /// Of the references, those stored as a string of the family's value,
+    /// and those of them found once converted.
+    pub converted: u64,
+    pub converted_found: u64,
 }
 
 impl Tally {
@@ -111,46 +119,74 @@ impl References {
 
     /// Counts which probed values were found, by value and by reference.
     pub fn tally(&self, found: &HashSet<ValueKey>) -> Tally {
-        let mut t = Tally {
-            values: self.keys.len() as u64,
-            references: self.total,
-            ..Tally::default()
-        };
-        for (k, w) in self.keys.iter().zip(&self.weights) {
+        let mut t = self.empty_tally();
+        for (i, (k, w)) in self.keys.iter().zip(&self.weights).enumerate() {
             if found.contains(k) {
                 t.found += 1;
                 t.references_found += w;
+                t.converted_found += self.converted.get(i).copied().unwrap_or(0);
             }
         }
         t
     }
 
+    /// The tally of a probe that found nothing.
+    pub fn empty_tally(&self) -> Tally {
+        Tally {
+            values: self.keys.len() as u64,
+            references: self.total,
+            converted: self.converted.iter().sum(),
+            ..Tally::default()
+        }
+    }
+
     /// Reads the references at `segs`. `None` when the field's values are
     /// not keys: numbers that are not integers, or strings that are text.
     /// `order` is the order in which the documents are read ([`read_order`]).
+    ///
+    /// With `convert`, strings that hold a value of `family` (a hex
+    /// ObjectId, a numeric string) are read as that value and counted in
+    /// [`References::converted`]: one reference kept in two
+    /// representations.
     pub fn sample(
         docs: &[Vec<u8>],
         order: &[usize],
         segs: &[Seg],
         family: Family,
+        convert: bool,
     ) -> Option<References> {
         let mut r = References::default();
         let mut index: HashMap<ValueKey, usize> = HashMap::new();
         let (mut usable, mut unusable, mut plain) = (0u64, 0u64, 0u64);
         'docs: for &i in order {
             for el in extract::values(&docs[i], segs) {
-                if family_of(el.ty) != Some(family) {
-                    continue;
-                }
-                if !is_key_value(&el) {
-                    unusable += 1;
-                    continue;
-                }
-                let Some(k) = value::of_element(&el) else {
+                let (k, is_converted) = if family_of(el.ty) == Some(family) {
+                    if !is_key_value(&el) {
+                        unusable += 1;
+                        continue;
+                    }
+                    let Some(k) = value::of_element(&el) else {
+                        continue;
+                    };
+                    (k, false)
+                } else if convert && el.ty == BsonType::String {
+                    let converted = crate::profile::raw::value::str(el.value)
+                        .and_then(|s| value::converted(s, family));
+                    match converted {
+                        Some(k) => (k, true),
+                        None => {
+                            unusable += 1;
+                            continue;
+                        }
+                    }
+                } else {
                     continue;
                 };
                 if let Some(&at) = index.get(&k) {
                     r.weights[at] += 1;
+                    if is_converted {
+                        r.converted[at] += 1;
+                    }
                     r.total += 1;
                     usable += 1;
                     continue;
@@ -167,6 +203,7 @@ impl References {
                 index.insert(k.clone(), r.keys.len());
                 r.keys.push(k);
                 r.weights.push(1);
+                r.converted.push(u64::from(is_converted));
                 r.total += 1;
                 usable += 1;
             }
@@ -174,9 +211,13 @@ impl References {
         if r.keys.is_empty() || (usable as f64) < MIN_FAMILY_SHARE * (usable + unusable) as f64 {
             return None;
         }
+        if r.converted.iter().all(|&c| c == 0) {
+            r.converted = Vec::new();
+        }
         r.identifier_share = plain as f64 / r.keys.len() as f64;
         r.keys.shrink_to_fit();
         r.weights.shrink_to_fit();
+        r.converted.shrink_to_fit();
         Some(r)
     }
 }
@@ -260,6 +301,27 @@ fn main_family(f: &FieldProfile) -> Option<(Family, f64)> {
         .map(|(_, c)| c)
         .sum();
     Some((fam, same as f64 / scalars as f64))
+}
+
+/// The family a field's references would be compared in, its share of
+/// the field's scalar values, and whether strings are to be read as that
+/// family's values too: a field holding ObjectIds beside strings (or
+/// numbers beside strings) may keep one reference in two representations;
+/// [`References::sample`] finds out whether the strings convert.
+fn reference_family(f: &FieldProfile) -> Option<(Family, f64, bool)> {
+    let (family, share) = main_family(f)?;
+    if share >= MIN_FAMILY_SHARE {
+        return Some((family, share, false));
+    }
+    let has = |t: BsonType| f.type_count(t) > 0;
+    let strings = has(BsonType::String);
+    if strings && has(BsonType::ObjectId) {
+        Some((Family::ObjectId, share, true))
+    } else if strings && (has(BsonType::Int) || has(BsonType::Long)) {
+        Some((Family::Number, share, true))
+    } else {
+        Some((family, share, false))
+    }
 }
 
 /// Names that say "the id of my holder": `customer.id` names a customer.
@@ -413,10 +475,10 @@ pub fn candidates_of(
             if f.segments == [Seg::Key("_id".into())] {
                 continue;
             }
-            let Some((family, share)) = main_family(f) else {
+            let Some((family, share, convert)) = reference_family(f) else {
                 continue;
             };
-            if share < MIN_FAMILY_SHARE {
+            if share < MIN_FAMILY_SHARE && !convert {
                 continue;
             }
             let dotted = query_path(&f.segments);
@@ -439,7 +501,7 @@ pub fn candidates_of(
                 continue;
             };
             let order = order.get_or_insert_with(|| read_order(c.docs));
-            let Some(refs) = References::sample(c.docs, order, &f.segments, family) else {
+            let Some(refs) = References::sample(c.docs, order, &f.segments, family, convert) else {
                 continue;
             };
             // Values that cannot identify anything are never references,
@@ -648,7 +710,7 @@ impl KeyIndex {
     /// `seen` gives.
     pub fn tallies(&self, refs: &References, targets: &[TargetKey]) -> Vec<(usize, Tally)> {
         let mut by_target: HashMap<usize, Tally> = HashMap::new();
-        for (k, &w) in refs.keys.iter().zip(&refs.weights) {
+        for (i, (k, &w)) in refs.keys.iter().zip(&refs.weights).enumerate() {
             let h = key_hash(k);
             let from = self.entries.partition_point(|e| e.0 < h);
             for &(_, ti) in self.entries[from..].iter().take_while(|e| e.0 == h) {
@@ -657,15 +719,18 @@ impl KeyIndex {
                     let t = by_target.entry(ti).or_default();
                     t.found += 1;
                     t.references_found += w;
+                    t.converted_found += refs.converted.get(i).copied().unwrap_or(0);
                 }
             }
         }
+        let empty = refs.empty_tally();
         let mut out: Vec<(usize, Tally)> = by_target
             .into_iter()
             .map(|(ti, t)| {
                 let t = Tally {
-                    values: refs.keys.len() as u64,
-                    references: refs.total,
+                    values: empty.values,
+                    references: empty.references,
+                    converted: empty.converted,
                     ..t
                 };
                 (ti, t)
@@ -679,11 +744,7 @@ impl KeyIndex {
     pub fn tally_of(tallies: &[(usize, Tally)], refs: &References, ti: usize) -> Tally {
         match tallies.binary_search_by_key(&ti, |(i, _)| *i) {
             Ok(at) => tallies[at].1,
-            Err(_) => Tally {
-                values: refs.keys.len() as u64,
-                references: refs.total,
-                ..Tally::default()
-            },
+            Err(_) => refs.empty_tally(),
         }
     }
 }
@@ -962,7 +1023,7 @@ mod tests {
             } else {
                 vec![Seg::Key("x".into())]
             };
-            let r = References::sample(&c.docs, &read_order(&c.docs), &segs, Family::Number)
+            let r = References::sample(&c.docs, &read_order(&c.docs), &segs, Family::Number, false)
                 .expect("references");
             let t = r.tally(&found);
             assert_eq!(
@@ -978,6 +1039,7 @@ mod tests {
             &read_order(&c.docs),
             &[Seg::Key("x".into())],
             Family::Number,
+            false,
         )
         .expect("references");
         assert_eq!((r.keys.len(), r.total), (PROBE_VALUES, PROBE_VALUES as u64));
@@ -992,7 +1054,8 @@ mod tests {
             &c.docs,
             &read_order(&c.docs),
             &[Seg::Key("x".into())],
-            Family::Number
+            Family::Number,
+            false
         )
         .is_none());
     }
@@ -1365,5 +1428,47 @@ mod tests {
             judge(&colls, "admins", "password", "admins", "userName"),
             Err(Skip::SameDocument)
         );
+    }
+
+    #[test]
+    fn one_reference_in_two_representations_is_found_whole() {
+        // Issues naming users by ObjectId, and by its hex string in four
+        // of ten: read as ObjectIds, every reference finds its user.
+        let users: Vec<Document> = (0..30)
+            .map(|_| doc! {"_id": bson::oid::ObjectId::new()})
+            .collect();
+        let issues: Vec<Document> = (0..100)
+            .map(|i| {
+                let id = users[i % 30].get_object_id("_id").expect("oid");
+                if i % 10 < 4 {
+                    doc! {"_id": i as i32, "user": {"_id": id.to_hex(), "name": "n"}}
+                } else {
+                    doc! {"_id": i as i32, "user": {"_id": id, "name": "n"}}
+                }
+            })
+            .collect();
+        let colls = [coll("users", &users), coll("issues", &issues)];
+        let v = views(&colls);
+        let targets = target_keys(&v);
+        let cands = candidates(&v, &targets);
+        let c = cands
+            .iter()
+            .find(|c| c.path == "user._id")
+            .expect("a candidate in two representations");
+        assert_eq!(c.family, Family::ObjectId);
+        let ti = targets
+            .iter()
+            .position(|t| v[t.coll].name == "users")
+            .expect("users._id");
+        let t = c.refs.tally(&targets[ti].seen);
+        assert_eq!((t.references, t.references_found), (100, 100));
+        assert_eq!((t.converted, t.converted_found), (40, 40));
+        let rep = crate::relate::Representations::of(c.family, &t).expect("two representations");
+        assert_eq!((rep.matched_as_stored, rep.matched_converted), (60, 100));
+        // Strings that are no ObjectIds are not converted, and a field of
+        // them is no candidate of the ObjectId family.
+        assert!(value::converted("not an id", Family::ObjectId).is_none());
+        assert!(value::converted("12", Family::Number).is_some());
+        assert!(value::converted("1 2", Family::Number).is_none());
     }
 }

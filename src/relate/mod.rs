@@ -211,6 +211,46 @@ impl Fanout {
     }
 }
 
+/// One reference stored two ways, counted over the references probed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Representations {
+    /// The `$type` of the references that match as they are
+    /// (`objectId`, `long`), and of the others (`string`).
+    pub native: &'static str,
+    pub stored_as: &'static str,
+    /// The server's conversion that reads the strings as the native type.
+    pub conversion: &'static str,
+    /// References probed, and those stored as strings.
+    pub references: u64,
+    pub strings: u64,
+    /// References that match as stored, and once the strings are converted.
+    pub matched_as_stored: u64,
+    pub matched_converted: u64,
+}
+
+impl Representations {
+    /// From a probe's tally, when some references were strings.
+    pub fn of(family: Family, tally: &keys::Tally) -> Option<Representations> {
+        if tally.converted == 0 {
+            return None;
+        }
+        let (native, conversion) = match family {
+            Family::ObjectId => ("objectId", "$toObjectId"),
+            Family::Number => ("long", "$toLong"),
+            Family::String => return None,
+        };
+        Some(Representations {
+            native,
+            stored_as: "string",
+            conversion,
+            references: tally.references,
+            strings: tally.converted,
+            matched_as_stored: tally.references_found - tally.converted_found,
+            matched_converted: tally.references_found,
+        })
+    }
+}
+
 /// One relationship, as the JSON report lists it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Relationship {
@@ -238,6 +278,12 @@ pub struct Relationship {
     /// For a target key other than `_id`: whether it is unique.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_unique: Option<KeyUniqueness>,
+    /// When the reference is kept in two representations (ObjectIds beside
+    /// their hex strings, numbers beside numeric strings): how many of the
+    /// references are strings, and how many references match before and
+    /// after the strings are converted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub representations: Option<Representations>,
     /// How the fan-out was measured: `array-length`, `server-group`,
     /// `file-scan` or `sample`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -418,6 +464,7 @@ pub fn embedded(
                 matched: 0,
                 evidence: None,
                 target_unique: None,
+                representations: None,
                 fanout_method: Some("array-length".into()),
                 indexed: None,
                 from_ns: ns.clone(),

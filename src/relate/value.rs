@@ -80,6 +80,33 @@ pub fn of_element(el: &Element<'_>) -> Option<ValueKey> {
     }
 }
 
+/// A string holding a value of another family, as the server's
+/// `$toObjectId` and `$toInt`/`$toLong` would read it: 24 hex digits are
+/// an ObjectId, a decimal integer (optional sign, no spaces, no leading
+/// `+`, within 64 bits) a number. `None` for anything else.
+pub fn converted(s: &str, family: super::Family) -> Option<ValueKey> {
+    match family {
+        super::Family::ObjectId => {
+            if s.len() != 24 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let mut bytes = [0u8; 12];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()?;
+            }
+            Some(ValueKey::Oid(bytes))
+        }
+        super::Family::Number => {
+            let digits = s.strip_prefix('-').unwrap_or(s);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            s.parse::<i64>().ok().map(ValueKey::Int)
+        }
+        super::Family::String => None,
+    }
+}
+
 /// The key of a decoded value.
 pub fn of_bson(b: &bson::Bson) -> Option<ValueKey> {
     match b {

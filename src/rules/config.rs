@@ -175,6 +175,7 @@ thresholds! {
     "string-dates" => string_dates: super::string_dates::Limits,
     "lossy-numbers" => lossy_numbers: super::lossy_numbers::Limits,
     "non-unique-reference-key" => non_unique_reference_key: super::non_unique_reference_key::Limits,
+    "reference-type-mismatch" => reference_type_mismatch: super::reference_type_mismatch::Limits,
     "index-esr" => index_esr: super::index_esr::Limits,
     "unindexed-query" => unindexed_query: super::unindexed_query::Limits,
     "lookup-on-hot-path" => lookup_on_hot_path: super::lookup_on_hot_path::Limits,

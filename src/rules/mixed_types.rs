@@ -65,6 +65,16 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let min_share = t.mixed_types.min_share;
     let mut out = Vec::new();
     for f in ctx.fields() {
+        // A reference kept as ObjectIds and their hex strings (or numbers
+        // and numeric strings) is `reference-type-mismatch`'s, with the
+        // match rates that say which representation is right.
+        if ctx
+            .relationships
+            .iter()
+            .any(|r| r.from_ns == ctx.ns() && r.from_path == f.path && r.representations.is_some())
+        {
+            continue;
+        }
         let non_null: Vec<(BsonType, u64)> = f
             .types
             .iter()

@@ -65,6 +65,7 @@ pub mod non_unique_reference_key;
 pub mod polymorphic_without_discriminator;
 pub mod push_without_slice;
 pub mod redundant_index;
+pub mod reference_type_mismatch;
 pub mod string_dates;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -10,9 +10,9 @@ use super::{
     denormalization_drift, document_near_limit, dynamic_keys, index_esr, large_reference_array,
     long_field_names, lookup_on_hot_path, lossy_numbers, missing_reference_index, mixed_types,
     non_unique_reference_key, polymorphic_without_discriminator, push_without_slice,
-    redundant_index, string_dates, time_series_per_event, too_many_collections, too_many_fields,
-    too_many_indexes, unbounded_array, unindexed_query, unused_index, write_amplified_copy,
-    CollectionCtx, DeploymentCtx, Finding, Thresholds,
+    redundant_index, reference_type_mismatch, string_dates, time_series_per_event,
+    too_many_collections, too_many_fields, too_many_indexes, unbounded_array, unindexed_query,
+    unused_index, write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
 
@@ -68,7 +68,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 27] = [
+pub const REGISTRY: [RuleInfo; 28] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -299,6 +299,17 @@ pub const REGISTRY: [RuleInfo; 27] = [
         source: "seeds/003 (index every reference field), MongoDB docs (unique indexes)",
         thresholds: non_unique_reference_key::THRESHOLDS,
         check: Check::Collection(non_unique_reference_key::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "reference-type-mismatch",
+        title: "One reference stored in two representations",
+        explanation: (
+            "A reference kept sometimes as an ObjectId and sometimes as its 24-hex string (or as a number and a numeric string) is two references to the server: a string never equals an ObjectId, so every $lookup, every query by that field and every index on it silently misses the documents of the other representation, and counts per parent come out short. MongoDB has no foreign keys and checks no types (seed 001): the application must write one representation. Convert the minority where it names an existing document ($toObjectId, $toLong) and fix the writer that produces it.",
+            "同一个引用有时保存为 ObjectId，有时保存为它的 24 位十六进制字符串（或者数字与数字字符串），对服务器来说就是两种不同的引用：字符串永远不等于 ObjectId，因此每个 $lookup、每个按该字段的查询以及它上面的索引都会悄悄漏掉另一种表示的文档，按父文档统计的数量也会偏少。MongoDB 没有外键，也不检查类型（种子材料 001）：必须由应用只写入一种表示。把少数派中确实指向已有文档的值转换过来（$toObjectId、$toLong），并修正产生它们的写入方。",
+        ),
+        source: "seeds/001 (no foreign keys in MongoDB: the application keeps references consistent), MongoDB docs ($toObjectId, comparison of BSON types)",
+        thresholds: reference_type_mismatch::THRESHOLDS,
+        check: Check::Collection(reference_type_mismatch::check, Basis::Documents),
     },
     RuleInfo {
         id: "index-esr",

@@ -96,6 +96,9 @@ pub enum Remedy {
     RefreshCopies { drift: DriftCheck },
     /// List copies that disagree with each other (`extended-reference`).
     CopiesDisagree { drift: DriftCheck },
+    /// Read the strings of a reference kept in two representations as the
+    /// other one, where they name an existing document (`schema-versioning`).
+    ConvertReference { relationship: Relationship },
     /// Copies that are a snapshot of their source: keep only the fields
     /// that do not change, or a reference — never a refresh, which would
     /// rewrite what the holder recorded (`extended-reference`).

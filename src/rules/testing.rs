@@ -141,6 +141,7 @@ pub fn relationship(
         matched,
         evidence: None,
         target_unique,
+        representations: None,
         fanout_method: None,
         indexed: None,
         from_ns: from_ns.into(),

@@ -1,0 +1,178 @@
+//! `reference-type-mismatch`: one reference kept in two representations —
+//! ObjectIds beside their 24-hex strings, numbers beside numeric strings —
+//! so that the strings match nothing (`{_id: "64d4…"}` never equals an
+//! ObjectId) and every `$lookup` and query on the field silently misses
+//! them (seed 001: no foreign keys, the application keeps references
+//! consistent).
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::fmt::{group, percent};
+use crate::i18n::Lang;
+
+const RULE: &str = "reference-type-mismatch";
+
+/// `[reference-type-mismatch]` in `docshape.toml`: this rule's thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// least share of references in each representation
+    pub min_share: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { min_share: 0.01 }
+    }
+}
+
+/// Each threshold's key and meaning, in the order the docs list them.
+pub const THRESHOLDS: &[(&str, &str)] = &[(
+    "min-share",
+    "least share of references in each representation",
+)];
+
+pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    let min_share = t.reference_type_mismatch.min_share;
+    let mut out = Vec::new();
+    for r in &ctx.relationships {
+        if r.from_ns != ctx.ns() {
+            continue;
+        }
+        let Some(rep) = &r.representations else {
+            continue;
+        };
+        if rep.references == 0 {
+            continue;
+        }
+        let strings = rep.strings as f64 / rep.references as f64;
+        let native = 1.0 - strings;
+        // Converting must find more of the references than they find as
+        // they are stored: strings that convert to nothing are no mismatch.
+        if strings < min_share
+            || native < min_share
+            || rep.matched_converted <= rep.matched_as_stored
+        {
+            continue;
+        }
+        let before = rep.matched_as_stored as f64 / rep.references as f64;
+        let after = rep.matched_converted as f64 / rep.references as f64;
+        let strings_matched = rep.matched_converted - rep.matched_as_stored;
+        out.push(Finding {
+            rule: RULE,
+            severity: Severity::Warning,
+            namespace: ctx.ns().to_owned(),
+            path: Some(r.from_path.clone()),
+            message: lang.pick(
+                format!(
+                    "{} holds {} of {} sampled references to {} as strings ({}), the rest as {}: as stored, {} of the references find their document; with the strings read by {} ({} of {} match), {}",
+                    r.from_path,
+                    group(rep.strings),
+                    group(rep.references),
+                    r.to,
+                    percent(strings),
+                    rep.native,
+                    percent(before),
+                    rep.conversion,
+                    group(strings_matched),
+                    group(rep.strings),
+                    percent(after),
+                ),
+                format!(
+                    "{} 中抽样的 {} 个指向 {} 的引用里有 {} 个以字符串保存（{}），其余为 {}：按原样只有 {} 的引用能找到对应文档；用 {} 转换字符串后（{} 个中有 {} 个匹配），为 {}",
+                    r.from_path,
+                    group(rep.references),
+                    r.to,
+                    group(rep.strings),
+                    percent(strings),
+                    rep.native,
+                    percent(before),
+                    rep.conversion,
+                    group(rep.strings),
+                    group(strings_matched),
+                    percent(after),
+                ),
+            ),
+            evidence: evidence([
+                ("references", json!(rep.references)),
+                ("stored_as_strings", json!(rep.strings)),
+                ("strings_share", json!(strings)),
+                ("native_type", json!(rep.native)),
+                ("conversion", json!(rep.conversion)),
+                ("match_rate_as_stored", json!(before)),
+                ("match_rate_converted", json!(after)),
+                ("strings_matched", json!(strings_matched)),
+                ("target", json!(r.to)),
+                ("threshold", crossed(t, RULE, "min-share")),
+            ]),
+            remedy: Remedy::ConvertReference {
+                relationship: (*r).clone(),
+            },
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::relate::Representations;
+    use crate::rules::testing;
+    use bson::doc;
+
+    fn rel(
+        strings: u64,
+        matched_as_stored: u64,
+        matched_converted: u64,
+    ) -> crate::relate::Relationship {
+        let mut r = testing::relationship(
+            "db.issues",
+            "user._id",
+            "db.users",
+            "_id",
+            100,
+            matched_converted,
+            None,
+        );
+        r.representations = Some(Representations {
+            native: "objectId",
+            stored_as: "string",
+            conversion: "$toObjectId",
+            references: 100,
+            strings,
+            matched_as_stored,
+            matched_converted,
+        });
+        r
+    }
+
+    #[test]
+    fn fires_when_converting_the_strings_finds_more() {
+        let docs: Vec<bson::Document> = (0..10).map(|i| doc! {"_id": i}).collect();
+        let report = testing::report("db.issues", &docs);
+        let t = Thresholds::default();
+        // (strings, found as stored, found converted) → fires
+        for (strings, before, after, fires) in [
+            (41, 59, 99, true),
+            (41, 59, 59, false), // the strings convert to nothing that exists
+            (0, 100, 100, false),
+            (100, 0, 100, false), // one representation only: not a mix
+            (1, 99, 100, true),
+        ] {
+            let rels = [rel(strings, before, after)];
+            let found = check(&testing::ctx(&report, &rels), &t, Lang::En);
+            assert_eq!(
+                found.len(),
+                usize::from(fires),
+                "{strings} {before} {after}"
+            );
+            if let Some(f) = found.first() {
+                assert_eq!(f.severity, Severity::Warning);
+                assert_eq!(f.evidence["stored_as_strings"], strings);
+                assert!(f.message.contains("$toObjectId"), "{}", f.message);
+            }
+        }
+    }
+}
