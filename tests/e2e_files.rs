@@ -1053,6 +1053,25 @@ fn a_time_series_dump_is_read_as_its_measurements() {
         assert!(out.status.success(), "{}", stderr(&out));
         assert!(stdout(&out).contains(said), "{format}: {}", stdout(&out));
     }
+    // Every measurement read at once gives the same profile.
+    let full = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+        "--full",
+    ]));
+    let f = collection(&full, "iot.weather");
+    assert_eq!((&f["documents"], &f["sampled"]), (&json!(9), &json!(9)));
+    assert_eq!(f["fields"], c["fields"]);
+    let lines = docshape(&["audit", path_str(tmp.path()), "--format", "jsonl"]);
+    assert!(
+        stdout(&lines)
+            .lines()
+            .any(|l| l.starts_with(r#"{"type":"end""#) && l.contains(said)),
+        "{}",
+        stdout(&lines)
+    );
     let zh = docshape(&["audit", path_str(tmp.path()), "--lang", "zh"]);
     assert!(
         stdout(&zh).contains("iot.weather 是时间序列集合（时间字段 `ts`，元字段 `sensor`，粒度 hours）：从 system.buckets.weather.bson 的 3 个桶读出 9 条测量"),
