@@ -1222,11 +1222,28 @@ fn buckets_without_metadata_and_named_on_their_own() {
         assert_eq!(field(c, "rpm")["count"], 4);
         let notes = report["notes"].to_string();
         assert!(
-            notes.contains("neither motors.metadata.json nor system.buckets.motors.metadata.json is beside it: its time field, meta field and granularity are unknown"),
+            notes.contains("no readable motors.metadata.json or system.buckets.motors.metadata.json with its options.timeseries is beside it: its time field, meta field and granularity are unknown"),
             "{notes}"
         );
         assert!(notes.contains("(time field unknown, meta field unknown, granularity unknown): 4 measurements read from 1 bucket in system.buckets.motors.bson"), "{notes}");
     }
+    // Metadata that cannot be read says no more.
+    std::fs::write(db.join("motors.metadata.json"), "{not json").expect("write");
+    let report = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+    ]));
+    let c = collection(&report, "plant.motors");
+    assert_eq!(field(c, "meta")["types"], json!({"string": 4}));
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("granularity are unknown"),
+        "{}",
+        report["notes"]
+    );
 }
 
 /// Copies the files of a real dump's database directory.

@@ -84,16 +84,19 @@ impl Entry {
     /// `system.buckets.NAME.bson`: the time-series collection `NAME`, as
     /// its metadata beside it describes it.
     fn buckets(db: &str, name: &str, path: PathBuf) -> Entry {
-        let spec = match buckets_metadata(&path, name) {
-            Some(md) => {
+        // Metadata that cannot be read, or that does not describe a
+        // time-series collection, says nothing of the buckets.
+        let spec = buckets_metadata(&path, name)
+            .and_then(|md| {
                 let opts = read_metadata_doc(&md)
+                    .ok()?
+                    .get_document("options")
                     .ok()
-                    .and_then(|d| d.get_document("options").ok().cloned())
-                    .unwrap_or_default();
-                Spec::from_options(&opts, md)
-            }
-            None => Spec::default(),
-        };
+                    .filter(|o| o.get_document("timeseries").is_ok())?
+                    .clone();
+                Some(Spec::from_options(&opts, md))
+            })
+            .unwrap_or_default();
         Entry {
             db: db.to_owned(),
             coll: name.to_owned(),
@@ -618,11 +621,11 @@ fn no_buckets_metadata(e: &Entry) -> Text {
     let file = e.path.display();
     Text::new(
         format!(
-            "{ns}: {file} holds the buckets of a time-series collection, and neither {name}.metadata.json nor system.buckets.{name}.metadata.json is beside it: its time field, meta field and granularity are unknown; its measurements are read with each bucket's meta value under `{m}`",
+            "{ns}: {file} holds the buckets of a time-series collection, and no readable {name}.metadata.json or system.buckets.{name}.metadata.json with its options.timeseries is beside it: its time field, meta field and granularity are unknown; its measurements are read with each bucket's meta value under `{m}`",
             m = buckets::UNKNOWN_META
         ),
         format!(
-            "{ns}：{file} 存放的是时间序列集合的桶，旁边没有 {name}.metadata.json 或 system.buckets.{name}.metadata.json：时间字段、元字段和粒度未知；读出的测量把每个桶的 meta 值放在 `{m}` 下",
+            "{ns}：{file} 存放的是时间序列集合的桶，旁边没有可读的、带 options.timeseries 的 {name}.metadata.json 或 system.buckets.{name}.metadata.json：时间字段、元字段和粒度未知；读出的测量把每个桶的 meta 值放在 `{m}` 下",
             m = buckets::UNKNOWN_META
         ),
     )
