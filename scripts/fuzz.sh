@@ -23,7 +23,7 @@ if ! cargo fuzz build --fuzz-dir fuzz --sanitizer none; then
     exit 1
 fi
 status=0
-for target in ejson bson_stream profile profile_reference query; do
+for target in ejson bson_stream profile profile_reference query buckets; do
     mkdir -p "fuzz/corpus/$target"
     work=$(mktemp -d)
     cp -r "fuzz/corpus/$target/." "$work/"

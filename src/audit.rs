@@ -506,7 +506,12 @@ pub async fn run_into<S: Source>(
     report.relationships = relationships;
     report.findings = deployment;
     report.relationship_cost = cost;
-    report.notes = notes;
+    report.notes = source
+        .notes()
+        .iter()
+        .map(|t| t.get(plan.lang).to_owned())
+        .collect();
+    report.notes.extend(notes);
     report.workload = linked_workload;
     let shelved = shelf.usage();
     if let Some(failure) = &shelved.failure {

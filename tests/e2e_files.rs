@@ -909,3 +909,518 @@ fn a_stop_while_files_are_read_keeps_those_read_in_order() {
         report.notes
     );
 }
+
+// ---------------------------------------------------------------------
+// Dumps read whole: time-series buckets, legacy `system.indexes.bson`,
+// collections of which only the metadata is left, `system.*` files named
+// on their own.
+
+/// An uncompressed (version 1) bucket of the time-series collection
+/// whose time field is `ts`: `rows` are the measurements, each its
+/// fields in column order (a field a row lacks is skipped).
+fn bucket_v1(id: u32, meta: Option<Bson>, rows: &[Document]) -> Document {
+    let mut data = Document::new();
+    for (i, row) in rows.iter().enumerate() {
+        for (k, v) in row {
+            let column = data
+                .entry(k.clone())
+                .or_insert_with(|| Bson::Document(Document::new()));
+            if let Bson::Document(c) = column {
+                c.insert(i.to_string(), v.clone());
+            }
+        }
+    }
+    let mut b = doc! {
+        "_id": common::oid(1_700_000_000 + id, id),
+        "control": {"version": 1, "min": {}, "max": {}},
+    };
+    if let Some(m) = meta {
+        b.insert("meta", m);
+    }
+    b.insert("data", data);
+    b
+}
+
+/// `NAME.metadata.json` of a time-series collection, as mongodump
+/// writes it.
+fn timeseries_metadata(name: &str, granularity: &str) -> String {
+    json!({
+        "options": {"timeseries": {"timeField": "ts", "metaField": "sensor",
+                                   "granularity": granularity,
+                                   "bucketMaxSpanSeconds": 2_592_000}},
+        "indexes": [{"v": 2, "key": {"sensor": 1, "ts": 1}, "name": "sensor_1_ts_1"}],
+        "collectionName": name,
+        "type": "timeseries",
+    })
+    .to_string()
+}
+
+/// A measurement as the server gives it back: the time field, the meta
+/// field, then the other fields.
+fn measurement(ts: i64, sensor: &Document, rest: &Document) -> Document {
+    let mut d = doc! {"ts": DateTime::from_millis(ts), "sensor": sensor.clone()};
+    d.extend(rest.clone());
+    d
+}
+
+fn encoded_len(d: &Document) -> u64 {
+    bson::to_vec(d).expect("encode").len() as u64
+}
+
+/// A dump of one time-series collection: three buckets of measurements
+/// (one field missing from one of them), read back as measurements with
+/// the time field, meta field and granularity of the metadata.
+#[test]
+fn a_time_series_dump_is_read_as_its_measurements() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("iot");
+    std::fs::create_dir(&db).expect("mkdir");
+    std::fs::write(
+        db.join("weather.metadata.json"),
+        timeseries_metadata("weather", "hours"),
+    )
+    .expect("metadata");
+    let mut buckets = Vec::new();
+    let mut expected = Vec::new();
+    let mut n = 0i64;
+    for b in 0..3u32 {
+        let sensor = doc! {"id": i64::from(b), "kind": "temperature"};
+        let mut rows = Vec::new();
+        for k in 0..(2 + i64::from(b)) {
+            n += 1;
+            let mut rest = doc! {"_id": common::oid(1_700_000_000, n as u32)};
+            // The first measurement of the second bucket has no reading.
+            if !(b == 1 && k == 0) {
+                rest.insert("temp", 10.0 + n as f64 / 4.0);
+            }
+            let ts = 1_700_000_000_000 + n * 60_000;
+            let mut row = doc! {"ts": DateTime::from_millis(ts)};
+            row.extend(rest.clone());
+            rows.push(row);
+            expected.push(measurement(ts, &sensor, &rest));
+        }
+        buckets.push(bucket_v1(b, Some(Bson::Document(sensor)), &rows));
+    }
+    write_bson(&db.join("system.buckets.weather.bson"), &buckets);
+    let sizes: Vec<u64> = expected.iter().map(encoded_len).collect();
+
+    let report = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        collections(&report).len(),
+        1,
+        "the buckets are not a collection of their own"
+    );
+    let c = collection(&report, "iot.weather");
+    assert_eq!(c["kind"], "timeseries");
+    assert_eq!(c["documents"], 9);
+    assert_eq!(c["sampled"], 9);
+    assert_eq!(c["options"]["timeseries"]["granularity"], "hours");
+    assert_eq!(c["indexes"][0]["name"], "sensor_1_ts_1");
+    assert_eq!(field(c, "ts")["types"], json!({"date": 9}));
+    assert_eq!(field(c, "sensor.id")["count"], 9);
+    assert_eq!(field(c, "_id")["types"], json!({"objectId": 9}));
+    assert_eq!(field(c, "temp")["count"], 8, "one measurement lacks it");
+    for bucket_field in ["control", "data", "meta", "data.ts"] {
+        assert!(
+            !c["fields"]
+                .as_array()
+                .expect("fields")
+                .iter()
+                .any(|f| f["path"] == bucket_field),
+            "{bucket_field} is a bucket's field, not a measurement's"
+        );
+    }
+    // Sizes are those of the measurements as the server unpacks them.
+    assert_eq!(c["doc_size"]["min"], *sizes.iter().min().expect("sizes"));
+    assert_eq!(c["doc_size"]["max"], *sizes.iter().max().expect("sizes"));
+    let said = "iot.weather is a time-series collection (time field `ts`, meta field `sensor`, granularity hours): 9 measurements read from 3 buckets in system.buckets.weather.bson";
+    assert!(
+        report["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .any(|n| n == said),
+        "{}",
+        report["notes"]
+    );
+    for format in ["text", "markdown"] {
+        let out = docshape(&["audit", path_str(tmp.path()), "--format", format]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains(said), "{format}: {}", stdout(&out));
+    }
+    // Every measurement read at once gives the same profile.
+    let full = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+        "--full",
+    ]));
+    let f = collection(&full, "iot.weather");
+    assert_eq!((&f["documents"], &f["sampled"]), (&json!(9), &json!(9)));
+    assert_eq!(f["fields"], c["fields"]);
+    let lines = docshape(&["audit", path_str(tmp.path()), "--format", "jsonl"]);
+    assert!(
+        stdout(&lines)
+            .lines()
+            .any(|l| l.starts_with(r#"{"type":"end""#) && l.contains(said)),
+        "{}",
+        stdout(&lines)
+    );
+    let zh = docshape(&["audit", path_str(tmp.path()), "--lang", "zh"]);
+    assert!(
+        stdout(&zh).contains("iot.weather 是时间序列集合（时间字段 `ts`，元字段 `sensor`，粒度 hours）：从 system.buckets.weather.bson 的 3 个桶读出 9 条测量"),
+        "{}",
+        stdout(&zh)
+    );
+
+    // Some dumps put the metadata beside the buckets, under their name.
+    std::fs::rename(
+        db.join("weather.metadata.json"),
+        db.join("system.buckets.weather.metadata.json"),
+    )
+    .expect("rename");
+    let again = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(collections(&again).len(), 1, "{again}");
+    let c = collection(&again, "iot.weather");
+    assert_eq!(
+        (&c["kind"], &c["documents"]),
+        (&json!("timeseries"), &json!(9))
+    );
+    assert_eq!(field(c, "sensor.kind")["count"], 9);
+}
+
+/// Buckets that cannot be read are skipped, each said in the report with
+/// why; the others are read. A compressed bucket whose columns are single
+/// values is read; one whose columns hold delta blocks is skipped, and
+/// its measurements (its `control.count`) still count in the collection.
+#[test]
+fn unreadable_and_compressed_buckets_are_skipped_with_a_note() {
+    use base64::Engine;
+    use bson::spec::BinarySubtype;
+    use bson::Binary;
+    let column = |b64: &str| {
+        Bson::Binary(Binary {
+            subtype: BinarySubtype::from(7u8),
+            bytes: base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .expect("base64"),
+        })
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("iot");
+    std::fs::create_dir(&db).expect("mkdir");
+    std::fs::write(
+        db.join("readings.metadata.json"),
+        json!({"options": {"timeseries": {"timeField": "t", "metaField": "m"}},
+               "indexes": [], "type": "timeseries"})
+        .to_string(),
+    )
+    .expect("metadata");
+    let good = bucket_v1(
+        1,
+        Some(Bson::Int32(7)),
+        &[doc! {"t": DateTime::from_millis(1_000), "a": 1}],
+    );
+    // A column keyed by something other than positions.
+    let mut damaged = bucket_v1(2, None, &[doc! {"t": DateTime::from_millis(2_000)}]);
+    damaged.insert("data", doc! {"t": {"first": DateTime::from_millis(2_000)}});
+    // Compressed, one measurement: each column one literal (the time
+    // 1,000 ms after the epoch; the string "foo").
+    let single = doc! {
+        "_id": common::oid(1_700_000_003, 3),
+        "control": {"version": 2, "min": {}, "max": {}, "count": 1},
+        "meta": 8,
+        "data": {"t": column("CQDoAwAAAAAAAAA="), "s": column("AgAEAAAAZm9vAAA=")},
+    };
+    // Compressed, two measurements in Simple-8b delta blocks.
+    let deltas = doc! {
+        "_id": common::oid(1_700_000_004, 4),
+        "control": {"version": 2, "min": {}, "max": {}, "count": 2},
+        "meta": 0,
+        "data": {
+            "t": column("CQAYhggUjQEAAIAOAAAAAAAAAAA="),
+            "a": column("AQAAAAAAAAAAAJAuAAAAAAAAAAA="),
+        },
+    };
+    write_bson(
+        &db.join("system.buckets.readings.bson"),
+        &[good, damaged, single, deltas],
+    );
+    let report = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+    ]));
+    let c = collection(&report, "iot.readings");
+    assert_eq!(c["kind"], "timeseries");
+    assert_eq!(
+        c["sampled"], 2,
+        "the first bucket's and the single compressed one's"
+    );
+    assert_eq!(
+        c["documents"], 4,
+        "with the two the skipped compressed bucket declares"
+    );
+    assert_eq!(field(c, "t")["types"], json!({"date": 2}));
+    assert_eq!(field(c, "m")["types"], json!({"int": 2}));
+    assert_eq!(field(c, "s")["count"], 1);
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let note = notes
+        .iter()
+        .find(|n| n.starts_with("iot.readings is a time-series collection"))
+        .unwrap_or_else(|| panic!("{notes:?}"));
+    for part in [
+        "2 measurements read from 4 buckets",
+        "2 buckets, holding 2 measurements, could not be read and were skipped",
+        "the compressed column data.t could not be decoded: it holds Simple-8b delta blocks",
+        "data.t is neither a document of positions nor a BSON column",
+    ] {
+        assert!(note.contains(part), "{part}: {note}");
+    }
+}
+
+/// Buckets with no metadata beside them, read from a directory and named
+/// on their own: the collection is still time-series, its measurements
+/// read, the meta value under `meta`, and the note says what is unknown.
+#[test]
+fn buckets_without_metadata_and_named_on_their_own() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("plant");
+    std::fs::create_dir(&db).expect("mkdir");
+    let rows: Vec<Document> = (0..4)
+        .map(|i| doc! {"at": DateTime::from_millis(i * 1_000), "rpm": i32::try_from(i).expect("small") * 100})
+        .collect();
+    let file = db.join("system.buckets.motors.bson");
+    write_bson(
+        &file,
+        &[bucket_v1(1, Some(Bson::String("m1".into())), &rows)],
+    );
+    for target in [tmp.path(), file.as_path()] {
+        let report = json_ok(&docshape(&["audit", path_str(target), "--format", "json"]));
+        assert_eq!(collections(&report).len(), 1, "{report}");
+        let c = collection(&report, "plant.motors");
+        assert_eq!(c["kind"], "timeseries");
+        assert_eq!(c["documents"], 4);
+        assert_eq!(field(c, "meta")["types"], json!({"string": 4}));
+        assert_eq!(field(c, "rpm")["count"], 4);
+        let notes = report["notes"].to_string();
+        assert!(
+            notes.contains("no readable motors.metadata.json or system.buckets.motors.metadata.json with its options.timeseries is beside it: its time field, meta field and granularity are unknown"),
+            "{notes}"
+        );
+        assert!(notes.contains("(time field unknown, meta field unknown, granularity unknown): 4 measurements read from 1 bucket in system.buckets.motors.bson"), "{notes}");
+    }
+    // Metadata that cannot be read says no more.
+    std::fs::write(db.join("motors.metadata.json"), "{not json").expect("write");
+    let report = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+    ]));
+    let c = collection(&report, "plant.motors");
+    assert_eq!(field(c, "meta")["types"], json!({"string": 4}));
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("granularity are unknown"),
+        "{}",
+        report["notes"]
+    );
+}
+
+/// Copies the files of a real dump's database directory.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let p = e.expect("entry").path();
+        if p.is_file() {
+            std::fs::copy(&p, to.join(p.file_name().expect("name"))).expect("copy");
+        }
+    }
+}
+
+fn realapps(rel: &str) -> std::path::PathBuf {
+    let p = common::repo().join("../shared/realapps").join(rel);
+    assert!(p.exists(), "{} is missing", p.display());
+    p
+}
+
+/// A MongoDB 3.x dump lists every collection's indexes in
+/// `system.indexes.bson`: a collection whose metadata names none (or
+/// that has no metadata) takes them from there, and the index rules see
+/// them.
+#[test]
+fn a_legacy_dump_gives_its_collections_the_indexes_of_system_indexes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for db in ["bookstore", "test"] {
+        copy_dir(&realapps(&format!("bank/{db}")), &tmp.path().join(db));
+    }
+    // One metadata file naming no index, the others gone.
+    std::fs::write(
+        tmp.path().join("bookstore/books.metadata.json"),
+        r#"{"indexes": []}"#,
+    )
+    .expect("write");
+    for f in ["bookstore/genres", "test/fs.files", "test/fs.chunks"] {
+        std::fs::remove_file(tmp.path().join(format!("{f}.metadata.json"))).expect("rm");
+    }
+    let report = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+    ]));
+    let names = |ns: &str| -> Vec<String> {
+        collection(&report, ns)["indexes"]
+            .as_array()
+            .expect("indexes")
+            .iter()
+            .map(|i| i["name"].as_str().expect("name").to_owned())
+            .collect()
+    };
+    assert_eq!(names("bookstore.books"), ["_id_"]);
+    assert_eq!(names("bookstore.genres"), ["_id_"]);
+    assert_eq!(names("test.fs.files"), ["_id_", "filename_1"]);
+    assert_eq!(names("test.fs.chunks"), ["_id_", "files_id_1_n_1"]);
+    let chunks = collection(&report, "test.fs.chunks");
+    assert_eq!(chunks["indexes"][1]["unique"], true);
+    assert_eq!(chunks["indexes"][1]["key"], json!({"files_id": 1, "n": 1}));
+    assert!(
+        !collections(&report).iter().any(|c| c["namespace"]
+            .as_str()
+            .is_some_and(|n| n.contains("system."))),
+        "system.indexes is not a collection"
+    );
+    // The real dump as it is: the same indexes from either place.
+    let real = json_ok(&docshape(&[
+        "audit",
+        path_str(&realapps("bank/test")),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        collection(&real, "test.fs.chunks")["indexes"],
+        chunks["indexes"]
+    );
+}
+
+/// `system.indexes.bson` named on its own says what it holds: exit 2 and
+/// one sentence, never an empty report.
+#[test]
+fn system_indexes_named_on_its_own_says_what_it_holds() {
+    let file = realapps("bank/test/system.indexes.bson");
+    let said = assert_fails_cleanly(
+        &docshape(&["audit", path_str(&file)]),
+        "system.indexes.bson",
+    );
+    assert!(
+        said.contains("holds the index definitions of fs.chunks, fs.files")
+            && said.contains("not documents"),
+        "{said}"
+    );
+}
+
+/// A collection of which the dump holds only `metadata.json` is listed
+/// with no documents, its indexes and a note that its data file is
+/// missing; a view's metadata is a view.
+#[test]
+fn a_collection_with_only_its_metadata_is_listed_with_a_note() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("library");
+    copy_dir(&realapps("library/library"), &db);
+    std::fs::remove_file(db.join("reviews.bson")).expect("rm");
+    std::fs::write(
+        db.join("recent.metadata.json"),
+        json!({"options": {"viewOn": "reviews", "pipeline": [{"$limit": 5}]},
+               "indexes": [], "type": "view"})
+        .to_string(),
+    )
+    .expect("view");
+    let report = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+    ]));
+    let c = collection(&report, "library.reviews");
+    assert_eq!((&c["documents"], &c["sampled"]), (&json!(0), &json!(0)));
+    assert_eq!(c["kind"], "collection");
+    let expected_indexes: Value = serde_json::from_str::<Value>(
+        &std::fs::read_to_string(db.join("reviews.metadata.json")).expect("metadata"),
+    )
+    .expect("json")["indexes"]
+        .clone();
+    assert_eq!(
+        c["indexes"].as_array().expect("indexes").len(),
+        expected_indexes.as_array().expect("indexes").len()
+    );
+    let v = collection(&report, "library.recent");
+    assert_eq!(v["kind"], "view");
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("library.reviews: its data file (reviews.bson) is missing from the dump"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("library.recent is a view on reviews"),
+        "{notes}"
+    );
+    // The other collections are read as before.
+    assert_eq!(
+        collection(&report, "library.authors")["sampled"],
+        collection(
+            &json_ok(&docshape(&[
+                "audit",
+                path_str(&realapps("library")),
+                "--format",
+                "json"
+            ])),
+            "library.authors"
+        )["sampled"]
+    );
+}
+
+/// One of the server's own collections named on its own is read, and
+/// the report says what it is.
+#[test]
+fn a_system_collection_named_on_its_own_is_read_and_said() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("app");
+    std::fs::create_dir(&db).expect("mkdir");
+    let file = db.join("system.js.bson");
+    write_bson(
+        &file,
+        &[doc! {"_id": "sum", "value": "function (a, b) { return a + b; }"}],
+    );
+    let report = json_ok(&docshape(&["audit", path_str(&file), "--format", "json"]));
+    let c = collection(&report, "app.system.js");
+    assert_eq!(c["documents"], 1);
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("app.system.js is one of the server's own collections (system.*)"),
+        "{}",
+        report["notes"]
+    );
+    // From the directory it is left out, as every `system.*` is.
+    let out = docshape(&["audit", path_str(tmp.path()), "--format", "json"]);
+    assert!(!stdout(&out).contains("system.js\""), "{}", stdout(&out));
+}

@@ -73,3 +73,31 @@ fn query_inputs() {
         docshape::source::query::check_input(&String::from_utf8_lossy(&data));
     }
 }
+
+#[test]
+fn bucket_inputs() {
+    use docshape::source::buckets::{unpack, Spec};
+    let all = inputs("buckets");
+    assert!(!all.is_empty(), "the seed corpus is missing");
+    let named = Spec {
+        time_field: Some("t".into()),
+        meta_field: Some("m".into()),
+        ..Spec::default()
+    };
+    for data in all {
+        let _ = docshape::source::bsoncolumn::decode(&data, 1_000);
+        for spec in [Spec::default(), named.clone()] {
+            let mut out = Vec::new();
+            if let Ok(n) = unpack(&data, &spec, &mut out) {
+                let mut profiler = docshape::profile::Profiler::new(2_000);
+                let mut seen = 0u64;
+                docshape::profile::parallel::each_document(&out, |doc| {
+                    seen += 1;
+                    assert!(profiler.add(doc).is_ok(), "a measurement is invalid BSON");
+                });
+                assert_eq!(seen, n);
+                let _ = profiler.finish();
+            }
+        }
+    }
+}

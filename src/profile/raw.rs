@@ -266,7 +266,7 @@ impl<'a> Iterator for Elements<'a> {
 
 /// Byte length of a value of type `ty` starting at `at`, or `None` if the
 /// declared length is impossible.
-fn value_len(ty: BsonType, buf: &[u8], at: usize, end: usize) -> Option<usize> {
+pub(crate) fn value_len(ty: BsonType, buf: &[u8], at: usize, end: usize) -> Option<usize> {
     let len = match ty {
         BsonType::Double | BsonType::Date | BsonType::Timestamp | BsonType::Long => 8,
         BsonType::Decimal => 16,

@@ -1,15 +1,25 @@
 //! Documents from files: Extended JSON (`.json`, `.jsonl`, `.ndjson`),
 //! `mongodump` BSON (`.bson`, with indexes from `COLL.metadata.json`), one
 //! file or a directory tree in which each sub-directory is a database.
+//!
+//! A dump is read whole: a time-series collection `NAME` from its buckets
+//! (`system.buckets.NAME.bson`, unpacked into measurements by
+//! [`super::buckets`]); the indexes of a MongoDB 3.x dump from its
+//! `system.indexes.bson`; a collection of which only `NAME.metadata.json`
+//! is left, as a collection of no documents, said so in a note.
 
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
+use super::buckets::{self, Spec};
 use super::{
     ejson, CheckMethod, CollectionKind, CollectionMeta, InPlace, IndexInfo, PresenceCheck, Reread,
     Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
 };
+use crate::i18n::Text;
 use crate::profile::parallel::{
     each_document, each_in, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER, QUEUE,
 };
@@ -46,7 +56,101 @@ struct Entry {
     coll: String,
     path: PathBuf,
     format: Format,
+    holds: Holds,
 }
+
+/// What a collection's file holds.
+#[derive(Clone, Debug)]
+enum Holds {
+    /// The collection's documents.
+    Documents,
+    /// A time-series collection's buckets, read as its measurements.
+    Buckets(Arc<Spec>),
+    /// Nothing: the dump has only the collection's metadata (`path`).
+    MetadataOnly,
+}
+
+impl Entry {
+    fn documents(db: &str, coll: String, path: PathBuf, format: Format) -> Entry {
+        Entry {
+            db: db.to_owned(),
+            coll,
+            path,
+            format,
+            holds: Holds::Documents,
+        }
+    }
+
+    /// `system.buckets.NAME.bson`: the time-series collection `NAME`, as
+    /// its metadata beside it describes it.
+    fn buckets(db: &str, name: &str, path: PathBuf) -> Entry {
+        // Metadata that cannot be read, or that does not describe a
+        // time-series collection, says nothing of the buckets.
+        let spec = buckets_metadata(&path, name)
+            .and_then(|md| {
+                let opts = read_metadata_doc(&md)
+                    .ok()?
+                    .get_document("options")
+                    .ok()
+                    .filter(|o| o.get_document("timeseries").is_ok())?
+                    .clone();
+                Some(Spec::from_options(&opts, md))
+            })
+            .unwrap_or_default();
+        Entry {
+            db: db.to_owned(),
+            coll: name.to_owned(),
+            path,
+            format: Format::Bson,
+            holds: Holds::Buckets(Arc::new(spec)),
+        }
+    }
+
+    fn namespace(&self) -> String {
+        format!("{}.{}", self.db, self.coll)
+    }
+
+    /// The file beside it naming its indexes and options.
+    fn metadata_path(&self) -> Option<PathBuf> {
+        match &self.holds {
+            Holds::MetadataOnly => Some(self.path.clone()),
+            Holds::Buckets(spec) => spec.metadata.clone(),
+            Holds::Documents => Some(
+                self.path
+                    .with_file_name(format!("{}.metadata.json", self.coll)),
+            ),
+        }
+    }
+}
+
+/// The metadata of the time-series collection `name` whose buckets are
+/// `buckets`: `NAME.metadata.json` (as mongodump writes it), else
+/// `system.buckets.NAME.metadata.json`.
+fn buckets_metadata(buckets: &Path, name: &str) -> Option<PathBuf> {
+    [
+        format!("{name}.metadata.json"),
+        format!("system.buckets.{name}.metadata.json"),
+    ]
+    .into_iter()
+    .map(|f| buckets.with_file_name(f))
+    .find(|p| p.is_file())
+}
+
+/// The file name a dump gives the buckets of the time-series collection
+/// it names, if it is one.
+fn buckets_of(file_name: &str) -> Option<&str> {
+    file_name
+        .strip_prefix("system.buckets.")?
+        .strip_suffix(".bson")
+        .filter(|n| !n.is_empty())
+}
+
+/// The name of a MongoDB 3.x dump's index definitions.
+const LEGACY_INDEXES: &str = "system.indexes.bson";
+
+/// Notes of the run about what the files hold, by the place of what they
+/// are about in the listing, then by what they say.
+type Notes = BTreeMap<(usize, &'static str), Text>;
 
 /// A file or a directory of files.
 pub struct FileSource {
@@ -59,6 +163,15 @@ pub struct FileSource {
     /// Most documents a `.bson` file's listing counts (`None`: all of
     /// them); a file with more is listed with its count unknown.
     count_limit: Option<u64>,
+    /// The indexes `system.indexes.bson` lists, by database (as the
+    /// directory is named) and collection.
+    legacy_indexes: HashMap<(String, String), Vec<IndexInfo>>,
+    /// What could not be read of a database's `system.indexes.bson`.
+    legacy_failures: Vec<(String, Text)>,
+    /// One file was named, not a directory.
+    named: bool,
+    /// Notes on what the files hold, for the report.
+    notes: Mutex<Notes>,
 }
 
 /// Documents at least this large are listed one by one while a file is
@@ -138,24 +251,34 @@ impl FileSource {
         let meta = std::fs::metadata(path).map_err(|e| io_err(path, &e))?;
         let label = path.display().to_string();
         let mut entries = Vec::new();
+        let mut legacy = Legacy::default();
         if meta.is_file() {
             let format = Format::of(path).ok_or_else(|| SourceError::Malformed {
                 path: label.clone(),
                 reason: "not a document file (expected .json, .jsonl, .ndjson or .bson)".into(),
             })?;
-            entries.push(Entry {
-                db: parent_name(path),
-                coll: stem(path),
-                path: path.to_owned(),
-                format,
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let db = parent_name(path);
+            if name == LEGACY_INDEXES {
+                return Err(SourceError::Malformed {
+                    path: label,
+                    reason: legacy_indexes_named(path),
+                });
+            }
+            entries.push(match buckets_of(&name) {
+                Some(coll) if format == Format::Bson => Entry::buckets(&db, coll, path.to_owned()),
+                _ => Entry::documents(&db, stem(path), path.to_owned(), format),
             });
         } else {
             let db = dir_name(path);
-            scan_dir(path, &db, &mut entries)?;
+            scan_dir(path, &db, &mut entries, &mut legacy)?;
             for sub in sorted_dir(path)? {
                 if sub.is_dir() {
                     let db = dir_name(&sub);
-                    scan_dir(&sub, &db, &mut entries)?;
+                    scan_dir(&sub, &db, &mut entries, &mut legacy)?;
                 }
             }
             if entries.is_empty() {
@@ -170,6 +293,10 @@ impl FileSource {
             entries,
             tallies: std::sync::Mutex::default(),
             count_limit: None,
+            legacy_indexes: legacy.indexes,
+            legacy_failures: legacy.failures,
+            named: meta.is_file(),
+            notes: Mutex::default(),
         })
     }
 
@@ -199,11 +326,19 @@ impl FileSource {
         wrap: impl FnOnce(File) -> R,
         each: &mut dyn FnMut(&[u8]),
     ) -> Result<u64> {
-        let entry = self.entry(meta)?;
+        let (at, entry) = self.entry_at(meta)?;
+        if let Holds::MetadataOnly = entry.holds {
+            return Ok(0);
+        }
         let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
-        match entry.format {
-            Format::ExtJson => ejson::read_documents(wrap(file), each),
-            Format::Bson => read_bson(wrap(file), each),
+        match (&entry.holds, entry.format) {
+            (Holds::Buckets(spec), _) => self
+                .read_buckets(at, entry, spec, wrap(file), &mut |run| {
+                    each_document(&run, &mut *each);
+                })
+                .map(|t| t.measurements),
+            (_, Format::ExtJson) => ejson::read_documents(wrap(file), each),
+            (_, Format::Bson) => read_bson(wrap(file), each),
         }
         .map_err(|reason| SourceError::Malformed {
             path: entry.path.display().to_string(),
@@ -212,10 +347,54 @@ impl FileSource {
     }
 
     fn entry(&self, meta: &CollectionMeta) -> Result<&Entry> {
+        self.entry_at(meta).map(|(_, e)| e)
+    }
+
+    /// The entry of `meta`, with its place in the listing.
+    fn entry_at(&self, meta: &CollectionMeta) -> Result<(usize, &Entry)> {
         self.entries
             .iter()
-            .find(|e| e.db == meta.db && e.coll == meta.name)
+            .enumerate()
+            .find(|(_, e)| e.db == meta.db && e.coll == meta.name)
             .ok_or_else(|| SourceError::NotFound(format!("no file for {}", meta.namespace())))
+    }
+
+    /// Reads the buckets of `entry` from `reader` and hands their
+    /// measurements to `each_run`, a run of documents at a time; notes
+    /// what was read and what was skipped, for the report.
+    fn read_buckets<R: Read>(
+        &self,
+        at: usize,
+        entry: &Entry,
+        spec: &Spec,
+        reader: R,
+        each_run: &mut dyn FnMut(Vec<u8>),
+    ) -> std::result::Result<BucketTally, String> {
+        let mut tally = BucketTally::default();
+        let mut out = Vec::new();
+        let read = read_bson_runs(reader, &mut |run| {
+            each_document(&run, |bucket| {
+                tally.buckets += 1;
+                match buckets::unpack(bucket, spec, &mut out) {
+                    Ok(n) => tally.measurements += n,
+                    Err(skip) => {
+                        tally.lost += buckets::declared_count(bucket).unwrap_or(0);
+                        let e = tally.skipped.entry(skip.kind()).or_insert((0, skip.text()));
+                        e.0 += 1;
+                    }
+                }
+                if out.len() >= RUN_BYTES {
+                    each_run(std::mem::take(&mut out));
+                }
+            });
+        });
+        if !out.is_empty() {
+            each_run(out);
+        }
+        if let Ok(mut notes) = self.notes.lock() {
+            notes.insert((at, "buckets"), tally.note(entry, spec));
+        }
+        read.map(|_| tally)
     }
 }
 
@@ -257,26 +436,144 @@ fn sorted_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>) -> Result<()> {
-    for p in sorted_dir(dir)? {
-        if !p.is_file() {
-            continue;
-        }
-        let Some(format) = Format::of(&p) else {
+/// The indexes of the `system.indexes.bson` files read so far, and what
+/// could not be read of them.
+#[derive(Default)]
+struct Legacy {
+    indexes: HashMap<(String, String), Vec<IndexInfo>>,
+    failures: Vec<(String, Text)>,
+}
+
+fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>, legacy: &mut Legacy) -> Result<()> {
+    let files: Vec<PathBuf> = sorted_dir(dir)?
+        .into_iter()
+        .filter(|p| p.is_file())
+        .collect();
+    let first = out.len();
+    let taken = |out: &[Entry], coll: &str| out[first..].iter().any(|e| e.coll == coll);
+    for p in &files {
+        let Some(format) = Format::of(p) else {
             continue;
         };
-        let coll = stem(&p);
-        if out.iter().any(|e| e.db == db && e.coll == coll) {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == LEGACY_INDEXES {
+            read_legacy_indexes(p, db, legacy);
+            continue;
+        }
+        let entry = match buckets_of(&name) {
+            Some(coll) if format == Format::Bson => Entry::buckets(db, coll, p.clone()),
+            _ => Entry::documents(db, stem(p), p.clone(), format),
+        };
+        if !taken(out, &entry.coll) {
+            out.push(entry);
+        }
+    }
+    // A collection of which only the metadata is left.
+    for p in &files {
+        let Some(name) = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".metadata.json"))
+        else {
+            continue;
+        };
+        let coll = name.strip_prefix("system.buckets.").unwrap_or(name);
+        if coll.is_empty() || taken(out, coll) {
             continue;
         }
         out.push(Entry {
             db: db.to_owned(),
-            coll,
-            path: p,
-            format,
+            coll: coll.to_owned(),
+            path: p.clone(),
+            format: Format::Bson,
+            holds: Holds::MetadataOnly,
         });
     }
     Ok(())
+}
+
+/// Reads a MongoDB 3.x dump's `system.indexes.bson`: one document per
+/// index, its collection named by `ns` (`db.coll`).
+fn read_legacy_indexes(path: &Path, db: &str, legacy: &mut Legacy) {
+    let mut found: Vec<(String, IndexInfo)> = Vec::new();
+    let mut unusable = 0u64;
+    let read = File::open(path).map_err(|e| e.to_string()).and_then(|f| {
+        read_bson(f, &mut |doc| {
+            let spec = bson::Document::from_reader(doc).ok();
+            let entry = spec.as_ref().and_then(|d| {
+                let (_, coll) = d.get_str("ns").ok()?.split_once('.')?;
+                Some((coll.to_owned(), IndexInfo::from_spec(d)?))
+            });
+            match entry {
+                Some(e) => found.push(e),
+                None => unusable += 1,
+            }
+        })
+    });
+    for (coll, index) in found {
+        legacy
+            .indexes
+            .entry((db.to_owned(), coll))
+            .or_default()
+            .push(index);
+    }
+    let shown = path.display();
+    if let Err(e) = read {
+        legacy.failures.push((
+            db.to_owned(),
+            Text::new(
+                format!("{shown} could not be read to the end ({e}); the indexes after that point are not known"),
+                format!("{shown} 未能读完（{e}）；其后的索引未知"),
+            ),
+        ));
+    }
+    if unusable > 0 {
+        legacy.failures.push((
+            db.to_owned(),
+            Text::new(
+                format!("{shown}: {unusable} entries name no collection (ns), key or name and were left out"),
+                format!("{shown}：{unusable} 条记录缺少集合名（ns）、键或索引名，已略过"),
+            ),
+        ));
+    }
+}
+
+/// What `system.indexes.bson` named on the command line is: the index
+/// definitions of a MongoDB 3.x dump's collections, not documents.
+fn legacy_indexes_named(path: &Path) -> String {
+    let mut legacy = Legacy::default();
+    read_legacy_indexes(path, "", &mut legacy);
+    let mut colls: Vec<&str> = legacy.indexes.keys().map(|(_, c)| c.as_str()).collect();
+    colls.sort_unstable();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| ".".to_owned(), |p| p.display().to_string());
+    let held = if colls.is_empty() {
+        "no readable index definition".to_owned()
+    } else {
+        format!(
+            "the index definitions of {} (a MongoDB 3.x dump lists every collection's indexes there)",
+            colls.join(", ")
+        )
+    };
+    format!("holds {held}, not documents; audit the directory ({dir}) to read its collections with these indexes")
+}
+
+/// A metadata file as a document (a byte-order mark is allowed).
+fn read_metadata_doc(p: &Path) -> std::result::Result<bson::Document, ()> {
+    let text = std::fs::read_to_string(p).map_err(|_| ())?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let parsed = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| ejson::to_bson(v).ok());
+    match parsed {
+        Some(bson::Bson::Document(doc)) => Ok(doc),
+        _ => Err(()),
+    }
 }
 
 /// Reads `COLL.metadata.json` beside a dump's `COLL.bson` (or beside an
@@ -284,21 +581,13 @@ fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>) -> Result<()> {
 /// mongodump writes a time-series collection `NAME` as the bucket documents
 /// in `system.buckets.NAME.bson` beside `NAME.metadata.json`.
 fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
-    let mut p = entry.path.clone();
-    p.set_file_name(format!("{}.metadata.json", entry.coll));
-    if let Some(base) = entry.coll.strip_prefix("system.buckets.") {
-        if !p.exists() {
-            p.set_file_name(format!("{base}.metadata.json"));
-        }
+    if let Holds::Buckets(_) = entry.holds {
+        meta.kind = CollectionKind::Timeseries;
     }
-    let Ok(text) = std::fs::read_to_string(&p) else {
+    let Some(p) = entry.metadata_path().filter(|p| p.exists()) else {
         return;
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let parsed = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| ejson::to_bson(v).ok());
-    let Some(bson::Bson::Document(doc)) = parsed else {
+    let Ok(doc) = read_metadata_doc(&p) else {
         meta.notes.push(format!(
             "{} is not valid Extended JSON; its indexes are ignored",
             p.display()
@@ -326,6 +615,60 @@ fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
     }
 }
 
+/// The note on buckets read with no metadata beside them.
+fn no_buckets_metadata(e: &Entry) -> Text {
+    let (ns, name) = (e.namespace(), &e.coll);
+    let file = e.path.display();
+    Text::new(
+        format!(
+            "{ns}: {file} holds the buckets of a time-series collection, and no readable {name}.metadata.json or system.buckets.{name}.metadata.json with its options.timeseries is beside it: its time field, meta field and granularity are unknown; its measurements are read with each bucket's meta value under `{m}`",
+            m = buckets::UNKNOWN_META
+        ),
+        format!(
+            "{ns}：{file} 存放的是时间序列集合的桶，旁边没有可读的、带 options.timeseries 的 {name}.metadata.json 或 system.buckets.{name}.metadata.json：时间字段、元字段和粒度未知；读出的测量把每个桶的 meta 值放在 `{m}` 下",
+            m = buckets::UNKNOWN_META
+        ),
+    )
+}
+
+/// The note on a collection of which the dump holds the metadata alone.
+fn metadata_only(e: &Entry, meta: &CollectionMeta) -> Text {
+    let ns = e.namespace();
+    let file = e.path.display();
+    if meta.kind == CollectionKind::View {
+        let on = meta
+            .options
+            .as_ref()
+            .and_then(|o| o.get("viewOn"))
+            .and_then(|v| v.as_str())
+            .unwrap_or("?");
+        return Text::new(
+            format!(
+                "{ns} is a view on {on}: the dump holds its definition ({file}), not documents"
+            ),
+            format!("{ns} 是基于 {on} 的视图：转储里只有它的定义（{file}），没有文档"),
+        );
+    }
+    let data = if meta.kind == CollectionKind::Timeseries {
+        format!("system.buckets.{}.bson", e.coll)
+    } else {
+        format!("{}.bson", e.coll)
+    };
+    Text::new(
+        format!("{ns}: its data file ({data}) is missing from the dump, only {file} is there; listed with 0 documents"),
+        format!("{ns}：转储里缺少它的数据文件（{data}），只有 {file}；按 0 个文档列出"),
+    )
+}
+
+/// The note on one of the server's own collections named on its own.
+fn system_named(e: &Entry) -> Text {
+    let ns = e.namespace();
+    Text::new(
+        format!("{ns} is one of the server's own collections (system.*); it is read as documents because it was named"),
+        format!("{ns} 是服务器自己的集合（system.*）；因为被直接指定，按文档读取"),
+    )
+}
+
 impl Source for FileSource {
     fn label(&self) -> String {
         self.label.clone()
@@ -337,28 +680,87 @@ impl Source for FileSource {
 
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
         let mut out = Vec::new();
-        for e in &self.entries {
-            if !selection.wants(&e.db, &e.coll) {
+        let mut notes = Notes::new();
+        // A file named on its own is read whatever its name: the default
+        // selection leaves out `system.*` and the server's databases only
+        // when it picks from a directory.
+        let named = self.named && selection.dbs.is_empty() && selection.collections.is_empty();
+        for (i, e) in self.entries.iter().enumerate() {
+            if !named && !selection.wants(&e.db, &e.coll) {
                 continue;
             }
             let mut meta = CollectionMeta::new(&e.db, &e.coll);
-            if let Ok(md) = std::fs::metadata(&e.path) {
-                let len = md.len();
-                meta.storage = Some(StorageStats {
-                    size: (e.format == Format::Bson).then_some(len),
-                    storage_size: Some(len),
-                    ..StorageStats::default()
-                });
+            match e.holds {
+                Holds::MetadataOnly => {}
+                _ => {
+                    if let Ok(md) = std::fs::metadata(&e.path) {
+                        let len = md.len();
+                        meta.storage = Some(StorageStats {
+                            // A bucket file's bytes are not its measurements'.
+                            size: (e.format == Format::Bson && matches!(e.holds, Holds::Documents))
+                                .then_some(len),
+                            storage_size: Some(len),
+                            ..StorageStats::default()
+                        });
+                    }
+                }
             }
             read_metadata(e, &mut meta);
-            if e.format == Format::Bson {
-                if let Ok(n) = count_bson(&e.path, self.count_limit) {
-                    meta.documents = n;
+            if meta.indexes.is_empty() {
+                if let Some(idx) = self.legacy_indexes.get(&(e.db.clone(), e.coll.clone())) {
+                    meta.indexes.clone_from(idx);
                 }
+            }
+            match &e.holds {
+                Holds::Documents if e.format == Format::Bson => {
+                    if let Ok(n) = count_bson(&e.path, self.count_limit) {
+                        meta.documents = n;
+                    }
+                }
+                Holds::Documents => {}
+                // Known once the buckets are read.
+                Holds::Buckets(spec) => {
+                    if spec.metadata.is_none() {
+                        notes.insert((i, "metadata"), no_buckets_metadata(e));
+                    }
+                }
+                Holds::MetadataOnly => {
+                    let view = meta.kind == CollectionKind::View
+                        || meta
+                            .options
+                            .as_ref()
+                            .is_some_and(|o| o.get("viewOn").is_some());
+                    if view {
+                        meta.kind = CollectionKind::View;
+                    } else {
+                        meta.documents = Some(0);
+                    }
+                    notes.insert((i, "missing"), metadata_only(e, &meta));
+                }
+            }
+            if named && e.coll.starts_with("system.") {
+                notes.insert((i, "system"), system_named(e));
             }
             out.push(meta);
         }
+        for (db, note) in &self.legacy_failures {
+            if selection.wants_db(db) || named {
+                // Before the collections of its database.
+                let at = self.entries.iter().position(|e| &e.db == db).unwrap_or(0);
+                notes.insert((at, "indexes"), note.clone());
+            }
+        }
+        if let Ok(mut all) = self.notes.lock() {
+            *all = notes;
+        }
         Ok(out)
+    }
+
+    fn notes(&self) -> Vec<Text> {
+        self.notes
+            .lock()
+            .map(|n| n.values().cloned().collect())
+            .unwrap_or_default()
     }
 
     fn in_place(&self) -> Option<&dyn InPlace> {
@@ -542,9 +944,23 @@ impl InPlace for FileSource {
         mode: SampleMode,
         sink: &mut dyn Sink,
     ) -> Result<SampleOutcome> {
-        let entry = self.entry(meta)?.clone();
+        let (at, entry) = self.entry_at(meta)?;
+        let entry = entry.clone();
+        if let Holds::MetadataOnly = entry.holds {
+            return Ok(SampleOutcome {
+                method: "all".into(),
+                total: Some(0),
+                ..SampleOutcome::default()
+            });
+        }
         let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
         let label = entry.path.display().to_string();
+        let buckets = match &entry.holds {
+            Holds::Buckets(spec) => Some(Arc::clone(spec)),
+            _ => None,
+        };
+        // Measurements lost with the buckets that could not be read.
+        let mut lost = None;
         let mut reservoir = match mode {
             SampleMode::Sample(n) => {
                 Some(Reservoir::new(n, usize::MAX, seed_of(&meta.namespace())))
@@ -554,8 +970,9 @@ impl InPlace for FileSource {
         // Every document passes by while a sample is drawn: its size is
         // tallied for the whole-file extremes (a `.bson` file is skimmed
         // instead).
-        let mut tally =
-            (reservoir.is_some() && entry.format == Format::ExtJson).then(SizeTally::new);
+        let mut tally = (reservoir.is_some()
+            && (entry.format == Format::ExtJson || buckets.is_some()))
+        .then(SizeTally::new);
         let mut each = |bytes: &[u8]| {
             if let Some(t) = &mut tally {
                 t.add(bytes);
@@ -566,6 +983,20 @@ impl InPlace for FileSource {
             }
         };
         let total = match entry.format {
+            _ if buckets.is_some() => {
+                let spec: Arc<Spec> = buckets.clone().unwrap_or_default();
+                let read = if mode == SampleMode::Full {
+                    self.read_buckets(at, &entry, &spec, file, &mut |run| sink.documents(run))
+                } else {
+                    self.read_buckets(at, &entry, &spec, file, &mut |run| {
+                        each_document(&run, &mut each);
+                    })
+                };
+                read.map(|t| {
+                    lost = Some((t.lost, t.lost.max(t.skipped_buckets())));
+                    t.measurements
+                })
+            }
             // Every document to the sink, a run at a time: as read from a
             // `.bson` file, as parsed by one job of Extended JSON.
             Format::ExtJson if mode == SampleMode::Full => {
@@ -594,12 +1025,15 @@ impl InPlace for FileSource {
             }
             None => (total, "all"),
         };
+        // The measurements of skipped buckets count in the collection's
+        // size, not in what was read.
+        let (lost, skipped) = lost.unwrap_or((0, 0));
         Ok(SampleOutcome {
             read,
             method: method.into(),
-            total: Some(total),
+            total: Some(total + lost),
             partial: None,
-            skipped: 0,
+            skipped,
         })
     }
 
@@ -610,13 +1044,17 @@ impl InPlace for FileSource {
     ) -> Result<super::ExtremesOutcome> {
         let entry = self.entry(meta)?;
         match entry.format {
-            Format::Bson => skim_bson(&entry.path, ask)
+            _ if matches!(entry.holds, Holds::MetadataOnly) => Ok(super::ExtremesOutcome::Skipped(
+                "whole-collection extremes not measured: the dump holds no data file".into(),
+            )),
+            Format::Bson if matches!(entry.holds, Holds::Documents) => skim_bson(&entry.path, ask)
                 .map(super::ExtremesOutcome::Measured)
                 .map_err(|e| io_err(&entry.path, &e)),
             // A line's length says little about its BSON size (ids,
-            // numbers and binary are written at other sizes): the sizes
-            // are those of the documents as converted while sampling.
-            Format::ExtJson => {
+            // numbers and binary are written at other sizes), nor a
+            // bucket's about its measurements': the sizes are those of
+            // the documents as converted while sampling.
+            _ => {
                 let tally = self
                     .tallies
                     .lock()
@@ -641,14 +1079,20 @@ impl FileSource {
 
     /// Streams every document of one collection's file into `sink`.
     fn stream_into(&self, meta: &CollectionMeta, sink: &mut dyn Sink) -> Result<u64> {
-        let entry = self.entry(meta)?;
+        let (at, entry) = self.entry_at(meta)?;
+        if let Holds::MetadataOnly = entry.holds {
+            return Ok(0);
+        }
         let file = File::open(&entry.path).map_err(|e| io_err(&entry.path, &e))?;
-        match entry.format {
-            Format::ExtJson => {
+        match (&entry.holds, entry.format) {
+            (Holds::Buckets(spec), _) => self
+                .read_buckets(at, entry, spec, file, &mut |run| sink.documents(run))
+                .map(|t| t.measurements),
+            (_, Format::ExtJson) => {
                 let size = file.metadata().ok().map(|m| m.len());
                 ejson::read_documents_into(file, size, sink)
             }
-            Format::Bson => read_bson_runs(file, &mut |run| sink.documents(run)),
+            (_, Format::Bson) => read_bson_runs(file, &mut |run| sink.documents(run)),
         }
         .map_err(|reason| SourceError::Malformed {
             path: entry.path.display().to_string(),
@@ -930,6 +1374,104 @@ impl<T, V: Fn(&mut T, &[u8])> Sink for Dealer<'_, T, V> {
 
     fn documents(&mut self, docs: Vec<u8>) {
         self.deal(docs, false);
+    }
+}
+
+/// What a read of a time-series collection's buckets found.
+#[derive(Default)]
+struct BucketTally {
+    buckets: u64,
+    measurements: u64,
+    /// Buckets skipped, by why: how many, and the first reason.
+    skipped: BTreeMap<&'static str, (u64, Text)>,
+    /// Measurements the skipped buckets declare (`control.count`).
+    lost: u64,
+}
+
+impl BucketTally {
+    fn skipped_buckets(&self) -> u64 {
+        self.skipped.values().map(|(n, _)| n).sum()
+    }
+
+    /// The report's note on the collection: what it is and what was read.
+    fn note(&self, entry: &Entry, spec: &Spec) -> Text {
+        use crate::fmt::group;
+        use std::fmt::Write;
+        let ns = entry.namespace();
+        let file = entry
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let field = |f: &Option<String>| f.as_deref().map(|f| format!("`{f}`"));
+        let unknown = ("unknown".to_owned(), "未知".to_owned());
+        let time = field(&spec.time_field);
+        let meta = field(&spec.meta_field);
+        let gran = spec.granularity.clone();
+        let (t_en, t_zh) = time.map_or(unknown.clone(), |t| (t.clone(), t));
+        let (m_en, m_zh) = match (&meta, &spec.metadata) {
+            (Some(m), _) => (m.clone(), m.clone()),
+            (None, Some(_)) => ("none".to_owned(), "无".to_owned()),
+            (None, None) => unknown.clone(),
+        };
+        let (g_en, g_zh) = match (&gran, &spec.metadata) {
+            (Some(g), _) => (g.clone(), g.clone()),
+            (None, Some(_)) => ("not set".to_owned(), "未设置".to_owned()),
+            (None, None) => unknown,
+        };
+        let many = |n: u64, one: &str, more: &str| {
+            format!("{} {}", group(n), if n == 1 { one } else { more })
+        };
+        let mut en = format!(
+            "{ns} is a time-series collection (time field {t_en}, meta field {m_en}, granularity {g_en}): {} read from {} in {file}",
+            many(self.measurements, "measurement", "measurements"),
+            many(self.buckets, "bucket", "buckets")
+        );
+        let mut zh = format!(
+            "{ns} 是时间序列集合（时间字段 {t_zh}，元字段 {m_zh}，粒度 {g_zh}）：从 {file} 的 {} 个桶读出 {} 条测量",
+            group(self.buckets),
+            group(self.measurements)
+        );
+        let skipped = self.skipped_buckets();
+        if skipped > 0 {
+            let lost_en = if self.lost > 0 {
+                format!(
+                    ", holding {},",
+                    many(self.lost, "measurement", "measurements")
+                )
+            } else {
+                String::new()
+            };
+            let lost_zh = if self.lost > 0 {
+                format!("（共 {} 条测量）", group(self.lost))
+            } else {
+                String::new()
+            };
+            let why_en: Vec<String> = self
+                .skipped
+                .values()
+                .map(|(n, t)| format!("{}: {}", group(*n), t.en))
+                .collect();
+            let why_zh: Vec<String> = self
+                .skipped
+                .values()
+                .map(|(n, t)| format!("{} 个：{}", group(*n), t.zh))
+                .collect();
+            let _ = write!(
+                en,
+                "; {}{lost_en} could not be read and {} skipped ({})",
+                many(skipped, "bucket", "buckets"),
+                if skipped == 1 { "was" } else { "were" },
+                why_en.join("; ")
+            );
+            let _ = write!(
+                zh,
+                "；{} 个桶{lost_zh}无法读取，已跳过（{}）",
+                group(skipped),
+                why_zh.join("；")
+            );
+        }
+        Text::new(en, zh)
     }
 }
 

@@ -3,6 +3,8 @@
 //! to a sink; the profile never knows which source it is fed by.
 
 pub mod browse;
+pub mod bsoncolumn;
+pub mod buckets;
 pub mod ejson;
 pub mod extremes;
 pub mod file;
@@ -259,6 +261,14 @@ pub trait Source {
 
     /// Collections to profile, with their metadata, in a stable order.
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>>;
+
+    /// Notes on what the source holds that the report should say: what
+    /// kind of collection a file held, what of it could not be read. In
+    /// both languages, in the listing's order; those of the last listing
+    /// and the reads since.
+    fn notes(&self) -> Vec<crate::i18n::Text> {
+        Vec::new()
+    }
 
     /// The same reads done in place, when this source does them so.
     fn in_place(&self) -> Option<&dyn InPlace> {
