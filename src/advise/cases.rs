@@ -265,9 +265,10 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
                     method: "sample".into(),
                     duplicate: Some("s1".into()),
                 },
+                whole: true,
             },
             "index",
-            vec!["unique: true", "$group", "sku"],
+            vec!["$group", "sku"],
             vec![],
         ),
     ]

@@ -28,16 +28,35 @@ pub fn mongosh() -> PathBuf {
     p
 }
 
-/// Runs `script` once with mongosh; its standard output.
+/// The first line of every script that changes data: a dry run until it
+/// is switched on.
+pub const DRY: &str = "const apply = false;";
+
+/// `script` switched on: its `const apply = false;` turned true, as a user
+/// does once the dry run looks right. A script that only reads is returned
+/// as it is.
+pub fn applied(script: &str) -> String {
+    match script.strip_prefix(DRY) {
+        Some(rest) => format!("const apply = true;{rest}"),
+        None => script.to_owned(),
+    }
+}
+
+/// Runs `script`, switched on, once with mongosh; its standard output.
 pub fn run_once(script: &str, name: &str) -> String {
     let (ok, out) = run_status(script, name);
     assert!(ok, "{name} failed: {out}\nscript:\n{script}");
     out
 }
 
-/// Runs `script` once with mongosh: whether it succeeded, and what it
-/// printed (standard output, then standard error).
+/// Runs `script`, switched on ([`applied`]), once with mongosh: whether it
+/// succeeded, and what it printed (standard output, then standard error).
 pub fn run_status(script: &str, name: &str) -> (bool, String) {
+    run_as_written(&applied(script), name)
+}
+
+/// Runs `script` exactly as written (a dry run, for a changing script).
+pub fn run_as_written(script: &str, name: &str) -> (bool, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join(format!("{name}.js"));
     std::fs::write(&file, script).expect("write script");
