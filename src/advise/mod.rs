@@ -650,8 +650,8 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                     ctx.coll(),
                     &dotted,
                     lang.pick(
-                        "MongoDB never changes an _id in place; a document keeps the _id it was inserted with",
-                        "MongoDB 从不原地修改 _id；文档保留插入时的 _id",
+                        "MongoDB never changes an _id in place; a document keeps the _id it was created with",
+                        "MongoDB 从不原地修改 _id；文档保留创建时的 _id",
                     ),
                 ),
             };
