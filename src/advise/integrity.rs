@@ -164,8 +164,14 @@ pub fn string_dates(
             }
         }
     }
-    let _ = writeln!(s, "\nconst strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});");
-    let _ = writeln!(s, "print(`${{strings}} documents still hold a string in ${{path}} (left as they were)`);");
+    let _ = writeln!(
+        s,
+        "\nconst strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});"
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{strings}} documents still hold a string in ${{path}} (left as they were)`);"
+    );
     let stays = lang.pick(
         "`${strings} documents still hold a string in ${path}`",
         "`${strings} 个文档的 ${path} 仍是字符串`",
@@ -413,7 +419,13 @@ fn not_a_key(ctx: &CollectionCtx<'_>, key: &str, lang: Lang) -> Option<String> {
     }
     let identifier = matches!(
         f.main_type(),
-        Some(BsonType::String | BsonType::ObjectId | BsonType::Int | BsonType::Long | BsonType::BinData)
+        Some(
+            BsonType::String
+                | BsonType::ObjectId
+                | BsonType::Int
+                | BsonType::Long
+                | BsonType::BinData
+        )
     );
     if !identifier {
         let t = f.main_type().map_or("", BsonType::alias);
@@ -474,7 +486,10 @@ pub fn unique_key(
             let mut s = change::read_only(lang, &format!("duplicates of {}.{key}", ctx.ns()));
             let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
             let _ = writeln!(s, "const key = {};", js(key));
-            let _ = writeln!(s, "\n// Every value held by more than one document, over the whole collection.");
+            let _ = writeln!(
+                s,
+                "\n// Every value held by more than one document, over the whole collection."
+            );
             let _ = writeln!(s, "const dups = coll.aggregate([\n  {{ $match: {{ [key]: {{ $exists: true }} }} }},\n  {{ $group: {{ _id: \"$\" + key, n: {{ $sum: 1 }}, ids: {{ $push: \"$_id\" }} }} }},\n  {{ $match: {{ n: {{ $gt: 1 }} }} }},\n  {{ $sort: {{ n: -1 }} }},\n], {{ allowDiskUse: true }}).toArray();");
             let _ = writeln!(s, "print(`${{dups.length}} values of ${{key}} are held by more than one document of ${{coll.getFullName()}} (${{coll.countDocuments({{ [key]: {{ $exists: true }} }})}} documents hold it)`);");
             let _ = writeln!(s, "dups.slice(0, 20).forEach((d) => printjson({{ value: d._id, documents: d.n, ids: d.ids.slice(0, 5) }}));");
@@ -486,10 +501,13 @@ pub fn unique_key(
                     "唯一性只在样本上测量".to_owned(),
                 )
             };
-            s.push_str(&change::stays_line(lang, &js(&lang.pick(
-                format!("no unique index is suggested: {why}"),
-                format!("不建议唯一索引：{why}"),
-            ))));
+            s.push_str(&change::stays_line(
+                lang,
+                &js(&lang.pick(
+                    format!("no unique index is suggested: {why}"),
+                    format!("不建议唯一索引：{why}"),
+                )),
+            ));
             let dup_note = match (u.unique, &dots) {
                 (false, Some(d)) => lang.pick(
                     format!(" {d} is held by more than one document: resolve the duplicates (the script lists them), or reference `_id` instead."),

@@ -270,7 +270,12 @@ fn separate_of(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggest
         after,
         effect: size_effect(ctx, &f.segments),
         migration: scripts::split_off(
-            &plan(ctx, lang, "split", &format!("{}.{dotted} -> {child}", ctx.ns())),
+            &plan(
+                ctx,
+                lang,
+                "split",
+                &format!("{}.{dotted} -> {child}", ctx.ns()),
+            ),
             ctx.coll(),
             &dotted,
             &child,
@@ -495,7 +500,12 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
         _ => Vec::new(),
     };
     let name_js = js(name);
-    let p = plan(ctx, lang, "index", &format!("drop index {name} on {}", ctx.ns()));
+    let p = plan(
+        ctx,
+        lang,
+        "index",
+        &format!("drop index {name} on {}", ctx.ns()),
+    );
     let mut s = String::new();
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const indexes = coll.getIndexes();");
@@ -931,7 +941,12 @@ pub fn polymorphic(ctx: &CollectionCtx<'_>, shapes: &[(String, String)], lang: L
         after,
         effect,
         migration: scripts::discriminator(
-            &plan(ctx, lang, "type", &format!("{field} field for {}", ctx.ns())),
+            &plan(
+                ctx,
+                lang,
+                "type",
+                &format!("{field} field for {}", ctx.ns()),
+            ),
             ctx.coll(),
             field,
             shapes,
@@ -993,7 +1008,11 @@ pub fn ids_to_parent_reference(
     child_key: &str,
     lang: Lang,
 ) -> Suggestion {
-    inside_array(ids_to_parent_of(ctx, arr, child_coll, child_key, lang), arr, lang)
+    inside_array(
+        ids_to_parent_of(ctx, arr, child_coll, child_key, lang),
+        arr,
+        lang,
+    )
 }
 
 fn ids_to_parent_of(
@@ -1053,7 +1072,10 @@ pub fn refresh_copies(
         .as_ref()
         .and_then(|h| scripts::copy_reference(h, &d.reference));
     let (fields, never): (Vec<String>, Vec<String>) = d.fields.iter().cloned().partition(|f| {
-        f != "_id" && Some(f.as_str()) != joins.as_deref() && !f.contains('.') && !f.starts_with('$')
+        f != "_id"
+            && Some(f.as_str()) != joins.as_deref()
+            && !f.contains('.')
+            && !f.starts_with('$')
     });
     let never_note = if never.is_empty() {
         String::new()
@@ -1063,7 +1085,17 @@ pub fn refresh_copies(
             format!(" 副本在 {} 上也不一致，任何脚本都不会改写它们（副本自身的标识，或用来找到源文档的引用）：请人工核对。", never.join("、")),
         )
     };
-    let no_script = if source_db != ctx.db() {
+    // A copy carries its source's identity, or none: sub-documents whose
+    // own `_id` differs from their source's are not copies of it (entities
+    // of their own that reference it), and a refresh would overwrite their
+    // own data with the source's.
+    let own_identity = d.fields.iter().any(|f| f == "_id");
+    let no_script = if own_identity {
+        Some(lang.pick(
+            format!("The sub-documents at `{}` have an `_id` of their own, not {source_coll}'s: they are not copies of {source_coll} documents (more likely entities of their own that reference them), so docshape writes no refresh, which would overwrite their own fields; compare the fields by hand.", d.holder),
+            format!("`{}` 处的子文档有自己的 `_id`，不是 {source_coll} 的：它们不是 {source_coll} 文档的副本（更可能是引用它们的独立实体），刷新会覆盖它们自己的字段，所以 docshape 不生成刷新脚本；请人工核对这些字段。", d.holder),
+        ))
+    } else if source_db != ctx.db() {
         Some(lang.pick(
             format!("{} is in another database, which $lookup cannot reach: docshape writes no refresh.", d.source_ns),
             format!("{} 在另一个数据库中，$lookup 无法访问：docshape 不生成刷新脚本。", d.source_ns),
@@ -1086,6 +1118,7 @@ pub fn refresh_copies(
         format!("只把很少变化的字段冗余到 `{}` 中（扩展引用），并在 `{source_coll}` 修改它们时同步更新；否则改为引用 `{source_coll}`，不要冗余。", d.holder),
     );
     let (summary, migration) = match (no_script, holder) {
+        (Some(why), _) if own_identity => (format!("{summary} {why}"), String::new()),
         (Some(why), _) => (format!("{summary} {why}{never_note}"), String::new()),
         (None, None) => (format!("{summary}{never_note}"), String::new()),
         (None, Some(h)) => {
@@ -1101,8 +1134,14 @@ pub fn refresh_copies(
                 String::new()
             } else {
                 p.stays(&js(&lang.pick(
-                    format!("the copies also differ on {}, which no script rewrites", never.join(", ")),
-                    format!("副本在 {} 上也不一致，任何脚本都不会改写它们", never.join("、")),
+                    format!(
+                        "the copies also differ on {}, which no script rewrites",
+                        never.join(", ")
+                    ),
+                    format!(
+                        "副本在 {} 上也不一致，任何脚本都不会改写它们",
+                        never.join("、")
+                    ),
                 )))
             };
             let s = scripts::refresh_copies(
@@ -1129,7 +1168,9 @@ pub fn refresh_copies(
     Suggestion {
         pattern: "extended-reference",
         summary,
-        before: d.examples.first().map(|(r, f, copy, src)| json!({ "reference": r, "field": f, "copy": copy, "source": src })),
+        before: d.examples.first().map(
+            |(r, f, copy, src)| json!({ "reference": r, "field": f, "copy": copy, "source": src }),
+        ),
         after: None,
         effect: Map::new(),
         migration,
