@@ -99,34 +99,85 @@ impl Plan {
 
     /// The opening of the script: `const apply = false;`, what it does, its
     /// backup collection, and the helpers (`ds`).
-    fn head(&self) -> String {
+    fn head(&self, body: &str) -> String {
         let lang = self.lang;
         let what = &self.what;
-        let backup = format!("{}.{}", self.db, self.backup(&self.main));
+        let uses = |m: &str| body.contains(&format!("ds.{m}("));
+        let documents = uses("update") || uses("rewrite") || uses("save");
+        let mut lines: Vec<String> = vec![
+            lang.pick(
+                format!("docshape migration: {what}"),
+                format!("docshape 迁移脚本：{what}"),
+            ),
+            lang.pick(
+                "Review it, run it on a copy first (mongosh URI --file F), then on production.",
+                "请先审阅，在副本上运行（mongosh URI --file F）后再用于生产环境。",
+            )
+            .to_owned(),
+            lang.pick(
+                "As written (apply = false) it changes nothing: it reports what it would do. Set",
+                "按原样（apply = false）运行时不做任何修改：只报告将要做什么。设为",
+            )
+            .to_owned(),
+        ];
+        if documents {
+            lines.push(
+                lang.pick(
+                    "apply = true to do it: every document it changes is first saved, whole, in"
+                        .to_owned(),
+                    "apply = true 才会执行：它修改的每个文档都先完整保存到".to_owned(),
+                ),
+            );
+            lines.push(format!("  {}.{}", self.db, self.backup(&self.main)));
+            lines.push(lang.pick(
+                format!(
+                    "(<collection>{} for another collection it changes).",
+                    self.suffix
+                ),
+                format!("（其他被修改的集合保存到 <集合名>{}）。", self.suffix),
+            ));
+        } else {
+            lines.push(lang.pick(
+                "apply = true to do it.".to_owned(),
+                "apply = true 才会执行。".to_owned(),
+            ));
+        }
+        if uses("dropIndex") {
+            lines.push(
+                lang.pick(
+                    "Before it drops an index it prints the createIndex that rebuilds it.",
+                    "删除索引前，它会打印重建该索引的 createIndex。",
+                )
+                .to_owned(),
+            );
+        }
+        if uses("uniqueIndex") {
+            lines.push(
+                lang.pick(
+                    "Once a unique index exists, a write that repeats one of its values fails (E11000).",
+                    "唯一索引建立后，使其值重复的写入都会失败（E11000）。",
+                )
+                .to_owned(),
+            );
+        }
+        lines.push(
+            lang.pick(
+                "It ends by printing the command that undoes what it did. It never changes an _id,",
+                "最后它会打印撤销所做修改的命令。它从不修改任何 _id，",
+            )
+            .to_owned(),
+        );
+        lines.push(
+            lang.pick(
+                "and a second run with apply = true changes nothing more.",
+                "apply = true 时再运行一次不会再做任何修改。",
+            )
+            .to_owned(),
+        );
         let mut s = String::from("const apply = false;\n");
-        s.push_str(&lang.pick(
-            format!("// docshape migration: {what}\n\
-                     // Review it, run it on a copy first (mongosh URI --file F), then on production.\n\
-                     // As written (apply = false) it changes nothing: it reports what it would change,\n\
-                     // with a few example _ids, and the indexes it would build or drop.\n\
-                     // With apply = true it first saves every document it changes, whole, in a backup\n\
-                     // collection, {backup} for {main}\n\
-                     // (<collection>{suffix} for any other collection it changes); it prints\n\
-                     // the createIndex that rebuilds an index it drops, then acts, and ends by printing\n\
-                     // the command that undoes it. It never changes an _id, and a second run with\n\
-                     // apply = true changes nothing more.\n",
-                main = self.main, suffix = self.suffix),
-            format!("// docshape 迁移脚本：{what}\n\
-                     // 请先审阅，在副本上运行（mongosh URI --file F）后再用于生产环境。\n\
-                     // 按原样（apply = false）运行时不做任何修改：只报告将要修改什么（附几个示例 _id）\n\
-                     // 以及将要创建或删除的索引。\n\
-                     // 设为 apply = true 后，它先把要修改的每个文档完整保存到备份集合：{main} 的备份是\n\
-                     // {backup}\n\
-                     // （其他被修改的集合备份到 <集合名>{suffix}）；删除索引前先打印重建它的\n\
-                     // createIndex；然后执行，最后打印撤销命令。它从不修改任何 _id，apply = true 时\n\
-                     // 再运行一次不会再做任何修改。\n",
-                main = self.main, suffix = self.suffix),
-        ));
+        for l in lines {
+            let _ = writeln!(s, "// {l}");
+        }
         s
     }
 
@@ -139,8 +190,8 @@ impl Plan {
             s,
             "{}",
             t(
-                "// docshape's helpers: every change below goes through them.",
-                "// docshape 的辅助函数：下面的每一处修改都经由它们完成。"
+                "// docshape's helpers: every change above goes through them.",
+                "// docshape 的辅助函数：上面的每一处修改都经由它们完成。"
             )
         );
         let _ = writeln!(s, "const ds = (() => {{");
@@ -287,13 +338,22 @@ impl Plan {
         s
     }
 
-    /// The whole script: `const apply = false;`, what it does, the helpers
-    /// `body` uses, `body`, and the closing report.
+    /// The whole script: `const apply = false;`, what it does, `body` and
+    /// the closing report (in `run`, first, for a reader), the helpers
+    /// `body` uses, then the call of `run`.
     pub fn finish(&self, body: &str) -> String {
-        let mut s = self.head();
+        let mut s = self.head(body);
+        s.push_str("const run = () => {\n");
+        for line in body.lines() {
+            if line.is_empty() {
+                s.push('\n');
+            } else {
+                let _ = writeln!(s, "  {line}");
+            }
+        }
+        s.push_str("  ds.done();\n};\n\n");
         s.push_str(&self.runtime(body));
-        s.push_str(body);
-        s.push_str("ds.done();\n");
+        s.push_str("run();\n");
         s
     }
 }
@@ -392,7 +452,11 @@ const PIECES: &[Piece] = &[
         always: false,
         code: r#"  const createIndex = (c, key, options) => {
     if (stopped) return null;
-    const same = indexes(c).find((i) => JSON.stringify(i.key) === JSON.stringify(key));
+    // The same index: the one of that name, or (unnamed) a plain one on that key.
+    const named = options && options.name;
+    const same = indexes(c).find((i) => named
+      ? i.name === named
+      : JSON.stringify(i.key) === JSON.stringify(key) && !i.collation && !i.partialFilterExpression);
     if (same) { print(MSG_INDEX_THERE); return same.name; }
     if (!apply) { print(MSG_WOULD_INDEX); return null; }
     const name = c.createIndex(key, options || {});
