@@ -147,13 +147,11 @@ fn jobs() -> Vec<Job> {
                 .and_then(|n| n.to_str())
                 .unwrap_or("db")
                 .to_owned();
-            let bytes = std::fs::read_dir(&dir)
-                .map(|r| {
-                    r.filter_map(|e| e.ok()?.metadata().ok())
-                        .map(|m| m.len())
-                        .sum()
-                })
-                .unwrap_or(0);
+            let bytes = std::fs::read_dir(&dir).map_or(0, |r| {
+                r.filter_map(|e| e.ok()?.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            });
             let tag: String = format!("{}_{name}", root_label.rsplit('/').next().unwrap_or("d"))
                 .chars()
                 .map(|c| {
@@ -446,6 +444,18 @@ fn absorb(state: &mut Snapshot, snap: Snapshot, seen: &impl Fn(&str) -> bool) {
     state.extend(snap);
 }
 
+/// What one script ran on and left.
+struct Ran {
+    script: usize,
+    /// The collections it reached, as they were before it.
+    before: Snapshot,
+    /// Every collection there was before it.
+    names: BTreeSet<String>,
+    undo: Option<String>,
+    /// What it printed.
+    out: String,
+}
+
 /// Seconds since `t`, and `t` set to now.
 fn lap(t: &mut Instant) -> f64 {
     let s = t.elapsed().as_secs_f64();
@@ -494,17 +504,6 @@ fn run_job(
     let still = still_reported(Lang::En);
     let first = rt.block_on(migrate::snapshot(client, db));
     let mut state = first.clone();
-    // What each script ran on and left.
-    struct Ran {
-        script: usize,
-        /// The collections it reached, as they were before it.
-        before: Snapshot,
-        /// Every collection there was before it.
-        names: BTreeSet<String>,
-        undo: Option<String>,
-        /// What it printed.
-        out: String,
-    }
     let mut ran: Vec<Ran> = Vec::new();
     for (i, s) in scripts.iter().enumerate() {
         let name = format!("{}: {}", job.label, s.name());
@@ -668,7 +667,7 @@ fn every_script_on_every_real_collection() {
         eprintln!("{ONLY}={only}: {} databases only", jobs.len());
     }
     // The largest first, so that the longest database does not start last.
-    jobs.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    jobs.sort_by_key(|j| std::cmp::Reverse(j.bytes));
     let total = jobs.len();
     let queue = Arc::new(Mutex::new(jobs.into_iter().collect::<VecDeque<Job>>()));
     let results = Arc::new(Mutex::new(Vec::new()));

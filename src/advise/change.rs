@@ -440,17 +440,17 @@ const PIECES: &[Piece] = &[
         name: "would",
         needs: &[],
         always: false,
-        code: r#"  const would = (c, n, docs) => {
+        code: r"  const would = (c, n, docs) => {
     const ids = docs.map((d) => show(d._id));
     print(MSG_WOULD);
   };
-"#,
+",
     },
     Piece {
         name: "createIndex",
         needs: &["indexes"],
         always: false,
-        code: r#"  const createIndex = (c, key, options) => {
+        code: r"  const createIndex = (c, key, options) => {
     if (stopped) return null;
     // The same index: the one of that name, or (unnamed) a plain one on that key.
     const named = options && options.name;
@@ -464,7 +464,7 @@ const PIECES: &[Piece] = &[
     print(MSG_INDEXED);
     return name;
   };
-"#,
+",
     },
 ];
 
@@ -480,7 +480,7 @@ const METHODS: &[Piece] = &[
         name: "update",
         needs: &["keep", "would"],
         always: false,
-        code: r#"    update(c, filter, update, options) {
+        code: r"    update(c, filter, update, options) {
       if (stopped) return 0;
       const n = c.countDocuments(filter);
       if (!apply) { would(c, n, c.find(filter, { _id: 1 }).limit(3).toArray()); return n; }
@@ -490,7 +490,7 @@ const METHODS: &[Piece] = &[
       print(MSG_CHANGED_UPDATE);
       return r.modifiedCount;
     },
-"#,
+",
     },
     Piece {
         name: "rewrite",
@@ -512,7 +512,7 @@ const METHODS: &[Piece] = &[
         name: "save",
         needs: &["keep", "would"],
         always: false,
-        code: r#"    save(c, filter) {
+        code: r"    save(c, filter) {
       if (stopped) return false;
       const n = c.countDocuments(filter);
       if (!apply) { would(c, n, c.find(filter, { _id: 1 }).limit(3).toArray()); return false; }
@@ -521,13 +521,13 @@ const METHODS: &[Piece] = &[
       print(MSG_SAVED);
       return true;
     },
-"#,
+",
     },
     Piece {
         name: "creates",
         needs: &["start"],
         always: false,
-        code: r#"    creates(name) {
+        code: r"    creates(name) {
       if (stopped) return false;
       if (has(name) && !begun && base.getCollection(name).estimatedDocumentCount() > 0) stop(MSG_TAKEN);
       if (!apply) { print(MSG_WOULD_CREATE); return true; }
@@ -535,7 +535,7 @@ const METHODS: &[Piece] = &[
       if (!has(name)) { base.createCollection(name); later(`${here(name)}.drop();`); }
       return true;
     },
-"#,
+",
     },
     Piece {
         name: "write",
@@ -599,7 +599,7 @@ const METHODS: &[Piece] = &[
         name: "dropIndex",
         needs: &["indexes"],
         always: false,
-        code: r#"    dropIndex(c, name) {
+        code: r"    dropIndex(c, name) {
       if (stopped) return false;
       const idx = indexes(c).find((i) => i.name === name);
       if (idx === undefined) { print(MSG_GONE); return false; }
@@ -614,19 +614,19 @@ const METHODS: &[Piece] = &[
       later(rebuild);
       return true;
     },
-"#,
+",
     },
     Piece {
         name: "done",
         needs: &[],
         always: true,
-        code: r#"    done() {
+        code: r"    done() {
       if (!apply) { print(MSG_DRY); return; }
       if (undo.length === 0) { print(MSG_NOTHING); return; }
       print(MSG_UNDO);
       print(undoLine());
     },
-"#,
+",
     },
 ];
 

@@ -370,7 +370,7 @@ pub fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Sugges
     }
     s.push_str(&change::stays_line(
         lang,
-        &js(&lang.pick(
+        &js(lang.pick(
             "only the writer (or a person) can tell what each dangling reference should be",
             "只有写入方（或人工）能判断每个悬空引用应该是什么",
         )),
@@ -585,7 +585,7 @@ pub fn copies_disagree(
     let _ = writeln!(s, "rows.slice(0, 20).forEach((r) => printjson(r));");
     s.push_str(&change::stays_line(
         lang,
-        &js(&lang.pick(
+        &js(lang.pick(
             "which version of a copy is right only the writer knows",
             "哪个版本的副本是对的，只有写入方知道",
         )),

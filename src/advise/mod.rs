@@ -1241,7 +1241,7 @@ pub fn ttl_field(
             js_value(&json!({ field: { "$type": "date" } })),
             js(&format!("no document has a date in {field}: TTL index {} expires nothing", index.name)),
             js(&format!("documents with a date in {field} expire {secs} s after it (TTL index {})", index.name)),
-            change::stays_line(lang, &js(&lang.pick(
+            change::stays_line(lang, &js(lang.pick(
                 "only the application can set the dates (or you drop the index)",
                 "只有应用能设置这些日期（或者由你删除该索引）",
             ))),

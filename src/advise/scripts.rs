@@ -421,7 +421,7 @@ pub fn ids_to_parent(
     let _ = writeln!(
         s,
         "  ds.stop({});",
-        js(&p.lang.pick(
+        js(p.lang.pick(
             "some children belong to several parents: keep the array, or a link collection",
             "有些子文档属于多个父文档：请保留数组，或改用关联集合",
         ))
@@ -569,8 +569,7 @@ pub fn refresh_copies(
     stays: &str,
 ) -> String {
     let mut pipeline = Vec::new();
-    let unresolved;
-    match holder {
+    let unresolved = match holder {
         Holder::Elements(arr) => {
             let inner = elem_reference(arr, reference);
             let refs = json!({ "$map": { "input": format!("${arr}"), "as": "x", "in": format!("$$x.{inner}") } });
@@ -595,13 +594,13 @@ pub fn refresh_copies(
                 .push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${arr}")] } } }));
             pipeline.push(json!({ "$set": { arr.clone(): "$__new" } }));
             pipeline.push(json!({ "$unset": ["__ref", "__src", "__ids", "__new"] }));
-            unresolved = json!([
+            json!([
                 { "$match": { arr.clone(): { "$type": "array" } } },
                 { "$set": { "__ref": { "$filter": { "input": refs, "as": "r", "cond": { "$ne": [{ "$ifNull": ["$$r", null] }, null] } } } } },
                 { "$lookup": { "from": source_coll, "localField": "__ref", "foreignField": "_id", "as": "__src" } },
                 { "$match": { "$expr": { "$gt": [ { "$size": { "$setDifference": ["$__ref", ids] } }, 0 ] } } },
                 { "$count": "n" }
-            ]);
+            ])
         }
         Holder::Object(h) => {
             let local = reference.replace("[]", "");
@@ -614,14 +613,14 @@ pub fn refresh_copies(
             pipeline.push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${h}")] } } }));
             pipeline.push(json!({ "$set": { h.clone(): "$__new" } }));
             pipeline.push(json!({ "$unset": ["__src", "__new"] }));
-            unresolved = json!([
+            json!([
                 { "$match": { h.clone(): { "$type": "object" }, local.clone(): { "$exists": true, "$ne": null } } },
                 { "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } },
                 { "$match": { "__src.0": { "$exists": false } } },
                 { "$count": "n" }
-            ]);
+            ])
         }
-    }
+    };
     let shown = match holder {
         Holder::Elements(a) => format!("{a}[]"),
         Holder::Object(h) => h.clone(),
@@ -726,7 +725,7 @@ pub fn merge_collections(p: &Plan, db: &str, colls: &[String]) -> String {
         s,
         "// Drop the old collections yourself once the application reads the merged one."
     );
-    s.push_str(&p.stays(&js(&p.lang.pick(
+    s.push_str(&p.stays(&js(p.lang.pick(
         "the old collections stay until you drop them",
         "旧集合会一直保留，直到你删除它们",
     ))));
