@@ -174,24 +174,6 @@ fn jobs() -> Vec<Job> {
     out
 }
 
-/// `docshape audit` of one database, as JSON (English messages).
-fn audit(db: &str) -> Value {
-    let pattern = format!("{db}.*");
-    common::json_ok(&common::docshape(&[
-        "audit",
-        &common::uri(),
-        "-c",
-        &pattern,
-        "--format",
-        "json",
-        "--no-snapshot",
-        "--fail-on",
-        "never",
-        "--lang",
-        "en",
-    ]))
-}
-
 /// The scripts of a report about `db`, in the report's order.
 fn scripts_of(report: &Value, db: &str) -> Vec<Script> {
     let ours = |f: &Value| {
@@ -485,7 +467,7 @@ fn run_job(
     if made.is_empty() {
         return o;
     }
-    let report = audit(db);
+    let report = rt.block_on(migrate::audit(&format!("{db}.*")));
     o.phases.push(("audit", lap(&mut t)));
     let audited: BTreeSet<String> = common::collections(&report)
         .iter()
@@ -571,7 +553,7 @@ fn run_job(
     // above) is what was audited already.
     if !scripts.is_empty() {
         let later = if ran.iter().any(|r| r.undo.is_some()) {
-            audit(db)
+            rt.block_on(migrate::audit(&format!("{db}.*")))
         } else {
             report.clone()
         };

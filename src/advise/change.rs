@@ -638,6 +638,23 @@ pub fn read_only(lang: Lang, what: &str) -> String {
     )
 }
 
+/// The end of a script that changes data only where it can (`plan` is
+/// `Some`) and otherwise only reads: a changing script says `why` the
+/// finding stays after a run that leaves `left` (JavaScript) true, and is
+/// finished; one that reads says `why` always. Both are JavaScript.
+pub fn close(plan: Option<&Plan>, lang: Lang, mut body: String, left: &str, why: &str) -> String {
+    match plan {
+        Some(p) => {
+            let _ = writeln!(body, "if (apply && {left}) {}", p.stays(why).trim_end());
+            p.finish(&body)
+        }
+        None => {
+            body.push_str(&stays_line(lang, why));
+            body
+        }
+    }
+}
+
 /// A line of JavaScript printing why docshape will still report the
 /// finding; `why` is JavaScript (a string or template literal).
 pub fn stays_line(lang: Lang, why: &str) -> String {

@@ -172,16 +172,16 @@ pub fn string_dates(
         s,
         "print(`${{strings}} documents still hold a string in ${{path}} (left as they were)`);"
     );
-    let stays = lang.pick(
-        "`${strings} documents still hold a string in ${path}`",
-        "`${strings} 个文档的 ${path} 仍是字符串`",
+    let s = change::close(
+        (!in_array).then_some(&p),
+        lang,
+        s,
+        "strings > 0",
+        lang.pick(
+            "`${strings} documents still hold a string in ${path}`",
+            "`${strings} 个文档的 ${path} 仍是字符串`",
+        ),
     );
-    if in_array {
-        s.push_str(&change::stays_line(lang, stays));
-    } else {
-        let _ = writeln!(s, "if (apply && strings > 0) {}", p.stays(stays).trim_end());
-        s = p.finish(&s);
-    }
     Suggestion {
         pattern: "schema-versioning",
         summary: lang.pick(
@@ -286,16 +286,16 @@ pub fn lossy_numbers(
         s,
         "print(`${{doubles}} documents still hold a double in ${{path}}`);"
     );
-    let stays = lang.pick(
-        "`${doubles} documents still hold a double in ${path}`",
-        "`${doubles} 个文档的 ${path} 仍是 double`",
+    let s = change::close(
+        changes.then_some(&p),
+        lang,
+        s,
+        "doubles > 0",
+        lang.pick(
+            "`${doubles} documents still hold a double in ${path}`",
+            "`${doubles} 个文档的 ${path} 仍是 double`",
+        ),
     );
-    if changes {
-        let _ = writeln!(s, "if (apply && doubles > 0) {}", p.stays(stays).trim_end());
-        s = p.finish(&s);
-    } else {
-        s.push_str(&change::stays_line(lang, stays));
-    }
     let summary = if loss.money && !loss.integral {
         lang.pick(
             format!("Store `{dotted}` as decimal (Decimal128): fix the writer, then convert the existing doubles to the decimal they were meant to be (the script converts only values whose {}-place decimal reads back as the same double).", loss.places.max(2)),

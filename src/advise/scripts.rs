@@ -119,10 +119,22 @@ pub fn move_array_out(
             );
         }
     }
+    kept_arrays(
+        &mut s,
+        p,
+        dotted,
+        &format!("${{ok.length}} of ${{arrays}} documents trimmed; ${{arrays - ok.length}} keep {dotted}: some elements are not in {child} as they are now"),
+    );
+    p.finish(&s)
+}
+
+/// After a run: how many parents were done, how many keep the array at
+/// `dotted` (then why the finding stays) and how many hold something else.
+fn kept_arrays(s: &mut String, p: &Plan, dotted: &str, done: &str) {
     let _ = writeln!(s, "if (apply) {{");
     let _ = writeln!(
         s,
-        "  print(`${{ok.length}} of ${{arrays}} documents trimmed; ${{arrays - ok.length}} keep {dotted}: some elements are not in {child} as they are now; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
+        "  print(`{done}; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
     );
     let _ = writeln!(
         s,
@@ -133,7 +145,6 @@ pub fn move_array_out(
         .trim_end()
     );
     let _ = writeln!(s, "}}");
-    p.finish(&s)
 }
 
 /// Moves the value at `dotted` into `child`, one document per parent.
@@ -474,20 +485,12 @@ pub fn ids_to_parent(
         js_value(&json!({ "$unset": { dotted: "" } })),
         d = js(dotted),
     );
-    let _ = writeln!(s, "if (apply) {{");
-    let _ = writeln!(
-        s,
-        "  print(`${{ok.length}} of ${{arrays}} documents no longer hold {dotted}; ${{arrays - ok.length}} keep it: some children it lists do not exist in {child_coll} or point elsewhere; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
+    kept_arrays(
+        &mut s,
+        p,
+        dotted,
+        &format!("${{ok.length}} of ${{arrays}} documents no longer hold {dotted}; ${{arrays - ok.length}} keep it: some children it lists do not exist in {child_coll} or point elsewhere"),
     );
-    let _ = writeln!(
-        s,
-        "  if (arrays - ok.length > 0) {}",
-        p.stays(&format!(
-            "`${{arrays - ok.length}} documents keep {dotted}`"
-        ))
-        .trim_end()
-    );
-    let _ = writeln!(s, "}}");
     p.finish(&s)
 }
 

@@ -411,17 +411,7 @@ pub fn read_ejson(path: &Path) -> Vec<Document> {
 /// Loads an Extended JSON file into `db.coll`, in batches; returns the
 /// number of documents inserted.
 pub async fn load_ejson(client: &Client, db: &str, coll: &str, path: &Path) -> u64 {
-    let docs = read_ejson(path);
-    let c = client.database(db).collection::<Document>(coll);
-    let mut n = 0u64;
-    for batch in docs.chunks(INSERT_BATCH) {
-        let r = c
-            .insert_many(batch)
-            .await
-            .unwrap_or_else(|e| panic!("insert into {db}.{coll} failed: {e}"));
-        n += r.inserted_ids.len() as u64;
-    }
-    n
+    insert_all(client, db, coll, &read_ejson(path)).await
 }
 
 /// Reads a `.bson` file as `mongodump` writes it, with docshape's reader.
