@@ -1,6 +1,8 @@
 //! Refactor advice: for each pattern, a before/after example built from the
 //! collection's own field names and sampled values, the effect estimated on
-//! the sample, and a `mongosh` migration script that is safe to re-run.
+//! the sample, and a `mongosh` migration script that is safe to re-run: a
+//! dry run until `apply` is set, a backup before every change and an undo
+//! command after it (see [`change`]).
 //! docshape never runs these scripts; it only writes them.
 
 mod advice;
@@ -40,7 +42,8 @@ pub struct Suggestion {
     /// The effect estimated on the sample (sizes before and after …).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub effect: serde_json::Map<String, serde_json::Value>,
-    /// A `mongosh` script, safe to re-run; docshape never runs it.
+    /// A `mongosh` script: a dry run until its `apply` is set, safe to
+    /// re-run, with a backup and an undo; docshape never runs it.
     pub migration: String,
 }
 
