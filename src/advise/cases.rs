@@ -617,3 +617,30 @@ fn string_literals(line: &str) -> Vec<(String, bool)> {
     }
     out
 }
+
+/// A conversion never touches a value a reference joins on, nor a
+/// sub-document's `_id`: the script only counts there.
+#[test]
+fn conversions_leave_references_and_inner_ids_alone() {
+    let docs: Vec<Document> = (0..30)
+        .map(|i: i32| {
+            let v = if i % 3 == 0 {
+                bson::Bson::String(i.to_string())
+            } else {
+                bson::Bson::Int32(i)
+            };
+            doc! {"_id": i, "ref_no": v.clone(), "line": {"_id": v}}
+        })
+        .collect();
+    let r = testing::report("shop.things", &docs);
+    let convert = |path: &str, rels: &[crate::relate::Relationship]| {
+        let ctx = testing::ctx(&r, rels);
+        suggest(Some(&ctx), &Remedy::ConvertType { path: path.into() }, Lang::En).migration
+    };
+    assert!(convert("ref_no", &[]).starts_with("const apply = false;"));
+    let rel = testing::relationship("shop.things", "ref_no", "shop.refs", "_id", 10, 10, None);
+    let m = convert("ref_no", std::slice::from_ref(&rel));
+    assert!(!m.contains("apply") && m.contains("reference"), "{m}");
+    let m = convert("line._id", &[]);
+    assert!(!m.contains("apply") && m.contains("identity"), "{m}");
+}

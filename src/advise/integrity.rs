@@ -114,16 +114,23 @@ pub fn string_dates(
     use crate::rules::string_dates::DateFormat;
     let dotted = query_path(&f.segments);
     let in_array = f.segments.contains(&Seg::Elem);
+    let kept = super::kept_value(ctx, f, lang);
+    let reads = in_array || kept.is_some();
     let what = format!("{}.{}: string -> date", ctx.ns(), f.path);
     let p = Plan::new(lang, ctx.db(), ctx.coll(), "dates", &what);
-    let mut s = if in_array {
+    let mut s = if reads {
         change::read_only(lang, &what)
     } else {
         String::new()
     };
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const path = {};", js(&dotted));
-    if in_array {
+    if let Some(why) = &kept {
+        let _ = writeln!(
+            s,
+            "\n// {why};\n// this script only counts the documents still holding strings."
+        );
+    } else if in_array {
         let _ = writeln!(s, "\n// {} lies inside an array: convert it in the application that writes it;\n// this script only counts the documents still holding strings.", f.path);
     } else {
         let field = format!("${dotted}");
@@ -173,7 +180,7 @@ pub fn string_dates(
         "print(`${{strings}} documents still hold a string in ${{path}} (left as they were)`);"
     );
     let s = change::close(
-        (!in_array).then_some(&p),
+        (!reads).then_some(&p),
         lang,
         s,
         "strings > 0",
@@ -182,12 +189,20 @@ pub fn string_dates(
             "`${strings} 个文档的 ${path} 仍是字符串`",
         ),
     );
+    let summary = lang.pick(
+        format!("Store `{dotted}` as a BSON date: fix the writer to send dates, not text, and convert the existing strings with $dateFromString (the script converts each detected format and leaves anything that does not parse untouched, counted)."),
+        format!("把 `{dotted}` 保存为 BSON 日期：修正写入方，让它写入日期而不是文本，并用 $dateFromString 转换已有的字符串（脚本按检测到的每种格式转换，无法解析的值保持原样并计数）。"),
+    );
+    let summary = match &kept {
+        Some(why) => lang.pick(
+            format!("{summary} Here the script converts nothing: {why}."),
+            format!("{summary}此处脚本不做转换：{why}。"),
+        ),
+        None => summary,
+    };
     Suggestion {
         pattern: "schema-versioning",
-        summary: lang.pick(
-            format!("Store `{dotted}` as a BSON date: fix the writer to send dates, not text, and convert the existing strings with $dateFromString (the script converts each detected format and leaves anything that does not parse untouched, counted)."),
-            format!("把 `{dotted}` 保存为 BSON 日期：修正写入方，让它写入日期而不是文本，并用 $dateFromString 转换已有的字符串（脚本按检测到的每种格式转换，无法解析的值保持原样并计数）。"),
-        ),
+        summary,
         before: Some(json!({ dotted.clone(): example })),
         after: Some(json!({ dotted: { "$date": example_iso(example) } })),
         effect: Map::new(),
@@ -222,11 +237,13 @@ pub fn lossy_numbers(
     let dotted = query_path(&f.segments);
     let field = format!("${dotted}");
     let in_array = f.segments.contains(&Seg::Elem);
+    let kept = super::kept_value(ctx, f, lang);
     let limit = "9007199254740992";
     let what = format!("{}.{}: double -> exact type", ctx.ns(), f.path);
     let p = Plan::new(lang, ctx.db(), ctx.coll(), "numbers", &what);
-    // Only a path outside arrays, holding integers or money, is converted.
-    let changes = !in_array && (loss.integral || loss.money);
+    // Only a path outside arrays, holding integers or money, neither an
+    // identity nor a reference, is converted.
+    let changes = !in_array && kept.is_none() && (loss.integral || loss.money);
     let mut s = if changes {
         String::new()
     } else {
@@ -235,7 +252,9 @@ pub fn lossy_numbers(
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const path = {};", js(&dotted));
     let _ = writeln!(s, "\n// Precision already lost in a double cannot be restored: an integer beyond 2^53\n// ({limit}) was rounded when it was written, and only the system that\n// produced it knows the true value. Fix the writer first (NumberLong, Decimal128,\n// or a string for opaque ids); this script makes the rest safe from now on.");
-    if in_array {
+    if let Some(why) = &kept {
+        let _ = writeln!(s, "// {why}.");
+    } else if in_array {
         let _ = writeln!(
             s,
             "// {} lies inside an array: convert it in the application that writes it.",
@@ -306,6 +325,13 @@ pub fn lossy_numbers(
             format!("Store `{dotted}` as long (or a string for opaque ids): fix the writer; integers within 2^53 convert exactly, but the {} values beyond it were already rounded and must be recovered from their source.", loss.beyond),
             format!("把 `{dotted}` 保存为 long（不透明的 ID 可用字符串）：先修正写入方；2^53 以内的整数可以精确转换，但超出范围的 {} 个值已经被舍入，只能从原始数据源恢复。", loss.beyond),
         )
+    };
+    let summary = match &kept {
+        Some(why) => lang.pick(
+            format!("{summary} The script converts nothing: {why}."),
+            format!("{summary}脚本不做转换：{why}。"),
+        ),
+        None => summary,
     };
     Suggestion {
         pattern: "schema-versioning",

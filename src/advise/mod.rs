@@ -147,6 +147,34 @@ fn size_effect(ctx: &CollectionCtx<'_>, segs: &[Seg]) -> Map<String, Value> {
     size_effect_by(ctx, segs, |d| examples::remove(d, segs))
 }
 
+/// Why the value at `f` must keep its type and value, if it must: it is an
+/// `_id` below the top (a sub-document's identity) or the value a
+/// reference joins on. A conversion there would change what identifies a
+/// document or what a reference finds.
+pub(crate) fn kept_value(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Option<String> {
+    let inner_id =
+        f.segments.len() > 1 && matches!(f.segments.last(), Some(Seg::Key(k)) if k == "_id");
+    let joins = ctx.relationships.iter().any(|r| {
+        r.from_ns == ctx.ns() && r.from_path == f.path && r.kind != crate::relate::Kind::Embedded
+    });
+    if inner_id {
+        Some(lang.pick(
+            format!(
+                "`{}` is the identity of a sub-document, which a script never changes",
+                f.path
+            ),
+            format!("`{}` 是子文档的标识，脚本从不修改它", f.path),
+        ))
+    } else if joins {
+        Some(lang.pick(
+            format!("`{}` is a reference, and converting it would change what it joins on: convert it together with what it references, in the application", f.path),
+            format!("`{}` 是引用，转换它会改变它关联的对象：请在应用中与它引用的值一起转换", f.path),
+        ))
+    } else {
+        None
+    }
+}
+
 /// The suggestion without its script when `f` lies inside an array: one
 /// update cannot move or rewrite it safely there (it would take a `$map`
 /// over every enclosing array), so docshape offers none, and says so.
@@ -620,6 +648,26 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
     let types = types.join(", ");
     let is_id = matches!(field.segments.first(), Some(Seg::Key(k)) if k == "_id");
     let what = |w: &str| format!("{}.{}: {w}", ctx.ns(), field.path);
+    if let Some(why) = (!is_id).then(|| kept_value(ctx, field, lang)).flatten() {
+        return Suggestion {
+            pattern: "schema-versioning",
+            summary: lang.pick(
+                format!("`{dotted}` holds {types}. {why}. Fix the writer to store one type; the script only counts the values of each type."),
+                format!("`{dotted}` 中混有 {types}。{why}。请修正写入方只写一种类型；脚本只统计各类型值的数量。"),
+            ),
+            before: None,
+            after: None,
+            effect: Map::new(),
+            migration: convert::count_only(
+                lang,
+                &what("types (counted)"),
+                ctx.db(),
+                ctx.coll(),
+                &dotted,
+                &why,
+            ),
+        };
+    }
     if !is_id && convert::looks_like_codes(&all, &field.name) {
         return Suggestion {
             pattern: "schema-versioning",
