@@ -635,7 +635,12 @@ fn conversions_leave_references_and_inner_ids_alone() {
     let r = testing::report("shop.things", &docs);
     let convert = |path: &str, rels: &[crate::relate::Relationship]| {
         let ctx = testing::ctx(&r, rels);
-        suggest(Some(&ctx), &Remedy::ConvertType { path: path.into() }, Lang::En).migration
+        suggest(
+            Some(&ctx),
+            &Remedy::ConvertType { path: path.into() },
+            Lang::En,
+        )
+        .migration
     };
     assert!(convert("ref_no", &[]).starts_with("const apply = false;"));
     let rel = testing::relationship("shop.things", "ref_no", "shop.refs", "_id", 10, 10, None);

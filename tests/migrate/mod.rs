@@ -288,6 +288,8 @@ impl Shell {
         let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
         let driver = format!(
             r#"const fs = require("fs");
+// A script that quits ends its step with an error, not the shell.
+globalThis.quit = (c) => {{ throw new Error(`the script called quit(${{c === undefined ? "" : c}})`); }};
 for (let n = 0; ; n++) {{
   const step = {step} + n + ".js";
   while (!fs.existsSync(step)) sleep(5);
