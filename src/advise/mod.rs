@@ -1143,8 +1143,8 @@ pub fn refresh_copies(
     let own_identity = d.fields.iter().any(|f| f == "_id");
     let no_script = if own_identity {
         Some(lang.pick(
-            format!("The sub-documents at `{}` have an `_id` of their own, not {source_coll}'s: they are not copies of {source_coll} documents (more likely entities of their own that reference them), so docshape writes no refresh, which would overwrite their own fields; compare the fields by hand.", d.holder),
-            format!("`{}` 处的子文档有自己的 `_id`，不是 {source_coll} 的：它们不是 {source_coll} 文档的副本（更可能是引用它们的独立实体），刷新会覆盖它们自己的字段，所以 docshape 不生成刷新脚本；请人工核对这些字段。", d.holder),
+            format!("The sub-documents at `{}` have an `_id` of their own, not that of the `{source_coll}` document they reference: they are not copies of it (more likely entities of their own that reference it), so docshape writes no refresh, which would overwrite their own fields; compare the fields by hand.", d.holder),
+            format!("`{}` 处的子文档有自己的 `_id`，而不是它们所引用的 `{source_coll}` 文档的 `_id`：它们不是该文档的副本（更可能是引用它的独立实体），刷新会覆盖它们自己的字段，所以 docshape 不生成刷新脚本；请人工核对这些字段。", d.holder),
         ))
     } else if source_db != ctx.db() {
         Some(lang.pick(
