@@ -649,3 +649,43 @@ fn conversions_leave_references_and_inner_ids_alone() {
     let m = convert("line._id", &[]);
     assert!(!m.contains("apply") && m.contains("identity"), "{m}");
 }
+
+/// A refresh writes only copied fields: never the reference it is found
+/// by; and sub-documents whose own `_id` differs from their source's are
+/// not copies, so they get no refresh at all.
+#[test]
+fn a_refresh_never_writes_an_id_or_the_reference() {
+    let r = testing::report("shop.orders", &orders());
+    let ctx = testing::ctx(&r, &[]);
+    let refresh = |fields: &[&str]| {
+        suggest(
+            Some(&ctx),
+            &Remedy::RefreshCopies {
+                drift: DriftCheck {
+                    fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+                    ..drift(DriftKind::Source)
+                },
+            },
+            Lang::En,
+        )
+    };
+    let s = refresh(&["name", "sku"]);
+    assert!(
+        s.migration.starts_with("const apply = false;"),
+        "{}",
+        s.migration
+    );
+    assert!(
+        s.migration.contains("\"name\": {") && !s.migration.contains("\"sku\": {"),
+        "{}",
+        s.migration
+    );
+    assert!(
+        s.summary.contains("sku"),
+        "says what it leaves: {}",
+        s.summary
+    );
+    let s = refresh(&["name", "_id"]);
+    assert!(s.migration.is_empty(), "{}", s.migration);
+    assert!(s.summary.contains("`_id` of their own"), "{}", s.summary);
+}
