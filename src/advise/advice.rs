@@ -163,9 +163,13 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         Remedy::Dangling { relationship } => {
             Some(super::integrity::dangling(ctx, relationship, lang))
         }
-        Remedy::UniqueKey { key, uniqueness } => {
-            Some(super::integrity::unique_key(ctx, key, uniqueness, lang))
-        }
+        Remedy::UniqueKey {
+            key,
+            uniqueness,
+            whole,
+        } => Some(super::integrity::unique_key(
+            ctx, key, uniqueness, *whole, lang,
+        )),
         Remedy::MergeCollections { db, colls } => Some(super::merge_collections(db, colls, lang)),
     };
     built.unwrap_or_else(|| unavailable(remedy))
@@ -216,8 +220,15 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
 /// (`index`). The script drops nothing; the summary says so.
 pub fn review_indexes(ctx: &CollectionCtx<'_>, lang: Lang) -> Suggestion {
     let script = format!(
-        "// docshape: review which indexes are used before dropping any (read-only).\n{}.aggregate([{{ $indexStats: {{}} }}, {{ $project: {{ name: 1, ops: \"$accesses.ops\", since: \"$accesses.since\" }} }}, {{ $sort: {{ ops: 1 }} }}]).forEach(printjson);\n",
-        js_coll(ctx.db(), ctx.coll())
+        "// docshape: review which indexes are used before dropping any (read-only).\n{}.aggregate([{{ $indexStats: {{}} }}, {{ $project: {{ name: 1, ops: \"$accesses.ops\", since: \"$accesses.since\" }} }}, {{ $sort: {{ ops: 1 }} }}]).forEach(printjson);\n{}",
+        js_coll(ctx.db(), ctx.coll()),
+        super::change::stays_line(
+            lang,
+            &super::js(lang.pick(
+                "which indexes to drop is yours to decide from what they served",
+                "删除哪些索引，要由你根据它们服务过的操作来决定",
+            ))
+        ),
     );
     let idle: Vec<&str> = ctx
         .index_usage

@@ -266,9 +266,10 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
                     method: "sample".into(),
                     duplicate: Some("s1".into()),
                 },
+                whole: true,
             },
             "index",
-            vec!["unique: true", "$group", "sku"],
+            vec!["$group", "sku"],
             vec![],
         ),
     ]
@@ -493,4 +494,199 @@ fn integrity_scripts_only_list() {
         !m.contains("$merge") && !m.contains("update"),
         "lists only: {m}"
     );
+}
+
+/// A unique index is suggested only on a key the whole collection proves,
+/// with the duplicates checked again before it is built; on a sample, or
+/// on a field too few documents hold, the script only counts duplicates.
+#[test]
+fn a_unique_index_only_on_a_key_the_whole_collection_proves() {
+    let uniq = |unique: bool, method: &str| KeyUniqueness {
+        unique,
+        method: method.into(),
+        duplicate: None,
+    };
+    let codes: Vec<Document> = (0..60)
+        .map(|i| doc! {"_id": i, "code": format!("C-{i:04}"), "__v": 0})
+        .collect();
+    let r = testing::report("shop.accounts", &codes);
+    let ctx = testing::ctx(&r, &[]);
+    let s = suggest(
+        Some(&ctx),
+        &Remedy::UniqueKey {
+            key: "code".into(),
+            uniqueness: uniq(true, "server-group"),
+            whole: true,
+        },
+        Lang::En,
+    );
+    assert!(
+        s.migration.starts_with("const apply = false;"),
+        "{}",
+        s.migration
+    );
+    assert!(s.migration.contains("ds.uniqueIndex(") && s.migration.contains("E11000"));
+    assert!(s.summary.contains("E11000"), "{}", s.summary);
+    // The same key known from a sample: what would settle it, no index.
+    let s = suggest(
+        Some(&ctx),
+        &Remedy::UniqueKey {
+            key: "code".into(),
+            uniqueness: uniq(true, "sample"),
+            whole: false,
+        },
+        Lang::En,
+    );
+    assert!(!s.migration.contains("apply") && !s.migration.contains("createIndex"));
+    assert!(s.summary.contains("--full"), "{}", s.summary);
+    // A version counter in a collection of one document is unique by chance.
+    let one = testing::report("shop.settings", &[doc! {"_id": 1, "__v": 0}]);
+    let ctx = testing::ctx(&one, &[]);
+    for lang in [Lang::En, Lang::Zh] {
+        let s = suggest(
+            Some(&ctx),
+            &Remedy::UniqueKey {
+                key: "__v".into(),
+                uniqueness: uniq(true, "sample"),
+                whole: true,
+            },
+            lang,
+        );
+        assert!(!s.migration.contains("createIndex"), "{}", s.migration);
+        assert!(s.summary.contains('1'), "{}", s.summary);
+    }
+}
+
+/// Scripts reach array elements with MQL (`$map`, `$[]`), never with
+/// docshape's own `[]` notation inside a field path or a key.
+#[test]
+fn scripts_use_mql_paths_only() {
+    let r = testing::report("shop.orders", &orders());
+    let ctx = testing::ctx(&r, &[]);
+    let mut remedies: Vec<Remedy> = cases().into_iter().map(|c| c.0).collect();
+    remedies.push(Remedy::RefreshCopies {
+        drift: DriftCheck {
+            holder: "a[].b[]".into(),
+            reference: "a[].b[].id".into(),
+            ..drift(DriftKind::Source)
+        },
+    });
+    for remedy in &remedies {
+        let s = suggest(Some(&ctx), remedy, Lang::En);
+        for line in s
+            .migration
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+        {
+            for (text, key) in string_literals(line) {
+                assert!(
+                    !(text.contains("[]") && (text.starts_with('$') || key)),
+                    "{remedy:?}: docshape's [] in an MQL path: {line}"
+                );
+            }
+        }
+    }
+}
+
+/// The double-quoted string literals of a line of JavaScript, each with
+/// whether it is an object's key (a `:` follows it).
+fn string_literals(line: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut text = String::new();
+        let mut end = line.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some((_, e)) = chars.next() {
+                        text.push(e);
+                    }
+                }
+                '"' => {
+                    end = i + 1;
+                    break;
+                }
+                _ => text.push(c),
+            }
+        }
+        let key = line[end..].trim_start().starts_with(':');
+        out.push((text, key));
+    }
+    out
+}
+
+/// A conversion never touches a value a reference joins on, nor a
+/// sub-document's `_id`: the script only counts there.
+#[test]
+fn conversions_leave_references_and_inner_ids_alone() {
+    let docs: Vec<Document> = (0..30)
+        .map(|i: i32| {
+            let v = if i % 3 == 0 {
+                bson::Bson::String(i.to_string())
+            } else {
+                bson::Bson::Int32(i)
+            };
+            doc! {"_id": i, "ref_no": v.clone(), "line": {"_id": v}}
+        })
+        .collect();
+    let r = testing::report("shop.things", &docs);
+    let convert = |path: &str, rels: &[crate::relate::Relationship]| {
+        let ctx = testing::ctx(&r, rels);
+        suggest(
+            Some(&ctx),
+            &Remedy::ConvertType { path: path.into() },
+            Lang::En,
+        )
+        .migration
+    };
+    assert!(convert("ref_no", &[]).starts_with("const apply = false;"));
+    let rel = testing::relationship("shop.things", "ref_no", "shop.refs", "_id", 10, 10, None);
+    let m = convert("ref_no", std::slice::from_ref(&rel));
+    assert!(!m.contains("apply") && m.contains("reference"), "{m}");
+    let m = convert("line._id", &[]);
+    assert!(!m.contains("apply") && m.contains("identity"), "{m}");
+}
+
+/// A refresh writes only copied fields: never the reference it is found
+/// by; and sub-documents whose own `_id` differs from their source's are
+/// not copies, so they get no refresh at all.
+#[test]
+fn a_refresh_never_writes_an_id_or_the_reference() {
+    let r = testing::report("shop.orders", &orders());
+    let ctx = testing::ctx(&r, &[]);
+    let refresh = |fields: &[&str]| {
+        suggest(
+            Some(&ctx),
+            &Remedy::RefreshCopies {
+                drift: DriftCheck {
+                    fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+                    ..drift(DriftKind::Source)
+                },
+            },
+            Lang::En,
+        )
+    };
+    let s = refresh(&["name", "sku"]);
+    assert!(
+        s.migration.starts_with("const apply = false;"),
+        "{}",
+        s.migration
+    );
+    assert!(
+        s.migration.contains("\"name\": {") && !s.migration.contains("\"sku\": {"),
+        "{}",
+        s.migration
+    );
+    assert!(
+        s.summary.contains("sku"),
+        "says what it leaves: {}",
+        s.summary
+    );
+    let s = refresh(&["name", "_id"]);
+    assert!(s.migration.is_empty(), "{}", s.migration);
+    assert!(s.summary.contains("`_id` of their own"), "{}", s.summary);
 }

@@ -27,7 +27,9 @@ use std::fmt::Write;
 use bson::{Bson, Decimal128};
 use serde_json::{json, Value};
 
+use super::change::{self, Plan};
 use super::{js, js_coll, js_value};
+use crate::i18n::Lang;
 
 /// A numeric type a path can be converted to, narrowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -446,11 +448,10 @@ fn set_stage(p: &Place, to: Target) -> Value {
     }
 }
 
-/// The conversion script; `None` for `place` means the path cannot be
-/// reached by an update (nested arrays, `_id`): the script then only counts.
-pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> String {
+/// The conversion script for a place an update can reach.
+pub fn script(p: &Plan, coll: &str, place: &Place, to: Target) -> String {
     let t = to.alias();
-    let vals = values_expr(p);
+    let vals = values_expr(place);
     let kind = json!({ "$switch": {
         "branches": [
             { "case": { "$in": [ { "$type": "$v" }, ["null", "missing"] ] }, "then": "null" },
@@ -471,7 +472,7 @@ pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> Stri
         "input": vals, "as": "x",
         "in": { "$in": [ { "$type": "$$x" }, [t, "null", "missing"] ] }
     } } ] });
-    let key = version_key(p);
+    let key = version_key(place);
     let marked = format!("schema_versions.{key}");
     let stamp = json!({ "$set": { "schema_versions": {
         "$cond": [
@@ -480,8 +481,8 @@ pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> Stri
             "$schema_versions"
         ]
     } } });
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+    let mut s = String::new();
+    let _ = writeln!(s, "const coll = {};", p.coll(coll));
     let _ = writeln!(s, "const classify = {};", js_value(&classify));
     let _ = writeln!(s, "\n// 1. What the conversion does to each value: already {t}, converts exactly, or stays as it is.");
     let _ = writeln!(
@@ -493,9 +494,9 @@ pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> Stri
     let _ = writeln!(s, "\n// 2. Convert only what converts exactly; stamp {marked} only where every value is now {t}. _id is never set.");
     let _ = writeln!(
         s,
-        "const res = coll.updateMany({}, [{}, {}]);",
+        "const changed = ds.update(coll, {}, [{}, {}]);",
         js_value(&filter),
-        js_value(&set_stage(p, to)),
+        js_value(&set_stage(place, to)),
         js_value(&stamp)
     );
     let _ = writeln!(s, "\n// 3. Report.");
@@ -503,30 +504,45 @@ pub fn script(header: &str, db: &str, coll: &str, p: &Place, to: Target) -> Stri
         s,
         "const shown = stays.map((g) => `${{EJSON.stringify(g._id)}} x${{g.n}}`).join(\", \");"
     );
-    let _ = writeln!(s, "print(`converted ${{counts.convert}} values to {t} in ${{res.modifiedCount}} documents; left ${{counts.stay}} values untouched${{shown ? \" (\" + shown + \")\" : \"\"}}; ${{counts.already}} values were already {t}`);");
+    let _ = writeln!(s, "print(`${{apply ? \"converted\" : \"would convert\"}} ${{counts.convert}} values to {t} in ${{changed}} documents; left ${{counts.stay}} values untouched${{shown ? \" (\" + shown + \")\" : \"\"}}; ${{counts.already}} values were already {t}`);");
     let _ = writeln!(
         s,
         "print(`${{coll.countDocuments({})}} documents have {marked}: 2`);",
         js_value(&json!({ marked.clone(): 2 }))
     );
-    s
+    let _ = writeln!(
+        s,
+        "if (counts.stay > 0) {}",
+        p.stays(&format!(
+            "`${{counts.stay}} values of {} are not plain numbers and stay as they are`",
+            field_path(place)
+        ))
+        .trim_end()
+    );
+    p.finish(&s)
+}
+
+/// The place as the profile names it.
+fn field_path(p: &Place) -> String {
+    match p {
+        Place::Field(f) => f.clone(),
+        Place::Elements(a) => format!("{a}[]"),
+        Place::ElementField(a, f) => format!("{a}[].{f}"),
+    }
 }
 
 /// A script that only counts the types at a path it must not (or cannot)
-/// update.
-pub fn count_only(header: &str, db: &str, coll: &str, dotted: &str, why: &str) -> String {
-    let mut s = String::from(header);
+/// update, and says why the finding stays.
+pub fn count_only(lang: Lang, what: &str, db: &str, coll: &str, dotted: &str, why: &str) -> String {
+    let mut s = change::read_only(lang, what);
     let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
-    let _ = writeln!(s, "// {why}");
-    let _ = writeln!(
-        s,
-        "// This script changes nothing: it counts the values of each type."
-    );
+    let _ = writeln!(s, "// {why}.");
     let _ = writeln!(
         s,
         "coll.aggregate([{{ $group: {{ _id: {{ $type: {} }}, n: {{ $sum: 1 }} }} }}, {{ $sort: {{ n: -1 }} }}]).forEach((g) => print(`${{g._id}}: ${{g.n}} documents`));",
         js(&format!("${dotted}"))
     );
+    s.push_str(&change::stays_line(lang, &js(why)));
     s
 }
 
@@ -641,13 +657,8 @@ mod tests {
         assert_eq!(key("grades.rating").as_deref(), Some("grades_rating"));
         assert_eq!(key("items[].qty").as_deref(), Some("items_qty"));
         assert_eq!(key("tags[]").as_deref(), Some("tags"));
-        let script = script(
-            "",
-            "db",
-            "c",
-            &Place::Field("amount".into()),
-            Target::Double,
-        );
+        let p = Plan::new(Lang::En, "db", "c", "types", "x");
+        let script = script(&p, "c", &Place::Field("amount".into()), Target::Double);
         assert!(script.contains("schema_versions.amount"), "{script}");
         assert!(!script.contains("\"schema_version\""), "{script}");
     }

@@ -8,7 +8,8 @@ use std::fmt::Write;
 
 use serde_json::{json, Map};
 
-use super::{header, js, js_coll, js_value, Suggestion};
+use super::change::{self, Plan};
+use super::{js, js_coll, js_value, Suggestion};
 use crate::i18n::Lang;
 use crate::profile::{query_path, FieldProfile, Seg};
 use crate::relate::{KeyUniqueness, Relationship};
@@ -113,10 +114,23 @@ pub fn string_dates(
     use crate::rules::string_dates::DateFormat;
     let dotted = query_path(&f.segments);
     let in_array = f.segments.contains(&Seg::Elem);
-    let mut s = header(lang, &format!("{}.{}: string -> date", ctx.ns(), f.path));
+    let kept = super::kept_value(ctx, f, lang);
+    let reads = in_array || kept.is_some();
+    let what = format!("{}.{}: string -> date", ctx.ns(), f.path);
+    let p = Plan::new(lang, ctx.db(), ctx.coll(), "dates", &what);
+    let mut s = if reads {
+        change::read_only(lang, &what)
+    } else {
+        String::new()
+    };
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const path = {};", js(&dotted));
-    if in_array {
+    if let Some(why) = &kept {
+        let _ = writeln!(
+            s,
+            "\n// {why};\n// this script only counts the documents still holding strings."
+        );
+    } else if in_array {
         let _ = writeln!(s, "\n// {} lies inside an array: convert it in the application that writes it;\n// this script only counts the documents still holding strings.", f.path);
     } else {
         let field = format!("${dotted}");
@@ -137,28 +151,58 @@ pub fn string_dates(
                         "onNull": field,
                     } });
                     let _ = writeln!(s, "\n// {} ({} in the sample)", fmt.label(), n);
+                    // Only strings that become dates: one that does not
+                    // parse is never matched, so a re-run changes nothing.
                     let _ = writeln!(
                         s,
-                        "coll.updateMany({{ [path]: {{ $type: \"string\", $regex: {} }} }}, [{{ $set: {{ [path]: {} }} }}]);",
+                        "ds.update(coll, {{ [path]: {{ $type: \"string\", $regex: {} }}, $expr: {{ $eq: [{{ $type: {} }}, \"date\"] }} }}, [{{ $set: {{ [path]: {} }} }}]);",
                         iso_regex(date_only, sep, seconds, frac, offset),
+                        js_value(&expr),
                         js_value(&expr)
                     );
                 }
                 DateFormat::Rfc2822 => {
                     let _ = writeln!(s, "\n// RFC 2822 ({n} in the sample): read by JavaScript's Date, which knows its day and month names.");
                     let _ = writeln!(s, "const rfc2822 = {RFC2822_REGEX};");
-                    let _ = writeln!(s, "coll.find({{ [path]: {{ $type: \"string\", $regex: rfc2822 }} }}, {{ [path]: 1 }}).forEach((d) => {{\n  const text = path.split(\".\").reduce((o, k) => (o == null ? o : o[k]), d);\n  const when = new Date(text);\n  if (typeof text === \"string\" && !isNaN(when.getTime())) {{\n    coll.updateOne({{ _id: d._id, [path]: text }}, {{ $set: {{ [path]: when }} }});\n  }}\n}});");
+                    let _ = writeln!(s, "if (ds.save(coll, {{ [path]: {{ $type: \"string\", $regex: rfc2822 }} }})) {{");
+                    let _ = writeln!(s, "  coll.find({{ [path]: {{ $type: \"string\", $regex: rfc2822 }} }}, {{ [path]: 1 }}).forEach((d) => {{\n    const text = path.split(\".\").reduce((o, k) => (o == null ? o : o[k]), d);\n    const when = new Date(text);\n    if (typeof text === \"string\" && !isNaN(when.getTime())) {{\n      coll.updateOne({{ _id: d._id, [path]: text }}, {{ $set: {{ [path]: when }} }});\n    }}\n  }});");
+                    let _ = writeln!(s, "}}");
                 }
             }
         }
     }
-    let _ = writeln!(s, "\nprint(`${{coll.countDocuments({{ [path]: {{ $type: \"string\" }} }})}} documents still hold a string in ${{path}} (left as they were)`);");
+    let _ = writeln!(
+        s,
+        "\nconst strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});"
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{strings}} documents still hold a string in ${{path}} (left as they were)`);"
+    );
+    let s = change::close(
+        (!reads).then_some(&p),
+        lang,
+        s,
+        "strings > 0",
+        lang.pick(
+            "`${strings} documents still hold a string in ${path}`",
+            "`${strings} 个文档的 ${path} 仍是字符串`",
+        ),
+    );
+    let summary = lang.pick(
+        format!("Store `{dotted}` as a BSON date: fix the writer to send dates, not text, and convert the existing strings with $dateFromString (the script converts each detected format and leaves anything that does not parse untouched, counted)."),
+        format!("把 `{dotted}` 保存为 BSON 日期：修正写入方，让它写入日期而不是文本，并用 $dateFromString 转换已有的字符串（脚本按检测到的每种格式转换，无法解析的值保持原样并计数）。"),
+    );
+    let summary = match &kept {
+        Some(why) => lang.pick(
+            format!("{summary} Here the script converts nothing: {why}."),
+            format!("{summary}此处脚本不做转换：{why}。"),
+        ),
+        None => summary,
+    };
     Suggestion {
         pattern: "schema-versioning",
-        summary: lang.pick(
-            format!("Store `{dotted}` as a BSON date: fix the writer to send dates, not text, and convert the existing strings with $dateFromString (the script converts each detected format and leaves anything that does not parse untouched, counted)."),
-            format!("把 `{dotted}` 保存为 BSON 日期：修正写入方，让它写入日期而不是文本，并用 $dateFromString 转换已有的字符串（脚本按检测到的每种格式转换，无法解析的值保持原样并计数）。"),
-        ),
+        summary,
         before: Some(json!({ dotted.clone(): example })),
         after: Some(json!({ dotted: { "$date": example_iso(example) } })),
         effect: Map::new(),
@@ -193,15 +237,24 @@ pub fn lossy_numbers(
     let dotted = query_path(&f.segments);
     let field = format!("${dotted}");
     let in_array = f.segments.contains(&Seg::Elem);
+    let kept = super::kept_value(ctx, f, lang);
     let limit = "9007199254740992";
-    let mut s = header(
-        lang,
-        &format!("{}.{}: double -> exact type", ctx.ns(), f.path),
-    );
+    let what = format!("{}.{}: double -> exact type", ctx.ns(), f.path);
+    let p = Plan::new(lang, ctx.db(), ctx.coll(), "numbers", &what);
+    // Only a path outside arrays, holding integers or money, neither an
+    // identity nor a reference, is converted.
+    let changes = !in_array && kept.is_none() && (loss.integral || loss.money);
+    let mut s = if changes {
+        String::new()
+    } else {
+        change::read_only(lang, &what)
+    };
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const path = {};", js(&dotted));
     let _ = writeln!(s, "\n// Precision already lost in a double cannot be restored: an integer beyond 2^53\n// ({limit}) was rounded when it was written, and only the system that\n// produced it knows the true value. Fix the writer first (NumberLong, Decimal128,\n// or a string for opaque ids); this script makes the rest safe from now on.");
-    if in_array {
+    if let Some(why) = &kept {
+        let _ = writeln!(s, "// {why}.");
+    } else if in_array {
         let _ = writeln!(
             s,
             "// {} lies inside an array: convert it in the application that writes it.",
@@ -214,7 +267,7 @@ pub fn lossy_numbers(
         );
         let _ = writeln!(
             s,
-            "coll.updateMany({{ [path]: {{ $type: \"double\", $gte: -{limit}, $lte: {limit} }} }}, [{{ $set: {{ [path]: {{ $toLong: {} }} }} }}]);",
+            "ds.update(coll, {{ [path]: {{ $type: \"double\", $gte: -{limit}, $lte: {limit} }} }}, [{{ $set: {{ [path]: {{ $toLong: {} }} }} }}]);",
             js(&field)
         );
     } else if loss.money {
@@ -224,9 +277,11 @@ pub fn lossy_numbers(
             "$cond": [{ "$eq": [{ "$toDouble": "$$d" }, field] }, "$$d", field]
         } } });
         let _ = writeln!(s, "\n// Money: the decimal with {places} places that reads back as the same double is the\n// amount the writer meant; values with no such decimal stay doubles and are counted.");
+        // Only the doubles that become decimals are matched: a re-run finds none.
         let _ = writeln!(
             s,
-            "coll.updateMany({{ [path]: {{ $type: \"double\" }} }}, [{{ $set: {{ [path]: {} }} }}]);",
+            "ds.update(coll, {{ [path]: {{ $type: \"double\" }}, $expr: {{ $eq: [{{ $type: {} }}, \"decimal\"] }} }}, [{{ $set: {{ [path]: {} }} }}]);",
+            js_value(&expr),
             js_value(&expr)
         );
     }
@@ -242,7 +297,24 @@ pub fn lossy_numbers(
         );
         let _ = writeln!(s, "print(`${{coll.countDocuments(beyond)}} documents hold a double beyond 2^53 in ${{path}}`);");
     }
-    let _ = writeln!(s, "print(`${{coll.countDocuments({{ [path]: {{ $type: \"double\" }} }})}} documents still hold a double in ${{path}}`);");
+    let _ = writeln!(
+        s,
+        "const doubles = coll.countDocuments({{ [path]: {{ $type: \"double\" }} }});"
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{doubles}} documents still hold a double in ${{path}}`);"
+    );
+    let s = change::close(
+        changes.then_some(&p),
+        lang,
+        s,
+        "doubles > 0",
+        lang.pick(
+            "`${doubles} documents still hold a double in ${path}`",
+            "`${doubles} 个文档的 ${path} 仍是 double`",
+        ),
+    );
     let summary = if loss.money && !loss.integral {
         lang.pick(
             format!("Store `{dotted}` as decimal (Decimal128): fix the writer, then convert the existing doubles to the decimal they were meant to be (the script converts only values whose {}-place decimal reads back as the same double).", loss.places.max(2)),
@@ -253,6 +325,13 @@ pub fn lossy_numbers(
             format!("Store `{dotted}` as long (or a string for opaque ids): fix the writer; integers within 2^53 convert exactly, but the {} values beyond it were already rounded and must be recovered from their source.", loss.beyond),
             format!("把 `{dotted}` 保存为 long（不透明的 ID 可用字符串）：先修正写入方；2^53 以内的整数可以精确转换，但超出范围的 {} 个值已经被舍入，只能从原始数据源恢复。", loss.beyond),
         )
+    };
+    let summary = match &kept {
+        Some(why) => lang.pick(
+            format!("{summary} The script converts nothing: {why}."),
+            format!("{summary}脚本不做转换：{why}。"),
+        ),
+        None => summary,
     };
     Suggestion {
         pattern: "schema-versioning",
@@ -283,7 +362,7 @@ pub fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Sugges
     if field.is_some_and(|f| f.main_type() == Some(crate::profile::raw::BsonType::Array)) {
         unwinds += 1;
     }
-    let mut s = header(
+    let mut s = change::read_only(
         lang,
         &format!("dangling references {}.{}", ctx.ns(), r.from_path),
     );
@@ -315,6 +394,13 @@ pub fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Sugges
     } else {
         let _ = writeln!(s, "// {} is in another database, which $lookup cannot reach: compare the values of\n// {dotted} with {} in the application.", r.to_ns, r.to);
     }
+    s.push_str(&change::stays_line(
+        lang,
+        &js(lang.pick(
+            "only the writer (or a person) can tell what each dangling reference should be",
+            "只有写入方（或人工）能判断每个悬空引用应该是什么",
+        )),
+    ));
     let pattern = match r.kind {
         crate::relate::Kind::ChildReference => "child-reference",
         crate::relate::Kind::TwoWayReference => "two-way-reference",
@@ -334,33 +420,150 @@ pub fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Sugges
     }
 }
 
-/// Checks a referenced key for duplicates, prints them if any, and only
-/// then creates a unique index (`index`).
-pub fn unique_key(ctx: &CollectionCtx<'_>, key: &str, u: &KeyUniqueness, lang: Lang) -> Suggestion {
-    let mut s = header(lang, &format!("unique index on {}.{key}", ctx.ns()));
-    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
-    let _ = writeln!(s, "const key = {};", js(key));
-    let _ = writeln!(s, "\n// Duplicates first: a unique index cannot be built over them, and which document is\n// right is a decision for people, so they are printed, never removed.");
-    let _ = writeln!(s, "const dups = coll.aggregate([\n  {{ $match: {{ [key]: {{ $exists: true }} }} }},\n  {{ $group: {{ _id: \"$\" + key, n: {{ $sum: 1 }}, ids: {{ $push: \"$_id\" }} }} }},\n  {{ $match: {{ n: {{ $gt: 1 }} }} }},\n  {{ $sort: {{ n: -1 }} }},\n], {{ allowDiskUse: true }}).toArray();");
-    let _ = writeln!(s, "const same = coll.getIndexes().find((i) => JSON.stringify(i.key) === JSON.stringify({{ [key]: 1 }}));");
-    let _ = writeln!(s, "if (dups.length > 0) {{\n  print(`${{dups.length}} values of ${{key}} are held by more than one document; resolve them, then run this again:`);\n  dups.slice(0, 20).forEach((d) => printjson({{ value: d._id, documents: d.n, ids: d.ids.slice(0, 5) }}));\n}} else if (same && same.unique) {{\n  print(`${{key}} already has a unique index (${{same.name}})`);\n}} else if (same) {{\n  print(`${{key}} has a non-unique index (${{same.name}}); drop it and run this again to make it unique`);\n}} else {{\n  coll.createIndex({{ [key]: 1 }}, {{ unique: true, partialFilterExpression: {{ [key]: {{ $exists: true }} }} }});\n  print(`unique index on ${{key}} created`);\n}}");
+/// Documents that must hold a key before distinct values show it is one:
+/// among fewer, most fields (names, dates, version counters) hold distinct
+/// values by chance — the least number of documents docshape's other
+/// sample-based measures (growth) ask for too.
+pub const MIN_KEY_DOCUMENTS: u64 = 30;
+
+/// Why the values of `key` do not show it is a key (`None`: they do): held
+/// by enough documents, of an identifier's type, nearly all distinct.
+fn not_a_key(ctx: &CollectionCtx<'_>, key: &str, lang: Lang) -> Option<String> {
+    use crate::profile::raw::BsonType;
+    let Some(f) = ctx.field(key) else {
+        return Some(lang.pick(
+            format!("`{key}` was not profiled"),
+            format!("`{key}` 未被分析"),
+        ));
+    };
+    let holding = (f.presence * ctx.documents() as f64).round() as u64;
+    if holding < MIN_KEY_DOCUMENTS {
+        return Some(lang.pick(
+            format!("only {holding} documents hold `{key}`, too few for distinct values to show it is a key (at least {MIN_KEY_DOCUMENTS})"),
+            format!("只有 {holding} 个文档含有 `{key}`，太少，值互不相同并不能说明它是键（至少需要 {MIN_KEY_DOCUMENTS} 个）"),
+        ));
+    }
+    let identifier = matches!(
+        f.main_type(),
+        Some(
+            BsonType::String
+                | BsonType::ObjectId
+                | BsonType::Int
+                | BsonType::Long
+                | BsonType::BinData
+        )
+    );
+    if !identifier {
+        let t = f.main_type().map_or("", BsonType::alias);
+        return Some(lang.pick(
+            format!("`{key}` holds {t} values, which are not identifiers"),
+            format!("`{key}` 的值是 {t}，不是标识符"),
+        ));
+    }
+    let distinct = f.distinct.map_or(0, |d| d.estimate);
+    if (distinct as f64) < crate::relate::keys::NEAR_UNIQUE * f.values.max(1) as f64 {
+        return Some(lang.pick(
+            format!("most values of `{key}` repeat in the sample: it is not a key"),
+            format!("样本中 `{key}` 的大多数值都有重复：它不是键"),
+        ));
+    }
+    None
+}
+
+/// A unique index on a referenced key, only where the whole collection
+/// shows it is a key (`index`): the script checks for duplicates again
+/// right before building it, prints them and refuses when there are any,
+/// and says that from then on a write repeating a value fails. Elsewhere a
+/// script that only counts the duplicates over the whole collection.
+pub fn unique_key(
+    ctx: &CollectionCtx<'_>,
+    key: &str,
+    u: &KeyUniqueness,
+    whole: bool,
+    lang: Lang,
+) -> Suggestion {
+    let what = format!("unique index on {}.{key}", ctx.ns());
+    let dots = u.duplicate.as_ref().map(ToString::to_string);
+    let not_key = not_a_key(ctx, key, lang);
+    let (summary, migration) = match (whole, not_key) {
+        (true, None) => {
+            let p = Plan::new(lang, ctx.db(), ctx.coll(), "unique", &what);
+            let mut s = String::new();
+            let _ = writeln!(s, "{}", lang.pick(
+                "// Duplicates are checked again right before the index is built: a unique index cannot\n// be built over them, and which document is right is a decision for people, so they are\n// printed, never removed. Once the index exists, every insert or update that repeats a\n// value of the key fails with E11000 (duplicate key): make sure the application expects it.",
+                "// 建索引前会再次检查重复值：有重复值时无法建立唯一索引，而哪个文档是对的需要人来决定，\n// 所以只打印、从不删除。索引建立后，凡是使值重复的插入或更新都会以 E11000\n// （duplicate key）失败：请确认应用能处理这种情况。",
+            ));
+            let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+            let _ = writeln!(s, "ds.uniqueIndex(coll, {});", js(key));
+            s = p.finish(&s);
+            let summary = match (u.unique, &dots) {
+                (false, Some(d)) => lang.pick(
+                    format!("Resolve the duplicate values of `{key}` ({d} is held by more than one document; the script prints them all), then create a unique index — or reference `_id` instead. The script builds the index only once no value repeats; from then on an insert repeating a value of `{key}` fails (E11000)."),
+                    format!("先处理 `{key}` 的重复值（{d} 出现在多个文档中；脚本会把它们全部打印出来），再建立唯一索引——或者改为引用 `_id`。脚本只在没有重复值时才建索引；此后插入重复的 `{key}` 值会失败（E11000）。"),
+                ),
+                _ => lang.pick(
+                    format!("Create a unique index on `{key}` so that a reference always names one document: the whole collection holds no duplicate, and the script checks again right before building it. From then on an insert or update repeating a value of `{key}` fails (E11000): make sure the application expects it."),
+                    format!("在 `{key}` 上建立唯一索引，保证一个引用始终只指向一个文档：整个集合中没有重复值，脚本在建索引前还会再检查一次。此后插入或更新导致 `{key}` 重复都会失败（E11000）：请确认应用能处理这种情况。"),
+                ),
+            };
+            (summary, s)
+        }
+        (whole, not_key) => {
+            let mut s = change::read_only(lang, &format!("duplicates of {}.{key}", ctx.ns()));
+            let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+            let _ = writeln!(s, "const key = {};", js(key));
+            let _ = writeln!(
+                s,
+                "\n// Every value held by more than one document, over the whole collection."
+            );
+            let _ = writeln!(s, "const dups = coll.aggregate([\n  {{ $match: {{ [key]: {{ $exists: true }} }} }},\n  {{ $group: {{ _id: \"$\" + key, n: {{ $sum: 1 }}, ids: {{ $push: \"$_id\" }} }} }},\n  {{ $match: {{ n: {{ $gt: 1 }} }} }},\n  {{ $sort: {{ n: -1 }} }},\n], {{ allowDiskUse: true }}).toArray();");
+            let _ = writeln!(s, "print(`${{dups.length}} values of ${{key}} are held by more than one document of ${{coll.getFullName()}} (${{coll.countDocuments({{ [key]: {{ $exists: true }} }})}} documents hold it)`);");
+            let _ = writeln!(s, "dups.slice(0, 20).forEach((d) => printjson({{ value: d._id, documents: d.n, ids: d.ids.slice(0, 5) }}));");
+            let why = if whole {
+                not_key.clone().unwrap_or_default()
+            } else {
+                lang.pick(
+                    "the uniqueness was measured on a sample".to_owned(),
+                    "唯一性只在样本上测量".to_owned(),
+                )
+            };
+            s.push_str(&change::stays_line(
+                lang,
+                &js(&lang.pick(
+                    format!("no unique index is suggested: {why}"),
+                    format!("不建议唯一索引：{why}"),
+                )),
+            ));
+            let dup_note = match (u.unique, &dots) {
+                (false, Some(d)) => lang.pick(
+                    format!(" {d} is held by more than one document: resolve the duplicates (the script lists them), or reference `_id` instead."),
+                    format!(" {d} 出现在多个文档中：请处理这些重复值（脚本会列出它们），或者改为引用 `_id`。"),
+                ),
+                _ => String::new(),
+            };
+            let summary = if whole {
+                lang.pick(
+                    format!("A reference should name one document, but docshape suggests no unique index on `{key}`: {why}. Reference `_id` instead, or a field the application guarantees unique.{dup_note} The script only counts duplicates."),
+                    format!("一个引用应当只指向一个文档，但 docshape 不建议在 `{key}` 上建唯一索引：{why}。请改为引用 `_id`，或引用应用保证唯一的字段。{dup_note}脚本只统计重复值。"),
+                )
+            } else {
+                lang.pick(
+                    format!("Whether `{key}` is unique was measured on a sample of {} documents, which cannot show that no value repeats: audit with --full (a file) or against the server (a count over the whole collection), or run the script, which counts the duplicates over the whole collection. docshape suggests a unique index only on a key proven by the whole collection's values.{dup_note}", ctx.sampled()),
+                    format!("`{key}` 是否唯一只在 {} 个文档的样本上测量，无法证明没有值重复：请用 --full 审计（文件）或直接审计服务器（在整个集合上计数），或者运行脚本，它在整个集合上统计重复值。只有整个集合的值都证明是键时，docshape 才建议唯一索引。{dup_note}", ctx.sampled()),
+                )
+            };
+            (summary, s)
+        }
+    };
     Suggestion {
         pattern: "index",
-        summary: if u.unique {
-            lang.pick(
-                format!("Create a unique index on `{key}` so that a reference always names one document (the script checks for duplicates first)."),
-                format!("在 `{key}` 上建立唯一索引，保证一个引用始终只指向一个文档（脚本会先检查重复值）。"),
-            )
-        } else {
-            lang.pick(
-                format!("Resolve the duplicate values of `{key}` (the script prints them), then create a unique index — or reference `_id` instead."),
-                format!("先处理 `{key}` 的重复值（脚本会把它们打印出来），再建立唯一索引——或者改为引用 `_id`。"),
-            )
-        },
+        summary,
         before: u.duplicate.as_ref().map(|d| json!({ key: d })),
-        after: Some(json!({ "createIndex": { key: 1 }, "unique": true })),
+        after: migration
+            .starts_with("const apply")
+            .then(|| json!({ "createIndex": { key: 1 }, "unique": true })),
         effect: Map::new(),
-        migration: s,
+        migration,
     }
 }
 
@@ -389,7 +592,7 @@ pub fn copies_disagree(
     pipeline.push(json!({ "$group": { "_id": format!("${reference}"), "copies": { "$sum": 1 }, "versions": { "$addToSet": versions } } }));
     pipeline.push(json!({ "$match": { "versions.1": { "$exists": true } } }));
     pipeline.push(json!({ "$sort": { "copies": -1 } }));
-    let mut s = header(
+    let mut s = change::read_only(
         lang,
         &format!("copies that disagree in {}.{}", ctx.ns(), d.holder),
     );
@@ -406,6 +609,13 @@ pub fn copies_disagree(
         d.reference
     );
     let _ = writeln!(s, "rows.slice(0, 20).forEach((r) => printjson(r));");
+    s.push_str(&change::stays_line(
+        lang,
+        &js(lang.pick(
+            "which version of a copy is right only the writer knows",
+            "哪个版本的副本是对的，只有写入方知道",
+        )),
+    ));
     Suggestion {
         pattern: "extended-reference",
         summary: lang.pick(

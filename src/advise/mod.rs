@@ -1,11 +1,14 @@
 //! Refactor advice: for each pattern, a before/after example built from the
 //! collection's own field names and sampled values, the effect estimated on
-//! the sample, and a `mongosh` migration script that is safe to re-run.
+//! the sample, and a `mongosh` migration script that is safe to re-run: a
+//! dry run until `apply` is set, a backup before every change and an undo
+//! command after it (see [`change`]).
 //! docshape never runs these scripts; it only writes them.
 
 mod advice;
 #[cfg(test)]
 mod cases;
+pub mod change;
 mod convert;
 mod examples;
 pub mod integrity;
@@ -39,7 +42,8 @@ pub struct Suggestion {
     /// The effect estimated on the sample (sizes before and after …).
     #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
     pub effect: serde_json::Map<String, serde_json::Value>,
-    /// A `mongosh` script, safe to re-run; docshape never runs it.
+    /// A `mongosh` script: a dry run until its `apply` is set, safe to
+    /// re-run, with a backup and an undo; docshape never runs it.
     pub migration: String,
 }
 
@@ -78,11 +82,16 @@ pub fn child_collection(coll: &str, field: &str) -> String {
     format!("{coll}_{f}")
 }
 
-fn header(lang: Lang, what: &str) -> String {
-    lang.pick(
-        format!("// docshape migration: {what}\n// Review it, run it on a copy first (mongosh --file), then on production.\n// It is written to be safe to re-run; docshape itself never runs it.\n"),
-        format!("// docshape 迁移脚本：{what}\n// 请先审阅，在副本上运行（mongosh --file）后再用于生产环境。\n// 脚本可以安全地重复运行；docshape 自身从不执行它。\n"),
-    )
+/// The plan of a changing script about the collection `ctx` describes:
+/// `tag` names the change, `what` describes it.
+fn plan(ctx: &CollectionCtx<'_>, lang: Lang, tag: &str, what: &str) -> change::Plan {
+    change::Plan::new(lang, ctx.db(), ctx.coll(), tag, what)
+}
+
+/// An MQL path for a profile path: array steps (`[]`) left out, as a query
+/// or an index key reaches the elements of an array.
+pub fn mql_path(path: &str) -> String {
+    path.replace("[]", "")
 }
 
 /// Average and largest document size on the kept sample, before and after
@@ -138,9 +147,55 @@ fn size_effect(ctx: &CollectionCtx<'_>, segs: &[Seg]) -> Map<String, Value> {
     size_effect_by(ctx, segs, |d| examples::remove(d, segs))
 }
 
+/// Why the value at `f` must keep its type and value, if it must: it is an
+/// `_id` below the top (a sub-document's identity) or the value a
+/// reference joins on. A conversion there would change what identifies a
+/// document or what a reference finds.
+pub(crate) fn kept_value(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Option<String> {
+    let inner_id =
+        f.segments.len() > 1 && matches!(f.segments.last(), Some(Seg::Key(k)) if k == "_id");
+    let joins = ctx.relationships.iter().any(|r| {
+        r.from_ns == ctx.ns() && r.from_path == f.path && r.kind != crate::relate::Kind::Embedded
+    });
+    if inner_id {
+        Some(lang.pick(
+            format!(
+                "`{}` is the identity of a sub-document, which a script never changes",
+                f.path
+            ),
+            format!("`{}` 是子文档的标识，脚本从不修改它", f.path),
+        ))
+    } else if joins {
+        Some(lang.pick(
+            format!("`{}` is a reference, and converting it would change what it joins on: convert it together with what it references, in the application", f.path),
+            format!("`{}` 是引用，转换它会改变它关联的对象：请在应用中与它引用的值一起转换", f.path),
+        ))
+    } else {
+        None
+    }
+}
+
+/// The suggestion without its script when `f` lies inside an array: one
+/// update cannot move or rewrite it safely there (it would take a `$map`
+/// over every enclosing array), so docshape offers none, and says so.
+fn inside_array(mut s: Suggestion, f: &FieldProfile, lang: Lang) -> Suggestion {
+    if f.segments.contains(&Seg::Elem) {
+        s.migration = String::new();
+        s.summary.push_str(&lang.pick(
+            format!(" `{}` lies inside an array, which this change cannot reach safely: docshape writes no script for it; make the change in the application that writes it.", f.path),
+            format!(" `{}` 位于数组内部，这一修改无法安全地作用到那里：docshape 不为它生成脚本；请在写入它的应用中修改。", f.path),
+        ));
+    }
+    s
+}
+
 /// Moves the elements of an array into their own collection, each with a
 /// reference to its parent (`parent-reference`).
 pub fn parent_reference(ctx: &CollectionCtx<'_>, arr: &FieldProfile, lang: Lang) -> Suggestion {
+    inside_array(parent_reference_of(ctx, arr, lang), arr, lang)
+}
+
+fn parent_reference_of(ctx: &CollectionCtx<'_>, arr: &FieldProfile, lang: Lang) -> Suggestion {
     let field = arr.name.clone();
     let child = child_collection(ctx.coll(), &field);
     let parent_key = format!("{}_id", singular(ctx.coll()));
@@ -162,8 +217,7 @@ pub fn parent_reference(ctx: &CollectionCtx<'_>, arr: &FieldProfile, lang: Lang)
         after,
         effect,
         migration: scripts::move_array_out(
-            &header(lang, &format!("{}.{dotted} -> {child}", ctx.ns())),
-            ctx.db(),
+            &plan(ctx, lang, "array", &format!("{}.{dotted} -> {child}", ctx.ns())),
             ctx.coll(),
             &dotted,
             &child,
@@ -176,6 +230,10 @@ pub fn parent_reference(ctx: &CollectionCtx<'_>, arr: &FieldProfile, lang: Lang)
 /// Keeps only the newest elements in the parent and the full history in a
 /// child collection (`subset`).
 pub fn subset(ctx: &CollectionCtx<'_>, arr: &FieldProfile, keep: u64, lang: Lang) -> Suggestion {
+    inside_array(subset_of(ctx, arr, keep, lang), arr, lang)
+}
+
+fn subset_of(ctx: &CollectionCtx<'_>, arr: &FieldProfile, keep: u64, lang: Lang) -> Suggestion {
     let field = arr.name.clone();
     let child = child_collection(ctx.coll(), &field);
     let parent_key = format!("{}_id", singular(ctx.coll()));
@@ -197,8 +255,7 @@ pub fn subset(ctx: &CollectionCtx<'_>, arr: &FieldProfile, keep: u64, lang: Lang
         after,
         effect,
         migration: scripts::move_array_out(
-            &header(lang, &format!("keep {keep} newest of {}.{dotted}, history in {child}", ctx.ns())),
-            ctx.db(),
+            &plan(ctx, lang, "subset", &format!("keep {keep} newest of {}.{dotted}, history in {child}", ctx.ns())),
             ctx.coll(),
             &dotted,
             &child,
@@ -211,6 +268,10 @@ pub fn subset(ctx: &CollectionCtx<'_>, arr: &FieldProfile, keep: u64, lang: Lang
 /// Moves a large path into its own collection, one document per parent
 /// (`separate-collection`), or into GridFS for binary data (`gridfs`).
 pub fn separate(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggestion {
+    inside_array(separate_of(ctx, f, lang), f, lang)
+}
+
+fn separate_of(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggestion {
     let dotted = query_path(&f.segments);
     let child = child_collection(ctx.coll(), &f.name);
     let parent_key = format!("{}_id", singular(ctx.coll()));
@@ -240,8 +301,12 @@ pub fn separate(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Sugges
         after,
         effect: size_effect(ctx, &f.segments),
         migration: scripts::split_off(
-            &header(lang, &format!("{}.{dotted} -> {child}", ctx.ns())),
-            ctx.db(),
+            &plan(
+                ctx,
+                lang,
+                "split",
+                &format!("{}.{dotted} -> {child}", ctx.ns()),
+            ),
             ctx.coll(),
             &dotted,
             &child,
@@ -253,6 +318,10 @@ pub fn separate(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Sugges
 /// Turns an object whose keys are data into an array of `{k, v}` pairs
 /// (`attribute`).
 pub fn attribute(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggestion {
+    inside_array(attribute_of(ctx, f, lang), f, lang)
+}
+
+fn attribute_of(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggestion {
     let dotted = query_path(&f.segments);
     let doc = pick_doc(ctx, Some(&f.segments));
     let (before, after) = examples::attribute(doc.as_deref(), &f.segments);
@@ -284,8 +353,7 @@ pub fn attribute(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Sugge
         after,
         effect: Map::new(),
         migration: scripts::attribute(
-            &header(lang, &format!("{}.{dotted} as k/v pairs", ctx.ns())),
-            ctx.db(),
+            &plan(ctx, lang, "attribute", &format!("{}.{dotted} as k/v pairs", ctx.ns())),
             ctx.coll(),
             &dotted,
             &per_key,
@@ -347,8 +415,7 @@ pub fn bucket(
             m
         },
         migration: scripts::bucket(
-            &header(lang, &format!("{} -> {target} (hourly buckets)", ctx.ns())),
-            ctx.db(),
+            &plan(ctx, lang, "bucket", &format!("{} -> {target} (hourly buckets)", ctx.ns())),
             ctx.coll(),
             &target,
             date_field,
@@ -360,7 +427,17 @@ pub fn bucket(
 }
 
 /// `createIndex` on a reference field (`index`).
-pub fn index(ctx: &CollectionCtx<'_>, dotted: &str, lang: Lang) -> Suggestion {
+pub fn index(ctx: &CollectionCtx<'_>, path: &str, lang: Lang) -> Suggestion {
+    let dotted = mql_path(path);
+    let p = plan(ctx, lang, "index", &format!("index {}.{dotted}", ctx.ns()));
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "ds.createIndex({}, {});",
+        js_coll(ctx.db(), ctx.coll()),
+        js_value(&json!({ dotted.clone(): 1 }))
+    );
+    s = p.finish(&s);
     Suggestion {
         pattern: "index",
         summary: lang.pick(
@@ -370,12 +447,7 @@ pub fn index(ctx: &CollectionCtx<'_>, dotted: &str, lang: Lang) -> Suggestion {
         before: None,
         after: Some(json!({ "createIndex": { dotted: 1 } })),
         effect: Map::new(),
-        migration: format!(
-            "{}{}.createIndex({});\n",
-            header(lang, &format!("index {}.{dotted}", ctx.ns())),
-            js_coll(ctx.db(), ctx.coll()),
-            js_value(&json!({ dotted: 1 }))
-        ),
+        migration: s,
     }
 }
 
@@ -390,7 +462,8 @@ pub fn esr_index(
 ) -> Suggestion {
     let key: Map<String, Value> = keys.iter().map(|(k, d)| (k.clone(), json!(d))).collect();
     let shown = crate::rules::shapes::show_keys(keys);
-    let mut s = header(lang, &format!("index {} {shown}", ctx.ns()));
+    let p = plan(ctx, lang, "esr", &format!("index {} {shown}", ctx.ns()));
+    let mut s = String::new();
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const key = {};", js_value(&Value::Object(key.clone())));
     let _ = writeln!(
@@ -401,30 +474,24 @@ pub fn esr_index(
             "// 先放等值字段（选择性高的在前），再按查询的方向放排序字段，最后放范围字段。",
         )
     );
-    let _ = writeln!(s, "coll.createIndex(key);");
+    let _ = writeln!(s, "ds.createIndex(coll, key);");
     let before = extends.and_then(|name| ctx.data.indexes.iter().find(|i| i.name == name));
     if let Some(name) = extends {
-        let name_js = js(name);
         let _ = writeln!(
             s,
             "{}",
             lang.pick(
-                format!("// {name} is a prefix of the new key: the new index serves its queries."),
-                format!("// {name} 是新索引键的前缀：新索引能满足它的查询。"),
+                format!("// {name} is a prefix of the new key: the new index serves its queries,\n// so it goes once the new one exists (in a dry run: what would be dropped)."),
+                format!("// {name} 是新索引键的前缀：新索引能满足它的查询，\n// 因此新索引建成后删除它（试运行时只显示将删除什么）。"),
             )
         );
         let _ = writeln!(
             s,
-            "const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);"
+            "if (!apply || coll.getIndexes().some((i) => JSON.stringify(i.key) === JSON.stringify(key))) ds.dropIndex(coll, {});",
+            js(name)
         );
-        let _ = writeln!(s, "const now = coll.getIndexes();");
-        let _ = writeln!(
-            s,
-            "if (now.some((i) => same(i.key, key)) && now.some((i) => i.name === {name_js})) {{"
-        );
-        let _ = writeln!(s, "  coll.dropIndex({name_js});");
-        let _ = writeln!(s, "}}");
     }
+    s = p.finish(&s);
     Suggestion {
         pattern: "index",
         summary: match extends {
@@ -464,7 +531,13 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
         _ => Vec::new(),
     };
     let name_js = js(name);
-    let mut s = header(lang, &format!("drop index {name} on {}", ctx.ns()));
+    let p = plan(
+        ctx,
+        lang,
+        "index",
+        &format!("drop index {name} on {}", ctx.ns()),
+    );
+    let mut s = String::new();
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const indexes = coll.getIndexes();");
     let _ = writeln!(s, "const idx = indexes.find((i) => i.name === {name_js});");
@@ -492,7 +565,8 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
             s,
             "  print({});",
             js(&format!(
-                "index {name} now has another key than the audit saw: it was kept"
+                "{}index {name} now has another key than the audit saw: it was kept",
+                change::still_reported(lang)
             ))
         );
     }
@@ -506,7 +580,8 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
             s,
             "  print({});",
             js(&format!(
-                "index {}, which serves the queries of {name}, is gone or hidden: {name} was kept",
+                "{}index {}, which serves the queries of {name}, is gone or hidden: {name} was kept",
+                change::still_reported(lang),
                 b.name
             ))
         );
@@ -525,15 +600,16 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
             s,
             "  print({});",
             js(&format!(
-                "a document now has {}: index {name} was kept",
+                "{}a document now has {}: index {name} was kept",
+                change::still_reported(lang),
                 absent.join(", ")
             ))
         );
     }
     let _ = writeln!(s, "}} else {{");
-    let _ = writeln!(s, "  coll.dropIndex({name_js});");
-    let _ = writeln!(s, "  print({});", js(&format!("dropped index {name}")));
+    let _ = writeln!(s, "  ds.dropIndex(coll, {name_js});");
     let _ = writeln!(s, "}}");
+    s = p.finish(&s);
     Suggestion {
         pattern: "index",
         summary: why,
@@ -571,7 +647,27 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
     let types: Vec<&str> = field.types.iter().map(|(t, _)| t.alias()).collect();
     let types = types.join(", ");
     let is_id = matches!(field.segments.first(), Some(Seg::Key(k)) if k == "_id");
-    let header = |what: &str| header(lang, &format!("{}.{}: {what}", ctx.ns(), field.path));
+    let what = |w: &str| format!("{}.{}: {w}", ctx.ns(), field.path);
+    if let Some(why) = (!is_id).then(|| kept_value(ctx, field, lang)).flatten() {
+        return Suggestion {
+            pattern: "schema-versioning",
+            summary: lang.pick(
+                format!("`{dotted}` holds {types}. {why}. Fix the writer to store one type; the script only counts the values of each type."),
+                format!("`{dotted}` 中混有 {types}。{why}。请修正写入方只写一种类型；脚本只统计各类型值的数量。"),
+            ),
+            before: None,
+            after: None,
+            effect: Map::new(),
+            migration: convert::count_only(
+                lang,
+                &what("types (counted)"),
+                ctx.db(),
+                ctx.coll(),
+                &dotted,
+                &why,
+            ),
+        };
+    }
     if !is_id && convert::looks_like_codes(&all, &field.name) {
         return Suggestion {
             pattern: "schema-versioning",
@@ -583,17 +679,21 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
             after: None,
             effect: Map::new(),
             migration: convert::count_only(
-                &header("types (counted)"),
+                lang,
+                &what("types (counted)"),
                 ctx.db(),
                 ctx.coll(),
                 &dotted,
-                "Digit strings here are codes: converting them to numbers would lose leading zeros.",
+                lang.pick(
+                    "digit strings here are codes: converting them to numbers would lose leading zeros",
+                    "这里的数字字符串是编码：转换成数字会丢掉前导零",
+                ),
             ),
         };
     }
-    let plan = convert::plan(&all, &field.name);
+    let chosen = convert::plan(&all, &field.name);
     let place = convert::place(&field.path);
-    let (to, reason, place) = match (is_id, plan, place) {
+    let (to, reason, place) = match (is_id, chosen, place) {
         (true, _, _) => {
             return Suggestion {
                 pattern: "schema-versioning",
@@ -605,11 +705,15 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 after: None,
                 effect: Map::new(),
                 migration: convert::count_only(
-                    &header("types of _id (counted, never updated)"),
+                    lang,
+                    &what("types of _id (counted, never updated)"),
                     ctx.db(),
                     ctx.coll(),
                     &dotted,
-                    "MongoDB never updates _id; a document keeps the _id it was inserted with.",
+                    lang.pick(
+                        "MongoDB never changes an _id in place; a document keeps the _id it was created with",
+                        "MongoDB 从不原地修改 _id；文档保留创建时的 _id",
+                    ),
                 ),
             };
         }
@@ -624,11 +728,15 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 after: None,
                 effect: Map::new(),
                 migration: convert::count_only(
-                    &header("types (counted)"),
+                    lang,
+                    &what("types (counted)"),
                     ctx.db(),
                     ctx.coll(),
                     &dotted,
-                    "Most values are not numbers: there is no lossless conversion to write.",
+                    lang.pick(
+                        "most values are not numbers: there is no lossless conversion to write",
+                        "大多数值不是数字：没有不丢信息的转换可写",
+                    ),
                 ),
             };
         }
@@ -643,11 +751,15 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 after: None,
                 effect: Map::new(),
                 migration: convert::count_only(
-                    &header("types (counted)"),
+                    lang,
+                    &what("types (counted)"),
                     ctx.db(),
                     ctx.coll(),
                     &dotted,
-                    "The path lies inside nested arrays: convert it where it is written.",
+                    lang.pick(
+                        "the path lies inside nested arrays: convert it where it is written",
+                        "该路径位于多层嵌套数组中：请在写入它的地方转换",
+                    ),
                 ),
             };
         }
@@ -817,8 +929,7 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
         after,
         effect,
         migration: convert::script(
-            &header(&format!("{types} -> {ty}")),
-            ctx.db(),
+            &plan(ctx, lang, "types", &what(&format!("{types} -> {ty}"))),
             ctx.coll(),
             &place,
             to,
@@ -881,8 +992,12 @@ pub fn polymorphic(ctx: &CollectionCtx<'_>, shapes: &[(String, String)], lang: L
         after,
         effect,
         migration: scripts::discriminator(
-            &header(lang, &format!("{field} field for {}", ctx.ns())),
-            ctx.db(),
+            &plan(
+                ctx,
+                lang,
+                "type",
+                &format!("{field} field for {}", ctx.ns()),
+            ),
             ctx.coll(),
             field,
             shapes,
@@ -928,8 +1043,7 @@ pub fn rename(ctx: &CollectionCtx<'_>, renames: &[(String, String)], lang: Lang)
         after,
         effect,
         migration: scripts::rename(
-            &header(lang, &format!("shorter field names in {}", ctx.ns())),
-            ctx.db(),
+            &plan(ctx, lang, "rename", &format!("shorter field names in {}", ctx.ns())),
             ctx.coll(),
             renames,
         ),
@@ -939,6 +1053,20 @@ pub fn rename(ctx: &CollectionCtx<'_>, renames: &[(String, String)], lang: Lang)
 /// Turns an array of child ids held by the parent into a reference held by
 /// each child (`parent-reference`), for `large-reference-array`.
 pub fn ids_to_parent_reference(
+    ctx: &CollectionCtx<'_>,
+    arr: &FieldProfile,
+    child_coll: &str,
+    child_key: &str,
+    lang: Lang,
+) -> Suggestion {
+    inside_array(
+        ids_to_parent_of(ctx, arr, child_coll, child_key, lang),
+        arr,
+        lang,
+    )
+}
+
+fn ids_to_parent_of(
     ctx: &CollectionCtx<'_>,
     arr: &FieldProfile,
     child_coll: &str,
@@ -967,8 +1095,7 @@ pub fn ids_to_parent_reference(
         after,
         effect: size_effect(ctx, &arr.segments),
         migration: scripts::ids_to_parent(
-            &header(lang, &format!("{}.{dotted} -> {child_coll}.{parent_key}", ctx.ns())),
-            ctx.db(),
+            &plan(ctx, lang, "refs", &format!("{}.{dotted} -> {child_coll}.{parent_key}", ctx.ns())),
             ctx.coll(),
             &dotted,
             child_coll,
@@ -984,28 +1111,120 @@ pub fn refresh_copies(
     d: &crate::rules::context::DriftCheck,
     lang: Lang,
 ) -> Suggestion {
-    let source_coll = d
+    let (source_db, source_coll) = d
         .source_ns
         .split_once('.')
-        .map_or(d.source_ns.as_str(), |(_, c)| c);
+        .unwrap_or((ctx.db(), d.source_ns.as_str()));
+    let holder = scripts::Holder::of(&d.holder);
+    // What a refresh may write: the copied fields, never a copy's own
+    // `_id`, never the reference it is found by, never a name a path
+    // cannot reach.
+    let joins = holder
+        .as_ref()
+        .and_then(|h| scripts::copy_reference(h, &d.reference));
+    let (fields, never): (Vec<String>, Vec<String>) = d.fields.iter().cloned().partition(|f| {
+        f != "_id"
+            && Some(f.as_str()) != joins.as_deref()
+            && !f.contains('.')
+            && !f.starts_with('$')
+    });
+    let never_note = if never.is_empty() {
+        String::new()
+    } else {
+        lang.pick(
+            format!(" The copies also differ on {}, which no script rewrites (a copy's own identity, or the reference it is found by): compare them by hand.", never.join(", ")),
+            format!(" 副本在 {} 上也不一致，任何脚本都不会改写它们（副本自身的标识，或用来找到源文档的引用）：请人工核对。", never.join("、")),
+        )
+    };
+    // A copy carries its source's identity, or none: sub-documents whose
+    // own `_id` differs from their source's are not copies of it (entities
+    // of their own that reference it), and a refresh would overwrite their
+    // own data with the source's.
+    let own_identity = d.fields.iter().any(|f| f == "_id");
+    let no_script = if own_identity {
+        Some(lang.pick(
+            format!("The sub-documents at `{}` have an `_id` of their own, not that of the `{source_coll}` document they reference: they are not copies of it (more likely entities of their own that reference it), so docshape writes no refresh, which would overwrite their own fields; compare the fields by hand.", d.holder),
+            format!("`{}` 处的子文档有自己的 `_id`，而不是它们所引用的 `{source_coll}` 文档的 `_id`：它们不是该文档的副本（更可能是引用它的独立实体），刷新会覆盖它们自己的字段，所以 docshape 不生成刷新脚本；请人工核对这些字段。", d.holder),
+        ))
+    } else if source_db != ctx.db() {
+        Some(lang.pick(
+            format!("{} is in another database, which $lookup cannot reach: docshape writes no refresh.", d.source_ns),
+            format!("{} 在另一个数据库中，$lookup 无法访问：docshape 不生成刷新脚本。", d.source_ns),
+        ))
+    } else if holder.is_none() {
+        Some(lang.pick(
+            format!("The copies sit inside nested arrays (or inside the elements of an array), which one refresh cannot rewrite safely: docshape writes no refresh for `{}`.", d.holder),
+            format!("这些副本位于嵌套数组中（或数组元素内部），一次刷新无法安全改写：docshape 不为 `{}` 生成刷新脚本。", d.holder),
+        ))
+    } else if fields.is_empty() {
+        Some(lang.pick(
+            "No copied field is left to refresh once the copies' own `_id` and their reference are set aside: docshape writes no refresh.".to_owned(),
+            "除去副本自身的 `_id` 和它们的引用后，已没有可刷新的复制字段：docshape 不生成刷新脚本。".to_owned(),
+        ))
+    } else {
+        None
+    };
+    let summary = lang.pick(
+        format!("Copy into `{}` only fields that rarely change, refresh them whenever `{source_coll}` changes them, or reference `{source_coll}` instead of copying.", d.holder),
+        format!("只把很少变化的字段冗余到 `{}` 中（扩展引用），并在 `{source_coll}` 修改它们时同步更新；否则改为引用 `{source_coll}`，不要冗余。", d.holder),
+    );
+    let (summary, migration) = match (no_script, holder) {
+        (Some(why), _) if own_identity => (format!("{summary} {why}"), String::new()),
+        (Some(why), _) => (format!("{summary} {why}{never_note}"), String::new()),
+        (None, None) => (format!("{summary}{never_note}"), String::new()),
+        (None, Some(h)) => {
+            let what = format!(
+                "refresh {} in {}.{} from {}",
+                fields.join(", "),
+                ctx.ns(),
+                d.holder,
+                d.source_ns
+            );
+            let p = plan(ctx, lang, "drift", &what);
+            let stays = if never.is_empty() {
+                String::new()
+            } else {
+                p.stays(&js(&lang.pick(
+                    format!(
+                        "the copies also differ on {}, which no script rewrites",
+                        never.join(", ")
+                    ),
+                    format!(
+                        "副本在 {} 上也不一致，任何脚本都不会改写它们",
+                        never.join("、")
+                    ),
+                )))
+            };
+            let s = scripts::refresh_copies(
+                &p,
+                ctx.coll(),
+                source_coll,
+                &h,
+                &d.reference,
+                &fields,
+                &stays,
+            );
+            (
+                format!(
+                    "{summary}{}{never_note}",
+                    lang.pick(
+                        format!(" The script refreshes {} once, from `{source_coll}`, where a copy and its source both hold the field.", fields.join(", ")),
+                        format!(" 脚本从 `{source_coll}` 刷新一次 {}，只改副本与源文档都有的字段。", fields.join("、")),
+                    )
+                ),
+                s,
+            )
+        }
+    };
     Suggestion {
         pattern: "extended-reference",
-        summary: lang.pick(
-            format!("Copy into `{}` only fields that rarely change, refresh them whenever `{source_coll}` changes them (the script below does it once), or reference `{source_coll}` instead of copying.", d.holder),
-            format!("只把很少变化的字段冗余到 `{}` 中（扩展引用），并在 `{source_coll}` 修改它们时同步更新（下面的脚本做一次同步）；否则改为引用 `{source_coll}`，不要冗余。", d.holder),
+        summary,
+        before: d.examples.first().map(
+            |(r, f, copy, src)| json!({ "reference": r, "field": f, "copy": copy, "source": src }),
         ),
-        before: d.examples.first().map(|(r, f, copy, src)| json!({ "reference": r, "field": f, "copy": copy, "source": src })),
         after: None,
         effect: Map::new(),
-        migration: scripts::refresh_copies(
-            &header(lang, &format!("refresh copies in {}.{}", ctx.ns(), d.holder)),
-            ctx.db(),
-            ctx.coll(),
-            source_coll,
-            &d.holder,
-            &d.reference,
-            &d.fields,
-        ),
+        migration,
     }
 }
 
@@ -1021,20 +1240,31 @@ pub fn merge_collections(db: &str, colls: &[String], lang: Lang) -> Suggestion {
         before: None,
         after: None,
         effect: Map::new(),
-        migration: scripts::merge_collections(&header(lang, &format!("merge collections of {db}")), db, colls),
+        migration: {
+            let what = format!("merge collections of {db} into {target}");
+            scripts::merge_collections(&change::Plan::new(lang, db, &target, "merge", &what), db, colls)
+        },
     }
 }
 
 /// Splits a deeply nested sub-tree into its own collection.
 pub fn flatten(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggestion {
-    let mut s = separate(ctx, f, lang);
+    let mut s = separate_of(ctx, f, lang);
     s.pattern = "separate-collection";
     let child = child_collection(ctx.coll(), &f.name);
-    s.summary = lang.pick(
-        format!("Flatten the structure under `{}` or move it to its own collection: deep nesting makes queries, indexes and updates awkward, and the server refuses 100 levels. The script moves `{}` as it is into `{child}`, one document per parent, so reads of {} no longer carry it; the nesting goes with it, and so does this finding, until the application flattens it.", f.path, f.path, ctx.coll()),
-        format!("把 `{}` 下的结构扁平化，或移到独立集合：嵌套过深会让查询、索引和更新都很别扭，服务器也拒绝超过 100 层的文档。脚本把 `{}` 原样移到 `{child}`，每个父文档一个，读取 {} 时不再带上它；嵌套结构随之移过去，该问题也会转到那里，直到应用把它扁平化。", f.path, f.path, ctx.coll()),
+    let why = lang.pick(
+        format!("Flatten the structure under `{}` or move it to its own collection: deep nesting makes queries, indexes and updates awkward, and the server refuses 100 levels.", f.path),
+        format!("把 `{}` 下的结构扁平化，或移到独立集合：嵌套过深会让查询、索引和更新都很别扭，服务器也拒绝超过 100 层的文档。", f.path),
     );
-    s
+    s.summary = if f.segments.contains(&Seg::Elem) {
+        why
+    } else {
+        lang.pick(
+            format!("{why} The script moves `{}` as it is into `{child}`, one document per parent, so reads of {} no longer carry it; the nesting goes with it, and so does this finding, until the application flattens it.", f.path, ctx.coll()),
+            format!("{why}脚本把 `{}` 原样移到 `{child}`，每个父文档一个，读取 {} 时不再带上它；嵌套结构随之移过去，该问题也会转到那里，直到应用把它扁平化。", f.path, ctx.coll()),
+        )
+    };
+    inside_array(s, f, lang)
 }
 
 /// A TTL index whose field no document has: nothing expires. The script
@@ -1056,12 +1286,16 @@ pub fn ttl_field(
         after: Some(json!({ field: "<a date>", "expireAfterSeconds": secs })),
         effect: Map::new(),
         migration: format!(
-            "{}const coll = {};\nconst dated = coll.findOne({}, {{ _id: 1 }});\nprint(dated === null\n  ? {}\n  : {});\n",
-            header(lang, &format!("check TTL index {} on {}", index.name, ctx.ns())),
+            "{}const coll = {};\nconst dated = coll.findOne({}, {{ _id: 1 }});\nprint(dated === null\n  ? {}\n  : {});\n{}",
+            change::read_only(lang, &format!("check TTL index {} on {}", index.name, ctx.ns())),
             js_coll(ctx.db(), ctx.coll()),
             js_value(&json!({ field: { "$type": "date" } })),
             js(&format!("no document has a date in {field}: TTL index {} expires nothing", index.name)),
             js(&format!("documents with a date in {field} expire {secs} s after it (TTL index {})", index.name)),
+            change::stays_line(lang, &js(lang.pick(
+                "only the application can set the dates (or you drop the index)",
+                "只有应用能设置这些日期（或者由你删除该索引）",
+            ))),
         ),
     }
 }

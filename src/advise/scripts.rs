@@ -1,17 +1,21 @@
-//! `mongosh` migration scripts. Each is safe to re-run: copies go through
-//! `$merge` keyed by deterministic ids, updates filter on the old shape, and
-//! nothing is removed until the copy has been checked.
+//! `mongosh` migration scripts that move, split, regroup or rewrite
+//! documents. Every change goes through the helpers of [`super::change`]:
+//! a dry run unless `apply` is set, a backup before each change, an undo
+//! command after. Each is safe to re-run: copies go through `$merge` keyed
+//! by deterministic ids, updates filter on the old shape, and nothing is
+//! removed until the copy has been checked.
 
 use std::fmt::Write;
 
 use serde_json::{json, Value};
 
-use super::{js, js_coll, js_value};
+use super::change::Plan;
+use super::{js, js_value};
 
-#[allow(clippy::too_many_arguments)]
+/// Moves the elements of the array at `dotted` into `child` (`keep`: the
+/// last `keep` elements stay in the parent).
 pub fn move_array_out(
-    header: &str,
-    db: &str,
+    p: &Plan,
     coll: &str,
     dotted: &str,
     child: &str,
@@ -36,20 +40,26 @@ pub fn move_array_out(
     let copy = json!([
         { "$match": { first: { "$exists": true } } },
         { "$unwind": { "path": field, "includeArrayIndex": "position" } },
-        { "$replaceRoot": { "newRoot": elem(&field, "$position") } },
-        { "$merge": { "into": child, "on": "_id", "whenMatched": "keepExisting", "whenNotMatched": "insert" } }
+        { "$replaceRoot": { "newRoot": elem(&field, "$position") } }
     ]);
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
-    let _ = writeln!(s, "const dst = {};", js_coll(db, child));
+    let mut s = String::new();
+    let _ = writeln!(s, "const src = {};", p.coll(coll));
+    let _ = writeln!(s, "const dst = {};", p.coll(child));
     let _ = writeln!(s, "\n// 1. One document per element; its _id is the element's own _id, else \"<parent _id>:<position>\", so a re-run adds nothing twice.");
-    let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
-    let _ = writeln!(s, "\n// 2. Index the reference to the parent.");
+    let _ = writeln!(s, "if (ds.creates({})) {{", js(child));
     let _ = writeln!(
         s,
-        "dst.createIndex({});",
+        "  ds.write(src, {}, {}, \"keepExisting\");",
+        pretty(&copy),
+        js(child)
+    );
+    let _ = writeln!(s, "\n  // 2. Index the reference to the parent.");
+    let _ = writeln!(
+        s,
+        "  ds.createIndex(dst, {});",
         js_value(&json!({ parent_key: 1, "position": 1 }))
     );
+    let _ = writeln!(s, "}}");
     // A parent is trimmed only when each of its elements is in the child
     // collection exactly as step 1 builds it from the array as it is now: a
     // parent whose array changed since its elements were copied keeps it.
@@ -72,7 +82,7 @@ pub fn move_array_out(
     ]);
     let _ = writeln!(
         s,
-        "\n// 3. Trim only the parents whose every element is in {child} as it is now."
+        "\n// 3. Trim only the parents whose every element is in {child} as it is now\n//    (in a dry run, every parent holding an array)."
     );
     let _ = writeln!(
         s,
@@ -86,59 +96,78 @@ pub fn move_array_out(
     );
     let _ = writeln!(
         s,
-        "const ok = src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id);",
+        "const ok = apply && ds.ok() ? src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id) : [];",
         js_value(&verify)
     );
     match keep {
         None => {
             let _ = writeln!(
                 s,
-                "src.updateMany({{ _id: {{ $in: ok }}, {}: {{ $type: \"array\" }} }}, {});",
-                js(dotted),
-                js_value(&json!({ "$unset": { dotted: "" } }))
+                "ds.update(src, apply ? {{ _id: {{ $in: ok }}, {d}: {{ $type: \"array\" }} }} : {{ {d}: {{ $type: \"array\" }} }}, {});",
+                js_value(&json!({ "$unset": { dotted: "" } })),
+                d = js(dotted),
             );
         }
         Some(k) => {
-            let longer = format!("{dotted}.{k}");
+            let longer = js(&format!("{dotted}.{k}"));
             let _ = writeln!(
                 s,
-                "src.updateMany({{ _id: {{ $in: ok }}, {}: {{ $exists: true }} }}, [{}]);",
-                js(&longer),
+                "ds.update(src, apply ? {{ _id: {{ $in: ok }}, {longer}: {{ $exists: true }} }} : {{ {longer}: {{ $exists: true }} }}, [{}]);",
                 js_value(
                     &json!({ "$set": { dotted: { "$slice": [field, -(i64::try_from(k).unwrap_or(i64::MAX))] } } })
                 )
             );
         }
     }
-    let _ = writeln!(
-        s,
-        "print(`${{ok.length}} of ${{arrays}} documents trimmed; ${{arrays - ok.length}} keep {dotted}: some elements are not in {child} as they are now; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
+    kept_arrays(
+        &mut s,
+        p,
+        dotted,
+        &format!("${{ok.length}} of ${{arrays}} documents trimmed; ${{arrays - ok.length}} keep {dotted}: some elements are not in {child} as they are now"),
     );
-    s
+    p.finish(&s)
 }
 
-pub fn split_off(
-    header: &str,
-    db: &str,
-    coll: &str,
-    dotted: &str,
-    child: &str,
-    parent_key: &str,
-) -> String {
+/// After a run: how many parents were done, how many keep the array at
+/// `dotted` (then why the finding stays) and how many hold something else.
+fn kept_arrays(s: &mut String, p: &Plan, dotted: &str, done: &str) {
+    let _ = writeln!(s, "if (apply) {{");
+    let _ = writeln!(
+        s,
+        "  print(`{done}; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
+    );
+    let _ = writeln!(
+        s,
+        "  if (arrays - ok.length > 0) {}",
+        p.stays(&format!(
+            "`${{arrays - ok.length}} documents keep {dotted}`"
+        ))
+        .trim_end()
+    );
+    let _ = writeln!(s, "}}");
+}
+
+/// Moves the value at `dotted` into `child`, one document per parent.
+pub fn split_off(p: &Plan, coll: &str, dotted: &str, child: &str, parent_key: &str) -> String {
     let name = dotted.rsplit('.').next().unwrap_or(dotted);
     let copy = json!([
         { "$match": { dotted: { "$exists": true } } },
-        { "$project": { "_id": 1, parent_key: "$_id", name: format!("${dotted}") } },
-        { "$merge": { "into": child, "on": "_id", "whenMatched": "keepExisting", "whenNotMatched": "insert" } }
+        { "$project": { "_id": 1, parent_key: "$_id", name: format!("${dotted}") } }
     ]);
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
-    let _ = writeln!(s, "const dst = {};", js_coll(db, child));
+    let mut s = String::new();
+    let _ = writeln!(s, "const src = {};", p.coll(coll));
     let _ = writeln!(
         s,
         "\n// 1. Copy the value into its own document, keyed by the parent's _id."
     );
-    let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
+    let _ = writeln!(s, "if (ds.creates({})) {{", js(child));
+    let _ = writeln!(
+        s,
+        "  ds.write(src, {}, {}, \"keepExisting\");",
+        pretty(&copy),
+        js(child)
+    );
+    let _ = writeln!(s, "}}");
     // Whether each parent's value is the one its copy holds.
     let compare = json!([
         { "$match": { dotted: { "$exists": true } } },
@@ -159,29 +188,38 @@ pub fn split_off(
     let _ = writeln!(s, "let moved = [];\nlet differ = 0;");
     let _ = writeln!(
         s,
-        "src.aggregate({}, {{ allowDiskUse: true }}).forEach((g) => {{ if (g._id === true) {{ moved = g.ids; }} else {{ differ = g.ids.length; }} }});",
+        "if (apply && ds.ok()) src.aggregate({}, {{ allowDiskUse: true }}).forEach((g) => {{ if (g._id === true) {{ moved = g.ids; }} else {{ differ = g.ids.length; }} }});",
         js_value(&compare)
     );
     let _ = writeln!(
         s,
-        "src.updateMany({{ _id: {{ $in: moved }}, {}: {{ $exists: true }} }}, {});",
-        js(dotted),
-        js_value(&json!({ "$unset": { dotted: "" } }))
+        "ds.update(src, apply ? {{ _id: {{ $in: moved }}, {d}: {{ $exists: true }} }} : {{ {d}: {{ $exists: true }} }}, {});",
+        js_value(&json!({ "$unset": { dotted: "" } })),
+        d = js(dotted),
+    );
+    let _ = writeln!(s, "if (apply) {{");
+    let _ = writeln!(
+        s,
+        "  print(`moved {dotted} of ${{moved.length}} documents to {child}; ${{differ}} documents hold a value that differs from its copy in {child}: left as they are`);"
     );
     let _ = writeln!(
         s,
-        "print(`moved {dotted} of ${{moved.length}} documents to {child}; ${{differ}} documents hold a value that differs from its copy in {child}: left as they are`);"
+        "  if (differ > 0) {}",
+        p.stays(&format!("`${{differ}} documents keep {dotted}`"))
+            .trim_end()
     );
-    s
+    let _ = writeln!(s, "}}");
+    p.finish(&s)
 }
 
-pub fn attribute(header: &str, db: &str, coll: &str, dotted: &str, per_key: &[&str]) -> String {
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+/// Turns the object at `dotted` into an array of `{k, v}` pairs.
+pub fn attribute(p: &Plan, coll: &str, dotted: &str, per_key: &[&str]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "const coll = {};", p.coll(coll));
     let _ = writeln!(s, "\n// Objects become arrays of {{k, v}}; documents already converted are not matched again.");
     let _ = writeln!(
         s,
-        "coll.updateMany({}, [{}]);",
+        "ds.update(coll, {}, [{}]);",
         // `$type` in a query also matches arrays holding objects; the
         // aggregation `$type` tells an object from an array.
         js_value(&json!({ "$expr": { "$eq": [ { "$type": format!("${dotted}") }, "object" ] } })),
@@ -189,7 +227,7 @@ pub fn attribute(header: &str, db: &str, coll: &str, dotted: &str, per_key: &[&s
     );
     let _ = writeln!(
         s,
-        "coll.createIndex({});",
+        "ds.createIndex(coll, {});",
         js_value(&json!({ format!("{dotted}.k"): 1, format!("{dotted}.v"): 1 }))
     );
     if !per_key.is_empty() {
@@ -201,13 +239,12 @@ pub fn attribute(header: &str, db: &str, coll: &str, dotted: &str, per_key: &[&s
             let _ = writeln!(s, "// coll.dropIndex({});", js_value(&json!(name)));
         }
     }
-    s
+    p.finish(&s)
 }
 
 #[allow(clippy::too_many_arguments)]
 pub fn bucket(
-    header: &str,
-    db: &str,
+    p: &Plan,
     coll: &str,
     target: &str,
     date_field: &str,
@@ -239,59 +276,75 @@ pub fn bucket(
         group.insert(format!("{n}_sum"), json!({ "$sum": format!("${n}") }));
     }
     group.insert("events".into(), json!({ "$push": Value::Object(event) }));
+    // Events of the same instant in `_id` order, so that every run builds
+    // the same buckets.
     let pipeline = json!([
         { "$match": { date_field: { "$type": "date" } } },
-        { "$sort": { date_field: 1 } },
-        { "$group": Value::Object(group) },
-        { "$merge": { "into": target, "on": "_id", "whenMatched": "replace", "whenNotMatched": "insert" } }
+        { "$sort": { date_field: 1, "_id": 1 } },
+        { "$group": Value::Object(group) }
     ]);
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
+    let mut s = String::new();
+    let _ = writeln!(s, "const src = {};", p.coll(coll));
     let _ = writeln!(s, "\n// One document per {}hour, rebuilt from the events on every run (whenMatched: replace).", if series_key.is_some() { "series and " } else { "" });
+    let _ = writeln!(s, "if (ds.creates({})) {{", js(target));
     let _ = writeln!(
         s,
-        "src.aggregate({}, {{ allowDiskUse: true }});",
-        pretty(&pipeline)
+        "  ds.write(src, {}, {}, \"replace\");",
+        pretty(&pipeline),
+        js(target)
     );
+    let _ = writeln!(s, "}}");
     let _ = writeln!(s, "\n// The events stay in {coll}: compare counts, point the application at {target}, then drop {coll} yourself.");
     let _ = writeln!(
         s,
         "print(`${{src.countDocuments({{}})}} events in ${{{}.countDocuments({{}})}} buckets`);",
-        js_coll(db, target)
+        p.coll(target)
     );
-    s
+    s.push_str(&p.stays(&js(&p.lang.pick(
+        format!("the events stay in {coll} until you drop it"),
+        format!("事件仍保留在 {coll} 中，直到你删除它"),
+    ))));
+    p.finish(&s)
 }
 
-pub fn discriminator(
-    header: &str,
-    db: &str,
-    coll: &str,
-    field: &str,
-    shapes: &[(String, String)],
-) -> String {
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+pub fn discriminator(p: &Plan, coll: &str, field: &str, shapes: &[(String, String)]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "const coll = {};", p.coll(coll));
     let _ = writeln!(s, "\n// Each shape is recognised by a field only it has; documents already typed are skipped.");
     for (name, own) in shapes {
         let _ = writeln!(
             s,
-            "coll.updateMany({}, {});",
+            "ds.update(coll, {}, {});",
             js_value(&json!({ field: { "$exists": false }, own: { "$exists": true } })),
             js_value(&json!({ "$set": { field: name } }))
         );
     }
-    let _ = writeln!(s, "coll.createIndex({});", js_value(&json!({ field: 1 })));
     let _ = writeln!(
         s,
-        "print(`${{coll.countDocuments({})}} documents match no shape and were left without {field}`);",
+        "ds.createIndex(coll, {});",
+        js_value(&json!({ field: 1 }))
+    );
+    let _ = writeln!(
+        s,
+        "const untyped = coll.countDocuments({});",
         js_value(&json!({ field: { "$exists": false } }))
     );
-    s
+    let _ = writeln!(
+        s,
+        "print(`${{untyped}} documents match no shape and were left without {field}`);"
+    );
+    let _ = writeln!(
+        s,
+        "if (untyped > 0) {}",
+        p.stays(&format!("`${{untyped}} documents have no {field}`"))
+            .trim_end()
+    );
+    p.finish(&s)
 }
 
-pub fn rename(header: &str, db: &str, coll: &str, renames: &[(String, String)]) -> String {
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
+pub fn rename(p: &Plan, coll: &str, renames: &[(String, String)]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "const coll = {};", p.coll(coll));
     let _ = writeln!(
         s,
         "\n// Only documents that still have the old name are touched."
@@ -300,30 +353,51 @@ pub fn rename(header: &str, db: &str, coll: &str, renames: &[(String, String)]) 
         s,
         "// $rename overwrites the new name: a document that already has it is left as it is, and counted."
     );
+    let _ = writeln!(s, "let both = 0;");
     for (old, new) in renames {
         let _ = writeln!(
             s,
-            "coll.updateMany({}, {});",
+            "ds.update(coll, {}, {});",
             js_value(&json!({ old: { "$exists": true }, new: { "$exists": false } })),
             js_value(&json!({ "$rename": { old: new } }))
         );
         let _ = writeln!(
             s,
-            "print(`${{coll.countDocuments({})}} documents already have {new} beside {old}: left as they are`);",
-            js_value(&json!({ old: { "$exists": true }, new: { "$exists": true } }))
+            "const both_{n} = coll.countDocuments({});\nboth += both_{n};",
+            js_value(&json!({ old: { "$exists": true }, new: { "$exists": true } })),
+            n = ident(new),
+        );
+        let _ = writeln!(
+            s,
+            "print(`${{both_{n}}} documents already have {new} beside {old}: left as they are`);",
+            n = ident(new),
         );
     }
     let _ = writeln!(
         s,
+        "if (both > 0) {}",
+        p.stays("`${both} documents keep a long name beside its short one`")
+            .trim_end()
+    );
+    let _ = writeln!(
+        s,
         "// Update the application (or its ODM mapping) to the new names at the same time."
     );
-    s
+    p.finish(&s)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A field name as part of a JavaScript identifier.
+fn ident(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Each child listed in the parents' arrays at `dotted` gets `parent_key`,
+/// its parent's `_id`; a parent's array goes once every child it lists
+/// points back to it. A child that already names a parent keeps it.
 pub fn ids_to_parent(
-    header: &str,
-    db: &str,
+    p: &Plan,
     coll: &str,
     dotted: &str,
     child_coll: &str,
@@ -337,15 +411,18 @@ pub fn ids_to_parent(
         { "$match": { "n": { "$gt": 1 } } },
         { "$limit": 1 }
     ]);
-    let copy = json!([
+    // The new version of each child that names no parent yet.
+    let children = json!([
         { "$match": { format!("{dotted}.0"): { "$exists": true } } },
         { "$unwind": field },
-        { "$project": { "_id": 0, child_key: field, parent_key: "$_id" } },
-        { "$merge": { "into": child_coll, "on": child_key, "whenMatched": "merge", "whenNotMatched": "discard" } }
+        { "$lookup": { "from": child_coll, "localField": dotted, "foreignField": child_key, "as": "__c" } },
+        { "$unwind": "$__c" },
+        { "$match": { format!("__c.{parent_key}"): { "$exists": false } } },
+        { "$replaceRoot": { "newRoot": { "$mergeObjects": ["$__c", { parent_key: "$_id" }] } } }
     ]);
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const src = {};", js_coll(db, coll));
-    let _ = writeln!(s, "const dst = {};", js_coll(db, child_coll));
+    let mut s = String::new();
+    let _ = writeln!(s, "const src = {};", p.coll(coll));
+    let _ = writeln!(s, "const dst = {};", p.coll(child_coll));
     let _ = writeln!(s, "\n// 0. A child listed by two parents is many-to-many: then keep the array (or a link collection).");
     let _ = writeln!(
         s,
@@ -354,23 +431,21 @@ pub fn ids_to_parent(
     );
     let _ = writeln!(
         s,
-        "  print(\"some children belong to several parents; nothing was changed\");"
+        "  ds.stop({});",
+        js(p.lang.pick(
+            "some children belong to several parents: keep the array, or a link collection",
+            "有些子文档属于多个父文档：请保留数组，或改用关联集合",
+        ))
     );
-    let _ = writeln!(s, "  quit(1);");
     let _ = writeln!(s, "}}");
-    if child_key != "_id" {
-        let _ = writeln!(s, "// $merge on {child_key} needs a unique index on it.");
-        let _ = writeln!(
-            s,
-            "dst.createIndex({}, {{ unique: true }});",
-            js_value(&json!({ child_key: 1 }))
-        );
-    }
-    let _ = writeln!(s, "\n// 1. Every child records its parent.");
-    let _ = writeln!(s, "src.aggregate({});", pretty(&copy));
     let _ = writeln!(
         s,
-        "dst.createIndex({});",
+        "\n// 1. Every child records its parent; a child that already names one keeps it."
+    );
+    let _ = writeln!(s, "ds.rewrite(dst, src, {});", pretty(&children));
+    let _ = writeln!(
+        s,
+        "ds.createIndex(dst, {});",
         js_value(&json!({ parent_key: 1 }))
     );
     // A parent's array goes only when every child it lists exists and
@@ -387,7 +462,7 @@ pub fn ids_to_parent(
     ]);
     let _ = writeln!(
         s,
-        "\n// 2. Drop each array once every child it lists points back to its parent."
+        "\n// 2. Drop each array once every child it lists points back to its parent\n//    (in a dry run, every array)."
     );
     let _ = writeln!(
         s,
@@ -401,117 +476,170 @@ pub fn ids_to_parent(
     );
     let _ = writeln!(
         s,
-        "const ok = src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id);",
+        "const ok = apply && ds.ok() ? src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id) : [];",
         js_value(&verify)
     );
     let _ = writeln!(
         s,
-        "src.updateMany({{ _id: {{ $in: ok }}, {}: {{ $type: \"array\" }} }}, {});",
-        js(dotted),
-        js_value(&json!({ "$unset": { dotted: "" } }))
+        "ds.update(src, apply ? {{ _id: {{ $in: ok }}, {d}: {{ $type: \"array\" }} }} : {{ {d}: {{ $type: \"array\" }} }}, {});",
+        js_value(&json!({ "$unset": { dotted: "" } })),
+        d = js(dotted),
     );
-    let _ = writeln!(
-        s,
-        "print(`${{ok.length}} of ${{arrays}} documents no longer hold {dotted}; ${{arrays - ok.length}} keep it: some children it lists do not exist in {child_coll} or point elsewhere; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
+    kept_arrays(
+        &mut s,
+        p,
+        dotted,
+        &format!("${{ok.length}} of ${{arrays}} documents no longer hold {dotted}; ${{arrays - ok.length}} keep it: some children it lists do not exist in {child_coll} or point elsewhere"),
     );
-    s
+    p.finish(&s)
 }
 
+/// Where copies sit, in the shapes a refresh can rewrite.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// `customer`, `data.ticket`: one sub-document.
+    Object(String),
+    /// `items[]`: the elements of one array (of sub-documents).
+    Elements(String),
+}
+
+impl Holder {
+    /// `None` for copies inside nested arrays or inside the elements of an
+    /// array (`a[].b`, `a[].b[]`): no refresh is written for them.
+    pub fn of(holder: &str) -> Option<Holder> {
+        match holder.strip_suffix("[]") {
+            Some(arr) if !arr.is_empty() && !arr.contains("[]") => {
+                Some(Holder::Elements(arr.to_owned()))
+            }
+            None if !holder.is_empty() && !holder.contains("[]") => {
+                Some(Holder::Object(holder.to_owned()))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The field of a copy that names its source (`user` in `participants[]`
+/// found by `participants[].user`), when the reference lies in the copy.
+pub fn copy_reference(holder: &Holder, reference: &str) -> Option<String> {
+    let inner = match holder {
+        Holder::Elements(arr) => reference
+            .strip_prefix(&format!("{arr}[]."))
+            .or_else(|| reference.strip_prefix(&format!("{arr}."))),
+        Holder::Object(h) => reference.strip_prefix(&format!("{h}.")),
+    }?;
+    inner.replace("[]", "").split('.').next().map(str::to_owned)
+}
+
+/// Whether the object `obj` (an expression) holds the field `f`, asked of
+/// its keys: every server answers alike (some report a missing field as null).
+fn holds(obj: &str, f: &str) -> Value {
+    json!({ "$in": [f, { "$map": { "input": { "$objectToArray": obj }, "as": "kv", "in": "$$kv.k" } }] })
+}
+
+/// The refreshed copy `it` (an expression naming a sub-document): each of
+/// `fields` that both the copy and the source document `src` hold takes
+/// the source's value; everything else stays as it is.
+fn refreshed(it: &str, src: &Value, fields: &[String]) -> Value {
+    let mut set = serde_json::Map::new();
+    for f in fields {
+        set.insert(
+            f.clone(),
+            json!({ "$let": {
+                "vars": { "s": src },
+                "in": { "$cond": [
+                    { "$and": [ holds(it, f), holds("$$s", f) ] },
+                    format!("$$s.{f}"),
+                    format!("{it}.{f}")
+                ] }
+            } }),
+        );
+    }
+    json!({ "$mergeObjects": [it, Value::Object(set)] })
+}
+
+/// Refreshes the copied `fields` of the copies at `holder` from
+/// `source_coll`, found by `reference` (relative to the document). Only
+/// `fields` are written, and only where both the copy and its source hold
+/// them: the caller leaves out `_id` and the reference itself.
 pub fn refresh_copies(
-    header: &str,
-    db: &str,
+    p: &Plan,
     coll: &str,
     source_coll: &str,
-    holder: &str,
+    holder: &Holder,
     reference: &str,
     fields: &[String],
+    stays: &str,
 ) -> String {
-    let mut s = String::from(header);
-    let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
-    // The source's value of `f` in `doc` (an expression), or `copy` when
-    // the source document lacks the field: a copy is never removed. The
-    // field is looked for among the source's keys, which every server
-    // answers alike (some report a missing field as null).
-    let value = |doc: Value, f: &str, copy: String| {
-        json!({ "$let": {
-            "vars": { "s": doc },
-            "in": { "$cond": [
-                { "$in": [f, { "$map": { "input": { "$objectToArray": "$$s" }, "as": "kv", "in": "$$kv.k" } }] },
-                format!("$$s.{f}"),
-                copy
-            ] }
-        } })
-    };
-    let set = if let Some(arr) = holder.strip_suffix("[]") {
-        let ref_in_elem = elem_reference(holder, arr, reference);
-        let ids = json!({ "$map": { "input": "$__src", "as": "x", "in": "$$x._id" } });
-        let mut merged = serde_json::Map::new();
-        for f in fields {
-            merged.insert(
-                f.clone(),
-                json!({ "$let": {
-                    "vars": { "i": { "$indexOfArray": [ids, format!("$$it.{ref_in_elem}")] } },
-                    "in": { "$cond": [
-                        { "$gte": ["$$i", 0] },
-                        value(json!({ "$arrayElemAt": ["$__src", "$$i"] }), f, format!("$$it.{f}")),
-                        format!("$$it.{f}")
-                    ] }
-                } }),
-            );
-        }
-        json!({ arr: { "$map": { "input": format!("${arr}"), "as": "it", "in": { "$mergeObjects": ["$$it", Value::Object(merged)] } } } })
-    } else {
-        let mut m = serde_json::Map::new();
-        for f in fields {
-            m.insert(
-                format!("{holder}.{f}"),
-                value(
-                    json!({ "$arrayElemAt": ["$__src", 0] }),
-                    f,
-                    format!("${holder}.{f}"),
-                ),
-            );
-        }
-        Value::Object(m)
-    };
-    // The references of a document: one value, or (copies in an array)
-    // the array of each element's reference, gathered first so that the
-    // lookup sees plain values.
     let mut pipeline = Vec::new();
-    let mut unresolved = Vec::new();
-    let mut temporary = vec!["__src"];
-    if let Some(arr) = holder.strip_suffix("[]") {
-        let ref_in_elem = elem_reference(holder, arr, reference);
-        pipeline.push(json!({ "$set": { "__ref": { "$map": {
-            "input": { "$cond": [ { "$isArray": format!("${arr}") }, format!("${arr}"), [] ] },
-            "as": "x",
-            "in": format!("$$x.{ref_in_elem}")
-        } } } }));
-        pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": "__ref", "foreignField": "_id", "as": "__src" } }));
-        temporary.push("__ref");
-        unresolved.extend(pipeline.iter().cloned());
-    } else {
-        let local = reference.replace("[]", "");
-        pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } }));
-        unresolved.push(json!({ "$match": { local.clone(): { "$exists": true } } }));
-        unresolved.push(json!({ "$set": { "__ref": [format!("${local}")] } }));
-        unresolved.extend(pipeline.iter().cloned());
-    }
-    let refs =
-        json!({ "$filter": { "input": "$__ref", "as": "r", "cond": { "$ne": ["$$r", null] } } });
-    let found = json!({ "$map": { "input": "$__src", "as": "x", "in": "$$x._id" } });
-    unresolved.push(json!({ "$match": { "$expr": { "$gt": [ { "$size": { "$setDifference": [refs, found] } }, 0 ] } } }));
-    unresolved.push(json!({ "$count": "n" }));
-    pipeline.push(json!({ "$match": { "__src.0": { "$exists": true } } }));
-    pipeline.push(json!({ "$set": set }));
-    pipeline.push(json!({ "$unset": temporary }));
-    pipeline.push(json!({ "$merge": { "into": coll, "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }));
-    let pipeline = Value::Array(pipeline);
+    let unresolved = match holder {
+        Holder::Elements(arr) => {
+            let inner = elem_reference(arr, reference);
+            let refs = json!({ "$map": { "input": format!("${arr}"), "as": "x", "in": format!("$$x.{inner}") } });
+            let ids = json!({ "$map": { "input": "$__src", "as": "x", "in": "$$x._id" } });
+            pipeline.push(json!({ "$match": { arr.clone(): { "$type": "array" } } }));
+            pipeline.push(json!({ "$set": { "__ref": refs } }));
+            pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": "__ref", "foreignField": "_id", "as": "__src" } }));
+            pipeline.push(json!({ "$set": { "__ids": ids.clone() } }));
+            let src = json!({ "$arrayElemAt": ["$__src", { "$indexOfArray": ["$__ids", format!("$$it.{inner}")] }] });
+            // An element that is no sub-document, or whose source was not
+            // found, stays as it is.
+            let elem = json!({ "$cond": [
+                { "$and": [
+                    { "$eq": [ { "$type": "$$it" }, "object" ] },
+                    { "$gte": [ { "$indexOfArray": ["$__ids", format!("$$it.{inner}")] }, 0 ] }
+                ] },
+                refreshed("$$it", &src, fields),
+                "$$it"
+            ] });
+            pipeline.push(json!({ "$set": { "__new": { "$map": { "input": format!("${arr}"), "as": "it", "in": elem } } } }));
+            pipeline
+                .push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${arr}")] } } }));
+            pipeline.push(json!({ "$set": { arr.clone(): "$__new" } }));
+            pipeline.push(json!({ "$unset": ["__ref", "__src", "__ids", "__new"] }));
+            json!([
+                { "$match": { arr.clone(): { "$type": "array" } } },
+                { "$set": { "__ref": { "$filter": { "input": refs, "as": "r", "cond": { "$ne": [{ "$ifNull": ["$$r", null] }, null] } } } } },
+                { "$lookup": { "from": source_coll, "localField": "__ref", "foreignField": "_id", "as": "__src" } },
+                { "$match": { "$expr": { "$gt": [ { "$size": { "$setDifference": ["$__ref", ids] } }, 0 ] } } },
+                { "$count": "n" }
+            ])
+        }
+        Holder::Object(h) => {
+            let local = reference.replace("[]", "");
+            pipeline.push(json!({ "$match": { h.clone(): { "$type": "object" }, local.clone(): { "$exists": true } } }));
+            pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } }));
+            pipeline.push(json!({ "$match": { "__src.0": { "$exists": true } } }));
+            let src = json!({ "$arrayElemAt": ["$__src", 0] });
+            pipeline
+                .push(json!({ "$set": { "__new": refreshed(&format!("${h}"), &src, fields) } }));
+            pipeline.push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${h}")] } } }));
+            pipeline.push(json!({ "$set": { h.clone(): "$__new" } }));
+            pipeline.push(json!({ "$unset": ["__src", "__new"] }));
+            json!([
+                { "$match": { h.clone(): { "$type": "object" }, local.clone(): { "$exists": true, "$ne": null } } },
+                { "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } },
+                { "$match": { "__src.0": { "$exists": false } } },
+                { "$count": "n" }
+            ])
+        }
+    };
+    let shown = match holder {
+        Holder::Elements(a) => format!("{a}[]"),
+        Holder::Object(h) => h.clone(),
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "const coll = {};", p.coll(coll));
     let _ = writeln!(
         s,
-        "\n// Re-copy the fields from {source_coll}; running it again copies the same values."
+        "\n// Re-copy {} into {shown} from {source_coll}, only where the copy and its source both hold\n// the field: nothing else of a copy changes (never an _id, never the reference {reference}).\n// Running it again finds every copy already equal to its source.",
+        fields.join(", ")
     );
-    let _ = writeln!(s, "coll.aggregate({});", pretty(&pipeline));
+    let _ = writeln!(
+        s,
+        "ds.rewrite(coll, coll, {});",
+        pretty(&Value::Array(pipeline))
+    );
     let _ = writeln!(
         s,
         "\n// Copies whose reference matches no document in {source_coll} have nothing to be refreshed from: left as they are, counted."
@@ -519,28 +647,28 @@ pub fn refresh_copies(
     let _ = writeln!(
         s,
         "const unresolved = coll.aggregate({}).toArray();",
-        js_value(&Value::Array(unresolved))
+        js_value(&unresolved)
     );
     let _ = writeln!(
         s,
         "print(`${{unresolved.length ? unresolved[0].n : 0}} documents hold copies whose reference matches no document in {source_coll}: left as they are`);"
     );
-    s
+    s.push_str(stays);
+    p.finish(&s)
 }
 
-/// The reference inside each element of the array holding copies:
-/// `product_id` for the holder `items[]` and the reference
-/// `items[].product_id`.
-fn elem_reference(holder: &str, arr: &str, reference: &str) -> String {
+/// The reference inside each element of the array `arr` holding copies:
+/// `product_id` for the array `items` and the reference `items[].product_id`.
+fn elem_reference(arr: &str, reference: &str) -> String {
     reference
-        .strip_prefix(&format!("{holder}."))
+        .strip_prefix(&format!("{arr}[]."))
         .or_else(|| reference.strip_prefix(&format!("{arr}.")))
         .unwrap_or(reference)
         .replace("[]", "")
 }
 
-pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
-    let mut s = String::from(header);
+pub fn merge_collections(p: &Plan, db: &str, colls: &[String]) -> String {
+    let mut s = String::new();
     let base = common_base(colls);
     let target = merge_target(colls);
     let _ = writeln!(
@@ -567,9 +695,10 @@ pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
         s,
         "\n// `kind` names the collection a document came from: a collection whose documents already use it is not merged over."
     );
+    let _ = writeln!(s, "const clash = [];");
     let _ = writeln!(
         s,
-        "const clash = names.filter((n) => db.getSiblingDB({}).getCollection(n).findOne({{ kind: {{ $exists: true }} }}, {{ _id: 1 }}) !== null);",
+        "for (const n of names) {{ if (db.getSiblingDB({}).getCollection(n).findOne({{ kind: {{ $exists: true }} }}, {{ _id: 1 }}) !== null) clash.push(n); }}",
         js(db)
     );
     let _ = writeln!(s, "if (clash.length > 0) {{");
@@ -577,11 +706,11 @@ pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
         s,
         "  print(`${{clash.join(\", \")}} already use the field kind: nothing was merged; rename that field first`);"
     );
-    let _ = writeln!(s, "}} else {{");
+    let _ = writeln!(s, "}} else if (ds.creates(target)) {{");
     let _ = writeln!(s, "  for (const name of names) {{");
     let _ = writeln!(
         s,
-        "    db.getSiblingDB({}).getCollection(name).aggregate([{{ $set: {{ _id: {{ source: name, id: \"$_id\" }}, kind: name }} }}, {{ $merge: {{ into: target, on: \"_id\", whenMatched: \"replace\", whenNotMatched: \"insert\" }} }}]);",
+        "    ds.write(db.getSiblingDB({}).getCollection(name), [{{ $set: {{ _id: {{ source: name, id: \"$_id\" }}, kind: name }} }}], target, \"replace\");",
         js(db)
     );
     let _ = writeln!(s, "  }}");
@@ -591,7 +720,7 @@ pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
     );
     let _ = writeln!(
         s,
-        "  db.getSiblingDB({}).getCollection(target).createIndex({{ kind: 1 }});",
+        "  ds.createIndex(db.getSiblingDB({}).getCollection(target), {{ kind: 1 }});",
         js(db)
     );
     let _ = writeln!(s, "}}");
@@ -599,7 +728,11 @@ pub fn merge_collections(header: &str, db: &str, colls: &[String]) -> String {
         s,
         "// Drop the old collections yourself once the application reads the merged one."
     );
-    s
+    s.push_str(&p.stays(&js(p.lang.pick(
+        "the old collections stay until you drop them",
+        "旧集合会一直保留，直到你删除它们",
+    ))));
+    p.finish(&s)
 }
 
 /// The collection [`merge_collections`] copies into: the name the
@@ -655,15 +788,23 @@ mod tests {
 
     #[test]
     fn the_reference_inside_an_element_is_relative_to_it() {
+        assert_eq!(elem_reference("items", "items[].product_id"), "product_id");
+        assert_eq!(elem_reference("items", "items.product.id"), "product.id");
+        assert_eq!(elem_reference("lines", "sku"), "sku");
+    }
+
+    #[test]
+    fn copies_in_nested_arrays_have_no_refresh() {
         assert_eq!(
-            elem_reference("items[]", "items", "items[].product_id"),
-            "product_id"
+            Holder::of("items[]"),
+            Some(Holder::Elements("items".into()))
         );
         assert_eq!(
-            elem_reference("items[]", "items", "items.product.id"),
-            "product.id"
+            Holder::of("data.ticket"),
+            Some(Holder::Object("data.ticket".into()))
         );
-        assert_eq!(elem_reference("lines[]", "lines", "sku"), "sku");
+        assert_eq!(Holder::of("a[].b[]"), None);
+        assert_eq!(Holder::of("a[].b"), None);
     }
 
     #[test]
@@ -678,7 +819,8 @@ mod tests {
 
     #[test]
     fn rename_never_matches_a_document_holding_the_new_name() {
-        let s = rename("", "db", "c", &[("customer_name".into(), "cn".into())]);
+        let p = Plan::new(crate::i18n::Lang::En, "db", "c", "rename", "x");
+        let s = rename(&p, "c", &[("customer_name".into(), "cn".into())]);
         assert!(
             s.contains(r#"{"customer_name":{"$exists":true},"cn":{"$exists":false}}"#),
             "{s}"

@@ -3,9 +3,10 @@
 
 use std::fmt::Write;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 
-use super::{header, js, js_coll, js_value, Suggestion};
+use super::change::Plan;
+use super::{js, js_coll, js_value, Suggestion};
 use crate::i18n::Lang;
 use crate::rules::CollectionCtx;
 
@@ -46,13 +47,17 @@ pub fn slice_push(
 pub fn collation_index(ctx: &CollectionCtx<'_>, field: &str, lang: Lang) -> Suggestion {
     let collation = json!({ "locale": "en", "strength": 2 });
     let name = format!("{field}_ci");
-    let mut s = header(
+    let p = Plan::new(
         lang,
+        ctx.db(),
+        ctx.coll(),
+        "index",
         &format!("case-insensitive index on {}.{field}", ctx.ns()),
     );
+    let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}.createIndex({}, {{ name: {}, collation: {} }});",
+        "ds.createIndex({}, {}, {{ name: {}, collation: {} }});",
         js_coll(ctx.db(), ctx.coll()),
         js_value(&json!({ field: 1 })),
         js(&name),
@@ -66,6 +71,7 @@ pub fn collation_index(ctx: &CollectionCtx<'_>, field: &str, lang: Lang) -> Sugg
             format!("// 然后用 {{ {field}: value }} 加 .collation({}) 查询，代替 /value/i 正则。", js_value(&collation)),
         )
     );
+    s = p.finish(&s);
     Suggestion {
         pattern: "index",
         summary: lang.pick(
@@ -104,13 +110,21 @@ pub fn hot_lookup(
         };
     };
     if !embed {
-        let mut s = header(lang, &format!("index {}.{from}.{foreign}", ctx.db()));
+        let p = Plan::new(
+            lang,
+            ctx.db(),
+            from,
+            "index",
+            &format!("index {}.{from}.{foreign}", ctx.db()),
+        );
+        let mut s = String::new();
         let _ = writeln!(
             s,
-            "{}.createIndex({});",
+            "ds.createIndex({}, {});",
             js_coll(ctx.db(), from),
             js_value(&json!({ foreign: 1 }))
         );
+        s = p.finish(&s);
         return Suggestion {
             pattern: "index",
             summary: lang.pick(
@@ -129,32 +143,39 @@ pub fn hot_lookup(
     } else {
         as_field.to_owned()
     };
-    let mut stages = vec![
-        json!({ "$lookup": { "from": from, "localField": local, "foreignField": foreign, "as": target } }),
-    ];
-    if one {
-        stages.push(json!({ "$set": { target.clone(): { "$first": format!("${target}") } } }));
-    }
-    stages.push(json!({ "$project": { target.clone(): 1 } }));
-    stages.push(json!({ "$merge": { "into": ctx.coll(), "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }));
-    let mut s = header(
+    // The joined documents go into `target` of each document that does not
+    // hold it yet: a field of that name already there is never overwritten,
+    // and a re-run finds every document done.
+    let joined = if one {
+        json!({ "$first": "$__joined" })
+    } else {
+        json!("$__joined")
+    };
+    let stages = json!([
+        { "$match": { target.clone(): { "$exists": false } } },
+        { "$lookup": { "from": from, "localField": local, "foreignField": foreign, "as": "__joined" } },
+        { "$set": { target.clone(): joined } },
+        { "$unset": "__joined" }
+    ]);
+    let p = Plan::new(
         lang,
+        ctx.db(),
+        ctx.coll(),
+        "lookup",
         &format!("copy {}.{from} into {}.{target}", ctx.db(), ctx.ns()),
     );
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "{}",
         lang.pick(
-            "// Copy only the fields your reads use: add them to the $project below.",
-            "// 只复制读取时用到的字段：把它们加到下面的 $project 中。",
+            "// Copy only the fields your reads use: add a $project of them to the $lookup (its pipeline).",
+            "// 只复制读取时用到的字段：在 $lookup 中（用它的 pipeline）加上这些字段的 $project。",
         )
     );
-    let _ = writeln!(
-        s,
-        "{}.aggregate({});",
-        js_coll(ctx.db(), ctx.coll()),
-        js_value(&Value::Array(stages))
-    );
+    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
+    let _ = writeln!(s, "ds.rewrite(coll, coll, {});", js_value(&stages));
+    s = p.finish(&s);
     let (pattern, summary) = if one {
         (
             "extended-reference",
@@ -195,14 +216,18 @@ pub fn stop_copying(
     // `items[]` → filter on `items.f`, unset `items.$[].f`.
     let filter_base = holder.replace("[]", "");
     let unset_base = holder.replace("[]", ".$[]");
-    let mut s = header(
+    let p = Plan::new(
         lang,
+        ctx.db(),
+        ctx.coll(),
+        "copies",
         &format!(
             "stop copying {} into {}.{holder}",
             fields.join(", "),
             ctx.ns()
         ),
     );
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "{}",
@@ -212,14 +237,22 @@ pub fn stop_copying(
         )
     );
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
-    for f in fields {
+    // Never a copy's `_id`, never the reference it is found by.
+    let joins = reference
+        .strip_prefix(&format!("{holder}."))
+        .map(|r| r.replace("[]", ""));
+    for f in fields
+        .iter()
+        .filter(|f| *f != "_id" && Some(f.as_str()) != joins.as_deref())
+    {
         let _ = writeln!(
             s,
-            "coll.updateMany({}, {});",
+            "ds.update(coll, {}, {});",
             js_value(&json!({ format!("{filter_base}.{f}"): { "$exists": true } })),
             js_value(&json!({ "$unset": { format!("{unset_base}.{f}"): "" } }))
         );
     }
+    s = p.finish(&s);
     let list = fields.join(", ");
     Suggestion {
         pattern: "extended-reference",

@@ -216,7 +216,7 @@ fn non_unique_reference_key_with_and_without_require_unique_index() {
         assert_eq!(f.path.as_deref(), Some("code"));
         assert_eq!(crossed(f), "non-unique-reference-key.require-unique-index");
         assert!(
-            matches!(&f.remedy, Remedy::UniqueKey { key, uniqueness: u } if key == "code" && uniqueness.as_ref().is_some_and(|w| w.unique == u.unique && w.method == u.method)),
+            matches!(&f.remedy, Remedy::UniqueKey { key, uniqueness: u, .. } if key == "code" && uniqueness.as_ref().is_some_and(|w| w.unique == u.unique && w.method == u.method)),
             "{:?}",
             f.remedy
         );

@@ -48,6 +48,13 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         };
         let key = r.to.strip_prefix(&format!("{}.", r.to_ns)).unwrap_or(&r.to);
         let no_index = u.method != "unique-index";
+        // A unique index, a server count or a scan of the whole file speak
+        // for the whole collection; the kept documents only when they are
+        // all of it.
+        let whole = match u.method.as_str() {
+            "sample" => !ctx.is_sample(),
+            _ => true,
+        };
         let fires = !u.unique || (no_index && indexes_known && require_index);
         if !fires || seen.contains(&key) {
             continue;
@@ -89,10 +96,19 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("indexes_known", json!(indexes_known)),
                 ("referenced_by", json!(referrers)),
                 ("threshold", crossed(t, RULE, "require-unique-index")),
+                (
+                    "scope",
+                    json!(if whole {
+                        super::context::SCOPE_COLLECTION
+                    } else {
+                        super::context::SCOPE_SAMPLE
+                    }),
+                ),
             ]),
             remedy: Remedy::UniqueKey {
                 key: key.to_owned(),
                 uniqueness: u.clone(),
+                whole,
             },
         });
     }

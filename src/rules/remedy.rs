@@ -122,5 +122,9 @@ pub enum Remedy {
     UniqueKey {
         key: String,
         uniqueness: KeyUniqueness,
+        /// The uniqueness was measured on the whole collection (a unique
+        /// index, a server count, a whole file, or every document kept),
+        /// not on a sample.
+        whole: bool,
     },
 }

@@ -411,8 +411,32 @@ pub fn read_ejson(path: &Path) -> Vec<Document> {
 /// Loads an Extended JSON file into `db.coll`, in batches; returns the
 /// number of documents inserted.
 pub async fn load_ejson(client: &Client, db: &str, coll: &str, path: &Path) -> u64 {
-    let docs = read_ejson(path);
-    let c = client.database(db).collection::<Document>(coll);
+    insert_all(client, db, coll, &read_ejson(path)).await
+}
+
+/// Reads a `.bson` file as `mongodump` writes it, with docshape's reader.
+pub fn read_bson_file(path: &Path) -> Vec<Document> {
+    let file =
+        std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+    let mut docs = Vec::new();
+    docshape::source::file::read_bson(std::io::BufReader::new(file), &mut |bytes| {
+        docs.push(Document::from_reader(bytes).expect("read_bson yields valid BSON"));
+    })
+    .unwrap_or_else(|e| panic!("{} is not valid BSON: {e}", path.display()));
+    docs
+}
+
+/// Inserts `docs` into `db.coll` in batches (creating the collection even
+/// when there are none); the number inserted.
+pub async fn insert_all(client: &Client, db: &str, coll: &str, docs: &[Document]) -> u64 {
+    let d = client.database(db);
+    if docs.is_empty() {
+        d.create_collection(coll)
+            .await
+            .unwrap_or_else(|e| panic!("create {db}.{coll} failed: {e}"));
+        return 0;
+    }
+    let c = d.collection::<Document>(coll);
     let mut n = 0u64;
     for batch in docs.chunks(INSERT_BATCH) {
         let r = c
@@ -422,6 +446,143 @@ pub async fn load_ejson(client: &Client, db: &str, coll: &str, path: &Path) -> u
         n += r.inserted_ids.len() as u64;
     }
     n
+}
+
+/// The index specifications a dump holds for `coll` (beside `_id_`): those
+/// of `COLL.metadata.json`, else (a MongoDB 3.x dump) those of
+/// `system.indexes.bson` whose `ns` names the collection.
+pub fn dumped_indexes(dir: &Path, db_name: &str, coll: &str) -> Vec<Document> {
+    let meta = dir.join(format!("{coll}.metadata.json"));
+    let mut specs: Vec<Document> = std::fs::read_to_string(&meta)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| docshape::source::ejson::to_bson(v).ok())
+        .and_then(|b| match b {
+            bson::Bson::Document(d) => d.get_array("indexes").ok().cloned(),
+            _ => None,
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|i| i.as_document().cloned())
+        .collect();
+    let legacy = dir.join("system.indexes.bson");
+    if specs.is_empty() && legacy.exists() {
+        let ns = format!("{db_name}.{coll}");
+        specs = read_bson_file(&legacy)
+            .into_iter()
+            .filter(|i| i.get_str("ns") == Ok(ns.as_str()))
+            .collect();
+    }
+    specs.retain(|s| s.get_str("name") != Ok("_id_"));
+    for s in &mut specs {
+        s.remove("ns");
+        s.remove("v");
+    }
+    specs
+}
+
+/// Creates the indexes `specs` on `db.coll`, each on its own: one the
+/// server cannot build is reported, not fatal (the collection is still
+/// audited with the others).
+pub async fn create_indexes(
+    client: &Client,
+    db: &str,
+    coll: &str,
+    specs: &[Document],
+) -> Vec<String> {
+    let mut failed = Vec::new();
+    for spec in specs {
+        let r = client
+            .database(db)
+            .run_command(doc! {"createIndexes": coll, "indexes": [spec.clone()]})
+            .await;
+        if let Err(e) = r {
+            failed.push(format!("{db}.{coll} index {spec}: {e}"));
+        }
+    }
+    failed
+}
+
+/// Removes the documents a TTL index among `specs` has expired, as the
+/// server would on its next pass: then no document vanishes while a test
+/// compares what the collection holds.
+async fn expire(client: &Client, db: &str, coll: &str, specs: &[Document]) {
+    for s in specs {
+        let Some(secs) = s
+            .get("expireAfterSeconds")
+            .and_then(docshape::source::bson_as_i64)
+        else {
+            continue;
+        };
+        let Some(field) = s.get_document("key").ok().and_then(|k| k.keys().next()) else {
+            continue;
+        };
+        let now = bson::DateTime::now().timestamp_millis();
+        let cutoff = bson::DateTime::from_millis(now.saturating_sub(secs.saturating_mul(1000)));
+        client
+            .database(db)
+            .collection::<Document>(coll)
+            .delete_many(doc! { field: { "$lt": cutoff } })
+            .await
+            .unwrap_or_else(|e| panic!("expire {db}.{coll}: {e}"));
+    }
+}
+
+/// One directory of documents loaded as database `db`: every `.bson` file
+/// (`mongodump`) and every Extended JSON file (`.json`, `.jsonl`,
+/// `.ndjson`) a collection named after its stem, with the indexes its dump
+/// names; a `COLL.metadata.json` without documents an empty collection with
+/// its indexes, as `mongorestore` makes it. Returns the collections made
+/// and the indexes the server could not build.
+pub async fn load_dir(client: &Client, dir: &Path, db: &str) -> (Vec<String>, Vec<String>) {
+    let dumped_db = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    let mut names: Vec<(String, Option<PathBuf>)> = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in &entries {
+        let Some(file) = p.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if let Some(coll) = file.strip_suffix(".metadata.json") {
+            if !names.iter().any(|(n, _)| n == coll) {
+                names.push((coll.to_owned(), None));
+            }
+            continue;
+        }
+        let coll = [".bson", ".json", ".jsonl", ".ndjson"]
+            .iter()
+            .find_map(|ext| file.strip_suffix(ext));
+        let Some(coll) = coll else { continue };
+        if coll.starts_with("system.") {
+            continue;
+        }
+        match names.iter_mut().find(|(n, _)| n == coll) {
+            Some(e) => e.1 = Some(p.clone()),
+            None => names.push((coll.to_owned(), Some(p.clone()))),
+        }
+    }
+    let mut failed = Vec::new();
+    let mut made = Vec::new();
+    for (coll, file) in names {
+        let docs = match &file {
+            Some(f) if f.extension().is_some_and(|e| e == "bson") => read_bson_file(f),
+            Some(f) => read_ejson(f),
+            None => Vec::new(),
+        };
+        insert_all(client, db, &coll, &docs).await;
+        let specs = dumped_indexes(dir, &dumped_db, &coll);
+        failed.extend(create_indexes(client, db, &coll, &specs).await);
+        expire(client, db, &coll, &specs).await;
+        made.push(coll);
+    }
+    (made, failed)
 }
 
 /// Writes `docs` as a `.bson` file, as mongodump does.
