@@ -9,6 +9,7 @@ mod cases;
 pub mod change;
 mod convert;
 mod examples;
+pub mod family;
 pub mod integrity;
 mod scripts;
 mod workload;
@@ -270,7 +271,12 @@ fn separate_of(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggest
         after,
         effect: size_effect(ctx, &f.segments),
         migration: scripts::split_off(
-            &plan(ctx, lang, "split", &format!("{}.{dotted} -> {child}", ctx.ns())),
+            &plan(
+                ctx,
+                lang,
+                "split",
+                &format!("{}.{dotted} -> {child}", ctx.ns()),
+            ),
             ctx.coll(),
             &dotted,
             &child,
@@ -483,11 +489,23 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
     let this = ctx.data.indexes.iter().find(|i| i.name == name);
     let keys: Vec<&String> = this.map(|i| i.key.keys().collect()).unwrap_or_default();
     let cover = this.and_then(|a| ctx.data.indexes.iter().find(|b| a.covered_by(b)));
+    // The fields whose absence condemned it, checked again before the
+    // drop: every field it reads, or its leading key alone.
     let absent: Vec<String> = match (this, cover) {
         (Some(i), None) => {
             let read = i.fields_read();
-            if !read.is_empty() && read.iter().all(|f| ctx.field(f).is_none()) {
+            let present = crate::source::index::present_paths(ctx.fields());
+            let gone = |f: &String| {
+                !crate::source::index::Reads {
+                    fields: vec![f.clone()],
+                    ..Default::default()
+                }
+                .found_in(&present)
+            };
+            if !read.is_empty() && read.iter().all(gone) {
                 read
+            } else if i.key.len() > 1 && read.first().is_some_and(gone) {
+                read[..1].to_vec()
             } else {
                 Vec::new()
             }
@@ -495,7 +513,12 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
         _ => Vec::new(),
     };
     let name_js = js(name);
-    let p = plan(ctx, lang, "index", &format!("drop index {name} on {}", ctx.ns()));
+    let p = plan(
+        ctx,
+        lang,
+        "index",
+        &format!("drop index {name} on {}", ctx.ns()),
+    );
     let mut s = String::new();
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const indexes = coll.getIndexes();");
@@ -931,7 +954,12 @@ pub fn polymorphic(ctx: &CollectionCtx<'_>, shapes: &[(String, String)], lang: L
         after,
         effect,
         migration: scripts::discriminator(
-            &plan(ctx, lang, "type", &format!("{field} field for {}", ctx.ns())),
+            &plan(
+                ctx,
+                lang,
+                "type",
+                &format!("{field} field for {}", ctx.ns()),
+            ),
             ctx.coll(),
             field,
             shapes,
@@ -993,7 +1021,11 @@ pub fn ids_to_parent_reference(
     child_key: &str,
     lang: Lang,
 ) -> Suggestion {
-    inside_array(ids_to_parent_of(ctx, arr, child_coll, child_key, lang), arr, lang)
+    inside_array(
+        ids_to_parent_of(ctx, arr, child_coll, child_key, lang),
+        arr,
+        lang,
+    )
 }
 
 fn ids_to_parent_of(
@@ -1053,7 +1085,10 @@ pub fn refresh_copies(
         .as_ref()
         .and_then(|h| scripts::copy_reference(h, &d.reference));
     let (fields, never): (Vec<String>, Vec<String>) = d.fields.iter().cloned().partition(|f| {
-        f != "_id" && Some(f.as_str()) != joins.as_deref() && !f.contains('.') && !f.starts_with('$')
+        f != "_id"
+            && Some(f.as_str()) != joins.as_deref()
+            && !f.contains('.')
+            && !f.starts_with('$')
     });
     let never_note = if never.is_empty() {
         String::new()
@@ -1101,8 +1136,14 @@ pub fn refresh_copies(
                 String::new()
             } else {
                 p.stays(&js(&lang.pick(
-                    format!("the copies also differ on {}, which no script rewrites", never.join(", ")),
-                    format!("副本在 {} 上也不一致，任何脚本都不会改写它们", never.join("、")),
+                    format!(
+                        "the copies also differ on {}, which no script rewrites",
+                        never.join(", ")
+                    ),
+                    format!(
+                        "副本在 {} 上也不一致，任何脚本都不会改写它们",
+                        never.join("、")
+                    ),
                 )))
             };
             let s = scripts::refresh_copies(
@@ -1129,7 +1170,9 @@ pub fn refresh_copies(
     Suggestion {
         pattern: "extended-reference",
         summary,
-        before: d.examples.first().map(|(r, f, copy, src)| json!({ "reference": r, "field": f, "copy": copy, "source": src })),
+        before: d.examples.first().map(
+            |(r, f, copy, src)| json!({ "reference": r, "field": f, "copy": copy, "source": src }),
+        ),
         after: None,
         effect: Map::new(),
         migration,
@@ -1173,6 +1216,74 @@ pub fn flatten(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggest
         )
     };
     inside_array(s, f, lang)
+}
+
+/// Drops an index led by `_id` (the script is [`drop_index`]'s: a dry
+/// run that prints the `createIndex` rebuilding it), naming the field to
+/// index instead when the collection shows one.
+pub fn id_led_index(
+    ctx: &CollectionCtx<'_>,
+    name: &str,
+    instead: Option<&str>,
+    lang: Lang,
+) -> Suggestion {
+    let this = ctx.data.indexes.iter().find(|i| i.name == name);
+    let key = this.map(|i| Value::Object(i.key.clone()));
+    let why = match instead {
+        Some(f) => lang.pick(
+            format!("Drop {name}: an equality on _id finds one document through the unique _id index, so the keys after _id add nothing. To find documents by {f}, index {f} itself: createIndex({{ {f}: 1 }}) — its own finding or your queries decide whether it is needed; the script only drops {name}."),
+            format!("删除 {name}：对 _id 的等值查询通过唯一的 _id 索引就能找到那一个文档，_id 之后的键没有任何作用。要按 {f} 查找文档，应为 {f} 本身建立索引：createIndex({{ {f}: 1 }})——是否需要由它自己的发现或你的查询决定；脚本只删除 {name}。"),
+        ),
+        None => lang.pick(
+            format!("Drop {name}: an equality on _id finds one document through the unique _id index, so the keys after _id add nothing; a query on those keys alone cannot use it either. Index the field your queries filter on instead."),
+            format!("删除 {name}：对 _id 的等值查询通过唯一的 _id 索引就能找到那一个文档，_id 之后的键没有任何作用；只按这些键查询也用不上它。应改为给查询过滤所用的字段建立索引。"),
+        ),
+    };
+    let mut s = drop_index(ctx, name, why, lang);
+    s.before = key.map(|k| json!({ "index": k }));
+    s.after = Some(match instead {
+        Some(f) => json!({ "index": { f: 1 }, "_id": "the _id index, which every collection has" }),
+        None => json!({ "_id": "the _id index, which every collection has" }),
+    });
+    s
+}
+
+/// A sparse index whose fields no document has: it holds no entry and
+/// costs nothing, so nothing is dropped; the script only looks whether
+/// documents have the fields now.
+pub fn empty_sparse_index(
+    ctx: &CollectionCtx<'_>,
+    index: &crate::source::IndexInfo,
+    lang: Lang,
+) -> Suggestion {
+    let read = index.fields_read();
+    let fields = read.join(", ");
+    let any: Vec<Value> = read
+        .iter()
+        .map(|f| json!({ f.clone(): { "$exists": true } }))
+        .collect();
+    Suggestion {
+        pattern: "index",
+        summary: lang.pick(
+            format!("Keep {} or drop it, as you like: a sparse index indexes only the documents that have {fields}, and none has, so it holds no entry, costs nothing on writes and takes almost no space. It serves queries once documents have {fields} (a feature not in use yet); drop it only if no code will ever write {fields}.", index.name),
+            format!("保留或删除 {} 均可：稀疏索引只索引含有 {fields} 的文档，而目前没有文档含有它，所以索引中没有条目，写入时没有开销，几乎不占空间。一旦文档有了 {fields}（尚未启用的功能），它就会服务查询；只有确定没有代码会再写入 {fields} 时才删除它。", index.name),
+        ),
+        before: None,
+        after: None,
+        effect: Map::new(),
+        migration: format!(
+            "{}const coll = {};\nconst holding = coll.countDocuments({});\nprint(holding === 0\n  ? {}\n  : `${{holding}} documents now have {fields}: sparse index {} holds them`);\n{}",
+            change::read_only(lang, &format!("check sparse index {} on {}", index.name, ctx.ns())),
+            js_coll(ctx.db(), ctx.coll()),
+            js_value(&json!({ "$or": any })),
+            js(&format!("no document has {fields}: sparse index {} holds no entry and costs nothing", index.name)),
+            index.name,
+            change::stays_line(lang, &js(&lang.pick(
+                "the index is reported until documents have its fields or it is dropped",
+                "在文档有了这些字段或索引被删除之前，这一问题会一直被报告",
+            ))),
+        ),
+    }
 }
 
 /// A TTL index whose field no document has: nothing expires. The script
