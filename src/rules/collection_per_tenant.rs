@@ -238,11 +238,12 @@ pub fn families(
             .into_iter()
             .filter(|(_, m)| m.len() >= min_collections)
             .collect();
-        // The largest first; of equal ones, the longest fixed part.
+        // The largest first; of equal ones, the shortest fixed part: the
+        // whole of what varies is the key (`2024_01_05`, not `05`).
         candidates.sort_by(|a, b| {
             b.1.len()
                 .cmp(&a.1.len())
-                .then((b.0 .0.len() + b.0 .1.len()).cmp(&(a.0 .0.len() + a.0 .1.len())))
+                .then((a.0 .0.len() + a.0 .1.len()).cmp(&(b.0 .0.len() + b.0 .1.len())))
                 .then(a.0.cmp(&b.0))
         });
         let mut taken = vec![false; colls.len()];

@@ -389,7 +389,7 @@ mod tests {
             .iter()
             .map(|d| {
                 let mut d = d.clone();
-                d.insert("v", -1);
+                d.insert(String::from("v"), -1);
                 d
             })
             .collect();

@@ -368,7 +368,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             continue;
         }
         let holding = ctx.data.kept.len() as f64;
-        let give_up = ((1.0 - min_share) * holding).floor().max(0.0) as u64;
+        // (A hair over, so that 0.2 × 10 is 2, not 1.999….)
+        let give_up = ((1.0 - min_share) * holding + 1e-9).floor().max(0.0) as u64;
         let tl = tally(ctx.data.kept, &f.segments, give_up);
         if tl.dates == 0 || tl.documents == 0 {
             continue;
