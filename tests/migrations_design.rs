@@ -254,8 +254,8 @@ async fn a_family_of_collections_becomes_one_and_its_repeats_are_said_once() {
         "cyberdyne",
     ];
     for (t, name) in tenants.iter().enumerate() {
-        let docs: Vec<Document> = (0..8)
-            .map(|i| doc! {"_id": bson::oid::ObjectId::new(), "item": format!("i{i}"), "qty": i, "at": format!("2024-01-{:02}T10:00:00Z", i + 1 + t % 3)})
+        let docs: Vec<Document> = (0..8i32)
+            .map(|i| doc! {"_id": bson::oid::ObjectId::new(), "item": format!("i{i}"), "qty": i, "at": format!("2024-01-{:02}T10:00:00Z", i as usize + 1 + t % 3)})
             .collect();
         insert(&c, &db, &format!("orders_{name}"), docs).await;
     }

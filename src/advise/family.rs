@@ -67,7 +67,7 @@ pub fn consolidate(
     let _ = writeln!(s, "  }}");
     let _ = writeln!(
         s,
-        "  ds.createIndex(database.getCollection(target), {{ [key]: 1 }});"
+        "  // A dry run created nothing: the index is said, not looked for.\n  if (apply) ds.createIndex(database.getCollection(target), {{ [key]: 1 }});\n  else print(`would create the index ${{EJSON.stringify({{ [key]: 1 }})}} on ${{database.getName()}}.${{target}}`);"
     );
     let _ = writeln!(s, "  if (apply) {{");
     let _ = writeln!(
