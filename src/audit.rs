@@ -12,6 +12,7 @@
 //! judged, to the caller in the listing's order ([`run_into`]): the JSON
 //! report is written as they come.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -714,6 +715,9 @@ fn id_sketch_size(keep_bytes: usize) -> usize {
     (keep_bytes / 256).clamp(64, 4096)
 }
 
+/// A finding as a family compares it: rule, path, severity.
+type FindingKey = (&'static str, Option<String>, rules::Severity);
+
 /// The findings a family's members share are said once, on its first
 /// member (in the listing's order); the family's finding counts them.
 struct FamilyRepeats {
@@ -723,7 +727,7 @@ struct FamilyRepeats {
     first: Option<String>,
     /// `(rule, path, severity)` of the first member's findings, with the
     /// members that have it.
-    said: Vec<((&'static str, Option<String>, rules::Severity), u64)>,
+    said: Vec<(FindingKey, u64)>,
 }
 
 impl FamilyRepeats {
@@ -772,11 +776,12 @@ impl FamilyRepeats {
             })
             .collect();
         if !repeated.is_empty() {
-            f.finding.message.push_str(&format!(
+            let _ = write!(
+                f.finding.message,
                 "; {} findings repeated across its members are said once, on {}",
                 repeated.len(),
                 self.first.as_deref().unwrap_or("")
-            ));
+            );
         }
         f.finding.evidence.insert(
             "repeated_findings".into(),

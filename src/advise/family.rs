@@ -95,7 +95,7 @@ pub fn consolidate(
     let _ = writeln!(s, "    print(here.map(([n]) => `db.getSiblingDB(${{JSON.stringify(database.getName())}}).getCollection(${{JSON.stringify(n)}}).drop();`).join(\" \"));");
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "}}");
-    s.push_str(&p.stays(&js(&lang.pick(
+    s.push_str(&p.stays(&js(lang.pick(
         "the old collections stay until you drop them",
         "旧集合会一直保留，直到你删除它们",
     ))));
@@ -135,7 +135,7 @@ pub fn duplicate(a: &str, b: &str, lang: Lang) -> Suggestion {
     let _ = writeln!(s, "print(`${{a.getFullName()}}: ${{inA}} documents; ${{b.getFullName()}}: ${{inB}}; _ids in both: ${{shared}} (${{same}} of them the same document); only in ${{a.getFullName()}}: ${{inA - shared}}; only in ${{b.getFullName()}}: ${{inB - shared}}`);");
     s.push_str(&change::stays_line(
         lang,
-        &js(&lang.pick(
+        &js(lang.pick(
             "which copy to keep is yours to decide; this script only counts",
             "保留哪一份由你决定；这个脚本只做统计",
         )),

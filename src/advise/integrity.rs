@@ -375,7 +375,7 @@ pub fn string_dates(
                 format!("把 `{dotted}` 保存为 BSON 日期：修正写入方，让它写入日期而不是文本，并用 $dateFromString 转换已有的字符串（脚本按检测到的每种格式转换，无法解析的值保持原样并计数）。"),
             );
             if undecided.is_some() {
-                summary.push_str(&lang.pick(
+                summary.push_str(lang.pick(
                     " Its dates in digits are ambiguous: no value tells which number is the day and which the month (a day over 12 would), so the script converts none of them; the writer knows the order.",
                     " 其中用数字写的日期有歧义：没有任何值能说明哪个数字是日、哪个是月（大于 12 的日才能说明），所以脚本不转换它们；顺序只有写入方知道。",
                 ));
@@ -564,7 +564,7 @@ pub fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Sugges
     }
     s.push_str(&change::stays_line(
         lang,
-        &js(&lang.pick(
+        &js(lang.pick(
             "only the writer (or a person) can tell what each dangling reference should be",
             "只有写入方（或人工）能判断每个悬空引用应该是什么",
         )),
@@ -779,7 +779,7 @@ pub fn copies_disagree(
     let _ = writeln!(s, "rows.slice(0, 20).forEach((r) => printjson(r));");
     s.push_str(&change::stays_line(
         lang,
-        &js(&lang.pick(
+        &js(lang.pick(
             "which version of a copy is right only the writer knows",
             "哪个版本的副本是对的，只有写入方知道",
         )),

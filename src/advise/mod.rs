@@ -1278,7 +1278,7 @@ pub fn empty_sparse_index(
             js_value(&json!({ "$or": any })),
             js(&format!("no document has {fields}: sparse index {} holds no entry and costs nothing", index.name)),
             index.name,
-            change::stays_line(lang, &js(&lang.pick(
+            change::stays_line(lang, &js(lang.pick(
                 "the index is reported until documents have its fields or it is dropped",
                 "在文档有了这些字段或索引被删除之前，这一问题会一直被报告",
             ))),
@@ -1311,7 +1311,7 @@ pub fn ttl_field(
             js_value(&json!({ field: { "$type": "date" } })),
             js(&format!("no document has a date in {field}: TTL index {} expires nothing", index.name)),
             js(&format!("documents with a date in {field} expire {secs} s after it (TTL index {})", index.name)),
-            change::stays_line(lang, &js(&lang.pick(
+            change::stays_line(lang, &js(lang.pick(
                 "only the application can set the dates (or you drop the index)",
                 "只有应用能设置这些日期（或者由你删除该索引）",
             ))),

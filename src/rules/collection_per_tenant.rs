@@ -145,6 +145,9 @@ fn tokens(name: &str) -> Vec<&str> {
     out
 }
 
+/// A name's fixed parts around its key: `(prefix, suffix)`.
+type Cut = (String, String);
+
 /// Every `(prefix, varying, suffix)` cut of `name` where the varying part
 /// is a run of whole words and numbers and the fixed parts hold a letter.
 fn cuts(name: &str) -> Vec<(String, String, String)> {
@@ -234,7 +237,7 @@ pub fn families(
                 groups.entry((p, s)).or_default().push((i, k));
             }
         }
-        let mut candidates: Vec<((String, String), Vec<(usize, String)>)> = groups
+        let mut candidates: Vec<(Cut, Vec<(usize, String)>)> = groups
             .into_iter()
             .filter(|(_, m)| m.len() >= min_collections)
             .collect();

@@ -13,6 +13,7 @@
 //! over 12 is day-first, one whose second is over 12 month-first; values
 //! that never say leave the order undecided.
 
+use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use regex_lite::{Captures, Regex, RegexBuilder};
@@ -56,6 +57,8 @@ pub enum Order {
 }
 
 /// A month written by name.
+// Each flag is one independent part of the written form.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Named {
     pub weekday: bool,
@@ -186,6 +189,7 @@ fn num(c: &Captures<'_>, name: &str) -> Option<i64> {
 /// The instant (milliseconds since the epoch, UTC) of a date and the time
 /// and zone `c` captured, with the date's weekday (0 = Sunday); `None`
 /// when a part is out of range.
+#[allow(clippy::many_single_char_names)]
 fn instant(c: &Captures<'_>, y: i64, m: i64, d: i64) -> Option<(i64, usize, Clock, Zone)> {
     if !valid_day(y, m, d) {
         return None;
@@ -249,6 +253,7 @@ fn instant(c: &Captures<'_>, y: i64, m: i64, d: i64) -> Option<(i64, usize, Cloc
 }
 
 /// A month by name: the format and the instant it names.
+#[allow(clippy::many_single_char_names)]
 pub fn parse_named(s: &str) -> Option<(Named, i64)> {
     if !s.bytes().any(|b| b.is_ascii_alphabetic()) {
         return None;
@@ -288,6 +293,7 @@ pub fn parse_named(s: &str) -> Option<(Named, i64)> {
 /// Day, month and year in digits: the format, with the order this value
 /// settles (or `Undecided`), and the instant it names in that order (read
 /// day-first when undecided).
+#[allow(clippy::many_single_char_names)]
 pub fn parse_numeric(s: &str) -> Option<(Numeric, i64)> {
     if !s.as_bytes().first().is_some_and(u8::is_ascii_digit) {
         return None;
@@ -387,9 +393,9 @@ impl Named {
             s.push_str("ddd ");
         }
         if self.day_first {
-            s.push_str(&format!("{day} {month} YYYY"));
+            let _ = write!(s, "{day} {month} YYYY");
         } else {
-            s.push_str(&format!("{month} {day} YYYY"));
+            let _ = write!(s, "{month} {day} YYYY");
         }
         s.push_str(clock_label(self.clock));
         s.push_str(zone_label(self.zone));

@@ -101,6 +101,7 @@ fn counted(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>, shared: u64, sa
 
 /// The share of `_id`s `a` and `b` hold in common, where it can be
 /// measured.
+#[allow(clippy::many_single_char_names)]
 pub fn measure(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Option<Measure> {
     let whole = |s: &CollectionSummary<'_>| s.complete && s.ids.holds_all() && s.ids.read > 0;
     let (na, nb) = (a.ids.read, b.ids.read);
@@ -171,7 +172,7 @@ pub fn measure(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Option<M
                     union.push((x.0, 0, false));
                     i += 1;
                 }
-                (Some(_), Some(y)) | (None, Some(y)) => {
+                (Some(_) | None, Some(y)) => {
                     union.push((y.0, 0, false));
                     j += 1;
                 }
@@ -207,6 +208,7 @@ pub fn measure(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Option<M
     None
 }
 
+#[allow(clippy::many_single_char_names)]
 pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let l = &t.duplicate_collection;
     let s = &ctx.summaries;

@@ -349,8 +349,8 @@ mod tests {
     use crate::source::index::CheckMethod;
     use bson::doc;
 
-    fn idx(spec: bson::Document) -> IndexInfo {
-        IndexInfo::from_spec(&spec).expect("index")
+    fn idx(spec: &bson::Document) -> IndexInfo {
+        IndexInfo::from_spec(spec).expect("index")
     }
 
     /// Messages written with `chat` while an index leads with `chatId`.
@@ -377,7 +377,7 @@ mod tests {
     }
 
     fn chat_id() -> IndexInfo {
-        idx(doc! {"name": "chatId_1_createdAt_-1", "key": {"chatId": 1, "createdAt": -1}})
+        idx(&doc! {"name": "chatId_1_createdAt_-1", "key": {"chatId": 1, "createdAt": -1}})
     }
 
     #[test]
@@ -425,11 +425,11 @@ mod tests {
         assert_eq!(ask(&chat_id()).as_deref(), Some("chatId"));
         // Led by a field the sample has, or every field absent (absence judges it).
         assert_eq!(
-            ask(&idx(doc! {"name": "a", "key": {"chat": 1, "nope": 1}})),
+            ask(&idx(&doc! {"name": "a", "key": {"chat": 1, "nope": 1}})),
             None
         );
         assert_eq!(
-            ask(&idx(doc! {"name": "b", "key": {"nope": 1, "gone": 1}})),
+            ask(&idx(&doc! {"name": "b", "key": {"nope": 1, "gone": 1}})),
             None
         );
         // Kinds never dropped for an absent field.
@@ -440,7 +440,7 @@ mod tests {
             doc! {"name": "g", "key": {"chatId": "2dsphere", "createdAt": 1}},
             doc! {"name": "h", "key": {"chatId": "hashed", "createdAt": 1}},
         ] {
-            assert_eq!(ask(&idx(spec.clone())), None, "{spec}");
+            assert_eq!(ask(&idx(&spec)), None, "{spec}");
         }
         // Used by some operation: never.
         let used = IndexUsage {
@@ -453,20 +453,21 @@ mod tests {
             None
         );
         // A unique one with its check made still gives no finding.
-        let u = idx(doc! {"name": "u", "key": {"chatId": 1, "createdAt": -1}, "unique": true});
+        let u = idx(&doc! {"name": "u", "key": {"chatId": 1, "createdAt": -1}, "unique": true});
         assert!(run(&messages(&[u], &[(&["chatId"], false)])).is_empty());
     }
 
     #[test]
     fn a_sparse_index_with_no_entry_is_said_to_cost_nothing() {
-        let sparse = idx(doc! {"name": "key_1", "key": {"encryptionPublicKey": 1}, "sparse": true});
+        let sparse =
+            idx(&doc! {"name": "key_1", "key": {"encryptionPublicKey": 1}, "sparse": true});
         let f = run(&messages(&[sparse], &[(&["encryptionPublicKey"], false)]));
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].severity, Severity::Info);
         assert!(f[0].message.contains("costs nothing"), "{}", f[0].message);
         assert!(matches!(f[0].remedy, Remedy::EmptySparseIndex { .. }));
         // The same index, not sparse: a warning to drop it.
-        let plain = idx(doc! {"name": "key_1", "key": {"encryptionPublicKey": 1}});
+        let plain = idx(&doc! {"name": "key_1", "key": {"encryptionPublicKey": 1}});
         let f = run(&messages(&[plain], &[(&["encryptionPublicKey"], false)]));
         assert_eq!(f[0].severity, Severity::Warning);
         assert!(matches!(f[0].remedy, Remedy::DropIndex { .. }));
