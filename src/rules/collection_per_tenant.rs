@@ -241,12 +241,12 @@ pub fn families(
             .into_iter()
             .filter(|(_, m)| m.len() >= min_collections)
             .collect();
-        // The largest first; of equal ones, the shortest fixed part: the
-        // whole of what varies is the key (`2024_01_05`, not `05`).
+        // The largest first; of equal ones, the longest fixed part: the key
+        // is exactly what varies (`bad_sensor_*`, not `bad_*`).
         candidates.sort_by(|a, b| {
             b.1.len()
                 .cmp(&a.1.len())
-                .then((a.0 .0.len() + a.0 .1.len()).cmp(&(b.0 .0.len() + b.0 .1.len())))
+                .then((b.0 .0.len() + b.0 .1.len()).cmp(&(a.0 .0.len() + a.0 .1.len())))
                 .then(a.0.cmp(&b.0))
         });
         let mut taken = vec![false; colls.len()];
@@ -435,14 +435,24 @@ mod tests {
     #[test]
     fn keys_that_are_dates_or_ids_are_told_apart_and_different_shapes_are_no_family() {
         let events = shape(&["_id", "kind", "at"]);
-        let days: Vec<(String, Vec<u64>)> = (1..=12)
-            .map(|d| (format!("events_2024_01_{d:02}"), events.clone()))
+        // Year, month and day all vary: the key is the whole date.
+        let days: Vec<(String, Vec<u64>)> = (0..12)
+            .map(|i| {
+                let name = format!(
+                    "events_{}_{:02}_{:02}",
+                    2022 + i % 3,
+                    i % 12 + 1,
+                    (i * 7) % 28 + 1
+                );
+                (name, events.clone())
+            })
             .collect();
         let refs: Vec<(&str, Vec<u64>)> =
             days.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
         let f = run(&refs);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["key_kind"], json!("date"));
+        assert_eq!(f[0].evidence["pattern"], json!("events_*"));
         assert!(
             matches!(&f[0].remedy, Remedy::ConsolidateFamily { key_field, .. } if key_field == "date")
         );
@@ -458,6 +468,19 @@ mod tests {
         let refs: Vec<(&str, Vec<u64>)> =
             mixed.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
         assert!(run(&refs).is_empty());
+        // Numbered sensors: the key is the number, the fixed part the rest.
+        let sensors: Vec<(String, Vec<u64>)> = (0..11)
+            .map(|i| (format!("bad_sensor_{i:03}"), events.clone()))
+            .collect();
+        let refs: Vec<(&str, Vec<u64>)> = sensors
+            .iter()
+            .map(|(n, s)| (n.as_str(), s.clone()))
+            .collect();
+        let f = run(&refs);
+        assert_eq!(f[0].evidence["pattern"], json!("bad_sensor_*"));
+        assert!(
+            matches!(&f[0].remedy, Remedy::ConsolidateFamily { target, .. } if target == "bad_sensor")
+        );
         let ids: Vec<&str> = vec!["c042", "c043"];
         assert_eq!(key_kind(&ids), KeyKind::Id);
     }
