@@ -91,6 +91,11 @@ async fn an_index_led_by_an_absent_key_is_dropped_and_an_empty_sparse_one_is_kep
     assert_eq!(lead["severity"], "warning");
     assert_eq!(lead["evidence"]["absence"]["measured_over"], "collection");
     assert_eq!(lead["evidence"]["written_instead"], "chat");
+    let why = lead["suggestion"]["summary"].as_str().expect("summary");
+    assert!(
+        why.contains("chat_1_createdAt_-1 already indexes it"),
+        "{why}"
+    );
     let sparse = unused
         .iter()
         .find(|f| f["path"] == "publicKey")

@@ -143,6 +143,17 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             Some(super::drop_index(ctx, name, why, lang))
         }
         Remedy::TtlField { index } => Some(super::ttl_field(ctx, index, lang)),
+        Remedy::DropLeadAbsent {
+            name,
+            lead,
+            instead,
+        } => Some(super::drop_lead_absent(
+            ctx,
+            name,
+            lead,
+            instead.as_deref(),
+            lang,
+        )),
         Remedy::IdLedIndex { name, instead } => {
             Some(super::id_led_index(ctx, name, instead.as_deref(), lang))
         }
@@ -211,6 +222,7 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         | Remedy::TtlField { .. }
         | Remedy::EmptySparseIndex { .. }
         | Remedy::IdLedIndex { .. }
+        | Remedy::DropLeadAbsent { .. }
         | Remedy::UniqueKey { .. } => "index",
         Remedy::Discriminator { .. }
         | Remedy::MergeCollections { .. }

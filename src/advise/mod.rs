@@ -1218,6 +1218,46 @@ pub fn flatten(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggest
     inside_array(s, f, lang)
 }
 
+/// Drops an index whose leading key no document has (the script is
+/// [`drop_index`]'s, which checks that key's absence again), naming the
+/// field the documents hold instead and the index already on it.
+pub fn drop_lead_absent(
+    ctx: &CollectionCtx<'_>,
+    name: &str,
+    lead: &str,
+    instead: Option<&str>,
+    lang: Lang,
+) -> Suggestion {
+    let this = ctx.data.indexes.iter().find(|i| i.name == name);
+    // The same key with the written field in front, if an index has it.
+    let twin = this.zip(instead).and_then(|(i, w)| {
+        let want: Vec<String> = i
+            .key
+            .keys()
+            .map(|k| if k == lead { w.to_owned() } else { k.clone() })
+            .collect();
+        ctx.data
+            .indexes
+            .iter()
+            .find(|j| j.key.keys().cloned().collect::<Vec<_>>() == want)
+    });
+    let why = match (instead, twin) {
+        (Some(w), Some(t)) => lang.pick(
+            format!("Drop {name}: no document has {lead}, so it serves no query while every write of its other fields still updates it. The documents hold {w}, and {} already indexes it in {name}'s place.", t.name),
+            format!("删除 {name}：没有文档含有 {lead}，它不服务任何查询，而写入它的其他字段时仍要更新它。文档中有 {w}，而 {} 已经用它代替 {name} 建立了索引。", t.name),
+        ),
+        (Some(w), None) => lang.pick(
+            format!("Drop {name}: no document has {lead}, so it serves no query while every write of its other fields still updates it. The documents hold {w}: if the queries filter on {w}, index it in {lead}'s place (fix the index definition in the application, or it is rebuilt at start-up)."),
+            format!("删除 {name}：没有文档含有 {lead}，它不服务任何查询，而写入它的其他字段时仍要更新它。文档中有 {w}：如果查询按 {w} 过滤，就用它代替 {lead} 建索引（并修改应用中的索引定义，否则启动时会重建）。"),
+        ),
+        (None, _) => lang.pick(
+            format!("Drop {name}: no document has {lead}, its leading key, so it serves no query while every write of its other fields still updates it. If the application defines it, remove it there too, or it is rebuilt at start-up."),
+            format!("删除 {name}：没有文档含有它的前导键 {lead}，它不服务任何查询，而写入它的其他字段时仍要更新它。如果应用中定义了它，也要在那里删除，否则启动时会重建。"),
+        ),
+    };
+    drop_index(ctx, name, why, lang)
+}
+
 /// Drops an index led by `_id` (the script is [`drop_index`]'s: a dry
 /// run that prints the `createIndex` rebuilding it), naming the field to
 /// index instead when the collection shows one.

@@ -79,6 +79,14 @@ pub enum Remedy {
         name: String,
         instead: Option<String>,
     },
+    /// Drop the index `name`, whose leading key `lead` no document has;
+    /// `instead` is a field the documents hold under a related name
+    /// (`index`).
+    DropLeadAbsent {
+        name: String,
+        lead: String,
+        instead: Option<String>,
+    },
     /// A TTL index whose field no document holds: check it (`index`).
     TtlField { index: IndexInfo },
     /// A sparse index whose fields no document holds: it holds no entry

@@ -228,7 +228,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     format!("索引 {} 以 {lead} 开头，抽样的 {} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）：所有条目都在 null 之下，按 {lead} 的查询无法借助它找到任何文档，而写入它的其他字段时仍要更新它{hint}", i.name, group(ctx.sampled())),
                 ),
                 json!({"name": "unused-index.absent-leading-key", "value": "the index's leading key is absent from the whole collection", "check": check}),
-                Kind::Drop,
+                Kind::DropLead {
+                    lead: lead.clone(),
+                    instead,
+                },
             )
         } else if let Some(d) = idle_days.filter(|d| *d >= min_days && i.idle_means_unused()) {
             (
@@ -296,6 +299,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     name: i.name.clone(),
                     covered_by: None,
                 },
+                Kind::DropLead { lead, instead } => Remedy::DropLeadAbsent {
+                    name: i.name.clone(),
+                    lead,
+                    instead,
+                },
             },
         });
     }
@@ -303,10 +311,16 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
 }
 
 /// What a finding proposes for its index.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Kind {
     /// Drop it (the script checks the absence again first).
     Drop,
+    /// Drop it: its leading key is absent (perhaps written under
+    /// another name).
+    DropLead {
+        lead: String,
+        instead: Option<String>,
+    },
     /// A TTL index that expires nothing: check, never drop.
     Ttl,
     /// A sparse index with no entry: costs nothing, said so.
@@ -399,7 +413,7 @@ mod tests {
             f[0].message
         );
         assert!(
-            matches!(&f[0].remedy, Remedy::DropIndex { name, covered_by: None } if name == "chatId_1_createdAt_-1")
+            matches!(&f[0].remedy, Remedy::DropLeadAbsent { name, lead, instead: Some(w) } if name == "chatId_1_createdAt_-1" && lead == "chatId" && w == "chat")
         );
     }
 
