@@ -586,29 +586,11 @@ mod tests {
 
     #[test]
     fn a_backup_is_named_after_its_collection_and_finding() {
-        let a = Plan::new(
-            Lang::En,
-            "shop",
-            "orders",
-            "drift",
-            "refresh orders.customer",
-        );
-        let b = Plan::new(
-            Lang::En,
-            "shop",
-            "orders",
-            "drift",
-            "refresh orders.items[]",
-        );
+        let a = Plan::new(Lang::En, "shop", "orders", "drift", "refresh orders.customer");
+        let b = Plan::new(Lang::En, "shop", "orders", "drift", "refresh orders.items[]");
         assert!(a.backup("orders").starts_with("orders_backup_drift_"));
         assert_ne!(a.backup("orders"), b.backup("orders"));
-        let again = Plan::new(
-            Lang::En,
-            "shop",
-            "orders",
-            "drift",
-            "refresh orders.customer",
-        );
+        let again = Plan::new(Lang::En, "shop", "orders", "drift", "refresh orders.customer");
         assert_eq!(a.backup("orders"), again.backup("orders"));
     }
 
@@ -618,10 +600,7 @@ mod tests {
             let p = Plan::new(lang, "shop", "orders", "types", "x");
             let h = p.finish("ds.update(x, {}, {});\n");
             assert!(h.starts_with("const apply = false;\n"), "{h}");
-            assert!(
-                h.contains("update(c, filter") && !h.contains("dropIndex(c, name)"),
-                "only the helpers it uses: {h}"
-            );
+            assert!(h.contains("update(c, filter") && !h.contains("dropIndex(c, name)"), "only the helpers it uses: {h}");
             assert!(h.contains(&p.backup("orders")), "names its backup: {h}");
             assert!(!h.contains("MSG_"), "every message filled in: {h}");
         }

@@ -513,11 +513,7 @@ pub fn script(p: &Plan, coll: &str, place: &Place, to: Target) -> String {
     let _ = writeln!(
         s,
         "if (counts.stay > 0) {}",
-        p.stays(&format!(
-            "`${{counts.stay}} values of {} are not plain numbers and stay as they are`",
-            field_path(place)
-        ))
-        .trim_end()
+        p.stays(&format!("`${{counts.stay}} values of {} are not plain numbers and stay as they are`", field_path(place))).trim_end()
     );
     p.finish(&s)
 }

@@ -124,14 +124,7 @@ pub fn move_array_out(
         s,
         "  print(`${{ok.length}} of ${{arrays}} documents trimmed; ${{arrays - ok.length}} keep {dotted}: some elements are not in {child} as they are now; ${{others}} documents hold a {dotted} that is not an array: left as they are`);"
     );
-    let _ = writeln!(
-        s,
-        "  if (arrays - ok.length > 0) {}",
-        p.stays(&format!(
-            "`${{arrays - ok.length}} documents keep {dotted}`"
-        ))
-        .trim_end()
-    );
+    let _ = writeln!(s, "  if (arrays - ok.length > 0) {}", p.stays(&format!("`${{arrays - ok.length}} documents keep {dotted}`")).trim_end());
     let _ = writeln!(s, "}}");
     p.finish(&s)
 }
@@ -194,8 +187,7 @@ pub fn split_off(p: &Plan, coll: &str, dotted: &str, child: &str, parent_key: &s
     let _ = writeln!(
         s,
         "  if (differ > 0) {}",
-        p.stays(&format!("`${{differ}} documents keep {dotted}`"))
-            .trim_end()
+        p.stays(&format!("`${{differ}} documents keep {dotted}`")).trim_end()
     );
     let _ = writeln!(s, "}}");
     p.finish(&s)
@@ -308,11 +300,7 @@ pub fn discriminator(p: &Plan, coll: &str, field: &str, shapes: &[(String, Strin
             js_value(&json!({ "$set": { field: name } }))
         );
     }
-    let _ = writeln!(
-        s,
-        "ds.createIndex(coll, {});",
-        js_value(&json!({ field: 1 }))
-    );
+    let _ = writeln!(s, "ds.createIndex(coll, {});", js_value(&json!({ field: 1 })));
     let _ = writeln!(
         s,
         "const untyped = coll.countDocuments({});",
@@ -427,10 +415,7 @@ pub fn ids_to_parent(
         ))
     );
     let _ = writeln!(s, "}}");
-    let _ = writeln!(
-        s,
-        "\n// 1. Every child records its parent; a child that already names one keeps it."
-    );
+    let _ = writeln!(s, "\n// 1. Every child records its parent; a child that already names one keeps it.");
     let _ = writeln!(s, "ds.rewrite(dst, src, {});", pretty(&children));
     let _ = writeln!(
         s,
@@ -482,10 +467,8 @@ pub fn ids_to_parent(
     let _ = writeln!(
         s,
         "  if (arrays - ok.length > 0) {}",
-        p.stays(&format!(
-            "`${{arrays - ok.length}} documents keep {dotted}`"
-        ))
-        .trim_end()
+        p.stays(&format!("`${{arrays - ok.length}} documents keep {dotted}`"))
+            .trim_end()
     );
     let _ = writeln!(s, "}}");
     p.finish(&s)
@@ -525,7 +508,11 @@ pub fn copy_reference(holder: &Holder, reference: &str) -> Option<String> {
             .or_else(|| reference.strip_prefix(&format!("{arr}."))),
         Holder::Object(h) => reference.strip_prefix(&format!("{h}.")),
     }?;
-    inner.replace("[]", "").split('.').next().map(str::to_owned)
+    inner
+        .replace("[]", "")
+        .split('.')
+        .next()
+        .map(str::to_owned)
 }
 
 /// Whether the object `obj` (an expression) holds the field `f`, asked of
@@ -591,8 +578,7 @@ pub fn refresh_copies(
                 "$$it"
             ] });
             pipeline.push(json!({ "$set": { "__new": { "$map": { "input": format!("${arr}"), "as": "it", "in": elem } } } }));
-            pipeline
-                .push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${arr}")] } } }));
+            pipeline.push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${arr}")] } } }));
             pipeline.push(json!({ "$set": { arr.clone(): "$__new" } }));
             pipeline.push(json!({ "$unset": ["__ref", "__src", "__ids", "__new"] }));
             unresolved = json!([
@@ -609,8 +595,7 @@ pub fn refresh_copies(
             pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } }));
             pipeline.push(json!({ "$match": { "__src.0": { "$exists": true } } }));
             let src = json!({ "$arrayElemAt": ["$__src", 0] });
-            pipeline
-                .push(json!({ "$set": { "__new": refreshed(&format!("${h}"), &src, fields) } }));
+            pipeline.push(json!({ "$set": { "__new": refreshed(&format!("${h}"), &src, fields) } }));
             pipeline.push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${h}")] } } }));
             pipeline.push(json!({ "$set": { h.clone(): "$__new" } }));
             pipeline.push(json!({ "$unset": ["__src", "__new"] }));
@@ -633,11 +618,7 @@ pub fn refresh_copies(
         "\n// Re-copy {} into {shown} from {source_coll}, only where the copy and its source both hold\n// the field: nothing else of a copy changes (never an _id, never the reference {reference}).\n// Running it again finds every copy already equal to its source.",
         fields.join(", ")
     );
-    let _ = writeln!(
-        s,
-        "ds.rewrite(coll, coll, {});",
-        pretty(&Value::Array(pipeline))
-    );
+    let _ = writeln!(s, "ds.rewrite(coll, coll, {});", pretty(&Value::Array(pipeline)));
     let _ = writeln!(
         s,
         "\n// Copies whose reference matches no document in {source_coll} have nothing to be refreshed from: left as they are, counted."
@@ -793,14 +774,8 @@ mod tests {
 
     #[test]
     fn copies_in_nested_arrays_have_no_refresh() {
-        assert_eq!(
-            Holder::of("items[]"),
-            Some(Holder::Elements("items".into()))
-        );
-        assert_eq!(
-            Holder::of("data.ticket"),
-            Some(Holder::Object("data.ticket".into()))
-        );
+        assert_eq!(Holder::of("items[]"), Some(Holder::Elements("items".into())));
+        assert_eq!(Holder::of("data.ticket"), Some(Holder::Object("data.ticket".into())));
         assert_eq!(Holder::of("a[].b[]"), None);
         assert_eq!(Holder::of("a[].b"), None);
     }
