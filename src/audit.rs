@@ -12,6 +12,7 @@
 //! judged, to the caller in the listing's order ([`run_into`]): the JSON
 //! report is written as they come.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -449,7 +450,8 @@ pub async fn run_into<S: Source>(
             .map(|(i, _)| i)
             .collect();
     }
-    let deployment = deployment_findings(&collections, plan);
+    let mut deployment = deployment_findings(&collections, plan);
+    let mut families = family_repeats(&collections, plan, &deployment);
     let kept_bytes: usize = collections.iter().flat_map(|c| &c.kept).map(Vec::len).sum();
     let shelf_peak = shelf.usage().in_memory;
     let n_collections = collections.len();
@@ -495,12 +497,18 @@ pub async fn run_into<S: Source>(
         });
         for ((mut c, _), f) in batch.into_iter().zip(findings_per) {
             c.findings = f;
+            for fam in &mut families {
+                fam.thin(&mut c);
+            }
             c.round_trips = source.round_trips(&c.namespace);
             if let Some(w) = linked_workload.take() {
                 linked_workload = Some(crate::report::linked(w, c.findings.iter()));
             }
             out(&report, c.into_report());
         }
+    }
+    for fam in &families {
+        fam.record(&mut deployment);
     }
     report.errors = errors;
     report.relationships = relationships;
@@ -698,6 +706,134 @@ pub fn peak_memory_of(status_file: &str) -> Option<u64> {
 }
 
 fn deployment_findings(collections: &[Collection], plan: &Plan) -> Vec<Advice> {
+    let ctx = deployment_ctx(collections);
+    rules::check_deployment(&ctx, &plan.thresholds, plan.lang)
+        .into_iter()
+        .map(|f| advise::advise_deployment(f, plan.lang))
+        .collect()
+}
+
+/// `_id`s a collection's sketch holds: a 256th of its share of kept
+/// bytes (16 bytes each), from 64 to 4,096, so that it holds every `_id`
+/// of a default sample.
+fn id_sketch_size(keep_bytes: usize) -> usize {
+    (keep_bytes / 256).clamp(64, 4096)
+}
+
+/// A finding as a family compares it: rule, path, severity.
+type FindingKey = (&'static str, Option<String>, rules::Severity);
+
+/// The findings a family's members share are said once, on its first
+/// member (in the listing's order); the family's finding counts them.
+struct FamilyRepeats {
+    /// Index of the family's finding in the report's findings.
+    finding: usize,
+    members: std::collections::BTreeSet<String>,
+    first: Option<String>,
+    /// `(rule, path, severity)` of the first member's findings, with the
+    /// members that have it.
+    said: Vec<(FindingKey, u64)>,
+}
+
+impl FamilyRepeats {
+    /// Takes out of `c`'s findings those its family's first member
+    /// already has.
+    fn thin(&mut self, c: &mut Collection) {
+        if !self.members.contains(&c.namespace) {
+            return;
+        }
+        let key = |a: &Advice| (a.rule, a.path.clone(), a.severity);
+        let Some(first) = &self.first else {
+            self.first = Some(c.namespace.clone());
+            self.said = c.findings.iter().map(|a| (key(a), 1)).collect();
+            return;
+        };
+        let before = c.findings.len();
+        c.findings.retain(|a| {
+            let k = key(a);
+            match self.said.iter_mut().find(|(s, _)| *s == k) {
+                Some((_, n)) => {
+                    *n += 1;
+                    false
+                }
+                None => true,
+            }
+        });
+        if c.findings.len() < before {
+            c.notes.push(format!(
+                "{} findings it shares with the other collections of its family are said once, on {first} (collection-per-tenant)",
+                before - c.findings.len()
+            ));
+        }
+    }
+
+    /// The counts, in the family's finding.
+    fn record(&self, findings: &mut [Advice]) {
+        let Some(f) = findings.get_mut(self.finding) else {
+            return;
+        };
+        let repeated: Vec<serde_json::Value> = self
+            .said
+            .iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|((rule, path, sev), n)| {
+                serde_json::json!({"rule": rule, "path": path, "severity": sev, "members": n, "said_on": self.first})
+            })
+            .collect();
+        if !repeated.is_empty() {
+            let _ = write!(
+                f.finding.message,
+                "; {} findings repeated across its members are said once, on {}",
+                repeated.len(),
+                self.first.as_deref().unwrap_or("")
+            );
+        }
+        f.finding.evidence.insert(
+            "repeated_findings".into(),
+            serde_json::Value::Array(repeated),
+        );
+    }
+}
+
+/// The families `collection-per-tenant` found, each tied to its finding.
+fn family_repeats(
+    collections: &[Collection],
+    plan: &Plan,
+    deployment: &[Advice],
+) -> Vec<FamilyRepeats> {
+    if !plan.thresholds.enabled("collection-per-tenant") {
+        return Vec::new();
+    }
+    let ctx = deployment_ctx(collections);
+    let l = &plan.thresholds.collection_per_tenant;
+    let fams = rules::collection_per_tenant::families(
+        &ctx,
+        l.min_collections.max(2.0) as usize,
+        l.min_similarity,
+    );
+    fams.into_iter()
+        .filter_map(|f| {
+            let pattern = serde_json::json!(f.pattern());
+            let finding = deployment.iter().position(|a| {
+                a.rule == "collection-per-tenant"
+                    && a.namespace == f.db
+                    && a.evidence.get("pattern") == Some(&pattern)
+            })?;
+            Some(FamilyRepeats {
+                finding,
+                members: f
+                    .members
+                    .iter()
+                    .map(|(c, _)| format!("{}.{c}", f.db))
+                    .collect(),
+                first: None,
+                said: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+fn deployment_ctx(collections: &[Collection]) -> DeploymentCtx<'_> {
     let mut dbs: Vec<(&str, Vec<&str>)> = Vec::new();
     for c in collections {
         match dbs.iter_mut().find(|(d, _)| *d == c.meta.db) {
@@ -705,14 +841,21 @@ fn deployment_findings(collections: &[Collection], plan: &Plan) -> Vec<Advice> {
             None => dbs.push((&c.meta.db, vec![&c.meta.name])),
         }
     }
-    let ctx = DeploymentCtx {
+    DeploymentCtx {
         total: collections.len(),
         databases: dbs,
-    };
-    rules::check_deployment(&ctx, &plan.thresholds, plan.lang)
-        .into_iter()
-        .map(|f| advise::advise_deployment(f, plan.lang))
-        .collect()
+        summaries: collections
+            .iter()
+            .map(|c| rules::CollectionSummary {
+                db: &c.meta.db,
+                name: &c.meta.name,
+                shape: &c.shape,
+                ids: &c.ids,
+                documents: c.documents,
+                complete: c.complete,
+            })
+            .collect(),
+    }
 }
 
 /// Progress of the collections in flight: how many there are, how many
@@ -822,6 +965,8 @@ struct Reading {
     doc_cap: usize,
     profiler: ShardedProfiler,
     kept: Reservoir,
+    /// The `_id`s read, sketched for comparing collections.
+    ids: crate::profile::ids::IdSketcher,
     seen: u64,
     start: Instant,
     last: Instant,
@@ -873,6 +1018,7 @@ impl Reading {
             doc_cap,
             profiler,
             kept,
+            ids: crate::profile::ids::IdSketcher::new(id_sketch_size(keep_bytes)),
             seen: 0,
             start,
             last: start,
@@ -898,6 +1044,7 @@ impl Reading {
     /// Offers a document to the kept sample and counts it.
     fn offer(&mut self, bytes: &[u8], report: &mut dyn FnMut(Progress<'_>)) {
         self.kept.offer(bytes);
+        self.ids.add(bytes);
         self.seen += 1;
         if self.seen.is_multiple_of(256) {
             let now = Instant::now();
@@ -937,6 +1084,7 @@ impl Reading {
         let oversized = kept.oversized();
         let cut = kept.cut_count();
         let mut report = Collection::new(meta, &outcome, self.profiler.finish());
+        report.ids = self.ids.finish();
         if oversized > 0 {
             report.notes.push(format!(
                 "{oversized} large documents were profiled but not kept for the growth and reference stages (memory share {} KiB)",
@@ -956,9 +1104,10 @@ impl Reading {
 }
 
 /// A sample is not the collection: for each index that reads only fields
-/// no sampled document has (and whose kind makes that meaningful), looks
-/// for them in the whole collection — unless every document was profiled —
-/// and records the result for `unused-index`.
+/// no sampled document has, or whose leading key no sampled document has
+/// (and whose kind makes that meaningful), looks for them in the whole
+/// collection — unless every document was profiled — and records the
+/// result for `unused-index`.
 pub async fn check_index_fields<S: Source>(
     source: &mut S,
     c: &mut Collection,
@@ -977,6 +1126,20 @@ pub async fn check_index_fields<S: Source>(
             index::absence(i, &c.meta, &present, c.profile.sampled, usage)
         {
             let paths = i.fields_read();
+            if !groups.contains(&paths) {
+                groups.push(paths);
+            }
+        }
+        // A leading key the sample lacks while the index's other fields
+        // are there: looked for on its own.
+        if let Some(lead) = rules::unused_index::leading_key_to_check(
+            i,
+            &c.meta,
+            &present,
+            c.profile.sampled,
+            usage,
+        ) {
+            let paths = vec![lead];
             if !groups.contains(&paths) {
                 groups.push(paths);
             }

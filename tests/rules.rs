@@ -522,8 +522,12 @@ async fn too_many_collections_fires_above_one_hundred() {
             .is_some_and(|h| h.iter().any(|(n, s)| *n == many && s == "info")),
         "{f:?}"
     );
-    let migration = r["findings"][0]["suggestion"]["migration"]
-        .as_str()
+    let migration = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "too-many-collections")
+        .and_then(|f| f["suggestion"]["migration"].as_str())
         .expect("script");
     assert!(
         migration.contains("/^events[-_.0-9]+$/"),

@@ -12,7 +12,6 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use common::{
     client, create_indexes, docshape, dumped_indexes, insert_all, json_ok, read_bson_file,
@@ -20,6 +19,9 @@ use common::{
 };
 
 const DB: &str = "stability_all";
+
+/// A warning or critical: `(collection, rule, path)`.
+type Warning = (String, String, String);
 
 /// Every collection of the real data, as `(collection name, documents,
 /// index specifications)`; names carry their source so none collide.
@@ -33,7 +35,11 @@ fn real_collections() -> Vec<(String, Vec<bson::Document>, Vec<bson::Document>)>
         .collect();
     dirs.sort();
     for dir in dirs {
-        let dname = dir.file_name().and_then(|n| n.to_str()).expect("utf-8").to_owned();
+        let dname = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("utf-8")
+            .to_owned();
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .expect("a realdata directory")
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -53,7 +59,11 @@ fn real_collections() -> Vec<(String, Vec<bson::Document>, Vec<bson::Document>)>
         .collect();
     app_dirs.sort();
     for app in app_dirs {
-        let aname = app.file_name().and_then(|n| n.to_str()).expect("utf-8").to_owned();
+        let aname = app
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("utf-8")
+            .to_owned();
         let mut dbs: Vec<_> = std::fs::read_dir(&app)
             .expect("an application's dump")
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -61,7 +71,11 @@ fn real_collections() -> Vec<(String, Vec<bson::Document>, Vec<bson::Document>)>
             .collect();
         dbs.sort();
         for db in dbs {
-            let dbname = db.file_name().and_then(|n| n.to_str()).expect("utf-8").to_owned();
+            let dbname = db
+                .file_name()
+                .and_then(|n| n.to_str())
+                .expect("utf-8")
+                .to_owned();
             let mut files: Vec<_> = std::fs::read_dir(&db)
                 .expect("a dumped database")
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -74,7 +88,11 @@ fn real_collections() -> Vec<(String, Vec<bson::Document>, Vec<bson::Document>)>
                     continue;
                 }
                 let specs = dumped_indexes(&db, &dbname, stem);
-                out.push((format!("{aname}__{dbname}__{stem}"), read_bson_file(&f), specs));
+                out.push((
+                    format!("{aname}__{dbname}__{stem}"),
+                    read_bson_file(&f),
+                    specs,
+                ));
             }
         }
     }
@@ -83,9 +101,18 @@ fn real_collections() -> Vec<(String, Vec<bson::Document>, Vec<bson::Document>)>
 
 /// The warnings and criticals of an audit of the database: `(collection,
 /// rule, path)`, deployment-wide ones under `-`.
-fn warnings(args: &[&str]) -> BTreeSet<(String, String, String)> {
+fn warnings(args: &[&str]) -> BTreeSet<Warning> {
     let target = uri();
-    let mut all: Vec<&str> = vec!["audit", &target, "--db", DB, "--timeout", "900", "--format", "json"];
+    let mut all: Vec<&str> = vec![
+        "audit",
+        &target,
+        "--db",
+        DB,
+        "--timeout",
+        "900",
+        "--format",
+        "json",
+    ];
     all.extend(args);
     let report = json_ok(&docshape(&all));
     let mut out = BTreeSet::new();
@@ -133,14 +160,17 @@ fn warnings_do_not_depend_on_the_sample() {
             l.await.expect("loading panicked");
         }
     });
-    eprintln!("stability: loaded in {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "stability: loaded in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     let runs: [(&str, &[&str]); 4] = [
         ("default sample", &[]),
         ("default sample, drawn again", &[]),
         ("200 documents", &["--sample", "200"]),
         ("every document", &["--full"]),
     ];
-    let found: Vec<(&str, BTreeSet<(String, String, String)>)> = std::thread::scope(|s| {
+    let found: Vec<(&str, BTreeSet<Warning>)> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .iter()
             .map(|(name, args)| (*name, s.spawn(move || warnings(args))))
@@ -155,8 +185,8 @@ fn warnings_do_not_depend_on_the_sample() {
         started.elapsed().as_secs_f64(),
         found[0].1.len()
     );
-    let mut problems: BTreeMap<(String, String, String), Vec<&str>> = BTreeMap::new();
-    let union: BTreeSet<&(String, String, String)> = found.iter().flat_map(|(_, w)| w).collect();
+    let mut problems: BTreeMap<Warning, Vec<&str>> = BTreeMap::new();
+    let union: BTreeSet<&Warning> = found.iter().flat_map(|(_, w)| w).collect();
     for w in union {
         let missing: Vec<&str> = found
             .iter()
@@ -173,7 +203,10 @@ fn warnings_do_not_depend_on_the_sample() {
         problems.len(),
         problems
             .iter()
-            .map(|((ns, rule, path), missing)| format!("  {ns} {rule} {path}: absent with {}", missing.join(", ")))
+            .map(|((ns, rule, path), missing)| format!(
+                "  {ns} {rule} {path}: absent with {}",
+                missing.join(", ")
+            ))
             .collect::<Vec<_>>()
             .join("\n")
     );

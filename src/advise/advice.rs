@@ -62,6 +62,18 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
     if let Remedy::MergeCollections { db, colls } = remedy {
         return super::merge_collections(db, colls, lang);
     }
+    if let Remedy::ConsolidateFamily {
+        db,
+        target,
+        key_field,
+        members,
+    } = remedy
+    {
+        return super::family::consolidate(db, target, key_field, members, lang);
+    }
+    if let Remedy::DuplicateCollection { a, b } = remedy {
+        return super::family::duplicate(a, b, lang);
+    }
     let Some(ctx) = ctx else {
         return unavailable(remedy);
     };
@@ -131,6 +143,21 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             Some(super::drop_index(ctx, name, why, lang))
         }
         Remedy::TtlField { index } => Some(super::ttl_field(ctx, index, lang)),
+        Remedy::DropLeadAbsent {
+            name,
+            lead,
+            instead,
+        } => Some(super::drop_lead_absent(
+            ctx,
+            name,
+            lead,
+            instead.as_deref(),
+            lang,
+        )),
+        Remedy::IdLedIndex { name, instead } => {
+            Some(super::id_led_index(ctx, name, instead.as_deref(), lang))
+        }
+        Remedy::EmptySparseIndex { index } => Some(super::empty_sparse_index(ctx, index, lang)),
         Remedy::ReviewIndexes => Some(review_indexes(ctx, lang)),
         Remedy::ConvertType { path } => field(path).map(|f| super::convert_types(ctx, f, lang)),
         Remedy::Discriminator { shapes } => Some(super::polymorphic(ctx, shapes, lang)),
@@ -171,6 +198,15 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             ctx, key, uniqueness, *whole, lang,
         )),
         Remedy::MergeCollections { db, colls } => Some(super::merge_collections(db, colls, lang)),
+        Remedy::ConsolidateFamily {
+            db,
+            target,
+            key_field,
+            members,
+        } => Some(super::family::consolidate(
+            db, target, key_field, members, lang,
+        )),
+        Remedy::DuplicateCollection { a, b } => Some(super::family::duplicate(a, b, lang)),
     };
     built.unwrap_or_else(|| unavailable(remedy))
 }
@@ -190,8 +226,14 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         | Remedy::HotLookup { embed: false, .. }
         | Remedy::DropIndex { .. }
         | Remedy::TtlField { .. }
+        | Remedy::EmptySparseIndex { .. }
+        | Remedy::IdLedIndex { .. }
+        | Remedy::DropLeadAbsent { .. }
         | Remedy::UniqueKey { .. } => "index",
-        Remedy::Discriminator { .. } | Remedy::MergeCollections { .. } => "polymorphic",
+        Remedy::Discriminator { .. }
+        | Remedy::MergeCollections { .. }
+        | Remedy::ConsolidateFamily { .. } => "polymorphic",
+        Remedy::DuplicateCollection { .. } => "computed",
         Remedy::RefreshCopies { .. }
         | Remedy::CopiesDisagree { .. }
         | Remedy::SnapshotCopies { .. }

@@ -100,6 +100,149 @@ fn iso_regex(
 
 const RFC2822_REGEX: &str = r"/^\s*(?:[A-Z][a-z]{2},\s*)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+\d{2}:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|UT|GMT|[ECMP][SD]T)\s*$/";
 
+/// The JavaScript that reads dates written for people, with the very
+/// expressions the rule recognised them by (`rules::date_text`): `read(text)`
+/// gives `{ kind, order, at(order) }` — `kind` `named` or `digits`, `order`
+/// what this value settles (`day`, `month`, `year` or `either`), `at` the
+/// instant in the given order, `null` for a part out of range.
+fn people_dates_js() -> String {
+    use crate::rules::date_text::{
+        named_source, numeric_source, year_first_source, MONTHS, WEEKDAYS,
+    };
+    let list = |names: &[&str]| js_value(&json!(names));
+    format!(
+        r#"const people = (() => {{
+  const months = {months};
+  const weekdays = {weekdays};
+  const named = new RegExp({named}, "i");
+  const digits = new RegExp({digits}, "i");
+  const yearFirst = new RegExp({year_first}, "i");
+  const nameOf = (w, names) => {{
+    const x = w.toLowerCase();
+    return names.findIndex((n) => x === n || (x.length === 3 && n.startsWith(x)));
+  }};
+  // The instant of a date and the time and zone the expression captured.
+  const instant = (g, y, m, d) => {{
+    const day = new Date(Date.UTC(y, m - 1, d));
+    if (m < 1 || m > 12 || day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return null;
+    let h = g.h === undefined ? 0 : Number(g.h);
+    const mi = g.mi === undefined ? 0 : Number(g.mi);
+    const s = g.s === undefined ? 0 : Number(g.s);
+    if (g.ap !== undefined) {{
+      if (h < 1 || h > 12 || g.f !== undefined) return null;
+      h = (h % 12) + (g.ap.toLowerCase() === "p" ? 12 : 0);
+    }}
+    if (h > 23 || mi > 59 || s > 59) return null;
+    const ms = g.f === undefined ? 0 : Number((g.f + "00").slice(0, 3));
+    let off = 0;
+    if (g.off !== undefined) {{
+      const o = g.off.replace(":", "");
+      const oh = Number(o.slice(1, 3));
+      const om = Number(o.slice(3, 5));
+      if (oh > 23 || om > 59) return null;
+      off = (o[0] === "-" ? -1 : 1) * (oh * 60 + om);
+    }} else if (g.z === undefined && g.zn !== undefined) return null;
+    return {{ when: new Date(Date.UTC(y, m - 1, d, h, mi, s, ms) - off * 60000), weekday: day.getUTCDay() }};
+  }};
+  const read = (text) => {{
+    const t = text.trim();
+    let c = named.exec(t);
+    if (c !== null) {{
+      const g = c.groups;
+      const m = nameOf(g.mon1 !== undefined ? g.mon1 : g.mon2, months) + 1;
+      const d = Number(g.d1 !== undefined ? g.d1 : g.d2);
+      const at = () => {{
+        const r = m === 0 ? null : instant(g, Number(g.y), m, d);
+        if (r === null) return null;
+        if (g.wd !== undefined && nameOf(g.wd, weekdays) !== r.weekday) return null;
+        return r.when;
+      }};
+      return {{ kind: "named", order: "name", at }};
+    }}
+    let year = false;
+    c = digits.exec(t);
+    if (c === null) {{ c = yearFirst.exec(t); year = true; }}
+    if (c === null || c.groups.sep !== c.groups.sep2) return null;
+    const g = c.groups;
+    const a = Number(g.a);
+    const b = Number(g.b);
+    const order = year ? "year" : a > 12 && b <= 12 ? "day" : b > 12 && a <= 12 ? "month" : a <= 12 && b <= 12 ? "either" : null;
+    if (order === null) return null;
+    const at = (o) => {{
+      const r = o === "month" ? instant(g, Number(g.y), a, b) : instant(g, Number(g.y), b, a);
+      return r === null ? null : r.when;
+    }};
+    return {{ kind: "digits", order, at }};
+  }};
+  return {{ read }};
+}})();
+"#,
+        months = list(&MONTHS),
+        weekdays = list(&WEEKDAYS),
+        named = js(&named_source()),
+        digits = js(&numeric_source()),
+        year_first = js(&year_first_source()),
+    )
+}
+
+/// The part of a string-dates script that converts dates written for
+/// people: every string of the path is read once to check the order the
+/// sample settled against the whole collection (a value written the other
+/// way stops the conversion of dates in digits), then the dates are
+/// converted in batches, each saved first (`ds.save`).
+fn people_dates_script(s: &mut String, named: bool, order: Option<crate::rules::date_text::Order>) {
+    use crate::rules::date_text::Order;
+    let order = match order {
+        Some(Order::DayFirst) => "\"day\"",
+        Some(Order::MonthFirst) => "\"month\"",
+        Some(Order::YearFirst) => "\"year\"",
+        _ => "null",
+    };
+    s.push_str(&people_dates_js());
+    let _ = writeln!(
+        s,
+        r#"const convertNamed = {named};
+// The order of day and month the sample settled (null: dates in digits are not converted).
+let digitOrder = {order};
+const stringFilter = {{ [path]: {{ $type: "string" }} }};
+if (digitOrder !== null && digitOrder !== "year") {{
+  const other = digitOrder === "day" ? "month" : "day";
+  let against = null;
+  coll.find(stringFilter, {{ [path]: 1 }}).forEach((d) => {{
+    const text = path.split(".").reduce((o, k) => (o == null ? o : o[k]), d);
+    const r = typeof text === "string" ? people.read(text) : null;
+    if (against === null && r !== null && r.kind === "digits" && r.order === other) against = text;
+  }});
+  if (against !== null) {{
+    print(`not converting dates in digits: "${{against}}" reads ${{other}} first, against the order the sample showed`);
+    digitOrder = null;
+  }}
+}}
+let batch = [];
+const flush = () => {{
+  if (batch.length === 0) return;
+  if (ds.save(coll, {{ _id: {{ $in: batch.map((b) => b.id) }}, [path]: {{ $type: "string" }} }})) {{
+    for (const b of batch) coll.updateOne({{ _id: b.id, [path]: b.text }}, {{ $set: {{ [path]: b.when }} }});
+  }}
+  batch = [];
+}};
+coll.find(stringFilter, {{ [path]: 1 }}).forEach((d) => {{
+  const text = path.split(".").reduce((o, k) => (o == null ? o : o[k]), d);
+  const r = typeof text === "string" ? people.read(text) : null;
+  if (r === null) return;
+  let when = null;
+  if (r.kind === "named" && convertNamed) when = r.at();
+  if (r.kind === "digits" && digitOrder !== null) {{
+    if (r.order === "year" || r.order === "either" || r.order === digitOrder) when = r.at(r.order === "year" ? "year" : digitOrder);
+  }}
+  if (when === null) return;
+  batch.push({{ id: d._id, text, when }});
+  if (batch.length === 1000) flush();
+}});
+flush();"#
+    );
+}
+
 /// Converts date strings to BSON dates (`schema-versioning`): each detected
 /// format with `$dateFromString` (RFC 2822 with JavaScript's `Date`, which
 /// reads it on every server); strings that do not parse stay and are
@@ -111,6 +254,7 @@ pub fn string_dates(
     example: &str,
     lang: Lang,
 ) -> Suggestion {
+    use crate::rules::date_text::{settle, Order};
     use crate::rules::string_dates::DateFormat;
     let dotted = query_path(&f.segments);
     let in_array = f.segments.contains(&Seg::Elem);
@@ -118,13 +262,42 @@ pub fn string_dates(
     let reads = in_array || kept.is_some();
     let what = format!("{}.{}: string -> date", ctx.ns(), f.path);
     let p = Plan::new(lang, ctx.db(), ctx.coll(), "dates", &what);
-    let mut s = if reads {
+    // Dates written for people: by name always; in digits only in an
+    // order the values settled.
+    let named = formats
+        .iter()
+        .any(|(f, _)| matches!(f, DateFormat::Named(_)));
+    let digit_orders: Vec<Order> = formats
+        .iter()
+        .filter_map(|(f, _)| match f {
+            DateFormat::Numeric(n) => Some(n.order),
+            _ => None,
+        })
+        .collect();
+    let digit_order = (!digit_orders.is_empty()).then(|| settle(digit_orders.iter().copied()));
+    let digits_convert = digit_order
+        .is_some_and(|o| matches!(o, Order::DayFirst | Order::MonthFirst | Order::YearFirst));
+    let undecided = digit_order.filter(|o| matches!(o, Order::Undecided | Order::Mixed));
+    let machine = formats
+        .iter()
+        .any(|(f, _)| matches!(f, DateFormat::Iso { .. } | DateFormat::Rfc2822));
+    // Nothing it could convert exactly: the script only counts.
+    let counts_only = reads || !(machine || named || digits_convert);
+    let mut s = if counts_only {
         change::read_only(lang, &what)
     } else {
         String::new()
     };
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const path = {};", js(&dotted));
+    if let Some(o) = undecided {
+        let why = if o == Order::Mixed {
+            "some values are day-first and others month-first"
+        } else {
+            "no value has a day over 12"
+        };
+        let _ = writeln!(s, "\n// Dates in digits ({}) are not converted: which number is the day and which the month\n// cannot be told from the values ({why}). Fix the writer, or convert them yourself once you know.", formats.iter().filter(|(f, _)| matches!(f, DateFormat::Numeric(_))).map(|(f, _)| f.label()).collect::<Vec<_>>().join(", "));
+    }
     if let Some(why) = &kept {
         let _ = writeln!(
             s,
@@ -132,6 +305,11 @@ pub fn string_dates(
         );
     } else if in_array {
         let _ = writeln!(s, "\n// {} lies inside an array: convert it in the application that writes it;\n// this script only counts the documents still holding strings.", f.path);
+    } else if counts_only {
+        let _ = writeln!(
+            s,
+            "\n// This script only counts the documents still holding strings."
+        );
     } else {
         let field = format!("${dotted}");
         let _ = writeln!(s, "\n// Each detected format is converted with $dateFromString; a string that is not a\n// valid date stays as it is (onError) and is counted at the end. Strings without an\n// offset are read as UTC. Re-running converts nothing twice: dates are no longer strings.");
@@ -161,6 +339,9 @@ pub fn string_dates(
                         js_value(&expr)
                     );
                 }
+                DateFormat::Named(_) | DateFormat::Numeric(_) => {
+                    let _ = writeln!(s, "\n// {} ({n} in the sample)", fmt.label());
+                }
                 DateFormat::Rfc2822 => {
                     let _ = writeln!(s, "\n// RFC 2822 ({n} in the sample): read by JavaScript's Date, which knows its day and month names.");
                     let _ = writeln!(s, "const rfc2822 = {RFC2822_REGEX};");
@@ -169,6 +350,10 @@ pub fn string_dates(
                     let _ = writeln!(s, "}}");
                 }
             }
+        }
+        if named || digits_convert {
+            let _ = writeln!(s, "\n// Dates written for people, read by the expressions docshape recognised them with;\n// without an offset they are read as UTC.");
+            people_dates_script(&mut s, named, digit_order.filter(|_| digits_convert));
         }
     }
     let _ = writeln!(
@@ -180,7 +365,7 @@ pub fn string_dates(
         "print(`${{strings}} documents still hold a string in ${{path}} (left as they were)`);"
     );
     let s = change::close(
-        (!reads).then_some(&p),
+        (!counts_only).then_some(&p),
         lang,
         s,
         "strings > 0",
@@ -189,10 +374,16 @@ pub fn string_dates(
             "`${strings} 个文档的 ${path} 仍是字符串`",
         ),
     );
-    let summary = lang.pick(
+    let mut summary = lang.pick(
         format!("Store `{dotted}` as a BSON date: fix the writer to send dates, not text, and convert the existing strings with $dateFromString (the script converts each detected format and leaves anything that does not parse untouched, counted)."),
         format!("把 `{dotted}` 保存为 BSON 日期：修正写入方，让它写入日期而不是文本，并用 $dateFromString 转换已有的字符串（脚本按检测到的每种格式转换，无法解析的值保持原样并计数）。"),
     );
+    if undecided.is_some() {
+        summary.push_str(lang.pick(
+            " Its dates in digits are ambiguous: no value tells which number is the day and which the month (a day over 12 would), so the script converts none of them; the writer knows the order.",
+            " 其中用数字写的日期有歧义：没有任何值能说明哪个数字是日、哪个是月（大于 12 的日才能说明），所以脚本不转换它们；顺序只有写入方知道。",
+        ));
+    }
     let summary = match &kept {
         Some(why) => lang.pick(
             format!("{summary} Here the script converts nothing: {why}."),
@@ -647,26 +838,37 @@ pub fn snapshot_copies(
         .map(String::as_str)
         .filter(|f| !clock.contains(f))
         .collect();
-    let mut s = header(
-        lang,
-        &format!("snapshot copies in {}.{}", ctx.ns(), d.holder),
-    );
+    let what = format!("snapshot copies in {}.{}", ctx.ns(), d.holder);
+    let mut s = change::read_only(lang, &what);
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(
         s,
-        "\n// {} holds copies of {} as they were when each was taken: {} lag behind the source.\n// A snapshot is right to differ from its source; this script changes nothing, it counts.",
+        "\n// {} holds copies of {} as they were when each was taken: {} lag behind the source.\n// A snapshot is right to differ from its source; this script counts, it changes nothing.",
         d.holder,
         d.source_ns,
         clock.join(", ")
     );
     let holder = d.holder.replace("[]", "");
-    for f in &clock {
-        let _ = writeln!(
-            s,
-            "print(`documents holding a copied {f}: ${{coll.countDocuments({})}}`);",
-            js_value(&json!({ format!("{holder}.{f}"): { "$exists": true } }))
-        );
-    }
+    let _ = writeln!(
+        s,
+        "const held = coll.countDocuments({});",
+        js_value(
+            &json!({ format!("{holder}.{}", clock.first().copied().unwrap_or("_id")): { "$exists": true } })
+        )
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{held}} documents hold a copy of {} with its clock ({})`);",
+        d.source_ns,
+        clock.join(", ")
+    );
+    s.push_str(&change::stays_line(
+        lang,
+        &js(&lang.pick(
+            "a snapshot keeps its source as it was; the finding says so (info)".to_owned(),
+            "快照保存的是源文档当时的样子；这一发现只是说明这一点（提示）".to_owned(),
+        )),
+    ));
     let keep = if stable.is_empty() {
         lang.pick(
             format!("keep only the reference `{}`", d.reference),
@@ -694,8 +896,11 @@ pub fn snapshot_copies(
     }
 }
 
-/// A reference kept in two representations: count the strings, and those
-/// that name an existing document once converted.
+/// A reference kept in two representations: the strings that name an
+/// existing document once converted are converted (the same identity,
+/// in the representation the others have), with a backup; the others are
+/// counted. A sub-document's `_id` and a path inside an array are never
+/// changed: there the script only counts.
 pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
     let Some(rep) = &r.representations else {
         return Suggestion {
@@ -713,50 +918,93 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
         .split_once('.')
         .unwrap_or((ctx.db(), r.to_ns.as_str()));
     let key = r.to.strip_prefix(&format!("{}.", r.to_ns)).unwrap_or("_id");
-    let mut s = header(
-        lang,
-        &format!("{} stored two ways in {}", r.from_path, ctx.ns()),
-    );
+    let identity = r.from_path.rsplit('.').next() == Some("_id");
+    let in_array = r.from_path.contains("[]");
+    let other_db = to_db != ctx.db();
+    let changes = !identity && !in_array && !other_db;
+    let what = format!("{}.{}: string -> {}", ctx.ns(), r.from_path, rep.native);
+    let p = Plan::new(lang, ctx.db(), ctx.coll(), "reftype", &what);
+    let mut s = if changes {
+        String::new()
+    } else {
+        change::read_only(lang, &what)
+    };
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
-    let _ = writeln!(s, "const target = {};", js_coll(to_db, to_coll));
-    let _ = writeln!(
-        s,
-        "\n// References at {} stored as strings, and how many of them name a {} document once read by {}.",
-        r.from_path, r.to_ns, rep.conversion
-    );
+    let _ = writeln!(s, "const path = {};", js(&dotted));
     let convert = json!({ rep.conversion: { "input": format!("${dotted}"), "onError": null, "onNull": null } });
-    let pipeline = json!([
+    // The strings that convert to an existing target key: the same
+    // identity in the other representation.
+    let named = json!([
         { "$match": { dotted.clone(): { "$type": "string" } } },
         { "$project": { "v": convert } },
         { "$match": { "v": { "$ne": null } } },
         { "$lookup": { "from": to_coll, "localField": "v", "foreignField": key, "as": "t" } },
-        { "$group": { "_id": { "$gt": [ { "$size": "$t" }, 0 ] }, "n": { "$sum": 1 } } }
+        { "$match": { "t.0": { "$exists": true } } },
+        { "$project": { "_id": 1 } }
     ]);
     let _ = writeln!(
         s,
-        "const strings = coll.countDocuments({});",
-        js_value(&json!({ dotted.clone(): { "$type": "string" } }))
+        "\n// References stored as strings that name a {} document once read by {}.",
+        r.to_ns, rep.conversion
     );
     let _ = writeln!(
         s,
-        "const rows = coll.aggregate({}, {{ allowDiskUse: true }}).toArray();",
-        js_value(&pipeline)
+        "const named = coll.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id);",
+        js_value(&named)
+    );
+    if identity {
+        let _ = writeln!(s, "// {} is the identity of a sub-document, which a script never changes: convert it in the\n// application that writes it.", r.from_path);
+    } else if in_array {
+        let _ = writeln!(
+            s,
+            "// {} lies inside an array: convert it in the application that writes it.",
+            r.from_path
+        );
+    } else if other_db {
+        let _ = writeln!(
+            s,
+            "// {} is in another database: check the conversion there first.",
+            r.to_ns
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "ds.update(coll, {{ _id: {{ $in: named }}, [path]: {{ $type: \"string\" }} }}, [{{ $set: {{ [path]: {} }} }}]);",
+            js_value(&json!({ rep.conversion: format!("${dotted}") }))
+        );
+    }
+    let _ = writeln!(
+        s,
+        "const strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});"
     );
     let _ = writeln!(
         s,
-        "const named = rows.filter((x) => x._id === true).reduce((a, x) => a + x.n, 0);"
+        "print(`${{named.length}} strings in ${{path}} name a {} document once converted; ${{strings}} documents still hold a string there`);",
+        r.to_ns
     );
-    let _ = writeln!(
+    let s = change::close(
+        changes.then_some(&p),
+        lang,
         s,
-        "print(`${{strings}} documents hold {} as a string; ${{named}} of them name a {} document once read by {}`);",
-        r.from_path, r.to_ns, rep.conversion
+        "strings > 0",
+        lang.pick(
+            "`${strings} documents still hold a string in ${path}`",
+            "`${strings} 个文档的 ${path} 仍是字符串`",
+        ),
     );
+    let mut summary = lang.pick(
+        format!("Store {} in one representation ({}): fix the writer that stores strings, and read the strings that name a document of {} with {}.", r.from_path, rep.native, r.to_ns, rep.conversion),
+        format!("{} 只用一种表示（{}）保存：修正写入字符串的写入方，并把能指向 {} 中文档的字符串用 {} 转换过来。", r.from_path, rep.native, r.to_ns, rep.conversion),
+    );
+    if !changes {
+        summary.push_str(&lang.pick(
+            " Here the script converts nothing, it counts: the path is a sub-document's identity, lies inside an array, or references another database.".to_owned(),
+            " 此处脚本不做转换，只计数：该路径是子文档的标识、位于数组中，或引用另一个数据库。".to_owned(),
+        ));
+    }
     Suggestion {
         pattern: "schema-versioning",
-        summary: lang.pick(
-            format!("Store {} in one representation ({}): read the strings with {} where they name a document of {}, and fix the writer that stores strings.", r.from_path, rep.native, rep.conversion, r.to_ns),
-            format!("{} 只用一种表示（{}）保存：把能指向 {} 中文档的字符串用 {} 转换过来，并修正写入字符串的写入方。", r.from_path, rep.native, r.to_ns, rep.conversion),
-        ),
+        summary,
         before: Some(json!({ "stored_as": rep.stored_as, "references": rep.strings })),
         after: Some(json!({ "stored_as": rep.native, "conversion": rep.conversion })),
         effect: Map::new(),

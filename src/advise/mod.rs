@@ -11,6 +11,7 @@ mod cases;
 pub mod change;
 mod convert;
 mod examples;
+pub mod family;
 pub mod integrity;
 mod scripts;
 mod workload;
@@ -519,11 +520,23 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
     let this = ctx.data.indexes.iter().find(|i| i.name == name);
     let keys: Vec<&String> = this.map(|i| i.key.keys().collect()).unwrap_or_default();
     let cover = this.and_then(|a| ctx.data.indexes.iter().find(|b| a.covered_by(b)));
+    // The fields whose absence condemned it, checked again before the
+    // drop: every field it reads, or its leading key alone.
     let absent: Vec<String> = match (this, cover) {
         (Some(i), None) => {
             let read = i.fields_read();
-            if !read.is_empty() && read.iter().all(|f| ctx.field(f).is_none()) {
+            let present = crate::source::index::present_paths(ctx.fields());
+            let gone = |f: &String| {
+                !crate::source::index::Reads {
+                    fields: vec![f.clone()],
+                    ..Default::default()
+                }
+                .found_in(&present)
+            };
+            if !read.is_empty() && read.iter().all(gone) {
                 read
+            } else if i.key.len() > 1 && read.first().is_some_and(gone) {
+                read[..1].to_vec()
             } else {
                 Vec::new()
             }
@@ -1265,6 +1278,114 @@ pub fn flatten(ctx: &CollectionCtx<'_>, f: &FieldProfile, lang: Lang) -> Suggest
         )
     };
     inside_array(s, f, lang)
+}
+
+/// Drops an index whose leading key no document has (the script is
+/// [`drop_index`]'s, which checks that key's absence again), naming the
+/// field the documents hold instead and the index already on it.
+pub fn drop_lead_absent(
+    ctx: &CollectionCtx<'_>,
+    name: &str,
+    lead: &str,
+    instead: Option<&str>,
+    lang: Lang,
+) -> Suggestion {
+    let this = ctx.data.indexes.iter().find(|i| i.name == name);
+    // The same key with the written field in front, if an index has it.
+    let twin = this.zip(instead).and_then(|(i, w)| {
+        let want: Vec<String> = i
+            .key
+            .keys()
+            .map(|k| if k == lead { w.to_owned() } else { k.clone() })
+            .collect();
+        ctx.data
+            .indexes
+            .iter()
+            .find(|j| j.key.keys().cloned().collect::<Vec<_>>() == want)
+    });
+    let why = match (instead, twin) {
+        (Some(w), Some(t)) => lang.pick(
+            format!("Drop {name}: no document has {lead}, so it serves no query while every write of its other fields still updates it. The documents hold {w}, and {} already indexes it in {name}'s place.", t.name),
+            format!("删除 {name}：没有文档含有 {lead}，它不服务任何查询，而写入它的其他字段时仍要更新它。文档中有 {w}，而 {} 已经用它代替 {name} 建立了索引。", t.name),
+        ),
+        (Some(w), None) => lang.pick(
+            format!("Drop {name}: no document has {lead}, so it serves no query while every write of its other fields still updates it. The documents hold {w}: if the queries filter on {w}, index it in {lead}'s place (fix the index definition in the application, or it is rebuilt at start-up)."),
+            format!("删除 {name}：没有文档含有 {lead}，它不服务任何查询，而写入它的其他字段时仍要更新它。文档中有 {w}：如果查询按 {w} 过滤，就用它代替 {lead} 建索引（并修改应用中的索引定义，否则启动时会重建）。"),
+        ),
+        (None, _) => lang.pick(
+            format!("Drop {name}: no document has {lead}, its leading key, so it serves no query while every write of its other fields still updates it. If the application defines it, remove it there too, or it is rebuilt at start-up."),
+            format!("删除 {name}：没有文档含有它的前导键 {lead}，它不服务任何查询，而写入它的其他字段时仍要更新它。如果应用中定义了它，也要在那里删除，否则启动时会重建。"),
+        ),
+    };
+    drop_index(ctx, name, why, lang)
+}
+
+/// Drops an index led by `_id` (the script is [`drop_index`]'s: a dry
+/// run that prints the `createIndex` rebuilding it), naming the field to
+/// index instead when the collection shows one.
+pub fn id_led_index(
+    ctx: &CollectionCtx<'_>,
+    name: &str,
+    instead: Option<&str>,
+    lang: Lang,
+) -> Suggestion {
+    let this = ctx.data.indexes.iter().find(|i| i.name == name);
+    let key = this.map(|i| Value::Object(i.key.clone()));
+    let why = match instead {
+        Some(f) => lang.pick(
+            format!("Drop {name}: an equality on _id finds one document through the unique _id index, so the keys after _id add nothing. To find documents by {f}, index {f} itself: createIndex({{ {f}: 1 }}) — its own finding or your queries decide whether it is needed; the script only drops {name}."),
+            format!("删除 {name}：对 _id 的等值查询通过唯一的 _id 索引就能找到那一个文档，_id 之后的键没有任何作用。要按 {f} 查找文档，应为 {f} 本身建立索引：createIndex({{ {f}: 1 }})——是否需要由它自己的发现或你的查询决定；脚本只删除 {name}。"),
+        ),
+        None => lang.pick(
+            format!("Drop {name}: an equality on _id finds one document through the unique _id index, so the keys after _id add nothing; a query on those keys alone cannot use it either. Index the field your queries filter on instead."),
+            format!("删除 {name}：对 _id 的等值查询通过唯一的 _id 索引就能找到那一个文档，_id 之后的键没有任何作用；只按这些键查询也用不上它。应改为给查询过滤所用的字段建立索引。"),
+        ),
+    };
+    let mut s = drop_index(ctx, name, why, lang);
+    s.before = key.map(|k| json!({ "index": k }));
+    s.after = Some(match instead {
+        Some(f) => json!({ "index": { f: 1 }, "_id": "the _id index, which every collection has" }),
+        None => json!({ "_id": "the _id index, which every collection has" }),
+    });
+    s
+}
+
+/// A sparse index whose fields no document has: it holds no entry and
+/// costs nothing, so nothing is dropped; the script only looks whether
+/// documents have the fields now.
+pub fn empty_sparse_index(
+    ctx: &CollectionCtx<'_>,
+    index: &crate::source::IndexInfo,
+    lang: Lang,
+) -> Suggestion {
+    let read = index.fields_read();
+    let fields = read.join(", ");
+    let any: Vec<Value> = read
+        .iter()
+        .map(|f| json!({ f.clone(): { "$exists": true } }))
+        .collect();
+    Suggestion {
+        pattern: "index",
+        summary: lang.pick(
+            format!("Keep {} or drop it, as you like: a sparse index indexes only the documents that have {fields}, and none has, so it holds no entry, costs nothing on writes and takes almost no space. It serves queries once documents have {fields} (a feature not in use yet); drop it only if no code will ever write {fields}.", index.name),
+            format!("保留或删除 {} 均可：稀疏索引只索引含有 {fields} 的文档，而目前没有文档含有它，所以索引中没有条目，写入时没有开销，几乎不占空间。一旦文档有了 {fields}（尚未启用的功能），它就会服务查询；只有确定没有代码会再写入 {fields} 时才删除它。", index.name),
+        ),
+        before: None,
+        after: None,
+        effect: Map::new(),
+        migration: format!(
+            "{}const coll = {};\nconst holding = coll.countDocuments({});\nprint(holding === 0\n  ? {}\n  : `${{holding}} documents now have {fields}: sparse index {} holds them`);\n{}",
+            change::read_only(lang, &format!("check sparse index {} on {}", index.name, ctx.ns())),
+            js_coll(ctx.db(), ctx.coll()),
+            js_value(&json!({ "$or": any })),
+            js(&format!("no document has {fields}: sparse index {} holds no entry and costs nothing", index.name)),
+            index.name,
+            change::stays_line(lang, &js(lang.pick(
+                "the index is reported until documents have its fields or it is dropped",
+                "在文档有了这些字段或索引被删除之前，这一问题会一直被报告",
+            ))),
+        ),
+    }
 }
 
 /// A TTL index whose field no document has: nothing expires. The script

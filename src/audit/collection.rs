@@ -58,6 +58,10 @@ pub struct Collection {
     pub notes: Vec<String>,
     /// Commands sent to the server for this collection, by command name.
     pub round_trips: Option<BTreeMap<String, u64>>,
+    /// Its shape, the sorted hashes of its paths, for comparing collections.
+    pub shape: Vec<u64>,
+    /// A bounded sketch of the `_id`s read, for comparing collections.
+    pub ids: crate::profile::ids::IdSketch,
 }
 
 impl Collection {
@@ -109,6 +113,8 @@ impl Collection {
             findings: Vec::new(),
             notes,
             round_trips: None,
+            shape: crate::profile::ids::shape_of(profile.fields.iter().map(|f| f.path.as_str())),
+            ids: crate::profile::ids::IdSketch::default(),
             profile,
             shelved: None,
             meta,
@@ -228,6 +234,8 @@ impl Collection {
             findings,
             notes,
             round_trips,
+            shape: _,
+            ids: _,
         } = self;
         CollectionReport {
             namespace,

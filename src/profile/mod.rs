@@ -8,6 +8,7 @@
 //! every later value only updates counters and fixed-size sketches.
 
 pub mod extract;
+pub mod ids;
 pub mod parallel;
 pub mod raw;
 pub mod shelf;

@@ -209,6 +209,7 @@ fn too_many_collections_per_database_and_deployment() {
         let ctx = DeploymentCtx {
             databases: vec![("logs", refs.clone())],
             total: refs.len(),
+            summaries: Vec::new(),
         };
         let found = super::check_deployment(&ctx, &t, Lang::En);
         assert_eq!(

@@ -235,6 +235,23 @@ pub struct DeploymentCtx<'a> {
     /// `(database, collection names)` for every database read.
     pub databases: Vec<(&'a str, Vec<&'a str>)>,
     pub total: usize,
+    /// Every collection read, in the listing's order, as far as comparing
+    /// collections needs: its shape and a sketch of its `_id`s.
+    pub summaries: Vec<CollectionSummary<'a>>,
+}
+
+/// One collection as the rules that compare collections see it.
+#[derive(Clone, Copy, Debug)]
+pub struct CollectionSummary<'a> {
+    pub db: &'a str,
+    pub name: &'a str,
+    /// Sorted hashes of its field paths (`profile::ids::shape_of`).
+    pub shape: &'a [u64],
+    pub ids: &'a crate::profile::ids::IdSketch,
+    /// Documents in the collection (exact when `complete`).
+    pub documents: Option<u64>,
+    /// Every document was read.
+    pub complete: bool,
 }
 
 /// Adds to the profile's fields what the collection knows of them: each

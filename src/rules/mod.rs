@@ -41,6 +41,7 @@
 
 pub mod config;
 pub mod context;
+pub mod date_text;
 pub mod docs;
 pub mod extremes;
 pub mod registry;
@@ -49,11 +50,14 @@ pub mod shapes;
 
 pub mod bloated_document;
 pub mod case_insensitive_regex;
+pub mod collection_per_tenant;
 pub mod dangling_references;
 pub mod deep_nesting;
 pub mod denormalization_drift;
 pub mod document_near_limit;
+pub mod duplicate_collection;
 pub mod dynamic_keys;
+pub mod id_led_index;
 pub mod index_esr;
 pub mod large_reference_array;
 pub mod long_field_names;
@@ -92,7 +96,7 @@ mod tests;
 use serde::Serialize;
 
 pub use config::{ConfigError, Thresholds};
-pub use context::{CollectionCtx, DeploymentCtx, DriftCheck, ShapesView};
+pub use context::{CollectionCtx, CollectionSummary, DeploymentCtx, DriftCheck, ShapesView};
 pub use registry::{Basis, Check, RuleInfo, REGISTRY};
 pub use remedy::Remedy;
 

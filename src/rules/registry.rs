@@ -6,13 +6,14 @@
 //! its thresholds in `config`.
 
 use super::{
-    bloated_document, case_insensitive_regex, dangling_references, deep_nesting,
-    denormalization_drift, document_near_limit, dynamic_keys, index_esr, large_reference_array,
-    long_field_names, lookup_on_hot_path, lossy_numbers, missing_reference_index, mixed_types,
-    non_unique_reference_key, polymorphic_without_discriminator, push_without_slice,
-    redundant_index, reference_type_mismatch, string_dates, time_series_per_event,
-    too_many_collections, too_many_fields, too_many_indexes, unbounded_array, unindexed_query,
-    unused_index, write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
+    bloated_document, case_insensitive_regex, collection_per_tenant, dangling_references,
+    deep_nesting, denormalization_drift, document_near_limit, duplicate_collection, dynamic_keys,
+    id_led_index, index_esr, large_reference_array, long_field_names, lookup_on_hot_path,
+    lossy_numbers, missing_reference_index, mixed_types, non_unique_reference_key,
+    polymorphic_without_discriminator, push_without_slice, redundant_index,
+    reference_type_mismatch, string_dates, time_series_per_event, too_many_collections,
+    too_many_fields, too_many_indexes, unbounded_array, unindexed_query, unused_index,
+    write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
 
@@ -68,7 +69,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 28] = [
+pub const REGISTRY: [RuleInfo; 31] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -310,6 +311,39 @@ pub const REGISTRY: [RuleInfo; 28] = [
         source: "seeds/001 (no foreign keys in MongoDB: the application keeps references consistent), MongoDB docs ($toObjectId, comparison of BSON types)",
         thresholds: reference_type_mismatch::THRESHOLDS,
         check: Check::Collection(reference_type_mismatch::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "id-led-index",
+        title: "Compound index led by _id",
+        explanation: (
+            "Every collection has a unique index on _id, so an equality on _id finds at most one document: an index that begins with _id and goes on with other keys narrows nothing further, and a query on those other keys cannot use it, because an index serves only queries on a prefix of its keys. It still costs memory and a write on every insert and on every update of its fields. Usually it was meant to lead with its second key, or the field the application looks documents up by has no index of its own. MongoDB's documentation on the _id index (unique) and on compound index prefixes.",
+            "每个集合都有 _id 上的唯一索引，因此对 _id 的等值查询最多只找到一个文档：以 _id 开头、后面再跟其他键的索引不会进一步缩小范围；而只按那些其他键查询也用不上它，因为索引只服务于针对其键前缀的查询。它却仍然占用内存，并在每次插入以及更新其字段时多一次写入。通常它本来想以第二个键开头，或者应用用来查找文档的字段没有自己的索引。依据：MongoDB 文档关于 _id 索引（唯一）和复合索引前缀的说明。",
+        ),
+        source: "MongoDB docs (the _id index is unique; compound index prefixes)",
+        thresholds: id_led_index::THRESHOLDS,
+        check: Check::Collection(id_led_index::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "collection-per-tenant",
+        title: "One collection per tenant, customer or day",
+        explanation: (
+            "Collections that hold one kind of document and differ only by a key in their names (one per customer, per token, per day) multiply files, indexes and file handles with every new key, need one query per collection to look across them, and repeat every schema problem once per collection. The seeds keep one kind of document in one collection and tell documents apart by a field (the polymorphic pattern); Atlas flags databases with too many collections. One collection with the key as an indexed field holds them all, and a query per tenant filters on it.",
+            "只是名字里差一个键（每个客户、每个令牌、每天一个）而保存同一类文档的集合，会随着每个新键增加文件、索引和文件句柄，跨它们查询要对每个集合各查一次，每个结构问题也要在每个集合里重复一遍。种子材料主张同一类文档放在同一个集合中，用字段区分（多态模式）；Atlas 也会提示集合过多的数据库。用一个集合加一个带索引的键字段就能容纳它们全部，按租户的查询按这个字段过滤即可。",
+        ),
+        source: "seeds/002 (one collection per kind of document, polymorphic schemas), MongoDB Atlas (too many collections)",
+        thresholds: collection_per_tenant::THRESHOLDS,
+        check: Check::Deployment(collection_per_tenant::check),
+    },
+    RuleInfo {
+        id: "duplicate-collection",
+        title: "Two collections holding the same documents",
+        explanation: (
+            "Two collections that share most of their _ids and their shape hold the same documents twice: a copy left by a migration, a restore into a second database, a backup beside its source. Each costs storage, indexes and cache; worse, an application that writes to one and reads the other sees stale data. Keep one: drop the other once nothing reads it, or replace it by a view on the one kept.",
+            "两个集合的 _id 大部分相同、结构也相同，说明同样的文档被保存了两份：迁移留下的副本、恢复到第二个数据库的数据、放在源集合旁边的备份。每一份都要占用存储、索引和缓存；更糟的是，应用写一个、读另一个时会读到过期数据。只保留一个：确认没人读取后删除另一个，或者用基于保留集合的视图代替它。",
+        ),
+        source: "MongoDB docs (views); storage and index costs per collection",
+        thresholds: duplicate_collection::THRESHOLDS,
+        check: Check::Deployment(duplicate_collection::check),
     },
     RuleInfo {
         id: "index-esr",

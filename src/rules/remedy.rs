@@ -72,8 +72,26 @@ pub enum Remedy {
         name: String,
         covered_by: Option<String>,
     },
+    /// Drop the index `name`, led by `_id`, which serves nothing the `_id`
+    /// index does not; `instead` is the field to index in its place, when
+    /// the collection shows one (`index`).
+    IdLedIndex {
+        name: String,
+        instead: Option<String>,
+    },
+    /// Drop the index `name`, whose leading key `lead` no document has;
+    /// `instead` is a field the documents hold under a related name
+    /// (`index`).
+    DropLeadAbsent {
+        name: String,
+        lead: String,
+        instead: Option<String>,
+    },
     /// A TTL index whose field no document holds: check it (`index`).
     TtlField { index: IndexInfo },
+    /// A sparse index whose fields no document holds: it holds no entry
+    /// and costs nothing; say so, drop nothing (`index`).
+    EmptySparseIndex { index: IndexInfo },
     /// Review the indexes with `$indexStats`, attributes in one index
     /// (`attribute`).
     ReviewIndexes,
@@ -103,6 +121,17 @@ pub enum Remedy {
     /// that do not change, or a reference — never a refresh, which would
     /// rewrite what the holder recorded (`extended-reference`).
     SnapshotCopies { drift: DriftCheck },
+    /// Copy a family of collections of `db` (`(collection, key)`) into
+    /// `target`, each document with its key in `key_field` (`polymorphic`).
+    ConsolidateFamily {
+        db: String,
+        target: String,
+        key_field: String,
+        members: Vec<(String, String)>,
+    },
+    /// Two collections holding the same documents: count what they share,
+    /// then drop one or make it a view (`a` and `b` are `db.coll`).
+    DuplicateCollection { a: String, b: String },
     /// Merge collections of one shape of database `db` (`polymorphic`).
     MergeCollections { db: String, colls: Vec<String> },
     /// Flatten or split off the deep sub-tree at `path`

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::date_text::{self, Named, Numeric, Order};
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
@@ -63,6 +64,12 @@ pub enum DateFormat {
     },
     /// RFC 2822: `[Tue, ]13 Aug 2015 00:27:59 +0000`.
     Rfc2822,
+    /// A month by name: `June 8th 2017, 11:13:42 pm`,
+    /// `Thu Jun 08 2017 23:13:42 GMT+0000 (UTC)` (see [`date_text`]).
+    Named(Named),
+    /// Day, month and year in digits: `08/06/2017 23:13`; the order is the
+    /// path's, settled by its values (see [`date_text`]).
+    Numeric(Numeric),
 }
 
 impl DateFormat {
@@ -70,6 +77,8 @@ impl DateFormat {
     pub fn label(self) -> String {
         match self {
             DateFormat::Rfc2822 => "RFC 2822".into(),
+            DateFormat::Named(n) => n.label(),
+            DateFormat::Numeric(n) => n.label(),
             DateFormat::Iso {
                 date_only,
                 sep,
@@ -242,10 +251,48 @@ fn parse_rfc2822(s: &str) -> Option<DateFormat> {
     zone_ok.then_some(DateFormat::Rfc2822)
 }
 
-/// The date format a string is written in, when it is a valid date.
+/// The date format a string is written in, when it is a valid date. A
+/// date in digits carries the order this one value settles.
 pub fn date_format(s: &str) -> Option<DateFormat> {
     let s = s.trim();
-    parse_iso(s.as_bytes()).or_else(|| parse_rfc2822(s))
+    // Every family needs a digit, and no date is written in more.
+    if s.len() > 80 || !s.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    parse_iso(s.as_bytes())
+        .or_else(|| parse_rfc2822(s))
+        .or_else(|| date_text::parse_named(s).map(|(f, _)| DateFormat::Named(f)))
+        .or_else(|| date_text::parse_numeric(s).map(|(f, _)| DateFormat::Numeric(f)))
+}
+
+/// The formats of a path with the order of its dates in digits settled
+/// over all its values: one entry per layout (separator, clock, zone), in
+/// the order the values together say.
+fn settle_numeric(formats: BTreeMap<DateFormat, u64>) -> BTreeMap<DateFormat, u64> {
+    let mut out = BTreeMap::new();
+    let mut numeric: BTreeMap<(u8, date_text::Clock, date_text::Zone), (Vec<Order>, u64)> =
+        BTreeMap::new();
+    for (f, n) in formats {
+        match f {
+            DateFormat::Numeric(x) => {
+                let e = numeric.entry((x.sep, x.clock, x.zone)).or_default();
+                e.0.push(x.order);
+                e.1 += n;
+            }
+            other => *out.entry(other).or_insert(0) += n,
+        }
+    }
+    for ((sep, clock, zone), (orders, n)) in numeric {
+        let order = date_text::settle(orders);
+        let f = DateFormat::Numeric(Numeric {
+            order,
+            sep,
+            clock,
+            zone,
+        });
+        *out.entry(f).or_insert(0) += n;
+    }
+    out
 }
 
 /// What a path's values show: documents holding a value, those whose
@@ -259,9 +306,14 @@ struct Tally {
     other: Option<String>,
 }
 
-fn tally(docs: &[Vec<u8>], segs: &[Seg]) -> Tally {
+/// Stops once more than `give_up` documents hold a value that is not a
+/// date (the share can no longer reach the threshold).
+fn tally(docs: &[Vec<u8>], segs: &[Seg], give_up: u64) -> Tally {
     let mut t = Tally::default();
     for d in docs {
+        if t.documents - t.dates > give_up {
+            break;
+        }
         let vals = extract::values(d, segs);
         let vals: Vec<_> = vals
             .iter()
@@ -315,7 +367,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if f.path == "_id" || f.type_count(BsonType::String) == 0 {
             continue;
         }
-        let tl = tally(ctx.data.kept, &f.segments);
+        let holding = ctx.data.kept.len() as f64;
+        // (A hair over, so that 0.2 × 10 is 2, not 1.999….)
+        let give_up = ((1.0 - min_share) * holding + 1e-9).floor().max(0.0) as u64;
+        let tl = tally(ctx.data.kept, &f.segments, give_up);
         if tl.dates == 0 || tl.documents == 0 {
             continue;
         }
@@ -323,7 +378,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if share < min_share {
             continue;
         }
-        let mut formats: Vec<(DateFormat, u64)> = tl.formats.into_iter().collect();
+        let mut formats: Vec<(DateFormat, u64)> = settle_numeric(tl.formats).into_iter().collect();
         formats.sort_by_key(|x| std::cmp::Reverse(x.1));
         let labels: Vec<String> = formats.iter().map(|(f, _)| f.label()).collect();
         let example = tl.example.unwrap_or_default();
@@ -408,13 +463,75 @@ mod tests {
             ("20150813", None),
             ("Tue, 31 Apr 2015 00:27:59 +0000", None),
             ("Foo, 13 Aug 2015 00:27:59 +0000", None),
-            ("13 August 2015 00:27:59 +0000", None),
+            (
+                "13 August 2015 00:27:59 +0000",
+                date_text::parse_named("13 August 2015 00:27:59 +0000")
+                    .map(|(f, _)| DateFormat::Named(f)),
+            ),
             ("hello", None),
             ("2015", None),
             ("", None),
         ] {
             assert_eq!(date_format(s), want, "{s}");
         }
+    }
+
+    #[test]
+    fn dates_written_for_people_are_dates_and_their_order_is_the_values() {
+        let label = |s: &str| date_format(s).map(DateFormat::label);
+        assert_eq!(
+            label("June 8th 2017, 11:13:42 pm").as_deref(),
+            Some("MMMM Do YYYY h:mm:ss a")
+        );
+        assert_eq!(
+            label("Thu Jun 08 2017 23:13:42 GMT+0000 (UTC)").as_deref(),
+            Some("ddd MMM D YYYY HH:mm:ss +hhmm")
+        );
+        assert_eq!(
+            label("2017-06-08 23:13:42.123").as_deref(),
+            Some("YYYY-MM-DD hh:mm:ss.fff")
+        );
+        assert!(
+            matches!(date_format("08/06/2017 23:13"), Some(DateFormat::Numeric(n)) if n.order == Order::Undecided)
+        );
+        // One path: the values settle the order, or leave it undecided.
+        let docs = |values: &[&str]| -> Vec<bson::Document> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| doc! {"_id": i as i32, "at": *v})
+                .collect()
+        };
+        let order = |values: &[&str]| -> Vec<Order> {
+            run(&docs(values))
+                .iter()
+                .filter_map(|f| match &f.remedy {
+                    Remedy::StringDates { formats, .. } => Some(formats.clone()),
+                    _ => None,
+                })
+                .flatten()
+                .filter_map(|(f, _)| match f {
+                    DateFormat::Numeric(n) => Some(n.order),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            order(&["08/06/2017 23:13", "13/06/2017 01:00", "01/02/2017 00:00"]),
+            [Order::DayFirst]
+        );
+        assert_eq!(
+            order(&["08/06/2017 23:13", "06/13/2017 01:00"]),
+            [Order::MonthFirst]
+        );
+        assert_eq!(
+            order(&["08/06/2017 23:13", "01/02/2017 00:00"]),
+            [Order::Undecided]
+        );
+        assert_eq!(
+            order(&["13/06/2017 23:13", "06/13/2017 01:00"]),
+            [Order::Mixed]
+        );
     }
 
     fn run(docs: &[bson::Document]) -> Vec<Finding> {
