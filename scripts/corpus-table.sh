@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # Per rule, how many findings on the real data were true, false and
-# debatable before issue 12 (tests/corpus/before.tsv) and now
-# (tests/corpus/verdicts.tsv), as a Markdown table.
+# debatable before (tests/corpus/before.tsv: the real data before issue 12;
+# tests/corpus/before-apps.tsv: the applications' dumps before issue 30) and
+# now (tests/corpus/verdicts.tsv), as a Markdown table.
 #
 #   scripts/corpus-table.sh            # the real data read as files (as before.tsv)
 #   scripts/corpus-table.sh server     # now: the same data in the test server
 #   scripts/corpus-table.sh sample-data
 #   scripts/corpus-table.sh workload   # the workload rules, sample-data + its bundled workload
 #   scripts/corpus-table.sh log        # the workload rules, the real mongod log read alone
+#   scripts/corpus-table.sh apps-files   # the applications' dumps read as files
+#   scripts/corpus-table.sh apps-server  # the same dumps in the test server
 #
-# `before` exists for `files` only; for another place its counts are 0.
+# `before` exists for `files` and `apps-files` only; for another place its
+# counts are 0.
 # Rows still `unreviewed` in verdicts.tsv are counted in their own column.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 where=${1:-files}
 case $where in
-files | server | sample-data | workload | log) ;;
+files | server | sample-data | workload | log | apps-files | apps-server) ;;
 *)
-    echo "corpus-table.sh: unknown place '$where' (files, server, sample-data, workload or log)" >&2
+    echo "corpus-table.sh: unknown place '$where' (files, server, sample-data, workload, log, apps-files or apps-server)" >&2
     exit 2
     ;;
 esac
@@ -59,4 +63,4 @@ awk -F'\t' -v where="$where" '
         for (i = 1; i <= count; i++) row(sorted[i], sorted[i])
         row("**all**", "total")
     }
-' tests/corpus/before.tsv tests/corpus/verdicts.tsv
+' <(cat tests/corpus/before.tsv tests/corpus/before-apps.tsv) tests/corpus/verdicts.tsv

@@ -1,6 +1,7 @@
 //! The expert-verdict corpus: every finding docshape emits on real data
-//! nobody shaped for it (`../shared/realdata`, read as files and, loaded
-//! into the test server, read in full) and on the bundled `sample-data/`,
+//! nobody shaped for it (`../shared/realdata` and the real applications'
+//! dumps of `../shared/realapps`, each read as files and, loaded into the
+//! test server, read in full) and on the bundled `sample-data/`,
 //! and what the workload rules find with the bundled workload on the
 //! sample data and in the real `mongod` log read alone (workload-only),
 //! held against a reviewed list, `tests/corpus/verdicts.tsv`, where each
@@ -28,7 +29,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use common::{client, docshape, json_ok, load_ejson, realdata, repo, uri};
+use common::{client, docshape, json_ok, load_dir, load_ejson, realdata, repo, uri};
 use docshape::rules::WORKLOAD_RULES;
 
 /// The reviewed list, relative to the repository.
@@ -61,7 +62,23 @@ const SAMPLE_DATA: &str = "sample-data";
 const WORKLOAD: &str = "workload";
 /// The real `mongod` log of `../shared/realdata/logs`, read alone.
 const LOG: &str = "log";
-const PLACES: [&str; 5] = [FILES, SERVER, SAMPLE_DATA, WORKLOAD, LOG];
+/// The real applications' dumps of `../shared/realapps`, each tree read as
+/// files (default sample) and loaded into the test server (`--full`);
+/// namespaces are `APP/db.coll`.
+const APPS_FILES: &str = "apps-files";
+const APPS_SERVER: &str = "apps-server";
+/// Databases of the test server that hold the applications' dumps:
+/// `apps_APP_DB`.
+const APPS_PREFIX: &str = "apps_";
+const PLACES: [&str; 7] = [
+    FILES,
+    SERVER,
+    SAMPLE_DATA,
+    WORKLOAD,
+    LOG,
+    APPS_FILES,
+    APPS_SERVER,
+];
 
 /// What identifies a finding across runs: where it was found, the
 /// collection, the rule, the path (`-` when the finding is about the whole
@@ -324,6 +341,112 @@ fn server_run(files: &BTreeMap<String, Vec<PathBuf>>) -> Run {
     })
 }
 
+/// The applications' dump trees (`../shared/realapps/APP`), by name.
+fn app_trees() -> BTreeMap<String, PathBuf> {
+    let root = repo().join("../shared/realapps");
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(&root).expect("read realapps") {
+        let p = e.expect("realapps entry").path();
+        if p.is_dir() {
+            let name = p
+                .file_name()
+                .and_then(|s| s.to_str())
+                .expect("directory name")
+                .to_owned();
+            out.insert(name, p);
+        }
+    }
+    out
+}
+
+/// Each application's dump audited as files; its findings' namespaces
+/// prefixed with the application.
+fn apps_file_run(trees: &BTreeMap<String, PathBuf>) -> Run {
+    let mut run = Run {
+        findings: BTreeMap::new(),
+        collections: 0,
+    };
+    for (app, dir) in trees {
+        let report = audit(
+            &format!("{APPS_FILES}-{app}"),
+            &[dir.to_str().expect("utf-8 path")],
+        );
+        let one = findings_of(&report, APPS_FILES, &|db| format!("{app}/{db}"));
+        run.collections += one.collections;
+        run.findings.extend(one.findings);
+    }
+    run
+}
+
+/// Every application's dump loaded into the test server (one database per
+/// dumped database, `apps_APP_DB`, with its indexes, as mongorestore makes
+/// it) and audited with `--full`.
+fn apps_server_run(trees: &BTreeMap<String, PathBuf>) -> Run {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut dirs: Vec<(String, PathBuf)> = Vec::new();
+    for (app, tree) in trees {
+        for e in std::fs::read_dir(tree).expect("read a dump tree") {
+            let d = e.expect("dump entry").path();
+            if !d.is_dir() {
+                continue;
+            }
+            let db = d
+                .file_name()
+                .and_then(|s| s.to_str())
+                .expect("directory name")
+                .to_owned();
+            let server_db = format!("{APPS_PREFIX}{app}_{db}");
+            names.insert(server_db.clone(), format!("{app}/{db}"));
+            dirs.push((server_db, d));
+        }
+    }
+    let made = rt.block_on(async {
+        let c = client().await;
+        let mut loads = Vec::new();
+        for (server_db, dir) in &dirs {
+            c.database(server_db)
+                .drop()
+                .await
+                .unwrap_or_else(|e| panic!("cannot drop {server_db}: {e}"));
+            let c = c.clone();
+            let (server_db, dir) = (server_db.clone(), dir.clone());
+            loads.push(tokio::spawn(async move {
+                let (made, failed) = load_dir(&c, &dir, &server_db).await;
+                assert!(failed.is_empty(), "indexes the server could not build: {failed:?}");
+                made.len()
+            }));
+        }
+        let mut made = 0;
+        for l in loads {
+            made += l.await.expect("loading a dump panicked");
+        }
+        made
+    });
+    let target = uri();
+    let mut args: Vec<&str> = vec![&target, "--full", "--timeout", "600"];
+    for server_db in names.keys() {
+        args.extend(["--db", server_db]);
+    }
+    let report = audit(APPS_SERVER, &args);
+    let run = findings_of(&report, APPS_SERVER, &|db| {
+        names
+            .get(db)
+            .cloned()
+            .unwrap_or_else(|| panic!("the audit read a database it was not given: {db}"))
+    });
+    assert_eq!(
+        run.collections, made,
+        "the server audit read {} of the {made} collections loaded from the dumps",
+        run.collections
+    );
+    run
+}
+
 /// The verdict counts of one rule and severity, per place.
 #[derive(Default)]
 struct Tally(BTreeMap<&'static str, [usize; 4]>);
@@ -355,8 +478,8 @@ fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "verdicts per rule (true/false/debatable, +unreviewed)\n{:<34} {:<8} {:>12} {:>12} {:>12}",
-        "rule", "severity", FILES, SERVER, SAMPLE_DATA
+        "verdicts per rule (true/false/debatable, +unreviewed)\n{:<34} {:<8} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "rule", "severity", FILES, SERVER, SAMPLE_DATA, APPS_FILES, APPS_SERVER
     );
     let cell = |c: Option<&[usize; 4]>| match c {
         None => "-".to_owned(),
@@ -366,10 +489,12 @@ fn table(rows: &[Row]) -> String {
     for ((rule, _, severity), t) in &by {
         let _ = writeln!(
             out,
-            "{rule:<34} {severity:<8} {:>12} {:>12} {:>12}",
+            "{rule:<34} {severity:<8} {:>12} {:>12} {:>12} {:>12} {:>12}",
             cell(t.0.get(FILES)),
             cell(t.0.get(SERVER)),
             cell(t.0.get(SAMPLE_DATA)),
+            cell(t.0.get(APPS_FILES)),
+            cell(t.0.get(APPS_SERVER)),
         );
     }
     out
@@ -406,7 +531,10 @@ fn write_verdicts(path: &Path, rows: &[Row], found: &BTreeMap<Key, String>) {
          # into the test server, read with --full) and on sample-data/ (`sample-data`);\n\
          # the workload rules' findings on sample-data/ with the bundled workload\n\
          # (`workload`) and on the real mongod log read alone (`log`: none, each of its\n\
-         # 22 shapes is served by an index or _id, or returns what it reads).\n\
+         # 22 shapes is served by an index or _id, or returns what it reads); the real\n\
+         # applications' dumps of ../shared/realapps read as files (`apps-files`, default\n\
+         # sample) and loaded into the test server (`apps-server`, --full), namespaces\n\
+         # APP/db.coll.\n\
          # verdict: true | false | debatable; reason: one line, honest. A finding whose\n\
          # suggestion would do harm is not `true`. Checked by tests/corpus.rs;\n\
          # DOCSHAPE_CORPUS_WRITE=1 cargo test --test corpus rewrites the rows, keeping\n\
@@ -546,7 +674,8 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
     let on_disk: usize = files.values().map(Vec::len).sum();
 
     // The file audits run while the server is loaded.
-    let (file_run, sample_run, workload_run, log_run, server_run) = std::thread::scope(|s| {
+    let (file_run, sample_run, workload_run, log_run, server_run, apps_files_run, apps_server_run) =
+        std::thread::scope(|s| {
         let f = s.spawn(|| {
             let root = realdata("");
             let report = audit(FILES, &[root.to_str().expect("utf-8 path")]);
@@ -581,17 +710,22 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
             assert!(shapes >= 20, "the real log gave {shapes} shapes");
             findings_of(&report, LOG, &str::to_owned)
         });
+        let trees = app_trees();
+        let af = s.spawn(|| apps_file_run(&trees));
         let server = server_run(&files);
+        let apps_server = apps_server_run(&trees);
         (
             f.join().expect("the file audit panicked"),
             d.join().expect("the sample-data audit panicked"),
             w.join().expect("the workload audit panicked"),
             l.join().expect("the log audit panicked"),
             server,
+            af.join().expect("the applications' file audit panicked"),
+            apps_server,
         )
     });
     eprintln!(
-        "corpus: five audits in {:.1} s",
+        "corpus: seven audits in {:.1} s",
         started.elapsed().as_secs_f64()
     );
 
@@ -608,7 +742,15 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
     );
 
     let mut found: BTreeMap<Key, String> = BTreeMap::new();
-    for run in [&file_run, &server_run, &sample_run, &workload_run, &log_run] {
+    for run in [
+        &file_run,
+        &server_run,
+        &sample_run,
+        &workload_run,
+        &log_run,
+        &apps_files_run,
+        &apps_server_run,
+    ] {
         found.extend(run.findings.iter().map(|(k, m)| (k.clone(), m.clone())));
     }
 
@@ -624,7 +766,7 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
 
     eprintln!("{}", table(&rows));
 
-    for run in [&file_run, &server_run] {
+    for run in [&file_run, &server_run, &apps_files_run, &apps_server_run] {
         let infos = run.findings.keys().filter(|k| k.severity == "info").count();
         let place = run.findings.keys().next().map_or("-", |k| k.place.as_str());
         eprintln!(
@@ -632,17 +774,23 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
             run.collections
         );
     }
-    let problems = disagreements(&rows, &found, &[&file_run, &server_run]);
+    let problems = disagreements(
+        &rows,
+        &found,
+        &[&file_run, &server_run, &apps_files_run, &apps_server_run],
+    );
 
     let counts = |place: &str| found.keys().filter(|k| k.place == place).count();
     eprintln!(
-        "corpus: {} findings (files {}, server {}, sample-data {}, workload {}, log {}), {} listed, {:.1} s",
+        "corpus: {} findings (files {}, server {}, sample-data {}, workload {}, log {}, apps-files {}, apps-server {}), {} listed, {:.1} s",
         found.len(),
         counts(FILES),
         counts(SERVER),
         counts(SAMPLE_DATA),
         counts(WORKLOAD),
         counts(LOG),
+        counts(APPS_FILES),
+        counts(APPS_SERVER),
         rows.len(),
         started.elapsed().as_secs_f64()
     );

@@ -508,25 +508,25 @@ fn dump_indexes_of_every_kind_are_judged_by_what_they_read() {
         "every document of the collection was profiled",
     );
 
-    // The time-series bucket collection, asked for by name.
+    // The time-series collection, its buckets read as measurements.
     let ts = json_ok(&docshape(&[
         "audit",
         dir,
         "-c",
-        "shop.system.buckets.weather",
+        "shop.weather",
         "--format",
         "json",
         "--no-snapshot",
         "--fail-on",
         "never",
     ]));
-    let buckets = collection(&ts, "shop.system.buckets.weather");
-    assert_eq!(buckets["kind"], "timeseries");
-    assert_eq!(kinds(buckets).len(), 2, "{}", buckets["indexes"]);
+    let weather = collection(&ts, "shop.weather");
+    assert_eq!(weather["kind"], "timeseries");
+    assert_eq!(kinds(weather).len(), 2, "{}", weather["indexes"]);
     assert!(
-        findings(buckets, "unused-index").is_empty(),
-        "bucket documents have no `ts`; that says nothing about the index: {}",
-        buckets["findings"]
+        findings(weather, "unused-index").is_empty(),
+        "the measurements hold `ts` and `meta`: {}",
+        weather["findings"]
     );
 }
 

@@ -114,7 +114,27 @@ fn warnings(args: &[&str]) -> BTreeSet<Warning> {
         "json",
     ];
     all.extend(args);
-    let report = json_ok(&docshape(&all));
+    let out = docshape(&all);
+    let report = json_ok(&out);
+    // `DOCSHAPE_STABILITY_REPORTS=DIR` keeps each report, to read why a
+    // finding came and went.
+    if let Some(dir) = std::env::var_os("DOCSHAPE_STABILITY_REPORTS").filter(|d| !d.is_empty()) {
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).expect("a directory for the reports");
+        let name: String = args
+            .iter()
+            .map(|a| a.trim_start_matches('-'))
+            .collect::<Vec<_>>()
+            .join("_");
+        let name = if name.is_empty() { "default".to_owned() } else { name };
+        let mut file = dir.join(format!("{name}.json"));
+        let mut n = 1;
+        while file.exists() {
+            n += 1;
+            file = dir.join(format!("{name}-{n}.json"));
+        }
+        std::fs::write(&file, &out.stdout).expect("write a report");
+    }
     let mut out = BTreeSet::new();
     let mut add = |ns: &str, f: &serde_json::Value| {
         let sev = f["severity"].as_str().unwrap_or("");

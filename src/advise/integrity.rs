@@ -931,7 +931,7 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     };
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const path = {};", js(&dotted));
-    let convert = json!({ rep.conversion: { "input": format!("${dotted}"), "onError": null, "onNull": null } });
+    let convert = json!({ "$convert": { "input": format!("${dotted}"), "to": rep.native, "onError": null, "onNull": null } });
     // The strings that convert to an existing target key: the same
     // identity in the other representation.
     let named = json!([

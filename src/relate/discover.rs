@@ -124,7 +124,7 @@ pub async fn relationships<S: Source>(
     }
     drop(index);
     let (cands, pending, over) = chosen.finish();
-    cost.probes = pending.len() as u64;
+    cost.probes = pending.iter().filter(|p| !p.local).count() as u64;
     cost.skipped_over_budget = over;
     for p in &pending {
         let (cand, t) = (&cands[p.cand], &targets[p.target]);
@@ -139,6 +139,19 @@ pub async fn relationships<S: Source>(
         (0..pending.len()).map(|_| None).collect();
     let mut by_target: Vec<(usize, Vec<usize>)> = Vec::new();
     for (i, p) in pending.iter().enumerate() {
+        if p.local {
+            // The kept sample is every key: its answer is the probe's.
+            let t = &targets[p.target];
+            let found: Vec<bson::Bson> = cands[p.cand]
+                .refs
+                .keys
+                .iter()
+                .filter(|k| t.seen.contains(*k))
+                .filter_map(ValueKey::to_bson)
+                .collect();
+            answers[i] = Some(Ok(found));
+            continue;
+        }
         let coll = targets[p.target].coll;
         match by_target.iter_mut().find(|(c, _)| *c == coll) {
             Some((_, list)) => list.push(i),
@@ -302,6 +315,9 @@ struct Chosen {
     held: Vec<u32>,
     /// The chosen, the weakest on top.
     heap: std::collections::BinaryHeap<Ranked>,
+    /// Pairs answered from the target's kept sample, which holds every key:
+    /// no probe, so no place in the budget.
+    local: Vec<keys::Pair>,
     /// Pairs worth a probe offered so far.
     offered: u64,
 }
@@ -337,6 +353,11 @@ impl Chosen {
         self.held.push(0);
         for mut pair in pairs {
             pair.cand = at;
+            if pair.local {
+                self.held[at] += 1;
+                self.local.push(pair);
+                continue;
+            }
             // Greater is weaker: no name, more chance, found later.
             let key = (
                 pair.name.is_none(),
@@ -372,12 +393,19 @@ impl Chosen {
     fn finish(self) -> (Vec<Candidate>, Vec<keys::Pair>, u64) {
         let mut ranked = self.heap.into_vec();
         ranked.sort_unstable_by_key(|r| r.key.2);
+        let probed = ranked.len() as u64;
+        // Every pair answered locally, then the probed ones; each group in
+        // the order offered.
+        let ranked: Vec<keys::Pair> = self
+            .local
+            .into_iter()
+            .chain(ranked.into_iter().map(|r| r.pair))
+            .collect();
         let mut kept: Vec<Candidate> = Vec::new();
         let mut renumbered: HashMap<usize, usize> = HashMap::new();
         let mut cands = self.cands;
         let mut pairs = Vec::with_capacity(ranked.len());
-        for r in ranked {
-            let mut p = r.pair;
+        for mut p in ranked {
             p.cand = *renumbered.entry(p.cand).or_insert_with(|| {
                 kept.push(
                     *cands[p.cand]
@@ -388,7 +416,7 @@ impl Chosen {
             });
             pairs.push(p);
         }
-        let over = self.offered - pairs.len() as u64;
+        let over = self.offered - probed;
         (kept, pairs, over)
     }
 }
@@ -761,6 +789,7 @@ mod tests {
             target,
             name: name.then_some(Affinity::Collection),
             chance,
+            local: false,
         }
     }
 

@@ -188,6 +188,7 @@ pub fn against_source<H: std::hash::BuildHasher>(
             Some((rv, h, *src))
         })
         .collect();
+    let (groups, order) = by_reference(copies);
     let fields = std::mem::take(&mut check.fields);
     for f in fields {
         let (mut held, mut agree, mut behind, mut ahead, mut other) =
@@ -213,7 +214,10 @@ pub fn against_source<H: std::hash::BuildHasher>(
         if behind > 0 && ahead == 0 && other == 0 && is_clock(&f, &matched) {
             check.snapshot.push((f.clone(), behind));
             check.fields.push(f);
-        } else if 2 * agree >= held {
+        } else if 2 * agree >= held || drifted_copy(&f, &groups, &order, copies) {
+            // Agreeing with the source, or — most copies stale — agreeing
+            // with each other: copies of the same document hold the same
+            // old value (a per-row field varies between them).
             check.fields.push(f);
         } else {
             check.own_fields.push(f);
@@ -259,7 +263,9 @@ fn version_key(b: &bson::Bson) -> String {
 /// references is usually not a copy at all (an order line's quantity) and
 /// moves to `own_fields` — unless it still behaves like a copy that drifted
 /// (see [`drifted_copy`]): then it stays, however many references disagree.
-pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
+/// The copies of each reference value (by their place in `copies`), and
+/// the values in the order first met.
+fn by_reference(copies: &[Copy]) -> (HashMap<ValueKey, Vec<usize>>, Vec<ValueKey>) {
     let mut groups: HashMap<ValueKey, Vec<usize>> = HashMap::new();
     let mut order: Vec<ValueKey> = Vec::new();
     for (i, (rv, _)) in copies.iter().enumerate() {
@@ -272,6 +278,11 @@ pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
         }
         g.push(i);
     }
+    (groups, order)
+}
+
+pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
+    let (groups, order) = by_reference(copies);
     // Per field: references with two copies holding it, and those among
     // them whose copies differ.
     let fields = std::mem::take(&mut check.fields);
@@ -569,6 +580,21 @@ mod tests {
         assert_eq!(c.own_fields, ["role"]);
         assert_eq!((c.checked, c.disagree), (30, 1));
         assert!(!c.is_snapshot());
+
+        // Every user renamed since: no copy agrees with its source, but the
+        // copies of each user agree with each other — stale copies of the
+        // name, not a field of the holder's own.
+        let renamed: Vec<bson::Document> = (0..10)
+            .map(|i| doc! {"_id": i, "name": format!("new u{i}"), "role": "user"})
+            .collect();
+        let mut c = DriftCheck {
+            fields: vec!["name".into(), "role".into()],
+            ..DriftCheck::default()
+        };
+        against_source(&mut c, &copies, &sources_by_id(&renamed));
+        assert_eq!(c.fields, ["name"]);
+        assert_eq!(c.own_fields, ["role"]);
+        assert_eq!((c.checked, c.disagree), (30, 30));
     }
 
     #[test]

@@ -558,6 +558,9 @@ pub struct Pair {
     pub target: usize,
     pub name: Option<Affinity>,
     pub chance: f64,
+    /// The target's kept sample holds every key: the pair is answered
+    /// from it, with no probe (and takes nothing of the probe budget).
+    pub local: bool,
 }
 
 /// Why a pair is not probed.
@@ -643,6 +646,7 @@ pub fn pair(
         target: ti,
         name,
         chance,
+        local: target.complete,
     })
 }
 

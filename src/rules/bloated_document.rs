@@ -47,9 +47,10 @@ pub const THRESHOLDS: &[(&str, &str)] = &[
 
 /// True when the heavy top-level path is all a document holds besides
 /// keys (`_id`, ObjectIds, `…_id`/`…Id` names, references to other
-/// collections): the collection exists to hold that value — as the one
-/// `separate-collection` creates does — and there is no read of the rest
-/// that moving it out would spare.
+/// collections) and fields that say nothing (one value in every document:
+/// a version counter never bumped, a constant type tag): the collection
+/// exists to hold that value — as the one `separate-collection` creates
+/// does — and there is no read of the rest that moving it out would spare.
 fn payload_beside_keys(ctx: &CollectionCtx<'_>, heavy: &FieldProfile) -> bool {
     if heavy.depth != 0 {
         return false;
@@ -63,6 +64,7 @@ fn payload_beside_keys(ctx: &CollectionCtx<'_>, heavy: &FieldProfile) -> bool {
                 .relationships
                 .iter()
                 .any(|r| r.from_ns == ctx.ns() && r.from_path == f.path)
+            || f.distinct.is_some_and(|d| d.exact && d.estimate <= 1)
     };
     ctx.fields()
         .iter()

@@ -2,7 +2,7 @@
 //! severity named) on one side of the boundary and not on the other, on
 //! collections profiled in memory.
 
-use bson::{doc, oid::ObjectId, Document};
+use bson::{doc, oid::ObjectId, Bson, Document};
 
 use super::kit::{check_with, report, severity_of};
 use super::{DeploymentCtx, Remedy, Severity, Thresholds};
@@ -952,20 +952,40 @@ fn unused_index_never_calls_an_index_a_shape_used_unused() {
 fn bloated_document_is_silent_on_a_value_beside_its_keys() {
     let mut t = Thresholds::default();
     t.bloated_document.path_avg_bytes = 1024.0;
-    let with = |extra: bool| -> Vec<Document> {
+    let with_field = |extra: Option<fn(i32) -> Bson>| -> Vec<Document> {
         (0..20)
             .map(|i| {
                 let mut d = doc! {"_id": i, "contact_id": i, "avatar": "x".repeat(4096)};
-                if extra {
-                    d.insert("name", format!("contact {i}"));
+                if let Some(value) = extra {
+                    d.insert("extra", value(i));
                 }
                 d
             })
             .collect()
     };
+    let with = |extra: bool| {
+        with_field(extra.then_some((|i| Bson::String(format!("contact {i}"))) as fn(i32) -> Bson))
+    };
     // The avatar beside its keys: already a collection of its own.
     let found = check_with(&report("contacts_avatar", &with(false), 20), &t);
     assert_eq!(severity_of(&found, "bloated-document"), None, "{found:?}");
+    // Beside its keys and a field that says nothing (a version counter
+    // never bumped, as Mongoose writes `__v: 0`): still nothing to spare.
+    let found = check_with(
+        &report("contacts_avatar", &with_field(Some(|_| Bson::Int32(0))), 20),
+        &t,
+    );
+    assert_eq!(severity_of(&found, "bloated-document"), None, "{found:?}");
+    // A small field that varies is something read without the avatar.
+    let found = check_with(
+        &report("contacts_avatar", &with_field(Some(|i| Bson::Int32(i % 3))), 20),
+        &t,
+    );
+    assert_eq!(
+        severity_of(&found, "bloated-document"),
+        Some(Severity::Warning),
+        "{found:?}"
+    );
     // Beside a name that reads without it: separate it.
     let found = check_with(&report("contacts", &with(true), 20), &t);
     assert_eq!(
