@@ -362,18 +362,35 @@ fn write_fuzz_corpus() {
             let values = column(&mut r, n);
             data.insert(f, binary(encode(&values, &mut r, &style, &mut used)));
         }
+        // Objects with a sub-object and an array: an interleaved run.
+        let objects: Vec<Value> = (0..n as i32)
+            .map(|i| {
+                let o = bson::doc! {"x": i, "s": {"y": f64::from(i) / 2.0}, "arr": [i, "z"]};
+                (i % 7 != 3).then(|| bson_value(&Bson::Document(o)))
+            })
+            .collect();
+        data.insert("o", binary(encode(&objects, &mut r, &style, &mut used)));
         let bucket = bson::doc! {
             "_id": 1,
             "control": {"version": 2, "count": n as i32},
             "meta": {"m": i32::from(k)},
             "data": data,
         };
-        std::fs::write(
-            dir.join(format!("v2_compressed_{k}")),
-            bson::to_vec(&bucket).expect("bucket"),
-        )
-        .expect("write");
+        let bytes = bson::to_vec(&bucket).expect("bucket");
+        let spec = docshape::source::buckets::Spec {
+            time_field: Some("t".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            docshape::source::buckets::unpack(&bytes, &spec, &mut Vec::new()),
+            Ok(n as u64)
+        );
+        std::fs::write(dir.join(format!("v2_compressed_{k}")), bytes).expect("write");
         if k < 2 {
+            assert!(
+                !used.interleaved.is_empty(),
+                "an interleaved run in the corpus"
+            );
             let values = column(&mut r, 50);
             std::fs::write(
                 dir.join(format!("column_{k}")),
