@@ -242,20 +242,7 @@ fn generated_columns_decode_to_what_was_encoded() {
                 &col[..col.len().min(400)]
             )
         });
-        let got = values_of(&got);
-        if got != values {
-            let at = got
-                .iter()
-                .zip(&values)
-                .position(|(a, b)| a != b)
-                .unwrap_or(got.len().min(values.len()));
-            panic!(
-                "round {round}: value {at} of {} differs: got {:?}, encoded {:?}",
-                values.len(),
-                got.get(at),
-                values.get(at)
-            );
-        }
+        same(&values_of(&got), &values, &format!("round {round}"));
         // One value fewer than the column holds is refused.
         assert!(decode(&col, values.len() - 1).is_err(), "round {round}");
         columns += 1;
@@ -310,7 +297,28 @@ fn every_type_round_trips() {
     }
     let mut used = Used::default();
     let col = encode(&all, &mut r, &Style::default(), &mut used);
-    assert_eq!(values(&decode(&col, all.len()).expect("decodes")), all);
+    same(
+        &values(&decode(&col, all.len()).expect("decodes")),
+        &all,
+        "every type",
+    );
+}
+
+/// Fails at the first value decoded differently from the one encoded.
+fn same(got: &[Value], want: &[Value], what: &str) {
+    if got != want {
+        let at = got
+            .iter()
+            .zip(want)
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.len().min(want.len()));
+        panic!(
+            "{what}: value {at} of {} differs: decoded {:?}, encoded {:?}",
+            want.len(),
+            got.get(at),
+            want.get(at)
+        );
+    }
 }
 
 /// Columns cut short, or with any byte changed, are decoded or refused:
