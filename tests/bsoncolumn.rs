@@ -193,10 +193,10 @@ fn legacy_interleaved_objects() {
     assert_eq!(got, vec![Bson::Document(want); 4]);
 }
 
-/// mongodb/mongo, the time-series insert test that corrupts a bucket
-/// (`jstests/noPassthrough/timeseries/`, "decompression of an existing
-/// bucket fails"): its columns before corruption, two measurements at
-/// `time` with consecutive ObjectIds, as `control.min` and `max` say.
+/// mongodb/mongo,
+/// `jstests/noPassthrough/timeseries/timeseries_insert_decompression_failure.js`:
+/// the bucket's columns before the test corrupts them, two measurements
+/// at `time` with consecutive ObjectIds, as `control.min` and `max` say.
 #[test]
 fn a_bucket_of_two_measurements() {
     let t = date("2024-01-16T20:48:39.448Z");
