@@ -272,7 +272,10 @@ fn generated_columns_decode_to_what_was_encoded() {
         (1..=16).collect(),
         "blocks per control byte"
     );
-    assert!(used.sub_literals > 0 && used.kept_empty > 0, "{used:?}");
+    assert!(
+        used.sub_literals > 0 && used.kept_empty > 0 && used.from_zero > 0,
+        "{used:?}"
+    );
     assert!(
         used.missing_slots > 10_000 && used.deltas > 10_000 && used.literals > 1_000,
         "{used:?}"

@@ -20,7 +20,8 @@
 //!   (the measurement lacks the field); any other slot is a zig-zag
 //!   encoded delta from the previous value: a plain delta for integers,
 //!   booleans, decimals, doubles (of the scaled integer), strings and
-//!   binaries up to 16 bytes (as 128-bit integers); a delta of deltas for
+//!   binaries up to 16 bytes (as 128-bit integers; a longer string is a
+//!   base of 0); a delta of deltas for
 //!   dates, timestamps and ObjectIds (their counter and time bytes); only a
 //!   zero, a repeat, for every other type.
 //! * **Interleaved** — `0xF0`, `0xF1` or `0xF2` starts a run of objects
@@ -437,7 +438,10 @@ impl Stream {
             }
             Kind::Text => {
                 let text = text_of(bytes).ok_or("a string literal has an invalid length")?;
-                self.wide = encode_text(text);
+                // A string no integer holds (longer than 16 bytes, or
+                // starting with a zero byte) is a base of 0: the next
+                // string that fits is written as a delta from 0.
+                self.wide = Some(encode_text(text).unwrap_or(0));
             }
             Kind::Binary => {
                 let (_, data) = binary_of(bytes).ok_or("a binary literal has an invalid length")?;
@@ -482,7 +486,7 @@ impl Stream {
                 return Ok(Step::Repeat);
             }
             let Some(prev) = self.wide else {
-                return Err("a delta follows a value too long to take one".into());
+                return Err("a delta follows a binary longer than 16 bytes".into());
             };
             let v = prev.wrapping_add(delta);
             let n = match self.kind {
@@ -1280,12 +1284,23 @@ mod tests {
             let e = decode(&col, 1_000).expect_err(why);
             assert!(e.contains(why), "{why}: {e} ({col:02x?})");
         }
-        // A string literal too long to take a delta, then a delta.
+        // A string too long for an integer, then a delta: from 0, so
+        // "a" (0x61, zig-zag 0xC2); a zero delta repeats the long string.
         let mut col = vec![0x02, 0, 18, 0, 0, 0];
         col.extend_from_slice(b"seventeen bytes..\0");
+        col.extend(blocks(0x81, &[14, 14 | (0xC2 << 4)]));
+        col.push(0);
+        let got = decode(&col, 10).expect("a delta from 0");
+        assert_eq!(got.get(1), got.get(0));
+        assert_eq!(got.get(2), Some(Some((0x02, &b"\x02\0\0\0a\0"[..]))));
+        // A binary longer than 16 bytes takes no delta.
+        let mut col = vec![0x05, 0, 17, 0, 0, 0, 0];
+        col.extend_from_slice(&[7; 17]);
         col.extend(blocks(0x80, &[14 | (2 << 4)]));
         col.push(0);
-        assert!(decode(&col, 10).expect_err("long").contains("too long"));
+        assert!(decode(&col, 10)
+            .expect_err("long")
+            .contains("longer than 16 bytes"));
         // A binary of 2 bytes whose delta reaches its third byte.
         let mut col = vec![0x05, 0, 2, 0, 0, 0, 0, 1, 2];
         col.extend(blocks(0x80, &[14 | ((0x1_0000u64 << 1) << 4)]));

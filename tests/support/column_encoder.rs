@@ -76,6 +76,8 @@ pub struct Used {
     pub sub_literals: u64,
     /// Sub-objects kept empty by the reference.
     pub kept_empty: u64,
+    /// Strings written as a delta from 0 after one no integer holds.
+    pub from_zero: u64,
 }
 
 /// How freely the encoder chooses.
@@ -318,10 +320,11 @@ impl Enc<'_> {
             let same = slots[i..].iter().take_while(|&&s| s == *prev).count();
             if same >= 120 && self.rng.chance(self.style.repeating) {
                 let most = (same / 120).min(16) as u64;
-                let k = match self.rng.below(10) {
-                    0..=3 => most,
-                    4..=6 => (most - 1).max(1),
-                    _ => self.rng.range(1, most),
+                // The longest repeat, or any shorter one.
+                let k = if self.rng.chance(40) {
+                    most
+                } else {
+                    self.rng.range(1, most)
                 };
                 words.push((15 | ((k - 1) << 4), 120 * k as usize));
                 self.used.repeats.insert(k as u8);
@@ -684,7 +687,19 @@ impl Stream {
                         i128::from_le_bytes(v.try_into().ok()?),
                         i128::from_le_bytes(last[..].try_into().ok()?),
                     ),
-                    _ => (text_int(v)?, text_int(last)?),
+                    // A string no integer holds is a base of 0; a new
+                    // string of 0 (empty) would read as a repeat.
+                    _ => {
+                        let a = text_int(v)?;
+                        match text_int(last) {
+                            Some(b) => (a, b),
+                            None if a != 0 => {
+                                e.used.from_zero += 1;
+                                (a, 0)
+                            }
+                            None => return None,
+                        }
+                    }
                 };
                 Some((5, Slot::Value(zigzag_wide(a.wrapping_sub(b))), 0))
             }
@@ -1108,6 +1123,9 @@ impl State {
                 }
                 Bson::String(String::from_utf8(self.text.clone()).unwrap_or_default())
             }
+            // Long strings (no integer holds them), now and then a short
+            // one: a delta from 0.
+            8 if r.chance(30) => Bson::String(format!("s{}", self.int % 50)),
             8 => Bson::String(format!(
                 "a long string, longer than 16 bytes: {}",
                 self.int % 4
