@@ -3,6 +3,8 @@
 //! here, generated data written in every supported file format, and the
 //! failure contract (exit code 2, one line on stderr, no panic).
 
+#[path = "support/column_encoder.rs"]
+mod column_encoder;
 mod common;
 
 use std::collections::BTreeSet;
@@ -1101,9 +1103,10 @@ fn a_time_series_dump_is_read_as_its_measurements() {
 }
 
 /// Buckets that cannot be read are skipped, each said in the report with
-/// why; the others are read. A compressed bucket whose columns are single
-/// values is read; one whose columns hold delta blocks is skipped, and
-/// its measurements (its `control.count`) still count in the collection.
+/// why; the others are read. Compressed buckets are read, their columns
+/// literals or delta blocks; one whose column cannot be decoded is
+/// skipped, and its measurements (its `control.count`) still count in the
+/// collection.
 #[test]
 fn unreadable_and_compressed_buckets_are_skipped_with_a_note() {
     use base64::Engine;
@@ -1143,7 +1146,8 @@ fn unreadable_and_compressed_buckets_are_skipped_with_a_note() {
         "meta": 8,
         "data": {"t": column("CQDoAwAAAAAAAAA="), "s": column("AgAEAAAAZm9vAAA=")},
     };
-    // Compressed, two measurements in Simple-8b delta blocks.
+    // Compressed by MongoDB, two measurements in Simple-8b delta blocks
+    // (from its test of buckets whose decompression fails).
     let deltas = doc! {
         "_id": common::oid(1_700_000_004, 4),
         "control": {"version": 2, "min": {}, "max": {}, "count": 2},
@@ -1153,9 +1157,17 @@ fn unreadable_and_compressed_buckets_are_skipped_with_a_note() {
             "a": column("AQAAAAAAAAAAAJAuAAAAAAAAAAA="),
         },
     };
+    // The same, its time column's block given selector 0, which no block
+    // has.
+    let broken = doc! {
+        "_id": common::oid(1_700_000_005, 5),
+        "control": {"version": 2, "min": {}, "max": {}, "count": 2},
+        "meta": 0,
+        "data": {"t": column("CQAYhggUjQEAAIAAAAAAAAAAAAA=")},
+    };
     write_bson(
         &db.join("system.buckets.readings.bson"),
-        &[good, damaged, single, deltas],
+        &[good, damaged, single, deltas, broken],
     );
     let report = json_ok(&docshape(&[
         "audit",
@@ -1166,16 +1178,17 @@ fn unreadable_and_compressed_buckets_are_skipped_with_a_note() {
     let c = collection(&report, "iot.readings");
     assert_eq!(c["kind"], "timeseries");
     assert_eq!(
-        c["sampled"], 2,
-        "the first bucket's and the single compressed one's"
+        c["sampled"], 4,
+        "the first bucket's and the two compressed ones'"
     );
     assert_eq!(
-        c["documents"], 4,
+        c["documents"], 6,
         "with the two the skipped compressed bucket declares"
     );
-    assert_eq!(field(c, "t")["types"], json!({"date": 2}));
-    assert_eq!(field(c, "m")["types"], json!({"int": 2}));
+    assert_eq!(field(c, "t")["types"], json!({"date": 4}));
+    assert_eq!(field(c, "m")["types"], json!({"int": 4}));
     assert_eq!(field(c, "s")["count"], 1);
+    assert_eq!(field(c, "a")["types"], json!({"int": 1, "double": 2}));
     let notes: Vec<&str> = report["notes"]
         .as_array()
         .expect("notes")
@@ -1187,13 +1200,191 @@ fn unreadable_and_compressed_buckets_are_skipped_with_a_note() {
         .find(|n| n.starts_with("iot.readings is a time-series collection"))
         .unwrap_or_else(|| panic!("{notes:?}"));
     for part in [
-        "2 measurements read from 4 buckets",
+        "4 measurements read from 5 buckets",
         "2 buckets, holding 2 measurements, could not be read and were skipped",
-        "the compressed column data.t could not be decoded: it holds Simple-8b delta blocks",
+        "the compressed column data.t could not be decoded: a Simple-8b block has selector 0",
         "data.t is neither a document of positions nor a BSON column",
     ] {
         assert!(note.contains(part), "{part}: {note}");
     }
+}
+
+/// A column of `values` as MongoDB compresses it (subtype 7).
+fn compressed(values: &[column_encoder::Value], r: &mut column_encoder::Rng) -> Bson {
+    let mut used = column_encoder::Used::default();
+    let bytes = column_encoder::encode(values, r, &column_encoder::Style::default(), &mut used);
+    Bson::Binary(bson::Binary {
+        subtype: bson::spec::BinarySubtype::from(7u8),
+        bytes,
+    })
+}
+
+/// The `$type` alias of a value.
+fn alias(v: &Bson) -> &'static str {
+    match v {
+        Bson::Double(_) => "double",
+        Bson::String(_) => "string",
+        Bson::Document(_) => "object",
+        Bson::Array(_) => "array",
+        Bson::ObjectId(_) => "objectId",
+        Bson::Boolean(_) => "bool",
+        Bson::DateTime(_) => "date",
+        Bson::Int32(_) => "int",
+        Bson::Int64(_) => "long",
+        Bson::Decimal128(_) => "decimal",
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A dump of a time-series collection in compressed buckets (versions 2
+/// and 3), their columns Simple-8b blocks of every kind: dates and
+/// ObjectIds (deltas of deltas), doubles (scaled), strings, int32, int64,
+/// booleans, decimals, fields missing in runs, an object field
+/// (interleaved) and an array field. docshape reports the measurements
+/// encoded: their count, and each field's count and types.
+#[test]
+fn compressed_buckets_are_read_as_their_measurements() {
+    use column_encoder::{bson_value, Rng};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("plant");
+    std::fs::create_dir(&db).expect("mkdir");
+    std::fs::write(
+        db.join("sensors.metadata.json"),
+        timeseries_metadata("sensors", "seconds"),
+    )
+    .expect("metadata");
+    let mut rng = Rng::new(2024);
+    let mut buckets = Vec::new();
+    let mut all: Vec<Document> = Vec::new();
+    let fields = [
+        "ts", "_id", "temp", "status", "count", "total", "ok", "price", "pos", "tags",
+    ];
+    for bucket in 0..4u32 {
+        let n = [1_000usize, 700, 1, 333][bucket as usize];
+        let sensor = doc! {"id": i64::from(bucket), "kind": "engine"};
+        let mut rows = Vec::new();
+        for k in 0..n {
+            let i = all.len() as i64;
+            let mut d = doc! {
+                "ts": DateTime::from_millis(1_700_000_000_000 + i * 10_000 + i64::from(k % 7 == 0)),
+                "_id": common::oid(1_700_000_000 + (i / 50) as u32, i as u32),
+            };
+            // A reading missing in runs, steady for long stretches.
+            if !(200..400).contains(&k) {
+                d.insert(
+                    "temp",
+                    20.0 + f64::from((k / 150) as u32) + f64::from((k % 3) as u32) / 100.0,
+                );
+            }
+            d.insert("status", if k % 250 < 240 { "running" } else { "stopped" });
+            d.insert("count", (k % 17) as i32);
+            if k % 5 != 0 {
+                d.insert("total", 1_000_000_000_000i64 + i * 1_000);
+            }
+            d.insert("ok", k % 250 < 240);
+            if k % 100 == 0 {
+                d.insert(
+                    "price",
+                    bson::Decimal128::from_bytes(
+                        (0x3040_0000_0000_0000_0000_0000_0000_0000u128 + k as u128).to_le_bytes(),
+                    ),
+                );
+            }
+            let mut pos = doc! {"x": (k % 40) as i32, "y": f64::from(k as u32) / 4.0};
+            if k % 3 == 0 {
+                pos.insert("label", format!("p{}", k % 4));
+            }
+            d.insert("pos", pos);
+            if k % 2 == 0 {
+                d.insert(
+                    "tags",
+                    vec![Bson::String("a".into()), Bson::Int32((k % 9) as i32)],
+                );
+            }
+            rows.push(d.clone());
+            let mut m = doc! {"ts": d.get("ts").expect("ts").clone(), "sensor": sensor.clone()};
+            for (key, v) in &d {
+                if key != "ts" {
+                    m.insert(key.clone(), v.clone());
+                }
+            }
+            all.push(m);
+        }
+        let mut data = Document::new();
+        for f in fields {
+            let column: Vec<column_encoder::Value> =
+                rows.iter().map(|d| d.get(f).map(bson_value)).collect();
+            if column.iter().any(Option::is_some) {
+                data.insert(f, compressed(&column, &mut rng));
+            }
+        }
+        buckets.push(doc! {
+            "_id": common::oid(1_700_000_000 + bucket, bucket),
+            "control": {"version": 2 + i32::from(bucket % 2 == 1), "min": {}, "max": {}, "count": n as i32},
+            "meta": sensor,
+            "data": data,
+        });
+    }
+    write_bson(&db.join("system.buckets.sensors.bson"), &buckets);
+
+    let report = json_ok(&docshape(&[
+        "audit",
+        path_str(tmp.path()),
+        "--format",
+        "json",
+        "--full",
+    ]));
+    let c = collection(&report, "plant.sensors");
+    assert_eq!(c["kind"], "timeseries");
+    assert_eq!(c["documents"], all.len());
+    assert_eq!(c["sampled"], all.len());
+    // Each path's count and types, from the measurements encoded.
+    let mut want: std::collections::BTreeMap<String, std::collections::BTreeMap<&str, u64>> =
+        std::collections::BTreeMap::new();
+    for m in &all {
+        for (k, v) in m {
+            *want
+                .entry(k.clone())
+                .or_default()
+                .entry(alias(v))
+                .or_default() += 1;
+            if let Bson::Document(sub) = v {
+                for (sk, sv) in sub {
+                    *want
+                        .entry(format!("{k}.{sk}"))
+                        .or_default()
+                        .entry(alias(sv))
+                        .or_default() += 1;
+                }
+            }
+        }
+    }
+    for (path, types) in &want {
+        let f = field(c, path);
+        assert_eq!(f["types"], json!(types), "{path}");
+        assert_eq!(f["count"], types.values().sum::<u64>(), "{path}");
+    }
+    assert_eq!(
+        field(c, "pos.label")["count"],
+        680,
+        "one in three of 2,034 measurements"
+    );
+    assert_eq!(
+        field(c, "temp")["count"],
+        all.len() - 533,
+        "missing at 200..400 of each bucket"
+    );
+    assert_eq!(field(c, "price")["types"], json!({"decimal": 22}));
+    // Sizes are those of the measurements as the server unpacks them.
+    let sizes: Vec<u64> = all.iter().map(encoded_len).collect();
+    assert_eq!(c["doc_size"]["min"], *sizes.iter().min().expect("sizes"));
+    assert_eq!(c["doc_size"]["max"], *sizes.iter().max().expect("sizes"));
+    let note = report["notes"].to_string();
+    assert!(
+        note.contains("2,034 measurements read from 4 buckets"),
+        "{note}"
+    );
+    assert!(!note.contains("could not be read"), "{note}");
 }
 
 /// Buckets with no metadata beside them, read from a directory and named

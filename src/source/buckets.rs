@@ -21,6 +21,11 @@ use crate::profile::raw::{self, BsonType};
 /// 1,000 by default; fewer than its bytes allow, in any case).
 pub const MAX_MEASUREMENTS: usize = 1 << 20;
 
+/// Most bytes the measurements of one bucket may take once unpacked (the
+/// server keeps a bucket's measurements to a few megabytes; a compressed
+/// column repeating a large value may claim far more).
+pub const MAX_UNPACKED_BYTES: usize = 64 << 20;
+
 /// What the collection's metadata says about its buckets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Spec {
@@ -80,6 +85,8 @@ pub enum Skip {
     Column { field: String, reason: String },
     /// The columns disagree on how many measurements the bucket holds.
     Inconsistent(String),
+    /// Its measurements would take more than [`MAX_UNPACKED_BYTES`].
+    TooLarge,
 }
 
 impl Skip {
@@ -104,6 +111,13 @@ impl Skip {
                 format!("its columns disagree ({why})"),
                 format!("各列互相矛盾（{why}）"),
             ),
+            Skip::TooLarge => Text::new(
+                format!(
+                    "its measurements would take more than {} MiB once unpacked",
+                    MAX_UNPACKED_BYTES >> 20
+                ),
+                format!("其测量解开后会超过 {} MiB", MAX_UNPACKED_BYTES >> 20),
+            ),
         }
     }
 }
@@ -117,6 +131,7 @@ impl Skip {
             Skip::BadColumn(_) => "bad-column",
             Skip::Column { .. } => "compressed",
             Skip::Inconsistent(_) => "inconsistent",
+            Skip::TooLarge => "too-large",
         }
     }
 }
@@ -132,7 +147,30 @@ pub fn declared_count(bucket: &[u8]) -> Option<u64> {
 }
 
 /// A value of a column: its BSON type tag and value bytes.
-pub type Cell<'a> = Option<(u8, std::borrow::Cow<'a, [u8]>)>;
+pub type Cell<'a> = Option<(u8, &'a [u8])>;
+
+/// A column of a bucket: a document of positions, or a decoded BSON
+/// column.
+enum Column<'a> {
+    Positions(Vec<Cell<'a>>),
+    Decoded(super::bsoncolumn::Values),
+}
+
+impl Column<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Column::Positions(c) => c.len(),
+            Column::Decoded(v) => v.len(),
+        }
+    }
+
+    fn get(&self, row: usize) -> Cell<'_> {
+        match self {
+            Column::Positions(c) => c.get(row).copied().flatten(),
+            Column::Decoded(v) => v.get(row).flatten(),
+        }
+    }
+}
 
 /// Appends the measurements of one `bucket` to `out`, each a BSON
 /// document with its own length prefix: the time field first, then the
@@ -154,34 +192,40 @@ pub fn unpack(bucket: &[u8], spec: &Spec, out: &mut Vec<u8>) -> Result<u64, Skip
         }
     }
     let data = data.ok_or(Skip::NoData)?;
-    // Each measurement's time takes at least 11 bytes of its column.
+    // Each measurement's time takes at least 11 bytes of a column of
+    // positions; a compressed column may repeat a value 1,920 times in 8
+    // bytes, so its measurements are bounded by the count the bucket
+    // declares.
     let most = (bucket.len() / 11).min(MAX_MEASUREMENTS);
-    let mut columns: Vec<(&[u8], Vec<Cell<'_>>)> = Vec::new();
+    let most_compressed = count.map_or(MAX_MEASUREMENTS, |c| {
+        usize::try_from(c).map_or(MAX_MEASUREMENTS, |c| c.min(MAX_MEASUREMENTS))
+    });
+    let mut budget = MAX_UNPACKED_BYTES;
+    let mut columns: Vec<(&[u8], Column<'_>)> = Vec::new();
     for el in raw::elements(data).map_err(malformed)? {
         let el = el.map_err(malformed)?;
         let field = String::from_utf8_lossy(el.key);
-        let cells = match el.ty {
-            BsonType::Object => positions(el.value, most).map_err(|why| {
+        let column = match el.ty {
+            BsonType::Object => Column::Positions(positions(el.value, most).map_err(|why| {
                 if why.is_empty() {
                     Skip::BadColumn(field.to_string())
                 } else {
                     Skip::Inconsistent(format!("data.{field}: {why}"))
                 }
-            })?,
+            })?),
             BsonType::BinData if el.value.get(4) == Some(&7) => {
                 let bytes = el.value.get(5..).unwrap_or_default();
-                super::bsoncolumn::decode(bytes, most)
+                let values = super::bsoncolumn::decode_within(bytes, most_compressed, budget)
                     .map_err(|reason| Skip::Column {
                         field: field.to_string(),
                         reason,
-                    })?
-                    .into_iter()
-                    .map(|c| c.map(|(t, v)| (t, std::borrow::Cow::Owned(v))))
-                    .collect()
+                    })?;
+                budget -= values.held();
+                Column::Decoded(values)
             }
             _ => return Err(Skip::BadColumn(field.to_string())),
         };
-        columns.push((el.key, cells));
+        columns.push((el.key, column));
     }
     // Every measurement has its time: the time column is the longest.
     let longest = columns.iter().map(|(_, c)| c.len()).max().unwrap_or(0);
@@ -211,11 +255,24 @@ pub fn unpack(bucket: &[u8], spec: &Spec, out: &mut Vec<u8>) -> Result<u64, Skip
     let mut order: Vec<usize> = time_at.into_iter().collect();
     order.extend((0..columns.len()).filter(|&i| Some(i) != time_at));
     if let Some(t) = time_at {
-        if let Some(k) = columns[t].1.iter().position(Option::is_none) {
+        if let Some(k) = (0..n).find(|&row| columns[t].1.get(row).is_none()) {
             return Err(Skip::Inconsistent(format!("measurement {k} has no time")));
         }
     }
     let meta = meta.and_then(|m| spec.meta_name().map(|name| (name.as_bytes(), m)));
+    // What the measurements will take, before any is written.
+    let mut size = n * (5 + meta.map_or(0, |(name, m)| name.len() + 2 + m.value.len()));
+    for (key, column) in &columns {
+        for row in 0..column.len() {
+            if let Some((_, value)) = column.get(row) {
+                size = size.saturating_add(key.len() + 2 + value.len());
+            }
+        }
+    }
+    if size > MAX_UNPACKED_BYTES {
+        return Err(Skip::TooLarge);
+    }
+    out.reserve(size);
     // The meta field goes before this column (after the time field).
     let meta_before = usize::from(time_at.is_some());
     for row in 0..n {
@@ -234,9 +291,9 @@ pub fn unpack(bucket: &[u8], spec: &Spec, out: &mut Vec<u8>) -> Result<u64, Skip
                     put(name, m.ty as u8, m.value);
                 }
             }
-            let (key, cells) = &columns[c];
-            if let Some(Some((tag, value))) = cells.get(row) {
-                put(key, *tag, value);
+            let (key, column) = &columns[c];
+            if let Some((tag, value)) = column.get(row) {
+                put(key, tag, value);
             }
         }
         if let Some((name, m)) = meta_left {
@@ -287,7 +344,7 @@ fn positions(column: &[u8], most: usize) -> Result<Vec<Cell<'_>>, String> {
         if cells[at].is_some() {
             return Err(format!("position {at} twice"));
         }
-        cells[at] = Some((el.ty as u8, std::borrow::Cow::Borrowed(el.value)));
+        cells[at] = Some((el.ty as u8, el.value));
     }
     Ok(cells)
 }
