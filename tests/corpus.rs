@@ -212,7 +212,12 @@ fn findings_of(report: &Value, place: &str, rename: &dyn Fn(&str) -> String) -> 
             place: place.to_owned(),
             namespace: format!("{}.{coll}", rename(db)),
             rule: f["rule"].as_str().expect("finding rule").to_owned(),
-            path: f["path"].as_str().unwrap_or("-").to_owned(),
+            // An index finding is about one index: two indexes may begin
+            // with the same field.
+            path: match f["evidence"]["index"]["name"].as_str() {
+                Some(index) => format!("{}@{index}", f["path"].as_str().unwrap_or("-")),
+                None => f["path"].as_str().unwrap_or("-").to_owned(),
+            },
             severity: f["severity"].as_str().expect("finding severity").to_owned(),
         };
         let message = f["message"]
@@ -417,7 +422,10 @@ fn apps_server_run(trees: &BTreeMap<String, PathBuf>) -> Run {
             let (server_db, dir) = (server_db.clone(), dir.clone());
             loads.push(tokio::spawn(async move {
                 let (made, failed) = load_dir(&c, &dir, &server_db).await;
-                assert!(failed.is_empty(), "indexes the server could not build: {failed:?}");
+                assert!(
+                    failed.is_empty(),
+                    "indexes the server could not build: {failed:?}"
+                );
                 made.len()
             }));
         }
@@ -673,57 +681,57 @@ fn every_finding_on_real_data_has_an_expert_verdict() {
     let files = realdata_files();
     let on_disk: usize = files.values().map(Vec::len).sum();
 
+    let trees = app_trees();
     // The file audits run while the server is loaded.
     let (file_run, sample_run, workload_run, log_run, server_run, apps_files_run, apps_server_run) =
         std::thread::scope(|s| {
-        let f = s.spawn(|| {
-            let root = realdata("");
-            let report = audit(FILES, &[root.to_str().expect("utf-8 path")]);
-            findings_of(&report, FILES, &str::to_owned)
+            let f = s.spawn(|| {
+                let root = realdata("");
+                let report = audit(FILES, &[root.to_str().expect("utf-8 path")]);
+                findings_of(&report, FILES, &str::to_owned)
+            });
+            let d = s.spawn(|| {
+                let dir = repo().join("sample-data");
+                let report = audit(SAMPLE_DATA, &[dir.to_str().expect("utf-8 path")]);
+                findings_of(&report, SAMPLE_DATA, &str::to_owned)
+            });
+            let w = s.spawn(|| {
+                let dir = repo().join("sample-data");
+                let log = dir.join("workload/mongod.log");
+                let report = audit(
+                    WORKLOAD,
+                    &[
+                        dir.to_str().expect("utf-8 path"),
+                        "--workload",
+                        log.to_str().expect("utf-8 path"),
+                    ],
+                );
+                let mut run = findings_of(&report, WORKLOAD, &str::to_owned);
+                run.findings
+                    .retain(|k, _| WORKLOAD_RULES.contains(&k.rule.as_str()));
+                run
+            });
+            let l = s.spawn(|| {
+                let log = realdata("logs");
+                let report = audit(LOG, &["--workload", log.to_str().expect("utf-8 path")]);
+                // Not vacuous: the log's shapes were read and judged.
+                let shapes = report["workload"]["shapes"].as_array().map_or(0, Vec::len);
+                assert!(shapes >= 20, "the real log gave {shapes} shapes");
+                findings_of(&report, LOG, &str::to_owned)
+            });
+            let af = s.spawn(|| apps_file_run(&trees));
+            let server = server_run(&files);
+            let apps_server = apps_server_run(&trees);
+            (
+                f.join().expect("the file audit panicked"),
+                d.join().expect("the sample-data audit panicked"),
+                w.join().expect("the workload audit panicked"),
+                l.join().expect("the log audit panicked"),
+                server,
+                af.join().expect("the applications' file audit panicked"),
+                apps_server,
+            )
         });
-        let d = s.spawn(|| {
-            let dir = repo().join("sample-data");
-            let report = audit(SAMPLE_DATA, &[dir.to_str().expect("utf-8 path")]);
-            findings_of(&report, SAMPLE_DATA, &str::to_owned)
-        });
-        let w = s.spawn(|| {
-            let dir = repo().join("sample-data");
-            let log = dir.join("workload/mongod.log");
-            let report = audit(
-                WORKLOAD,
-                &[
-                    dir.to_str().expect("utf-8 path"),
-                    "--workload",
-                    log.to_str().expect("utf-8 path"),
-                ],
-            );
-            let mut run = findings_of(&report, WORKLOAD, &str::to_owned);
-            run.findings
-                .retain(|k, _| WORKLOAD_RULES.contains(&k.rule.as_str()));
-            run
-        });
-        let l = s.spawn(|| {
-            let log = realdata("logs");
-            let report = audit(LOG, &["--workload", log.to_str().expect("utf-8 path")]);
-            // Not vacuous: the log's shapes were read and judged.
-            let shapes = report["workload"]["shapes"].as_array().map_or(0, Vec::len);
-            assert!(shapes >= 20, "the real log gave {shapes} shapes");
-            findings_of(&report, LOG, &str::to_owned)
-        });
-        let trees = app_trees();
-        let af = s.spawn(|| apps_file_run(&trees));
-        let server = server_run(&files);
-        let apps_server = apps_server_run(&trees);
-        (
-            f.join().expect("the file audit panicked"),
-            d.join().expect("the sample-data audit panicked"),
-            w.join().expect("the workload audit panicked"),
-            l.join().expect("the log audit panicked"),
-            server,
-            af.join().expect("the applications' file audit panicked"),
-            apps_server,
-        )
-    });
     eprintln!(
         "corpus: seven audits in {:.1} s",
         started.elapsed().as_secs_f64()

@@ -250,7 +250,11 @@ async fn relationships_and_growth_from_the_server() {
         n("probes") <= n("candidate_paths") * n("target_keys"),
         "{cost}"
     );
-    assert!(n("probes") >= 4, "every reference was probed: {cost}");
+    // Each reference was probed, or answered from a target read whole.
+    assert!(
+        n("probes") + n("answered_from_sample") >= 4,
+        "every reference was probed: {cost}"
+    );
     assert_eq!(
         n("fanout_queries"),
         2,

@@ -126,7 +126,11 @@ fn warnings(args: &[&str]) -> BTreeSet<Warning> {
             .map(|a| a.trim_start_matches('-'))
             .collect::<Vec<_>>()
             .join("_");
-        let name = if name.is_empty() { "default".to_owned() } else { name };
+        let name = if name.is_empty() {
+            "default".to_owned()
+        } else {
+            name
+        };
         let mut file = dir.join(format!("{name}.json"));
         let mut n = 1;
         while file.exists() {

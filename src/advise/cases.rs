@@ -52,6 +52,7 @@ fn drift(kind: DriftKind) -> DriftCheck {
         groups_disagreeing: 2,
         own_fields: vec!["qty".into()],
         snapshot: Vec::new(),
+        changed: Vec::new(),
         examples: vec![(
             "s1".into(),
             "name".into(),

@@ -836,7 +836,7 @@ pub fn snapshot_copies(
         .fields
         .iter()
         .map(String::as_str)
-        .filter(|f| !clock.contains(f))
+        .filter(|f| !clock.contains(f) && !d.changed.iter().any(|c| c == f))
         .collect();
     let what = format!("snapshot copies in {}.{}", ctx.ns(), d.holder);
     let mut s = change::read_only(lang, &what);
@@ -877,10 +877,13 @@ pub fn snapshot_copies(
     } else {
         lang.pick(
             format!(
-                "keep beside the reference only the fields that do not change ({})",
+                "keep beside the reference only the fields that no copy shows changed ({})",
                 stable.join(", ")
             ),
-            format!("在引用旁只保留不会变化的字段（{}）", stable.join("、")),
+            format!(
+                "在引用旁只保留没有任何副本显示变化的字段（{}）",
+                stable.join("、")
+            ),
         )
     };
     Suggestion {

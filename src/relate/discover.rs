@@ -51,6 +51,9 @@ pub struct RelateCost {
     pub skipped_over_budget: u64,
     /// `distinct` with `$in` on a server, a scan of a file: one per pair.
     pub probes: u64,
+    /// Pairs answered as a probe would be, from the target's kept sample
+    /// when it holds every document: no query.
+    pub answered_from_sample: u64,
     /// Per-parent counts (`$group`, or a scan).
     pub fanout_queries: u64,
     /// Probes of whether the counted parents exist.
@@ -125,6 +128,7 @@ pub async fn relationships<S: Source>(
     drop(index);
     let (cands, pending, over) = chosen.finish();
     cost.probes = pending.iter().filter(|p| !p.local).count() as u64;
+    cost.answered_from_sample = pending.len() as u64 - cost.probes;
     cost.skipped_over_budget = over;
     for p in &pending {
         let (cand, t) = (&cands[p.cand], &targets[p.target]);
@@ -322,6 +326,17 @@ struct Chosen {
     offered: u64,
 }
 
+/// The decade of a chance rate, ordered as the rate is (`0` for no
+/// chance at all).
+fn chance_decade(chance: f64) -> u64 {
+    if chance.is_nan() || chance <= 0.0 {
+        return 0;
+    }
+    // Rates between 1e-300 and 1: decades -300 ..= 0, shifted to 1 ..= 301.
+    let decade = chance.min(1.0).log10().floor().max(-300.0);
+    (decade + 301.0) as u64
+}
+
 struct Ranked {
     key: (bool, u64, u64),
     pair: keys::Pair,
@@ -358,10 +373,14 @@ impl Chosen {
                 self.local.push(pair);
                 continue;
             }
-            // Greater is weaker: no name, more chance, found later.
+            // Greater is weaker: no name, more chance, found later. The
+            // chance counts by its order of magnitude: a sample's noise
+            // (0.0032 or 0.0033) must not decide which pairs the budget
+            // keeps, and the order offered (by collection and path) does
+            // not depend on the sample.
             let key = (
                 pair.name.is_none(),
-                pair.chance.max(0.0).to_bits(),
+                chance_decade(pair.chance),
                 self.offered,
             );
             self.offered += 1;
@@ -761,6 +780,17 @@ mod tests {
     use crate::relate::evidence::{Affinity, ChanceBasis};
     use crate::relate::keys::References;
 
+    #[test]
+    fn the_budget_ranks_chance_by_its_decade() {
+        assert_eq!(chance_decade(0.0), 0);
+        assert_eq!(chance_decade(0.0032), chance_decade(0.0033));
+        assert!(chance_decade(0.0009) < chance_decade(0.0033));
+        assert!(chance_decade(0.0033) < chance_decade(0.02));
+        assert!(chance_decade(1e-12) > chance_decade(0.0));
+        assert_eq!(chance_decade(1.0), 301);
+        assert_eq!(chance_decade(f64::NAN), 0);
+    }
+
     fn cand(n: usize) -> Candidate {
         let keys = vec![ValueKey::Int(n as i64)];
         Candidate {
@@ -799,11 +829,12 @@ mod tests {
     fn the_probe_budget_goes_to_named_pairs_then_to_the_least_chance() {
         let mut chosen = Chosen::default();
         let budget = MAX_PROBES as usize;
-        // A first candidate with more unnamed pairs than the budget, of
-        // falling chance; then one named pair; then a candidate whose
-        // pairs are all weaker than those chosen.
+        // A first candidate with more unnamed pairs than the budget, the
+        // first 101 of a chance ten times larger than the rest (within a
+        // decade the order offered decides); then one named pair; then a
+        // candidate whose pairs are all weaker than those chosen.
         let first: Vec<keys::Pair> = (0..budget + 100)
-            .map(|t| pair(t, false, 0.5 - t as f64 * 1e-4))
+            .map(|t| pair(t, false, if t < 101 { 0.5 } else { 0.05 - t as f64 * 1e-6 }))
             .collect();
         chosen.offer(cand(0), first);
         chosen.offer(cand(1), vec![pair(7, true, 0.9)]);
@@ -820,8 +851,8 @@ mod tests {
         let named: Vec<&keys::Pair> = pairs.iter().filter(|p| p.name.is_some()).collect();
         assert_eq!(named.len(), 1, "the named pair is chosen over chance");
         assert_eq!(cands[named[0].cand].coll, 1);
-        // The unnamed pairs kept are those of least chance: the last ones
-        // offered, in the order they were found.
+        // The unnamed pairs kept are those of the least decade of chance:
+        // the last ones offered, in the order they were found.
         let targets: Vec<usize> = pairs
             .iter()
             .filter(|p| p.name.is_none())

@@ -57,6 +57,9 @@ pub struct DriftCheck {
     /// that fell out of step (seed 003: a copy is a snapshot unless the
     /// design keeps it in step).
     pub snapshot: Vec<(String, u64)>,
+    /// Against the source: copied fields that differ from it in at least
+    /// one copy (a snapshot's fields that changed since it was taken).
+    pub changed: Vec<String>,
 }
 
 impl DriftCheck {
@@ -210,6 +213,9 @@ pub fn against_source<H: std::hash::BuildHasher>(
         }
         if held == 0 {
             continue;
+        }
+        if agree < held {
+            check.changed.push(f.clone());
         }
         if behind > 0 && ahead == 0 && other == 0 && is_clock(&f, &matched) {
             check.snapshot.push((f.clone(), behind));
@@ -368,49 +374,115 @@ pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
     }
 }
 
-/// Whether a field that differs within most references is a copy that
-/// drifted rather than the holder's own data: each of its values belongs
-/// to one reference (at least 90 % of the distinct values — a product's
-/// old and new name, not a quantity shared by many products), and in at
-/// least half of the references some version is held by two or more
-/// copies (stale copies agree with each other; a timestamp of each line
-/// never repeats).
+/// How unlikely, at most, the copies' agreement may be by chance for a
+/// field that differs within or from most references still to count as a
+/// copy that drifted.
+const DRIFTED_ALPHA: f64 = 1e-3;
+
+/// Whether a field that differs within most references (or from its
+/// source) is a copy that drifted rather than the holder's own data: the
+/// copies of each reference agree with each other — in at least half of
+/// the references with two or more copies, one value is held by more than
+/// half of them (stale copies of a name agree; a quantity or a timestamp of
+/// each line does not) — and far more often than values drawn at random
+/// from the field's own values would. The chance a reference's `m` copies
+/// show a majority is `Σ_v P(Binomial(m, p_v) > m/2)` over the field's
+/// values `v` with their shares `p_v` among all copies (exact up to 64
+/// copies, a Chernoff bound above); the count of references that do is
+/// held against those chances with the Chernoff bound of a sum of
+/// independent trials. A constant (every copy holds 0) or a two-valued
+/// per-row role agrees by chance and is not a copy; seven point levels
+/// shared by thirty customers, each customer's orders holding one, are.
 fn drifted_copy(
     field: &str,
     groups: &HashMap<ValueKey, Vec<usize>>,
     order: &[ValueKey],
     copies: &[Copy],
 ) -> bool {
-    let mut owner: HashMap<String, Option<&ValueKey>> = HashMap::new();
-    let (mut held, mut repeated) = (0u64, 0u64);
+    let mut shares: HashMap<String, u64> = HashMap::new();
+    let mut sizes: Vec<(usize, bool)> = Vec::new();
     for k in order {
-        let mut tally: HashMap<String, u64> = HashMap::new();
+        let mut tally: HashMap<String, usize> = HashMap::new();
         for &i in &groups[k] {
             if let Some(v) = copies[i].1.get(field) {
                 let key = version_key(v);
-                *tally.entry(key.clone()).or_insert(0) += 1;
-                owner
-                    .entry(key)
-                    .and_modify(|o| {
-                        if o.is_some_and(|x| x != k) {
-                            *o = None;
-                        }
-                    })
-                    .or_insert(Some(k));
+                *shares.entry(key.clone()).or_insert(0) += 1;
+                *tally.entry(key).or_insert(0) += 1;
             }
         }
-        if tally.values().sum::<u64>() >= 2 {
-            held += 1;
-            if tally.values().any(|n| *n >= 2) {
-                repeated += 1;
-            }
+        let m: usize = tally.values().sum();
+        if m >= 2 {
+            sizes.push((m, tally.values().any(|n| 2 * n > m)));
         }
     }
-    if owner.is_empty() || held == 0 {
+    let held = sizes.len();
+    let agreeing = sizes.iter().filter(|(_, a)| *a).count();
+    if held == 0 || 2 * agreeing < held {
         return false;
     }
-    let single = owner.values().filter(|o| o.is_some()).count();
-    10 * single >= 9 * owner.len() && 2 * repeated >= held
+    let total: u64 = shares.values().sum();
+    let p: Vec<f64> = shares.values().map(|n| *n as f64 / total as f64).collect();
+    let mut cache: HashMap<usize, f64> = HashMap::new();
+    let expected: f64 = sizes
+        .iter()
+        .map(|(m, _)| {
+            *cache
+                .entry(*m)
+                .or_insert_with(|| majority_by_chance(*m, &p))
+        })
+        .sum();
+    chance_of_at_least(agreeing, held, expected) < DRIFTED_ALPHA
+}
+
+/// The chance that `m` values drawn independently with shares `p` show one
+/// value more than `m/2` times (the events are disjoint across values).
+fn majority_by_chance(m: usize, p: &[f64]) -> f64 {
+    let need = m / 2 + 1;
+    let tail = |q: f64| -> f64 {
+        if q >= 1.0 {
+            return 1.0;
+        }
+        if q <= 0.0 {
+            return 0.0;
+        }
+        if m <= 64 {
+            // P(X >= need) for X ~ Binomial(m, q), by its terms.
+            let mut term = (1.0 - q).powi(m as i32);
+            let mut sum = 0.0;
+            for j in 0..=m {
+                if j >= need {
+                    sum += term;
+                }
+                term *= (m - j) as f64 / (j + 1) as f64 * q / (1.0 - q);
+            }
+            sum
+        } else if q >= 0.5 {
+            1.0
+        } else {
+            (-(m as f64) * kl(0.5, q)).exp()
+        }
+    };
+    p.iter().map(|q| tail(*q)).sum::<f64>().min(1.0)
+}
+
+/// Kullback–Leibler divergence of Bernoulli(a) from Bernoulli(b).
+fn kl(a: f64, b: f64) -> f64 {
+    let term = |x: f64, y: f64| if x <= 0.0 { 0.0 } else { x * (x / y).ln() };
+    term(a, b) + term(1.0 - a, 1.0 - b)
+}
+
+/// An upper bound on the chance that `n` independent trials whose success
+/// chances sum to `expected` give `k` or more successes (Chernoff–Hoeffding:
+/// it depends on the mean alone).
+fn chance_of_at_least(k: usize, n: usize, expected: f64) -> f64 {
+    let (a, b) = (k as f64 / n as f64, (expected / n as f64).clamp(0.0, 1.0));
+    if a <= b {
+        return 1.0;
+    }
+    if b <= 0.0 {
+        return 0.0;
+    }
+    (-(n as f64) * kl(a, b)).exp()
 }
 
 #[cfg(test)]
@@ -525,6 +597,47 @@ mod tests {
     }
 
     #[test]
+    fn copies_of_few_levels_that_agree_per_reference_are_copies_a_constant_is_not() {
+        // Thirty customers on seven point levels, each on six or seven
+        // orders that copied the level; since then almost every customer
+        // earned points. A status every order holds is no copy.
+        let customers: Vec<bson::Document> = (0..30)
+            .map(|i| doc! {"_id": i, "points": 100 * (i % 7) + if i % 10 == 0 { 0 } else { 10 }, "status": "active"})
+            .collect();
+        let copies: Vec<Copy> = (0..200)
+            .map(|o| {
+                let c = o * 7 % 30;
+                (
+                    bson::Bson::Int32(c),
+                    doc! {"id": c, "points": 100 * (c % 7), "status": "placed"},
+                )
+            })
+            .collect();
+        let mut c = DriftCheck {
+            fields: vec!["points".into(), "status".into()],
+            ..DriftCheck::default()
+        };
+        against_source(&mut c, &copies, &sources_by_id(&customers));
+        assert_eq!(c.fields, ["points"]);
+        assert_eq!(c.own_fields, ["status"]);
+        // A two-valued field agreeing within references no more than chance
+        // would: the holder's own.
+        let coin: Vec<Copy> = (0..200)
+            .map(|o| {
+                let c = o * 7 % 30;
+                (bson::Bson::Int32(c), doc! {"id": c, "paid": o % 11 != 0})
+            })
+            .collect();
+        let mut c = DriftCheck {
+            fields: vec!["paid".into()],
+            ..DriftCheck::default()
+        };
+        let paid: Vec<bson::Document> = (0..30).map(|i| doc! {"_id": i, "paid": false}).collect();
+        against_source(&mut c, &coin, &sources_by_id(&paid));
+        assert_eq!(c.own_fields, ["paid"]);
+    }
+
+    #[test]
     fn copies_compared_with_their_source() {
         let copies = vec![copy(1, "ann", 1), copy(2, "bobby", 2), copy(9, "x", 0)];
         let a = doc! {"_id": 1, "name": "ann"};
@@ -621,6 +734,8 @@ mod tests {
         assert!(c.is_snapshot());
         assert_eq!(c.snapshot, [("__v".to_owned(), 5)]);
         assert_eq!((c.checked, c.disagree), (20, 5));
+        // Both changed since: neither is a field that stays as copied.
+        assert_eq!(c.changed, ["status", "__v"]);
 
         // Loyalty points copied into orders: they grow too, but they are
         // a business number spread over many values, not a clock: the

@@ -310,14 +310,23 @@ fn main_family(f: &FieldProfile) -> Option<(Family, f64)> {
 /// [`References::sample`] finds out whether the strings convert.
 fn reference_family(f: &FieldProfile) -> Option<(Family, f64, bool)> {
     let (family, share) = main_family(f)?;
-    if share >= MIN_FAMILY_SHARE {
-        return Some((family, share, false));
-    }
     let has = |t: BsonType| f.type_count(t) > 0;
     let strings = has(BsonType::String);
+    let numbers = has(BsonType::Int) || has(BsonType::Long);
+    if share >= MIN_FAMILY_SHARE {
+        // Mostly one family: strings beside it may still be the same
+        // references written by another writer.
+        let convert = strings
+            && match family {
+                Family::ObjectId => true,
+                Family::Number => numbers,
+                Family::String => false,
+            };
+        return Some((family, share, convert));
+    }
     if strings && has(BsonType::ObjectId) {
         Some((Family::ObjectId, share, true))
-    } else if strings && (has(BsonType::Int) || has(BsonType::Long)) {
+    } else if strings && numbers {
         Some((Family::Number, share, true))
     } else {
         Some((family, share, false))

@@ -251,7 +251,7 @@ fn a_disabled_rule_never_runs() {
 /// Documents of one size: a 2 KiB note each, no growth.
 fn notes(n: i32) -> Vec<Document> {
     (0..n)
-        .map(|i| doc! {"_id": i, "title": "t", "note": "x".repeat(2048)})
+        .map(|i| doc! {"_id": i, "title": format!("t{i:02}"), "note": "x".repeat(2048)})
         .collect()
 }
 
@@ -978,7 +978,11 @@ fn bloated_document_is_silent_on_a_value_beside_its_keys() {
     assert_eq!(severity_of(&found, "bloated-document"), None, "{found:?}");
     // A small field that varies is something read without the avatar.
     let found = check_with(
-        &report("contacts_avatar", &with_field(Some(|i| Bson::Int32(i % 3))), 20),
+        &report(
+            "contacts_avatar",
+            &with_field(Some(|i| Bson::Int32(i % 3))),
+            20,
+        ),
         &t,
     );
     assert_eq!(

@@ -53,6 +53,7 @@ fn copies(kind: DriftKind, checked: u64, disagree: u64) -> DriftCheck {
         groups_disagreeing: disagree.min(40),
         own_fields: Vec::new(),
         snapshot: Vec::new(),
+        changed: Vec::new(),
         examples: vec![(
             "4".into(),
             "name".into(),

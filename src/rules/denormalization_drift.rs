@@ -189,6 +189,7 @@ mod tests {
                 groups_disagreeing: 280,
                 own_fields: vec!["qty".into()],
                 snapshot: Vec::new(),
+                changed: Vec::new(),
                 examples: vec![(
                     "7".into(),
                     "name".into(),

@@ -920,11 +920,19 @@ fn indexes(n: u8) -> Dataset {
                 "total": rng.money(5, 500), "channel": (["web", "app", "store"][(o % 3) as usize])}
             })
             .collect();
+        if variant == 2 {
+            // A copy someone kept before re-indexing, never dropped.
+            out.push(Collection::new(
+                &format!("{prefix}_orders_backup"),
+                docs.clone(),
+            ));
+        }
         let c = Collection::new(&format!("{prefix}_orders"), docs);
         out.push(if variant == 1 {
             c.index(doc! {"customer": 1, "status": 1, "placed_at": -1})
         } else {
             c.index(doc! {"customer": 1})
+                .index(doc! {"_id": 1, "status": 1})
                 .index(doc! {"customer": 1, "status": 1, "placed_at": -1})
                 .index(doc! {"coupon_code": 1})
                 .index(doc! {"status": 1})
@@ -939,9 +947,15 @@ fn indexes(n: u8) -> Dataset {
     }
     Dataset {
         name: "indexes",
-        title: "Indexes: one compound index in equality-sort-range order (good) vs twelve indexes, one a prefix of another and one on a field no document has (bad)",
+        title: "Indexes: one compound index in equality-sort-range order (good) vs thirteen indexes, one a prefix of another, one led by _id and one on a field no document has, beside a forgotten copy of the collection (bad)",
         seeds: "002 (index rules); Atlas and Compass index advice",
-        bad_fires: &["redundant-index", "unused-index", "too-many-indexes"],
+        bad_fires: &[
+            "redundant-index",
+            "unused-index",
+            "too-many-indexes",
+            "id-led-index",
+            "duplicate-collection",
+        ],
         collections: out,
     }
 }
@@ -983,7 +997,13 @@ fn integrity(n: u8) -> Dataset {
             } else {
                 date(t)
             };
-            reviews.push(doc! {"_id": ids.at(t), "product_id": id_of(product), "author": format!("reader{:03}", r % 97),
+            // In the bad variant an import wrote every tenth review's
+            // product as the ObjectId's hex string.
+            let product_id = match id_of(product) {
+                Bson::ObjectId(oid) if bad && r % 10 == 3 => Bson::String(oid.to_hex()),
+                other => other,
+            };
+            reviews.push(doc! {"_id": ids.at(t), "product_id": product_id, "author": format!("reader{:03}", r % 97),
             "rating": rng.range(1, 5) as i32, "text": *rng.pick(&WORDS), "created_at": at});
         }
         let products: Vec<Document> = all_products
@@ -1032,9 +1052,14 @@ fn integrity(n: u8) -> Dataset {
     }
     Dataset {
         name: "integrity",
-        title: "Referential integrity: every review names an existing product, review times are dates, and account numbers are unique by index (good) vs reviews of deleted products, times stored as text, and account numbers issued twice with no unique index (bad)",
+        title: "Referential integrity: every review names an existing product by its ObjectId, review times are dates, and account numbers are unique by index (good) vs reviews of deleted products, a tenth of the product references written as hex strings, times stored as text, and account numbers issued twice with no unique index (bad)",
         seeds: "000, 001, 002, 003",
-        bad_fires: &["dangling-references", "string-dates", "non-unique-reference-key"],
+        bad_fires: &[
+            "dangling-references",
+            "reference-type-mismatch",
+            "string-dates",
+            "non-unique-reference-key",
+        ],
         collections: out,
     }
 }
