@@ -45,18 +45,12 @@ pub const KEEP_BYTES: usize = 64 * 1024 * 1024;
 const DOC_CAP_MIN: usize = 4 * 1024;
 /// Memory budget of a run unless told otherwise (`--memory`), in MiB.
 pub const MEMORY_MIB: usize = 256;
-/// Documents kept per collection when every document is read.
-pub const KEEP_FULL: u64 = 1000;
+pub use crate::source::KEEP_FULL;
 
-/// Most documents a collection keeps when read in `mode`. Each kept
-/// document's share of the collection's bytes depends on the collection's
-/// document count only up to this many: a source need not count further
-/// before the read ([`crate::source::file::FileSource::counting_up_to`]).
+/// Most documents a collection keeps when read in `mode`
+/// ([`SampleMode::kept_at_most`]).
 pub fn kept_at_most(mode: SampleMode) -> u64 {
-    match mode {
-        SampleMode::Sample(n) => n,
-        SampleMode::Full => KEEP_FULL,
-    }
+    mode.kept_at_most()
 }
 
 /// What to read and which stages to run.

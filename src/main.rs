@@ -11,7 +11,7 @@ use docshape::audit::{self, Plan, Progress};
 use docshape::i18n::Lang;
 use docshape::report::{self, text::Style, CollectionReport, Report};
 use docshape::rules::Thresholds;
-use docshape::source::{FileSource, MongoSource, SampleMode, Selection, Source, SourceError};
+use docshape::source::{MongoSource, SampleMode, Selection, Source, SourceError};
 use docshape::target::{self, Origin, Target};
 
 #[derive(Parser)]
@@ -442,16 +442,12 @@ async fn profile(
         Origin::Given => {}
     }
     let mut show = progress_printer();
-    let report = match &target {
-        Target::Mongo(uri) => {
-            let mut src = MongoSource::connect(uri, Duration::from_secs(c.timeout)).await?;
-            run(&mut src, &plan, &mut show, out.take()).await?
-        }
-        Target::Path(p) => {
-            let mut src = FileSource::open(p)?.counting_up_to(audit::kept_at_most(plan.mode));
-            run(&mut src, &plan, &mut show, out.take()).await?
-        }
+    let options = target::OpenOptions {
+        timeout: Duration::from_secs(c.timeout),
+        mode: plan.mode,
     };
+    let mut src = target::open(&target, &options).await?;
+    let report = run(&mut src, &plan, &mut show, out.take()).await?;
     clear_progress();
     Ok(report)
 }

@@ -41,6 +41,32 @@ impl Target {
     }
 }
 
+/// How a target is opened for a run.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenOptions {
+    /// Every server call's bound.
+    pub timeout: Duration,
+    /// How the run reads each collection: files count their documents
+    /// only as far as the run keeps them.
+    pub mode: crate::source::SampleMode,
+}
+
+/// Opens `target` for a run: the one place the command line, the
+/// explorer and the lessons open what they read, so that they read it
+/// alike.
+pub async fn open(
+    target: &Target,
+    options: &OpenOptions,
+) -> Result<crate::source::Opened, crate::source::SourceError> {
+    use crate::source::{FileSource, MongoSource, Opened};
+    Ok(match target {
+        Target::Mongo(uri) => Opened::Server(MongoSource::connect(uri, options.timeout).await?),
+        Target::Path(p) => {
+            Opened::Files(FileSource::open(p)?.counting_up_to(options.mode.kept_at_most()))
+        }
+    })
+}
+
 /// The default local server the contract probes when no target is given.
 pub const LOCAL_URI: &str = "mongodb://127.0.0.1:27017";
 

@@ -1615,3 +1615,128 @@ fn a_system_collection_named_on_its_own_is_read_and_said() {
     let out = docshape(&["audit", path_str(tmp.path()), "--format", "json"]);
     assert!(!stdout(&out).contains("system.js\""), "{}", stdout(&out));
 }
+
+/// Removes what differs between two runs of the same audit whatever was
+/// read: when the report was made and the memory the run took.
+fn without_run_details(v: &mut Value) {
+    if let Some(o) = v.as_object_mut() {
+        for k in ["generated_at", "peak_memory_bytes"] {
+            o.remove(k);
+        }
+    }
+}
+
+/// The first place two JSON values differ, as a path.
+fn first_difference(left: &Value, right: &Value, at: &str) -> Option<String> {
+    match (left, right) {
+        (Value::Object(lo), Value::Object(ro)) => {
+            let keys: BTreeSet<&String> = lo.keys().chain(ro.keys()).collect();
+            keys.into_iter().find_map(|k| match (lo.get(k), ro.get(k)) {
+                (Some(l), Some(r)) => first_difference(l, r, &format!("{at}.{k}")),
+                (l, r) => Some(format!("{at}.{k}: {l:?} vs {r:?}")),
+            })
+        }
+        (Value::Array(la), Value::Array(ra)) if la.len() == ra.len() => la
+            .iter()
+            .zip(ra)
+            .enumerate()
+            .find_map(|(i, (l, r))| first_difference(l, r, &format!("{at}[{i}]"))),
+        _ => (left != right).then(|| format!("{at}: {left} vs {right}")),
+    }
+}
+
+/// The command line and the explorer open a target in one place and read
+/// it alike: on files larger than the sample (whose document count only a
+/// read can give) and small ones, `docshape audit` and the explorer's own
+/// pipeline (its executor, driven as the app drives it) give the same
+/// report, field by field.
+#[test]
+fn the_command_line_and_the_explorer_report_the_same_numbers() {
+    use docshape::audit::Plan;
+    use docshape::source::{SampleMode, Selection};
+    use docshape::tui::effects::Effect;
+    use docshape::tui::executor::{channel, Executor};
+    use docshape::tui::update::Msg;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let shop = dir.path().join("shop");
+    std::fs::create_dir_all(&shop).expect("shop directory");
+    let orders: Vec<Document> = (0..3000i64)
+        .map(|i| {
+            let tags: Vec<Bson> = (0..i % 5).map(|k| Bson::String(format!("t{k}"))).collect();
+            doc! {"_id": i, "customer": i % 97, "tags": tags,
+            "at": DateTime::from_millis(1_700_000_000_000 + i * 60_000), "total": (i % 400) as f64 / 4.0}
+        })
+        .collect();
+    write_bson(&shop.join("orders.bson"), &orders);
+    let customers: Vec<Document> = (0..97i64)
+        .map(|i| doc! {"_id": i, "name": format!("customer {i}")})
+        .collect();
+    write_bson(&shop.join("customers.bson"), &customers);
+
+    let target = path_str(dir.path());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    for (mode, args) in [
+        (SampleMode::Sample(1000), &["--sample", "1000"][..]),
+        (SampleMode::Full, &["--full"][..]),
+    ] {
+        let mut cli_args = vec![
+            "audit",
+            target,
+            "--format",
+            "json",
+            "--no-snapshot",
+            "--lang",
+            "en",
+        ];
+        cli_args.extend(args);
+        let mut cli = json_ok(&docshape(&cli_args));
+
+        let (tx, mut rx) = channel();
+        let mut plan = Plan::new(Selection::default(), mode);
+        plan.snapshots = None;
+        let mut ex = Executor::new(
+            rt.handle().clone(),
+            docshape::target::Target::Path(dir.path().to_path_buf()),
+            plan,
+            Duration::from_secs(60),
+            tx,
+        );
+        ex.run(Effect::Sample { req: 1, size: 1000 }, &mut Vec::new());
+        let report = loop {
+            let msg = rt
+                .block_on(async { tokio::time::timeout(Duration::from_secs(120), rx.recv()).await })
+                .expect("the explorer's run ends within two minutes")
+                .expect("the explorer's channel stays open");
+            if let Msg::Loaded { req: 1, result } = msg {
+                break result.expect("the explorer's run succeeds");
+            }
+        };
+        let mut explorer: Value =
+            serde_json::from_str(&docshape::report::json::render(&report)).expect("report JSON");
+
+        // Not vacuous: the large file was read and counted whole.
+        let orders_report = collection(&cli, "shop.orders");
+        assert_eq!(
+            orders_report["documents"], 3000,
+            "{args:?}: {orders_report}"
+        );
+        let sampled = if mode == SampleMode::Full { 3000 } else { 1000 };
+        assert_eq!(
+            orders_report["sampled"], sampled,
+            "{args:?}: {orders_report}"
+        );
+        without_run_details(&mut cli);
+        without_run_details(&mut explorer);
+        assert_eq!(
+            first_difference(&cli, &explorer, "report"),
+            None,
+            "{args:?}: the command line and the explorer disagree"
+        );
+    }
+}

@@ -357,7 +357,8 @@ pub async fn measure(
     timeout: std::time::Duration,
 ) -> Result<Vec<(String, Report)>, crate::source::SourceError> {
     use crate::audit::{self, Plan};
-    use crate::source::{FileSource, MongoSource, SampleMode, Selection, SourceError};
+    use crate::source::{SampleMode, Selection, SourceError};
+    use crate::target::Target;
     let mut out = Vec::new();
     let workload = if lesson.workload {
         Some(std::sync::Arc::new(bundled_workload(from.map(|_| prefix))?))
@@ -368,11 +369,10 @@ pub async fn measure(
         let mut plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
         plan.lang = lang;
         plan.workload.clone_from(&workload);
-        let report = match from {
+        let target = match from {
             Some(uri) => {
                 plan.selection.dbs = vec![format!("{prefix}{set}")];
-                let mut src = MongoSource::connect(uri, timeout).await?;
-                audit::run(&mut src, &plan, &mut |_| {}).await?
+                Target::Mongo(uri.to_owned())
             }
             None => {
                 let dir = crate::target::sample_data_dir().join(set);
@@ -382,10 +382,15 @@ pub async fn measure(
                         crate::target::sample_data_dir().display()
                     )));
                 }
-                let mut src = FileSource::open(&dir)?;
-                audit::run(&mut src, &plan, &mut |_| {}).await?
+                Target::Path(dir)
             }
         };
+        let options = crate::target::OpenOptions {
+            timeout,
+            mode: plan.mode,
+        };
+        let mut src = crate::target::open(&target, &options).await?;
+        let report = audit::run(&mut src, &plan, &mut |_| {}).await?;
         out.push(((*set).to_owned(), report));
     }
     Ok(out)

@@ -11,6 +11,7 @@ pub mod file;
 pub mod index;
 pub mod matcher;
 pub mod mongo;
+pub mod opened;
 pub mod query;
 pub mod select;
 pub mod workload;
@@ -22,6 +23,7 @@ pub use extremes::{Extremes, ExtremesAsk, ExtremesOutcome};
 pub use file::FileSource;
 pub use index::{CheckMethod, IndexInfo, IndexKind, PresenceCheck};
 pub use mongo::MongoSource;
+pub use opened::Opened;
 pub use query::{Query, QueryText};
 pub use select::Selection;
 pub use workload::{OpCounts, ProfilerDb};
@@ -197,6 +199,22 @@ pub enum SampleMode {
     Sample(u64),
     /// Every document.
     Full,
+}
+
+/// Documents kept per collection when every document is read.
+pub const KEEP_FULL: u64 = 1000;
+
+impl SampleMode {
+    /// Most documents a collection keeps when read in this mode. Each kept
+    /// document's share of the collection's bytes depends on the
+    /// collection's document count only up to this many: a source need not
+    /// count further before the read ([`FileSource::counting_up_to`]).
+    pub fn kept_at_most(self) -> u64 {
+        match self {
+            SampleMode::Sample(n) => n,
+            SampleMode::Full => KEEP_FULL,
+        }
+    }
 }
 
 /// What a sampling run did.

@@ -23,7 +23,7 @@ use crate::audit::{self, Plan, Progress};
 use crate::i18n::Lang;
 use crate::report::Report;
 use crate::source::{
-    Browse, CollectionMeta, FileSource, MongoSource, Query, SampleMode, Source, SourceError, Stop,
+    Browse, CollectionMeta, FileSource, MongoSource, Query, SampleMode, SourceError, Stop,
 };
 use crate::target::Target;
 
@@ -635,29 +635,17 @@ async fn sample(
             rate: p.rate(),
         });
     };
-    match target {
-        Target::Mongo(uri) => {
-            let mut src = MongoSource::connect(uri, timeout).await?;
-            run(&mut src, plan, &mut show).await
-        }
-        Target::Path(p) => {
-            let mut src = FileSource::open(p)?;
-            run(&mut src, plan, &mut show).await
-        }
-    }
+    let options = crate::target::OpenOptions {
+        timeout,
+        mode: plan.mode,
+    };
+    let mut src = crate::target::open(target, &options).await?;
+    audit::run(&mut src, plan, &mut show).await
 }
 
 /// Documents of an arrived collection the explorer shows before the run
 /// ends (the whole kept sample comes with the report).
 const ARRIVAL_DOCS: usize = 50;
-
-async fn run<S: Source>(
-    src: &mut S,
-    plan: &Plan,
-    show: &mut dyn FnMut(&Progress<'_>),
-) -> Result<Report, SourceError> {
-    audit::run(src, plan, show).await
-}
 
 #[cfg(test)]
 mod tests {
