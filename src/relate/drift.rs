@@ -439,23 +439,10 @@ fn drifted_copy(
 fn majority_by_chance(m: usize, p: &[f64]) -> f64 {
     let need = m / 2 + 1;
     let tail = |q: f64| -> f64 {
-        if q >= 1.0 {
-            return 1.0;
-        }
-        if q <= 0.0 {
-            return 0.0;
-        }
         if m <= 64 {
-            // P(X >= need) for X ~ Binomial(m, q), by its terms.
-            let mut term = (1.0 - q).powi(m as i32);
-            let mut sum = 0.0;
-            for j in 0..=m {
-                if j >= need {
-                    sum += term;
-                }
-                term *= (m - j) as f64 / (j + 1) as f64 * q / (1.0 - q);
-            }
-            sum
+            super::evidence::binomial_tail(m as u64, need as u64, q)
+        } else if q <= 0.0 {
+            0.0
         } else if q >= 0.5 {
             1.0
         } else {
