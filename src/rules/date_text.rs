@@ -159,27 +159,8 @@ fn name_of(word: &str, names: &[&str]) -> Option<(usize, bool)> {
     })
 }
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    // Howard Hinnant's algorithm: days since 1970-01-01.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 fn valid_day(y: i64, m: i64, d: i64) -> bool {
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let max = match m {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        1..=12 => 31,
-        _ => return false,
-    };
-    (1..=max).contains(&d)
+    (1..=12).contains(&m) && (1..=crate::source::ejson::days_in_month(y, m)).contains(&d)
 }
 
 fn num(c: &Captures<'_>, name: &str) -> Option<i64> {
@@ -246,7 +227,7 @@ fn instant(c: &Captures<'_>, y: i64, m: i64, d: i64) -> Option<(i64, usize, Cloc
         (None, None) if c.name("zn").is_some() => return None,
         (None, None) => (Zone::None, 0),
     };
-    let days = days_from_civil(y, m, d);
+    let days = crate::source::ejson::days_from_civil(y, m, d);
     let weekday = (days + 4).rem_euclid(7) as usize;
     let ms = ((days * 24 + h) * 60 + mi - offset_min) * 60_000 + s * 1000 + ms;
     Some((ms, weekday, clock, zone))

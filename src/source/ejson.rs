@@ -25,6 +25,8 @@ use super::Sink;
 use crate::profile::parallel::LARGE_INPUT;
 
 mod legacy;
+
+pub(crate) use legacy::{days_from_civil, days_in_month};
 mod parallel;
 
 pub use legacy::{date_millis, to_bson};
