@@ -30,7 +30,7 @@
 //!   `DOCSHAPE_THREADS=1` and `=2`, interleaved, as the ratio one / two;
 //! * (d) `audit URI --db DB` of many small collections (`--link-collections
 //!   N`, default 120) through a link that holds every reply 25 ms
-//!   (`tests/common/proxy.rs`), against the bound `tests/inflight.rs`
+//!   (`tests/it/common/proxy.rs`), against the bound `tests/it/inflight.rs`
 //!   holds, `--concurrency 1` through the same link, and without it.
 //!
 //! The server is `$MONGODB_URI`, or a SecantusDB started from the project's
@@ -59,10 +59,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-#[path = "../tests/common/proxy.rs"]
+#[path = "../tests/it/common/proxy.rs"]
 mod proxy;
 
-#[path = "../tests/support/column_encoder.rs"]
+#[path = "../tests/it/support/column_encoder.rs"]
 mod column_encoder;
 
 use bson::{doc, oid::ObjectId, Bson, DateTime, Decimal128, Document, RawBsonRef, RawDocument};
@@ -1808,7 +1808,7 @@ fn scale_link(
     rt.block_on(async {
         let _ = server.client().await.database(db).drop().await;
     });
-    // As `tests/inflight.rs`: 1.5 × collections × delay × round trips per
+    // As `tests/it/inflight.rs`: 1.5 × collections × delay × round trips per
     // collection / in flight, plus the run's own round trips (a handshake
     // per pooled connection and the reading client's, ping, listing).
     let trips = slow.max_round_trips();
@@ -1824,7 +1824,7 @@ fn scale_link(
          | through the link, `--concurrency 1` | {:.2} s | {n} × {trips} round trips × {ms} ms = {:.2} s |\n\
          | without the link | {:.2} s | |\n\
          \nRound trips of the collection that needed the most: {}.\n\
-         Bound as `tests/inflight.rs`: 1.5 × {n} × {ms} ms × {trips} round trips / {in_flight} in flight + {own} × {ms} ms for the run's own round trips; \
+         Bound as `tests/it/inflight.rs`: 1.5 × {n} × {ms} ms × {trips} round trips / {in_flight} in flight + {own} × {ms} ms for the run's own round trips; \
          here the whole CLI audit (`docshape audit URI --db {db} --format json -o FILE --no-snapshot`: listing, reading, indexes, relationships, rules), \
          where the test times the reading stage through the library.\n",
         slow.secs,

@@ -6,7 +6,7 @@
 # cargo: nothing to install or compile besides the targets themselves.
 # RUSTC_BOOTSTRAP lets the stable toolchain accept libfuzzer-sys's flags.
 # Crashes are left in fuzz/artifacts/<target>/; copy each into
-# fuzz/regressions/<target>/ so tests/fuzz_regressions.rs replays it on
+# fuzz/regressions/<target>/ so tests/it/fuzz_regressions.rs replays it on
 # every test run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,22 +30,41 @@ if ! RUSTFLAGS="$flags" cargo build --manifest-path fuzz/Cargo.toml --release \
     exit 1
 fi
 bin=fuzz/target/$host/release
-status=0
-for target in ejson bson_stream profile profile_reference query buckets; do
-    mkdir -p "fuzz/corpus/$target"
+
+# One target: a crash leaves its input in fuzz/artifacts/<target>/.
+fuzz_one() {
+    local target=$1 work
+    mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
     work=$(mktemp -d)
     cp -r "fuzz/corpus/$target/." "$work/"
     echo "fuzz.sh: $target for ${secs}s" >&2
-    mkdir -p "fuzz/artifacts/$target"
     if ! "$bin/$target" "$work" -artifact_prefix="fuzz/artifacts/$target/" \
         -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 -timeout=10 -seed=1 \
         -print_final_stats=1 2>"fuzz/$target.log"; then
         echo "fuzz.sh: $target found a crash; see fuzz/artifacts/$target and fuzz/$target.log" >&2
         tail -40 "fuzz/$target.log" >&2
-        status=1
-    else
-        grep -E "stat::number_of_executed_units|Done" "fuzz/$target.log" | tail -2 >&2 || true
+        rm -rf "$work"
+        return 1
     fi
+    grep -E "stat::number_of_executed_units|Done" "fuzz/$target.log" | sed "s/^/fuzz.sh: $target: /" | tail -2 >&2 || true
     rm -rf "$work"
+}
+
+# A libFuzzer process uses one core: run as many targets at once as there
+# are cores (each still for the full time), so the pass takes
+# targets / cores × SECONDS instead of targets × SECONDS.
+jobs=${DOCSHAPE_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+status=0
+running=()
+for target in ejson bson_stream profile profile_reference query buckets; do
+    if [[ ${#running[@]} -ge $jobs ]]; then
+        wait "${running[0]}" || status=1
+        running=("${running[@]:1}")
+    fi
+    fuzz_one "$target" &
+    running+=($!)
+done
+for pid in "${running[@]}"; do
+    wait "$pid" || status=1
 done
 exit $status

@@ -3,10 +3,11 @@
 #
 # The end-to-end tests need a MongoDB-wire server. With $MONGODB_URI set they
 # use it (it must be disposable: tests create and drop their own databases).
-# Otherwise each test binary starts its own in-memory SecantusDB server
-# (`secantusd-py`), which this script installs into .venv when missing, and
-# stops it when the binary exits; this script then waits until every such
-# server has shut down, so nothing outlives it. The migration tests also need
+# Otherwise each test module of the integration tests (`tests/it/`, one
+# binary) starts its own in-memory SecantusDB server (`secantusd-py`), which
+# this script installs into .venv when missing, and stops them when the
+# binary exits; this script then waits until every such server has shut
+# down, so nothing outlives it. The migration tests also need
 # mongosh, installed into .tools/ with npm when missing.
 # Idempotent; needs Rust and python3 (and npm for mongosh).
 set -euo pipefail

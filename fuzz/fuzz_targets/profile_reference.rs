@@ -1,11 +1,11 @@
 //! The profiler against an independent count, on documents generated from
 //! the fuzzer's input (any path any type, in any order), profiled on one,
-//! two and three threads: the longer run of `tests/profile_reference.rs`.
+//! two and three threads: the longer run of `tests/it/profile_reference.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/support/reference_profile.rs"]
+#[path = "../../tests/it/support/reference_profile.rs"]
 mod reference_profile;
 
 use reference_profile::{disagreements, reference, Reported, Rng};

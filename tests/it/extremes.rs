@@ -1,0 +1,300 @@
+//! Whole-collection extremes: the one document near 16 MiB and the one
+//! array of 10,000+ elements, hidden among tens of thousands of ordinary
+//! documents, are reported by a default (sampled) `audit` with
+//! `scope: collection` — from a server (one aggregation), from a `.bson`
+//! file (a skim of its length prefixes) and from an Extended JSON file
+//! (sizes tallied as the sample is drawn); the clean twin reports nothing,
+//! and `--no-extremes` goes back to what the sample alone shows.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+
+use bson::{doc, Document};
+use serde_json::Value;
+
+use common::{client, collection, docshape_async, json_ok, unique_db, uri, write_bson};
+
+/// Ordinary documents per collection.
+const ORDINARY: i64 = 20_000;
+/// Where the outlier hides (any position will do; not the first or last).
+const HIDDEN_AT: i64 = 13_337;
+/// Size rules and the array rule, the ones extremes feed.
+const SIZE_RULES: [&str; 3] = ["document-near-limit", "bloated-document", "unbounded-array"];
+
+fn ordinary(i: i64) -> Document {
+    // No field could reference another collection's `_id`: a reference
+    // candidate would be probed, and the probes depend on the sample.
+    doc! {"_id": i, "k": format!("k{}", i % 7), "tags": ["a", "b", "c"], "name": format!("customer {i}")}
+}
+
+/// `ORDINARY` documents, one of them replaced by `outlier` (when given).
+fn documents(outlier: Option<Document>) -> Vec<Document> {
+    let mut docs: Vec<Document> = (0..ORDINARY).map(ordinary).collect();
+    if let Some(o) = outlier {
+        docs[usize::try_from(HIDDEN_AT).expect("an index")] = o;
+    }
+    docs
+}
+
+/// A document over 12 MiB (13 MiB of one string).
+fn huge() -> Document {
+    let mut d = ordinary(HIDDEN_AT);
+    d.insert("blob", "z".repeat(13 << 20));
+    d
+}
+
+/// A document whose `tags` holds 12,000 strings.
+fn long_array() -> Document {
+    let mut d = ordinary(HIDDEN_AT);
+    let tags: Vec<String> = (0..12_000).map(|j| format!("t{j}")).collect();
+    d.insert("tags", tags);
+    d
+}
+
+/// `audit` of the test server's `what` (`--db DB` or `-c NS`) as JSON,
+/// with `extra` arguments.
+async fn audit_of(what: Vec<String>, extra: &[&str]) -> Value {
+    let target = uri();
+    let mut args = vec!["audit", target.as_str()];
+    args.extend(what.iter().map(String::as_str));
+    args.extend_from_slice(&["--format", "json", "--no-snapshot", "--fail-on", "never"]);
+    args.extend_from_slice(extra);
+    json_ok(&docshape_async(&args).await)
+}
+
+fn findings<'a>(c: &'a Value, rule: &str) -> Vec<&'a Value> {
+    c["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+fn size_findings(c: &Value) -> Vec<&Value> {
+    SIZE_RULES.iter().flat_map(|r| findings(c, r)).collect()
+}
+
+fn trips(c: &Value) -> BTreeMap<String, u64> {
+    serde_json::from_value(c["round_trips"].clone()).expect("round_trips by command")
+}
+
+/// What the sample alone shows, read from the report itself: the largest
+/// sampled document and the longest sampled `tags`.
+fn sample_sees(c: &Value) -> (u64, u64) {
+    let max_size = c["doc_size"]["max"].as_u64().expect("doc_size.max");
+    let tags = c["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .find(|f| f["path"] == "tags")
+        .expect("tags profiled");
+    (
+        max_size,
+        tags["array"]["max"].as_u64().expect("tags.array.max"),
+    )
+}
+
+/// With `--no-extremes`, the size and array findings are the sample's:
+/// present exactly when the sample happened to hold the outlier, and then
+/// with `scope: sample`.
+fn assert_sample_only(c: &Value, what: &str) {
+    assert!(c.get("extremes").is_none(), "{what}: no extremes measured");
+    let (max_size, longest) = sample_sees(c);
+    let near = findings(c, "document-near-limit");
+    assert_eq!(
+        !near.is_empty(),
+        max_size >= 10_000_000,
+        "{what}: document-near-limit follows the sample (largest sampled {max_size} B): {near:?}"
+    );
+    let arrays = findings(c, "unbounded-array");
+    assert_eq!(
+        !arrays.is_empty(),
+        longest >= 250,
+        "{what}: unbounded-array follows the sample (longest sampled {longest}): {arrays:?}"
+    );
+    for f in size_findings(c) {
+        assert_eq!(f["evidence"]["scope"], "sample", "{what}: {f}");
+    }
+}
+
+#[tokio::test]
+async fn outliers_hidden_in_a_server_collection_are_reported_with_collection_scope() {
+    let client = client().await;
+    let db = unique_db("extremes");
+    let database = client.database(&db);
+    for (name, outlier) in [
+        ("huge", Some(huge())),
+        ("long", Some(long_array())),
+        ("clean", None),
+    ] {
+        let coll = database.collection::<Document>(name);
+        for batch in documents(outlier).chunks(5_000) {
+            coll.insert_many(batch.to_vec())
+                .await
+                .unwrap_or_else(|e| panic!("insert into {db}.{name}: {e}"));
+        }
+    }
+    let audit = |extra: &'static [&'static str]| audit_of(vec!["--db".into(), db.clone()], extra);
+    let report = audit(&[]).await;
+
+    let huge = collection(&report, &format!("{db}.huge"));
+    assert!(huge["sampled"].as_u64().expect("sampled") < ORDINARY as u64);
+    let e = &huge["extremes"];
+    assert_eq!(e["scope"], "collection", "{e}");
+    assert_eq!(e["method"], "server-aggregation", "{e}");
+    assert_eq!(e["documents"], ORDINARY, "{e}");
+    assert_eq!(e["largest"][0]["id"], HIDDEN_AT, "{e}");
+    assert!(e["largest"][0]["bytes"].as_u64().expect("bytes") > 13 << 20);
+    assert_eq!(e["largest"].as_array().expect("largest").len(), 5);
+    let over = |name: &str| {
+        e["over"]
+            .as_array()
+            .expect("over")
+            .iter()
+            .find(|o| o["threshold"] == name)
+            .unwrap_or_else(|| panic!("no count for {name}: {e}"))["documents"]
+            .clone()
+    };
+    assert_eq!(over("document-near-limit.critical-bytes"), 1);
+    assert_eq!(over("bloated-document.p95-bytes"), 1);
+    let near = findings(huge, "document-near-limit");
+    assert_eq!(near.len(), 1, "{huge}");
+    assert_eq!(near[0]["severity"], "critical");
+    assert_eq!(near[0]["evidence"]["scope"], "collection");
+    assert!(
+        near[0]["message"]
+            .as_str()
+            .expect("message")
+            .contains("whole collection"),
+        "{}",
+        near[0]["message"]
+    );
+    // One document over 2 MB in 20,000 is not a bloated collection.
+    assert!(findings(huge, "bloated-document").is_empty(), "{huge}");
+
+    let long = collection(&report, &format!("{db}.long"));
+    let lengths = long["extremes"]["arrays"].as_array().expect("arrays");
+    assert!(
+        lengths
+            .iter()
+            .any(|a| a["path"] == "tags" && a["max_length"] == 12_000),
+        "{lengths:?}"
+    );
+    let arrays = findings(long, "unbounded-array");
+    assert_eq!(arrays.len(), 1, "{long}");
+    assert_eq!(arrays[0]["path"], "tags");
+    assert_eq!(arrays[0]["severity"], "critical");
+    assert_eq!(arrays[0]["evidence"]["scope"], "collection");
+    assert_eq!(
+        arrays[0]["evidence"]["longest_in_collection"]["length"],
+        12_000
+    );
+
+    let clean = collection(&report, &format!("{db}.clean"));
+    assert_eq!(clean["extremes"]["scope"], "collection");
+    assert_eq!(clean["extremes"]["arrays"][0]["max_length"], 3);
+    assert!(size_findings(clean).is_empty(), "{clean}");
+
+    // The pass is one aggregation more per collection, counted with the rest.
+    let plain = audit(&["--no-extremes"]).await;
+    for name in ["huge", "long", "clean"] {
+        let ns = format!("{db}.{name}");
+        assert_sample_only(collection(&plain, &ns), &ns);
+        // One collection at a time, none of whose fields could reference
+        // an `_id`: nothing is probed (probes depend on what each sample
+        // held), so the two runs differ by the pass alone.
+        let alone = |extra: &'static [&'static str]| audit_of(vec!["-c".into(), ns.clone()], extra);
+        let (with, without) = (alone(&[]).await, alone(&["--no-extremes"]).await);
+        let (a, b) = (
+            trips(collection(&with, &ns)),
+            trips(collection(&without, &ns)),
+        );
+        let more = a.get("aggregate").copied().unwrap_or(0);
+        let fewer = b.get("aggregate").copied().unwrap_or(0);
+        assert_eq!(more, fewer + 1, "{ns}: {a:?} vs {b:?}");
+        let rest = |mut t: BTreeMap<String, u64>| {
+            t.remove("aggregate");
+            t
+        };
+        assert_eq!(rest(a), rest(b), "{ns}: nothing else changes");
+    }
+}
+
+#[tokio::test]
+async fn a_large_document_hidden_in_a_file_is_reported_from_every_size() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("orders.bson");
+    let mut docs = documents(Some(huge()));
+    docs.extend((ORDINARY..ORDINARY + 10_000).map(ordinary));
+    write_bson(&path, &docs);
+    let clean = dir.path().join("clean.bson");
+    write_bson(&clean, &documents(None));
+    // The same hidden in Extended JSON: sizes tallied as the sample is drawn.
+    let mut lines = String::new();
+    for d in documents(Some(huge())) {
+        lines.push_str(&bson::Bson::Document(d).into_relaxed_extjson().to_string());
+        lines.push('\n');
+    }
+    std::fs::write(dir.path().join("events.ndjson"), lines).expect("write ndjson");
+    let target = dir.path().to_str().expect("a UTF-8 path");
+    let args = |extra: &'static [&'static str]| {
+        let mut a = vec![
+            "audit",
+            target,
+            "--format",
+            "json",
+            "--no-snapshot",
+            "--fail-on",
+            "never",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let report = json_ok(&docshape_async(&args(&[])).await);
+    let db = dir
+        .path()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("directory name");
+    let c = collection(&report, &format!("{db}.orders"));
+    assert_eq!(c["sampled"], 1000);
+    let e = &c["extremes"];
+    assert_eq!(e["method"], "bson-skim", "{e}");
+    assert_eq!(e["documents"], ORDINARY + 10_000, "{e}");
+    assert_eq!(e["largest"][0]["id"], HIDDEN_AT, "{e}");
+    assert!(e["largest"][0]["bytes"].as_u64().expect("bytes") > 13 << 20);
+    let near = findings(c, "document-near-limit");
+    assert_eq!(near.len(), 1, "{c}");
+    assert_eq!(near[0]["evidence"]["scope"], "collection");
+    assert_eq!(
+        near[0]["evidence"]["extremes"]["largest"][0]["id"],
+        HIDDEN_AT
+    );
+    // A skim reads no arrays: they are said to be the sample's.
+    assert!(
+        e["not_measured"]
+            .as_array()
+            .expect("not_measured")
+            .iter()
+            .any(|n| n.as_str().is_some_and(|s| s.starts_with("tags:"))),
+        "{e}"
+    );
+
+    let events = collection(&report, &format!("{db}.events"));
+    assert_eq!(events["extremes"]["method"], "file-scan", "{events}");
+    assert_eq!(events["extremes"]["documents"], ORDINARY);
+    assert_eq!(events["extremes"]["largest"][0]["id"], HIDDEN_AT);
+    let near = findings(events, "document-near-limit");
+    assert_eq!(near.len(), 1, "{events}");
+    assert_eq!(near[0]["evidence"]["scope"], "collection");
+
+    let twin = collection(&report, &format!("{db}.clean"));
+    assert_eq!(twin["extremes"]["method"], "bson-skim");
+    assert!(size_findings(twin).is_empty(), "{twin}");
+
+    let plain = json_ok(&docshape_async(&args(&["--no-extremes"])).await);
+    assert_sample_only(collection(&plain, &format!("{db}.orders")), "orders.bson");
+    assert_sample_only(collection(&plain, &format!("{db}.events")), "events.ndjson");
+}

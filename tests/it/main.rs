@@ -1,0 +1,46 @@
+//! docshape's integration tests, one binary: a module per concern. Each
+//! module that needs a MongoDB-wire server gets its own (see
+//! `common::uri`), as when every module was a binary of its own, so their
+//! databases never meet.
+
+mod common;
+mod migrate;
+mod scenarios;
+mod support;
+
+mod bsoncolumn;
+mod corpus;
+mod e2e_files;
+mod e2e_server;
+mod extremes;
+mod formats;
+mod fuzz_regressions;
+mod hostile;
+mod hostile_server;
+mod index_kinds;
+mod inflight;
+mod lessons;
+mod migrations;
+mod migrations_design;
+mod migrations_new_rules;
+mod migrations_patterns;
+mod migrations_types;
+mod profile_reference;
+mod query;
+mod relationships;
+mod rules;
+mod scripts_on_real_data;
+mod secrets_readonly;
+mod seed;
+mod stability;
+mod tui_e2e;
+mod tui_hostile;
+mod tui_learn;
+mod tui_perf;
+mod tui_query;
+mod tui_screens;
+mod tui_update;
+mod workload;
+mod workload_profile;
+mod workload_rules;
+mod workload_sample;

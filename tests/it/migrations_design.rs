@@ -1,0 +1,340 @@
+//! The rules an expert flags on real applications' databases, end to end
+//! on the test server: `unused-index` on an absent leading key, an empty
+//! sparse index, `id-led-index`, dates written for people
+//! (`string-dates`), `collection-per-tenant` and `duplicate-collection`.
+//! Each fires on its planted problem; each changing script runs twice with
+//! the real `mongosh` (a dry run first, which changes nothing), does what
+//! it says, and a new audit sees the result.
+
+use crate::common;
+use crate::migrate;
+
+use bson::{doc, Bson, Document};
+use common::{client, unique_db};
+use migrate::{all, audit, dump, findings, report_findings, run_as_written, run_twice};
+use mongodb::options::IndexOptions;
+use mongodb::IndexModel;
+
+fn script(f: &serde_json::Value) -> &str {
+    f["suggestion"]["migration"].as_str().expect("script")
+}
+
+async fn insert(c: &mongodb::Client, db: &str, coll: &str, docs: Vec<Document>) {
+    c.database(db)
+        .collection::<Document>(coll)
+        .insert_many(docs)
+        .await
+        .unwrap_or_else(|e| panic!("insert into {coll}: {e}"));
+}
+
+async fn index(c: &mongodb::Client, db: &str, coll: &str, keys: Document, sparse: bool) {
+    c.database(db)
+        .collection::<Document>(coll)
+        .create_index(
+            IndexModel::builder()
+                .keys(keys)
+                .options(IndexOptions::builder().sparse(sparse).build())
+                .build(),
+        )
+        .await
+        .expect("index");
+}
+
+/// The dry run changes nothing; applied twice, the second run changes
+/// nothing more.
+async fn dry_then_twice(db: &str, s: &str, name: &str) -> (String, String, String) {
+    let before = dump(db).await;
+    let (ok, dry) = run_as_written(s, &format!("{name}_dry"));
+    assert!(ok, "{name} dry run failed: {dry}");
+    assert!(
+        dump(db).await == before,
+        "{name}: the dry run changed data: {dry}"
+    );
+    let (first, second) = run_twice(db, s, name).await;
+    (dry, first, second)
+}
+
+/// Messages written with `chat` while two indexes lead with `chatId`; a
+/// sparse index on a field nobody writes yet.
+#[tokio::test(flavor = "current_thread")]
+async fn an_index_led_by_an_absent_key_is_dropped_and_an_empty_sparse_one_is_kept() {
+    let c = client().await;
+    let db = unique_db("lead");
+    let docs: Vec<Document> = (0..60)
+        .map(|i| doc! {"_id": i, "chat": i % 4, "createdAt": bson::DateTime::from_millis(1_700_000_000_000 + i64::from(i)), "text": "hi"})
+        .collect();
+    insert(&c, &db, "messages", docs).await;
+    index(
+        &c,
+        &db,
+        "messages",
+        doc! {"chatId": 1, "createdAt": -1},
+        false,
+    )
+    .await;
+    index(
+        &c,
+        &db,
+        "messages",
+        doc! {"chat": 1, "createdAt": -1},
+        false,
+    )
+    .await;
+    index(&c, &db, "messages", doc! {"publicKey": 1}, true).await;
+    let ns = format!("{db}.messages");
+    let report = audit(&ns).await;
+    let unused = findings(&report, &ns, "unused-index");
+    let lead = unused
+        .iter()
+        .find(|f| f["path"] == "chatId")
+        .unwrap_or_else(|| panic!("chatId: {unused:#?}"));
+    assert_eq!(lead["severity"], "warning");
+    assert_eq!(lead["evidence"]["absence"]["measured_over"], "collection");
+    assert_eq!(lead["evidence"]["written_instead"], "chat");
+    let why = lead["suggestion"]["summary"].as_str().expect("summary");
+    assert!(
+        why.contains("chat_1_createdAt_-1 already indexes it"),
+        "{why}"
+    );
+    let sparse = unused
+        .iter()
+        .find(|f| f["path"] == "publicKey")
+        .unwrap_or_else(|| panic!("publicKey: {unused:#?}"));
+    assert_eq!(sparse["severity"], "info");
+    assert!(
+        !script(sparse).contains("const apply"),
+        "nothing to change: {}",
+        script(sparse)
+    );
+    assert!(
+        unused.iter().all(|f| f["path"] != "chat"),
+        "the index the app uses stays"
+    );
+
+    let (dry, first, _) = dry_then_twice(&db, script(lead), "drop_lead").await;
+    assert!(
+        dry.contains("createIndex"),
+        "the dry run prints the rebuild: {dry}"
+    );
+    assert!(first.contains("(function undo()"), "{first}");
+    let names = c
+        .database(&db)
+        .collection::<Document>("messages")
+        .list_index_names()
+        .await
+        .expect("indexes");
+    assert!(!names.iter().any(|n| n.starts_with("chatId")), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.starts_with("chat_1")) && names.iter().any(|n| n == "publicKey_1"),
+        "{names:?}"
+    );
+    let (ok, out) = run_as_written(script(sparse), "sparse_check");
+    assert!(ok && out.contains("holds no entry"), "{out}");
+    let after = audit(&ns).await;
+    assert!(findings(&after, &ns, "unused-index")
+        .iter()
+        .all(|f| f["path"] != "chatId"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_index_led_by_id_is_dropped_and_its_second_key_named() {
+    let c = client().await;
+    let db = unique_db("idled");
+    let docs: Vec<Document> = (0..30)
+        .map(|i| doc! {"_id": i, "bookId": format!("isbn-{}", i % 5), "text": "fine"})
+        .collect();
+    insert(&c, &db, "reviews", docs).await;
+    index(&c, &db, "reviews", doc! {"_id": 1, "bookId": 1}, false).await;
+    let ns = format!("{db}.reviews");
+    let report = audit(&ns).await;
+    let f = findings(&report, &ns, "id-led-index");
+    assert_eq!(
+        f.len(),
+        1,
+        "{}",
+        common::collection(&report, &ns)["findings"]
+    );
+    assert_eq!(f[0]["evidence"]["index_instead"], "bookId");
+    assert!(f[0]["suggestion"]["summary"]
+        .as_str()
+        .expect("summary")
+        .contains("createIndex({ bookId: 1 })"));
+    let (dry, _, _) = dry_then_twice(&db, script(f[0]), "drop_id_led").await;
+    assert!(dry.contains("createIndex"), "{dry}");
+    let names = c
+        .database(&db)
+        .collection::<Document>("reviews")
+        .list_index_names()
+        .await
+        .expect("indexes");
+    assert_eq!(names, ["_id_"]);
+    assert!(findings(&audit(&ns).await, &ns, "id-led-index").is_empty());
+}
+
+/// 2017-06-08T23:13:42Z.
+const JUNE_8: i64 = 1_496_963_622_000;
+
+#[tokio::test(flavor = "current_thread")]
+async fn dates_written_for_people_become_dates_only_when_exact() {
+    let client = client().await;
+    let db = unique_db("people");
+    // (named, day-first digits, undecided digits) and the instants.
+    let docs: Vec<Document> = (0..40i64)
+        .map(|i| {
+            let day = 86_400_000 * i;
+            let at = bson::DateTime::from_millis(JUNE_8 + day);
+            let t = at.try_to_rfc3339_string().expect("rfc3339");
+            let (y, m, d) = (&t[..4], &t[5..7], &t[8..10]);
+            let month = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][m.parse::<usize>().expect("month") - 1];
+            let dn: u32 = d.parse().expect("day");
+            let named = if i % 2 == 0 {
+                format!("{month} {dn}th {y}, 11:13:42 pm")
+            } else {
+                let wd = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][usize::try_from((JUNE_8 + day).div_euclid(86_400_000) + 4).expect("days") % 7];
+                format!("{wd} {} {d} {y} 23:13:42 GMT+0000 (Coordinated Universal Time)", &month[..3])
+            };
+            let digits = format!("{d}/{m}/{y} 23:13");
+            doc! {"_id": i, "named": named, "digits": digits, "undecided": format!("0{}/0{}/2017", i % 9 + 1, (i + 3) % 9 + 1)}
+        })
+        .collect();
+    insert(&client, &db, "events", docs).await;
+    let ns = format!("{db}.events");
+    let report = audit(&ns).await;
+    let f = findings(&report, &ns, "string-dates");
+    let by = |p: &str| {
+        *f.iter()
+            .find(|x| x["path"] == p)
+            .unwrap_or_else(|| panic!("{p}: {f:#?}"))
+    };
+    let undecided = by("undecided");
+    assert!(
+        !script(undecided).contains("const apply"),
+        "no converting script: {}",
+        script(undecided)
+    );
+    assert!(undecided["suggestion"]["summary"]
+        .as_str()
+        .expect("summary")
+        .contains("ambiguous"));
+    for p in ["named", "digits"] {
+        dry_then_twice(&db, script(by(p)), &format!("dates_{p}")).await;
+    }
+    for d in all(&client.database(&db).collection::<Document>("events")).await {
+        let i = d.get_i64("_id").expect("_id");
+        let want = JUNE_8 + 86_400_000 * i;
+        assert_eq!(
+            d.get_datetime("named").map(|x| x.timestamp_millis()),
+            Ok(want),
+            "{d}"
+        );
+        assert_eq!(
+            d.get_datetime("digits").map(|x| x.timestamp_millis()),
+            Ok(want - 42_000),
+            "{d}"
+        );
+        assert!(matches!(d.get("undecided"), Some(Bson::String(_))), "{d}");
+    }
+    let after = audit(&ns).await;
+    let left: Vec<&str> = findings(&after, &ns, "string-dates")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(left, ["undecided"]);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_family_of_collections_becomes_one_and_its_repeats_are_said_once() {
+    let c = client().await;
+    let db = unique_db("tenant");
+    let tenants = [
+        "acme",
+        "globex",
+        "initech",
+        "umbrella",
+        "hooli",
+        "stark",
+        "wayne",
+        "wonka",
+        "tyrell",
+        "cyberdyne",
+    ];
+    for (t, name) in tenants.iter().enumerate() {
+        let docs: Vec<Document> = (0..8i32)
+            .map(|i| doc! {"_id": bson::oid::ObjectId::new(), "item": format!("i{i}"), "qty": i, "at": format!("2024-01-{:02}T10:00:00Z", i as usize + 1 + t % 3)})
+            .collect();
+        insert(&c, &db, &format!("orders_{name}"), docs).await;
+    }
+    let report = audit(&format!("{db}.*")).await;
+    let fam = report_findings(&report, "collection-per-tenant");
+    assert_eq!(fam.len(), 1, "{:#}", report["findings"]);
+    let f = fam[0];
+    assert_eq!(f["evidence"]["collections"], 10);
+    let repeated = f["evidence"]["repeated_findings"]
+        .as_array()
+        .expect("repeated");
+    assert!(
+        repeated
+            .iter()
+            .any(|r| r["rule"] == "string-dates" && r["members"] == 10),
+        "{repeated:?}"
+    );
+    let said: usize = tenants
+        .iter()
+        .map(|t| findings(&report, &format!("{db}.orders_{t}"), "string-dates").len())
+        .sum();
+    assert_eq!(said, 1, "said once, on the first member");
+    dry_then_twice(&db, script(f), "consolidate").await;
+    let one = all(&c.database(&db).collection::<Document>("orders")).await;
+    assert_eq!(one.len(), 80);
+    assert_eq!(
+        one.iter()
+            .filter(|d| d.get_str("tenant") == Ok("wonka"))
+            .count(),
+        8
+    );
+    let names = c
+        .database(&db)
+        .list_collection_names()
+        .await
+        .expect("names");
+    assert!(
+        tenants
+            .iter()
+            .all(|t| names.contains(&format!("orders_{t}"))),
+        "nothing dropped: {names:?}"
+    );
+    let idx = c
+        .database(&db)
+        .collection::<Document>("orders")
+        .list_index_names()
+        .await
+        .expect("indexes");
+    assert!(idx.iter().any(|n| n == "tenant_1"), "{idx:?}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_copy_of_a_collection_is_found_and_counted() {
+    let c = client().await;
+    let db = unique_db("dup");
+    let docs: Vec<Document> = (0..50)
+        .map(|i| doc! {"_id": i, "name": format!("n{i}"), "v": i * 3})
+        .collect();
+    insert(&c, &db, "people", docs.clone()).await;
+    insert(&c, &db, "people_old", docs[..48].to_vec()).await;
+    // Numbered alike, other documents: no copy.
+    let other: Vec<Document> = (0..50)
+        .map(|i| doc! {"_id": i, "name": format!("m{i}"), "v": i})
+        .collect();
+    insert(&c, &db, "others", other).await;
+    let report = audit(&format!("{db}.*")).await;
+    let dup = report_findings(&report, "duplicate-collection");
+    assert_eq!(dup.len(), 1, "{:#}", report["findings"]);
+    assert_eq!(dup[0]["evidence"]["method"], "exact");
+    assert_eq!(dup[0]["severity"], "info");
+    let (ok, out) = run_as_written(script(dup[0]), "dup_count");
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("_ids in both: 48 (48 of them the same document)"),
+        "{out}"
+    );
+}

@@ -1,0 +1,403 @@
+//! End to end: the explorer binary in a real terminal (tmux) against the
+//! MongoDB-wire test server loaded with the bundled sample data. It opens a
+//! collection, opens a finding, quits, and checks the terminal came back;
+//! and the Workload tab on the bundled sample data with a `mongod` log.
+//! Needs `tmux` on PATH.
+
+use crate::common;
+use crate::common::mongod_log;
+use crate::common::proxy;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Session(String);
+
+impl Session {
+    /// `cmd` in a detached tmux session of `size` columns × rows.
+    fn start(prefix: &str, size: (u16, u16), cmd: &str) -> Session {
+        let name = format!("{prefix}-{}", std::process::id());
+        let (w, h) = (size.0.to_string(), size.1.to_string());
+        tmux(&["new-session", "-d", "-s", &name, "-x", &w, "-y", &h, cmd]);
+        Session(name)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+fn tmux(args: &[&str]) -> String {
+    let o = Command::new("tmux")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run tmux (install it: apt-get install tmux): {e}"));
+    assert!(
+        o.status.success(),
+        "tmux {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn screen(s: &Session) -> String {
+    tmux(&["capture-pane", "-p", "-t", &s.0])
+}
+
+fn wait_for(s: &Session, what: &str, secs: u64) -> String {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let text = screen(s);
+        if text.contains(what) {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "`{what}` did not appear within {secs} s; the screen:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn keys(s: &Session, keys: &[&str]) {
+    let mut args = vec!["send-keys", "-t", s.0.as_str()];
+    args.extend_from_slice(keys);
+    tmux(&args);
+    std::thread::sleep(Duration::from_millis(150));
+}
+
+#[test]
+fn explorer_opens_a_finding_and_restores_the_terminal() {
+    let uri = common::uri();
+    let db = common::unique_db("tui");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        for coll in ["customers", "orders", "products"] {
+            let path = common::repo().join(format!("sample-data/shop/{coll}.json"));
+            common::load_ejson(&client, &db, coll, &path).await;
+        }
+    });
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} DOCSHAPE_LOG={h}/log '{bin}' '{uri}' --db {db} --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-e2e", (100, 30), &cmd);
+    let first = wait_for(&s, "orders", 60);
+    assert!(first.contains(&db), "{first}");
+    // The navigator has focus: filter it to `orders`.
+    keys(&s, &["-l", "/orders"]);
+    keys(&s, &["Enter"]);
+    let o = wait_for(&s, "Fields (15)", 10);
+    assert!(o.contains("customer_id"), "{o}");
+    // Findings tab, the first finding's detail.
+    keys(&s, &["2"]);
+    let f = wait_for(&s, "Evidence", 10);
+    assert!(f.contains("mixed-types"), "{f}");
+    assert!(f.contains("Why it matters"), "{f}");
+    // Help, then away.
+    keys(&s, &["?"]);
+    wait_for(&s, "Esc closes)", 10);
+    keys(&s, &["Escape"]);
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+    // Back on the normal screen, nothing of the explorer left.
+    assert!(!end.contains("Collections"), "{end}");
+    let alt = tmux(&["display-message", "-p", "-t", &s.0, "#{alternate_on}"]);
+    assert_eq!(alt.trim(), "0");
+}
+
+#[test]
+fn indexes_tab_shows_kind_size_and_use() {
+    use mongodb::bson::doc;
+    use mongodb::IndexModel;
+    let uri = common::uri();
+    let db = common::unique_db("tuiix");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let ops = rt.block_on(async {
+        let client = common::client().await;
+        let c = client
+            .database(&db)
+            .collection::<mongodb::bson::Document>("orders");
+        let docs: Vec<_> = (0..200)
+            .map(|i| doc! {"sku": format!("s{}", i % 20), "qty": i, "at": i * 10})
+            .collect();
+        c.insert_many(docs).await.expect("insert");
+        c.create_index(IndexModel::builder().keys(doc! {"sku": 1}).build())
+            .await
+            .expect("index sku");
+        c.create_index(
+            IndexModel::builder()
+                .keys(doc! {"sku": 1, "at": -1})
+                .options(
+                    mongodb::options::IndexOptions::builder()
+                        .unique(true)
+                        .build(),
+                )
+                .build(),
+        )
+        .await
+        .expect("index sku, at");
+        // Queries the `sku_1` index serves, so `$indexStats` counts them.
+        for i in 0..5 {
+            c.find_one(doc! {"sku": format!("s{i}")})
+                .hint(mongodb::options::Hint::Name("sku_1".into()))
+                .await
+                .expect("find");
+        }
+        // What the server counts (the test server counts nothing; mongod 5).
+        let mut cur = c
+            .aggregate([doc! {"$indexStats": {}}])
+            .await
+            .expect("$indexStats");
+        let mut ops = None;
+        while cur.advance().await.expect("next") {
+            let d = cur.deserialize_current().expect("doc");
+            if d.get_str("name").ok() == Some("sku_1") {
+                let a = d.get_document("accesses").expect("accesses");
+                ops = a.get("ops").and_then(|v| match v {
+                    mongodb::bson::Bson::Int64(n) => Some(*n),
+                    mongodb::bson::Bson::Int32(n) => Some(i64::from(*n)),
+                    _ => None,
+                });
+            }
+        }
+        ops.expect("sku_1 in $indexStats")
+    });
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} '{bin}' '{uri}' --db {db} --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-ix", (120, 34), &cmd);
+    wait_for(&s, "orders", 60);
+    keys(&s, &["-l", "/orders"]);
+    keys(&s, &["Enter"]);
+    wait_for(&s, "Fields (", 10);
+    keys(&s, &["6"]);
+    let t = wait_for(&s, "Indexes (3)", 10);
+    assert!(t.contains("sku_1_at_-1"), "{t}");
+    assert!(t.contains("compound, unique"), "{t}");
+    assert!(t.contains("{sku: 1, at: -1}"), "{t}");
+    // The selected index's detail: its use counted by $indexStats.
+    keys(&s, &["Tab"]);
+    keys(&s, &["Tab"]);
+    keys(&s, &["j"]);
+    let d = wait_for(&s, "operations", 10);
+    assert!(d.contains("┌ sku_1 "), "{d}");
+    let want = format!("used        {ops} operations");
+    assert!(d.contains(&want), "{want}\n{d}");
+    // Sizes from collStats' indexSizes.
+    assert!(
+        d.lines().any(|l| l.contains("size") && l.contains(" KiB")),
+        "{d}"
+    );
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}
+
+/// Through a slow link, collections show in the navigator as they are
+/// read, the stage is named, and Esc stops the reading: the collections
+/// read so far are judged and kept, the rest is said.
+#[test]
+fn collections_arrive_and_esc_keeps_them() {
+    const COLLECTIONS: usize = 40;
+    let db = common::unique_db("tui_arrive");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        for i in 0..COLLECTIONS {
+            let docs: Vec<mongodb::bson::Document> = (0..20)
+                .map(|k| mongodb::bson::doc! {"_id": k, "n": k, "tag": format!("t{}", k % 3)})
+                .collect();
+            client
+                .database(&db)
+                .collection(&format!("c{i:02}"))
+                .insert_many(docs)
+                .await
+                .expect("insert");
+        }
+    });
+    let Some(upstream) = proxy::upstream_of(&common::uri()) else {
+        eprintln!("the proxy cannot stand in for {}; skipped", common::uri());
+        return;
+    };
+    let link = proxy::DelayProxy::start(&upstream, Duration::from_millis(80));
+    let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", link.port);
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} DOCSHAPE_LOG={h}/log '{bin}' '{via}' --db {db} --no-snapshot --concurrency 1; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-arrive", (100, 30), &cmd);
+    // The first collections are listed while the others are still read.
+    let early = wait_for(&s, "c01", 60);
+    assert!(
+        early.contains(&format!("/{COLLECTIONS}]")) && early.contains("sampling ["),
+        "the run goes on: {early}"
+    );
+    assert!(!early.contains("c39"), "not all read yet: {early}");
+    keys(&s, &["Escape"]);
+    let end = wait_for(&s, "stopped after", 60);
+    // Those read are kept (and judged); the last ones never arrived.
+    assert!(end.contains("c00") && end.contains("c01"), "{end}");
+    assert!(!end.contains("c39"), "{end}");
+    assert!(!end.contains("findings come once"), "{end}");
+    keys(&s, &["q"]);
+    let bye = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(bye.contains("DOCSHAPE_EXIT=0"), "{bye}");
+    drop(link);
+    rt.block_on(async {
+        let _ = common::client().await.database(&db).drop().await;
+    });
+}
+
+#[test]
+fn query_bar_finds_matches_outside_the_sample_with_their_count() {
+    use mongodb::bson::doc;
+    let uri = common::uri();
+    let db = common::unique_db("tuiq");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        let c = client
+            .database(&db)
+            .collection::<mongodb::bson::Document>("events");
+        let docs: Vec<_> = (0..300)
+            .map(|i| doc! {"n": i, "kind": if i % 3 == 0 { "a" } else { "b" }})
+            .collect();
+        c.insert_many(docs).await.expect("insert");
+    });
+    let home = tempfile::tempdir().expect("temp dir");
+    // Ten sampled documents; the filter matches fifty, most never sampled.
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} '{bin}' '{uri}' --db {db} --sample 10 --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-query", (120, 40), &cmd);
+    wait_for(&s, "events", 60);
+    keys(&s, &["-l", "/events"]);
+    keys(&s, &["Enter"]);
+    wait_for(&s, "Fields (", 10);
+    keys(&s, &["3"]);
+    wait_for(&s, "kept sample (10)", 10);
+    keys(&s, &["/"]);
+    wait_for(&s, "Enter runs", 10);
+    keys(&s, &["-l", "{kind: 'a', n: {$gte: 150}}"]);
+    keys(&s, &["Tab"]);
+    keys(&s, &["-l", "{n: 1}"]);
+    keys(&s, &["Enter"]);
+    let t = wait_for(&s, "50 match", 20);
+    assert!(t.contains("{kind: 'a', n: {$gte: 150}} sort {n: 1}"), "{t}");
+    assert!(t.contains("documents 1–50"), "{t}");
+    // The first match, opened: the smallest n that matches.
+    keys(&s, &["Enter"]);
+    let t = wait_for(&s, "\"n\": 150", 10);
+    assert!(t.contains("\"kind\": \"a\""), "{t}");
+    // How the server ran it.
+    keys(&s, &["x"]);
+    let t = wait_for(&s, "documents examined", 10);
+    assert!(t.contains("plan "), "{t}");
+    keys(&s, &["Escape"]);
+    wait_for(&s, "kept sample (10)", 10);
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}
+
+/// `docshape sample-data --workload LOG`: key 7 shows the shapes of the
+/// collection by total time, with their plans; Enter opens the finding the
+/// worst shape led to on the Findings tab.
+#[test]
+fn workload_tab_shows_shapes_and_enter_opens_their_finding() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let log = mongod_log::shop_log(home.path());
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} LANG=C.UTF-8 '{bin}' '{data}' --workload '{log}' --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+        data = common::repo().join("sample-data").display(),
+        log = log.display(),
+    );
+    let s = Session::start("docshape-workload", (120, 40), &cmd);
+    wait_for(&s, "orders", 60);
+    keys(&s, &["-l", "/shop.orders"]);
+    keys(&s, &["Enter"]);
+    wait_for(&s, "Fields (15)", 10);
+    keys(&s, &["7"]);
+    let t = wait_for(&s, "Query shapes (2)", 10);
+    let scan = t.find("{\"coupon\":\"string\"}").unwrap_or(usize::MAX);
+    let lookups = t
+        .find("{\"customer_id\":\"objectId\"}")
+        .unwrap_or(usize::MAX);
+    assert!(scan < lookups && lookups < usize::MAX, "by total time: {t}");
+    assert!(t.contains("COLLSCAN ×150"), "{t}");
+    assert!(t.contains("{coupon: 1, placed_at: -1}"), "{t}");
+    keys(&s, &["Enter"]);
+    let f = wait_for(&s, "Evidence", 10);
+    assert!(f.contains("index-esr"), "{f}");
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}
+
+/// `docshape mongodb://127.0.0.1:PORT` with nothing listening there: the
+/// refusal is on screen within 2 s of starting, not after the timeout, and
+/// the explorer stays usable (`r` tries again, `q` quits cleanly).
+#[test]
+fn a_refused_connection_is_reported_within_two_seconds() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        l.local_addr().expect("address").port()
+    };
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} '{bin}' 'mongodb://127.0.0.1:{port}' --timeout 30 --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let started = Instant::now();
+    let s = Session::start("docshape-refused", (100, 30), &cmd);
+    let t = wait_for(&s, "refused", 10);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "the refusal took {took:?} to show:\n{t}"
+    );
+    assert!(
+        t.contains(&format!(
+            "cannot reach the server at mongodb://127.0.0.1:{port}"
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("Sampling"), "{t}");
+    // Asked again, refused again, as fast.
+    keys(&s, &["r"]);
+    wait_for(&s, "refused", 5);
+    keys(&s, &["q"]);
+    let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}
