@@ -292,7 +292,7 @@ impl FileSource {
         each: &mut dyn FnMut(Document) -> bool,
     ) -> Result<u64> {
         let ns = meta.namespace();
-        let m = Matcher::new(filter).map_err(|e| bad_query(&ns, e))?;
+        let m = Matcher::new(filter).map_err(|e| bad_query(&ns, e.to_string()))?;
         let enough = std::cell::Cell::new(false);
         let mut read = 0u64;
         let mut sink = |bytes: &[u8]| {

@@ -53,7 +53,7 @@ enum Pattern {
 }
 
 impl Matcher {
-    pub fn new(filter: &Document) -> Result<Matcher, String> {
+    pub fn new(filter: &Document) -> Result<Matcher, FilterError> {
         Ok(Matcher {
             root: clauses(filter)?,
         })
@@ -64,19 +64,19 @@ impl Matcher {
     }
 }
 
-fn clauses(filter: &Document) -> Result<Vec<Clause>, String> {
+fn clauses(filter: &Document) -> Result<Vec<Clause>, FilterError> {
     let mut out = Vec::new();
     for (k, v) in filter {
-        let list = |v: &Bson| -> Result<Vec<Vec<Clause>>, String> {
+        let list = |v: &Bson| -> Result<Vec<Vec<Clause>>, FilterError> {
             match v {
                 Bson::Array(a) if !a.is_empty() => a
                     .iter()
                     .map(|b| match b {
                         Bson::Document(d) => clauses(d),
-                        _ => Err(format!("{k} takes a list of documents")),
+                        _ => Err(FilterError::takes(k, "a list of documents")),
                     })
                     .collect(),
-                _ => Err(format!("{k} takes a non-empty list of documents")),
+                _ => Err(FilterError::takes(k, "a non-empty list of documents")),
             }
         };
         out.push(match k.as_str() {
@@ -91,9 +91,55 @@ fn clauses(filter: &Document) -> Result<Vec<Clause>, String> {
     Ok(out)
 }
 
-fn unsupported(op: &str) -> String {
-    format!("the file scan does not know the operator {op}; a server does")
+fn unsupported(op: &str) -> FilterError {
+    FilterError::Unsupported(op.to_owned())
 }
+
+/// Why a filter cannot be run over a file's documents (its `Display` is
+/// the sentence for the user).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterError {
+    /// An operator only a server runs (`$where`, `$text` …).
+    Unsupported(String),
+    /// An operator given a value it cannot take, and what it takes.
+    Argument {
+        operator: String,
+        takes: &'static str,
+    },
+    /// A regular expression that cannot be compiled.
+    Regex { pattern: String, reason: String },
+}
+
+impl FilterError {
+    fn takes(operator: &str, takes: &'static str) -> FilterError {
+        FilterError::Argument {
+            operator: operator.to_owned(),
+            takes,
+        }
+    }
+}
+
+impl std::fmt::Display for FilterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FilterError::Unsupported(op) => {
+                write!(
+                    f,
+                    "the file scan does not know the operator {op}; a server does"
+                )
+            }
+            FilterError::Argument { operator, takes } => write!(f, "{operator} takes {takes}"),
+            FilterError::Regex { pattern, reason } => {
+                write!(
+                    f,
+                    "the regular expression /{pattern}/ cannot be read: {reason}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for FilterError {}
 
 /// Whether `v` is an operator document (`{$gt: 1}`) rather than a value.
 fn is_operators(v: &Bson) -> Option<&Document> {
@@ -103,7 +149,7 @@ fn is_operators(v: &Bson) -> Option<&Document> {
     }
 }
 
-fn conds(v: &Bson) -> Result<Vec<Cond>, String> {
+fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
     let Some(ops) = is_operators(v) else {
         return Ok(vec![match v {
             Bson::RegularExpression(r) => Cond::Regex(regex(&r.pattern, &r.options)?),
@@ -115,7 +161,7 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, String> {
     for (op, arg) in ops {
         let list = || match arg {
             Bson::Array(a) => a.iter().map(pattern).collect::<Result<Vec<_>, _>>(),
-            _ => Err(format!("{op} takes a list")),
+            _ => Err(FilterError::takes(op, "a list")),
         };
         out.push(match op.as_str() {
             "$eq" => Cond::Eq(arg.clone()),
@@ -138,7 +184,7 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, String> {
                     };
                     Cond::Regex(regex(&r.pattern, o)?)
                 }
-                _ => return Err("$regex takes a string".into()),
+                _ => return Err(FilterError::takes("$regex", "a string")),
             },
             "$options" => continue,
             "$not" => match arg {
@@ -146,11 +192,16 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, String> {
                     Cond::Not(vec![Cond::Regex(regex(&r.pattern, &r.options)?)])
                 }
                 Bson::Document(_) if is_operators(arg).is_some() => Cond::Not(conds(arg)?),
-                _ => return Err("$not takes an operator document or a regular expression".into()),
+                _ => {
+                    return Err(FilterError::takes(
+                        "$not",
+                        "an operator document or a regular expression",
+                    ))
+                }
             },
             "$size" => match super::bson_as_i64(arg).and_then(|n| usize::try_from(n).ok()) {
                 Some(n) => Cond::Size(n),
-                None => return Err("$size takes a whole number".into()),
+                None => return Err(FilterError::takes("$size", "a whole number")),
             },
             "$elemMatch" => match arg {
                 Bson::Document(d) => Cond::ElemMatch(Box::new(
@@ -164,7 +215,7 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, String> {
                         Elem::Filter(clauses(d)?)
                     },
                 )),
-                _ => return Err("$elemMatch takes a document".into()),
+                _ => return Err(FilterError::takes("$elemMatch", "a document")),
             },
             other => return Err(unsupported(other)),
         });
@@ -172,7 +223,7 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, String> {
     Ok(out)
 }
 
-fn pattern(b: &Bson) -> Result<Pattern, String> {
+fn pattern(b: &Bson) -> Result<Pattern, FilterError> {
     Ok(match b {
         Bson::RegularExpression(r) => Pattern::Regex(regex(&r.pattern, &r.options)?),
         other => Pattern::Value(other.clone()),
@@ -187,15 +238,17 @@ fn truthy(b: &Bson) -> bool {
     }
 }
 
-fn regex(pattern: &str, options: &str) -> Result<regex_lite::Regex, String> {
+fn regex(pattern: &str, options: &str) -> Result<regex_lite::Regex, FilterError> {
     let flags: String = options.chars().filter(|c| "imsx".contains(*c)).collect();
     let full = if flags.is_empty() {
         pattern.to_owned()
     } else {
         format!("(?{flags}){pattern}")
     };
-    regex_lite::Regex::new(&full)
-        .map_err(|e| format!("the regular expression /{pattern}/ cannot be read: {e}"))
+    regex_lite::Regex::new(&full).map_err(|e| FilterError::Regex {
+        pattern: pattern.to_owned(),
+        reason: e.to_string(),
+    })
 }
 
 fn all(clauses: &[Clause], doc: &Document) -> bool {
@@ -630,15 +683,27 @@ mod tests {
     #[test]
     fn unknown_operators_are_named() {
         let f = doc! {"$where": "1"};
-        assert!(Matcher::new(&f).expect_err("an error").contains("$where"));
+        let e = Matcher::new(&f).expect_err("an error");
+        assert_eq!(e, FilterError::Unsupported("$where".into()));
+        assert!(e.to_string().contains("$where"), "{e}");
         let f = doc! {"a": {"$near": [0, 0]}};
-        assert!(Matcher::new(&f).expect_err("an error").contains("$near"));
+        assert_eq!(
+            Matcher::new(&f).expect_err("an error"),
+            FilterError::Unsupported("$near".into())
+        );
         let f = doc! {"a": {"$regex": "("}};
-        assert!(Matcher::new(&f)
-            .expect_err("an error")
-            .contains("cannot be read"));
+        let e = Matcher::new(&f).expect_err("an error");
+        assert!(
+            matches!(&e, FilterError::Regex { pattern, .. } if pattern == "("),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("cannot be read"), "{e}");
         let f = doc! {"$or": 1};
-        assert!(Matcher::new(&f).is_err());
+        let e = Matcher::new(&f).expect_err("an error");
+        assert!(
+            matches!(&e, FilterError::Argument { operator, .. } if operator == "$or"),
+            "{e:?}"
+        );
     }
 
     #[test]

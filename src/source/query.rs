@@ -16,6 +16,35 @@ use serde_json::{Map, Number, Value};
 /// How deep objects and arrays may nest in a query.
 const MAX_DEPTH: usize = 100;
 
+/// Why a part of a query cannot be read: which part (`filter`, `sort` …),
+/// the column where reading stopped when there is one, and one sentence
+/// for the user (its `Display`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryError {
+    pub part: String,
+    /// 1-based, in characters of the part's trimmed text.
+    pub column: Option<usize>,
+    message: String,
+}
+
+impl QueryError {
+    fn whole(part: &str, message: String) -> QueryError {
+        QueryError {
+            part: part.to_owned(),
+            column: None,
+            message,
+        }
+    }
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for QueryError {}
+
 /// A parsed query.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Query {
@@ -80,7 +109,7 @@ impl QueryText {
     }
 
     /// Every part parsed; the first part that cannot be read says why.
-    pub fn parse(&self) -> Result<Query, String> {
+    pub fn parse(&self) -> Result<Query, QueryError> {
         let filter = parse_document(&self.filter, "filter")?;
         let sort = optional(&self.sort, "sort")?;
         if let Some(s) = &sort {
@@ -99,7 +128,7 @@ impl QueryText {
     }
 }
 
-fn optional(text: &str, what: &str) -> Result<Option<Document>, String> {
+fn optional(text: &str, what: &str) -> Result<Option<Document>, QueryError> {
     if text.trim().is_empty() {
         return Ok(None);
     }
@@ -107,15 +136,16 @@ fn optional(text: &str, what: &str) -> Result<Option<Document>, String> {
 }
 
 /// A sort's values are 1 or -1 (or a `$meta` document).
-fn check_sort(sort: &Document) -> Result<(), String> {
+fn check_sort(sort: &Document) -> Result<(), QueryError> {
     for (k, v) in sort {
         let ok = match v {
             Bson::Document(d) => d.contains_key("$meta"),
             other => matches!(super::bson_as_i64(other), Some(1 | -1)),
         };
         if !ok {
-            return Err(format!(
-                "the sort gives {k} the value {v}; use 1 (ascending) or -1 (descending)"
+            return Err(QueryError::whole(
+                "sort",
+                format!("the sort gives {k} the value {v}; use 1 (ascending) or -1 (descending)"),
             ));
         }
     }
@@ -123,15 +153,18 @@ fn check_sort(sort: &Document) -> Result<(), String> {
 }
 
 /// A whole number for skip or limit; `None` when empty.
-fn parse_count(text: &str, what: &str) -> Result<Option<u64>, String> {
+fn parse_count(text: &str, what: &str) -> Result<Option<u64>, QueryError> {
     let t = text.trim().replace('_', "");
     if t.is_empty() {
         return Ok(None);
     }
     t.parse::<u64>().map(Some).map_err(|_| {
-        format!(
-            "the {what} must be a whole number of documents, not `{}`",
-            text.trim()
+        QueryError::whole(
+            what,
+            format!(
+                "the {what} must be a whole number of documents, not `{}`",
+                text.trim()
+            ),
         )
     })
 }
@@ -139,7 +172,7 @@ fn parse_count(text: &str, what: &str) -> Result<Option<u64>, String> {
 /// A document in Extended JSON or mongosh syntax; the braces around the
 /// whole may be left out (`status: "A", qty: {$gt: 5}`). Empty text is
 /// the empty document. `what` names the part in errors ("filter").
-pub fn parse_document(text: &str, what: &str) -> Result<Document, String> {
+pub fn parse_document(text: &str, what: &str) -> Result<Document, QueryError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Ok(Document::new());
@@ -162,10 +195,14 @@ pub fn parse_document(text: &str, what: &str) -> Result<Document, String> {
     };
     match super::ejson::to_bson(value) {
         Ok(Bson::Document(d)) => Ok(d),
-        Ok(_) => Err(format!(
-            "the {what} must be a document such as {{status: \"A\"}}"
+        Ok(_) => Err(QueryError::whole(
+            what,
+            format!("the {what} must be a document such as {{status: \"A\"}}"),
         )),
-        Err(e) => Err(format!("the {what} holds a value that is not valid: {e}")),
+        Err(e) => Err(QueryError::whole(
+            what,
+            format!("the {what} holds a value that is not valid: {e}"),
+        )),
     }
 }
 
@@ -185,19 +222,30 @@ impl Parser<'_> {
         self.pos + 1
     }
 
-    fn err(&self, msg: &str) -> String {
-        format!("the {} {msg} at column {}", self.what, self.column())
+    fn err(&self, msg: &str) -> QueryError {
+        self.err_at(msg, "")
     }
 
     /// `the filter HEAD at column N TAIL`.
-    fn err_at(&self, head: &str, tail: &str) -> String {
-        format!("the {} {head} at column {}{tail}", self.what, self.column())
+    fn err_at(&self, head: &str, tail: &str) -> QueryError {
+        let column = self.column();
+        QueryError {
+            part: self.what.to_owned(),
+            column: Some(column),
+            message: format!("the {} {head} at column {column}{tail}", self.what),
+        }
     }
 
-    fn unexpected(&self, context: &str) -> String {
+    /// An error with no column: the text ended, or the part is wrong as a
+    /// whole.
+    fn whole(&self, message: String) -> QueryError {
+        QueryError::whole(self.what, message)
+    }
+
+    fn unexpected(&self, context: &str) -> QueryError {
         match self.peek() {
             Some(c) => self.err(&format!("has an unexpected `{c}` {context}")),
-            None => format!("the {} ends too early ({context})", self.what),
+            None => self.whole(format!("the {} ends too early ({context})", self.what)),
         }
     }
 
@@ -217,7 +265,7 @@ impl Parser<'_> {
         }
     }
 
-    fn expect(&mut self, c: char, context: &str) -> Result<(), String> {
+    fn expect(&mut self, c: char, context: &str) -> Result<(), QueryError> {
         if self.eat(c) {
             Ok(())
         } else {
@@ -225,21 +273,21 @@ impl Parser<'_> {
         }
     }
 
-    fn nest(&mut self) -> Result<(), String> {
+    fn nest(&mut self) -> Result<(), QueryError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(format!(
+            return Err(self.whole(format!(
                 "the {} nests deeper than {MAX_DEPTH} levels",
                 self.what
-            ));
+            )));
         }
         Ok(())
     }
 
-    fn value(&mut self) -> Result<Value, String> {
+    fn value(&mut self) -> Result<Value, QueryError> {
         self.space();
         match self.peek() {
-            None => Err(format!("the {} ends where a value was expected", self.what)),
+            None => Err(self.whole(format!("the {} ends where a value was expected", self.what))),
             Some('{') => {
                 self.pos += 1;
                 self.nest()?;
@@ -267,7 +315,7 @@ impl Parser<'_> {
 
     /// `key: value` pairs up to `close` (or the end of the text when
     /// `None`), commas between, a trailing comma allowed.
-    fn members(&mut self, close: Option<char>) -> Result<Map<String, Value>, String> {
+    fn members(&mut self, close: Option<char>) -> Result<Map<String, Value>, QueryError> {
         let mut m = Map::new();
         loop {
             self.space();
@@ -278,7 +326,9 @@ impl Parser<'_> {
                 }
                 (None, None) => return Ok(m),
                 (None, Some(end)) => {
-                    return Err(format!("the {} ends before its closing `{end}`", self.what))
+                    return Err(
+                        self.whole(format!("the {} ends before its closing `{end}`", self.what))
+                    )
                 }
                 _ => {}
             }
@@ -297,14 +347,14 @@ impl Parser<'_> {
         }
     }
 
-    fn elements(&mut self) -> Result<Vec<Value>, String> {
+    fn elements(&mut self) -> Result<Vec<Value>, QueryError> {
         let mut a = Vec::new();
         loop {
             if self.eat(']') {
                 return Ok(a);
             }
             if self.peek().is_none() {
-                return Err(format!("the {} ends before its closing `]`", self.what));
+                return Err(self.whole(format!("the {} ends before its closing `]`", self.what)));
             }
             a.push(self.value()?);
             if !self.eat(',') {
@@ -316,7 +366,7 @@ impl Parser<'_> {
         }
     }
 
-    fn key(&mut self) -> Result<String, String> {
+    fn key(&mut self) -> Result<String, QueryError> {
         self.space();
         match self.peek() {
             Some(q @ ('"' | '\'')) => {
@@ -335,7 +385,7 @@ impl Parser<'_> {
     }
 
     /// A quoted string; the opening quote is read.
-    fn string(&mut self, quote: char) -> Result<String, String> {
+    fn string(&mut self, quote: char) -> Result<String, QueryError> {
         let start = self.pos;
         let mut out = String::new();
         loop {
@@ -348,7 +398,7 @@ impl Parser<'_> {
                 c if c == quote => return Ok(out),
                 '\\' => {
                     let Some(e) = self.peek() else {
-                        return Err(format!("the {} ends inside a string", self.what));
+                        return Err(self.whole(format!("the {} ends inside a string", self.what)));
                     };
                     self.pos += 1;
                     match e {
@@ -367,8 +417,8 @@ impl Parser<'_> {
         }
     }
 
-    fn unicode_escape(&mut self) -> Result<char, String> {
-        let hex = |p: &mut Self| -> Result<u32, String> {
+    fn unicode_escape(&mut self) -> Result<char, QueryError> {
+        let hex = |p: &mut Self| -> Result<u32, QueryError> {
             let digits: String = p.chars.iter().skip(p.pos).take(4).collect();
             if digits.len() != 4 {
                 return Err(p.err("has a `\\u` escape without four hex digits"));
@@ -392,7 +442,7 @@ impl Parser<'_> {
         char::from_u32(code).ok_or_else(|| self.err("has a `\\u` escape that is no character"))
     }
 
-    fn number(&mut self) -> Result<Value, String> {
+    fn number(&mut self) -> Result<Value, QueryError> {
         let start = self.pos;
         if matches!(self.peek(), Some('-' | '+')) {
             self.pos += 1;
@@ -438,7 +488,7 @@ impl Parser<'_> {
     }
 
     /// `/pattern/flags`.
-    fn regex(&mut self) -> Result<Value, String> {
+    fn regex(&mut self) -> Result<Value, QueryError> {
         let start = self.pos;
         self.pos += 1;
         let mut pattern = String::new();
@@ -489,7 +539,7 @@ impl Parser<'_> {
     }
 
     /// `true`, `false`, `null`, or a constructor such as `ObjectId("…")`.
-    fn word(&mut self) -> Result<Value, String> {
+    fn word(&mut self) -> Result<Value, QueryError> {
         let start = self.pos;
         let mut name = self.ident();
         if name == "new" {
@@ -545,7 +595,12 @@ impl Parser<'_> {
         self.chars[start..self.pos].iter().collect()
     }
 
-    fn constructor(&mut self, name: &str, args: &[Value], start: usize) -> Result<Value, String> {
+    fn constructor(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        start: usize,
+    ) -> Result<Value, QueryError> {
         let bad = |p: &mut Self, what: &str| {
             p.pos = start;
             Err(p.err_at(&format!("has {name}(…)"), &format!(" with {what}")))
@@ -708,8 +763,24 @@ mod tests {
     fn error(s: &str) -> String {
         match parse_document(s, "filter") {
             Ok(d) => panic!("{s} parsed as {d}"),
-            Err(e) => e,
+            Err(e) => e.to_string(),
         }
+    }
+
+    #[test]
+    fn an_error_names_its_part_and_column() {
+        let e = parse_document("{a: 1 b: 2}", "filter").expect_err("an error");
+        assert_eq!((e.part.as_str(), e.column), ("filter", Some(7)), "{e}");
+        assert!(e.to_string().ends_with("at column 7"), "{e}");
+        let e = parse_document("{a: ", "projection").expect_err("an error");
+        assert_eq!((e.part.as_str(), e.column), ("projection", None), "{e}");
+        let e = QueryText {
+            sort: "{at: 2}".into(),
+            ..QueryText::default()
+        }
+        .parse()
+        .expect_err("an error");
+        assert_eq!((e.part.as_str(), e.column), ("sort", None), "{e}");
     }
 
     #[test]
@@ -871,13 +942,14 @@ mod tests {
         assert!(sort
             .parse()
             .expect_err("an error")
+            .to_string()
             .contains("1 (ascending)"));
         let skip = QueryText {
             skip: "ten".into(),
             ..QueryText::default()
         };
         assert_eq!(
-            skip.parse().expect_err("an error"),
+            skip.parse().expect_err("an error").to_string(),
             "the skip must be a whole number of documents, not `ten`"
         );
         let proj = QueryText {
@@ -887,6 +959,7 @@ mod tests {
         assert!(proj
             .parse()
             .expect_err("an error")
+            .to_string()
             .starts_with("the projection"));
         let t = QueryText {
             filter: "{a: 1}".into(),

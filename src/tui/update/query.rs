@@ -94,7 +94,7 @@ pub fn run(m: &mut Model) -> Vec<Effect> {
     let query = match text.parse() {
         Ok(q) => q,
         Err(e) => {
-            bar.error = Some(e);
+            bar.error = Some(e.to_string());
             return Vec::new();
         }
     };
