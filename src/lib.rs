@@ -2,10 +2,12 @@
 //!
 //! The library is the pure core plus the sources: `source` yields raw BSON
 //! documents, `profile` infers their shape in one pass, `report` renders it.
-//! `audit` runs that journey; the binary is a thin CLI over it.
+//! `audit` runs that journey; `cli` runs the commands over it, and the
+//! binary parses the command line and hands it to `cli`.
 
 pub mod advise;
 pub mod audit;
+pub mod cli;
 pub mod fmt;
 pub mod growth;
 pub mod i18n;

@@ -1,6 +1,6 @@
 //! The contract's JSON report.
 
-use super::{CollectionReport, Report};
+use super::{CollectionReport, Open, Report, WriteError};
 
 pub fn render(report: &Report) -> String {
     let mut s = serde_json::to_string_pretty(report)
@@ -124,6 +124,70 @@ impl<W: std::io::Write> Streamed<W> {
     }
 }
 
+/// The JSON report (or JSON lines) written as the audit hands out its
+/// judged collections. The output is opened with the first of them, so a
+/// run that fails before writes nothing.
+pub struct JsonWriter {
+    open: Option<Open>,
+    lines: bool,
+    streamed: Option<Streamed<Box<dyn std::io::Write>>>,
+    /// True once the output could not be opened or written: the
+    /// collections after are counted, not written.
+    failed: bool,
+    /// The worst finding of the collections taken.
+    worst: Option<crate::rules::Severity>,
+}
+
+impl JsonWriter {
+    pub fn new(open: Open, lines: bool) -> JsonWriter {
+        JsonWriter {
+            open: Some(open),
+            lines,
+            streamed: None,
+            failed: false,
+            worst: None,
+        }
+    }
+
+    /// The output, opened when first asked for.
+    fn streamed(&mut self) -> std::io::Result<&mut Streamed<Box<dyn std::io::Write>>> {
+        if self.streamed.is_none() {
+            let open = self
+                .open
+                .take()
+                .ok_or_else(|| std::io::Error::other("no output"))?;
+            self.streamed = Some(Streamed::new(open()?, self.lines));
+        }
+        self.streamed
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("no output"))
+    }
+}
+
+impl super::Writer for JsonWriter {
+    fn collection(&mut self, head: &Report, c: CollectionReport) -> Result<(), WriteError> {
+        self.worst = self.worst.max(c.findings.iter().map(|f| f.severity).max());
+        if self.failed {
+            return Ok(());
+        }
+        let written = self.streamed().and_then(|w| w.collection(head, &c));
+        self.failed = written.is_err();
+        written.map_err(WriteError::Output)
+    }
+
+    fn worst(&self) -> Option<crate::rules::Severity> {
+        self.worst
+    }
+
+    fn finish(mut self: Box<Self>, report: &Report) -> Result<(), WriteError> {
+        self.streamed().map_err(WriteError::Output)?;
+        self.streamed
+            .take()
+            .map_or(Ok(()), |w| w.finish(report).map(drop))
+            .map_err(WriteError::Output)
+    }
+}
+
 /// The keys of the report written before its collections.
 fn is_head(key: &str) -> bool {
     matches!(
@@ -223,34 +287,49 @@ mod tests {
         }
     }
 
-    /// Text and Markdown written a collection at a time, spooled to disk,
-    /// are the reports rendered whole.
+    /// Each format written a collection at a time through its writer
+    /// (text and Markdown spooled on disk, JSON streamed) is the report
+    /// rendered whole.
     #[test]
-    fn text_and_markdown_spooled_on_disk_are_the_whole_report() {
-        use crate::report::{markdown, text, Spool, Spooled};
+    fn each_writer_writes_the_whole_report() {
+        use crate::report::{markdown, sarif, text, writer, Format, Options};
+        /// Memory the test reads back once the writer is done with it.
+        #[derive(Clone, Default)]
+        struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+        impl std::io::Write for Shared {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.borrow_mut().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
         for n in [0, 1, 4] {
             let whole = report(n);
             let mut head = whole.clone();
             head.collections.clear();
             let style = text::Style { color: true };
-            let mut parts = Spooled::new(Spool::on_disk(), Spool::on_disk());
-            let mut md = Spooled::new(Spool::on_disk(), Spool::on_disk());
-            for c in &whole.collections {
-                text::add(&mut parts, c, style).expect("spooled");
-                markdown::add(&mut md, c, false).expect("spooled");
+            for (format, want) in [
+                (Format::Text, text::render(&whole, style)),
+                (Format::Markdown, markdown::render(&whole)),
+                (Format::Json, render(&whole)),
+                (Format::Sarif, sarif::render(&whole)),
+            ] {
+                let out = Shared::default();
+                let to = out.clone();
+                let open: Open = Box::new(move || Ok(Box::new(to)));
+                let mut w = writer(format, Options { color: true, open });
+                for c in &whole.collections {
+                    w.collection(&head, c.clone()).expect("taken");
+                }
+                let worst = whole.collections.iter().flat_map(|c| &c.findings);
+                let worst = worst.map(|f| f.severity).max();
+                assert_eq!(w.worst(), worst, "{format:?}");
+                w.finish(&head).expect("written");
+                let got = String::from_utf8(out.0.take()).expect("UTF-8");
+                assert_eq!(got, want, "{format:?}, {n} collections");
             }
-            let mut out = Vec::new();
-            text::finish(&head, style, &mut parts, &mut out).expect("written");
-            assert_eq!(
-                String::from_utf8(out).expect("UTF-8"),
-                text::render(&whole, style)
-            );
-            let mut out = Vec::new();
-            markdown::finish(&head, &mut md, &mut out).expect("written");
-            assert_eq!(
-                String::from_utf8(out).expect("UTF-8"),
-                markdown::render(&whole)
-            );
         }
     }
 

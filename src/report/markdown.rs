@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{CollectionReport, Report, Spool, Spooled};
+use super::{CollectionReport, Open, Report, Spool, Spooled, WriteError};
 use crate::advise::Advice;
 use crate::rules::Severity;
 
@@ -37,7 +37,7 @@ fn row(out: &mut String, f: &Advice) {
 
 /// Renders collection `c` into `parts`, as it comes: its section, and a
 /// row for each of its findings.
-pub fn add(parts: &mut Spooled, c: &CollectionReport, zh: bool) -> std::io::Result<()> {
+pub(super) fn add(parts: &mut Spooled, c: &CollectionReport, zh: bool) -> std::io::Result<()> {
     let mut section = String::new();
     collection(&mut section, c, zh);
     let mut rows = String::new();
@@ -53,7 +53,7 @@ pub fn add(parts: &mut Spooled, c: &CollectionReport, zh: bool) -> std::io::Resu
 /// Writes the report: its head and summary, with the rows of the
 /// collections' findings rendered into `parts` ([`add`]), then their
 /// sections, then the rest (`report.collections` is not read).
-pub fn finish(
+pub(super) fn finish(
     report: &Report,
     parts: &mut Spooled,
     w: &mut dyn std::io::Write,
@@ -180,6 +180,38 @@ const SHAPES_SHOWN: usize = 50;
 
 /// The workload: query shapes by total time, with their plans and the
 /// findings they led to.
+/// The Markdown report, each collection rendered as it comes and spooled
+/// on disk until the report's head and summary are written.
+pub struct MarkdownWriter {
+    parts: Spooled,
+    open: Open,
+}
+
+impl MarkdownWriter {
+    pub fn new(open: Open) -> MarkdownWriter {
+        MarkdownWriter {
+            parts: Spooled::new(Spool::on_disk(), Spool::on_disk()),
+            open,
+        }
+    }
+}
+
+impl super::Writer for MarkdownWriter {
+    fn collection(&mut self, head: &Report, c: CollectionReport) -> Result<(), WriteError> {
+        let zh = head.rules.lang == crate::i18n::Lang::Zh;
+        add(&mut self.parts, &c, zh).map_err(WriteError::Spool)
+    }
+
+    fn worst(&self) -> Option<crate::rules::Severity> {
+        self.parts.worst()
+    }
+
+    fn finish(self: Box<Self>, report: &Report) -> Result<(), WriteError> {
+        let MarkdownWriter { mut parts, open } = *self;
+        super::write_to(open, |w| finish(report, &mut parts, w))
+    }
+}
+
 fn workload(out: &mut String, w: &crate::workload::Workload, zh: bool) {
     use crate::fmt::{group, percent};
     let t = |en: &'static str, cn: &'static str| if zh { cn } else { en };

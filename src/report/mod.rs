@@ -17,6 +17,83 @@ use crate::source::{CollectionKind, CollectionMeta, IndexInfo, StorageStats};
 /// docshape's version, as the report's `docshape` field.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The formats of `docshape audit`. A format is a file of this module with
+/// its [`Writer`], and an arm here and in [`writer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// For people: each collection's summary, findings and field table.
+    Text,
+    /// The contract's JSON report, written as each collection is judged.
+    Json,
+    /// JSON lines: a `head` line, a `collection` line for each collection
+    /// as it is judged, and an `end` line with the rest of the report.
+    Jsonl,
+    /// A Markdown review, for a pull request or a wiki.
+    Markdown,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+/// Opens where a report goes (a file, standard output) when its first byte
+/// is due, so that a run that fails before writes nothing.
+pub type Open = Box<dyn FnOnce() -> std::io::Result<Box<dyn std::io::Write>>>;
+
+/// How a report is written.
+pub struct Options {
+    /// ANSI colour in the text report.
+    pub color: bool,
+    /// Where the report goes.
+    pub open: Open,
+}
+
+/// Why a report could not be written.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The temporary file the collections are put aside in.
+    Spool(std::io::Error),
+    /// The report's output.
+    Output(std::io::Error),
+}
+
+/// A report written as the audit judges its collections: each is handed to
+/// [`Writer::collection`] as it comes, then the rest of the report to
+/// [`Writer::finish`].
+pub trait Writer {
+    /// Takes judged collection `c`, with the report's `head` (its target,
+    /// sampling and rules; no collections).
+    fn collection(&mut self, head: &Report, c: CollectionReport) -> Result<(), WriteError>;
+
+    /// The worst finding of the collections taken.
+    fn worst(&self) -> Option<crate::rules::Severity>;
+
+    /// Writes the report: the collections taken, and the rest of `report`
+    /// (its head, relationships, database-wide findings and workload).
+    fn finish(self: Box<Self>, report: &Report) -> Result<(), WriteError>;
+}
+
+/// The writer of `format`.
+pub fn writer(format: Format, options: Options) -> Box<dyn Writer> {
+    let Options { color, open } = options;
+    match format {
+        Format::Text => Box::new(text::TextWriter::new(text::Style { color }, open)),
+        Format::Json => Box::new(json::JsonWriter::new(open, false)),
+        Format::Jsonl => Box::new(json::JsonWriter::new(open, true)),
+        Format::Markdown => Box::new(markdown::MarkdownWriter::new(open)),
+        Format::Sarif => Box::new(sarif::SarifWriter::new(open)),
+    }
+}
+
+/// Opens `open`, hands it to `write`, and flushes it.
+pub fn write_to(
+    open: Open,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
+    let mut out = open().map_err(WriteError::Output)?;
+    write(&mut *out)
+        .and_then(|()| out.flush())
+        .map_err(WriteError::Output)
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub docshape: &'static str,
@@ -242,7 +319,7 @@ impl Serialize for FieldsOut<'_> {
 /// Text put aside while a report is written a collection at a time: in an
 /// unnamed temporary file, so that a report of thousands of collections is
 /// not held in memory (in memory where no such file can be made).
-pub struct Spool {
+struct Spool {
     file: Option<std::fs::File>,
     memory: Vec<u8>,
 }
@@ -306,7 +383,7 @@ pub const SEVERITIES: [crate::rules::Severity; 3] = [
 /// the collections written so far: how many, their findings by severity,
 /// and their rendered parts, spooled (`sections`: each collection's;
 /// `rows`: a line per finding, for the summary that comes first).
-pub struct Spooled {
+struct Spooled {
     pub collections: usize,
     /// Critical, warning, info.
     pub severities: [usize; 3],
@@ -341,16 +418,6 @@ impl Spooled {
             }
         }
     }
-}
-
-/// What SARIF, written from the whole report, keeps of a judged
-/// collection: its findings, not its paths nor its kept documents.
-pub fn findings_only(mut c: CollectionReport) -> CollectionReport {
-    c.kept = Vec::new();
-    c.fields = Vec::new();
-    c.growth = crate::growth::ByPath::new();
-    c.profile.doc_sizes = crate::profile::sketch::LogHistogram::default();
-    c
 }
 
 /// The current time as ISO-8601 UTC.

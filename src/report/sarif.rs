@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::Report;
+use super::{CollectionReport, Open, Report, WriteError};
+use crate::advise::Advice;
 use crate::rules::{Severity, REGISTRY};
 
 const SCHEMA: &str =
@@ -77,6 +78,12 @@ fn invocation(report: &Report) -> Value {
 }
 
 pub fn render(report: &Report) -> String {
+    render_with(report, &[])
+}
+
+/// The log of `report`, with `findings` of collections it does not hold
+/// first.
+fn render_with(report: &Report, findings: &[Advice]) -> String {
     let rules: Vec<Value> = REGISTRY
         .iter()
         .map(|r| {
@@ -88,8 +95,9 @@ pub fn render(report: &Report) -> String {
             })
         })
         .collect();
-    let results: Vec<Value> = report
-        .all_findings()
+    let results: Vec<Value> = findings
+        .iter()
+        .chain(report.all_findings())
         .map(|f| {
             let logical = match &f.path {
                 Some(p) => format!("{}.{p}", f.namespace),
@@ -146,4 +154,36 @@ pub fn render(report: &Report) -> String {
     let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// The SARIF log, written from the whole report: of each collection as it
+/// comes, only its findings are kept.
+pub struct SarifWriter {
+    findings: Vec<Advice>,
+    open: Open,
+}
+
+impl SarifWriter {
+    pub fn new(open: Open) -> SarifWriter {
+        SarifWriter {
+            findings: Vec::new(),
+            open,
+        }
+    }
+}
+
+impl super::Writer for SarifWriter {
+    fn collection(&mut self, _head: &Report, c: CollectionReport) -> Result<(), WriteError> {
+        self.findings.extend(c.findings);
+        Ok(())
+    }
+
+    fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+
+    fn finish(self: Box<Self>, report: &Report) -> Result<(), WriteError> {
+        let log = render_with(report, &self.findings);
+        super::write_to(self.open, |w| w.write_all(log.as_bytes()))
+    }
 }

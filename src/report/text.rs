@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{plain, CollectionReport, Report, Spool, Spooled};
+use super::{plain, CollectionReport, Open, Report, Spool, Spooled, WriteError};
 use crate::fmt::{bytes, char_width, display_width, group};
 use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
@@ -51,7 +51,7 @@ pub fn render(report: &Report, style: Style) -> String {
 }
 
 /// Renders collection `c` into `parts`, as it comes.
-pub fn add(parts: &mut Spooled, c: &CollectionReport, style: Style) -> std::io::Result<()> {
+pub(super) fn add(parts: &mut Spooled, c: &CollectionReport, style: Style) -> std::io::Result<()> {
     let mut out = String::from("\n");
     collection(&mut out, c, style);
     parts.collections += 1;
@@ -61,7 +61,7 @@ pub fn add(parts: &mut Spooled, c: &CollectionReport, style: Style) -> std::io::
 
 /// Writes the report: its head, the collections rendered into `parts`
 /// ([`add`]; `report.collections` is not read), and the rest.
-pub fn finish(
+pub(super) fn finish(
     report: &Report,
     style: Style,
     parts: &mut Spooled,
@@ -104,6 +104,43 @@ pub fn finish(
     parts.count(report.findings.iter());
     summary(&mut out, report, parts.severities, style);
     w.write_all(out.as_bytes())
+}
+
+/// The text report, each collection rendered as it comes and spooled on
+/// disk until the report's head is written.
+pub struct TextWriter {
+    style: Style,
+    parts: Spooled,
+    open: Open,
+}
+
+impl TextWriter {
+    pub fn new(style: Style, open: Open) -> TextWriter {
+        TextWriter {
+            style,
+            parts: Spooled::new(Spool::on_disk(), Spool::on_disk()),
+            open,
+        }
+    }
+}
+
+impl super::Writer for TextWriter {
+    fn collection(&mut self, _head: &Report, c: CollectionReport) -> Result<(), WriteError> {
+        add(&mut self.parts, &c, self.style).map_err(WriteError::Spool)
+    }
+
+    fn worst(&self) -> Option<crate::rules::Severity> {
+        self.parts.worst()
+    }
+
+    fn finish(self: Box<Self>, report: &Report) -> Result<(), WriteError> {
+        let TextWriter {
+            style,
+            mut parts,
+            open,
+        } = *self;
+        super::write_to(open, |w| finish(report, style, &mut parts, w))
+    }
 }
 
 /// Shapes shown in the text report at most (the JSON report has them all).

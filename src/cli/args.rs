@@ -1,0 +1,181 @@
+//! The command line's arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::i18n::Lang;
+use crate::report::Format;
+
+#[derive(Parser)]
+#[command(
+    name = "docshape",
+    version,
+    about = "Shows the real shape of your MongoDB data and what in it will hurt",
+    long_about = "Shows the real shape of your MongoDB data and what in it will hurt.\n\n\
+        TARGET is a connection string (mongodb://…, mongodb+srv://…), a file of documents \
+        (Extended JSON .json/.jsonl/.ndjson, or mongodump .bson), or a directory (a mongodump \
+        tree, or one sub-directory of document files per database). Without TARGET: \
+        $MONGODB_URI, else mongodb://127.0.0.1:27017 if it answers within 1 s, else the \
+        bundled sample data.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Without a command: the interactive explorer.
+    #[command(flatten)]
+    pub explore: ExploreArgs,
+}
+
+#[derive(Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Colour theme: dark, light, projector, solarized, a user theme or a path.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Profile every selected collection and print a report.
+    Audit(AuditArgs),
+    /// Print the inferred shape of one collection.
+    Schema(SchemaArgs),
+    /// Load the teaching data sets into a server, and with --workload run a
+    /// workload on them with the profiler on (the only command that writes
+    /// or sets profiling).
+    Seed(crate::seed::SeedArgs),
+    /// A lesson as plain text (list them with no NAME).
+    Lesson(LessonArgs),
+}
+
+#[derive(Args)]
+pub struct LessonArgs {
+    /// The lesson (run without a name to list them).
+    pub name: Option<String>,
+    /// Language (default from $LANG).
+    #[arg(long, value_enum)]
+    pub lang: Option<Lang>,
+    /// Read the data sets from a server seeded with `docshape seed` instead
+    /// of the bundled sample data.
+    #[arg(long, value_name = "URI")]
+    pub from: Option<String>,
+    /// Database name prefix used when seeding.
+    #[arg(long, default_value = "docshape_")]
+    pub prefix: String,
+    /// Bound on each server operation, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+}
+
+#[derive(Args, Clone)]
+pub struct Common {
+    /// Connection string, file or directory (see `docshape --help`).
+    pub target: Option<String>,
+    /// Only this database (repeatable).
+    #[arg(long = "db", value_name = "NAME")]
+    pub dbs: Vec<String>,
+    /// Only this collection, `DB.COLL`; `*` matches any run of characters (repeatable).
+    #[arg(short = 'c', long = "collection", value_name = "DB.COLL")]
+    pub collections: Vec<String>,
+    /// Documents to sample per collection (`$sample` on a server).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: u64,
+    /// Read every document instead of a sample.
+    #[arg(long, conflicts_with = "sample")]
+    pub full: bool,
+    /// Bound on each server operation, in seconds (also sent as maxTimeMS).
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+    /// Collections read at once from a server (at most its connection pool,
+    /// `maxPoolSize`, 10 by default).
+    #[arg(long, value_name = "N", default_value_t = crate::source::mongo::IN_FLIGHT, value_parser = parse_in_flight)]
+    pub concurrency: usize,
+    /// Memory budget of the run, in MiB: the documents kept per collection
+    /// for the reference and growth stages share half of it.
+    #[arg(long, value_name = "MIB", default_value_t = crate::audit::MEMORY_MIB, value_parser = parse_memory)]
+    pub memory: usize,
+    /// Neither read nor keep growth snapshots (kept in $XDG_STATE_HOME/docshape).
+    #[arg(long)]
+    pub no_snapshot: bool,
+    /// Do not measure the largest documents and longest arrays over the
+    /// whole collection (one aggregation per sampled collection on a server,
+    /// a skim of a .bson file); sizes and lengths are then the sample's.
+    #[arg(long)]
+    pub no_extremes: bool,
+    /// Threshold profile: default, atlas, compass or strict.
+    #[arg(long = "rules", value_name = "PROFILE", value_parser = ["default", "atlas", "compass", "strict"])]
+    pub rules: Option<String>,
+    /// Configuration file (default: $XDG_CONFIG_HOME/docshape/docshape.toml).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Language of messages and explanations (default from $LANG).
+    #[arg(long, value_enum)]
+    pub lang: Option<Lang>,
+    /// The query shapes, their cost and plans: from `mongod` JSON log files
+    /// (a file, a `.gz`, or a directory of them; without TARGET, `audit`
+    /// reports the workload alone), or `profile`: from the server's
+    /// profiler (`system.profile` of each selected database, read-only).
+    #[arg(long, value_name = "LOG|DIR|profile")]
+    pub workload: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit with 1 when a finding at or above this severity is reported.
+    #[arg(long, value_enum, default_value_t = FailOn::Critical)]
+    pub fail_on: FailOn,
+}
+
+#[derive(Args)]
+pub struct SchemaArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SchemaFormat::Json)]
+    pub format: SchemaFormat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaFormat {
+    /// The profile of one collection, as in the JSON report.
+    Json,
+    /// A `$jsonSchema` validator for one collection, ready for `collMod`.
+    JsonSchema,
+    /// An ER diagram of the selected collections and their references.
+    Mermaid,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum FailOn {
+    Info,
+    Warning,
+    Critical,
+    Never,
+}
+
+fn parse_memory(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (16..=1 << 20).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a number of MiB from 16 to 1048576, not {s:?}"
+        )),
+    }
+}
+
+fn parse_in_flight(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number from 1 to 1000, not {s:?}")),
+    }
+}

@@ -1,0 +1,25 @@
+//! The interactive explorer (`docshape` without a command).
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::args::ExploreArgs;
+use super::config::saved_target;
+use super::plan::{plan, read_workload};
+use super::Fatal;
+
+pub async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
+    let mut plan = plan(&e.common)?;
+    plan.workload = read_workload(&e.common)?.map(std::sync::Arc::new);
+    let opts = crate::tui::Options {
+        target: saved_target(&e.common)?,
+        plan,
+        timeout: Duration::from_secs(e.common.timeout),
+        theme: e.theme,
+        config: e.common.config.clone(),
+    };
+    // A signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) ends the explorer cleanly
+    // with 128 + its number, as a shell reports a process it stopped.
+    let exit = crate::tui::run(opts).await.map_err(Fatal)?;
+    Ok(ExitCode::from(exit.code()))
+}

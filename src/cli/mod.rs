@@ -1,0 +1,31 @@
+//! The command line: each command run from its parsed arguments, and what
+//! they share (the plan of a run, the configuration file, the output, the
+//! progress line). Failures here are sentences for the user ([`Fatal`]).
+
+pub mod args;
+mod audit;
+mod config;
+mod explore;
+mod lesson;
+mod output;
+mod password;
+mod plan;
+mod progress;
+mod schema;
+
+pub use audit::run_audit;
+pub use explore::run_explorer;
+pub use lesson::run_lesson;
+pub use progress::clear_progress;
+pub use schema::run_schema;
+
+use crate::source::SourceError;
+
+/// A failure the user must see: one sentence, exit code 2.
+pub struct Fatal(pub String);
+
+impl From<SourceError> for Fatal {
+    fn from(e: SourceError) -> Self {
+        Fatal(e.to_string())
+    }
+}
