@@ -2077,8 +2077,8 @@ fn check(cores: usize) -> bool {
 /// the stage from growing with candidates × keys × values.
 fn pairing_speedup() -> f64 {
     use docshape::relate::keys::{KeyIndex, References, TargetKey};
-    use docshape::relate::value::ValueKey;
     use docshape::relate::Family;
+    use docshape::source::value::ValueKey;
     let targets: Vec<TargetKey> = (0..300i64)
         .map(|t| {
             let keys: Vec<i64> = (0..1000).map(|i| t * 500 + i).collect();

@@ -11,12 +11,12 @@ use serde::Serialize;
 use super::drift::{self, DriftCheck, DriftKind};
 use super::evidence::Evidence;
 use super::keys::{self, Accepted, Candidate, Skip, TargetKey};
-use super::value::{of_bson, ValueKey};
 use super::{
     embedded, has_leading_index, holding_array, kind_of, mark_two_way, Cardinality, CollectionView,
     Family, Fanout, KeyUniqueness, Relationship,
 };
 use crate::profile::{query_path, render_path, Seg};
+use crate::source::value::{of_bson, ValueKey};
 use crate::source::{Source, SourceError};
 
 /// Collections above this many documents get their fan-out estimated from
@@ -521,8 +521,10 @@ async fn fanout_of<S: Source>(
     let mut per: HashMap<ValueKey, (bson::Bson, u64)> = HashMap::new();
     for d in from.docs {
         for el in crate::profile::extract::values(d, &cand.segments) {
-            let (Some(k), Some(b)) = (super::value::of_element(&el), crate::profile::value_of(&el))
-            else {
+            let (Some(k), Some(b)) = (
+                crate::source::value::of_element(&el),
+                crate::profile::value_of(&el),
+            ) else {
                 continue;
             };
             per.entry(k).or_insert((b, 0)).1 += 1;

@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::value::{of_bson, ValueKey};
 use crate::profile::raw::BsonType;
 use crate::profile::{extract, Seg};
+use crate::source::value::{of_bson, ValueKey};
 
 /// What the copies were compared with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

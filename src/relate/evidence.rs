@@ -430,12 +430,12 @@ pub enum ChanceBasis {
 }
 
 impl ChanceBasis {
-    pub fn of(family: super::Family, keys: &[super::value::ValueKey]) -> ChanceBasis {
+    pub fn of(family: super::Family, keys: &[crate::source::value::ValueKey]) -> ChanceBasis {
         match family {
             super::Family::ObjectId => ChanceBasis::ObjectId,
             super::Family::Number => ChanceBasis::Numbers(
                 keys.iter()
-                    .filter_map(super::value::ValueKey::as_f64)
+                    .filter_map(crate::source::value::ValueKey::as_f64)
                     .collect(),
             ),
             super::Family::String => {

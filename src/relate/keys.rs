@@ -5,10 +5,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::evidence::{self, Affinity, Evidence, Structure};
-use super::value::{self, ValueKey};
 use super::{stem, CollectionView, Family};
 use crate::profile::raw::{BsonType, Element};
 use crate::profile::{extract, query_path, FieldProfile, Seg};
+use crate::source::value::{self, ValueKey};
 
 /// Distinct values probed per candidate field.
 pub const PROBE_VALUES: usize = 200;

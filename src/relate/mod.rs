@@ -12,7 +12,6 @@ pub mod discover;
 pub mod drift;
 pub mod evidence;
 pub mod keys;
-pub mod value;
 
 use std::collections::{HashMap, HashSet};
 
@@ -22,12 +21,12 @@ use crate::profile::raw::BsonType;
 use crate::profile::shelf::ProfileRef;
 use crate::profile::sketch::LogHistogram;
 use crate::profile::{Profile, Seg};
+use crate::source::value::ValueKey;
 use crate::source::{CollectionMeta, IndexInfo};
 pub use discover::RelateCost;
 pub use drift::{DriftCheck, DriftKind};
 pub use evidence::Evidence;
 pub use keys::Candidate;
-use value::ValueKey;
 
 /// Whether `r` is a reference held inside a copy of another document: a
 /// sub-document whose own `_id` references another collection (a
@@ -336,13 +335,7 @@ impl CollectionView<'_> {
     }
 }
 
-/// Comparable families of reference values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    ObjectId,
-    Number,
-    String,
-}
+pub use crate::source::value::Family;
 
 /// A field name reduced to what it names: lower case, without id suffixes
 /// or a plural ending (`account_ids` → `account`, `theaterId` → `theater`).
@@ -549,7 +542,7 @@ mod tests {
     #[test]
     fn fanout_counts_children_of_existing_parents() {
         type Case = (Vec<(i32, u64)>, Option<u64>, f64, (f64, u64, u64, u64, u64));
-        let key = |i: i32| value::of_bson(&bson::Bson::Int32(i)).expect("key");
+        let key = |i: i32| crate::source::value::of_bson(&bson::Bson::Int32(i)).expect("key");
         let exists: HashSet<ValueKey> = [1, 2, 3].into_iter().map(key).collect();
         // (children per value, parents, scale) → (avg, max, parents, children, dangling children)
         let cases: Vec<Case> = vec![

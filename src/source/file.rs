@@ -837,7 +837,7 @@ impl Source for FileSource {
         meta: &CollectionMeta,
         key: &str,
     ) -> Result<Option<bson::Bson>> {
-        use crate::relate::value;
+        use super::value;
         let keys: Vec<&str> = key.split('.').collect();
         let mut seen = std::collections::HashSet::new();
         let mut repeated = None;
@@ -906,7 +906,7 @@ impl Source for FileSource {
         values: &[bson::Bson],
         fields: &[String],
     ) -> Result<Vec<bson::Document>> {
-        use crate::relate::value;
+        use super::value;
         let wanted: std::collections::HashSet<value::ValueKey> =
             values.iter().filter_map(value::of_bson).collect();
         let keys: Vec<&str> = key.split('.').collect();
@@ -1195,7 +1195,7 @@ impl FileSource {
         meta: &CollectionMeta,
         asks: &[(&str, &[bson::Bson])],
     ) -> Result<Vec<Vec<bson::Bson>>> {
-        use crate::relate::value;
+        use super::value;
         type Wanted<'v> = std::collections::HashMap<value::ValueKey, &'v bson::Bson>;
         let wanted: Vec<Wanted<'_>> = asks
             .iter()
@@ -1267,9 +1267,9 @@ impl FileSource {
         meta: &CollectionMeta,
         key: &str,
         max: usize,
-    ) -> Result<Option<std::collections::HashMap<crate::relate::value::ValueKey, (bson::Bson, u64)>>>
+    ) -> Result<Option<std::collections::HashMap<crate::source::value::ValueKey, (bson::Bson, u64)>>>
     {
-        use crate::relate::value;
+        use super::value;
         let keys: Vec<&str> = key.split('.').collect();
         let mut per_value: std::collections::HashMap<value::ValueKey, (bson::Bson, u64)> =
             std::collections::HashMap::new();
@@ -1302,7 +1302,7 @@ impl FileSource {
         ids: &[bson::Bson],
         paths: &[String],
     ) -> Result<Vec<Reread>> {
-        use crate::relate::value;
+        use super::value;
         let wanted: std::collections::HashMap<value::ValueKey, &bson::Bson> = ids
             .iter()
             .filter_map(|b| value::of_bson(b).map(|k| (k, b)))

@@ -14,6 +14,7 @@ pub mod mongo;
 pub mod opened;
 pub mod query;
 pub mod select;
+pub mod value;
 pub mod workload;
 
 use serde::Serialize;

@@ -1,7 +1,15 @@
-//! Comparable keys for reference values, so that an `int` 5 in one
+//! Comparable keys for values (reference values above all), so that an `int` 5 in one
 //! collection matches a `long` 5 in another, as it would in a query.
 
 use crate::profile::raw::{self, BsonType, Element};
+
+/// Comparable families of reference values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    ObjectId,
+    Number,
+    String,
+}
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ValueKey {
@@ -84,9 +92,9 @@ pub fn of_element(el: &Element<'_>) -> Option<ValueKey> {
 /// `$toObjectId` and `$toInt`/`$toLong` would read it: 24 hex digits are
 /// an ObjectId, a decimal integer (optional sign, no spaces, no leading
 /// `+`, within 64 bits) a number. `None` for anything else.
-pub fn converted(s: &str, family: super::Family) -> Option<ValueKey> {
+pub fn converted(s: &str, family: Family) -> Option<ValueKey> {
     match family {
-        super::Family::ObjectId => {
+        Family::ObjectId => {
             if s.len() != 24 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return None;
             }
@@ -96,14 +104,14 @@ pub fn converted(s: &str, family: super::Family) -> Option<ValueKey> {
             }
             Some(ValueKey::Oid(bytes))
         }
-        super::Family::Number => {
+        Family::Number => {
             let digits = s.strip_prefix('-').unwrap_or(s);
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
             s.parse::<i64>().ok().map(ValueKey::Int)
         }
-        super::Family::String => None,
+        Family::String => None,
     }
 }
 
