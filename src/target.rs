@@ -58,13 +58,41 @@ pub async fn open(
     target: &Target,
     options: &OpenOptions,
 ) -> Result<crate::source::Opened, crate::source::SourceError> {
-    use crate::source::{FileSource, MongoSource, Opened};
+    use crate::source::Opened;
     Ok(match target {
-        Target::Mongo(uri) => Opened::Server(MongoSource::connect(uri, options.timeout).await?),
+        Target::Mongo(uri) => Opened::Server(connect(uri, options.timeout).await?),
         Target::Path(p) => {
-            Opened::Files(FileSource::open(p)?.counting_up_to(options.mode.kept_at_most()))
+            Opened::Files(open_files(p)?.counting_up_to(options.mode.kept_at_most()))
         }
     })
+}
+
+/// The server at `uri`, connected (the handshake bounded by `timeout`):
+/// what [`open`] does for a server, for those that need the server itself
+/// (the explorer's queries, the profiler, `seed`).
+pub async fn connect(
+    uri: &str,
+    timeout: Duration,
+) -> Result<crate::source::MongoSource, crate::source::SourceError> {
+    crate::source::MongoSource::connect(uri, timeout).await
+}
+
+/// As [`connect`], under the application name `app` (which the profiler
+/// records with each operation).
+pub async fn connect_as(
+    uri: &str,
+    timeout: Duration,
+    app: &str,
+) -> Result<crate::source::MongoSource, crate::source::SourceError> {
+    crate::source::MongoSource::connect_as(uri, timeout, app).await
+}
+
+/// The files at `path` (a file or a directory), opened: what [`open`] does
+/// for a path, without a run's counting bound.
+pub fn open_files(
+    path: &std::path::Path,
+) -> Result<crate::source::FileSource, crate::source::SourceError> {
+    crate::source::FileSource::open(path)
 }
 
 /// The default local server the contract probes when no target is given.

@@ -14,7 +14,7 @@ use super::progress::{clear_progress, progress_printer};
 use super::Fatal;
 use crate::audit::{self, Plan, Progress};
 use crate::report::{self, CollectionReport, Report};
-use crate::source::{MongoSource, Source};
+use crate::source::Source;
 use crate::target::{self, Origin, Target};
 
 /// Where a run hands each judged collection, with the report's head.
@@ -73,7 +73,7 @@ async fn profiler_only(c: &Common) -> Result<Report, Fatal> {
             target.label()
         );
     }
-    let src = MongoSource::connect(uri, Duration::from_secs(c.timeout)).await?;
+    let src = crate::target::connect(uri, Duration::from_secs(c.timeout)).await?;
     Ok(audit::profiled_workload_only(&src, &plan, target.label()).await?)
 }
 

@@ -25,7 +25,6 @@ use mongodb::{Client, IndexModel};
 pub use datasets::{Collection, Dataset, Index, NAMES};
 pub use workload::Ran;
 
-use crate::source::MongoSource;
 use crate::target::mask_uri;
 
 /// Documents per `insert_many`, at most.
@@ -261,7 +260,7 @@ pub async fn cli(args: SeedArgs) -> Result<(), String> {
         check_db_name(&format!("{}{n}", args.prefix)).map_err(|e| e.to_string())?;
     }
     let label = mask_uri(&args.uri);
-    let src = MongoSource::connect(&args.uri, Duration::from_secs(args.timeout))
+    let src = crate::target::connect(&args.uri, Duration::from_secs(args.timeout))
         .await
         .map_err(|e| e.to_string())?;
     let secret = crate::target::uri_password(&args.uri);
@@ -293,7 +292,7 @@ pub async fn cli(args: SeedArgs) -> Result<(), String> {
         let started = Instant::now();
         // The workload runs as its application, so that docshape, which
         // leaves out its own operations, reads it back from the profiler.
-        let app = MongoSource::connect_as(
+        let app = crate::target::connect_as(
             &args.uri,
             Duration::from_secs(args.timeout),
             workload::APP_NAME,

@@ -516,7 +516,7 @@ async fn connected(
     match held.as_ref() {
         Some(s) => Ok(Arc::clone(s)),
         None => {
-            let s = MongoSource::connect(uri, timeout).await?;
+            let s = crate::target::connect(uri, timeout).await?;
             Ok(Arc::clone(held.insert(Arc::new(s))))
         }
     }
@@ -527,7 +527,7 @@ fn opened_files(conn: &Connection, path: &std::path::Path) -> Result<Arc<FileSou
     if let Some(s) = conn.files.lock().ok().and_then(|held| held.clone()) {
         return Ok(s);
     }
-    let s = Arc::new(FileSource::open(path)?);
+    let s = Arc::new(crate::target::open_files(path)?);
     if let Ok(mut held) = conn.files.lock() {
         *held = Some(Arc::clone(&s));
     }
