@@ -89,3 +89,20 @@ pub fn ended_early_note(notes: &[String]) -> Option<&String> {
             .any(|p| n.starts_with(p))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_of_a_reading_ended_early_is_found_in_either_language() {
+        for lang in [Lang::En, Lang::Zh] {
+            for gone in [None, Some("connection reset")] {
+                let note = ended_early(lang, 3, 12, gone);
+                let notes = vec!["another note".to_owned(), format!("{note}; more")];
+                assert_eq!(ended_early_note(&notes), Some(&notes[1]), "{note}");
+            }
+        }
+        assert_eq!(ended_early_note(&["another note".to_owned()]), None);
+    }
+}
