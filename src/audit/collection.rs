@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::advise::Advice;
 use crate::growth;
+use crate::i18n::Lang;
 use crate::profile::shelf::{ProfileRef, Shelf, Slot};
 use crate::profile::Profile;
 use crate::relate::CollectionView;
@@ -65,35 +66,47 @@ pub struct Collection {
 }
 
 impl Collection {
-    /// What the source knew, how it sampled, and the profile.
-    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, mut profile: Profile) -> Collection {
+    /// What the source knew, how it sampled, and the profile, with notes
+    /// in English.
+    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, profile: Profile) -> Collection {
+        Collection::new_in(meta, outcome, profile, Lang::En)
+    }
+
+    /// As [`Collection::new`], with notes in `lang`.
+    pub fn new_in(
+        meta: CollectionMeta,
+        outcome: &SampleOutcome,
+        mut profile: Profile,
+        lang: Lang,
+    ) -> Collection {
         let documents = outcome.total.or(meta.documents);
         measure_fields(&mut profile, &meta, documents);
         let mut notes = meta.notes.clone();
         if profile.invalid > 0 {
-            notes.push(format!(
-                "{} {} could not be decoded and {} skipped ({})",
-                crate::fmt::group(profile.invalid),
-                if profile.invalid == 1 {
-                    "document"
-                } else {
-                    "documents"
-                },
-                if profile.invalid == 1 { "was" } else { "were" },
-                profile.first_error.as_deref().unwrap_or("malformed BSON")
-            ));
+            let n = crate::fmt::group(profile.invalid);
+            let why = profile.first_error.as_deref().unwrap_or("malformed BSON");
+            notes.push(match (lang, profile.invalid) {
+                (Lang::En, 1) => {
+                    format!("{n} document could not be decoded and was skipped ({why})")
+                }
+                (Lang::En, _) => {
+                    format!("{n} documents could not be decoded and were skipped ({why})")
+                }
+                (Lang::Zh, _) => format!("{n} 个文档无法解码，已跳过（{why}）"),
+            });
         }
         if profile.paths_capped {
-            notes.push(format!(
-                "more distinct paths than the profile keeps; {} values under further paths were counted in document sizes only",
-                profile.dropped_values
+            let n = profile.dropped_values;
+            notes.push(lang.pick(
+                format!("more distinct paths than the profile keeps; {n} values under further paths were counted in document sizes only"),
+                format!("不同路径多于分析结果所能保留的；其余路径下的 {n} 个值只计入了文档大小"),
             ));
         }
         if profile.too_deep > 0 {
-            notes.push(format!(
-                "{} values nested deeper than {} levels were not descended into",
-                profile.too_deep,
-                crate::profile::MAX_WALK_DEPTH
+            let (n, depth) = (profile.too_deep, crate::profile::MAX_WALK_DEPTH);
+            notes.push(lang.pick(
+                format!("{n} values nested deeper than {depth} levels were not descended into"),
+                format!("{n} 个嵌套超过 {depth} 层的值没有深入读取"),
             ));
         }
         Collection {

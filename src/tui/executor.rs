@@ -127,13 +127,9 @@ impl Executor {
                 if !self.full {
                     plan.mode = SampleMode::Sample(size);
                 }
-                // The explorer keeps what was read when the user stops the
-                // run or the server goes away.
-                plan.keep_partial = true;
                 let stop = Arc::new(AtomicBool::new(false));
-                plan.stop = Some(Arc::clone(&stop));
-                let (cancelled, _) = self.register(req, Some(stop));
-                self.spawn_sampling(req, plan, cancelled);
+                let (cancelled, _) = self.register(req, Some(Arc::clone(&stop)));
+                self.spawn_sampling(req, plan, stop, cancelled);
             }
             Effect::Measure { req, lesson, lang } => {
                 let (cancelled, _) = self.register(req, None);
@@ -232,7 +228,13 @@ impl Executor {
     /// A sampling run: its futures driven on a thread of the blocking pool
     /// (the profile's CPU work never takes a worker of the runtime), its
     /// connection on the runtime's reactor.
-    fn spawn_sampling(&self, req: u64, plan: Plan, cancelled: oneshot::Receiver<()>) {
+    fn spawn_sampling(
+        &self,
+        req: u64,
+        plan: Plan,
+        stop: Arc<AtomicBool>,
+        cancelled: oneshot::Receiver<()>,
+    ) {
         let (rt, tx, target, timeout) = (
             self.rt.clone(),
             self.tx.clone(),
@@ -247,7 +249,7 @@ impl Executor {
                 super::terminal::inject_panic("sample", &target.label());
                 rt.block_on(async move {
                     tokio::select! {
-                        r = sample(&target, &plan, timeout, req, &progress_tx) => {
+                        r = sample(&target, &plan, stop, timeout, req, &progress_tx) => {
                             Some(r.map(Box::new).map_err(|e| e.to_string()))
                         }
                         _ = cancelled => None,
@@ -611,6 +613,7 @@ fn catch_panic<T>(
 async fn sample(
     target: &Target,
     plan: &Plan,
+    stop: Arc<AtomicBool>,
     timeout: Duration,
     req: u64,
     tx: &Sender,
@@ -640,7 +643,12 @@ async fn sample(
         mode: plan.mode,
     };
     let mut src = crate::target::open(target, &options).await?;
-    audit::run(&mut src, plan, &mut show).await
+    // The explorer keeps what was read when the user stops the run or the
+    // server goes away.
+    let control = audit::Control::new(&mut show)
+        .stopping_on(stop)
+        .keeping_partial();
+    audit::run_with(&mut src, plan, control).await
 }
 
 /// Documents of an arrived collection the explorer shows before the run

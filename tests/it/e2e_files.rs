@@ -872,8 +872,7 @@ fn a_stop_while_files_are_read_keeps_those_read_in_order() {
         write_bson(&tmp.path().join(format!("c{i:02}.bson")), &docs);
     }
     let stop = Arc::new(AtomicBool::new(false));
-    let mut plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
-    plan.stop = Some(Arc::clone(&stop));
+    let plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
     let mut arrived = Vec::new();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -882,15 +881,16 @@ fn a_stop_while_files_are_read_keeps_those_read_in_order() {
     let report = rt
         .block_on(async {
             let mut src = FileSource::open(tmp.path()).expect("open the directory");
-            audit::run(&mut src, &plan, &mut |p| {
+            let mut progress = |p: &audit::Progress<'_>| {
                 if let Some(c) = p.finished {
                     arrived.push(c.namespace.clone());
                     if arrived.len() == 3 {
                         stop.store(true, Ordering::Relaxed);
                     }
                 }
-            })
-            .await
+            };
+            let control = audit::Control::new(&mut progress).stopping_on(Arc::clone(&stop));
+            audit::run_with(&mut src, &plan, control).await
         })
         .expect("the audit ends with a report");
     let names: Vec<String> = report

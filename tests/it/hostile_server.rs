@@ -1239,15 +1239,7 @@ fn write_generated_bson(path: &Path, n: u32) {
 
 /// The process's peak resident set (`VmHWM`, KiB), while it runs.
 fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
+    docshape::audit::peak_memory_of(&format!("/proc/{pid}/status")).map(|b| b / 1024)
 }
 
 /// Runs `audit FILE --full --format json -o OUT` and samples the child's

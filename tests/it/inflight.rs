@@ -440,7 +440,7 @@ fn a_server_lost_mid_run_keeps_what_was_read() {
                 .expect("insert");
         }
     });
-    let plan_with = |keep_partial: bool| {
+    let plan = {
         let mut plan = Plan::new(
             Selection {
                 dbs: vec![db.clone()],
@@ -449,7 +449,6 @@ fn a_server_lost_mid_run_keeps_what_was_read() {
             SampleMode::Sample(100),
         );
         plan.in_flight = Some(1);
-        plan.keep_partial = keep_partial;
         plan
     };
     for keep_partial in [true, false] {
@@ -458,13 +457,12 @@ fn a_server_lost_mid_run_keeps_what_was_read() {
             "mongodb://127.0.0.1:{}/?directConnection=true",
             link.as_ref().map_or(0, |l| l.port)
         );
-        let plan = plan_with(keep_partial);
         let result = rt.block_on(async {
             let mut src = MongoSource::connect(&via, Duration::from_secs(3))
                 .await
                 .expect("connect through the proxy");
             let mut arrivals = 0;
-            audit::run(&mut src, &plan, &mut |p| {
+            let mut progress = |p: &audit::Progress<'_>| {
                 if p.finished.is_some() {
                     arrivals += 1;
                     // The link goes down after the third collection.
@@ -472,8 +470,14 @@ fn a_server_lost_mid_run_keeps_what_was_read() {
                         link.take();
                     }
                 }
-            })
-            .await
+            };
+            let control = audit::Control::new(&mut progress);
+            let control = if keep_partial {
+                control.keeping_partial()
+            } else {
+                control
+            };
+            audit::run_with(&mut src, &plan, control).await
         });
         if keep_partial {
             let report = result.expect("the collections read are reported");

@@ -138,11 +138,7 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, String>) {
     let lang = r.rules.lang;
     let unreadable = unreadable_status(&r.errors, n, lang);
     // The run ended early: say why, from the report's note.
-    let cut_short = r
-        .notes
-        .iter()
-        .find(|n| n.starts_with("stopped after") || n.starts_with("the server went away"))
-        .cloned();
+    let cut_short = crate::audit::ended_early_note(&r.notes).cloned();
     set_report(m, *r);
     match (unreadable, cut_short) {
         // What was read is shown; what was not is said.
