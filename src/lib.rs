@@ -6,6 +6,7 @@
 
 pub mod advise;
 pub mod audit;
+pub mod config;
 pub mod fmt;
 pub mod growth;
 pub mod i18n;

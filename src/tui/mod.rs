@@ -30,6 +30,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::audit::Plan;
+use crate::config::Config;
 use crate::target::{self, Origin};
 
 /// What the command line hands the explorer.
@@ -43,32 +44,28 @@ pub struct Options {
     pub config: Option<PathBuf>,
 }
 
-/// The `[keys]` table and `theme` of the configuration file, and what was
-/// wrong with it (the rules part is read and reported by the CLI).
-fn read_config(
-    path: Option<&std::path::Path>,
-) -> (Option<toml::Table>, Option<String>, Vec<String>) {
-    let Some(path) = path else {
-        return (None, None, Vec::new());
+/// The configuration file (`--config`, else the default one) and the
+/// keymap its `[keys]` make. A file that cannot be read or holds a mistake
+/// (an unknown key or action, a key without a name) stops the explorer with
+/// the reason, as it stops `audit`.
+fn read_config(given: Option<&std::path::Path>) -> Result<(Config, keymap::Keymap), String> {
+    let Some(path) = crate::config::path(given) else {
+        return Ok((Config::default(), keymap::Keymap::default()));
     };
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return (None, None, Vec::new());
-    };
-    match toml::from_str::<toml::Table>(&text) {
-        Ok(t) => {
-            let keys = t.get("keys").and_then(toml::Value::as_table).cloned();
-            let theme = t
-                .get("theme")
-                .and_then(toml::Value::as_str)
-                .map(str::to_owned);
-            (keys, theme, Vec::new())
-        }
-        Err(e) => (
-            None,
-            None,
-            vec![format!("{}: {}", path.display(), e.message())],
-        ),
+    let config = crate::config::load(&path).map_err(|e| e.to_string())?;
+    // The thresholds are the command line's to use (its `--rules` wins over
+    // the file's profile); a mistake in them is still a mistake in this file.
+    crate::rules::Thresholds::from_section(
+        &config.rules,
+        &path.display().to_string(),
+        Some("default"),
+    )
+    .map_err(|e| e.to_string())?;
+    let (keymap, problems) = keymap::Keymap::with_section(&config.keys);
+    if !problems.is_empty() {
+        return Err(format!("{}: {}", path.display(), problems.join("; ")));
     }
+    Ok((config, keymap))
 }
 
 /// Logs go to the file named by `$DOCSHAPE_LOG`, never to the screen.
@@ -114,22 +111,16 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
         return Err("the explorer needs a terminal; use `docshape audit` for a report".into());
     }
     init_logging();
-    let config = opts
-        .config
-        .clone()
-        .or_else(crate::rules::config::default_path);
-    let (keys, config_theme, mut warnings) = read_config(config.as_deref());
+    let (config, keymap) = read_config(opts.config.as_deref())?;
     // A theme named on the command line that cannot be used is a typo to
     // fix now, not a line in the status bar; one from the config file only
-    // warns, so a stale config never locks the explorer.
+    // warns, so a stale theme never locks the explorer.
     if let Some(asked) = opts.theme.as_deref() {
         theme::Theme::named(asked)?;
     }
     let (theme, theme_warning) =
-        theme::Theme::load(opts.theme.as_deref().or(config_theme.as_deref()));
-    warnings.extend(theme_warning);
-    let (keymap, key_warnings) = keymap::Keymap::with_overrides(keys.as_ref());
-    warnings.extend(key_warnings);
+        theme::Theme::load(opts.theme.as_deref().or(config.theme.as_deref()));
+    let mut warnings: Vec<String> = theme_warning.into_iter().collect();
     let (target, origin) = target::resolve(opts.target.as_deref()).await;
     if let target::Target::Mongo(uri) = &target {
         terminal::keep_secrets_of(uri);
@@ -163,4 +154,39 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
     app::run_loop(model, &theme, exec, rx)
         .await
         .map_err(|e| format!("terminal error: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_config;
+
+    #[test]
+    fn a_bad_configuration_stops_the_explorer_with_the_reason() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("docshape.toml");
+        for (text, needle) in [
+            ("[keys]\nquiet = \"x\"\n", "unknown action `quiet`"),
+            (
+                "[keys]\nquit = \"nonsense\"\n",
+                "cannot read the key for `quit`",
+            ),
+            ("them = \"light\"\n", "unknown key `them`"),
+            ("theme = 1\n", "expected a string"),
+            ("[keys\n", "not valid TOML"),
+        ] {
+            std::fs::write(&path, text).expect("write");
+            let e = read_config(Some(&path)).map(|_| ()).expect_err(text);
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+        let missing = dir.path().join("none.toml");
+        let e = read_config(Some(&missing))
+            .map(|_| ())
+            .expect_err("unreadable");
+        assert!(e.starts_with("cannot read"), "{e}");
+        std::fs::write(&path, "theme = \"light\"\n[keys]\nquit = \"x\"\n").expect("write");
+        let (config, keymap) = read_config(Some(&path)).expect("valid");
+        assert_eq!(config.theme.as_deref(), Some("light"));
+        assert_eq!(keymap.label(super::keymap::Action::Quit), "x");
+    }
 }
