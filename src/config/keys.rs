@@ -11,7 +11,7 @@ pub type KeysSection = BTreeMap<String, Binding>;
 
 /// The keys bound to one action.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(untagged, expecting = "a key or a list of keys")]
+#[serde(untagged, expecting = "expected a key or a list of keys")]
 pub enum Binding {
     One(String),
     Many(Vec<String>),

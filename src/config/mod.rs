@@ -129,6 +129,12 @@ pub fn from_toml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, Confi
                 column,
             }
         } else {
+            // toml names an unknown key itself; a value of the wrong kind
+            // is named by the key on its line.
+            let reason = match key_at(text, at) {
+                Some(key) if !reason.contains(&format!("`{key}`")) => format!("`{key}`: {reason}"),
+                _ => reason,
+            };
             ConfigError::Invalid {
                 path: path.to_owned(),
                 section: section_at(text, at),
@@ -160,6 +166,22 @@ fn section_at(text: &str, at: usize) -> String {
         .rfind(|l| l.starts_with('['))
         .and_then(|l| l.split('#').next())
         .map_or_else(|| "top level".to_owned(), |h| h.trim().to_owned())
+}
+
+/// The key of the `key = value` line a byte offset is on.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let at = floor(text, at);
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?.trim();
+    if line.starts_with('[') {
+        return None;
+    }
+    let (key, _) = line.split_once('=')?;
+    Some(
+        key.trim()
+            .trim_matches(|c| c == '"' || c == '\'')
+            .to_owned(),
+    )
 }
 
 /// The char boundary at or before byte `i` of `text`.

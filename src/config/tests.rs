@@ -86,11 +86,19 @@ fn a_mistyped_key_is_named_with_its_section_and_line() {
         ),
         (
             "[keys]\nquit = 3\n",
-            &["a key or a list of keys", "[keys]", "line 2"],
+            &[
+                "`quit`: expected a key or a list of keys",
+                "[keys]",
+                "line 2",
+            ],
         ),
         (
             "rules = \"atlas\"\ntheme = 3\n",
-            &["expected a string", "top level", "line 2"],
+            &[
+                "`theme`: invalid type: integer `3`, expected a string",
+                "top level",
+                "line 2",
+            ],
         ),
         ("[[[", &["not valid TOML", "line 1"]),
     ] {
