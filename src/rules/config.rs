@@ -263,8 +263,9 @@ impl Thresholds {
                     hint: format!(" (rules: {})", super::RULES.join(", ")),
                 });
             }
-            self.disable(id);
         }
+        // Rules switched off by `enabled = false`, in the file's key order.
+        let mut switched_off: Vec<&str> = Vec::new();
         let mut merged = self
             .tables()
             .map_err(|e| bad("thresholds".into(), &e.to_string()))?;
@@ -286,7 +287,7 @@ impl Thresholds {
                 let key = format!("{rule}.{k}");
                 if k == "enabled" {
                     if !v.as_bool().ok_or_else(|| bad(key, "true or false"))? {
-                        self.disable(rule);
+                        switched_off.push(rule);
                     }
                     continue;
                 }
@@ -308,6 +309,17 @@ impl Thresholds {
                 }
                 current.insert(k.clone(), toml::Value::Float(n));
             }
+        }
+        // The rules switched off, in the order of the file's sorted
+        // top-level keys (the report lists them so).
+        let (before, after): (Vec<&str>, Vec<&str>) =
+            switched_off.into_iter().partition(|r| *r < "disable");
+        for id in before
+            .into_iter()
+            .chain(section.disable.iter().map(String::as_str))
+            .chain(after)
+        {
+            self.disable(id);
         }
         let read: Thresholds = toml::Value::Table(merged)
             .try_into()
@@ -399,6 +411,20 @@ mod tests {
             d.long_field_names.min_saved_bytes = 0.0;
             d
         });
+    }
+
+    #[test]
+    fn rules_switched_off_are_listed_in_the_files_key_order() {
+        let t = Thresholds::parse(
+            "disable = [\"mixed-types\"]\n[unused-index]\nenabled = false\n[deep-nesting]\nenabled = false\n",
+            "x.toml",
+            None,
+        )
+        .expect("valid");
+        assert_eq!(
+            t.disabled(),
+            ["deep-nesting", "mixed-types", "unused-index"]
+        );
     }
 
     #[test]
