@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::config::connections::{Connection, ConnectionsSection};
+
 /// Where documents will be read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -172,17 +174,6 @@ fn percent_decode(s: &str) -> String {
         .into_owned()
 }
 
-/// A saved connection, `[connections.NAME]` in `docshape.toml`: a URI
-/// without its password, and where the password comes from.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct Connection {
-    uri: String,
-    /// The environment variable holding the password.
-    #[serde(default)]
-    password_env: Option<String>,
-}
-
 /// The connection string of the saved connection `name` in a
 /// configuration table, with its password put in: from the environment
 /// variable the entry names (`env` reads it), else from `prompt` (given the
@@ -206,11 +197,62 @@ pub fn saved_connection(
     let Some(entry) = all.get(name) else {
         return Ok(None);
     };
-    let key = format!("connections.{name}");
     let c: Connection = entry
         .clone()
         .try_into()
-        .map_err(|e: toml::de::Error| format!("{file}: `{key}`: {}", e.message()))?;
+        .map_err(|e: toml::de::Error| format!("{file}: `connections.{name}`: {}", e.message()))?;
+    connection_uri(&c, file, name, env, prompt).map(Some)
+}
+
+/// The connection string of the saved connection `name` in a configuration
+/// (see [`saved_connection`]); `file` names the configuration in errors.
+pub fn saved_connection_in(
+    connections: &ConnectionsSection,
+    file: &str,
+    name: &str,
+    env: impl Fn(&str) -> Option<String>,
+    prompt: impl FnOnce(&str) -> Result<String, String>,
+) -> Result<Option<String>, String> {
+    connections
+        .get(name)
+        .map(|c| connection_uri(c, file, name, env, prompt))
+        .transpose()
+}
+
+/// The target as given, or the URI of the saved connection it names
+/// (`[connections.NAME]` in the configuration: `config`, else the default
+/// file) when it is neither a connection string nor an existing file or
+/// directory. What the command line calls with `--config`.
+pub fn given_or_saved(
+    given: Option<String>,
+    config: Option<&Path>,
+    env: impl Fn(&str) -> Option<String>,
+    prompt: impl FnOnce(&str) -> Result<String, String>,
+) -> Result<Option<String>, String> {
+    let Some(given) = given else {
+        return Ok(None);
+    };
+    if is_uri(&given) || Path::new(&given).exists() {
+        return Ok(Some(given));
+    }
+    let Some(path) = crate::config::path(config) else {
+        return Ok(Some(given));
+    };
+    let file = path.display().to_string();
+    let config = crate::config::load(&path).map_err(|e| e.to_string())?;
+    let found = saved_connection_in(&config.connections, &file, &given, env, prompt)?;
+    Ok(Some(found.unwrap_or(given)))
+}
+
+/// A saved connection's URI with its password put in.
+fn connection_uri(
+    c: &Connection,
+    file: &str,
+    name: &str,
+    env: impl Fn(&str) -> Option<String>,
+    prompt: impl FnOnce(&str) -> Result<String, String>,
+) -> Result<String, String> {
+    let key = format!("connections.{name}");
     if !is_uri(&c.uri) {
         return Err(format!(
             "{file}: `{key}.uri` must be a mongodb:// or mongodb+srv:// connection string"
@@ -223,7 +265,7 @@ pub fn saved_connection(
     }
     let Some((_, end)) = userinfo_span(&c.uri) else {
         // No user: nothing to authenticate with.
-        return Ok(Some(c.uri));
+        return Ok(c.uri.clone());
     };
     let password = match c.password_env.as_deref().and_then(&env) {
         Some(p) => p,
@@ -234,11 +276,7 @@ pub fn saved_connection(
     };
     let encoded =
         percent_encoding::utf8_percent_encode(&password, percent_encoding::NON_ALPHANUMERIC);
-    Ok(Some(format!(
-        "{}:{encoded}{}",
-        &c.uri[..end],
-        &c.uri[end..]
-    )))
+    Ok(format!("{}:{encoded}{}", &c.uri[..end], &c.uri[end..]))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::args::{AuditArgs, Common, FailOn};
-use super::config::saved_target;
+use super::config::Settings;
 use super::output::{open, written};
 use super::plan::{plan, read_workload, workload_from_profile};
 use super::progress::{clear_progress, progress_printer};
@@ -27,9 +27,10 @@ pub async fn profile(
     workload: Option<Arc<crate::workload::Workload>>,
     mut out: Option<&mut JudgedOut<'_>>,
 ) -> Result<Report, Fatal> {
-    let mut plan = plan(c)?;
+    let settings = Settings::read(c)?;
+    let mut plan = plan(c, &settings)?;
     plan.workload = workload;
-    let given = saved_target(c)?;
+    let given = settings.target(c)?;
     let (target, origin) = target::resolve(given.as_deref()).await;
     match origin {
         Origin::BundledSample => eprintln!(
@@ -55,7 +56,7 @@ pub async fn profile(
 /// the default target finds (`$MONGODB_URI`, or one on 127.0.0.1:27017),
 /// as a workload-only report, as for a log read without its target.
 async fn profiler_only(c: &Common) -> Result<Report, Fatal> {
-    let plan = plan(c)?;
+    let plan = plan(c, &Settings::read(c)?)?;
     let (target, origin) = target::resolve(None).await;
     let Target::Mongo(uri) = &target else {
         return Err(Fatal(
@@ -112,7 +113,7 @@ pub async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
                 .as_deref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();
-            audit::workload_only(&plan(&a.common)?, label, w)
+            audit::workload_only(&plan(&a.common, &Settings::read(&a.common)?)?, label, w)
         }
         (None, false) if workload_from_profile(&a.common) => profiler_only(&a.common).await?,
         (w, _) => {

@@ -4,19 +4,20 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::args::ExploreArgs;
-use super::config::saved_target;
+use super::config::Settings;
 use super::plan::{plan, read_workload};
 use super::Fatal;
 
 pub async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
-    let mut plan = plan(&e.common)?;
+    let settings = Settings::read(&e.common)?;
+    let mut plan = plan(&e.common, &settings)?;
     plan.workload = read_workload(&e.common)?.map(std::sync::Arc::new);
     let opts = crate::tui::Options {
-        target: saved_target(&e.common)?,
+        target: settings.target(&e.common)?,
         plan,
         timeout: Duration::from_secs(e.common.timeout),
         theme: e.theme,
-        config: e.common.config.clone(),
+        config: settings.into_file(),
     };
     // A signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) ends the explorer cleanly
     // with 128 + its number, as a shell reports a process it stopped.

@@ -1,14 +1,14 @@
 //! The plan of a run, from the arguments every reading command shares.
 
 use super::args::Common;
-use super::config::thresholds;
+use super::config::Settings;
 use super::Fatal;
 use crate::audit::Plan;
 use crate::i18n::Lang;
 use crate::source::{SampleMode, Selection};
 
 /// The plan of a run: what to read, how, and how to judge it.
-pub fn plan(c: &Common) -> Result<Plan, Fatal> {
+pub fn plan(c: &Common, settings: &Settings) -> Result<Plan, Fatal> {
     let mut plan = Plan::new(
         Selection {
             dbs: c.dbs.clone(),
@@ -25,7 +25,7 @@ pub fn plan(c: &Common) -> Result<Plan, Fatal> {
     } else {
         crate::growth::snapshot::dir()
     };
-    plan.thresholds = thresholds(c)?;
+    plan.thresholds = settings.thresholds(c)?;
     plan.lang = c.lang.unwrap_or_else(Lang::from_env);
     plan.in_flight = Some(c.concurrency);
     plan.memory = c.memory << 20;

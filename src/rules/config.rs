@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::{self, rules::RulesSection};
+
 /// The named profiles: TOML overlays on the defaults, read exactly as a
 /// user's `docshape.toml` is.
 const PROFILES: &[(&str, &str)] = &[
@@ -90,28 +92,8 @@ min-share = 0.001
 
 pub const PROFILE_NAMES: [&str; 4] = ["default", "atlas", "compass", "strict"];
 
-/// Why a configuration was refused.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("cannot read {path}: {reason}")]
-    Read { path: String, reason: String },
-    #[error("{path}: not valid TOML: {reason}")]
-    Syntax { path: String, reason: String },
-    #[error("{path}: unknown rule profile \"{name}\" (known: default, atlas, compass, strict)")]
-    Profile { path: String, name: String },
-    #[error("{path}: unknown key `{key}`{hint}")]
-    UnknownKey {
-        path: String,
-        key: String,
-        hint: String,
-    },
-    #[error("{path}: `{key}` must be {expected}")]
-    BadValue {
-        path: String,
-        key: String,
-        expected: String,
-    },
-}
+/// Why a configuration was refused (the configuration's own error).
+pub use crate::config::ConfigError;
 
 /// Declares [`Thresholds`]: one typed field per rule, serialised as the
 /// rule's `[rule-id]` table.
@@ -196,7 +178,9 @@ impl Thresholds {
             ..Thresholds::defaults()
         };
         // The overlays are docshape's own and parse (a test reads each).
-        t.apply(overlay, &format!("profile {name}")).ok()?;
+        let path = format!("profile {name}");
+        let section = config::parse(overlay, &path).ok()?.rules;
+        t.overlay(&section, &path).ok()?;
         Some(t)
     }
 
@@ -233,12 +217,8 @@ impl Thresholds {
     /// Loads a configuration file over a profile (`--rules`, which wins over
     /// the file's own `rules = …` when given).
     pub fn load(path: &Path, cli_profile: Option<&str>) -> Result<Thresholds, ConfigError> {
-        let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
-            path: p.clone(),
-            reason: e.to_string(),
-        })?;
-        Thresholds::parse(&text, &p, cli_profile)
+        let config = config::load(path)?;
+        Thresholds::from_section(&config.rules, &path.display().to_string(), cli_profile)
     }
 
     pub fn parse(
@@ -246,144 +226,104 @@ impl Thresholds {
         path: &str,
         cli_profile: Option<&str>,
     ) -> Result<Thresholds, ConfigError> {
-        let table = parse_toml(text, path)?;
-        let file_profile = match table.get("rules") {
-            None => None,
-            Some(toml::Value::String(s)) => Some(s.clone()),
-            Some(_) => {
-                return Err(ConfigError::BadValue {
-                    path: path.to_owned(),
-                    key: "rules".into(),
-                    expected: "a profile name (default, atlas, compass or strict)".into(),
-                })
-            }
-        };
+        Thresholds::from_section(&config::parse(text, path)?.rules, path, cli_profile)
+    }
+
+    /// The configuration's rules section over its profile (`cli_profile`
+    /// wins over the section's own); `path` names the file in errors.
+    pub fn from_section(
+        section: &RulesSection,
+        path: &str,
+        cli_profile: Option<&str>,
+    ) -> Result<Thresholds, ConfigError> {
         let name = cli_profile
-            .map(str::to_owned)
-            .or(file_profile)
-            .unwrap_or_else(|| "default".into());
-        let mut t = Thresholds::profile(&name).ok_or_else(|| ConfigError::Profile {
+            .or(section.profile.as_deref())
+            .unwrap_or("default");
+        let mut t = Thresholds::profile(name).ok_or_else(|| ConfigError::Profile {
             path: path.to_owned(),
-            name: name.clone(),
+            name: name.to_owned(),
         })?;
-        t.apply_table(&table, path)?;
+        t.overlay(section, path)?;
         Ok(t)
     }
 
-    /// Applies a configuration's text (a profile overlay or a user's file).
-    fn apply(&mut self, text: &str, path: &str) -> Result<(), ConfigError> {
-        let table = parse_toml(text, path)?;
-        self.apply_table(&table, path)
-    }
-
-    /// Checks every key of a configuration, then reads the rules' tables
-    /// over the thresholds in force with serde.
-    fn apply_table(&mut self, table: &toml::Table, path: &str) -> Result<(), ConfigError> {
-        let mut merged = self.tables().map_err(|e| ConfigError::BadValue {
+    /// Switches off the section's rules and reads its rules' tables over
+    /// the thresholds in force, with each rule's `Limits`.
+    fn overlay(&mut self, section: &RulesSection, path: &str) -> Result<(), ConfigError> {
+        let bad = |key: String, expected: &str| ConfigError::BadValue {
             path: path.to_owned(),
-            key: "thresholds".into(),
-            expected: e.to_string(),
-        })?;
-        for (key, value) in table {
-            match key.as_str() {
-                "rules" | "keys" | "theme" | "lang" | "connections" => {}
-                "disable" => {
-                    let list = value.as_array().ok_or_else(|| ConfigError::BadValue {
-                        path: path.to_owned(),
-                        key: "disable".into(),
-                        expected: "a list of rule identifiers".into(),
-                    })?;
-                    for item in list {
-                        let Some(id) = item.as_str() else {
-                            return Err(ConfigError::BadValue {
-                                path: path.to_owned(),
-                                key: "disable".into(),
-                                expected: "a list of rule identifiers (strings)".into(),
-                            });
-                        };
-                        if !super::RULES.contains(&id) {
-                            return Err(ConfigError::UnknownKey {
-                                path: path.to_owned(),
-                                key: format!("disable: {id}"),
-                                hint: format!(" (rules: {})", super::RULES.join(", ")),
-                            });
-                        }
-                        self.disable(id);
-                    }
-                }
-                rule => {
-                    let Some(info) = super::registry::rule(rule) else {
-                        return Err(ConfigError::UnknownKey {
-                            path: path.to_owned(),
-                            key: rule.to_owned(),
-                            hint: " (top-level keys: rules, disable, keys, theme, lang, and one table per rule)".into(),
-                        });
-                    };
-                    let Some(inner) = value.as_table() else {
-                        return Err(ConfigError::BadValue {
-                            path: path.to_owned(),
-                            key: rule.to_owned(),
-                            expected: "a table of thresholds".into(),
-                        });
-                    };
-                    let mut updates = toml::Table::new();
-                    for (k, v) in inner {
-                        if k == "enabled" {
-                            match v.as_bool() {
-                                Some(false) => self.disable(rule),
-                                Some(true) => {}
-                                None => {
-                                    return Err(ConfigError::BadValue {
-                                        path: path.to_owned(),
-                                        key: format!("{rule}.enabled"),
-                                        expected: "true or false".into(),
-                                    })
-                                }
-                            }
-                            continue;
-                        }
-                        if !info.thresholds.iter().any(|(known, _)| known == k) {
-                            let known: Vec<&str> = info.thresholds.iter().map(|d| d.0).collect();
-                            return Err(ConfigError::UnknownKey {
-                                path: path.to_owned(),
-                                key: format!("{rule}.{k}"),
-                                hint: format!(" (known: enabled, {})", known.join(", ")),
-                            });
-                        }
-                        let n = match v {
-                            toml::Value::Integer(i) => *i as f64,
-                            toml::Value::Float(f) if f.is_finite() => *f,
-                            _ => {
-                                return Err(ConfigError::BadValue {
-                                    path: path.to_owned(),
-                                    key: format!("{rule}.{k}"),
-                                    expected: "a number".into(),
-                                })
-                            }
-                        };
-                        if n < 0.0 {
-                            return Err(ConfigError::BadValue {
-                                path: path.to_owned(),
-                                key: format!("{rule}.{k}"),
-                                expected: "a number ≥ 0".into(),
-                            });
-                        }
-                        updates.insert(k.clone(), toml::Value::Float(n));
-                    }
-                    if let Some(toml::Value::Table(current)) = merged.get_mut(rule) {
-                        current.extend(updates);
-                    }
-                }
+            key,
+            expected: expected.to_owned(),
+        };
+        for id in &section.disable {
+            if !super::RULES.contains(&id.as_str()) {
+                return Err(ConfigError::UnknownKey {
+                    path: path.to_owned(),
+                    key: format!("disable: {id}"),
+                    hint: format!(" (rules: {})", super::RULES.join(", ")),
+                });
             }
         }
-        let read: Thresholds =
-            toml::Value::Table(merged)
-                .try_into()
-                .map_err(|e: toml::de::Error| ConfigError::BadValue {
+        // Rules switched off by `enabled = false`, in the file's key order.
+        let mut switched_off: Vec<&str> = Vec::new();
+        let mut merged = self
+            .tables()
+            .map_err(|e| bad("thresholds".into(), &e.to_string()))?;
+        for (rule, value) in &section.tables {
+            let Some(info) = super::registry::rule(rule) else {
+                return Err(ConfigError::UnknownKey {
                     path: path.to_owned(),
-                    key: "thresholds".into(),
-                    expected: e.message().to_owned(),
-                })?;
+                    key: rule.clone(),
+                    hint: " (top-level keys: rules, disable, keys, theme, lang, connections, and one table per rule)".into(),
+                });
+            };
+            let table = value
+                .as_table()
+                .ok_or_else(|| bad(rule.clone(), "a table of thresholds"))?;
+            let Some(toml::Value::Table(current)) = merged.get_mut(rule.as_str()) else {
+                continue;
+            };
+            for (k, v) in table {
+                let key = format!("{rule}.{k}");
+                if k == "enabled" {
+                    if !v.as_bool().ok_or_else(|| bad(key, "true or false"))? {
+                        switched_off.push(rule);
+                    }
+                    continue;
+                }
+                if !info.thresholds.iter().any(|(known, _)| known == k) {
+                    let known: Vec<&str> = info.thresholds.iter().map(|d| d.0).collect();
+                    return Err(ConfigError::UnknownKey {
+                        path: path.to_owned(),
+                        key,
+                        hint: format!(" (known: enabled, {})", known.join(", ")),
+                    });
+                }
+                let n = match v {
+                    toml::Value::Integer(i) => *i as f64,
+                    toml::Value::Float(f) if f.is_finite() => *f,
+                    _ => return Err(bad(key, "a number")),
+                };
+                if n < 0.0 {
+                    return Err(bad(key, "a number ≥ 0"));
+                }
+                current.insert(k.clone(), toml::Value::Float(n));
+            }
+        }
+        // The rules switched off, in the order of the file's sorted
+        // top-level keys (the report lists them so).
+        let (before, after): (Vec<&str>, Vec<&str>) =
+            switched_off.into_iter().partition(|r| *r < "disable");
+        for id in before
+            .into_iter()
+            .chain(section.disable.iter().map(String::as_str))
+            .chain(after)
+        {
+            self.disable(id);
+        }
+        let read: Thresholds = toml::Value::Table(merged)
+            .try_into()
+            .map_err(|e: toml::de::Error| bad("thresholds".into(), e.message()))?;
         *self = Thresholds {
             profile: std::mem::take(&mut self.profile),
             disabled: std::mem::take(&mut self.disabled),
@@ -393,19 +333,10 @@ impl Thresholds {
     }
 }
 
-fn parse_toml(text: &str, path: &str) -> Result<toml::Table, ConfigError> {
-    text.parse()
-        .map_err(|e: toml::de::Error| ConfigError::Syntax {
-            path: path.to_owned(),
-            reason: e.message().to_owned(),
-        })
-}
-
-/// The configuration file docshape reads when `--config` is not given:
-/// `$XDG_CONFIG_HOME/docshape/docshape.toml` (or `~/.config/…`), if present.
+/// The configuration file docshape reads when `--config` is not given
+/// (see [`config::default_path`]).
 pub fn default_path() -> Option<PathBuf> {
-    let p = crate::paths::config_dir()?.join("docshape.toml");
-    p.is_file().then_some(p)
+    config::default_path()
 }
 
 #[cfg(test)]
@@ -465,5 +396,64 @@ mod tests {
         let t =
             Thresholds::parse("rules = \"strict\"\n", "x.toml", Some("atlas")).expect("cli wins");
         assert_eq!(t.profile_name(), "atlas");
+    }
+
+    #[test]
+    fn every_shipped_configuration_gives_thresholds() {
+        for (name, text) in crate::config::tests::shipped_configs() {
+            Thresholds::parse(&text, &name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let t = Thresholds::parse("[long-field-names]\nmin-saved-bytes = 0\n", "x.toml", None)
+            .expect("valid");
+        assert!(t.get("long-field-names", "min-saved-bytes").abs() < 1e-9);
+        assert_eq!(t, {
+            let mut d = Thresholds::default();
+            d.long_field_names.min_saved_bytes = 0.0;
+            d
+        });
+    }
+
+    #[test]
+    fn rules_switched_off_are_listed_in_the_files_key_order() {
+        let t = Thresholds::parse(
+            "disable = [\"mixed-types\"]\n[unused-index]\nenabled = false\n[deep-nesting]\nenabled = false\n",
+            "x.toml",
+            None,
+        )
+        .expect("valid");
+        assert_eq!(
+            t.disabled(),
+            ["deep-nesting", "mixed-types", "unused-index"]
+        );
+    }
+
+    #[test]
+    fn a_mistyped_key_names_its_rule() {
+        for (text, needle) in [
+            (
+                "[too-many-indexes]\nwarnng = 3\n",
+                "unknown key `too-many-indexes.warnng` (known: enabled, ",
+            ),
+            (
+                "[too-many-indexe]\nwarning = 3\n",
+                "unknown key `too-many-indexe`",
+            ),
+            (
+                "[deep-nesting]\nenabled = 1\n",
+                "`deep-nesting.enabled` must be true or false",
+            ),
+            (
+                "deep-nesting = 3\n",
+                "`deep-nesting` must be a table of thresholds",
+            ),
+            ("rules = 3\n", "expected a string"),
+            ("disable = \"deep-nesting\"\n", "expected a sequence"),
+        ] {
+            let e = Thresholds::parse(text, "x.toml", None)
+                .expect_err(text)
+                .to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+            assert!(e.starts_with("x.toml"), "{e}");
+        }
     }
 }

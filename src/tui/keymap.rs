@@ -6,6 +6,9 @@ use std::collections::HashMap;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use serde::Deserialize;
+
+use crate::config::keys::{Binding, KeysSection};
 use crate::i18n::Lang;
 
 /// Everything a key can ask for.
@@ -461,30 +464,25 @@ impl Keymap {
         self.keys.entry(action).or_default().push(key);
     }
 
-    /// The defaults with `[keys]` applied. Returns the warnings for entries
-    /// that could not be understood; those entries are ignored.
-    pub fn with_overrides(table: Option<&toml::Table>) -> (Keymap, Vec<String>) {
+    /// The defaults with the configuration's `[keys]` applied, and a
+    /// sentence for each entry that could not be understood (an unknown
+    /// action, a key without a name); those entries are left out.
+    pub fn with_section(section: &KeysSection) -> (Keymap, Vec<String>) {
         let mut m = Keymap::default();
-        let mut warnings = Vec::new();
-        let Some(table) = table else {
-            return (m, warnings);
-        };
-        for (name, value) in table {
+        let mut problems = Vec::new();
+        for (name, binding) in section {
             let Some(&(action, ..)) = ACTIONS.iter().find(|a| a.1 == name) else {
-                warnings.push(format!("[keys]: unknown action `{name}`"));
+                let known: Vec<&str> = ACTIONS.iter().map(|a| a.1).collect();
+                problems.push(format!(
+                    "[keys]: unknown action `{name}` (actions: {})",
+                    known.join(", ")
+                ));
                 continue;
             };
-            let specs: Vec<&str> = match value {
-                toml::Value::String(s) => vec![s.as_str()],
-                toml::Value::Array(a) => a.iter().filter_map(toml::Value::as_str).collect(),
-                _ => {
-                    warnings.push(format!("[keys]: `{name}` must be a key or a list of keys"));
-                    continue;
-                }
-            };
+            let specs = binding.keys();
             let parsed: Vec<Key> = specs.iter().filter_map(|s| Key::parse(s)).collect();
             if parsed.len() != specs.len() || parsed.is_empty() {
-                warnings.push(format!("[keys]: cannot read the key for `{name}`"));
+                problems.push(format!("[keys]: cannot read the key for `{name}`"));
                 continue;
             }
             if let Some(old) = m.keys.remove(&action) {
@@ -496,7 +494,26 @@ impl Keymap {
                 m.bind(action, k);
             }
         }
-        (m, warnings)
+        (m, problems)
+    }
+
+    /// [`Keymap::with_section`] for a `[keys]` table not yet read.
+    pub fn with_overrides(table: Option<&toml::Table>) -> (Keymap, Vec<String>) {
+        let mut section = KeysSection::new();
+        let mut problems = Vec::new();
+        for (name, value) in table.into_iter().flatten() {
+            match Binding::deserialize(value.clone()) {
+                Ok(b) => {
+                    section.insert(name.clone(), b);
+                }
+                Err(_) => {
+                    problems.push(format!("[keys]: `{name}` must be a key or a list of keys"));
+                }
+            }
+        }
+        let (m, more) = Keymap::with_section(&section);
+        problems.extend(more);
+        (m, problems)
     }
 
     pub fn action(&self, key: Key) -> Option<Action> {
@@ -562,5 +579,22 @@ mod tests {
         assert_eq!(m.action(q), None);
         assert_eq!(m.label(Action::Help), "h/?");
         assert_eq!(w.len(), 1);
+    }
+
+    #[test]
+    fn an_unknown_action_or_key_is_named() {
+        let section: KeysSection =
+            toml::from_str("quiet = \"x\"\nhelp = [\"h\", \"nonsense\"]\nresample = \"R\"")
+                .expect("toml");
+        let (m, problems) = Keymap::with_section(&section);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems
+            .iter()
+            .any(|p| p.contains("unknown action `quiet`")));
+        assert!(problems
+            .iter()
+            .any(|p| p.contains("cannot read the key for `help`")));
+        assert_eq!(m.label(Action::Resample), "R");
+        assert_eq!(m.label(Action::Help), "?/F1");
     }
 }

@@ -30,6 +30,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::audit::Plan;
+use crate::config::Config;
 use crate::target::{self, Origin};
 
 /// What the command line hands the explorer.
@@ -39,36 +40,23 @@ pub struct Options {
     pub timeout: Duration,
     /// `--theme NAME|PATH`; else `theme = …` in the configuration file.
     pub theme: Option<String>,
-    /// The configuration file (`[keys]`, `theme`).
-    pub config: Option<PathBuf>,
+    /// The configuration file, as the command line read it (`[keys]`,
+    /// `theme`).
+    pub config: Option<(PathBuf, Config)>,
 }
 
-/// The `[keys]` table and `theme` of the configuration file, and what was
-/// wrong with it (the rules part is read and reported by the CLI).
-fn read_config(
-    path: Option<&std::path::Path>,
-) -> (Option<toml::Table>, Option<String>, Vec<String>) {
-    let Some(path) = path else {
-        return (None, None, Vec::new());
+/// The configuration (as the command line read it) and the keymap its
+/// `[keys]` make. An unknown action or a key without a name stops the
+/// explorer with the reason, as a mistake in the thresholds stops `audit`.
+fn read_config(file: Option<(PathBuf, Config)>) -> Result<(Config, keymap::Keymap), String> {
+    let Some((path, config)) = file else {
+        return Ok((Config::default(), keymap::Keymap::default()));
     };
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return (None, None, Vec::new());
-    };
-    match toml::from_str::<toml::Table>(&text) {
-        Ok(t) => {
-            let keys = t.get("keys").and_then(toml::Value::as_table).cloned();
-            let theme = t
-                .get("theme")
-                .and_then(toml::Value::as_str)
-                .map(str::to_owned);
-            (keys, theme, Vec::new())
-        }
-        Err(e) => (
-            None,
-            None,
-            vec![format!("{}: {}", path.display(), e.message())],
-        ),
+    let (keymap, problems) = keymap::Keymap::with_section(&config.keys);
+    if !problems.is_empty() {
+        return Err(format!("{}: {}", path.display(), problems.join("; ")));
     }
+    Ok((config, keymap))
 }
 
 /// Logs go to the file named by `$DOCSHAPE_LOG`, never to the screen.
@@ -114,22 +102,16 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
         return Err("the explorer needs a terminal; use `docshape audit` for a report".into());
     }
     init_logging();
-    let config = opts
-        .config
-        .clone()
-        .or_else(crate::rules::config::default_path);
-    let (keys, config_theme, mut warnings) = read_config(config.as_deref());
+    let (config, keymap) = read_config(opts.config)?;
     // A theme named on the command line that cannot be used is a typo to
     // fix now, not a line in the status bar; one from the config file only
-    // warns, so a stale config never locks the explorer.
+    // warns, so a stale theme never locks the explorer.
     if let Some(asked) = opts.theme.as_deref() {
         theme::Theme::named(asked)?;
     }
     let (theme, theme_warning) =
-        theme::Theme::load(opts.theme.as_deref().or(config_theme.as_deref()));
-    warnings.extend(theme_warning);
-    let (keymap, key_warnings) = keymap::Keymap::with_overrides(keys.as_ref());
-    warnings.extend(key_warnings);
+        theme::Theme::load(opts.theme.as_deref().or(config.theme.as_deref()));
+    let mut warnings: Vec<String> = theme_warning.into_iter().collect();
     let (target, origin) = target::resolve(opts.target.as_deref()).await;
     if let target::Target::Mongo(uri) = &target {
         terminal::keep_secrets_of(uri);
@@ -163,4 +145,56 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
     app::run_loop(model, &theme, exec, rx)
         .await
         .map_err(|e| format!("terminal error: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_config;
+    use crate::config::{load, Config};
+    use std::path::{Path, PathBuf};
+
+    /// `text` as the configuration file the command line read.
+    fn file(path: &Path, text: &str) -> Result<Option<(PathBuf, Config)>, String> {
+        std::fs::write(path, text).expect("write");
+        let config = load(path).map_err(|e| e.to_string())?;
+        Ok(Some((path.to_owned(), config)))
+    }
+
+    #[test]
+    fn a_bad_configuration_stops_the_explorer_with_the_reason() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("docshape.toml");
+        // Mistakes in the keys the explorer turns into its keymap.
+        for (text, needle) in [
+            ("[keys]\nquiet = \"x\"\n", "unknown action `quiet`"),
+            (
+                "[keys]\nquit = \"nonsense\"\n",
+                "cannot read the key for `quit`",
+            ),
+        ] {
+            let read = file(&path, text).expect("the file reads");
+            let e = read_config(read).map(|_| ()).expect_err(text);
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+        // Mistakes the one reading of the file already stops at.
+        for (text, needle) in [
+            ("them = \"light\"\n", "unknown key `them`"),
+            ("theme = 1\n", "expected a string"),
+            ("[keys\n", "not valid TOML"),
+        ] {
+            let e = file(&path, text).map(|_| ()).expect_err(text);
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+        let e = load(&dir.path().join("none.toml"))
+            .map(|_| ())
+            .expect_err("unreadable")
+            .to_string();
+        assert!(e.starts_with("cannot read"), "{e}");
+        let read = file(&path, "theme = \"light\"\n[keys]\nquit = \"x\"\n").expect("valid");
+        let (config, keymap) = read_config(read).expect("valid");
+        assert_eq!(config.theme.as_deref(), Some("light"));
+        assert_eq!(keymap.label(super::keymap::Action::Quit), "x");
+    }
 }

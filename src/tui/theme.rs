@@ -1,16 +1,18 @@
 //! Colours by meaning (`severity.critical`, `type.string`, `border.focused`
-//! …) read from `themes/*.toml`: a `[palette]` of named colours, `[colors]`
-//! mapping meanings to palette names or `#rrggbb`, and an optional `parent`.
+//! …) read from `themes/*.toml` (laid out as `config::theme` says): a
+//! `[palette]` of named colours, `[colors]` mapping meanings to palette
+//! names or `#rrggbb`, and an optional `parent`.
 //! The shipped themes are compiled in; user themes live in
 //! `$XDG_CONFIG_HOME/docshape/themes`. A bad theme never stops the explorer:
 //! it falls back to the default and says why.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::config::{self, theme::Colors, theme::ThemeFile};
 use crate::profile::raw::BsonType;
 use crate::rules::Severity;
 
@@ -45,60 +47,9 @@ impl Default for Theme {
     }
 }
 
-struct Raw {
-    parent: Option<String>,
-    palette: toml::Table,
-    colors: HashMap<String, String>,
-}
-
-fn parse_raw(text: &str) -> Result<Raw, String> {
-    let t: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
-    let parent = match t.get("parent") {
-        None => None,
-        Some(toml::Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err("`parent` must be a theme name".into()),
-    };
-    let palette = match t.get("palette") {
-        None => toml::Table::new(),
-        Some(toml::Value::Table(p)) => p.clone(),
-        Some(_) => return Err("`palette` must be a table".into()),
-    };
-    let mut colors = HashMap::new();
-    if let Some(c) = t.get("colors") {
-        let toml::Value::Table(c) = c else {
-            return Err("`colors` must be a table".into());
-        };
-        flatten("", c, &mut colors)?;
-    }
-    Ok(Raw {
-        parent,
-        palette,
-        colors,
-    })
-}
-
-/// `[colors] severity = { critical = "red" }` and `"severity.critical" =
-/// "red"` mean the same.
-fn flatten(prefix: &str, t: &toml::Table, out: &mut HashMap<String, String>) -> Result<(), String> {
-    for (k, v) in t {
-        let key = if prefix.is_empty() {
-            k.clone()
-        } else {
-            format!("{prefix}.{k}")
-        };
-        match v {
-            toml::Value::String(s) => {
-                out.insert(key, s.clone());
-            }
-            toml::Value::Table(sub) => flatten(&key, sub, out)?,
-            _ => return Err(format!("colour `{key}` must be a string")),
-        }
-    }
-    Ok(())
-}
-
-fn parse_color(s: &str) -> Option<Color> {
-    Color::from_str(s).ok()
+/// A theme file's text, typed; `name` names it in errors.
+fn parse_file(name: &str, text: &str) -> Result<ThemeFile, String> {
+    config::from_toml(text, &format!("theme `{name}`")).map_err(|e| e.to_string())
 }
 
 /// Where user themes live: `themes/` in docshape's configuration directory.
@@ -174,13 +125,13 @@ impl Theme {
         text: &str,
         load: &dyn Fn(&str) -> Result<String, String>,
     ) -> Result<Theme, String> {
-        let mut chain = vec![parse_raw(text)?];
+        let mut chain = vec![parse_file(name, text)?];
         while let Some(parent) = chain.last().and_then(|r| r.parent.clone()) {
             if chain.len() > MAX_PARENTS {
                 return Err(format!("theme `{name}`: parents nest too deep (a cycle?)"));
             }
             let t = load(&parent).map_err(|e| format!("parent of `{name}`: {e}"))?;
-            chain.push(parse_raw(&t).map_err(|e| format!("theme `{parent}`: {e}"))?);
+            chain.push(parse_file(&parent, &t)?);
         }
         // Every theme stands on the default, so a partial one is complete.
         if chain.last().and_then(|r| r.parent.as_deref()).is_none() && name != DEFAULT {
@@ -188,24 +139,25 @@ impl Theme {
                 .iter()
                 .find(|(n, _)| *n == DEFAULT)
                 .map_or("", |(_, t)| *t);
-            chain.push(parse_raw(base)?);
+            chain.push(parse_file(DEFAULT, base)?);
         }
-        let mut palette = toml::Table::new();
-        let mut colors: HashMap<String, String> = HashMap::new();
-        for raw in chain.into_iter().rev() {
-            palette.extend(raw.palette);
-            colors.extend(raw.colors);
+        let mut palette = BTreeMap::new();
+        let mut colors = Colors::default();
+        for file in chain.into_iter().rev() {
+            palette.extend(file.palette);
+            colors.overlay(file.colors);
         }
         let mut out = HashMap::new();
-        for (k, v) in colors {
-            let resolved = match palette.get(&v) {
-                Some(toml::Value::String(p)) => p.clone(),
-                Some(_) => return Err(format!("palette entry `{v}` must be a string")),
-                None => v.clone(),
-            };
-            let c = parse_color(&resolved)
-                .ok_or_else(|| format!("`{k}`: `{resolved}` is not a colour"))?;
-            out.insert(k, c);
+        for (slot, written) in colors.set() {
+            let resolved = palette.get(written).map_or(written, String::as_str);
+            let c = Color::from_str(resolved).map_err(|_| {
+                if resolved == written {
+                    format!("theme `{name}`: [colors] `{slot}`: `{written}` is not a colour")
+                } else {
+                    format!("theme `{name}`: [colors] `{slot}`: `{written}` is `{resolved}` in the palette, not a colour")
+                }
+            })?;
+            out.insert(slot.to_owned(), c);
         }
         Ok(Theme {
             name: name.to_owned(),
@@ -242,6 +194,10 @@ impl Theme {
 
     /// The colour for a meaning; `Reset` when unknown or under `NO_COLOR`.
     pub fn color(&self, meaning: &str) -> Color {
+        debug_assert!(
+            Colors::SLOTS.contains(&meaning),
+            "no colour slot `{meaning}`"
+        );
         if self.no_color {
             return Color::Reset;
         }
@@ -355,6 +311,29 @@ mod tests {
         assert!(w.is_some_and(|w| w.contains("not used")));
         let err = Theme::from_text("bad", "[colors]\ntext = \"nocolour\"", &|p| text_of(p));
         assert!(err.is_err());
+    }
+
+    #[test]
+    fn a_bad_colour_names_its_slot_and_value() {
+        for (text, needles) in [
+            (
+                "[colors]\n\"status.bg\" = \"#12345\"",
+                &["theme `bad`", "`status.bg`", "`#12345`", "not a colour"][..],
+            ),
+            (
+                "[palette]\nsea = \"blu\"\n[colors]\ntext = \"sea\"",
+                &["`text`", "`sea`", "`blu`"],
+            ),
+            (
+                "[colors]\n\"text.dimm\" = \"red\"",
+                &["theme `bad`", "[colors]", "unknown field `text.dimm`"],
+            ),
+        ] {
+            let e = Theme::from_text("bad", text, &|p| text_of(p)).expect_err(text);
+            for n in needles {
+                assert!(e.contains(n), "{text}: `{n}` not in {e}");
+            }
+        }
     }
 
     #[test]
