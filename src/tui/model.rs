@@ -10,7 +10,7 @@ use crate::rules::Severity;
 use crate::workload::Shape;
 
 use super::keymap::Keymap;
-use super::querybar::QueryState;
+use super::querybar::{QueryState, Results};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
@@ -430,7 +430,7 @@ impl Model {
     /// Listed document `d` of the Documents tab: a page of query results
     /// when a query ran on the selected collection, else the kept sample.
     pub fn doc_bytes(&self, d: usize) -> Option<&[u8]> {
-        match super::querybar::results(self) {
+        match results(self) {
             Some(r) => r.docs.get(d).map(Vec::as_slice),
             None => self.collection()?.kept.get(d).map(Vec::as_slice),
         }
@@ -591,4 +591,10 @@ impl Model {
             )
             .max()
     }
+}
+
+/// The results of the selected collection, if the query bar has any.
+pub fn results(m: &Model) -> Option<&Results> {
+    let ns = &m.collection()?.namespace;
+    m.docs.query.results.as_ref().filter(|r| &r.namespace == ns)
 }

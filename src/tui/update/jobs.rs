@@ -8,7 +8,8 @@ use crate::report::{CollectionReport, InputError, Report};
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::{Job, Level, Model, NavRow};
-use super::{collection_changed, nav, status, Msg, MAX_SAMPLE, MIN_SAMPLE};
+use super::super::msg::Msg;
+use super::{collection_changed, nav, status, MAX_SAMPLE, MIN_SAMPLE};
 
 /// Starts a sampling run with the current sample size.
 pub fn start_sampling(m: &mut Model) -> Vec<Effect> {

@@ -22,17 +22,16 @@ pub mod relationships;
 pub mod schema;
 pub mod workload;
 
-use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::i18n::Lang;
-use crate::report::{CollectionReport, Report};
 
 use super::effects::Effect;
 use super::export::Format;
 use super::keymap::{Action, Key};
-use super::model::{Level, Model, Pane, Status, Tab};
-use super::querybar::{self, Reply};
-use super::views;
+use super::layout;
+use super::model::{self, Level, Model, Pane, Status, Tab};
+use super::msg::{Done, Msg};
 
 pub use jobs::{set_report, start_sampling};
 pub use learn::start_measuring;
@@ -43,81 +42,6 @@ const HSTEP: u16 = 8;
 /// Smallest and largest sample sizes `+`/`-` reach.
 pub const MIN_SAMPLE: u64 = 10;
 pub const MAX_SAMPLE: u64 = 10_000_000;
-
-#[derive(Debug)]
-pub enum Msg {
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Resize(u16, u16),
-    /// Progress of request `req`.
-    Progress {
-        req: u64,
-        stage: crate::audit::Stage,
-        namespace: String,
-        position: (usize, usize),
-        documents: u64,
-        expected: Option<u64>,
-        rate: f64,
-    },
-    /// Request `req` has read one more collection, the `position.0`th of
-    /// `position.1` (profiled, not yet judged).
-    Arrived {
-        req: u64,
-        position: (usize, usize),
-        collection: Box<CollectionReport>,
-    },
-    /// Request `req` finished.
-    Loaded {
-        req: u64,
-        result: Result<Box<Report>, String>,
-    },
-    /// Request `req` measured the selected lesson's data sets.
-    Lesson {
-        req: u64,
-        result: Result<Vec<(String, Report)>, String>,
-    },
-    /// Query request `req` answered.
-    Query {
-        req: u64,
-        reply: Reply,
-    },
-    /// Export request `req` has written `written` documents.
-    Exporting {
-        req: u64,
-        written: u64,
-    },
-    /// Export request `req` ended: the file and the documents in it, or
-    /// why it stopped (its partial file removed).
-    Exported {
-        req: u64,
-        result: Result<(std::path::PathBuf, u64), String>,
-    },
-    /// A side effect reports back (a file written, a copy made).
-    Done(Done),
-    /// Leave cleanly, as on a quit key.
-    Terminate,
-    /// Signal number `n` arrived: leave cleanly (the process then exits
-    /// with 128 + `n`).
-    Signal(i32),
-    /// The terminal can no longer be read: leave.
-    InputFailed(String),
-}
-
-/// What a side effect did, for the status line.
-#[derive(Debug)]
-pub enum Done {
-    /// The script of `what` went to the new file `written` (`asked`, or a
-    /// name beside it when that was taken).
-    Wrote {
-        what: String,
-        written: std::path::PathBuf,
-        asked: std::path::PathBuf,
-    },
-    /// The script of `what`, `lines` long, went to the clipboard.
-    Copied { what: String, lines: usize },
-    /// It could not be done: why.
-    Failed(String),
-}
 
 /// The status line for what a side effect did, in the explorer's language.
 fn done(m: &mut Model, d: Done) {
@@ -266,7 +190,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         }
         // On the Documents tab with query results `w` writes them; else
         // `y` and `w` take the selected finding's script.
-        Action::WriteScript if m.tab == Tab::Documents && querybar::results(m).is_some() => {
+        Action::WriteScript if m.tab == Tab::Documents && model::results(m).is_some() => {
             query::export(m, Format::Json)
         }
         Action::Copy | Action::WriteScript => findings::script(m, a),
@@ -356,8 +280,8 @@ fn quit(m: &mut Model) -> Vec<Effect> {
 
 /// Keys while the help is open scroll it.
 fn help_scroll(m: &mut Model, a: Action) {
-    let page = views::help_visible(m);
-    let max = views::help_max_scroll(m);
+    let page = layout::help_visible(m);
+    let max = layout::help_max_scroll(m);
     m.help.scroll = match a {
         Action::Up => m.help.scroll.saturating_sub(1),
         Action::Down => m.help.scroll + 1,
@@ -383,13 +307,13 @@ fn cancel(m: &mut Model) -> Vec<Effect> {
         return fx;
     }
     let on_docs = m.tab == Tab::Documents;
-    if on_docs && m.docs.query.running() && querybar::results(m).is_some() {
+    if on_docs && m.docs.query.running() && model::results(m).is_some() {
         return query_cancel(m);
     }
     if let Some(fx) = jobs::stop_or_abandon(m) {
         return fx;
     }
-    if on_docs && querybar::results(m).is_some() {
+    if on_docs && model::results(m).is_some() {
         return query_cancel(m);
     }
     let cleared = (m.focus == Pane::Main && schema::clear_filter(m))

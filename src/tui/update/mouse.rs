@@ -8,8 +8,8 @@ use crate::lesson::LESSONS;
 
 use super::super::effects::Effect;
 use super::super::keymap::Action;
+use super::super::layout;
 use super::super::model::{Model, Pane, Tab};
-use super::super::views;
 use super::{action, collection_changed, enter_tab, learn};
 
 fn inside(r: Rect, col: u16, row: u16) -> bool {
@@ -18,7 +18,7 @@ fn inside(r: Rect, col: u16, row: u16) -> bool {
 
 /// A mouse event.
 pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
-    let Some(a) = views::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
+    let Some(a) = layout::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
         return Vec::new();
     };
     let (col, row) = (e.column, e.row);
@@ -36,7 +36,7 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
             let up = e.kind == MouseEventKind::ScrollUp;
             let over_lesson = m.tab == Tab::Learn
                 && pane == Pane::Main
-                && views::learn::text_area(m.size).is_some_and(|r| inside(r, col, row));
+                && layout::learn_text_area(m.size).is_some_and(|r| inside(r, col, row));
             let act = match (over_lesson, up) {
                 (true, true) => Action::DetailUp,
                 (true, false) => Action::DetailDown,
@@ -51,16 +51,17 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                 return Vec::new();
             }
             if inside(a.tabs, col, row) {
-                if let Some(t) = views::tab_at(m, a.tabs, col) {
+                if let Some(t) = layout::tab_at(m, a.tabs, col) {
                     return enter_tab(m, t);
                 }
                 return Vec::new();
             }
             m.focus = pane;
             if pane == Pane::Nav {
-                let inner = views::inner(a.nav);
+                let inner = layout::inner(a.nav);
                 if inside(inner, col, row) {
-                    let off = views::offset(m.nav.sel, m.nav.rows.len(), usize::from(inner.height));
+                    let off =
+                        layout::offset(m.nav.sel, m.nav.rows.len(), usize::from(inner.height));
                     let i = off + usize::from(row - inner.y);
                     if i < m.nav.rows.len() && i != m.nav.sel {
                         m.nav.sel = i;
@@ -68,7 +69,7 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         collection_changed(m);
                     }
                 }
-            } else if let Some((list, header)) = views::list_area(m, a.main) {
+            } else if let Some((list, header)) = layout::list_area(m, a.main) {
                 if inside(list, col, row) && row >= list.y + header {
                     let h = usize::from(list.height.saturating_sub(header));
                     let (sel, len) = match m.tab {
@@ -82,7 +83,7 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         Tab::Learn => (m.learn.sel, LESSONS.len()),
                         Tab::Documents => return Vec::new(),
                     };
-                    let i = views::offset(sel, len, h) + usize::from(row - list.y - header);
+                    let i = layout::offset(sel, len, h) + usize::from(row - list.y - header);
                     if i < len {
                         match m.tab {
                             Tab::Learn => return learn::select_lesson(m, i),

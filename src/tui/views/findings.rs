@@ -1,27 +1,21 @@
 //! The Findings tab: findings by severity, and the selected one's evidence,
 //! explanation, before/after and migration script.
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::highlight::{js_line, json_line};
-use super::{block, fit, inner, offset, sev_span, wrap};
+use super::widgets::{block, fit, sev_span, wrap};
 use crate::i18n::Lang;
+use crate::tui::layout::{findings_split, inner, offset};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
-/// The list on top, the detail below: findings read best full width.
-pub fn split(main: Rect) -> (Rect, Rect) {
-    let list_h = (main.height / 3).clamp(4, 12);
-    let [a, b] = Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(main);
-    (a, b)
-}
-
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let all = m.listed_findings();
-    let (list, detail) = split(area);
+    let (list, detail) = findings_split(area);
     let mut filt = Vec::new();
     if let Some(s) = m.findings.severity {
         filt.push(s.name().to_owned());
@@ -126,7 +120,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         area,
     );
     let mut lines: Vec<Line> = Vec::new();
-    lines.extend(super::message_lines(fd, w, theme));
+    lines.extend(super::widgets::message_lines(fd, w, theme));
     lines.push(Line::default());
     lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
     for (k, v) in &fd.evidence {
@@ -209,7 +203,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     for l in fd.suggestion.migration.lines() {
         lines.push(js_line(l, theme));
     }
-    let offsets = super::detail_offsets(m, &lines, inside);
+    let offsets = super::widgets::detail_offsets(m, &lines, inside);
     f.render_widget(Paragraph::new(lines).scroll(offsets), inside);
 }
 

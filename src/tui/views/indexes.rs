@@ -7,10 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{block, fit, inner, offset, split};
+use super::widgets::{block, fit};
 use crate::advise::Advice;
 use crate::report::CollectionReport;
 use crate::source::index::IndexInfo;
+use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
@@ -118,9 +119,9 @@ fn render_list(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, li
         };
         format!(
             "{badge} {} {} {} {} {}",
-            super::pad(&fit(name, name_w), name_w),
-            super::pad(&fit(key, key_w), key_w),
-            super::pad(&fit(kind, kind_w), kind_w),
+            crate::tui::layout::pad(&fit(name, name_w), name_w),
+            crate::tui::layout::pad(&fit(key, key_w), key_w),
+            crate::tui::layout::pad(&fit(kind, kind_w), kind_w),
             right(size, 10),
             right(ops, 9)
         )
@@ -150,7 +151,7 @@ fn render_list(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, li
             .map(|f| f.severity)
             .max();
         let text = row(
-            super::badge(worst),
+            super::widgets::badge(worst),
             &ix.name,
             &key_text(ix),
             &kinds_text(ix),
@@ -190,7 +191,7 @@ fn render_detail(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, 
     let dw = usize::from(dinside.width);
     let kv = |k: &str, v: String| {
         Line::from(vec![
-            Span::styled(super::pad(k, 12), theme.dim()),
+            Span::styled(crate::tui::layout::pad(k, 12), theme.dim()),
             Span::styled(v, theme.text()),
         ])
     };
@@ -277,9 +278,9 @@ fn render_detail(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, 
         d.push(Line::styled(m.lang.pick("  none", "  无"), theme.dim()));
     }
     for fd in about {
-        d.extend(super::message_lines(fd, dw, theme));
+        d.extend(super::widgets::message_lines(fd, dw, theme));
         d.push(Line::styled(format!("{:8} {}", "", fd.rule), theme.dim()));
     }
-    let offsets = super::detail_offsets(m, &d, dinside);
+    let offsets = super::widgets::detail_offsets(m, &d, dinside);
     f.render_widget(Paragraph::new(d).scroll(offsets), dinside);
 }

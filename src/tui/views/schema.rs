@@ -7,10 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 use ratatui::Frame;
 
-use super::{block, fit, human_count, inner, offset, split};
+use super::widgets::{block, fit, human_count};
 use crate::profile::raw::BsonType;
 use crate::profile::sketch::LogHistogram;
 use crate::profile::{FieldProfile, Seg};
+use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
@@ -42,8 +43,8 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let presence_label = lang.pick("presence", "出现率");
     let mut header = format!(
         "{} {} {}{presence_label}",
-        super::pad(lang.pick("field", "字段"), name_w),
-        super::pad(lang.pick("types", "类型"), BAR_W),
+        crate::tui::layout::pad(lang.pick("field", "字段"), name_w),
+        crate::tui::layout::pad(lang.pick("types", "类型"), BAR_W),
         " ".repeat(pres_w.saturating_sub(crate::fmt::display_width(presence_label)))
     );
     if arr_w > 0 {
@@ -231,7 +232,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         Layout::vertical([Constraint::Min(0), Constraint::Length(chart_h)]).areas(inside);
     let mut lines: Vec<Line> = Vec::new();
     let lang = m.lang;
-    let label = |s: &str| Span::styled(super::pad(s, 10), theme.dim());
+    let label = |s: &str| Span::styled(crate::tui::layout::pad(s, 10), theme.dim());
     let total: u64 = fp.types.iter().map(|t| t.1).sum();
     for (t, n) in &fp.types {
         lines.push(Line::from(vec![
@@ -394,7 +395,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         // sentence is long and every word of it is evidence.
         if let Some(d) = g.decision_text(lang) {
             let width = usize::from(text_area.width).saturating_sub(11).max(20);
-            for part in super::wrap(&d, width) {
+            for part in super::widgets::wrap(&d, width) {
                 lines.push(kv(&label, "", part, theme));
             }
         }
@@ -410,7 +411,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             Span::styled(fit(&s, EXAMPLE_COLUMNS), theme.fg("code.string")),
         ]));
     }
-    let offsets = super::detail_offsets(m, &lines, text_area);
+    let offsets = super::widgets::detail_offsets(m, &lines, text_area);
     f.render_widget(Paragraph::new(lines).scroll(offsets), text_area);
     if chart_h > 0 {
         let (title, hist) = match &fp.array_lengths {

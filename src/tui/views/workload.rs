@@ -9,12 +9,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::{block, fit, inner, offset, pad, split};
+use super::widgets::{block, fit};
 use crate::advise::Advice;
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::rules::remedy::Remedy;
 use crate::tui::keymap::Action;
+use crate::tui::layout::{inner, offset, pad, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 use crate::workload::Shape;
@@ -234,7 +235,7 @@ fn render_list(
         ));
         let mut l = Line::from(vec![
             Span::styled(
-                super::badge(worst),
+                super::widgets::badge(worst),
                 worst.map_or_else(|| theme.dim(), |s| theme.severity(s)),
             ),
             Span::styled(fit(&format!(" {text}"), lw.saturating_sub(1)), theme.text()),
@@ -410,9 +411,9 @@ fn render_detail(
         d.push(Line::styled(lang.pick("  none", "  无"), theme.dim()));
     }
     for fd in &found {
-        d.extend(super::message_lines(fd, dw, theme));
+        d.extend(super::widgets::message_lines(fd, dw, theme));
         d.push(Line::styled(format!("{:8} {}", "", fd.rule), theme.dim()));
     }
-    let offsets = super::detail_offsets(m, &d, dinside);
+    let offsets = super::widgets::detail_offsets(m, &d, dinside);
     f.render_widget(Paragraph::new(d).scroll(offsets), dinside);
 }
