@@ -14,6 +14,7 @@
 #![allow(clippy::many_single_char_names)]
 
 pub mod app;
+pub mod detail;
 pub mod effects;
 pub mod executor;
 pub mod export;

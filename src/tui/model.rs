@@ -317,10 +317,10 @@ pub struct Detail {
     pub scroll: u16,
     /// Display columns the long lines are scrolled sideways.
     pub hscroll: u16,
-    /// The furthest it scrolls sideways, as the last frame drew it.
-    pub hmax: std::cell::Cell<u16>,
-    /// The furthest it scrolls, as the last frame drew it.
-    pub max: std::cell::Cell<u16>,
+    /// The furthest it scrolls sideways, as `update` last measured it.
+    pub hmax: Bound,
+    /// The furthest it scrolls, as `update` last measured it.
+    pub max: Bound,
 }
 
 impl Default for Detail {
@@ -328,9 +328,19 @@ impl Default for Detail {
         Detail {
             scroll: 0,
             hscroll: 0,
-            hmax: std::cell::Cell::new(0),
-            max: std::cell::Cell::new(u16::MAX),
+            hmax: Bound(0),
+            max: Bound(u16::MAX),
         }
+    }
+}
+
+/// How far something scrolls, measured from the layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound(pub u16);
+
+impl Bound {
+    pub fn get(self) -> u16 {
+        self.0
     }
 }
 

@@ -10,7 +10,9 @@ use ratatui::layout::{Constraint, Layout, Margin, Rect};
 
 use crate::lesson::LESSONS;
 
-use super::model::{Model, Tab};
+use ratatui::text::Line;
+
+use super::model::{Detail, Model, Tab};
 
 /// Below this the explorer says so instead of drawing.
 pub const MIN_WIDTH: u16 = 60;
@@ -216,4 +218,71 @@ pub fn help_visible(m: &Model) -> usize {
 /// The furthest the help scrolls.
 pub fn help_max_scroll(m: &Model) -> usize {
     help_lines(m).len().saturating_sub(help_visible(m))
+}
+
+/// What the main area shows, as the views draw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    Learn,
+    Workload,
+    Findings,
+    Schema,
+    Documents,
+    Relationships,
+    Indexes,
+    /// Nothing read yet, or no collection selected.
+    Waiting,
+}
+
+/// What the main area shows for the model.
+pub fn shown(m: &Model) -> Shown {
+    match (&m.report, m.collection(), m.tab) {
+        // Lessons read the bundled sample data, not the target.
+        (_, _, Tab::Learn) => Shown::Learn,
+        // The overview or a database: the query shapes or the findings of
+        // everything under it.
+        (Some(_), None, Tab::Workload) if m.is_summary() => Shown::Workload,
+        (Some(_), None, _) if m.is_summary() => Shown::Findings,
+        (Some(_), Some(_), Tab::Schema) => Shown::Schema,
+        (Some(_), Some(_), Tab::Findings) => Shown::Findings,
+        (Some(_), Some(_), Tab::Documents) => Shown::Documents,
+        (Some(_), Some(_), Tab::Relationships) => Shown::Relationships,
+        (Some(_), Some(_), Tab::Indexes) => Shown::Indexes,
+        (Some(_), Some(_), Tab::Workload) => Shown::Workload,
+        _ => Shown::Waiting,
+    }
+}
+
+/// How far text of `lines` lines, the widest `widest` columns, scrolls
+/// down and sideways in `area`.
+pub fn limits(lines: usize, widest: usize, area: Rect) -> (u16, u16) {
+    let beyond = |n: usize, room: u16| u16::try_from(n.saturating_sub(usize::from(room)));
+    (
+        beyond(lines, area.height).unwrap_or(u16::MAX),
+        beyond(widest, area.width).unwrap_or(u16::MAX),
+    )
+}
+
+/// The detail's offsets down and sideways for `lines` drawn in `area`,
+/// each no further than the text needs.
+pub fn detail_offsets(d: &Detail, lines: &[Line<'_>], area: Rect) -> (u16, u16) {
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
+    let (down, right) = limits(lines.len(), widest, area);
+    (d.scroll.min(down), d.hscroll.min(right))
+}
+
+/// How far an open document's `lines` scroll sideways in `width` columns.
+pub fn doc_hscroll_limit<'a>(lines: impl IntoIterator<Item = &'a str>, width: usize) -> u16 {
+    let widest = lines
+        .into_iter()
+        .map(crate::fmt::display_width)
+        .max()
+        .unwrap_or(0);
+    u16::try_from(widest.saturating_sub(width)).unwrap_or(u16::MAX)
+}
+
+/// The Documents tab's text columns: its block's inside, less the indent
+/// of an open document's lines.
+pub fn doc_text_width(main: Rect) -> usize {
+    usize::from(inner(main).width).saturating_sub(2)
 }

@@ -9,6 +9,7 @@
 //! focused pane — the navigator or the selected tab, each in a module of
 //! its own that can be driven alone.
 
+pub mod bounds;
 pub mod documents;
 pub mod findings;
 pub mod indexes;
@@ -243,17 +244,19 @@ fn tab_action(m: &mut Model, a: Action) -> Vec<Effect> {
 
 /// What every tab does with a key it has no use of its own for: Left
 /// goes to the navigator, Right to the tab, the detail keys scroll the
-/// detail (no further than its text, as the last frame measured it).
+/// detail (no further than its text, measured from the layout).
 pub fn common(m: &mut Model, a: Action) -> Vec<Effect> {
     match a {
         Action::Left => m.focus = Pane::Nav,
         Action::Right => m.focus = Pane::Main,
         Action::DetailUp => m.detail.scroll = m.detail.scroll.saturating_sub(3),
         Action::DetailDown => {
+            bounds::measure(m);
             m.detail.scroll = m.detail.scroll.saturating_add(3).min(m.detail.max.get());
         }
         Action::DetailLeft => m.detail.hscroll = m.detail.hscroll.saturating_sub(HSTEP),
         Action::DetailRight => {
+            bounds::measure(m);
             m.detail.hscroll = m
                 .detail
                 .hscroll

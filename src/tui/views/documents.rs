@@ -7,10 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::highlight::json_line;
-use super::widgets::{block, clamp_hscroll, fit, shift};
+use super::widgets::{block, shift};
 use crate::i18n::Lang;
-use crate::tui::layout::inner;
+use crate::tui::detail::highlight::json_line;
+use crate::tui::detail::parts::fit;
+use crate::tui::layout::{doc_hscroll_limit, inner};
 use crate::tui::model::{self, DocView, Model, Pane};
 use crate::tui::querybar::{self, Bar, Part, Results, PAGE};
 use crate::tui::theme::Theme;
@@ -135,7 +136,7 @@ fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static
         Span::styled(format!("{shown}▏"), theme.text()),
     ]));
     if let Some(e) = &bar.error {
-        for l in super::widgets::wrap(&format!("✗ {e}"), w.max(1)) {
+        for l in crate::tui::detail::parts::wrap(&format!("✗ {e}"), w.max(1)) {
             out.push(Line::styled(
                 l,
                 theme.text().fg(theme.color("status.error")),
@@ -176,7 +177,7 @@ fn results_lines(r: &Results, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'
     } else {
         theme.dim()
     };
-    for l in super::widgets::wrap(&state, w.max(1)) {
+    for l in crate::tui::detail::parts::wrap(&state, w.max(1)) {
         out.push(Line::styled(l, style));
     }
     if r.show_explain {
@@ -187,14 +188,14 @@ fn results_lines(r: &Results, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'
             )),
             Some(Ok(e)) => {
                 for l in querybar::explain_lines(e, lang) {
-                    for part in super::widgets::wrap(&l, w.saturating_sub(2).max(1)) {
+                    for part in crate::tui::detail::parts::wrap(&l, w.saturating_sub(2).max(1)) {
                         out.push(Line::styled(format!("  {part}"), theme.text()));
                     }
                 }
             }
             Some(Err(e)) => {
                 let text = format!("{}: {e}", lang.pick("no explain", "无法分析"));
-                for part in super::widgets::wrap(&text, w.saturating_sub(2).max(1)) {
+                for part in crate::tui::detail::parts::wrap(&text, w.saturating_sub(2).max(1)) {
                     out.push(Line::styled(
                         format!("  {part}"),
                         theme.text().fg(theme.color("status.warning")),
@@ -280,7 +281,9 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         }
         let text = m.docs.lines.get(&d).map_or(&[][..], Vec::as_slice);
         let (skip, hs) = if here {
-            let hs = clamp_hscroll(m, text.iter().map(|l| l.text.as_str()), w.saturating_sub(2));
+            let limit =
+                doc_hscroll_limit(text.iter().map(|l| l.text.as_str()), w.saturating_sub(2));
+            let hs = usize::from(m.detail.hscroll.min(limit));
             let room = h.saturating_sub(lines.len());
             (
                 cursor.map_or(0, |c| crate::tui::layout::offset(c, text.len(), room)),

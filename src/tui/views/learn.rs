@@ -37,7 +37,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         .map(|(i, l)| {
             // Cut with a `…` where the list is narrow: the whole title heads
             // the lesson below.
-            let text = super::widgets::fit(
+            let text = crate::tui::detail::parts::fit(
                 &format!(" {:<name_w$}  {}", l.name, l.title(lang)),
                 usize::from(inside.width),
             );

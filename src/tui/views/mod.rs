@@ -1,10 +1,9 @@
-//! Pure views: `render(model, theme, frame)` draws and never mutates. The
-//! layout functions are shared with `update`, which maps mouse clicks back
-//! to rows with the same arithmetic.
+//! Pure views: `render(model, theme, frame)` draws and never mutates. Where
+//! each part goes comes from `layout` and the detail's text from `detail`;
+//! `update` bounds scrolling and maps clicks with the same two.
 
 pub mod documents;
 pub mod findings;
-pub mod highlight;
 pub mod indexes;
 pub mod learn;
 pub mod relationships;
@@ -18,14 +17,15 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
+use super::detail::parts::{fit, human_count};
 use super::keymap::Action;
 use super::layout::{
-    areas, help_box, help_lines, help_max_scroll, inner, offset, pad, tab_labels, MIN_HEIGHT,
-    MIN_WIDTH,
+    areas, help_box, help_lines, help_max_scroll, inner, offset, pad, shown, tab_labels, Shown,
+    MIN_HEIGHT, MIN_WIDTH,
 };
 use super::model::{Level, Model, NavRow, Pane, Status, Tab};
 use super::theme::Theme;
-use widgets::{badge, block, fit, human_count};
+use widgets::{badge, block};
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     let area = f.area();
@@ -54,20 +54,15 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     };
     render_nav(m, theme, f, a.nav);
     render_tabs(m, theme, f, a.tabs);
-    match (&m.report, m.collection(), m.tab) {
-        // Lessons read the bundled sample data, not the target.
-        (_, _, Tab::Learn) => learn::render(m, theme, f, a.main),
-        // The overview or a database: the query shapes or the findings of
-        // everything under it.
-        (Some(_), None, Tab::Workload) if m.is_summary() => workload::render(m, theme, f, a.main),
-        (Some(_), None, _) if m.is_summary() => findings::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Schema) => schema::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Findings) => findings::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Documents) => documents::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Relationships) => relationships::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Indexes) => indexes::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Workload) => workload::render(m, theme, f, a.main),
-        _ => render_waiting(m, theme, f, a.main),
+    match shown(m) {
+        Shown::Learn => learn::render(m, theme, f, a.main),
+        Shown::Workload => workload::render(m, theme, f, a.main),
+        Shown::Findings => findings::render(m, theme, f, a.main),
+        Shown::Schema => schema::render(m, theme, f, a.main),
+        Shown::Documents => documents::render(m, theme, f, a.main),
+        Shown::Relationships => relationships::render(m, theme, f, a.main),
+        Shown::Indexes => indexes::render(m, theme, f, a.main),
+        Shown::Waiting => render_waiting(m, theme, f, a.main),
     }
     render_status(m, theme, f, a.status);
     if m.help.open {

@@ -6,8 +6,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 use ratatui::Frame;
 
-use super::widgets::{block, fit, human_count};
+use super::widgets::block;
 use crate::report::plain;
+use crate::tui::detail::parts::{fit, human_count};
 use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
