@@ -10,7 +10,8 @@ use super::super::keymap::Action;
 use super::super::layout;
 use super::super::layout::documents::Folds;
 use super::super::model::{self, DocLine, DocView, Level, Model, Tab};
-use super::{common, moved, page, query, set_tab, status};
+use super::common::{common, moved, page, set_tab, status};
+use super::query;
 
 /// A key for the Documents tab: up and down move between documents, `J`
 /// and `K` between the lines of the open one, Enter opens a document or

@@ -9,7 +9,7 @@ use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::layout;
 use super::super::model::{Level, Model, Tab};
-use super::{common, moved, page, status};
+use super::common::{common, moved, page, status};
 
 /// A key for the Learn tab: up and down pick a lesson, the page keys and
 /// the detail keys scroll it, Enter measures it again after a failure.

@@ -10,6 +10,7 @@
 //! its own that can be driven alone.
 
 pub mod bounds;
+pub mod common;
 pub mod documents;
 pub mod findings;
 pub mod indexes;
@@ -21,6 +22,7 @@ pub mod prompt;
 pub mod query;
 pub mod relationships;
 pub mod schema;
+pub mod selection;
 pub mod workload;
 
 use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
@@ -31,18 +33,12 @@ use super::effects::Effect;
 use super::export::Format;
 use super::keymap::{Action, Key};
 use super::layout;
-use super::model::{self, Level, Model, Pane, Status, Tab};
+use super::model::{self, Level, Model, Pane, Tab};
 use super::msg::{Done, Msg};
 
-pub use jobs::{set_report, start_sampling};
+use common::{set_tab, status};
+pub use jobs::{set_report, start_sampling, MAX_SAMPLE, MIN_SAMPLE};
 pub use learn::start_measuring;
-
-/// Display columns one sideways scroll moves the detail.
-const HSTEP: u16 = 8;
-
-/// Smallest and largest sample sizes `+`/`-` reach.
-pub const MIN_SAMPLE: u64 = 10;
-pub const MAX_SAMPLE: u64 = 10_000_000;
 
 /// The status line for what a side effect did, in the explorer's language.
 fn done(m: &mut Model, d: Done) {
@@ -78,7 +74,11 @@ fn done(m: &mut Model, d: Done) {
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(k) => key(m, k),
-        Msg::Mouse(e) => mouse::event(m, e),
+        Msg::Mouse(e) => match mouse::event(m, e) {
+            mouse::Outcome::Done(fx) => fx,
+            mouse::Outcome::Act(a) => action(m, a),
+            mouse::Outcome::Enter(t) => enter_tab(m, t),
+        },
         Msg::Resize(w, h) => {
             m.size = (w, h);
             Vec::new()
@@ -242,32 +242,6 @@ fn tab_action(m: &mut Model, a: Action) -> Vec<Effect> {
     }
 }
 
-/// What every tab does with a key it has no use of its own for: Left
-/// goes to the navigator, Right to the tab, the detail keys scroll the
-/// detail (no further than its text, measured from the layout).
-pub fn common(m: &mut Model, a: Action) -> Vec<Effect> {
-    match a {
-        Action::Left => m.focus = Pane::Nav,
-        Action::Right => m.focus = Pane::Main,
-        Action::DetailUp => m.detail.scroll = m.detail.scroll.saturating_sub(3),
-        Action::DetailDown => {
-            bounds::measure(m);
-            m.detail.scroll = m.detail.scroll.saturating_add(3).min(m.detail.max.get());
-        }
-        Action::DetailLeft => m.detail.hscroll = m.detail.hscroll.saturating_sub(HSTEP),
-        Action::DetailRight => {
-            bounds::measure(m);
-            m.detail.hscroll = m
-                .detail
-                .hscroll
-                .saturating_add(HSTEP)
-                .min(m.detail.hmax.get());
-        }
-        _ => {}
-    }
-    Vec::new()
-}
-
 /// `q`: the run in flight cancelled, and out.
 fn quit(m: &mut Model) -> Vec<Effect> {
     m.quit = true;
@@ -332,79 +306,6 @@ fn query_cancel(m: &mut Model) -> Vec<Effect> {
     let fx = query::cancel(m).unwrap_or_default();
     documents::rebuild(m);
     fx
-}
-
-pub fn status(m: &mut Model, level: Level, text: impl Into<String>) {
-    m.status = Some(Status {
-        text: text.into(),
-        level,
-    });
-}
-
-/// Everything derived from the selected collection, recomputed: each tab
-/// back at its start. The overview and a database show findings, whatever
-/// the tab was; back on a collection, the tab it was comes back.
-pub fn collection_changed(m: &mut Model) {
-    if m.is_summary() {
-        if !matches!(m.tab, Tab::Learn | Tab::Workload) {
-            m.nav.tab_before_summary.get_or_insert(m.tab);
-            m.tab = Tab::Findings;
-        }
-    } else if let Some(t) = m.nav.tab_before_summary.take() {
-        m.tab = t;
-    }
-    m.detail.reset();
-    m.indexes.sel = 0;
-    m.workload.sel = 0;
-    schema::collection_changed(m);
-    findings::collection_changed(m);
-    documents::collection_changed(m);
-    relationships::rebuild(m);
-}
-
-/// Height of the list in the current tab, for paging.
-pub fn page(m: &Model) -> usize {
-    (usize::from(m.size.1) / 2).max(1)
-}
-
-pub fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
-    if len == 0 {
-        return 0;
-    }
-    let last = len - 1;
-    match a {
-        Action::Up => sel.saturating_sub(1),
-        Action::Down => (sel + 1).min(last),
-        Action::PageUp => sel.saturating_sub(page),
-        Action::PageDown => (sel + page).min(last),
-        Action::Top => 0,
-        Action::Bottom => last,
-        _ => sel,
-    }
-}
-
-pub fn set_tab(m: &mut Model, t: Tab) {
-    if m.is_summary() && !matches!(t, Tab::Findings | Tab::Learn | Tab::Workload) {
-        // The overview and databases are findings; the tab opens with the
-        // next collection.
-        m.nav.tab_before_summary = Some(t);
-        let msg = format!(
-            "{} {}",
-            m.lang
-                .pick("select a collection to see its", "选择一个集合以查看其"),
-            t.title(m.lang)
-        );
-        status(m, Level::Info, &msg);
-        return;
-    }
-    if m.is_summary() && t == Tab::Workload {
-        // Chosen here, the Workload tab stays on the next collection.
-        m.nav.tab_before_summary = None;
-    }
-    m.tab = t;
-    m.focus = Pane::Main;
-    m.detail.scroll = 0;
-    m.detail.hscroll = 0;
 }
 
 /// Switches tab; the Learn tab measures its lesson when nothing is shown.

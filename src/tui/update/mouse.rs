@@ -10,16 +10,25 @@ use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::layout;
 use super::super::model::{Model, Pane, Tab};
-use super::{action, collection_changed, enter_tab, learn};
+use super::learn;
+use super::selection::collection_changed;
 
 fn inside(r: Rect, col: u16, row: u16) -> bool {
     r.contains(Position { x: col, y: row })
 }
 
+/// What a mouse event comes to: its effects, or a key's action, or a tab
+/// to switch to, which the dispatcher carries out as for a key.
+pub enum Outcome {
+    Done(Vec<Effect>),
+    Act(Action),
+    Enter(Tab),
+}
+
 /// A mouse event.
-pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
+pub fn event(m: &mut Model, e: MouseEvent) -> Outcome {
     let Some(a) = layout::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
-        return Vec::new();
+        return Outcome::Done(Vec::new());
     };
     let (col, row) = (e.column, e.row);
     let pane = if inside(a.nav, col, row) {
@@ -30,7 +39,7 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
     match e.kind {
         MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
             if m.help.open {
-                return Vec::new();
+                return Outcome::Done(Vec::new());
             }
             m.focus = pane;
             let up = e.kind == MouseEventKind::ScrollUp;
@@ -43,18 +52,18 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                 (false, true) => Action::Up,
                 (false, false) => Action::Down,
             };
-            action(m, act)
+            Outcome::Act(act)
         }
         MouseEventKind::Down(MouseButton::Left) => {
             if m.help.open {
                 m.help.open = false;
-                return Vec::new();
+                return Outcome::Done(Vec::new());
             }
             if inside(a.tabs, col, row) {
                 if let Some(t) = layout::tab_at(m, a.tabs, col) {
-                    return enter_tab(m, t);
+                    return Outcome::Enter(t);
                 }
-                return Vec::new();
+                return Outcome::Done(Vec::new());
             }
             m.focus = pane;
             if pane == Pane::Nav {
@@ -81,12 +90,12 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         }
                         Tab::Workload => (m.workload.sel, m.shapes().len()),
                         Tab::Learn => (m.learn.sel, LESSONS.len()),
-                        Tab::Documents => return Vec::new(),
+                        Tab::Documents => return Outcome::Done(Vec::new()),
                     };
                     let i = layout::offset(sel, len, h) + usize::from(row - list.y - header);
                     if i < len {
                         match m.tab {
-                            Tab::Learn => return learn::select_lesson(m, i),
+                            Tab::Learn => return Outcome::Done(learn::select_lesson(m, i)),
                             Tab::Schema => m.schema.sel = i,
                             Tab::Findings => {
                                 m.findings.sel = i;
@@ -105,8 +114,8 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                     }
                 }
             }
-            Vec::new()
+            Outcome::Done(Vec::new())
         }
-        _ => Vec::new(),
+        _ => Outcome::Done(Vec::new()),
     }
 }

@@ -15,7 +15,7 @@ use super::super::history::PER_COLLECTION;
 use super::super::model::results;
 use super::super::model::{Level, Model};
 use super::super::querybar::{Bar, Exporting, Reply, Results};
-use super::status;
+use super::common::status;
 
 /// The selected collection's database and name.
 fn namespace(m: &Model) -> Option<(String, String)> {
