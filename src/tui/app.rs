@@ -16,9 +16,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::effects::Effect;
 use super::executor::Executor;
 use super::model::Model;
+use super::msg::Msg;
 use super::terminal::{self, inject_panic, Signals};
 use super::theme::Theme;
-use super::update::{start_sampling, update, Msg};
+use super::update::{start_sampling, update};
 use super::views;
 
 /// How often progress is redrawn while nothing else happens.

@@ -28,9 +28,9 @@ use crate::source::{
 use crate::target::Target;
 
 use super::effects::{Effect, QueryWork};
-use super::export::{ExportFile, Format};
+use super::export::{create_new, ExportFile, Format};
+use super::msg::{Done, Msg};
 use super::querybar::Reply;
-use super::update::{Done, Msg};
 
 /// The loop's end of the executor's messages.
 pub type Sender = UnboundedSender<Msg>;
@@ -450,35 +450,6 @@ fn write_new(path: &std::path::Path, contents: &str) -> std::io::Result<PathBuf>
     let (mut f, p) = create_new(path)?;
     f.write_all(contents.as_bytes())?;
     Ok(p)
-}
-
-/// A file that did not exist, created: `path`, else `stem-2.ext`,
-/// `stem-3.ext` … beside it. Nothing is ever overwritten.
-pub fn create_new(path: &std::path::Path) -> std::io::Result<(std::fs::File, PathBuf)> {
-    let stem = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let ext = path
-        .extension()
-        .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
-    let mut last = None;
-    for n in 1..=999 {
-        let p = if n == 1 {
-            path.to_path_buf()
-        } else {
-            path.with_file_name(format!("{stem}-{n}{ext}"))
-        };
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&p);
-        match file {
-            Ok(f) => return Ok((f, p)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no free file name")))
 }
 
 /// The OSC 52 escape that asks the terminal to set the clipboard.

@@ -16,8 +16,6 @@ use std::path::{Path, PathBuf};
 
 use bson::{Bson, Document};
 
-use super::executor::create_new;
-
 /// What `w` and `W` write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -233,6 +231,35 @@ fn csv_cell(s: &str) -> String {
     } else {
         s.to_owned()
     }
+}
+
+/// A file that did not exist, created: `path`, else `stem-2.ext`,
+/// `stem-3.ext` … beside it. Nothing is ever overwritten.
+pub fn create_new(path: &std::path::Path) -> std::io::Result<(std::fs::File, PathBuf)> {
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let ext = path
+        .extension()
+        .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
+    let mut last = None;
+    for n in 1..=999 {
+        let p = if n == 1 {
+            path.to_path_buf()
+        } else {
+            path.with_file_name(format!("{stem}-{n}{ext}"))
+        };
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p);
+        match file {
+            Ok(f) => return Ok((f, p)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free file name")))
 }
 
 #[cfg(test)]

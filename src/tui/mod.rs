@@ -14,12 +14,15 @@
 #![allow(clippy::many_single_char_names)]
 
 pub mod app;
+pub mod detail;
 pub mod effects;
 pub mod executor;
 pub mod export;
 pub mod history;
 pub mod keymap;
+pub mod layout;
 pub mod model;
+pub mod msg;
 pub mod querybar;
 pub mod terminal;
 pub mod theme;

@@ -10,7 +10,7 @@ use crate::rules::Severity;
 use crate::workload::Shape;
 
 use super::keymap::Keymap;
-use super::querybar::QueryState;
+use super::querybar::{QueryState, Results};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
@@ -317,10 +317,10 @@ pub struct Detail {
     pub scroll: u16,
     /// Display columns the long lines are scrolled sideways.
     pub hscroll: u16,
-    /// The furthest it scrolls sideways, as the last frame drew it.
-    pub hmax: std::cell::Cell<u16>,
-    /// The furthest it scrolls, as the last frame drew it.
-    pub max: std::cell::Cell<u16>,
+    /// The furthest it scrolls sideways, as `update` last measured it.
+    pub hmax: Bound,
+    /// The furthest it scrolls, as `update` last measured it.
+    pub max: Bound,
 }
 
 impl Default for Detail {
@@ -328,9 +328,19 @@ impl Default for Detail {
         Detail {
             scroll: 0,
             hscroll: 0,
-            hmax: std::cell::Cell::new(0),
-            max: std::cell::Cell::new(u16::MAX),
+            hmax: Bound(0),
+            max: Bound(u16::MAX),
         }
+    }
+}
+
+/// How far something scrolls, measured from the layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound(pub u16);
+
+impl Bound {
+    pub fn get(self) -> u16 {
+        self.0
     }
 }
 
@@ -430,7 +440,7 @@ impl Model {
     /// Listed document `d` of the Documents tab: a page of query results
     /// when a query ran on the selected collection, else the kept sample.
     pub fn doc_bytes(&self, d: usize) -> Option<&[u8]> {
-        match super::querybar::results(self) {
+        match results(self) {
             Some(r) => r.docs.get(d).map(Vec::as_slice),
             None => self.collection()?.kept.get(d).map(Vec::as_slice),
         }
@@ -591,4 +601,10 @@ impl Model {
             )
             .max()
     }
+}
+
+/// The results of the selected collection, if the query bar has any.
+pub fn results(m: &Model) -> Option<&Results> {
+    let ns = &m.collection()?.namespace;
+    m.docs.query.results.as_ref().filter(|r| &r.namespace == ns)
 }

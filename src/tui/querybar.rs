@@ -11,7 +11,6 @@ use crate::i18n::Lang;
 use crate::source::{Explain, Query, QueryText};
 
 use super::effects::Effect;
-use super::model::Model;
 
 /// Documents per page of results.
 pub const PAGE: u64 = 50;
@@ -196,12 +195,6 @@ pub enum Reply {
     Page(Result<Vec<Vec<u8>>, String>),
     Count(Result<u64, String>),
     Explain(Result<Explain, String>),
-}
-
-/// The results of the selected collection, if the query bar has any.
-pub fn results(m: &Model) -> Option<&Results> {
-    let ns = &m.collection()?.namespace;
-    m.docs.query.results.as_ref().filter(|r| &r.namespace == ns)
 }
 
 /// Explain in a few words per line.

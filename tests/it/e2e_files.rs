@@ -1670,7 +1670,7 @@ fn the_command_line_and_the_explorer_report_the_same_numbers() {
     use docshape::source::{SampleMode, Selection};
     use docshape::tui::effects::Effect;
     use docshape::tui::executor::{channel, Executor};
-    use docshape::tui::update::Msg;
+    use docshape::tui::msg::Msg;
     use std::time::Duration;
 
     let dir = tempfile::tempdir().expect("temporary directory");

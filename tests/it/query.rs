@@ -327,8 +327,8 @@ async fn connections_made(c: &mongodb::Client) -> i64 {
 fn the_explorer_keeps_one_connection_for_its_queries() {
     use docshape::tui::effects::{Effect, QueryWork};
     use docshape::tui::executor::{channel, Executor};
+    use docshape::tui::msg::Msg;
     use docshape::tui::querybar::Reply;
-    use docshape::tui::update::Msg;
     let _one = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -24,9 +24,11 @@ use docshape::audit::{self, Plan};
 use docshape::report::Report;
 use docshape::source::{FileSource, SampleMode, Selection};
 use docshape::tui::keymap::{Action, Keymap};
+use docshape::tui::layout;
 use docshape::tui::model::{DocView, Input, InputFor, Level, Model, Pane, Status, Tab};
+use docshape::tui::msg::Msg;
 use docshape::tui::theme::Theme;
-use docshape::tui::update::{action, set_report, start_sampling, update, Msg};
+use docshape::tui::update::{action, set_report, start_sampling, update};
 use docshape::tui::views;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{
@@ -741,8 +743,8 @@ fn sizes() -> Vec<(u16, u16)> {
     let mut v: Vec<(u16, u16)> = (1..=12)
         .flat_map(|w| (1..=6).map(move |h| (w, h)))
         .collect();
-    for w in views::MIN_WIDTH - 1..=views::MIN_WIDTH + 1 {
-        for h in views::MIN_HEIGHT - 1..=views::MIN_HEIGHT + 1 {
+    for w in layout::MIN_WIDTH - 1..=layout::MIN_WIDTH + 1 {
+        for h in layout::MIN_HEIGHT - 1..=layout::MIN_HEIGHT + 1 {
             v.push((w, h));
         }
     }
@@ -844,7 +846,7 @@ fn update_survives_resizes_clicks_and_keys_at_every_small_size() {
 fn areas_stay_inside_the_screen() {
     for &(w, h) in &sizes() {
         let screen = ratatui::layout::Rect::new(0, 0, w, h);
-        if let Some(a) = views::areas(screen) {
+        if let Some(a) = layout::areas(screen) {
             for (what, r) in [
                 ("nav", a.nav),
                 ("tabs", a.tabs),
@@ -857,7 +859,7 @@ fn areas_stay_inside_the_screen() {
                 );
             }
         } else {
-            assert!(w < views::MIN_WIDTH || h < views::MIN_HEIGHT, "{w}×{h}");
+            assert!(w < layout::MIN_WIDTH || h < layout::MIN_HEIGHT, "{w}×{h}");
         }
     }
 }

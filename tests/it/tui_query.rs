@@ -19,10 +19,11 @@ use docshape::tui::effects::{Effect, QueryWork};
 use docshape::tui::executor::{channel, Executor};
 use docshape::tui::export::Format;
 use docshape::tui::keymap::Keymap;
-use docshape::tui::model::{Model, Tab};
+use docshape::tui::model::{self, Model, Tab};
+use docshape::tui::msg::Msg;
 use docshape::tui::querybar;
 use docshape::tui::theme::Theme;
-use docshape::tui::update::{set_report, update, Msg};
+use docshape::tui::update::{set_report, update};
 use docshape::tui::views;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -221,7 +222,7 @@ fn a_filter_finds_every_match_not_only_the_sample_and_pages_through_them() {
     assert!(screen(&m).contains("reading…"), "{}", screen(&m));
     w.run(&mut m, fx);
 
-    let r = querybar::results(&m).expect("results");
+    let r = model::results(&m).expect("results");
     assert_eq!(r.count, Some(Ok(paid as u64)));
     assert_eq!(m.docs.list.len(), querybar::PAGE as usize);
     assert!(statuses(&m).iter().all(|s| s == "paid"));
@@ -248,7 +249,7 @@ fn a_filter_finds_every_match_not_only_the_sample_and_pages_through_them() {
     let fx = key(&mut m, KeyCode::Down);
     assert_eq!(fx.len(), 1, "{fx:?}");
     w.run(&mut m, fx);
-    assert_eq!(querybar::results(&m).map(|r| r.page), Some(1));
+    assert_eq!(model::results(&m).map(|r| r.page), Some(1));
 
     // Explain: a file scan that read every order.
     let fx = key(&mut m, KeyCode::Char('x'));
@@ -270,7 +271,7 @@ fn a_filter_finds_every_match_not_only_the_sample_and_pages_through_them() {
 
     // Esc: back to the sample.
     assert!(key(&mut m, KeyCode::Esc).is_empty());
-    assert!(querybar::results(&m).is_none());
+    assert!(model::results(&m).is_none());
     assert_eq!(m.docs.list.len(), SAMPLE as usize);
 }
 
@@ -304,7 +305,7 @@ fn sort_projection_skip_and_limit_come_from_the_bar() {
         .filter_map(|d| d.get_object_id("_id").ok())
         .collect();
     assert!(ids.windows(2).all(|p| p[0] > p[1]), "{ids:?}");
-    let r = querybar::results(&m).expect("results");
+    let r = model::results(&m).expect("results");
     // The count is the filter's; the pages are what skip and limit leave.
     assert_eq!(r.count, Some(Ok(orders_with_status("paid") as u64)));
     assert_eq!(r.total(), Some(3));
@@ -330,7 +331,7 @@ fn a_bad_filter_keeps_the_bar_open_with_one_sentence() {
     assert!(m.docs.query.bar.as_ref().is_some_and(|b| b.error.is_none()));
     assert!(key(&mut m, KeyCode::Esc).is_empty());
     assert!(m.docs.query.bar.is_none());
-    assert!(querybar::results(&m).is_none());
+    assert!(model::results(&m).is_none());
 }
 
 #[test]
@@ -367,7 +368,7 @@ fn history_per_collection_and_esc_cancels_a_running_query() {
                 reply: querybar::Reply::Page(Ok(Vec::new())),
             },
         );
-        assert!(querybar::results(&m).is_some_and(|r| r.docs.is_empty() && !r.loading));
+        assert!(model::results(&m).is_some_and(|r| r.docs.is_empty() && !r.loading));
         key(&mut m, KeyCode::Esc);
         assert_eq!(m.docs.list.len(), SAMPLE as usize);
     }

@@ -13,6 +13,7 @@ use docshape::report::Report;
 use docshape::source::{FileSource, SampleMode, Selection};
 use docshape::tui::keymap::Action;
 use docshape::tui::keymap::Keymap;
+use docshape::tui::layout;
 use docshape::tui::model::{Model, Tab};
 use docshape::tui::theme::Theme;
 use docshape::tui::update::{action, set_report};
@@ -296,7 +297,7 @@ fn the_help_shows_every_word_of_every_key() {
             let mut m = orders(w, h);
             m.lang = lang;
             action(&mut m, Action::Help);
-            let lines = views::help_lines(&m);
+            let lines = layout::help_lines(&m);
             // The wrapped lines hold every description, in order.
             let wrapped: String = lines.iter().map(|(_, d)| squeeze(d)).collect();
             let wanted: String = m
@@ -336,7 +337,7 @@ fn while_sampling_the_progress_shows() {
     docshape::tui::update::start_sampling(&mut m);
     docshape::tui::update::update(
         &mut m,
-        docshape::tui::update::Msg::Progress {
+        docshape::tui::msg::Msg::Progress {
             req: 1,
             stage: audit::Stage::Sampling,
             namespace: "db.big".into(),
@@ -365,7 +366,8 @@ fn arrival(c: &docshape::report::CollectionReport) -> docshape::report::Collecti
 /// later stages are named, and the run's report replaces the arrivals.
 #[test]
 fn collections_show_as_they_arrive() {
-    use docshape::tui::update::{update, Msg};
+    use docshape::tui::msg::Msg;
+    use docshape::tui::update::update;
     let full = sample_report();
     let mut m = Model::new("x".into(), 1000, Keymap::default());
     m.size = (100, 30);
@@ -445,7 +447,8 @@ fn collections_show_as_they_arrive() {
 #[test]
 fn esc_stops_reading_then_abandons() {
     use docshape::tui::effects::Effect;
-    use docshape::tui::update::{update, Msg};
+    use docshape::tui::msg::Msg;
+    use docshape::tui::update::update;
     let mut m = Model::new("x".into(), 1000, Keymap::default());
     docshape::tui::update::start_sampling(&mut m);
     let fx = update(
@@ -702,7 +705,8 @@ fn chinese_words(name: &str, w: u16, h: u16) -> Vec<&'static str> {
 #[test]
 fn every_screen_matches_its_snapshot_with_wide_characters_whole() {
     use docshape::i18n::Lang;
-    use docshape::tui::update::{update, Msg};
+    use docshape::tui::msg::Msg;
+    use docshape::tui::update::update;
     let tmp = tempfile::tempdir().expect("temp dir");
     let log = mongod_log::shop_log(tmp.path());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tui");
@@ -915,7 +919,8 @@ fn a_wide_character_drawn_over_or_cut_is_caught() {
 #[test]
 fn a_click_on_a_tab_number_opens_that_tab() {
     use docshape::i18n::Lang;
-    use docshape::tui::update::{update, Msg};
+    use docshape::tui::msg::Msg;
+    use docshape::tui::update::update;
     use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
     let report = sample_report();
     for (w, h) in [(80, 24), (120, 40), (200, 60)] {
@@ -925,7 +930,7 @@ fn a_click_on_a_tab_number_opens_that_tab() {
             m.lang = lang;
             set_report(&mut m, report.clone());
             action(&mut m, Action::Down);
-            let tabs = views::areas(ratatui::layout::Rect::new(0, 0, w, h))
+            let tabs = layout::areas(ratatui::layout::Rect::new(0, 0, w, h))
                 .expect("areas")
                 .tabs;
             for (i, want) in Tab::ALL.into_iter().enumerate() {

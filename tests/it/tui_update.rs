@@ -9,7 +9,8 @@ use docshape::source::{FileSource, SampleMode, Selection};
 use docshape::tui::effects::Effect;
 use docshape::tui::keymap::Keymap;
 use docshape::tui::model::{DocView, Level, Model, NavRow, Pane, Tab};
-use docshape::tui::update::{set_report, start_sampling, update, Done, Msg};
+use docshape::tui::msg::{Done, Msg};
+use docshape::tui::update::{set_report, start_sampling, update};
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -343,7 +344,7 @@ fn collection_filter_and_help_and_quit() {
 #[test]
 fn mouse_click_selects_a_collection_and_a_tab() {
     let mut m = model();
-    let a = docshape::tui::views::areas(ratatui::layout::Rect::new(0, 0, 120, 40)).expect("areas");
+    let a = docshape::tui::layout::areas(ratatui::layout::Rect::new(0, 0, 120, 40)).expect("areas");
     // Row 0 inside the navigator is the overview, row 1 the database, row 3
     // the second collection.
     let click = |col, row| {

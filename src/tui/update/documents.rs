@@ -7,11 +7,11 @@ use crate::profile::extract;
 
 use super::super::effects::Effect;
 use super::super::keymap::Action;
-use super::super::model::{DocLine, DocView, Level, Model, Tab};
-use super::super::querybar;
-use super::super::views;
-use super::super::views::documents::Folds;
-use super::{common, moved, page, query, set_tab, status};
+use super::super::layout;
+use super::super::layout::documents::Folds;
+use super::super::model::{self, DocLine, DocView, Level, Model, Tab};
+use super::common::{common, moved, page, set_tab, status};
+use super::query;
 
 /// A key for the Documents tab: up and down move between documents, `J`
 /// and `K` between the lines of the open one, Enter opens a document or
@@ -21,7 +21,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         // Past the end of a page: the next one.
         Action::Down | Action::PageDown
             if m.docs.sel + 1 >= m.docs.list.len()
-                && querybar::results(m).is_some_and(|r| r.has_next() && !r.loading) =>
+                && model::results(m).is_some_and(|r| r.has_next() && !r.loading) =>
         {
             query::turn_page(m, true)
         }
@@ -94,7 +94,7 @@ fn relines(m: &mut Model, d: usize) {
             toggled: m.docs.toggled.get(&d).unwrap_or(&none),
         };
         m.doc_bytes(d)
-            .map(|b| views::documents::doc_lines(b, folds))
+            .map(|b| layout::documents::doc_lines(b, folds))
     };
     if let Some(lines) = lines {
         m.docs.lines.insert(d, lines);
@@ -202,7 +202,7 @@ pub fn rebuild(m: &mut Model) {
         m.docs.list.clear();
         return;
     };
-    if let Some(r) = querybar::results(m) {
+    if let Some(r) = model::results(m) {
         m.docs.list = (0..r.docs.len()).collect();
         m.docs.sel = m.docs.sel.min(m.docs.list.len().saturating_sub(1));
         return;

@@ -10,7 +10,7 @@ use crate::rules::Severity;
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::{Level, Model, Tab};
-use super::{common, moved, page, set_tab, status};
+use super::common::{common, moved, page, set_tab, status};
 
 /// A key for the Findings tab.
 pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {

@@ -3,7 +3,7 @@
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::Model;
-use super::{common, moved, page};
+use super::common::{common, moved, page};
 
 /// A key for the Indexes tab.
 pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {

@@ -8,7 +8,14 @@ use crate::report::{CollectionReport, InputError, Report};
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::{Job, Level, Model, NavRow};
-use super::{collection_changed, nav, status, Msg, MAX_SAMPLE, MIN_SAMPLE};
+use super::super::msg::Msg;
+use super::common::status;
+use super::nav;
+use super::selection::collection_changed;
+
+/// Smallest and largest sample sizes `+`/`-` reach.
+pub const MIN_SAMPLE: u64 = 10;
+pub const MAX_SAMPLE: u64 = 10_000_000;
 
 /// Starts a sampling run with the current sample size.
 pub fn start_sampling(m: &mut Model) -> Vec<Effect> {

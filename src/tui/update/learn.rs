@@ -7,9 +7,9 @@ use crate::report::Report;
 
 use super::super::effects::Effect;
 use super::super::keymap::Action;
+use super::super::layout;
 use super::super::model::{Level, Model, Tab};
-use super::super::views;
-use super::{common, moved, page, status};
+use super::common::{common, moved, page, status};
 
 /// A key for the Learn tab: up and down pick a lesson, the page keys and
 /// the detail keys scroll it, Enter measures it again after a failure.
@@ -20,7 +20,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             select_lesson(m, sel)
         }
         Action::PageUp | Action::PageDown => {
-            let h = views::learn::text_area(m.size).map_or(10, |r| r.height.max(1));
+            let h = layout::learn_text_area(m.size).map_or(10, |r| r.height.max(1));
             learn_scroll(m, a == Action::PageDown, h);
             Vec::new()
         }
@@ -109,16 +109,16 @@ pub fn select_lesson(m: &mut Model, sel: usize) -> Vec<Effect> {
 fn render_lesson(m: &mut Model) {
     if let (Some(l), Some(reports)) = (LESSONS.get(m.learn.sel), &m.learn.reports) {
         let text = lesson::render(l, reports, m.learn.lang);
-        m.learn.text = Some(Ok(views::learn::reflow(&text)));
+        m.learn.text = Some(Ok(layout::learn::reflow(&text)));
     }
 }
 
 fn learn_scroll(m: &mut Model, down: bool, by: u16) {
-    let max = match (&m.learn.text, views::learn::text_area(m.size)) {
+    let max = match (&m.learn.text, layout::learn_text_area(m.size)) {
         // Half a screen of slack: word wrapping can make more lines than
         // the estimate.
         (Some(Ok(t)), Some(area)) => {
-            views::learn::max_scroll(t, area.width).saturating_sub(area.height / 2)
+            layout::learn::max_scroll(t, area.width).saturating_sub(area.height / 2)
         }
         _ => 0,
     };

@@ -9,6 +9,8 @@
 //! focused pane — the navigator or the selected tab, each in a module of
 //! its own that can be driven alone.
 
+pub mod bounds;
+pub mod common;
 pub mod documents;
 pub mod findings;
 pub mod indexes;
@@ -20,104 +22,23 @@ pub mod prompt;
 pub mod query;
 pub mod relationships;
 pub mod schema;
+pub mod selection;
 pub mod workload;
 
-use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::i18n::Lang;
-use crate::report::{CollectionReport, Report};
 
 use super::effects::Effect;
 use super::export::Format;
 use super::keymap::{Action, Key};
-use super::model::{Level, Model, Pane, Status, Tab};
-use super::querybar::{self, Reply};
-use super::views;
+use super::layout;
+use super::model::{self, Level, Model, Pane, Tab};
+use super::msg::{Done, Msg};
 
-pub use jobs::{set_report, start_sampling};
+use common::{set_tab, status};
+pub use jobs::{set_report, start_sampling, MAX_SAMPLE, MIN_SAMPLE};
 pub use learn::start_measuring;
-
-/// Display columns one sideways scroll moves the detail.
-const HSTEP: u16 = 8;
-
-/// Smallest and largest sample sizes `+`/`-` reach.
-pub const MIN_SAMPLE: u64 = 10;
-pub const MAX_SAMPLE: u64 = 10_000_000;
-
-#[derive(Debug)]
-pub enum Msg {
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Resize(u16, u16),
-    /// Progress of request `req`.
-    Progress {
-        req: u64,
-        stage: crate::audit::Stage,
-        namespace: String,
-        position: (usize, usize),
-        documents: u64,
-        expected: Option<u64>,
-        rate: f64,
-    },
-    /// Request `req` has read one more collection, the `position.0`th of
-    /// `position.1` (profiled, not yet judged).
-    Arrived {
-        req: u64,
-        position: (usize, usize),
-        collection: Box<CollectionReport>,
-    },
-    /// Request `req` finished.
-    Loaded {
-        req: u64,
-        result: Result<Box<Report>, String>,
-    },
-    /// Request `req` measured the selected lesson's data sets.
-    Lesson {
-        req: u64,
-        result: Result<Vec<(String, Report)>, String>,
-    },
-    /// Query request `req` answered.
-    Query {
-        req: u64,
-        reply: Reply,
-    },
-    /// Export request `req` has written `written` documents.
-    Exporting {
-        req: u64,
-        written: u64,
-    },
-    /// Export request `req` ended: the file and the documents in it, or
-    /// why it stopped (its partial file removed).
-    Exported {
-        req: u64,
-        result: Result<(std::path::PathBuf, u64), String>,
-    },
-    /// A side effect reports back (a file written, a copy made).
-    Done(Done),
-    /// Leave cleanly, as on a quit key.
-    Terminate,
-    /// Signal number `n` arrived: leave cleanly (the process then exits
-    /// with 128 + `n`).
-    Signal(i32),
-    /// The terminal can no longer be read: leave.
-    InputFailed(String),
-}
-
-/// What a side effect did, for the status line.
-#[derive(Debug)]
-pub enum Done {
-    /// The script of `what` went to the new file `written` (`asked`, or a
-    /// name beside it when that was taken).
-    Wrote {
-        what: String,
-        written: std::path::PathBuf,
-        asked: std::path::PathBuf,
-    },
-    /// The script of `what`, `lines` long, went to the clipboard.
-    Copied { what: String, lines: usize },
-    /// It could not be done: why.
-    Failed(String),
-}
 
 /// The status line for what a side effect did, in the explorer's language.
 fn done(m: &mut Model, d: Done) {
@@ -153,7 +74,11 @@ fn done(m: &mut Model, d: Done) {
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(k) => key(m, k),
-        Msg::Mouse(e) => mouse::event(m, e),
+        Msg::Mouse(e) => match mouse::event(m, e) {
+            mouse::Outcome::Done(fx) => fx,
+            mouse::Outcome::Act(a) => action(m, a),
+            mouse::Outcome::Enter(t) => enter_tab(m, t),
+        },
         Msg::Resize(w, h) => {
             m.size = (w, h);
             Vec::new()
@@ -266,7 +191,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         }
         // On the Documents tab with query results `w` writes them; else
         // `y` and `w` take the selected finding's script.
-        Action::WriteScript if m.tab == Tab::Documents && querybar::results(m).is_some() => {
+        Action::WriteScript if m.tab == Tab::Documents && model::results(m).is_some() => {
             query::export(m, Format::Json)
         }
         Action::Copy | Action::WriteScript => findings::script(m, a),
@@ -317,30 +242,6 @@ fn tab_action(m: &mut Model, a: Action) -> Vec<Effect> {
     }
 }
 
-/// What every tab does with a key it has no use of its own for: Left
-/// goes to the navigator, Right to the tab, the detail keys scroll the
-/// detail (no further than its text, as the last frame measured it).
-pub fn common(m: &mut Model, a: Action) -> Vec<Effect> {
-    match a {
-        Action::Left => m.focus = Pane::Nav,
-        Action::Right => m.focus = Pane::Main,
-        Action::DetailUp => m.detail.scroll = m.detail.scroll.saturating_sub(3),
-        Action::DetailDown => {
-            m.detail.scroll = m.detail.scroll.saturating_add(3).min(m.detail.max.get());
-        }
-        Action::DetailLeft => m.detail.hscroll = m.detail.hscroll.saturating_sub(HSTEP),
-        Action::DetailRight => {
-            m.detail.hscroll = m
-                .detail
-                .hscroll
-                .saturating_add(HSTEP)
-                .min(m.detail.hmax.get());
-        }
-        _ => {}
-    }
-    Vec::new()
-}
-
 /// `q`: the run in flight cancelled, and out.
 fn quit(m: &mut Model) -> Vec<Effect> {
     m.quit = true;
@@ -356,8 +257,8 @@ fn quit(m: &mut Model) -> Vec<Effect> {
 
 /// Keys while the help is open scroll it.
 fn help_scroll(m: &mut Model, a: Action) {
-    let page = views::help_visible(m);
-    let max = views::help_max_scroll(m);
+    let page = layout::help_visible(m);
+    let max = layout::help_max_scroll(m);
     m.help.scroll = match a {
         Action::Up => m.help.scroll.saturating_sub(1),
         Action::Down => m.help.scroll + 1,
@@ -383,13 +284,13 @@ fn cancel(m: &mut Model) -> Vec<Effect> {
         return fx;
     }
     let on_docs = m.tab == Tab::Documents;
-    if on_docs && m.docs.query.running() && querybar::results(m).is_some() {
+    if on_docs && m.docs.query.running() && model::results(m).is_some() {
         return query_cancel(m);
     }
     if let Some(fx) = jobs::stop_or_abandon(m) {
         return fx;
     }
-    if on_docs && querybar::results(m).is_some() {
+    if on_docs && model::results(m).is_some() {
         return query_cancel(m);
     }
     let cleared = (m.focus == Pane::Main && schema::clear_filter(m))
@@ -405,79 +306,6 @@ fn query_cancel(m: &mut Model) -> Vec<Effect> {
     let fx = query::cancel(m).unwrap_or_default();
     documents::rebuild(m);
     fx
-}
-
-pub fn status(m: &mut Model, level: Level, text: impl Into<String>) {
-    m.status = Some(Status {
-        text: text.into(),
-        level,
-    });
-}
-
-/// Everything derived from the selected collection, recomputed: each tab
-/// back at its start. The overview and a database show findings, whatever
-/// the tab was; back on a collection, the tab it was comes back.
-pub fn collection_changed(m: &mut Model) {
-    if m.is_summary() {
-        if !matches!(m.tab, Tab::Learn | Tab::Workload) {
-            m.nav.tab_before_summary.get_or_insert(m.tab);
-            m.tab = Tab::Findings;
-        }
-    } else if let Some(t) = m.nav.tab_before_summary.take() {
-        m.tab = t;
-    }
-    m.detail.reset();
-    m.indexes.sel = 0;
-    m.workload.sel = 0;
-    schema::collection_changed(m);
-    findings::collection_changed(m);
-    documents::collection_changed(m);
-    relationships::rebuild(m);
-}
-
-/// Height of the list in the current tab, for paging.
-pub fn page(m: &Model) -> usize {
-    (usize::from(m.size.1) / 2).max(1)
-}
-
-pub fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
-    if len == 0 {
-        return 0;
-    }
-    let last = len - 1;
-    match a {
-        Action::Up => sel.saturating_sub(1),
-        Action::Down => (sel + 1).min(last),
-        Action::PageUp => sel.saturating_sub(page),
-        Action::PageDown => (sel + page).min(last),
-        Action::Top => 0,
-        Action::Bottom => last,
-        _ => sel,
-    }
-}
-
-pub fn set_tab(m: &mut Model, t: Tab) {
-    if m.is_summary() && !matches!(t, Tab::Findings | Tab::Learn | Tab::Workload) {
-        // The overview and databases are findings; the tab opens with the
-        // next collection.
-        m.nav.tab_before_summary = Some(t);
-        let msg = format!(
-            "{} {}",
-            m.lang
-                .pick("select a collection to see its", "选择一个集合以查看其"),
-            t.title(m.lang)
-        );
-        status(m, Level::Info, &msg);
-        return;
-    }
-    if m.is_summary() && t == Tab::Workload {
-        // Chosen here, the Workload tab stays on the next collection.
-        m.nav.tab_before_summary = None;
-    }
-    m.tab = t;
-    m.focus = Pane::Main;
-    m.detail.scroll = 0;
-    m.detail.hscroll = 0;
 }
 
 /// Switches tab; the Learn tab measures its lesson when nothing is shown.

@@ -8,18 +8,27 @@ use crate::lesson::LESSONS;
 
 use super::super::effects::Effect;
 use super::super::keymap::Action;
+use super::super::layout;
 use super::super::model::{Model, Pane, Tab};
-use super::super::views;
-use super::{action, collection_changed, enter_tab, learn};
+use super::learn;
+use super::selection::collection_changed;
 
 fn inside(r: Rect, col: u16, row: u16) -> bool {
     r.contains(Position { x: col, y: row })
 }
 
+/// What a mouse event comes to: its effects, or a key's action, or a tab
+/// to switch to, which the dispatcher carries out as for a key.
+pub enum Outcome {
+    Done(Vec<Effect>),
+    Act(Action),
+    Enter(Tab),
+}
+
 /// A mouse event.
-pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
-    let Some(a) = views::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
-        return Vec::new();
+pub fn event(m: &mut Model, e: MouseEvent) -> Outcome {
+    let Some(a) = layout::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
+        return Outcome::Done(Vec::new());
     };
     let (col, row) = (e.column, e.row);
     let pane = if inside(a.nav, col, row) {
@@ -30,37 +39,38 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
     match e.kind {
         MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
             if m.help.open {
-                return Vec::new();
+                return Outcome::Done(Vec::new());
             }
             m.focus = pane;
             let up = e.kind == MouseEventKind::ScrollUp;
             let over_lesson = m.tab == Tab::Learn
                 && pane == Pane::Main
-                && views::learn::text_area(m.size).is_some_and(|r| inside(r, col, row));
+                && layout::learn_text_area(m.size).is_some_and(|r| inside(r, col, row));
             let act = match (over_lesson, up) {
                 (true, true) => Action::DetailUp,
                 (true, false) => Action::DetailDown,
                 (false, true) => Action::Up,
                 (false, false) => Action::Down,
             };
-            action(m, act)
+            Outcome::Act(act)
         }
         MouseEventKind::Down(MouseButton::Left) => {
             if m.help.open {
                 m.help.open = false;
-                return Vec::new();
+                return Outcome::Done(Vec::new());
             }
             if inside(a.tabs, col, row) {
-                if let Some(t) = views::tab_at(m, a.tabs, col) {
-                    return enter_tab(m, t);
+                if let Some(t) = layout::tab_at(m, a.tabs, col) {
+                    return Outcome::Enter(t);
                 }
-                return Vec::new();
+                return Outcome::Done(Vec::new());
             }
             m.focus = pane;
             if pane == Pane::Nav {
-                let inner = views::inner(a.nav);
+                let inner = layout::inner(a.nav);
                 if inside(inner, col, row) {
-                    let off = views::offset(m.nav.sel, m.nav.rows.len(), usize::from(inner.height));
+                    let off =
+                        layout::offset(m.nav.sel, m.nav.rows.len(), usize::from(inner.height));
                     let i = off + usize::from(row - inner.y);
                     if i < m.nav.rows.len() && i != m.nav.sel {
                         m.nav.sel = i;
@@ -68,7 +78,7 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         collection_changed(m);
                     }
                 }
-            } else if let Some((list, header)) = views::list_area(m, a.main) {
+            } else if let Some((list, header)) = layout::list_area(m, a.main) {
                 if inside(list, col, row) && row >= list.y + header {
                     let h = usize::from(list.height.saturating_sub(header));
                     let (sel, len) = match m.tab {
@@ -80,12 +90,12 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                         }
                         Tab::Workload => (m.workload.sel, m.shapes().len()),
                         Tab::Learn => (m.learn.sel, LESSONS.len()),
-                        Tab::Documents => return Vec::new(),
+                        Tab::Documents => return Outcome::Done(Vec::new()),
                     };
-                    let i = views::offset(sel, len, h) + usize::from(row - list.y - header);
+                    let i = layout::offset(sel, len, h) + usize::from(row - list.y - header);
                     if i < len {
                         match m.tab {
-                            Tab::Learn => return learn::select_lesson(m, i),
+                            Tab::Learn => return Outcome::Done(learn::select_lesson(m, i)),
                             Tab::Schema => m.schema.sel = i,
                             Tab::Findings => {
                                 m.findings.sel = i;
@@ -104,8 +114,8 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Vec<Effect> {
                     }
                 }
             }
-            Vec::new()
+            Outcome::Done(Vec::new())
         }
-        _ => Vec::new(),
+        _ => Outcome::Done(Vec::new()),
     }
 }

@@ -7,7 +7,8 @@ use crate::rules::Severity;
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::{Level, Model, NavRow, NavSort, Pane};
-use super::{collection_changed, moved, page, status};
+use super::common::{moved, page, status};
+use super::selection::collection_changed;
 
 /// A key while the navigator has the focus.
 pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {

@@ -12,9 +12,10 @@ use crate::i18n::Lang;
 use super::super::effects::{Effect, QueryWork};
 use super::super::export::Format;
 use super::super::history::PER_COLLECTION;
+use super::super::model::results;
 use super::super::model::{Level, Model};
-use super::super::querybar::{results, Bar, Exporting, Reply, Results};
-use super::status;
+use super::super::querybar::{Bar, Exporting, Reply, Results};
+use super::common::status;
 
 /// The selected collection's database and name.
 fn namespace(m: &Model) -> Option<(String, String)> {

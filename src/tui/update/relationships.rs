@@ -4,7 +4,8 @@
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::{Level, Model, Pane, Tab};
-use super::{common, moved, nav, page, status};
+use super::common::{common, moved, page, status};
+use super::nav;
 
 /// A key for the Relationships tab.
 pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
@@ -74,28 +75,4 @@ fn follow_relationship(m: &mut Model) {
         crate::i18n::Lang::Zh => format!("已沿引用转到 {ns}"),
     };
     status(m, Level::Info, &msg);
-}
-
-/// The relationships listed for the selected collection.
-pub fn rebuild(m: &mut Model) {
-    let rows = match (m.report.as_ref(), m.collection()) {
-        (Some(r), Some(c)) => {
-            let db = format!("{}.", c.meta.db);
-            let mut rows: Vec<usize> = (0..r.relationships.len())
-                .filter(|&i| {
-                    let rel = &r.relationships[i];
-                    rel.from_ns.starts_with(&db) || rel.to_ns.starts_with(&db)
-                })
-                .collect();
-            // The selected collection's own references first.
-            rows.sort_by_key(|&i| {
-                let rel = &r.relationships[i];
-                !(rel.from_ns == c.namespace || rel.to_ns == c.namespace)
-            });
-            rows
-        }
-        _ => Vec::new(),
-    };
-    m.rels.rows = rows;
-    m.rels.sel = 0;
 }

@@ -4,7 +4,7 @@
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::{Model, Pane};
-use super::{common, moved, page};
+use super::common::{common, moved, page};
 
 /// A key for the Schema tab: moving, folding (Left/Right, Enter) and up
 /// to the parent field.

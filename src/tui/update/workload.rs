@@ -4,7 +4,8 @@
 use super::super::effects::Effect;
 use super::super::keymap::Action;
 use super::super::model::{Level, Model, Tab};
-use super::{common, findings, moved, nav, page, set_tab, status};
+use super::common::{common, moved, page, set_tab, status};
+use super::{findings, nav};
 
 /// A key for the Workload tab.
 pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {

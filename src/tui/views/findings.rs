@@ -1,27 +1,20 @@
 //! The Findings tab: findings by severity, and the selected one's evidence,
 //! explanation, before/after and migration script.
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::highlight::{js_line, json_line};
-use super::{block, fit, inner, offset, sev_span, wrap};
-use crate::i18n::Lang;
+use super::widgets::block;
+use crate::tui::detail::parts::{fit, sev_span};
+use crate::tui::layout::{findings_split, inner, offset};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
-/// The list on top, the detail below: findings read best full width.
-pub fn split(main: Rect) -> (Rect, Rect) {
-    let list_h = (main.height / 3).clamp(4, 12);
-    let [a, b] = Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(main);
-    (a, b)
-}
-
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let all = m.listed_findings();
-    let (list, detail) = split(area);
+    let (list, detail) = findings_split(area);
     let mut filt = Vec::new();
     if let Some(s) = m.findings.severity {
         filt.push(s.name().to_owned());
@@ -112,8 +105,6 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         );
         return;
     };
-    let inside = inner(area);
-    let w = usize::from(inside.width);
     f.render_widget(
         block(
             m.lang.pick(
@@ -125,146 +116,9 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         ),
         area,
     );
-    let mut lines: Vec<Line> = Vec::new();
-    lines.extend(super::message_lines(fd, w, theme));
-    lines.push(Line::default());
-    lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
-    for (k, v) in &fd.evidence {
-        let key = format!("  {}: ", crate::i18n::evidence::key(k, m.lang));
-        let kw = crate::fmt::display_width(&key);
-        let text = match v
-            .as_str()
-            .and_then(|t| crate::i18n::evidence::value(k, t, m.lang))
-        {
-            Some(word) => word.to_owned(),
-            None => crate::fmt::evidence_named(k, v, &|parent, x| {
-                crate::i18n::evidence::nested(parent, x, m.lang)
-            }),
-        };
-        for (i, part) in wrap(&text, w.saturating_sub(kw).max(8))
-            .into_iter()
-            .enumerate()
-        {
-            let head = if i == 0 { key.clone() } else { " ".repeat(kw) };
-            lines.push(Line::from(vec![
-                Span::styled(head, theme.dim()),
-                Span::styled(part, theme.text()),
-            ]));
-        }
-    }
-    lines.push(Line::default());
-    lines.push(Line::styled(
-        m.lang.pick("Why it matters", "为什么重要"),
-        theme.title(),
-    ));
-    for l in wrap(&fd.explanation, w.saturating_sub(2)) {
-        lines.push(Line::styled(format!("  {l}"), theme.text()));
-    }
-    if !fd.source.is_empty() {
-        let text = format!("{}: {}", m.lang.pick("source", "出处"), fd.source);
-        for l in wrap(&text, w.saturating_sub(2)) {
-            lines.push(Line::styled(format!("  {l}"), theme.dim()));
-        }
-    }
-    lines.push(Line::default());
-    lines.push(Line::styled(
-        format!(
-            "{}: {}",
-            m.lang.pick("Suggestion", "建议"),
-            fd.suggestion.pattern
-        ),
-        theme.title(),
-    ));
-    for l in wrap(&fd.suggestion.summary, w.saturating_sub(2)) {
-        lines.push(Line::styled(format!("  {l}"), theme.text()));
-    }
-    for (k, v) in &fd.suggestion.effect {
-        let text = format!(
-            "  {}: {}",
-            crate::i18n::evidence::key(k, m.lang),
-            crate::fmt::evidence_named(k, v, &|parent, x| crate::i18n::evidence::nested(
-                parent, x, m.lang
-            ))
-        );
-        for l in wrap(&text, w.saturating_sub(2)) {
-            lines.push(Line::styled(l, theme.dim()));
-        }
-    }
-    if fd.suggestion.before.is_some() || fd.suggestion.after.is_some() {
-        lines.push(Line::default());
-        side_by_side(
-            fd.suggestion.before.as_ref(),
-            fd.suggestion.after.as_ref(),
-            w,
-            (theme, m.lang),
-            &mut lines,
-        );
-    }
-    lines.push(Line::default());
-    lines.push(Line::styled(
-        m.lang
-            .pick("Migration script (mongosh)", "迁移脚本（mongosh）"),
-        theme.title(),
-    ));
-    for l in fd.suggestion.migration.lines() {
-        lines.push(js_line(l, theme));
-    }
-    let offsets = super::detail_offsets(m, &lines, inside);
-    f.render_widget(Paragraph::new(lines).scroll(offsets), inside);
-}
-
-/// Before and after as two columns of pretty JSON when they fit, else
-/// one above the other.
-fn side_by_side(
-    before: Option<&serde_json::Value>,
-    after: Option<&serde_json::Value>,
-    w: usize,
-    (theme, lang): (&Theme, Lang),
-    out: &mut Vec<Line<'static>>,
-) {
-    let col = (w.saturating_sub(3)) / 2;
-    let before_label = lang.pick("Before", "改前");
-    let pad = col.saturating_sub(crate::fmt::display_width(before_label));
-    let pretty = |v: Option<&serde_json::Value>| -> Vec<String> {
-        v.map(|v| {
-            serde_json::to_string_pretty(v)
-                .unwrap_or_default()
-                .lines()
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-    };
-    let (b, a) = (pretty(before), pretty(after));
-    // Side by side only when every line fits its column; else one above
-    // the other, whole (a long line scrolls sideways, never cut for good).
-    let fits = |lines: &[String]| lines.iter().all(|l| crate::fmt::display_width(l) <= col);
-    if !(fits(&b) && fits(&a)) {
-        for (label, lines) in [(before_label, &b), (lang.pick("After", "改后"), &a)] {
-            if lines.is_empty() {
-                continue;
-            }
-            if label != before_label {
-                out.push(Line::default());
-            }
-            out.push(Line::styled(label, theme.title()));
-            out.extend(lines.iter().map(|l| json_line(l, theme)));
-        }
+    let Some((lines, inside)) = crate::tui::detail::findings::text(m, theme, area) else {
         return;
-    }
-    out.push(Line::from(vec![
-        Span::styled(format!("{before_label}{}", " ".repeat(pad)), theme.title()),
-        Span::styled(" │ ", theme.dim()),
-        Span::styled(lang.pick("After", "改后"), theme.title()),
-    ]));
-    for i in 0..b.len().max(a.len()) {
-        let l = fit(b.get(i).map_or("", String::as_str), col);
-        let r = fit(a.get(i).map_or("", String::as_str), col);
-        let pad = col.saturating_sub(crate::fmt::display_width(&l));
-        let mut spans = json_line(&l, theme).spans;
-        spans.push(Span::raw(" ".repeat(pad)));
-        spans.push(Span::styled(" │ ", theme.dim()));
-        spans.extend(json_line(&r, theme).spans);
-        out.push(Line::from(spans));
-    }
+    };
+    let offsets = crate::tui::layout::detail_offsets(&m.detail, &lines, inside);
+    f.render_widget(Paragraph::new(lines).scroll(offsets), inside);
 }

@@ -1,252 +1,31 @@
-//! Pure views: `render(model, theme, frame)` draws and never mutates. The
-//! layout functions are shared with `update`, which maps mouse clicks back
-//! to rows with the same arithmetic.
+//! Pure views: `render(model, theme, frame)` draws and never mutates. Where
+//! each part goes comes from `layout` and the detail's text from `detail`;
+//! `update` bounds scrolling and maps clicks with the same two.
 
 pub mod documents;
 pub mod findings;
-pub mod highlight;
 pub mod indexes;
 pub mod learn;
 pub mod relationships;
 pub mod schema;
+pub mod widgets;
 pub mod workload;
 
-use ratatui::layout::{Constraint, Layout, Margin, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
+use super::detail::parts::{fit, human_count};
 use super::keymap::Action;
+use super::layout::{
+    areas, help_box, help_lines, help_max_scroll, inner, offset, pad, shown, tab_labels, Shown,
+    MIN_HEIGHT, MIN_WIDTH,
+};
 use super::model::{Level, Model, NavRow, Pane, Status, Tab};
 use super::theme::Theme;
-use crate::rules::{Finding, Severity};
-
-/// Below this the explorer says so instead of drawing.
-pub const MIN_WIDTH: u16 = 60;
-pub const MIN_HEIGHT: u16 = 15;
-
-/// Where each part of the screen goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Areas {
-    pub nav: Rect,
-    pub tabs: Rect,
-    pub main: Rect,
-    pub status: Rect,
-}
-
-pub fn areas(area: Rect) -> Option<Areas> {
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        return None;
-    }
-    let [body, status] = Layout::vertical([Constraint::Min(0), Constraint::Length(2)]).areas(area);
-    let nav_w = (body.width / 4).clamp(22, 40);
-    let [nav, right] =
-        Layout::horizontal([Constraint::Length(nav_w), Constraint::Min(0)]).areas(body);
-    let [tabs, main] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(right);
-    Some(Areas {
-        nav,
-        tabs,
-        main,
-        status,
-    })
-}
-
-/// A bordered area's inside.
-pub fn inner(r: Rect) -> Rect {
-    r.inner(Margin {
-        horizontal: 1,
-        vertical: 1,
-    })
-}
-
-/// First row shown so that `sel` stays visible in `height` rows.
-pub fn offset(sel: usize, len: usize, height: usize) -> usize {
-    if height == 0 || len <= height || sel < height {
-        return 0;
-    }
-    (sel + 1 - height).min(len - height)
-}
-
-/// A list beside (wide) or above (narrow) its detail.
-pub fn split(main: Rect) -> (Rect, Rect) {
-    if main.width >= 110 {
-        let [a, b] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
-            .areas(main);
-        (a, b)
-    } else {
-        let [a, b] =
-            Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(main);
-        (a, b)
-    }
-}
-
-/// The clickable list of the current tab and the height of its header.
-pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
-    match m.tab {
-        Tab::Schema | Tab::Relationships | Tab::Indexes | Tab::Workload => {
-            Some((inner(split(main).0), 1))
-        }
-        Tab::Findings => Some((inner(findings::split(main).0), 0)),
-        Tab::Learn => Some((inner(learn::split(main).0), 0)),
-        Tab::Documents => None,
-    }
-}
-
-/// The tab bar's labels, as much as fits in `width` columns: the full
-/// titles, else the short ones, else the selected tab's short title and
-/// the others' numbers. The Findings tab says how many there are.
-pub fn tab_labels(m: &Model, width: u16) -> Vec<(Tab, String)> {
-    let n = m.listed_findings().len();
-    let label = |i: usize, t: Tab, short: bool, bare: bool| {
-        if bare {
-            return format!(" {} ", i + 1);
-        }
-        let title = if short {
-            t.short_title(m.lang)
-        } else {
-            t.title(m.lang)
-        };
-        if t == Tab::Findings && n > 0 {
-            format!(" {} {title} ({n}) ", i + 1)
-        } else {
-            format!(" {} {title} ", i + 1)
-        }
-    };
-    let tier = |short: bool, compact: bool| -> Vec<(Tab, String)> {
-        Tab::ALL
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (*t, label(i, *t, short, compact && *t != m.tab)))
-            .collect()
-    };
-    let fits = |labels: &[(Tab, String)]| {
-        labels
-            .iter()
-            .map(|(_, l)| crate::fmt::display_width(l) + 1)
-            .sum::<usize>()
-            <= usize::from(width)
-    };
-    [(false, false), (true, false)]
-        .into_iter()
-        .map(|(short, compact)| tier(short, compact))
-        .find(|l| fits(l))
-        .unwrap_or_else(|| tier(true, true))
-}
-
-/// The tab under column `col` of the tab bar.
-pub fn tab_at(m: &Model, tabs: Rect, col: u16) -> Option<Tab> {
-    let mut x = tabs.x;
-    for (t, label) in tab_labels(m, tabs.width) {
-        let w = crate::fmt::display_width(&label) as u16;
-        if col >= x && col < x + w {
-            return Some(t);
-        }
-        x += w + 1;
-    }
-    None
-}
-
-/// Counts as people read them: 999, 1.2k, 3.4M.
-pub fn human_count(n: u64) -> String {
-    match n {
-        0..=999 => n.to_string(),
-        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
-        1_000_000..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
-        _ => format!("{:.1}G", n as f64 / 1e9),
-    }
-}
-
-/// `s` padded with spaces to `w` terminal columns (wide characters count
-/// two), or as it is when wider.
-pub fn pad(s: &str, w: usize) -> String {
-    let used = crate::fmt::display_width(s);
-    format!("{s}{}", " ".repeat(w.saturating_sub(used)))
-}
-
-/// Cuts `s` to `w` columns with an ellipsis.
-pub fn fit(s: &str, w: usize) -> String {
-    use crate::fmt::{char_width, display_width};
-    if display_width(s) <= w {
-        return s.to_owned();
-    }
-    if w == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let cw = char_width(c);
-        if used + cw > w - 1 {
-            break;
-        }
-        used += cw;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
-
-/// `s` scrolled sideways: its first `cols` display columns left out, and a
-/// `…` in their place so the cut shows.
-pub fn shift(s: &str, cols: usize) -> String {
-    if cols == 0 {
-        return s.to_owned();
-    }
-    let mut skipped = 0;
-    let mut rest = s;
-    for (i, c) in s.char_indices() {
-        if skipped >= cols {
-            rest = &s[i..];
-            break;
-        }
-        skipped += crate::fmt::char_width(c);
-        rest = &s[i + c.len_utf8()..];
-    }
-    if rest.is_empty() {
-        return String::new();
-    }
-    format!("…{rest}")
-}
-
-/// The detail's sideways scroll, no further than its widest line needs;
-/// remembered so `>` stops there.
-pub fn clamp_hscroll<'a>(
-    m: &Model,
-    lines: impl IntoIterator<Item = &'a str>,
-    width: usize,
-) -> usize {
-    let widest = lines
-        .into_iter()
-        .map(crate::fmt::display_width)
-        .max()
-        .unwrap_or(0);
-    let max = u16::try_from(widest.saturating_sub(width)).unwrap_or(u16::MAX);
-    m.detail.hmax.set(max);
-    usize::from(m.detail.hscroll.min(max))
-}
-
-/// Wrapped lines, as everywhere in docshape (see `fmt::wrap`).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    crate::fmt::wrap(text, width)
-}
-
-pub fn badge(s: Option<Severity>) -> &'static str {
-    match s {
-        Some(Severity::Critical) => "●",
-        Some(Severity::Warning) => "▲",
-        Some(Severity::Info) => "i",
-        None => " ",
-    }
-}
-
-pub fn block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(title)
-        .title_style(theme.title())
-}
+use widgets::{badge, block};
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     let area = f.area();
@@ -275,20 +54,15 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     };
     render_nav(m, theme, f, a.nav);
     render_tabs(m, theme, f, a.tabs);
-    match (&m.report, m.collection(), m.tab) {
-        // Lessons read the bundled sample data, not the target.
-        (_, _, Tab::Learn) => learn::render(m, theme, f, a.main),
-        // The overview or a database: the query shapes or the findings of
-        // everything under it.
-        (Some(_), None, Tab::Workload) if m.is_summary() => workload::render(m, theme, f, a.main),
-        (Some(_), None, _) if m.is_summary() => findings::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Schema) => schema::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Findings) => findings::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Documents) => documents::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Relationships) => relationships::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Indexes) => indexes::render(m, theme, f, a.main),
-        (Some(_), Some(_), Tab::Workload) => workload::render(m, theme, f, a.main),
-        _ => render_waiting(m, theme, f, a.main),
+    match shown(m) {
+        Shown::Learn => learn::render(m, theme, f, a.main),
+        Shown::Workload => workload::render(m, theme, f, a.main),
+        Shown::Findings => findings::render(m, theme, f, a.main),
+        Shown::Schema => schema::render(m, theme, f, a.main),
+        Shown::Documents => documents::render(m, theme, f, a.main),
+        Shown::Relationships => relationships::render(m, theme, f, a.main),
+        Shown::Indexes => indexes::render(m, theme, f, a.main),
+        Shown::Waiting => render_waiting(m, theme, f, a.main),
     }
     render_status(m, theme, f, a.status);
     if m.help.open {
@@ -695,53 +469,6 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(line), bottom);
 }
 
-/// The help box within the screen `area`.
-fn help_box(area: Rect, lines: usize) -> Rect {
-    let w = area.width.saturating_sub(4).min(70);
-    let h = (u16::try_from(lines).unwrap_or(u16::MAX).saturating_add(2))
-        .min(area.height.saturating_sub(2));
-    Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    )
-}
-
-/// The help's lines: each key and what it does, wrapped to the box (the
-/// continuation lines under the description), so no word is lost at any
-/// width. The key of each first line, `None` on continuations.
-pub fn help_lines(m: &Model) -> Vec<(Option<String>, String)> {
-    let help = m.keymap.help(m.lang);
-    let w = usize::from(m.size.0.saturating_sub(4).min(70)).saturating_sub(2);
-    let kw = help
-        .iter()
-        .map(|(k, _)| crate::fmt::display_width(k))
-        .max()
-        .unwrap_or(4)
-        .min(20);
-    let text_w = w.saturating_sub(kw + 3).max(8);
-    let mut out = Vec::new();
-    for (k, d) in help {
-        for (i, part) in wrap(d, text_w).into_iter().enumerate() {
-            let key = (i == 0).then(|| format!(" {}  ", pad(&k, kw)));
-            out.push((key, part));
-        }
-    }
-    out
-}
-
-/// Help lines shown at once: the box leaves a row above and below, and
-/// has a border.
-pub fn help_visible(m: &Model) -> usize {
-    usize::from(m.size.1.saturating_sub(4)).max(1)
-}
-
-/// The furthest the help scrolls.
-pub fn help_max_scroll(m: &Model) -> usize {
-    help_lines(m).len().saturating_sub(help_visible(m))
-}
-
 fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let help = help_lines(m);
     let r = help_box(area, help.len());
@@ -786,44 +513,4 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Clear, r);
     f.render_widget(Block::default().style(theme.base()), r);
     f.render_widget(Paragraph::new(lines).block(block(title, true, theme)), r);
-}
-
-/// The detail's scroll offset within its `lines`, no further than the last
-/// screenful; remembered so `J` stops at the end.
-pub fn clamp_detail(m: &Model, lines: usize, height: u16) -> u16 {
-    let max = u16::try_from(lines.saturating_sub(usize::from(height))).unwrap_or(u16::MAX);
-    m.detail.max.set(max);
-    m.detail.scroll.min(max)
-}
-
-/// The detail's offsets down and sideways for `lines` drawn in `area`,
-/// each no further than the text needs (remembered for `J` and `>`).
-pub fn detail_offsets(m: &Model, lines: &[Line<'_>], area: Rect) -> (u16, u16) {
-    let down = clamp_detail(m, lines.len(), area.height);
-    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
-    let max = u16::try_from(widest.saturating_sub(usize::from(area.width))).unwrap_or(u16::MAX);
-    m.detail.hmax.set(max);
-    (down, m.detail.hscroll.min(max))
-}
-
-/// A finding's message wrapped to `width`, its severity in front of the
-/// first line and the rest indented under it.
-pub fn message_lines(fd: &Finding, width: usize, theme: &Theme) -> Vec<Line<'static>> {
-    wrap(&fd.message, width.saturating_sub(9))
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let head = if i == 0 {
-                sev_span(fd.severity, theme)
-            } else {
-                Span::raw(" ".repeat(8))
-            };
-            Line::from(vec![head, Span::raw(" "), Span::styled(l, theme.text())])
-        })
-        .collect()
-}
-
-/// A style for a severity word.
-pub fn sev_span(s: Severity, theme: &Theme) -> Span<'static> {
-    Span::styled(format!("{:<8}", s.name()), theme.severity(s))
 }

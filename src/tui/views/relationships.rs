@@ -6,8 +6,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 use ratatui::Frame;
 
-use super::{block, fit, human_count, inner, offset, split};
+use super::widgets::block;
 use crate::report::plain;
+use crate::tui::detail::parts::{fit, human_count};
+use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
@@ -40,11 +42,11 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
         fit(
             &format!(
                 "{} {} {}",
-                super::pad(
+                crate::tui::layout::pad(
                     lang.pick("from → to", "从 → 到"),
                     w.saturating_sub(34).max(10)
                 ),
-                super::pad(lang.pick("kind", "类型"), 18),
+                crate::tui::layout::pad(lang.pick("kind", "类型"), 18),
                 lang.pick("cardinality", "基数"),
             ),
             w,
@@ -111,7 +113,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
         Layout::vertical([Constraint::Min(0), Constraint::Length(chart_h)]).areas(dinside);
     let kv = |k: &str, v: String| {
         Line::from(vec![
-            Span::styled(super::pad(k, 12), theme.dim()),
+            Span::styled(crate::tui::layout::pad(k, 12), theme.dim()),
             Span::styled(v, theme.text()),
         ])
     };

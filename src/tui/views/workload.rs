@@ -9,68 +9,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::{block, fit, inner, offset, pad, split};
-use crate::advise::Advice;
+use super::widgets::block;
 use crate::fmt::group;
-use crate::i18n::Lang;
-use crate::rules::remedy::Remedy;
-use crate::tui::keymap::Action;
+use crate::tui::detail::parts::fit;
+use crate::tui::detail::workload::{ms, plans, shape_text};
+use crate::tui::layout::{inner, offset, pad, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 use crate::workload::Shape;
-
-/// The shape as people read it: its filter (or pipeline), sort and update.
-pub fn shape_text(s: &Shape) -> String {
-    let label = crate::rules::shapes::label(s);
-    label
-        .strip_prefix(s.op.as_str())
-        .unwrap_or(&label)
-        .trim_start()
-        .to_owned()
-}
-
-/// Milliseconds, grouped.
-fn ms(n: u64) -> String {
-    format!("{} ms", group(n))
-}
-
-/// The plans a shape ran with, most used first (`COLLSCAN ×150`).
-fn plans(s: &Shape) -> Vec<(String, u64)> {
-    let mut p: Vec<(String, u64)> = s
-        .plans
-        .iter()
-        .map(|(k, n)| (crate::report::text::safe(k), *n))
-        .collect();
-    p.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    p
-}
-
-/// The index a finding proposes, as a key (`{status: 1, at: -1}`).
-pub fn suggested_index(f: &Advice, lang: Lang) -> Option<String> {
-    match &f.remedy {
-        Remedy::EsrIndex { keys, .. } => Some(crate::rules::shapes::show_keys(keys)),
-        Remedy::CreateIndex { keys } => Some(format!("{{{keys}: 1}}")),
-        Remedy::CollationIndex { field } => Some(lang.pick(
-            format!("{{{field}: 1}} with a case-insensitive collation (strength 2)"),
-            format!("{{{field}: 1}}，不区分大小写的排序规则（strength 2）"),
-        )),
-        Remedy::HotLookup {
-            from,
-            foreign: Some(k),
-            embed: false,
-            ..
-        } => Some(lang.pick(
-            format!("{{{k}: 1}} on {from}"),
-            format!("{from} 上的 {{{k}: 1}}"),
-        )),
-        _ => f
-            .suggestion
-            .after
-            .as_ref()
-            .and_then(|a| a.get("createIndex"))
-            .map(ToString::to_string),
-    }
-}
 
 /// One list row: each cell cut or padded to its width, numbers on the right.
 fn row(cells: &[(&str, usize, bool)]) -> String {
@@ -234,7 +180,7 @@ fn render_list(
         ));
         let mut l = Line::from(vec![
             Span::styled(
-                super::badge(worst),
+                super::widgets::badge(worst),
                 worst.map_or_else(|| theme.dim(), |s| theme.severity(s)),
             ),
             Span::styled(fit(&format!(" {text}"), lw.saturating_sub(1)), theme.text()),
@@ -270,7 +216,6 @@ fn render_detail(
     detail: Rect,
     (rank, s, total_ms): (usize, &Shape, u64),
 ) {
-    let lang = m.lang;
     f.render_widget(
         block(
             format!(" {} · {} ", s.op, crate::report::text::safe(&s.namespace)),
@@ -279,140 +224,11 @@ fn render_detail(
         ),
         detail,
     );
-    let dinside = inner(detail);
-    let dw = usize::from(dinside.width);
-    // A label and its value, wrapped under the value's column.
-    let kv = |k: &str, v: String| -> Vec<Line<'static>> {
-        crate::fmt::wrap(&v, dw.saturating_sub(12))
-            .into_iter()
-            .enumerate()
-            .map(|(i, part)| {
-                Line::from(vec![
-                    Span::styled(pad(if i == 0 { k } else { "" }, 12), theme.dim()),
-                    Span::styled(part, theme.text()),
-                ])
-            })
-            .collect()
+    let Some((d, dinside)) =
+        crate::tui::detail::workload::text(m, theme, detail, (rank, s, total_ms))
+    else {
+        return;
     };
-    let json = |v: &serde_json::Value| v.to_string();
-    let mut d = Vec::new();
-    for (k, v) in [
-        (lang.pick("filter", "筛选"), &s.filter),
-        (lang.pick("sort", "排序"), &s.sort),
-        (lang.pick("projection", "投影"), &s.projection),
-        (lang.pick("pipeline", "管道"), &s.pipeline),
-        (lang.pick("update", "更新"), &s.update),
-    ] {
-        if let Some(v) = v {
-            d.extend(kv(k, json(v)));
-        }
-    }
-    // What the shape led to first: the rule and the index it proposes.
-    let found = m.shape_findings(rank);
-    for fd in &found {
-        d.extend(kv(
-            lang.pick("finding", "问题"),
-            format!("{} {}", fd.severity.name(), fd.rule),
-        ));
-        if let Some(ix) = suggested_index(fd, lang) {
-            d.extend(kv(lang.pick("index", "建议索引"), ix));
-        }
-    }
-    if !found.is_empty() {
-        let key = m.keymap.first_label(Action::Toggle);
-        d.extend(kv(
-            "",
-            lang.pick(
-                format!("{key} opens it on the Findings tab"),
-                format!("{key} 在问题标签页打开它"),
-            ),
-        ));
-    }
-    d.extend(kv(
-        lang.pick("runs", "次数"),
-        crate::rules::shapes::cost(s, total_ms, lang),
-    ));
-    d.extend(kv(
-        lang.pick("time", "耗时"),
-        format!(
-            "p50 {} · p95 {} · max {}",
-            ms(s.ms.p50),
-            ms(s.ms.p95),
-            ms(s.ms.max)
-        ),
-    ));
-    if s.examined_recorded() {
-        d.extend(kv(
-            lang.pick("examined", "检查"),
-            lang.pick(
-                format!(
-                    "{} documents, {} keys; {} returned",
-                    group(s.docs_examined),
-                    group(s.keys_examined),
-                    group(s.nreturned)
-                ),
-                format!(
-                    "{} 个文档，{} 个索引键；返回 {} 个",
-                    group(s.docs_examined),
-                    group(s.keys_examined),
-                    group(s.nreturned)
-                ),
-            ),
-        ));
-        d.extend(kv(
-            "",
-            lang.pick(
-                format!(
-                    "documents examined per document returned: {}",
-                    s.examined_per_returned()
-                ),
-                format!("每返回一个文档检查 {} 个文档", s.examined_per_returned()),
-            ),
-        ));
-    } else {
-        d.extend(kv(
-            lang.pick("examined", "检查"),
-            lang.pick(
-                format!(
-                    "not recorded: the profiler named no plan for these runs; the plan is what explain says the server chooses now ({} returned)",
-                    group(s.nreturned)
-                ),
-                format!(
-                    "未记录：性能分析器没有记录这些运行的执行计划；计划来自 explain，即服务器现在会选择的计划（返回 {} 个）",
-                    group(s.nreturned)
-                ),
-            ),
-        ));
-    }
-    if s.in_memory_sorts > 0 {
-        d.extend(kv(
-            lang.pick("sorts", "排序"),
-            lang.pick(
-                format!("{} in memory", group(s.in_memory_sorts)),
-                format!("{} 次在内存中排序", group(s.in_memory_sorts)),
-            ),
-        ));
-    }
-    for (i, (p, n)) in plans(s).into_iter().enumerate() {
-        let k = if i == 0 {
-            lang.pick("plans", "执行计划")
-        } else {
-            ""
-        };
-        d.extend(kv(k, format!("{p} ×{}", group(n))));
-    }
-    d.push(Line::default());
-    d.push(Line::styled(
-        lang.pick("Findings from this shape", "这个查询形状引出的问题"),
-        theme.title(),
-    ));
-    if found.is_empty() {
-        d.push(Line::styled(lang.pick("  none", "  无"), theme.dim()));
-    }
-    for fd in &found {
-        d.extend(super::message_lines(fd, dw, theme));
-        d.push(Line::styled(format!("{:8} {}", "", fd.rule), theme.dim()));
-    }
-    let offsets = super::detail_offsets(m, &d, dinside);
+    let offsets = crate::tui::layout::detail_offsets(&m.detail, &d, dinside);
     f.render_widget(Paragraph::new(d).scroll(offsets), dinside);
 }
