@@ -175,38 +175,12 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// The connection string of the saved connection `name` in a
-/// configuration table, with its password put in: from the environment
-/// variable the entry names (`env` reads it), else from `prompt` (given the
-/// masked URI). `Ok(None)` when there is no such entry. The password is
-/// never part of the configuration: a URI holding one is refused.
+/// configuration, with its password put in: from the environment variable
+/// the entry names (`env` reads it), else from `prompt` (given the masked
+/// URI). `Ok(None)` when there is no such entry. The password is never part
+/// of the configuration: a URI holding one is refused. `file` names the
+/// configuration in errors.
 pub fn saved_connection(
-    table: &toml::Table,
-    file: &str,
-    name: &str,
-    env: impl Fn(&str) -> Option<String>,
-    prompt: impl FnOnce(&str) -> Result<String, String>,
-) -> Result<Option<String>, String> {
-    let Some(all) = table.get("connections") else {
-        return Ok(None);
-    };
-    let Some(all) = all.as_table() else {
-        return Err(format!(
-            "{file}: `connections` must be a table of named connections"
-        ));
-    };
-    let Some(entry) = all.get(name) else {
-        return Ok(None);
-    };
-    let c: Connection = entry
-        .clone()
-        .try_into()
-        .map_err(|e: toml::de::Error| format!("{file}: `connections.{name}`: {}", e.message()))?;
-    connection_uri(&c, file, name, env, prompt).map(Some)
-}
-
-/// The connection string of the saved connection `name` in a configuration
-/// (see [`saved_connection`]); `file` names the configuration in errors.
-pub fn saved_connection_in(
     connections: &ConnectionsSection,
     file: &str,
     name: &str,
@@ -217,31 +191,6 @@ pub fn saved_connection_in(
         .get(name)
         .map(|c| connection_uri(c, file, name, env, prompt))
         .transpose()
-}
-
-/// The target as given, or the URI of the saved connection it names
-/// (`[connections.NAME]` in the configuration: `config`, else the default
-/// file) when it is neither a connection string nor an existing file or
-/// directory. What the command line calls with `--config`.
-pub fn given_or_saved(
-    given: Option<String>,
-    config: Option<&Path>,
-    env: impl Fn(&str) -> Option<String>,
-    prompt: impl FnOnce(&str) -> Result<String, String>,
-) -> Result<Option<String>, String> {
-    let Some(given) = given else {
-        return Ok(None);
-    };
-    if is_uri(&given) || Path::new(&given).exists() {
-        return Ok(Some(given));
-    }
-    let Some(path) = crate::config::path(config) else {
-        return Ok(Some(given));
-    };
-    let file = path.display().to_string();
-    let config = crate::config::load(&path).map_err(|e| e.to_string())?;
-    let found = saved_connection_in(&config.connections, &file, &given, env, prompt)?;
-    Ok(Some(found.unwrap_or(given)))
 }
 
 /// A saved connection's URI with its password put in.
@@ -283,6 +232,19 @@ fn connection_uri(
 mod tests {
     use super::*;
 
+    /// The saved connection `name` in the configuration file `text`, read
+    /// as the command line reads it.
+    fn saved_connection(
+        text: &str,
+        file: &str,
+        name: &str,
+        env: impl Fn(&str) -> Option<String>,
+        prompt: impl FnOnce(&str) -> Result<String, String>,
+    ) -> Result<Option<String>, String> {
+        let config = crate::config::parse(text, file).map_err(|e| e.to_string())?;
+        super::saved_connection(&config.connections, file, name, env, prompt)
+    }
+
     #[test]
     fn masks_passwords() {
         for (uri, want) in [
@@ -320,8 +282,7 @@ mod tests {
 
     #[test]
     fn saved_connections_take_their_password_from_the_environment_or_a_prompt() {
-        let t: toml::Table = toml::from_str(
-            r#"
+        let t = r#"
             [connections.prod]
             uri = "mongodb://reader@db1.example.com:27017/?replicaSet=rs0"
             password-env = "PROD_PW"
@@ -329,12 +290,10 @@ mod tests {
             uri = "mongodb://127.0.0.1:27017"
             [connections.ask]
             uri = "mongodb+srv://ana@c.example.net/"
-            "#,
-        )
-        .expect("toml");
+            "#;
         let env = |v: &str| (v == "PROD_PW").then(|| "p@ss:w/rd".to_owned());
         let never = |_: &str| -> Result<String, String> { panic!("no prompt expected") };
-        let uri = saved_connection(&t, "f", "prod", env, never)
+        let uri = saved_connection(t, "f", "prod", env, never)
             .expect("ok")
             .expect("found");
         assert_eq!(
@@ -343,16 +302,16 @@ mod tests {
         );
         assert_eq!(uri_password(&uri).as_deref(), Some("p@ss:w/rd"));
         assert_eq!(
-            saved_connection(&t, "f", "local", env, never).expect("ok"),
+            saved_connection(t, "f", "local", env, never).expect("ok"),
             Some("mongodb://127.0.0.1:27017".into())
         );
         assert_eq!(
-            saved_connection(&t, "f", "nosuch", env, never).expect("ok"),
+            saved_connection(t, "f", "nosuch", env, never).expect("ok"),
             None
         );
         // No variable set: the prompt is asked, shown the URI without a password.
         let asked = saved_connection(
-            &t,
+            t,
             "f",
             "ask",
             |_| None,
@@ -365,7 +324,7 @@ mod tests {
         assert_eq!(asked, Some("mongodb+srv://ana:x@c.example.net/".into()));
         // The variable is named but unset and there is no terminal to ask.
         let no_var = saved_connection(
-            &t,
+            t,
             "f",
             "prod",
             |_| None,
@@ -390,10 +349,9 @@ mod tests {
                 "[connections.x]\nuri = \"mongodb://h/\"\npassword = \"p\"",
                 "unknown field `password`",
             ),
-            ("connections = 3", "must be a table"),
+            ("connections = 3", "expected a map"),
         ] {
-            let t: toml::Table = toml::from_str(text).expect("toml");
-            let e = saved_connection(&t, "docshape.toml", "x", |_| None, |_| Ok(String::new()))
+            let e = saved_connection(text, "docshape.toml", "x", |_| None, |_| Ok(String::new()))
                 .expect_err(text);
             assert!(e.contains(want), "{text}: {e}");
             assert!(!e.contains("secret"), "{e}");

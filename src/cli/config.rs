@@ -59,7 +59,7 @@ impl Settings {
             return Ok(Some(given));
         };
         let env = |v: &str| std::env::var(v).ok().filter(|p| !p.is_empty());
-        let found = target::saved_connection_in(
+        let found = target::saved_connection(
             &config.connections,
             &path.display().to_string(),
             &given,

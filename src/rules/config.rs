@@ -9,7 +9,7 @@
 //! max-length = 5000                  # any threshold, by rule and name
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -331,12 +331,6 @@ impl Thresholds {
         };
         Ok(())
     }
-}
-
-/// The configuration file docshape reads when `--config` is not given
-/// (see [`config::default_path`]).
-pub fn default_path() -> Option<PathBuf> {
-    config::default_path()
 }
 
 #[cfg(test)]

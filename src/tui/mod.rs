@@ -156,10 +156,14 @@ mod tests {
     use crate::config::{load, Config};
     use std::path::{Path, PathBuf};
 
-    /// `text` as the configuration file the command line read.
+    /// `text` as the configuration file the command line read, its
+    /// thresholds checked as the command line checks them.
     fn file(path: &Path, text: &str) -> Result<Option<(PathBuf, Config)>, String> {
         std::fs::write(path, text).expect("write");
         let config = load(path).map_err(|e| e.to_string())?;
+        let shown = path.display().to_string();
+        crate::rules::Thresholds::from_section(&config.rules, &shown, None)
+            .map_err(|e| e.to_string())?;
         Ok(Some((path.to_owned(), config)))
     }
 
