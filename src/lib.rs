@@ -18,7 +18,6 @@ pub mod profile;
 pub mod relate;
 pub mod report;
 pub mod rules;
-pub mod sample;
 pub mod seed;
 pub mod source;
 pub mod target;

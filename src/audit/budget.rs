@@ -13,7 +13,7 @@ pub const MEMORY_MIB: usize = 256;
 /// ([`keep_share`]).
 pub const KEEP_BYTES: usize = 64 * 1024 * 1024;
 
-/// A kept document is cut (see [`crate::sample::cut`]) when larger than its
+/// A kept document is cut (see [`crate::source::sample::cut`]) when larger than its
 /// share of the collection's bytes, and never below this. Derived: the
 /// floor of a collection's share, so that the smallest share still keeps
 /// one cut document ([`keep_share`]).

@@ -15,7 +15,7 @@ use crate::profile::shelf::Shelf;
 use crate::profile::{threads_from_env, ShardedProfiler, DEFAULT_MAX_PATHS};
 use crate::report::InputError;
 use crate::rules;
-use crate::sample::Reservoir;
+use crate::source::sample::Reservoir;
 use crate::source::{
     CollectionMeta, ExtremesOutcome, SampleMode, SampleOutcome, Sink, Source, SourceError,
 };
@@ -381,7 +381,7 @@ impl Reading {
             ));
         }
         if cut > 0 {
-            let (over, to) = (doc_cap >> 10, crate::sample::CUT_VALUE);
+            let (over, to) = (doc_cap >> 10, crate::source::sample::CUT_VALUE);
             report.notes.push(lang.pick(
                 format!("{cut} documents over {over} KiB were kept with long strings cut to {to} bytes, to stay within the memory budget (profiled whole)"),
                 format!("{cut} 个超过 {over} KiB 的文档保留时把长字符串截短到 {to} 字节，以不超出内存预算（分析时是完整的）"),

@@ -24,7 +24,7 @@ use crate::profile::parallel::{
     each_document, each_in, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER, QUEUE,
 };
 use crate::profile::raw;
-use crate::sample::Reservoir;
+use crate::source::sample::Reservoir;
 
 /// Largest BSON document accepted from a file (the server's limit is 16 MiB;
 /// a dump never holds more, so anything far beyond is a corrupt prefix).

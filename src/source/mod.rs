@@ -13,6 +13,7 @@ pub mod matcher;
 pub mod mongo;
 pub mod opened;
 pub mod query;
+pub mod sample;
 pub mod select;
 pub mod value;
 pub mod workload;

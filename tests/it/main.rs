@@ -19,6 +19,7 @@ mod hostile;
 mod hostile_server;
 mod index_kinds;
 mod inflight;
+mod layering;
 mod lessons;
 mod migrations;
 mod migrations_design;
