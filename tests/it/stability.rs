@@ -4,8 +4,8 @@
 //! database of the test server — so that every field may be taken for a
 //! reference to every key, dense integer ids next to years and counts,
 //! names next to names — and audited with different samples: the default
-//! sample twice (the server's `$sample` draws anew each time), a small
-//! one, and every document. The warnings and criticals must be the same
+//! sample twice (the server's `$sample` draws anew each time, from a fixed
+//! seed on the test server), a small one, and every document. The warnings and criticals must be the same
 //! in all four; info findings may differ (they say what would settle
 //! them).
 
@@ -188,21 +188,26 @@ fn warnings_do_not_depend_on_the_sample() {
         "stability: loaded in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    let runs: [(&str, &[&str]); 4] = [
-        ("default sample", &[]),
-        ("default sample, drawn again", &[]),
-        ("200 documents", &["--sample", "200"]),
-        ("every document", &["--full"]),
+    // The test server draws every `$sample` from one generator of a fixed
+    // seed (`common::SAMPLE_SEED`): the sampled audits run one after the
+    // other, each reading one collection at a time (the listing is sorted),
+    // so the draws come in the same order and the samples are the same on
+    // every run, though different between the audits. The audit of every
+    // document draws nothing and runs beside them. (A `$MONGODB_URI` server
+    // draws at random: there the verdict rests on docshape alone.)
+    let sampled: [(&str, &[&str]); 3] = [
+        ("default sample", &["--concurrency", "1"]),
+        ("default sample, drawn again", &["--concurrency", "1"]),
+        ("200 documents", &["--sample", "200", "--concurrency", "1"]),
     ];
     let found: Vec<(&str, BTreeSet<Warning>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs
+        let full = s.spawn(common::inherit(|| warnings(&["--full"])));
+        let mut found: Vec<(&str, BTreeSet<Warning>)> = sampled
             .iter()
-            .map(|(name, args)| (*name, s.spawn(common::inherit(move || warnings(args)))))
+            .map(|(name, args)| (*name, warnings(args)))
             .collect();
-        handles
-            .into_iter()
-            .map(|(n, h)| (n, h.join().expect("an audit panicked")))
-            .collect()
+        found.push(("every document", full.join().expect("an audit panicked")));
+        found
     });
     eprintln!(
         "stability: four audits done in {:.1} s, {} warnings in the first",

@@ -31,6 +31,8 @@ use mongodb::Client;
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Documents per `insert_many`.
 const INSERT_BATCH: usize = 500;
+/// The seed of the test servers' `$sample` (see [`spawn_watched`]).
+pub const SAMPLE_SEED: &str = "31";
 
 struct Server {
     uri: String,
@@ -221,6 +223,11 @@ kill "$W" 2>/dev/null
     Command::new("sh")
         .arg("-c")
         .arg(script)
+        // The server draws its `$sample`s from a generator of this seed
+        // (one per server process, advancing with each draw), not from
+        // fresh entropy: a module whose draws come in a fixed order gets
+        // the same samples on every run.
+        .env("SECANTUS_SAMPLE_SEED", SAMPLE_SEED)
         .arg(bin)
         .arg(port.to_string())
         .arg(log)
