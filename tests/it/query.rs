@@ -393,5 +393,12 @@ fn the_explorer_keeps_one_connection_for_its_queries() {
         assert_eq!(page(req, skip), 5);
     }
     let after_all = rt.block_on(connections_made(&client));
-    assert_eq!(after_all, after_first, "each page opened new connections");
+    // A connection per query would add at least one per page (three
+    // here); the count is the whole server's, so a monitor of either
+    // driver reconnecting on a loaded machine may add one on its own.
+    let opened = after_all - after_first;
+    assert!(
+        opened < 3,
+        "the three pages opened {opened} connections ({after_first} → {after_all}): one per query?"
+    );
 }
