@@ -31,6 +31,36 @@ mod parallel;
 
 pub use legacy::{date_millis, to_bson};
 
+/// Why an Extended JSON input cannot be read: the line and column where
+/// reading stopped, when its syntax is at fault (line from 1, column in
+/// bytes, as `serde_json` counts them), and the sentence for the user (its
+/// `Display`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadError {
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    message: String,
+}
+
+impl ReadError {
+    /// An error of the input as a whole, or of a read, with no position.
+    fn plain(message: String) -> ReadError {
+        ReadError {
+            line: None,
+            column: None,
+            message,
+        }
+    }
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 /// Converts one Extended JSON value (which must be an object) to BSON bytes.
 pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), String> {
     let b = to_bson(value).map_err(|e| format!("not valid Extended JSON: {e}"))?;
@@ -67,7 +97,7 @@ pub const BOM: &[u8] = b"\xef\xbb\xbf";
 /// Concatenated documents (one per line, as `mongoexport` writes them) are
 /// parsed on as many threads as the profiler uses (`DOCSHAPE_THREADS`, else
 /// the cores available); see [`read_documents_on`].
-pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result<u64, String> {
+pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result<u64, ReadError> {
     read_documents_on(reader, crate::profile::threads_from_env(), each)
 }
 
@@ -79,7 +109,7 @@ pub fn read_documents_into<R: Read>(
     reader: R,
     size: Option<u64>,
     sink: &mut dyn Sink,
-) -> Result<u64, String> {
+) -> Result<u64, ReadError> {
     let mut tuning = parallel::Tuning::threads(crate::profile::threads_from_env());
     if size.is_some_and(|s| s >= LARGE_INPUT) {
         tuning.after = 0;
@@ -95,7 +125,7 @@ pub fn read_documents_on<R: Read>(
     reader: R,
     threads: usize,
     each: &mut dyn FnMut(&[u8]),
-) -> Result<u64, String> {
+) -> Result<u64, ReadError> {
     read_tuned(reader, CHUNK, parallel::Tuning::threads(threads), &mut {
         each
     })
@@ -111,7 +141,7 @@ pub fn read_documents_split<R: Read>(
     after: usize,
     job_bytes: usize,
     each: &mut dyn FnMut(&[u8]),
-) -> Result<u64, String> {
+) -> Result<u64, ReadError> {
     let tuning = parallel::Tuning {
         threads: threads.max(1),
         after,
@@ -125,7 +155,7 @@ fn read_chunked<R: Read>(
     reader: R,
     chunk: usize,
     each: &mut dyn FnMut(&[u8]),
-) -> Result<u64, String> {
+) -> Result<u64, ReadError> {
     read_tuned(reader, chunk, parallel::Tuning::threads(1), &mut { each })
 }
 
@@ -134,7 +164,7 @@ fn read_tuned<R: Read>(
     chunk: usize,
     tuning: parallel::Tuning,
     each: &mut dyn Sink,
-) -> Result<u64, String> {
+) -> Result<u64, ReadError> {
     let mut input = Input {
         reader,
         buf: Vec::new(),
@@ -180,10 +210,10 @@ fn read_tuned<R: Read>(
     match first {
         b'[' => r.array(),
         b'{' => r.stream(),
-        other => Err(format!(
+        other => Err(ReadError::plain(format!(
             "not Extended JSON: expected '{{' or '[' but the file starts with {}",
             describe_byte(other)
-        )),
+        ))),
     }
 }
 
@@ -258,9 +288,9 @@ impl<R: Read> Input<R> {
 impl<R> Input<R> {
     /// The end of the input, after the last document: done, or the read
     /// error that ended it.
-    fn finish(&self, count: u64) -> Result<u64, String> {
+    fn finish(&self, count: u64) -> Result<u64, ReadError> {
         match &self.failed {
-            Some((_, msg)) => Err(msg.clone()),
+            Some((_, msg)) => Err(ReadError::plain(msg.clone())),
             None => Ok(count),
         }
     }
@@ -276,7 +306,7 @@ impl<R> Input<R> {
 
     /// Turns an error of the reference parser, which read `prefix` bytes of
     /// its own and then `buf[at..]`, into today's message.
-    fn locate(&self, e: &serde_json::Error, at: usize, prefix: usize) -> String {
+    fn locate(&self, e: &serde_json::Error, at: usize, prefix: usize) -> ReadError {
         let (line, col) = if e.line() == 0 {
             (0, 0)
         } else {
@@ -290,16 +320,33 @@ impl<R> Input<R> {
         let msg = e.to_string();
         // serde_json appends " at line L column C"; keep one clear sentence.
         let core = msg.split(" at line ").next().unwrap_or(&msg);
-        if e.is_io() {
+        let (line_at, column_at, message) = if e.is_io() {
             if e.line() == 0 {
-                msg
+                (None, None, msg.clone())
             } else {
-                format!("{core} at line {line} column {col}")
+                (
+                    Some(line),
+                    Some(col),
+                    format!("{core} at line {line} column {col}"),
+                )
             }
         } else if e.is_eof() {
-            format!("file ends in the middle of a document (line {line})")
+            (
+                Some(line),
+                None,
+                format!("file ends in the middle of a document (line {line})"),
+            )
         } else {
-            format!("line {line}, column {col}: {core}")
+            (
+                Some(line),
+                Some(col),
+                format!("line {line}, column {col}: {core}"),
+            )
+        };
+        ReadError {
+            line: line_at,
+            column: column_at,
+            message,
         }
     }
 }
@@ -349,7 +396,7 @@ struct Reader<'e, R> {
 
 impl<R: Read> Reader<'_, R> {
     /// Concatenated documents (one per line, or pretty-printed).
-    fn stream(&mut self) -> Result<u64, String> {
+    fn stream(&mut self) -> Result<u64, ReadError> {
         self.ctx.max_level = usize::MAX;
         let mut at = 0;
         loop {
@@ -405,7 +452,7 @@ impl<R: Read> Reader<'_, R> {
                 }
                 Step::End(n) => at = p + n,
                 Step::Failed(e) => return Err(self.input.locate(&e, p, 0)),
-                Step::Unconvertible(msg) => return Err(msg),
+                Step::Unconvertible(msg) => return Err(ReadError::plain(msg)),
             }
         }
     }
@@ -413,7 +460,7 @@ impl<R: Read> Reader<'_, R> {
     /// One JSON array of documents. `at` is where the old parser would next
     /// look for an element: the `[` itself (`first`), or just after the
     /// previous element.
-    fn array(&mut self) -> Result<u64, String> {
+    fn array(&mut self) -> Result<u64, ReadError> {
         // The array is one level of nesting already.
         self.ctx.max_level = MAX_LEVEL - 1;
         let mut at = 0;
@@ -465,13 +512,13 @@ impl<R: Read> Reader<'_, R> {
                 }
                 Step::End(n) => return self.trailing(at + n),
                 Step::Failed(e) => return Err(self.input.locate(&e, at, prefix.len())),
-                Step::Unconvertible(msg) => return Err(msg),
+                Step::Unconvertible(msg) => return Err(ReadError::plain(msg)),
             }
         }
     }
 
     /// After the closing `]`: only white space may follow.
-    fn trailing(&mut self, mut at: usize) -> Result<u64, String> {
+    fn trailing(&mut self, mut at: usize) -> Result<u64, ReadError> {
         loop {
             let buf = &self.input.buf[..];
             let p = skip_ws(buf, at);
@@ -1466,7 +1513,8 @@ mod tests {
         let mut out = Vec::new();
         read_documents(text.as_bytes(), &mut |b| {
             out.push(bson::Document::from_reader(b).expect("valid bson"));
-        })?;
+        })
+        .map_err(|e| e.to_string())?;
         Ok(out)
     }
 
@@ -1511,6 +1559,27 @@ mod tests {
         assert!(e.contains("expected a document"), "{e}");
         let e = docs("hello").expect_err("bad");
         assert!(e.contains("not Extended JSON"), "{e}");
+    }
+
+    #[test]
+    fn an_error_carries_its_position() {
+        let read = |text: &str| read_documents(text.as_bytes(), &mut |_| {}).expect_err("bad");
+        let e = read("{\"a\":1}\n{\"a\":}\n");
+        assert_eq!(e.line, Some(2), "{e:?}");
+        let column = e.column.expect("a column");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("line 2, column {column}:")),
+            "{e}"
+        );
+        // The same on two threads, with the workers starting at once.
+        let split = read_documents_split("{\"a\":1}\n{\"a\":}\n".as_bytes(), 2, 0, 1, &mut |_| {})
+            .expect_err("bad");
+        assert_eq!(split, e);
+        let e = read("{\"a\":1}\n{\"a\":[1,2");
+        assert_eq!((e.line, e.column), (Some(2), None), "{e:?}");
+        let e = read("hello");
+        assert_eq!((e.line, e.column), (None, None), "{e:?}");
     }
 
     #[test]
@@ -1700,7 +1769,7 @@ mod tests {
     fn run_new(input: &[u8], chunk: usize) -> Outcome {
         let mut out = Vec::new();
         let r = read_chunked(input, chunk, &mut |b| out.push(b.to_vec()));
-        (r, out)
+        (r.map_err(|e| e.to_string()), out)
     }
 
     /// A reader that hands out at most `n` bytes a call.
@@ -1733,7 +1802,7 @@ mod tests {
         let mut out = Vec::new();
         let r = read_chunked(Trickle(input, 3), 1, &mut |b| out.push(b.to_vec()));
         assert_eq!(
-            (r, out),
+            (r.map_err(|e| e.to_string()), out),
             want,
             "short reads: {:?}",
             String::from_utf8_lossy(input)
@@ -2081,7 +2150,8 @@ mod tests {
                 let mut docs = Vec::new();
                 let new = read_chunked(Broken(text.as_bytes(), reads), CHUNK, &mut |b| {
                     docs.push(b.to_vec());
-                });
+                })
+                .map_err(|e| e.to_string());
                 assert_eq!((&new, &docs), (&old, &old_docs), "{text:?} {reads}");
             }
         }

@@ -337,7 +337,9 @@ impl FileSource {
                     each_document(&run, &mut *each);
                 })
                 .map(|t| t.measurements),
-            (_, Format::ExtJson) => ejson::read_documents(wrap(file), each),
+            (_, Format::ExtJson) => {
+                ejson::read_documents(wrap(file), each).map_err(|e| e.to_string())
+            }
             (_, Format::Bson) => read_bson(wrap(file), each),
         }
         .map_err(|reason| SourceError::Malformed {
@@ -1001,12 +1003,12 @@ impl InPlace for FileSource {
             // `.bson` file, as parsed by one job of Extended JSON.
             Format::ExtJson if mode == SampleMode::Full => {
                 let size = file.metadata().ok().map(|m| m.len());
-                ejson::read_documents_into(file, size, sink)
+                ejson::read_documents_into(file, size, sink).map_err(|e| e.to_string())
             }
             Format::Bson if mode == SampleMode::Full => {
                 read_bson_runs(file, &mut |run| sink.documents(run))
             }
-            Format::ExtJson => ejson::read_documents(file, &mut each),
+            Format::ExtJson => ejson::read_documents(file, &mut each).map_err(|e| e.to_string()),
             Format::Bson => read_bson(file, &mut each),
         }
         .map_err(|reason| SourceError::Malformed {
@@ -1090,7 +1092,7 @@ impl FileSource {
                 .map(|t| t.measurements),
             (_, Format::ExtJson) => {
                 let size = file.metadata().ok().map(|m| m.len());
-                ejson::read_documents_into(file, size, sink)
+                ejson::read_documents_into(file, size, sink).map_err(|e| e.to_string())
             }
             (_, Format::Bson) => read_bson_runs(file, &mut |run| sink.documents(run)),
         }

@@ -509,7 +509,7 @@ mod tests {
     fn read(text: &[u8], chunk: usize, tuning: Tuning) -> (Result<u64, String>, Vec<Vec<u8>>) {
         let mut docs = Vec::new();
         let r = read_tuned(text, chunk, tuning, &mut |d: &[u8]| docs.push(d.to_vec()));
-        (r, docs)
+        (r.map_err(|e| e.to_string()), docs)
     }
 
     fn tiny(threads: usize) -> Tuning {
