@@ -62,20 +62,16 @@ fn code(path: &Path) -> String {
         .join("\n")
 }
 
-/// Every `crate::NAME` the text names.
+/// Every `crate::NAME` the text names, in a path or a `use crate::{…}`
+/// group.
 fn named(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for (i, _) in text.match_indices("crate::") {
-        let rest = &text[i + "crate::".len()..];
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if !name.is_empty() && !text[..i].ends_with('$') {
-            out.insert(name);
-        }
-    }
-    out
+    paths(text)
+        .iter()
+        .filter_map(|p| p.strip_prefix("crate::"))
+        .filter_map(|rest| rest.split("::").next())
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
@@ -147,7 +143,8 @@ fn paths(text: &str) -> Vec<String> {
     for start in ["crate::", "super::"] {
         for (i, _) in text.match_indices(start) {
             if i > 0
-                && (bytes[i - 1].is_ascii_alphanumeric() || matches!(bytes[i - 1], b'_' | b':'))
+                && (bytes[i - 1].is_ascii_alphanumeric()
+                    || matches!(bytes[i - 1], b'_' | b':' | b'$'))
             {
                 continue;
             }

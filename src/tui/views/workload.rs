@@ -104,7 +104,6 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         );
         return;
     };
-    let total_ms: u64 = w.shapes.iter().map(|s| s.ms.total).sum();
     let shapes = m.shapes();
     let (list, detail) = split(area);
     f.render_widget(
@@ -120,14 +119,14 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     );
     let sel = m.workload.sel.min(shapes.len().saturating_sub(1));
     render_list(m, theme, f, list, (&shapes, sel, w.shapes.len()));
-    let Some(&(rank, s)) = shapes.get(sel) else {
+    let Some(selected) = crate::tui::detail::workload::selected(m) else {
         f.render_widget(
             block(format!(" {} ", lang.pick("Shape", "形状")), false, theme),
             detail,
         );
         return;
     };
-    render_detail(m, theme, f, detail, (rank, s, total_ms));
+    render_detail(m, theme, f, detail, selected);
 }
 
 /// The shapes listed, `sel` selected, `all` the workload's count.
