@@ -88,6 +88,7 @@ struct Node {
     date: Option<(i64, i64)>,
     oid: Option<(u32, u32)>,
     str_len: Option<(u64, u64)>,
+    str_chars: Option<(u64, u64)>,
 }
 
 impl Node {
@@ -113,6 +114,7 @@ impl Node {
             date: None,
             oid: None,
             str_len: None,
+            str_chars: None,
         }
     }
 
@@ -439,6 +441,7 @@ impl Profiler {
             n.date = merge_range(n.date, on.date, i64::min, i64::max);
             n.oid = merge_range(n.oid, on.oid, u32::min, u32::max);
             n.str_len = merge_range(n.str_len, on.str_len, u64::min, u64::max);
+            n.str_chars = merge_range(n.str_chars, on.str_chars, u64::min, u64::max);
             self.merge_node(t, other, oc);
         }
     }
@@ -555,6 +558,7 @@ impl Profiler {
                 .map(|(a, b)| [value::iso_millis(a), value::iso_millis(b)]),
             objectid_time: n.oid.map(|(a, b)| [value::iso_secs(a), value::iso_secs(b)]),
             string_length: n.str_len.map(|(a, b)| [a, b]),
+            string_chars: n.str_chars.map(|(a, b)| [a, b]),
             children: n.children.len(),
         }
     }
@@ -706,6 +710,9 @@ pub struct FieldProfile {
     /// Shortest and longest string, in bytes (UTF-8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub string_length: Option<[u64; 2]>,
+    /// Shortest and longest string, in characters (Unicode scalar values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub string_chars: Option<[u64; 2]>,
     #[serde(skip)]
     pub children: usize,
 }

@@ -445,6 +445,7 @@ fn field(w: &mut Writer<'_>, f: &FieldProfile) {
         date_range,
         objectid_time,
         string_length,
+        string_chars,
         children,
     } = f;
     w.str(path);
@@ -499,6 +500,10 @@ fn field(w: &mut Writer<'_>, f: &FieldProfile) {
     w.option(date_range.as_ref(), pair_str);
     w.option(objectid_time.as_ref(), pair_str);
     w.option(string_length.as_ref(), |w, [a, b]| {
+        w.u64(*a);
+        w.u64(*b);
+    });
+    w.option(string_chars.as_ref(), |w, [a, b]| {
         w.u64(*a);
         w.u64(*b);
     });
@@ -567,6 +572,7 @@ fn read_field(r: &mut Reader<'_>) -> Option<FieldProfile> {
         date_range: r.option(strs)?,
         objectid_time: r.option(strs)?,
         string_length: r.option(|r| Some([r.u64()?, r.u64()?]))?,
+        string_chars: r.option(|r| Some([r.u64()?, r.u64()?]))?,
         children: r.usize()?,
     })
 }

@@ -194,6 +194,75 @@ fn ranges_of_numbers_dates_and_object_id_times() {
 }
 
 #[test]
+fn string_lengths_in_characters_match_a_count_of_chars_in_every_order() {
+    // Strings of 1- to 4-byte characters, mixed: the character range must
+    // be what `str::chars` counts, whatever the order the documents come
+    // in (the count is skipped when a string's bytes cannot move the
+    // range) and however they are split into shards and merged.
+    // The fewest characters (2 emoji, 8 bytes) and the most (200 ASCII
+    // letters, fewer bytes than 150 Chinese characters) are not the
+    // fewest and most bytes, so a range kept in bytes fails.
+    let pieces = ["abcdef", "é", "中", "😀", "ab", "文字", "x😀y"];
+    let mut strings: Vec<String> = vec!["😀😀".into(), "a".repeat(200), "中".repeat(150)];
+    for (i, p) in pieces.iter().enumerate() {
+        for n in [3, 5, 8, 13, 40] {
+            strings.push(p.repeat(n + i % 3));
+        }
+    }
+    let chars: Vec<u64> = strings.iter().map(|s| s.chars().count() as u64).collect();
+    let bytes: Vec<u64> = strings.iter().map(|s| s.len() as u64).collect();
+    let want_chars = [
+        *chars.iter().min().expect("some"),
+        *chars.iter().max().expect("some"),
+    ];
+    let want_bytes = [
+        *bytes.iter().min().expect("some"),
+        *bytes.iter().max().expect("some"),
+    ];
+    let mut orders: Vec<Vec<usize>> = Vec::new();
+    let idx: Vec<usize> = (0..strings.len()).collect();
+    let mut by_bytes = idx.clone();
+    by_bytes.sort_by_key(|&i| bytes[i]);
+    orders.push(by_bytes.clone());
+    orders.push(by_bytes.iter().rev().copied().collect());
+    let mut by_chars = idx.clone();
+    by_chars.sort_by_key(|&i| (chars[i], std::cmp::Reverse(bytes[i])));
+    orders.push(by_chars.clone());
+    orders.push(by_chars.iter().rev().copied().collect());
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    for _ in 0..20 {
+        let mut o = idx.clone();
+        for k in (1..o.len()).rev() {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            o.swap(k, (state >> 33) as usize % (k + 1));
+        }
+        orders.push(o);
+    }
+    for order in orders {
+        let docs: Vec<Document> = order.iter().map(|&i| doc! {"s": &strings[i]}).collect();
+        let p = profile(&docs);
+        assert_eq!(field(&p, "s").string_chars, Some(want_chars), "{order:?}");
+        assert_eq!(field(&p, "s").string_length, Some(want_bytes), "{order:?}");
+        let mut shards = [Profiler::default(), Profiler::default()];
+        for (n, d) in docs.iter().enumerate() {
+            shards[n % 2]
+                .add_numbered(&raw(d), n as u64 + 1)
+                .expect("valid document");
+        }
+        let [mut merged, other] = shards;
+        merged.merge(&other);
+        let merged = merged.finish();
+        assert_eq!(
+            field(&merged, "s").string_chars,
+            Some(want_chars),
+            "{order:?}"
+        );
+    }
+}
+
+#[test]
 fn distinct_counts_and_examples_are_bounded() {
     let docs: Vec<Document> = (0..1000).map(|i| doc! {"k": i % 3, "u": i}).collect();
     let p = profile(&docs);

@@ -23,11 +23,30 @@ pub(super) fn track_range(n: &mut Node, el: &Element<'_>) {
                 widen(&mut n.oid, s);
             }
         }
-        // Lengths in bytes (UTF-8): counting characters would cost a
-        // decoding pass over every string.
-        BsonType::String => widen(&mut n.str_len, v.len().saturating_sub(5) as u64),
+        BsonType::String => {
+            let bytes = v.len().saturating_sub(5) as u64;
+            widen(&mut n.str_len, bytes);
+            // A string of b bytes (UTF-8) has between ⌈b/4⌉ and b
+            // characters: its characters are counted only when that span
+            // reaches past the range seen so far, so a field of strings of
+            // similar lengths is counted a handful of times, not once per
+            // value.
+            let (lo, hi) = n.str_chars.unwrap_or((u64::MAX, 0));
+            if bytes > hi || bytes.div_ceil(4) < lo {
+                widen(
+                    &mut n.str_chars,
+                    utf8_chars(v.get(4..v.len().saturating_sub(1)).unwrap_or(&[])),
+                );
+            }
+        }
         _ => {}
     }
+}
+
+/// Characters of UTF-8 text: every byte but the continuation bytes
+/// (`10xxxxxx`) starts one.
+fn utf8_chars(text: &[u8]) -> u64 {
+    text.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64
 }
 
 fn widen<T: PartialOrd + Copy>(r: &mut Option<(T, T)>, x: T) {

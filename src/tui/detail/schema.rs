@@ -181,13 +181,20 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
             theme,
         ));
     }
-    if let Some([lo, hi]) = fp.string_length {
+    if let Some([lo, hi]) = fp.string_chars {
+        // Characters, and the bytes they take where those differ (text
+        // beyond ASCII).
+        let bytes = fp
+            .string_length
+            .filter(|b| *b != [lo, hi])
+            .map(|[a, b]| lang.pick(format!(" · {a} … {b} bytes"), format!(" · {a} … {b} 字节")))
+            .unwrap_or_default();
         lines.push(kv(
             &label,
             lang.pick("length", "长度"),
             lang.pick(
-                format!("{lo} … {hi} characters"),
-                format!("{lo} … {hi} 个字符"),
+                format!("{lo} … {hi} characters{bytes}"),
+                format!("{lo} … {hi} 个字符{bytes}"),
             ),
             theme,
         ));
