@@ -267,123 +267,189 @@ fn clause(c: &Clause, doc: &Document) -> bool {
     }
 }
 
-/// What a dotted path reaches in a document.
-struct Found<'a> {
-    /// The values at the end of the path (arrays on the way expanded).
-    values: Vec<&'a Bson>,
+/// One value a dotted path reaches, as the server's matcher sees it.
+#[derive(Clone, Copy)]
+enum Reached<'a> {
+    /// The path ends in no value here (a missing field, a field of a
+    /// scalar, an index past an array's end).
+    Missing,
+    /// A value; `positional` when an array was reached by its index in an
+    /// array (`a.0` over `[[1, 2]]`): such an array is not looked into for
+    /// its elements, as the server does not.
+    Value { v: &'a Bson, positional: bool },
 }
 
-impl Found<'_> {
-    /// Each value, and each element of an array value: what `$eq` and the
-    /// comparisons look at.
-    fn candidates(&self) -> impl Iterator<Item = &Bson> {
-        self.values.iter().flat_map(|v| {
-            let elems: &[Bson] = match v {
-                Bson::Array(a) => a,
-                _ => &[],
+/// What a dotted path reaches in a document.
+struct Found<'a> {
+    values: Vec<Reached<'a>>,
+}
+
+impl<'a> Found<'a> {
+    fn present(&self) -> impl Iterator<Item = &'a Bson> + '_ {
+        self.values.iter().filter_map(|r| match r {
+            Reached::Value { v, .. } => Some(*v),
+            Reached::Missing => None,
+        })
+    }
+
+    /// Each value, and each element of an array value that may be looked
+    /// into (`descend`, not reached by index): what `$eq`, the
+    /// comparisons and `$regex` look at. A missing value is `None`.
+    fn candidates(&self, descend: bool) -> impl Iterator<Item = Option<&'a Bson>> + '_ {
+        self.values.iter().flat_map(move |r| {
+            let (one, elems): (Option<&'a Bson>, &'a [Bson]) = match *r {
+                Reached::Missing => (None, &[]),
+                Reached::Value { v, positional } => match v {
+                    Bson::Array(a) if descend && !positional => (Some(v), a.as_slice()),
+                    _ => (Some(v), &[]),
+                },
             };
-            std::iter::once(*v).chain(elems.iter())
+            std::iter::once(one).chain(elems.iter().map(Some))
         })
     }
 }
 
+/// Every value `path` reaches. A field over an array is read in each of
+/// its documents (a document without it reaches nothing there: missing); a
+/// number over an array is both readings, the element at that index and
+/// the field of that name in each document element, as the server reads
+/// it.
 fn resolve<'a>(doc: &'a Document, path: &[String]) -> Found<'a> {
-    let mut values = Vec::new();
-    if let Some((first, rest)) = path.split_first() {
-        if let Some(v) = doc.get(first) {
-            descend(v, rest, &mut values);
-        }
-    }
-    Found { values }
-}
-
-fn descend<'a>(v: &'a Bson, rest: &[String], out: &mut Vec<&'a Bson>) {
-    let Some((seg, tail)) = rest.split_first() else {
-        out.push(v);
-        return;
+    let field = |d: &'a Document, seg: &str| match d.get(seg) {
+        Some(v) => Reached::Value {
+            v,
+            positional: false,
+        },
+        None => Reached::Missing,
     };
-    match v {
-        Bson::Document(d) => {
-            if let Some(x) = d.get(seg) {
-                descend(x, tail, out);
-            }
-        }
-        Bson::Array(a) => {
-            if let Ok(i) = seg.parse::<usize>() {
-                if let Some(x) = a.get(i) {
-                    descend(x, tail, out);
-                }
-            }
-            for e in a {
-                if let Bson::Document(d) = e {
-                    if let Some(x) = d.get(seg) {
-                        descend(x, tail, out);
+    let mut current: Vec<Reached<'a>> = Vec::new();
+    let Some((first, rest)) = path.split_first() else {
+        return Found { values: current };
+    };
+    current.push(field(doc, first));
+    for seg in rest {
+        let index = seg
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| seg.parse::<usize>().ok());
+        let mut next = Vec::with_capacity(current.len());
+        for r in &current {
+            match *r {
+                Reached::Value {
+                    v: Bson::Document(d),
+                    ..
+                } => next.push(field(d, seg)),
+                Reached::Value {
+                    v: Bson::Array(a), ..
+                } => {
+                    if let Some(i) = index {
+                        next.push(match i.and_then(|i| a.get(i)) {
+                            Some(v) => Reached::Value {
+                                v,
+                                positional: matches!(v, Bson::Array(_)),
+                            },
+                            None => Reached::Missing,
+                        });
+                    }
+                    for e in a {
+                        if let Bson::Document(d) = e {
+                            next.push(field(d, seg));
+                        }
                     }
                 }
+                _ => next.push(Reached::Missing),
             }
         }
-        _ => {}
+        current = next;
     }
+    Found { values: current }
 }
 
 fn cond(c: &Cond, found: &Found<'_>) -> bool {
+    cond_in(c, found, true)
+}
+
+/// `c` over what a path reached; `descend` is false for an element
+/// `$elemMatch` chose, which is not looked into again.
+fn cond_in(c: &Cond, found: &Found<'_>, descend: bool) -> bool {
     match c {
-        Cond::Eq(x) => eq(found, x),
-        Cond::Ne(x) => !eq(found, x),
-        Cond::Cmp(dir, or_equal, x) => found.candidates().any(|v| {
-            comparable(v, x)
+        Cond::Eq(x) => eq(found, x, descend),
+        Cond::Ne(x) => !eq(found, x, descend),
+        // `$gte`/`$lte` null are `$eq` null: null orders equal only to
+        // null, and a missing field is null.
+        Cond::Cmp(_, true, Bson::Null) => eq(found, &Bson::Null, descend),
+        Cond::Cmp(dir, or_equal, x) => found.candidates(descend).any(|v| {
+            let v = v.unwrap_or(&Bson::Null);
+            in_range_bracket(v, x)
                 && match compare(v, x) {
                     Ordering::Equal => *or_equal,
                     o => o == *dir,
                 }
         }),
-        Cond::In(ps) => ps.iter().any(|p| matches_pattern(found, p)),
-        Cond::Nin(ps) => !ps.iter().any(|p| matches_pattern(found, p)),
-        Cond::Exists(want) => found.values.is_empty() != *want,
-        Cond::Regex(r) => found.candidates().any(|v| match v {
-            Bson::String(s) | Bson::Symbol(s) => r.is_match(s),
-            _ => false,
-        }),
-        Cond::Not(cs) => !cs.iter().all(|c| cond(c, found)),
+        Cond::In(ps) => ps.iter().any(|p| matches_pattern(found, p, descend)),
+        Cond::Nin(ps) => !ps.iter().any(|p| matches_pattern(found, p, descend)),
+        Cond::Exists(want) => (found.present().next().is_some()) == *want,
+        Cond::Regex(r) => regex_any(found, r, descend),
+        Cond::Not(cs) => !cs.iter().all(|c| cond_in(c, found, descend)),
         Cond::Size(n) => found
-            .values
-            .iter()
+            .present()
             .any(|v| matches!(v, Bson::Array(a) if a.len() == *n)),
-        Cond::All(ps) => !ps.is_empty() && ps.iter().all(|p| matches_pattern(found, p)),
-        Cond::ElemMatch(e) => found.values.iter().any(|v| {
+        // Each value on its own must hold every one; an array holds one
+        // when it or (looked into) an element equals it.
+        Cond::All(ps) => {
+            !ps.is_empty()
+                && found.values.iter().any(|r| {
+                    let one = Found { values: vec![*r] };
+                    matches!(r, Reached::Value { .. })
+                        && ps.iter().all(|p| matches_pattern(&one, p, descend))
+                })
+        }
+        Cond::ElemMatch(e) => found.present().any(|v| {
             let Bson::Array(a) = v else { return false };
             a.iter().any(|el| match (&**e, el) {
                 (Elem::Filter(cs), Bson::Document(d)) => all(cs, d),
+                (Elem::Filter(cs), Bson::Array(_)) => cs.is_empty(),
                 (Elem::Filter(_), _) => false,
                 (Elem::Conds(cs), el) => {
-                    let one = Found { values: vec![el] };
-                    cs.iter().all(|c| cond(c, &one))
+                    let one = Found {
+                        values: vec![Reached::Value {
+                            v: el,
+                            positional: false,
+                        }],
+                    };
+                    cs.iter().all(|c| cond_in(c, &one, false))
                 }
             })
         }),
     }
 }
 
-fn matches_pattern(found: &Found<'_>, p: &Pattern) -> bool {
+fn regex_any(found: &Found<'_>, r: &regex_lite::Regex, descend: bool) -> bool {
+    found.candidates(descend).flatten().any(|v| match v {
+        Bson::String(s) | Bson::Symbol(s) => r.is_match(s),
+        _ => false,
+    })
+}
+
+fn matches_pattern(found: &Found<'_>, p: &Pattern, descend: bool) -> bool {
     match p {
-        Pattern::Value(x) => eq(found, x),
-        Pattern::Regex(r) => found.candidates().any(|v| match v {
-            Bson::String(s) | Bson::Symbol(s) => r.is_match(s),
-            _ => false,
-        }),
+        Pattern::Value(x) => eq(found, x, descend),
+        Pattern::Regex(r) => regex_any(found, r, descend),
     }
 }
 
-/// Equality as the server sees it: `null` also matches a missing field,
-/// numbers of any type compare by value, an array matches when it or any
-/// element equals the value.
-fn eq(found: &Found<'_>, x: &Bson) -> bool {
-    if matches!(x, Bson::Null) && found.values.is_empty() {
-        return true;
-    }
-    found
-        .candidates()
-        .any(|v| comparable(v, x) && compare(v, x) == Ordering::Equal)
+/// Equality as the server sees it: `null` also matches a missing value,
+/// numbers of any type compare by value, an array matches when it or (not
+/// reached by index) any element equals the value.
+fn eq(found: &Found<'_>, x: &Bson, descend: bool) -> bool {
+    found.candidates(descend).any(|v| match v {
+        None => matches!(x, Bson::Null),
+        Some(v) => equal(v, x),
+    })
+}
+
+fn equal(v: &Bson, x: &Bson) -> bool {
+    comparable(v, x) && compare(v, x) == Ordering::Equal
 }
 
 /// BSON's order of types for comparing and sorting; numbers share one.
@@ -410,6 +476,12 @@ fn rank(v: &Bson) -> u8 {
 /// matches a string).
 fn comparable(a: &Bson, b: &Bson) -> bool {
     rank(a) == rank(b)
+}
+
+/// A range bound of `MinKey` or `MaxKey` compares with every type; any
+/// other bound only with its own.
+fn in_range_bracket(v: &Bson, bound: &Bson) -> bool {
+    matches!(bound, Bson::MinKey | Bson::MaxKey) || comparable(v, bound)
 }
 
 fn number(v: &Bson) -> f64 {
@@ -484,11 +556,10 @@ pub fn compare(a: &Bson, b: &Bson) -> Ordering {
 fn sort_key<'a>(doc: &'a Document, path: &[String], ascending: bool) -> Option<&'a Bson> {
     let found = resolve(doc, path);
     let mut keys: Vec<&Bson> = found
-        .values
-        .iter()
+        .present()
         .flat_map(|v| match v {
             Bson::Array(a) if !a.is_empty() => a.iter().collect::<Vec<_>>(),
-            other => vec![*other],
+            other => vec![other],
         })
         .collect();
     keys.sort_by(|a, b| compare(a, b));

@@ -21,6 +21,7 @@ mod index_kinds;
 mod inflight;
 mod layering;
 mod lessons;
+mod matcher_diff;
 mod migrations;
 mod migrations_design;
 mod migrations_new_rules;
