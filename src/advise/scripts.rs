@@ -63,21 +63,34 @@ pub fn move_array_out(
     // A parent is trimmed only when each of its elements is in the child
     // collection exactly as step 1 builds it from the array as it is now: a
     // parent whose array changed since its elements were copied keeps it.
-    // Built by the same expression, the documents compare equal field for
-    // field, and the set comparison stays fast on long arrays.
-    let expected = json!({ "$map": {
-        "input": { "$range": [0, { "$size": field }] },
-        "as": "i",
-        "in": { "$let": {
-            "vars": { "e": { "$arrayElemAt": [field, "$$i"] } },
-            "in": elem("$$e", "$$i")
-        } }
-    } });
+    // Element by element, never gathered: the array is unwound (each
+    // document one element), the child document step 1 builds is looked
+    // up by its `_id` and compared whole, and the matches are counted per
+    // parent. No stage holds more than one element and one child, so a
+    // parent near 16 MiB, whose elements and children together would pass
+    // the limit of one document, is checked like any other.
     let verify = json!([
         { "$match": { dotted: { "$type": "array" } } },
-        { "$lookup": { "from": child, "localField": "_id", "foreignField": parent_key, "as": "__c" } },
-        { "$project": { "ok": { "$setIsSubset": [expected, "$__c"] } } },
-        { "$match": { "ok": true } },
+        { "$project": { "_id": 1, "__e": field } },
+        { "$unwind": { "path": "$__e", "includeArrayIndex": "__i", "preserveNullAndEmptyArrays": true } },
+        { "$project": { "_id": 1, "__i": 1, "__x": elem("$__e", "$__i") } },
+        { "$lookup": {
+            "from": child,
+            "localField": "__x._id",
+            "foreignField": "_id",
+            "let": { "x": "$__x" },
+            "pipeline": [
+                { "$match": { "$expr": { "$eq": ["$$ROOT", "$$x"] } } },
+                { "$project": { "_id": 1 } }
+            ],
+            "as": "__m"
+        } },
+        { "$group": {
+            "_id": "$_id",
+            "elements": { "$sum": { "$cond": [ { "$eq": ["$__i", null] }, 0, 1 ] } },
+            "found": { "$sum": { "$cond": [ { "$gt": [ { "$size": "$__m" }, 0 ] }, 1, 0 ] } }
+        } },
+        { "$match": { "$expr": { "$eq": ["$elements", "$found"] } } },
         { "$project": { "_id": 1 } }
     ]);
     let _ = writeln!(

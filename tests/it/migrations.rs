@@ -136,6 +136,123 @@ async fn parent_reference_moves_a_growing_array_out() {
     assert!(findings(&after, &kids_ns, "missing-reference-index").is_empty());
 }
 
+/// The largest document each leading part of `pipeline` passes on, over
+/// `coll`: `$bsonSize` of every document out of stages `..k`, for each `k`.
+async fn largest_between_stages(
+    coll: &mongodb::Collection<Document>,
+    pipeline: &[Document],
+) -> Vec<(String, i64)> {
+    use futures_util::TryStreamExt;
+    let mut out = Vec::new();
+    for k in 1..=pipeline.len() {
+        let mut p: Vec<Document> = pipeline[..k].to_vec();
+        p.push(doc! {"$group": {"_id": null, "max": {"$max": {"$bsonSize": "$$ROOT"}}}});
+        let rows: Vec<Document> = coll
+            .aggregate(p)
+            .await
+            .expect("aggregate")
+            .try_collect()
+            .await
+            .expect("rows");
+        let max = rows
+            .first()
+            .and_then(|r| migrate::number(r.get("max")?))
+            .unwrap_or(0.0) as i64;
+        let stage = pipeline[k - 1].keys().next().cloned().unwrap_or_default();
+        out.push((stage, max));
+    }
+    out
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn parent_reference_checks_a_parent_near_16_mib_one_element_at_a_time() {
+    // A post whose 3,500 comments of 4 KiB make it 14 MiB: its elements and
+    // their copies together pass 16 MiB, so a check that gathered a
+    // parent's children into one document could not be run on it. The
+    // script's check must pass no document near that limit between any two
+    // of its stages, and must still find that the post's comments all moved.
+    const LIMIT: i64 = 16 * 1024 * 1024;
+    let db = unique_db("mig_parent_big");
+    let c = client().await;
+    let posts = c.database(&db).collection::<Document>("posts");
+    let mut docs: Vec<Document> = (0..60u32)
+        .map(|i| doc! {"_id": oid(NEWEST - i * DAY, i), "title": format!("p{i}"), "comments": (0..2 * i).map(|k| doc! {"by": format!("u{k}"), "text": "hi"}).collect::<Vec<_>>()})
+        .collect();
+    let text = "x".repeat(4096);
+    let big_id = oid(NEWEST - 61 * DAY, 61);
+    let big = doc! {"_id": big_id, "title": "big", "comments": (0..3500u32).map(|k| doc! {"by": format!("u{k}"), "text": &text}).collect::<Vec<_>>()};
+    let big_bytes = bson::to_vec(&big).expect("bson").len() as i64;
+    assert!(
+        big_bytes > 13 * 1024 * 1024 && big_bytes < LIMIT,
+        "{big_bytes}"
+    );
+    docs.push(big.clone());
+    posts.insert_many(docs).await.expect("insert");
+    let ns = format!("{db}.posts");
+    let report = audit(&ns).await;
+    let s = suggestion(&report, &ns, "unbounded-array");
+    assert_eq!(s["pattern"], "parent-reference", "{s}");
+    let script = s["migration"].as_str().expect("script");
+    // The check's pipeline, as the script runs it.
+    let line = script
+        .lines()
+        .find(|l| l.contains("const ok = "))
+        .expect("the check's line");
+    let json = line
+        .split_once("src.aggregate(")
+        .and_then(|(_, r)| r.rsplit_once(", { allowDiskUse"))
+        .map(|(p, _)| p)
+        .expect("the check's pipeline");
+    let verify: Vec<Document> = serde_json::from_str::<Vec<serde_json::Value>>(json)
+        .expect("JSON")
+        .into_iter()
+        .map(|v| bson::to_document(&v).expect("a stage"))
+        .collect();
+    let before = dump(&db).await;
+    run_twice(&db, script, "parent_reference_big").await;
+    nothing_dropped(&db, &before, "parent_reference_big").await;
+    let kids = c.database(&db).collection::<Document>("posts_comments");
+    assert_eq!(
+        kids.count_documents(doc! {"post_id": big_id})
+            .await
+            .expect("count"),
+        3500
+    );
+    let trimmed = posts
+        .find_one(doc! {"_id": big_id})
+        .await
+        .expect("find")
+        .expect("the post");
+    assert!(!trimmed.contains_key("comments"), "trimmed");
+    // The post as it was, its comments already copied: the check passes it
+    // on, and no stage holds a document near the limit.
+    posts
+        .replace_one(doc! {"_id": big_id}, big)
+        .await
+        .expect("restore");
+    let sizes = largest_between_stages(&posts, &verify).await;
+    for (stage, max) in &sizes {
+        assert!(
+            *max < big_bytes + 64 * 1024,
+            "after {stage}: a document of {max} bytes (the post is {big_bytes}): {sizes:?}"
+        );
+    }
+    let ok: Vec<Document> = {
+        use futures_util::TryStreamExt;
+        posts
+            .aggregate(verify)
+            .await
+            .expect("check")
+            .try_collect()
+            .await
+            .expect("rows")
+    };
+    assert!(
+        ok.iter().any(|d| d.get_object_id("_id") == Ok(big_id)),
+        "the big post's comments are all in posts_comments"
+    );
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn subset_keeps_the_newest_elements() {
     let db = unique_db("mig_subset");
