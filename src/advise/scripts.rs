@@ -182,16 +182,25 @@ pub fn split_off(p: &Plan, coll: &str, dotted: &str, child: &str, parent_key: &s
     );
     let _ = writeln!(s, "}}");
     // Whether each parent's value is the one its copy holds.
+    // The copy is compared inside the lookup, which passes on only its
+    // `_id`: a parent and a copy of its value together would pass 16 MiB
+    // when the value is over half of it.
     let compare = json!([
         { "$match": { dotted: { "$exists": true } } },
-        { "$lookup": { "from": child, "localField": "_id", "foreignField": "_id", "as": "__c" } },
-        { "$project": { "same": { "$let": {
-            "vars": { "c": { "$ifNull": [ { "$arrayElemAt": ["$__c", 0] }, {} ] } },
-            "in": { "$and": [
-                { "$in": [name, { "$map": { "input": { "$objectToArray": "$$c" }, "as": "kv", "in": "$$kv.k" } }] },
-                { "$eq": [format!("$$c.{name}"), format!("${dotted}")] }
-            ] }
-        } } } },
+        { "$project": { "_id": 1, "__v": format!("${dotted}") } },
+        { "$lookup": {
+            "from": child,
+            "localField": "_id",
+            "foreignField": "_id",
+            "let": { "v": "$__v" },
+            "pipeline": [
+                { "$match": { name: { "$exists": true } } },
+                { "$match": { "$expr": { "$eq": [format!("${name}"), "$$v"] } } },
+                { "$project": { "_id": 1 } }
+            ],
+            "as": "__c"
+        } },
+        { "$project": { "same": { "$gt": [ { "$size": "$__c" }, 0 ] } } },
         { "$group": { "_id": "$same", "ids": { "$push": "$_id" } } }
     ]);
     let _ = writeln!(
