@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex};
 
 use super::buckets::{self, Spec};
 use super::{
-    ejson, CheckMethod, CollectionKind, CollectionMeta, InPlace, IndexInfo, PresenceCheck, Reread,
-    Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
+    ejson, CheckMethod, CollectionKind, CollectionMeta, Documents, InPlace, IndexInfo, Insight,
+    PresenceCheck, Probes, Reread, Result, SampleMode, SampleOutcome, Selection, Sink, SourceError,
+    StorageStats,
 };
 use crate::i18n::Text;
 use crate::profile::parallel::{
@@ -671,13 +672,9 @@ fn system_named(e: &Entry) -> Text {
     )
 }
 
-impl Source for FileSource {
+impl Documents for FileSource {
     fn label(&self) -> String {
         self.label.clone()
-    }
-
-    fn group_method(&self) -> &'static str {
-        "file-scan"
     }
 
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
@@ -784,6 +781,12 @@ impl Source for FileSource {
         ask: &super::ExtremesAsk,
     ) -> Result<super::ExtremesOutcome> {
         self.extremes_now(meta, ask)
+    }
+}
+
+impl Probes for FileSource {
+    fn group_method(&self) -> &'static str {
+        "file-scan"
     }
 
     async fn probe(
@@ -938,6 +941,8 @@ impl Source for FileSource {
         Ok(out)
     }
 }
+
+impl Insight for FileSource {}
 
 impl InPlace for FileSource {
     fn sample_now(

@@ -257,8 +257,8 @@ impl<F: FnMut(&[u8])> Sink for F {
 
 /// The reads of a source that does them on the calling thread and awaits
 /// nothing (files): an audit then reads several collections side by side,
-/// one per core. Each answers as [`Source::sample`] and
-/// [`Source::extremes`] do.
+/// one per core. Each answers as [`Documents::sample`] and
+/// [`Documents::extremes`] do.
 pub trait InPlace: Sync {
     fn sample_now(
         &self,
@@ -270,14 +270,14 @@ pub trait InPlace: Sync {
     fn extremes_now(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome>;
 }
 
-/// A place documents come from.
+/// The documents a source holds: what collections there are, a sample of
+/// each streamed to a sink, the whole-collection extremes a sample misses,
+/// and how many collections may be read at once. The reading stage asks
+/// for no more.
 #[allow(async_fn_in_trait)]
-pub trait Source {
+pub trait Documents {
     /// The target as it may be shown: passwords masked.
     fn label(&self) -> String;
-
-    /// How `group_counts` is computed here (`server-group`, `file-scan`).
-    fn group_method(&self) -> &'static str;
 
     /// Collections to profile, with their metadata, in a stable order.
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>>;
@@ -296,13 +296,47 @@ pub trait Source {
     }
 
     /// Streams the documents of one collection to `sink`. Takes `&self`:
-    /// up to [`Source::in_flight`] collections are read at once.
+    /// up to [`Documents::in_flight`] collections are read at once.
     async fn sample(
         &self,
         meta: &CollectionMeta,
         mode: SampleMode,
         sink: &mut dyn Sink,
     ) -> Result<SampleOutcome>;
+
+    /// Figures over every document of the collection that a sample misses
+    /// (the largest documents, the longest arrays, documents over size
+    /// thresholds), measured cheaply where the source can: one aggregation
+    /// on a server, a skim of a `.bson` file's length prefixes. Takes
+    /// `&self`: it runs while other collections are read.
+    async fn extremes(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome> {
+        let _ = (meta, ask);
+        Ok(ExtremesOutcome::Skipped(
+            "whole-collection extremes are not measured for this source".into(),
+        ))
+    }
+
+    /// How many collections may be described and read at once (1 where
+    /// nothing is gained by overlapping them, as for files read on this
+    /// thread).
+    fn in_flight(&self) -> usize {
+        1
+    }
+
+    /// Asks for up to `n` collections in flight (a source may allow fewer).
+    fn set_in_flight(&mut self, n: usize) {
+        let _ = n;
+    }
+}
+
+/// Questions about particular values, asked of a collection after it was
+/// profiled: whether referenced values exist, how many documents share a
+/// value, documents fetched or re-read by key. The relationship, index and
+/// growth stages ask these.
+#[allow(async_fn_in_trait)]
+pub trait Probes {
+    /// How `group_counts` is computed here (`server-group`, `file-scan`).
+    fn group_method(&self) -> &'static str;
 
     /// Which of `values` occur at the dotted `key` of the collection (one
     /// `distinct` with `$in` on a server; a scan of a file).
@@ -384,31 +418,14 @@ pub trait Source {
         ids: &[bson::Bson],
         paths: &[String],
     ) -> Result<Vec<Reread>>;
+}
 
-    /// Figures over every document of the collection that a sample misses
-    /// (the largest documents, the longest arrays, documents over size
-    /// thresholds), measured cheaply where the source can: one aggregation
-    /// on a server, a skim of a `.bson` file's length prefixes. Takes
-    /// `&self`: it runs while other collections are read.
-    async fn extremes(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome> {
-        let _ = (meta, ask);
-        Ok(ExtremesOutcome::Skipped(
-            "whole-collection extremes are not measured for this source".into(),
-        ))
-    }
-
-    /// How many collections may be described and read at once (1 where
-    /// nothing is gained by overlapping them, as for files read on this
-    /// thread).
-    fn in_flight(&self) -> usize {
-        1
-    }
-
-    /// Asks for up to `n` collections in flight (a source may allow fewer).
-    fn set_in_flight(&mut self, n: usize) {
-        let _ = n;
-    }
-
+/// What a server says about itself and the work done on it: its profiler,
+/// query plans, operation counters, `$queryStats`, and the round trips this
+/// run made. Every answer is `None` where there is no server (files), so a
+/// source without one implements none of it.
+#[allow(async_fn_in_trait)]
+pub trait Insight {
     /// Round trips to a server for `namespace` so far, by command name
     /// (`None` for sources without a server).
     fn round_trips(&self, namespace: &str) -> Option<std::collections::BTreeMap<String, u64>> {
@@ -459,6 +476,13 @@ pub trait Source {
         None
     }
 }
+
+/// A place documents come from, with every capability: what an audit run
+/// needs. A stage that needs less bounds on less ([`Documents`],
+/// [`Probes`], [`Insight`]).
+pub trait Source: Documents + Probes + Insight {}
+
+impl<S: Documents + Probes + Insight + ?Sized> Source for S {}
 
 /// A document read again for the growth snapshot.
 #[derive(Clone, Debug, PartialEq)]

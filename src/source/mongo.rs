@@ -22,8 +22,9 @@ use mongodb::options::{ClientOptions, ServerAddress};
 use mongodb::{Client, Collection};
 
 use super::{
-    CheckMethod, CollectionKind, CollectionMeta, IndexInfo, IndexUsage, PresenceCheck, Reread,
-    Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
+    CheckMethod, CollectionKind, CollectionMeta, Documents, IndexInfo, IndexUsage, Insight,
+    PresenceCheck, Probes, Reread, Result, SampleMode, SampleOutcome, Selection, Sink, SourceError,
+    StorageStats,
 };
 use crate::target::mask_uri;
 
@@ -557,23 +558,9 @@ impl MongoSource {
     }
 }
 
-impl Source for MongoSource {
+impl Documents for MongoSource {
     fn label(&self) -> String {
         self.label.clone()
-    }
-
-    fn round_trips(&self, namespace: &str) -> Option<BTreeMap<String, u64>> {
-        Some(
-            self.trips
-                .lock()
-                .ok()
-                .and_then(|t| t.get(namespace).cloned())
-                .unwrap_or_default(),
-        )
-    }
-
-    fn group_method(&self) -> &'static str {
-        "server-group"
     }
 
     fn in_flight(&self) -> usize {
@@ -582,29 +569,6 @@ impl Source for MongoSource {
 
     fn set_in_flight(&mut self, n: usize) {
         self.in_flight = n.clamp(1, self.pool);
-    }
-
-    async fn profiler(
-        &self,
-        selection: &Selection,
-        each: &mut dyn FnMut(&str, &Document),
-    ) -> Option<Result<Vec<super::ProfilerDb>>> {
-        Some(self.read_profiler(selection, each).await)
-    }
-
-    async fn explain_command(&self, db: &str, command: Document) -> Option<Result<Document>> {
-        Some(self.explain_read(db, command).await)
-    }
-
-    async fn op_counts(
-        &self,
-        namespaces: &[String],
-    ) -> Option<Result<(BTreeMap<String, super::OpCounts>, Vec<String>)>> {
-        Some(self.read_op_counts(namespaces).await)
-    }
-
-    async fn query_stats(&self, each: &mut dyn FnMut(&Document)) -> Option<Result<u64>> {
-        Some(self.read_query_stats(each).await)
     }
 
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
@@ -662,6 +626,20 @@ impl Source for MongoSource {
         self.read_documents(meta, mode, sink).await
     }
 
+    async fn extremes(
+        &self,
+        meta: &CollectionMeta,
+        ask: &super::ExtremesAsk,
+    ) -> Result<super::ExtremesOutcome> {
+        self.whole_collection_extremes(meta, ask).await
+    }
+}
+
+impl Probes for MongoSource {
+    fn group_method(&self) -> &'static str {
+        "server-group"
+    }
+
     async fn probe(
         &mut self,
         meta: &CollectionMeta,
@@ -671,7 +649,7 @@ impl Source for MongoSource {
         self.probe_one(meta, key, values).await
     }
 
-    /// Several probes of one collection, up to [`Source::in_flight`] at
+    /// Several probes of one collection, up to [`Documents::in_flight`] at
     /// once on the pool's connections (a far server answers them in one
     /// round trip's time instead of one each); answers in the order asked.
     async fn probe_many(
@@ -879,14 +857,6 @@ impl Source for MongoSource {
             .collect())
     }
 
-    async fn extremes(
-        &self,
-        meta: &CollectionMeta,
-        ask: &super::ExtremesAsk,
-    ) -> Result<super::ExtremesOutcome> {
-        self.whole_collection_extremes(meta, ask).await
-    }
-
     async fn reread(
         &mut self,
         meta: &CollectionMeta,
@@ -930,6 +900,41 @@ impl Source for MongoSource {
                 })
             })
             .collect())
+    }
+}
+
+impl Insight for MongoSource {
+    fn round_trips(&self, namespace: &str) -> Option<BTreeMap<String, u64>> {
+        Some(
+            self.trips
+                .lock()
+                .ok()
+                .and_then(|t| t.get(namespace).cloned())
+                .unwrap_or_default(),
+        )
+    }
+
+    async fn profiler(
+        &self,
+        selection: &Selection,
+        each: &mut dyn FnMut(&str, &Document),
+    ) -> Option<Result<Vec<super::ProfilerDb>>> {
+        Some(self.read_profiler(selection, each).await)
+    }
+
+    async fn explain_command(&self, db: &str, command: Document) -> Option<Result<Document>> {
+        Some(self.explain_read(db, command).await)
+    }
+
+    async fn op_counts(
+        &self,
+        namespaces: &[String],
+    ) -> Option<Result<(BTreeMap<String, super::OpCounts>, Vec<String>)>> {
+        Some(self.read_op_counts(namespaces).await)
+    }
+
+    async fn query_stats(&self, each: &mut dyn FnMut(&Document)) -> Option<Result<u64>> {
+        Some(self.read_query_stats(each).await)
     }
 }
 

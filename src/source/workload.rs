@@ -250,7 +250,7 @@ impl MongoSource {
                     let r = self.latency_stats(&ns).await;
                     (ns, r)
                 })
-                .buffered(super::Source::in_flight(self).max(1))
+                .buffered(super::Documents::in_flight(self).max(1))
                 .collect()
                 .await;
         let mut refused = None;
