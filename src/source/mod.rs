@@ -2,33 +2,25 @@
 //! (with what metadata it knows) and streams a sample of raw BSON documents
 //! to a sink; the profile never knows which source it is fed by.
 
-pub mod browse;
-pub mod bsoncolumn;
-pub mod buckets;
-pub mod ejson;
 pub mod extremes;
-pub mod file;
+pub mod files;
 pub mod index;
-pub mod matcher;
-pub mod mongo;
 pub mod opened;
 pub mod query;
 pub mod sample;
 pub mod select;
+pub mod server;
 pub mod value;
-pub mod workload;
 
 use serde::Serialize;
 
-pub use browse::{Browse, Explain, Stop};
 pub use extremes::{Extremes, ExtremesAsk, ExtremesOutcome};
-pub use file::FileSource;
+pub use files::FileSource;
 pub use index::{CheckMethod, IndexInfo, IndexKind, PresenceCheck};
-pub use mongo::MongoSource;
 pub use opened::Opened;
-pub use query::{Query, QueryText};
+pub use query::{Browse, Explain, Query, QueryText, Stop};
 pub use select::Selection;
-pub use workload::{OpCounts, ProfilerDb};
+pub use server::{MongoSource, OpCounts, ProfilerDb};
 
 /// Errors a source reports. Each renders as one sentence for the user.
 #[derive(Debug, thiserror::Error)]

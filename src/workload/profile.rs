@@ -605,7 +605,11 @@ mod tests {
         let mut r = Reader::for_server();
         r.profiled(&find_entry("shop-api", "A", "COLLSCAN"));
         r.profiled(&find_entry("shop-api", "B", "COLLSCAN"));
-        r.profiled(&find_entry(crate::source::mongo::APP_NAME, "C", "COLLSCAN"));
+        r.profiled(&find_entry(
+            crate::source::server::mongo::APP_NAME,
+            "C",
+            "COLLSCAN",
+        ));
         let w = r.finish();
         assert_eq!(w.slow_queries, 3);
         assert_eq!(

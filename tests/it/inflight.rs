@@ -222,7 +222,7 @@ fn collections_in_flight_through_a_slow_link() {
         SampleMode::Sample(1000),
     );
     plan.relationships = false;
-    let in_flight = docshape::source::mongo::IN_FLIGHT;
+    let in_flight = docshape::source::server::mongo::IN_FLIGHT;
     let mut done: Vec<(String, (usize, usize))> = Vec::new();
     let mut arrived: Vec<(String, (usize, usize))> = Vec::new();
     let mut stages: Vec<audit::Stage> = Vec::new();

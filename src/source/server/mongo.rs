@@ -21,7 +21,7 @@ use mongodb::event::EventHandler;
 use mongodb::options::{ClientOptions, ServerAddress};
 use mongodb::{Client, Collection};
 
-use super::{
+use crate::source::{
     CheckMethod, CollectionKind, CollectionMeta, Documents, IndexInfo, IndexUsage, Insight,
     PresenceCheck, Probes, Reread, Result, SampleMode, SampleOutcome, Selection, Sink, SourceError,
     StorageStats,
@@ -465,7 +465,10 @@ impl MongoSource {
             .filter_map(|r| {
                 let name = r.get_str("name").ok()?.to_owned();
                 let acc = r.get_document("accesses").ok()?;
-                let ops = acc.get("ops").and_then(super::bson_as_i64).unwrap_or(0);
+                let ops = acc
+                    .get("ops")
+                    .and_then(crate::source::bson_as_i64)
+                    .unwrap_or(0);
                 let since = match acc.get("since") {
                     Some(bson::Bson::DateTime(d)) => Some(d.timestamp_millis() as f64 / 1000.0),
                     _ => None,
@@ -492,26 +495,31 @@ impl MongoSource {
             })
             .await;
         let from_doc = |d: &Document| StorageStats {
-            size: d.get("size").and_then(super::bson_as_i64).map(|v| v as u64),
+            size: d
+                .get("size")
+                .and_then(crate::source::bson_as_i64)
+                .map(|v| v as u64),
             storage_size: d
                 .get("storageSize")
-                .and_then(super::bson_as_i64)
+                .and_then(crate::source::bson_as_i64)
                 .map(|v| v as u64),
             total_index_size: d
                 .get("totalIndexSize")
-                .and_then(super::bson_as_i64)
+                .and_then(crate::source::bson_as_i64)
                 .map(|v| v as u64),
             index_sizes: d
                 .get_document("indexSizes")
                 .map(|s| {
                     s.iter()
-                        .filter_map(|(k, v)| Some((k.clone(), super::bson_as_i64(v)? as u64)))
+                        .filter_map(|(k, v)| {
+                            Some((k.clone(), crate::source::bson_as_i64(v)? as u64))
+                        })
                         .collect()
                 })
                 .unwrap_or_default(),
             avg_obj_size: d.get("avgObjSize").and_then(|v| match v {
                 bson::Bson::Double(x) => Some(*x),
-                other => super::bson_as_i64(other).map(|x| x as f64),
+                other => crate::source::bson_as_i64(other).map(|x| x as f64),
             }),
         };
         match reply {
@@ -629,8 +637,8 @@ impl Documents for MongoSource {
     async fn extremes(
         &self,
         meta: &CollectionMeta,
-        ask: &super::ExtremesAsk,
-    ) -> Result<super::ExtremesOutcome> {
+        ask: &crate::source::ExtremesAsk,
+    ) -> Result<crate::source::ExtremesOutcome> {
         self.whole_collection_extremes(meta, ask).await
     }
 }
@@ -687,8 +695,8 @@ impl Probes for MongoSource {
         Ok(rows
             .iter()
             .filter_map(|r| {
-                let n = r.get("_id").and_then(super::bson_as_i64)?;
-                let p = r.get("parents").and_then(super::bson_as_i64)?;
+                let n = r.get("_id").and_then(crate::source::bson_as_i64)?;
+                let p = r.get("parents").and_then(crate::source::bson_as_i64)?;
                 Some((u64::try_from(n).ok()?, u64::try_from(p).ok()?))
             })
             .collect())
@@ -719,7 +727,7 @@ impl Probes for MongoSource {
         Ok(Some(
             rows.iter()
                 .filter_map(|r| {
-                    let n = r.get("n").and_then(super::bson_as_i64)?;
+                    let n = r.get("n").and_then(crate::source::bson_as_i64)?;
                     Some((r.get("_id")?.clone(), u64::try_from(n).ok()?))
                 })
                 .collect(),
@@ -888,12 +896,12 @@ impl Probes for MongoSource {
                     id: r.get("_id")?.clone(),
                     size: r
                         .get("s")
-                        .and_then(super::bson_as_i64)
+                        .and_then(crate::source::bson_as_i64)
                         .map_or(0, |v| v as u64),
                     lengths: (0..paths.len())
                         .map(|i| {
                             r.get(format!("l{i}"))
-                                .and_then(super::bson_as_i64)
+                                .and_then(crate::source::bson_as_i64)
                                 .map(|v| v as u64)
                         })
                         .collect(),
@@ -918,7 +926,7 @@ impl Insight for MongoSource {
         &self,
         selection: &Selection,
         each: &mut dyn FnMut(&str, &Document),
-    ) -> Option<Result<Vec<super::ProfilerDb>>> {
+    ) -> Option<Result<Vec<crate::source::ProfilerDb>>> {
         Some(self.read_profiler(selection, each).await)
     }
 
@@ -929,7 +937,7 @@ impl Insight for MongoSource {
     async fn op_counts(
         &self,
         namespaces: &[String],
-    ) -> Option<Result<(BTreeMap<String, super::OpCounts>, Vec<String>)>> {
+    ) -> Option<Result<(BTreeMap<String, crate::source::OpCounts>, Vec<String>)>> {
         Some(self.read_op_counts(namespaces).await)
     }
 
@@ -1310,10 +1318,12 @@ impl MongoSource {
     async fn whole_collection_extremes(
         &self,
         meta: &CollectionMeta,
-        ask: &super::ExtremesAsk,
-    ) -> Result<super::ExtremesOutcome> {
-        use super::extremes::{self, ArrayExtreme, ArrayReach, LargeDocument, OverThreshold};
-        use super::{Extremes, ExtremesOutcome};
+        ask: &crate::source::ExtremesAsk,
+    ) -> Result<crate::source::ExtremesOutcome> {
+        use crate::source::extremes::{
+            self, ArrayExtreme, ArrayReach, LargeDocument, OverThreshold,
+        };
+        use crate::source::{Extremes, ExtremesOutcome};
         let start = std::time::Instant::now();
         if meta.kind == CollectionKind::View {
             return Ok(ExtremesOutcome::Skipped(
@@ -1422,7 +1432,7 @@ impl MongoSource {
         };
         let as_u64 = |r: &Document, k: &str| {
             r.get(k)
-                .and_then(super::bson_as_i64)
+                .and_then(crate::source::bson_as_i64)
                 .and_then(|v| u64::try_from(v).ok())
         };
         // No row: an empty collection.
