@@ -1,6 +1,13 @@
 //! Where documents come from. Every source lists the collections it holds
 //! (with what metadata it knows) and streams a sample of raw BSON documents
 //! to a sink; the profile never knows which source it is fed by.
+//!
+//! A source is three capabilities, each a trait: [`Documents`] (what the
+//! reading stage asks), [`Probes`] (what the relationship, index and growth
+//! stages ask of particular values) and [`Insight`] (what a server says of
+//! its workload); [`Source`] is all three. The sources are grouped by kind:
+//! [`server`], [`files`], and the [`query`] language a user browses either
+//! with.
 
 pub mod extremes;
 pub mod files;

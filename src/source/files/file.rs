@@ -943,6 +943,7 @@ impl Probes for FileSource {
     }
 }
 
+/// Files have no server to ask: every answer is the default `None`.
 impl Insight for FileSource {}
 
 impl InPlace for FileSource {
