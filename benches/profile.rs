@@ -67,7 +67,7 @@ mod column_encoder;
 
 use bson::{doc, oid::ObjectId, Bson, DateTime, Decimal128, Document, RawBsonRef, RawDocument};
 use docshape::profile::{raw, Profile, Profiler, ShardedProfiler, DEFAULT_MAX_PATHS};
-use docshape::source::file::read_bson;
+use docshape::source::files::file::read_bson;
 
 const DEFAULT_DOCS: u64 = 200_000;
 const DEFAULT_RUNS: usize = 3;
@@ -838,7 +838,7 @@ fn profile_ejson_file(path: &Path) -> Profile {
 fn profile_ejson_file_on(path: &Path, threads: usize) -> Profile {
     let file = File::open(path).expect("open benchmark data file");
     let mut p = Profiler::default();
-    docshape::source::ejson::read_documents_on(file, threads, &mut |doc| {
+    docshape::source::files::ejson::read_documents_on(file, threads, &mut |doc| {
         p.add(doc).expect("generated document is valid");
     })
     .expect("benchmark data file reads cleanly");
@@ -1787,7 +1787,7 @@ fn scale_link(
     });
     let link = proxy::DelayProxy::start(&upstream, LINK_DELAY);
     let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", link.port);
-    let in_flight = docshape::source::mongo::IN_FLIGHT;
+    let in_flight = docshape::source::server::mongo::IN_FLIGHT;
     let check = |run: &PeakRun| {
         assert_eq!(
             run.collections().len() as u64,
@@ -2307,7 +2307,8 @@ fn columns_bench(mb: u64, runs: usize) {
     for _ in 0..runs.max(3) {
         let t = Instant::now();
         for (col, n) in &columns {
-            let v = docshape::source::bsoncolumn::decode(col, *n).expect("the column decodes");
+            let v =
+                docshape::source::files::bsoncolumn::decode(col, *n).expect("the column decodes");
             assert_eq!(v.len(), *n);
             black_box(v);
         }
@@ -2623,7 +2624,7 @@ fn main() {
         measure("read EJSON only", &sets, opts.runs, &|ds| {
             let file = File::open(&ds.json_path).expect("open benchmark data file");
             let mut bytes = 0u64;
-            let n = docshape::source::ejson::read_documents_on(file, 1, &mut |doc| {
+            let n = docshape::source::files::ejson::read_documents_on(file, 1, &mut |doc| {
                 bytes += doc.len() as u64;
             })
             .expect("benchmark data file reads cleanly");
@@ -2633,7 +2634,7 @@ fn main() {
         measure(ejson_threads_label(cores), &sets, opts.runs, &|ds| {
             let file = File::open(&ds.json_path).expect("open benchmark data file");
             let mut bytes = 0u64;
-            let n = docshape::source::ejson::read_documents_on(file, cores, &mut |doc| {
+            let n = docshape::source::files::ejson::read_documents_on(file, cores, &mut |doc| {
                 bytes += doc.len() as u64;
             })
             .expect("benchmark data file reads cleanly");

@@ -3,7 +3,7 @@
 //! is whole documents the profiler reads.
 #![no_main]
 
-use docshape::source::buckets::{unpack, Spec};
+use docshape::source::files::buckets::{unpack, Spec};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
         meta_field: Some("m".into()),
         ..Spec::default()
     };
-    let _ = docshape::source::bsoncolumn::decode_within(data, 1_000, 1 << 20);
+    let _ = docshape::source::files::bsoncolumn::decode_within(data, 1_000, 1 << 20);
     for spec in [Spec::default(), named] {
         let mut out = Vec::new();
         if let Ok(n) = unpack(data, &spec, &mut out) {

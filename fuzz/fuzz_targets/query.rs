@@ -6,5 +6,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    docshape::source::query::check_input(&String::from_utf8_lossy(data));
+    docshape::source::query::parse::check_input(&String::from_utf8_lossy(data));
 });

@@ -12,7 +12,7 @@ use crate::profile::threads_from_env;
 use crate::relate;
 use crate::report::{CollectionReport, InputError, Report};
 use crate::rules::{self, CollectionCtx, DeploymentCtx};
-use crate::source::{CollectionMeta, Source};
+use crate::source::{CollectionMeta, Documents, Insight};
 
 use super::stages::{now_secs, Run};
 use super::{rules_used, sampling_of, Collection, Control, Plan, Stage};
@@ -25,7 +25,7 @@ impl Run<'_> {
     /// with the report's head, in the listing's order; the report returned
     /// has the run's findings, relationships, errors and notes, and no
     /// collection.
-    pub fn judge<S: Source>(
+    pub fn judge<S: Documents + Insight>(
         mut self,
         source: &S,
         control: &mut Control<'_>,

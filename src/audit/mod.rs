@@ -20,7 +20,7 @@ use std::time::Duration;
 use crate::i18n::Lang;
 use crate::report::{CollectionReport, Report, Sampling};
 use crate::rules;
-use crate::source::{SampleMode, Source, SourceError};
+use crate::source::{Insight, SampleMode, Source, SourceError};
 
 pub mod budget;
 pub mod collection;
@@ -176,7 +176,7 @@ pub async fn run_into_with<S: Source>(
 /// A report of a server's profiler alone (`audit --workload profile` with no
 /// target, read from the default server): the query shapes and their plans,
 /// no collection read.
-pub async fn profiled_workload_only<S: Source>(
+pub async fn profiled_workload_only<S: Insight>(
     source: &S,
     plan: &Plan,
     label: String,

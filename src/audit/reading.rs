@@ -17,7 +17,7 @@ use crate::report::InputError;
 use crate::rules;
 use crate::source::sample::Reservoir;
 use crate::source::{
-    CollectionMeta, ExtremesOutcome, SampleMode, SampleOutcome, Sink, Source, SourceError,
+    CollectionMeta, Documents, ExtremesOutcome, SampleMode, SampleOutcome, Sink, SourceError,
 };
 
 use super::budget::{self, keep_share, KEEP_BYTES};
@@ -41,7 +41,7 @@ pub(crate) struct Read {
 /// Reads every collection of `metas`, shelving each one's profile on
 /// `shelf` as it arrives. A server gone ends the run, unless `control`
 /// keeps what was read.
-pub(crate) async fn read_all<S: Source>(
+pub(crate) async fn read_all<S: Documents>(
     source: &S,
     metas: Vec<CollectionMeta>,
     plan: &Plan,
@@ -192,7 +192,7 @@ impl Tracker<'_, '_> {
 
 /// Samples and profiles one collection, keeping a bounded sample.
 /// `position` is this collection's place in the run's progress.
-pub async fn profile_collection<S: Source>(
+pub async fn profile_collection<S: Documents>(
     source: &S,
     meta: CollectionMeta,
     mode: SampleMode,
@@ -208,7 +208,7 @@ pub async fn profile_collection<S: Source>(
     read_collection(source, meta, mode, Lang::En, &tracker).await
 }
 
-async fn read_collection<S: Source>(
+async fn read_collection<S: Documents>(
     source: &S,
     meta: CollectionMeta,
     mode: SampleMode,
@@ -405,7 +405,7 @@ fn grown(mut c: Collection) -> Collection {
 /// documents, the longest arrays, documents over the size thresholds),
 /// unless every document was profiled or the plan says not to. A source
 /// that cannot is noted; only a server that is gone ends the run.
-async fn with_extremes<S: Source>(
+async fn with_extremes<S: Documents>(
     source: &S,
     c: Collection,
     plan: &Plan,

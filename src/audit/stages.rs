@@ -11,7 +11,7 @@ use crate::profile::shelf::Shelf;
 use crate::relate::{self, CollectionView, RelateCost};
 use crate::report::{InputError, Report};
 use crate::rules;
-use crate::source::{CollectionMeta, Source, SourceError};
+use crate::source::{CollectionMeta, Documents, Insight, Probes, SourceError};
 use crate::workload::Workload;
 
 use super::budget::{self, shelf_share};
@@ -77,7 +77,7 @@ impl<'a> Run<'a> {
 
     /// The query shapes: the plan's, or the server's profiler read before
     /// any collection is (`--workload profile`).
-    pub async fn workload<S: Source>(
+    pub async fn workload<S: Insight>(
         &mut self,
         source: &S,
         control: &mut Control<'_>,
@@ -94,7 +94,7 @@ impl<'a> Run<'a> {
     }
 
     /// The collections to read.
-    pub async fn listing<S: Source>(
+    pub async fn listing<S: Documents>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -107,7 +107,7 @@ impl<'a> Run<'a> {
 
     /// Reads the collections listed. When nothing could be read but the
     /// one collection selected, its error is the run's, said once.
-    pub async fn read<S: Source>(
+    pub async fn read<S: Documents>(
         &mut self,
         source: &S,
         metas: Vec<CollectionMeta>,
@@ -131,7 +131,7 @@ impl<'a> Run<'a> {
 
     /// Looks in the whole collection for the indexed fields its sample
     /// lacks ([`check_index_fields`]).
-    pub async fn check_indexes<S: Source>(
+    pub async fn check_indexes<S: Probes>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -163,7 +163,7 @@ impl<'a> Run<'a> {
 
     /// Growth over time, against the last snapshot of each collection:
     /// growth across the kept sample was measured as each was read.
-    pub async fn growth<S: Source>(
+    pub async fn growth<S: Documents + Probes>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -200,7 +200,7 @@ impl<'a> Run<'a> {
 
     /// References between the collections, and the copies of each
     /// checked against their source.
-    pub async fn relationships<S: Source>(
+    pub async fn relationships<S: Probes>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -245,7 +245,7 @@ impl<'a> Run<'a> {
     /// The report's notes: the source's, the run's, and what keeping to
     /// the memory budget took (`kept_bytes` of documents, `shelf_peak` of
     /// profiles in memory, for `collections` collections).
-    pub fn notes<S: Source>(
+    pub fn notes<S: Documents>(
         &mut self,
         source: &S,
         report: &mut Report,
@@ -289,7 +289,7 @@ impl<'a> Run<'a> {
 /// The workload of the server's profiler (`--workload profile`), with
 /// its notes; a source without one (files) gives an empty workload and a
 /// note saying so.
-pub(crate) async fn profiled_workload<S: Source>(
+pub(crate) async fn profiled_workload<S: Insight>(
     source: &S,
     plan: &Plan,
     notes: &mut Vec<String>,
@@ -318,7 +318,7 @@ pub(crate) async fn profiled_workload<S: Source>(
 /// (and whose kind makes that meaningful), looks for them in the whole
 /// collection — unless every document was profiled — and records the
 /// result for `unused-index`.
-pub async fn check_index_fields<S: Source>(
+pub async fn check_index_fields<S: Probes>(
     source: &mut S,
     c: &mut Collection,
 ) -> Result<(), SourceError> {
@@ -390,7 +390,7 @@ pub(super) fn now_secs() -> f64 {
 
 /// Growth over time: compares with the previous snapshot of this
 /// collection, if any, and keeps a snapshot for the next run.
-async fn snapshot_growth<S: Source>(
+async fn snapshot_growth<S: Probes>(
     source: &mut S,
     c: &mut Collection,
     dir: &std::path::Path,

@@ -91,7 +91,7 @@ pub struct Common {
     pub timeout: u64,
     /// Collections read at once from a server (at most its connection pool,
     /// `maxPoolSize`, 10 by default).
-    #[arg(long, value_name = "N", default_value_t = crate::source::mongo::IN_FLIGHT, value_parser = parse_in_flight)]
+    #[arg(long, value_name = "N", default_value_t = crate::source::server::mongo::IN_FLIGHT, value_parser = parse_in_flight)]
     pub concurrency: usize,
     /// Memory budget of the run, in MiB: the documents kept per collection
     /// for the reference and growth stages share half of it.

@@ -17,7 +17,7 @@ use super::{
 };
 use crate::profile::{query_path, render_path, Seg};
 use crate::source::value::{of_bson, ValueKey};
-use crate::source::{Source, SourceError};
+use crate::source::{Probes, SourceError};
 
 /// Collections above this many documents get their fan-out estimated from
 /// the sample instead of a whole-collection `$group`.
@@ -77,7 +77,7 @@ impl RelateCost {
 
 /// Finds references between the collections of each database, measures
 /// their fan-out and classifies them.
-pub async fn relationships<S: Source>(
+pub async fn relationships<S: Probes>(
     source: &mut S,
     colls: &[CollectionView<'_>],
     notes: &mut Vec<String>,
@@ -443,7 +443,7 @@ impl Chosen {
 type FanoutOutcome = (Option<Fanout>, Option<String>, Option<bool>);
 
 /// Children per existing parent for one accepted reference.
-async fn fanout_of<S: Source>(
+async fn fanout_of<S: Probes>(
     source: &mut S,
     cand: &Candidate,
     from: &CollectionView<'_>,
@@ -548,7 +548,7 @@ async fn fanout_of<S: Source>(
 
 /// Which of `values` are keys of the target: from its kept sample when
 /// that is every document, otherwise probed in batches.
-async fn existing<S: Source>(
+async fn existing<S: Probes>(
     source: &mut S,
     key: &TargetKey,
     to: &CollectionView<'_>,
@@ -592,7 +592,7 @@ fn approx_size(b: &bson::Bson) -> usize {
 }
 
 /// Whether a target key other than `_id` is unique.
-async fn uniqueness<S: Source>(
+async fn uniqueness<S: Probes>(
     source: &mut S,
     key: &TargetKey,
     to: &CollectionView<'_>,
@@ -647,7 +647,7 @@ async fn uniqueness<S: Source>(
 /// copied fields with the referenced documents (fetched by id) and, for
 /// fields those documents do not hold, copies of the same reference with
 /// each other.
-pub async fn drift_checks<S: Source>(
+pub async fn drift_checks<S: Probes>(
     source: &mut S,
     ci: usize,
     colls: &[CollectionView<'_>],

@@ -160,7 +160,7 @@ fn name_of(word: &str, names: &[&str]) -> Option<(usize, bool)> {
 }
 
 fn valid_day(y: i64, m: i64, d: i64) -> bool {
-    (1..=12).contains(&m) && (1..=crate::source::ejson::days_in_month(y, m)).contains(&d)
+    (1..=12).contains(&m) && (1..=crate::source::files::ejson::days_in_month(y, m)).contains(&d)
 }
 
 fn num(c: &Captures<'_>, name: &str) -> Option<i64> {
@@ -227,7 +227,7 @@ fn instant(c: &Captures<'_>, y: i64, m: i64, d: i64) -> Option<(i64, usize, Cloc
         (None, None) if c.name("zn").is_some() => return None,
         (None, None) => (Zone::None, 0),
     };
-    let days = crate::source::ejson::days_from_civil(y, m, d);
+    let days = crate::source::files::ejson::days_from_civil(y, m, d);
     let weekday = (days + 4).rem_euclid(7) as usize;
     let ms = ((days * 24 + h) * 60 + mi - offset_min) * 60_000 + s * 1000 + ms;
     Some((ms, weekday, clock, zone))

@@ -37,7 +37,7 @@ use serde_json::{json, Map, Value};
 use super::datasets;
 use super::gen::{date, Ids, DAY, NOW};
 use super::{one_line, Progress, SeedError};
-use crate::source::matcher::Matcher;
+use crate::source::query::matcher::Matcher;
 
 /// How the server runs a step's query (the plan the log reports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,34 +1,33 @@
 //! Where documents come from. Every source lists the collections it holds
 //! (with what metadata it knows) and streams a sample of raw BSON documents
 //! to a sink; the profile never knows which source it is fed by.
+//!
+//! A source is three capabilities, each a trait: [`Documents`] (what the
+//! reading stage asks), [`Probes`] (what the relationship, index and growth
+//! stages ask of particular values) and [`Insight`] (what a server says of
+//! its workload); [`Source`] is all three. The sources are grouped by kind:
+//! [`server`], [`files`], and the [`query`] language a user browses either
+//! with.
 
-pub mod browse;
-pub mod bsoncolumn;
-pub mod buckets;
-pub mod ejson;
 pub mod extremes;
-pub mod file;
+pub mod files;
 pub mod index;
-pub mod matcher;
-pub mod mongo;
 pub mod opened;
 pub mod query;
 pub mod sample;
 pub mod select;
+pub mod server;
 pub mod value;
-pub mod workload;
 
 use serde::Serialize;
 
-pub use browse::{Browse, Explain, Stop};
 pub use extremes::{Extremes, ExtremesAsk, ExtremesOutcome};
-pub use file::FileSource;
+pub use files::FileSource;
 pub use index::{CheckMethod, IndexInfo, IndexKind, PresenceCheck};
-pub use mongo::MongoSource;
 pub use opened::Opened;
-pub use query::{Query, QueryText};
+pub use query::{Browse, Explain, Query, QueryText, Stop};
 pub use select::Selection;
-pub use workload::{OpCounts, ProfilerDb};
+pub use server::{MongoSource, OpCounts, ProfilerDb};
 
 /// Errors a source reports. Each renders as one sentence for the user.
 #[derive(Debug, thiserror::Error)]
@@ -257,8 +256,8 @@ impl<F: FnMut(&[u8])> Sink for F {
 
 /// The reads of a source that does them on the calling thread and awaits
 /// nothing (files): an audit then reads several collections side by side,
-/// one per core. Each answers as [`Source::sample`] and
-/// [`Source::extremes`] do.
+/// one per core. Each answers as [`Documents::sample`] and
+/// [`Documents::extremes`] do.
 pub trait InPlace: Sync {
     fn sample_now(
         &self,
@@ -270,14 +269,14 @@ pub trait InPlace: Sync {
     fn extremes_now(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome>;
 }
 
-/// A place documents come from.
+/// The documents a source holds: what collections there are, a sample of
+/// each streamed to a sink, the whole-collection extremes a sample misses,
+/// and how many collections may be read at once. The reading stage asks
+/// for no more.
 #[allow(async_fn_in_trait)]
-pub trait Source {
+pub trait Documents {
     /// The target as it may be shown: passwords masked.
     fn label(&self) -> String;
-
-    /// How `group_counts` is computed here (`server-group`, `file-scan`).
-    fn group_method(&self) -> &'static str;
 
     /// Collections to profile, with their metadata, in a stable order.
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>>;
@@ -296,13 +295,47 @@ pub trait Source {
     }
 
     /// Streams the documents of one collection to `sink`. Takes `&self`:
-    /// up to [`Source::in_flight`] collections are read at once.
+    /// up to [`Documents::in_flight`] collections are read at once.
     async fn sample(
         &self,
         meta: &CollectionMeta,
         mode: SampleMode,
         sink: &mut dyn Sink,
     ) -> Result<SampleOutcome>;
+
+    /// Figures over every document of the collection that a sample misses
+    /// (the largest documents, the longest arrays, documents over size
+    /// thresholds), measured cheaply where the source can: one aggregation
+    /// on a server, a skim of a `.bson` file's length prefixes. Takes
+    /// `&self`: it runs while other collections are read.
+    async fn extremes(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome> {
+        let _ = (meta, ask);
+        Ok(ExtremesOutcome::Skipped(
+            "whole-collection extremes are not measured for this source".into(),
+        ))
+    }
+
+    /// How many collections may be described and read at once (1 where
+    /// nothing is gained by overlapping them, as for files read on this
+    /// thread).
+    fn in_flight(&self) -> usize {
+        1
+    }
+
+    /// Asks for up to `n` collections in flight (a source may allow fewer).
+    fn set_in_flight(&mut self, n: usize) {
+        let _ = n;
+    }
+}
+
+/// Questions about particular values, asked of a collection after it was
+/// profiled: whether referenced values exist, how many documents share a
+/// value, documents fetched or re-read by key. The relationship, index and
+/// growth stages ask these.
+#[allow(async_fn_in_trait)]
+pub trait Probes {
+    /// How `group_counts` is computed here (`server-group`, `file-scan`).
+    fn group_method(&self) -> &'static str;
 
     /// Which of `values` occur at the dotted `key` of the collection (one
     /// `distinct` with `$in` on a server; a scan of a file).
@@ -384,31 +417,14 @@ pub trait Source {
         ids: &[bson::Bson],
         paths: &[String],
     ) -> Result<Vec<Reread>>;
+}
 
-    /// Figures over every document of the collection that a sample misses
-    /// (the largest documents, the longest arrays, documents over size
-    /// thresholds), measured cheaply where the source can: one aggregation
-    /// on a server, a skim of a `.bson` file's length prefixes. Takes
-    /// `&self`: it runs while other collections are read.
-    async fn extremes(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome> {
-        let _ = (meta, ask);
-        Ok(ExtremesOutcome::Skipped(
-            "whole-collection extremes are not measured for this source".into(),
-        ))
-    }
-
-    /// How many collections may be described and read at once (1 where
-    /// nothing is gained by overlapping them, as for files read on this
-    /// thread).
-    fn in_flight(&self) -> usize {
-        1
-    }
-
-    /// Asks for up to `n` collections in flight (a source may allow fewer).
-    fn set_in_flight(&mut self, n: usize) {
-        let _ = n;
-    }
-
+/// What a server says about itself and the work done on it: its profiler,
+/// query plans, operation counters, `$queryStats`, and the round trips this
+/// run made. Every answer is `None` where there is no server (files), so a
+/// source without one implements none of it.
+#[allow(async_fn_in_trait)]
+pub trait Insight {
     /// Round trips to a server for `namespace` so far, by command name
     /// (`None` for sources without a server).
     fn round_trips(&self, namespace: &str) -> Option<std::collections::BTreeMap<String, u64>> {
@@ -459,6 +475,13 @@ pub trait Source {
         None
     }
 }
+
+/// A place documents come from, with every capability: what an audit run
+/// needs. A stage that needs less bounds on less ([`Documents`],
+/// [`Probes`], [`Insight`]).
+pub trait Source: Documents + Probes + Insight {}
+
+impl<S: Documents + Probes + Insight + ?Sized> Source for S {}
 
 /// A document read again for the growth snapshot.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,13 +1,14 @@
 //! A target opened for an audit: the server or the files, behind one
-//! [`Source`]. [`crate::target::open`] is the only place a target is opened
-//! for a run, so the command line, the explorer and the lessons read the
+//! [`Source`](super::Source). [`crate::target::open`] is the only place a
+//! target is opened for a run, so the command line, the explorer and the lessons read the
 //! same target the same way (the same document counts, the same limits).
 
 use std::collections::BTreeMap;
 
 use super::{
-    CollectionMeta, ExtremesAsk, ExtremesOutcome, FileSource, InPlace, MongoSource, OpCounts,
-    PresenceCheck, ProfilerDb, Reread, Result, SampleMode, SampleOutcome, Selection, Sink, Source,
+    CollectionMeta, Documents, ExtremesAsk, ExtremesOutcome, FileSource, InPlace, Insight,
+    MongoSource, OpCounts, PresenceCheck, Probes, ProfilerDb, Reread, Result, SampleMode,
+    SampleOutcome, Selection, Sink,
 };
 
 /// The source a target opened to.
@@ -26,13 +27,9 @@ macro_rules! either {
     };
 }
 
-impl Source for Opened {
+impl Documents for Opened {
     fn label(&self) -> String {
         either!(self, s => s.label())
-    }
-
-    fn group_method(&self) -> &'static str {
-        either!(self, s => s.group_method())
     }
 
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
@@ -54,6 +51,24 @@ impl Source for Opened {
         sink: &mut dyn Sink,
     ) -> Result<SampleOutcome> {
         either!(self, s => s.sample(meta, mode, sink).await)
+    }
+
+    async fn extremes(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome> {
+        either!(self, s => s.extremes(meta, ask).await)
+    }
+
+    fn in_flight(&self) -> usize {
+        either!(self, s => s.in_flight())
+    }
+
+    fn set_in_flight(&mut self, n: usize) {
+        either!(self, s => s.set_in_flight(n));
+    }
+}
+
+impl Probes for Opened {
+    fn group_method(&self) -> &'static str {
+        either!(self, s => s.group_method())
     }
 
     async fn probe(
@@ -120,19 +135,9 @@ impl Source for Opened {
     ) -> Result<Vec<Reread>> {
         either!(self, s => s.reread(meta, ids, paths).await)
     }
+}
 
-    async fn extremes(&self, meta: &CollectionMeta, ask: &ExtremesAsk) -> Result<ExtremesOutcome> {
-        either!(self, s => s.extremes(meta, ask).await)
-    }
-
-    fn in_flight(&self) -> usize {
-        either!(self, s => s.in_flight())
-    }
-
-    fn set_in_flight(&mut self, n: usize) {
-        either!(self, s => s.set_in_flight(n));
-    }
-
+impl Insight for Opened {
     fn round_trips(&self, namespace: &str) -> Option<BTreeMap<String, u64>> {
         either!(self, s => s.round_trips(namespace))
     }

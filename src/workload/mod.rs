@@ -350,7 +350,7 @@ impl Reader {
     /// One operation with what its runs cost: the one path from a command
     /// to a shape, for log lines, profiler entries and `$queryStats` alike.
     pub fn entry(&mut self, o: &Op<'_>, cost: Cost) {
-        if o.app == Some(crate::source::mongo::APP_NAME) {
+        if o.app == Some(crate::source::server::mongo::APP_NAME) {
             self.skip("docshape's own operation (appName docshape)");
             return;
         }

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use super::{Cost, Op, Reader, Workload};
 use crate::i18n::Lang;
-use crate::source::{ProfilerDb, Selection, Source, SourceError};
+use crate::source::{Insight, ProfilerDb, Selection, SourceError};
 
 /// `workload.sources` when the profiler was read.
 pub const PROFILE: &str = "profile";
@@ -423,7 +423,7 @@ fn note_off(p: &ProfilerDb, lang: Lang) -> String {
 /// Reads the workload of the server behind `source`: `None` when the
 /// source has no profiler (files). A server that is gone ends the run;
 /// anything else it refuses is a note.
-pub async fn read<S: Source>(
+pub async fn read<S: Insight>(
     source: &S,
     selection: &Selection,
     lang: Lang,
@@ -605,7 +605,11 @@ mod tests {
         let mut r = Reader::for_server();
         r.profiled(&find_entry("shop-api", "A", "COLLSCAN"));
         r.profiled(&find_entry("shop-api", "B", "COLLSCAN"));
-        r.profiled(&find_entry(crate::source::mongo::APP_NAME, "C", "COLLSCAN"));
+        r.profiled(&find_entry(
+            crate::source::server::mongo::APP_NAME,
+            "C",
+            "COLLSCAN",
+        ));
         let w = r.finish();
         assert_eq!(w.slow_queries, 3);
         assert_eq!(

@@ -8,7 +8,7 @@ use crate::support::column_encoder;
 use base64::Engine;
 use bson::{Bson, DateTime};
 use column_encoder::{bson_value, column, encode, Rng, Style, Used, Value};
-use docshape::source::bsoncolumn::{decode, decode_within, Values};
+use docshape::source::files::bsoncolumn::{decode, decode_within, Values};
 
 fn b64(s: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
@@ -387,12 +387,12 @@ fn write_fuzz_corpus() {
             "data": data,
         };
         let bytes = bson::to_vec(&bucket).expect("bucket");
-        let spec = docshape::source::buckets::Spec {
+        let spec = docshape::source::files::buckets::Spec {
             time_field: Some("t".into()),
             ..Default::default()
         };
         assert_eq!(
-            docshape::source::buckets::unpack(&bytes, &spec, &mut Vec::new()),
+            docshape::source::files::buckets::unpack(&bytes, &spec, &mut Vec::new()),
             Ok(n as u64)
         );
         std::fs::write(dir.join(format!("v2_compressed_{k}")), bytes).expect("write");

@@ -29,7 +29,7 @@ fn ejson_inputs() {
     assert!(!all.is_empty(), "the seed corpus is missing");
     for data in all {
         let mut profiler = docshape::profile::Profiler::new(2_000);
-        let _ = docshape::source::ejson::read_documents(&data[..], &mut |doc| {
+        let _ = docshape::source::files::ejson::read_documents(&data[..], &mut |doc| {
             assert!(profiler.add(doc).is_ok(), "the reader yielded invalid BSON");
         });
         let _ = profiler.finish();
@@ -42,7 +42,7 @@ fn bson_stream_inputs() {
     assert!(!all.is_empty(), "the seed corpus is missing");
     for data in all {
         let mut profiler = docshape::profile::Profiler::new(2_000);
-        let _ = docshape::source::file::read_bson(&data[..], &mut |doc| {
+        let _ = docshape::source::files::file::read_bson(&data[..], &mut |doc| {
             let _ = profiler.add(doc);
         });
         let _ = profiler.finish();
@@ -70,13 +70,13 @@ fn query_inputs() {
     let all = inputs("query");
     assert!(!all.is_empty(), "the seed corpus is missing");
     for data in all {
-        docshape::source::query::check_input(&String::from_utf8_lossy(&data));
+        docshape::source::query::parse::check_input(&String::from_utf8_lossy(&data));
     }
 }
 
 #[test]
 fn bucket_inputs() {
-    use docshape::source::buckets::{unpack, Spec};
+    use docshape::source::files::buckets::{unpack, Spec};
     let all = inputs("buckets");
     assert!(!all.is_empty(), "the seed corpus is missing");
     let named = Spec {
@@ -85,7 +85,7 @@ fn bucket_inputs() {
         ..Spec::default()
     };
     for data in all {
-        let _ = docshape::source::bsoncolumn::decode(&data, 1_000);
+        let _ = docshape::source::files::bsoncolumn::decode(&data, 1_000);
         for spec in [Spec::default(), named.clone()] {
             let mut out = Vec::new();
             if let Ok(n) = unpack(&data, &spec, &mut out) {

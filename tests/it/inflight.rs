@@ -222,7 +222,7 @@ fn collections_in_flight_through_a_slow_link() {
         SampleMode::Sample(1000),
     );
     plan.relationships = false;
-    let in_flight = docshape::source::mongo::IN_FLIGHT;
+    let in_flight = docshape::source::server::mongo::IN_FLIGHT;
     let mut done: Vec<(String, (usize, usize))> = Vec::new();
     let mut arrived: Vec<(String, (usize, usize))> = Vec::new();
     let mut stages: Vec<audit::Stage> = Vec::new();
@@ -337,7 +337,7 @@ fn collections_in_flight_through_a_slow_link() {
 /// eight, and answer exactly what one at a time answers.
 #[test]
 fn probes_of_one_collection_go_out_together() {
-    use docshape::source::Source;
+    use docshape::source::{Documents, Probes};
     let _serial = serial();
     let Some(upstream) = upstream_of(&uri()) else {
         eprintln!("probes: the proxy cannot stand in for {}; skipped", uri());

@@ -10,7 +10,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use bson::{doc, Bson, Document};
-use docshape::source::{Browse, CollectionMeta, FileSource, MongoSource, Query, QueryText, Source};
+use docshape::source::{
+    Browse, CollectionMeta, Documents, FileSource, MongoSource, Query, QueryText,
+};
 
 /// The tests of this file one at a time: one reads the server's write
 /// counters, which another test's inserts would move.

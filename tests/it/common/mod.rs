@@ -460,7 +460,7 @@ pub fn read_ejson(path: &Path) -> Vec<Document> {
     let file =
         std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
     let mut docs = Vec::new();
-    docshape::source::ejson::read_documents(file, &mut |bytes| {
+    docshape::source::files::ejson::read_documents(file, &mut |bytes| {
         docs.push(Document::from_reader(bytes).expect("read_documents yields valid BSON"));
     })
     .unwrap_or_else(|e| panic!("{} is not valid Extended JSON: {e}", path.display()));
@@ -478,7 +478,7 @@ pub fn read_bson_file(path: &Path) -> Vec<Document> {
     let file =
         std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
     let mut docs = Vec::new();
-    docshape::source::file::read_bson(std::io::BufReader::new(file), &mut |bytes| {
+    docshape::source::files::file::read_bson(std::io::BufReader::new(file), &mut |bytes| {
         docs.push(Document::from_reader(bytes).expect("read_bson yields valid BSON"));
     })
     .unwrap_or_else(|e| panic!("{} is not valid BSON: {e}", path.display()));
@@ -515,7 +515,7 @@ pub fn dumped_indexes(dir: &Path, db_name: &str, coll: &str) -> Vec<Document> {
     let mut specs: Vec<Document> = std::fs::read_to_string(&meta)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| docshape::source::ejson::to_bson(v).ok())
+        .and_then(|v| docshape::source::files::ejson::to_bson(v).ok())
         .and_then(|b| match b {
             bson::Bson::Document(d) => d.get_array("indexes").ok().cloned(),
             _ => None,

@@ -15,16 +15,18 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::buckets::{self, Spec};
-use super::{
-    ejson, CheckMethod, CollectionKind, CollectionMeta, InPlace, IndexInfo, PresenceCheck, Reread,
-    Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
-};
+use super::ejson;
 use crate::i18n::Text;
 use crate::profile::parallel::{
     each_document, each_in, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER, QUEUE,
 };
 use crate::profile::raw;
 use crate::source::sample::Reservoir;
+use crate::source::{
+    CheckMethod, CollectionKind, CollectionMeta, Documents, InPlace, IndexInfo, Insight,
+    PresenceCheck, Probes, Reread, Result, SampleMode, SampleOutcome, Selection, Sink, SourceError,
+    StorageStats,
+};
 
 /// Largest BSON document accepted from a file (the server's limit is 16 MiB;
 /// a dump never holds more, so anything far beyond is a corrupt prefix).
@@ -182,7 +184,7 @@ pub const TALLY_FLOOR: u64 = 1 << 20;
 /// The BSON sizes of every document of a file, as a sample is drawn.
 struct SizeTally {
     documents: u64,
-    top: super::extremes::TopK<Option<serde_json::Value>>,
+    top: crate::source::extremes::TopK<Option<serde_json::Value>>,
     /// Sizes of documents of at least [`TALLY_FLOOR`] bytes.
     large: Vec<u64>,
 }
@@ -191,7 +193,7 @@ impl SizeTally {
     fn new() -> SizeTally {
         SizeTally {
             documents: 0,
-            top: super::extremes::TopK::new(super::extremes::TOP_K),
+            top: crate::source::extremes::TopK::new(crate::source::extremes::TOP_K),
             large: Vec::new(),
         }
     }
@@ -214,9 +216,9 @@ impl SizeTally {
 
     /// The figures for `ask`: thresholds under [`TALLY_FLOOR`] and arrays
     /// are listed as not measured.
-    fn extremes(self, ask: &super::ExtremesAsk) -> super::Extremes {
-        use super::extremes::{LargeDocument, OverThreshold};
-        let mut out = super::Extremes::new("file-scan");
+    fn extremes(self, ask: &crate::source::ExtremesAsk) -> crate::source::Extremes {
+        use crate::source::extremes::{LargeDocument, OverThreshold};
+        let mut out = crate::source::Extremes::new("file-scan");
         out.documents = self.documents;
         out.largest = self
             .top
@@ -671,13 +673,9 @@ fn system_named(e: &Entry) -> Text {
     )
 }
 
-impl Source for FileSource {
+impl Documents for FileSource {
     fn label(&self) -> String {
         self.label.clone()
-    }
-
-    fn group_method(&self) -> &'static str {
-        "file-scan"
     }
 
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
@@ -781,9 +779,15 @@ impl Source for FileSource {
     async fn extremes(
         &self,
         meta: &CollectionMeta,
-        ask: &super::ExtremesAsk,
-    ) -> Result<super::ExtremesOutcome> {
+        ask: &crate::source::ExtremesAsk,
+    ) -> Result<crate::source::ExtremesOutcome> {
         self.extremes_now(meta, ask)
+    }
+}
+
+impl Probes for FileSource {
+    fn group_method(&self) -> &'static str {
+        "file-scan"
     }
 
     async fn probe(
@@ -839,7 +843,7 @@ impl Source for FileSource {
         meta: &CollectionMeta,
         key: &str,
     ) -> Result<Option<bson::Bson>> {
-        use super::value;
+        use crate::source::value;
         let keys: Vec<&str> = key.split('.').collect();
         let mut seen = std::collections::HashSet::new();
         let mut repeated = None;
@@ -908,7 +912,7 @@ impl Source for FileSource {
         values: &[bson::Bson],
         fields: &[String],
     ) -> Result<Vec<bson::Document>> {
-        use super::value;
+        use crate::source::value;
         let wanted: std::collections::HashSet<value::ValueKey> =
             values.iter().filter_map(value::of_bson).collect();
         let keys: Vec<&str> = key.split('.').collect();
@@ -938,6 +942,9 @@ impl Source for FileSource {
         Ok(out)
     }
 }
+
+/// Files have no server to ask: every answer is the default `None`.
+impl Insight for FileSource {}
 
 impl InPlace for FileSource {
     fn sample_now(
@@ -1042,15 +1049,17 @@ impl InPlace for FileSource {
     fn extremes_now(
         &self,
         meta: &CollectionMeta,
-        ask: &super::ExtremesAsk,
-    ) -> Result<super::ExtremesOutcome> {
+        ask: &crate::source::ExtremesAsk,
+    ) -> Result<crate::source::ExtremesOutcome> {
         let entry = self.entry(meta)?;
         match entry.format {
-            _ if matches!(entry.holds, Holds::MetadataOnly) => Ok(super::ExtremesOutcome::Skipped(
-                "whole-collection extremes not measured: the dump holds no data file".into(),
-            )),
+            _ if matches!(entry.holds, Holds::MetadataOnly) => {
+                Ok(crate::source::ExtremesOutcome::Skipped(
+                    "whole-collection extremes not measured: the dump holds no data file".into(),
+                ))
+            }
             Format::Bson if matches!(entry.holds, Holds::Documents) => skim_bson(&entry.path, ask)
-                .map(super::ExtremesOutcome::Measured)
+                .map(crate::source::ExtremesOutcome::Measured)
                 .map_err(|e| io_err(&entry.path, &e)),
             // A line's length says little about its BSON size (ids,
             // numbers and binary are written at other sizes), nor a
@@ -1063,8 +1072,8 @@ impl InPlace for FileSource {
                     .ok()
                     .and_then(|mut t| t.remove(&meta.namespace()));
                 Ok(match tally {
-                    Some(t) => super::ExtremesOutcome::Measured(t.extremes(ask)),
-                    None => super::ExtremesOutcome::Skipped(
+                    Some(t) => crate::source::ExtremesOutcome::Measured(t.extremes(ask)),
+                    None => crate::source::ExtremesOutcome::Skipped(
                         "whole-collection extremes not measured: the file was not sampled".into(),
                     ),
                 })
@@ -1197,7 +1206,7 @@ impl FileSource {
         meta: &CollectionMeta,
         asks: &[(&str, &[bson::Bson])],
     ) -> Result<Vec<Vec<bson::Bson>>> {
-        use super::value;
+        use crate::source::value;
         type Wanted<'v> = std::collections::HashMap<value::ValueKey, &'v bson::Bson>;
         let wanted: Vec<Wanted<'_>> = asks
             .iter()
@@ -1248,11 +1257,11 @@ impl FileSource {
     }
 
     pub(super) fn group_scan(&self, meta: &CollectionMeta, key: &str) -> Result<Vec<(u64, u64)>> {
-        let Some(per_value) = self.tally(meta, key, super::MAX_GROUPS)? else {
+        let Some(per_value) = self.tally(meta, key, crate::source::MAX_GROUPS)? else {
             return Err(SourceError::NotFound(format!(
                 "{} has more than {} distinct values of {key}; fan-out not counted",
                 meta.namespace(),
-                super::MAX_GROUPS
+                crate::source::MAX_GROUPS
             )));
         };
         let mut hist: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
@@ -1271,7 +1280,7 @@ impl FileSource {
         max: usize,
     ) -> Result<Option<std::collections::HashMap<crate::source::value::ValueKey, (bson::Bson, u64)>>>
     {
-        use super::value;
+        use crate::source::value;
         let keys: Vec<&str> = key.split('.').collect();
         let mut per_value: std::collections::HashMap<value::ValueKey, (bson::Bson, u64)> =
             std::collections::HashMap::new();
@@ -1304,7 +1313,7 @@ impl FileSource {
         ids: &[bson::Bson],
         paths: &[String],
     ) -> Result<Vec<Reread>> {
-        use super::value;
+        use crate::source::value;
         let wanted: std::collections::HashMap<value::ValueKey, &bson::Bson> = ids
             .iter()
             .filter_map(|b| value::of_bson(b).map(|k| (k, b)))
@@ -1640,10 +1649,13 @@ fn count_bson(path: &Path, limit: Option<u64>) -> std::io::Result<Option<u64>> {
 /// but the largest few, for their `_id`), the largest `ask.top` and the
 /// documents at or over each threshold. Array lengths need the documents
 /// parsed: they are listed as not measured.
-pub fn skim_bson(path: &Path, ask: &super::ExtremesAsk) -> std::io::Result<super::Extremes> {
-    use super::extremes::{LargeDocument, OverThreshold, TopK};
+pub fn skim_bson(
+    path: &Path,
+    ask: &crate::source::ExtremesAsk,
+) -> std::io::Result<crate::source::Extremes> {
+    use crate::source::extremes::{LargeDocument, OverThreshold, TopK};
     let start = std::time::Instant::now();
-    let mut out = super::Extremes::new("bson-skim");
+    let mut out = crate::source::Extremes::new("bson-skim");
     let f = File::open(path)?;
     let size = f.metadata()?.len();
     let mut r = std::io::BufReader::with_capacity(1 << 20, f);

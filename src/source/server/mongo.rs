@@ -21,9 +21,10 @@ use mongodb::event::EventHandler;
 use mongodb::options::{ClientOptions, ServerAddress};
 use mongodb::{Client, Collection};
 
-use super::{
-    CheckMethod, CollectionKind, CollectionMeta, IndexInfo, IndexUsage, PresenceCheck, Reread,
-    Result, SampleMode, SampleOutcome, Selection, Sink, Source, SourceError, StorageStats,
+use crate::source::{
+    CheckMethod, CollectionKind, CollectionMeta, Documents, IndexInfo, IndexUsage, Insight,
+    PresenceCheck, Probes, Reread, Result, SampleMode, SampleOutcome, Selection, Sink, SourceError,
+    StorageStats,
 };
 use crate::target::mask_uri;
 
@@ -464,7 +465,10 @@ impl MongoSource {
             .filter_map(|r| {
                 let name = r.get_str("name").ok()?.to_owned();
                 let acc = r.get_document("accesses").ok()?;
-                let ops = acc.get("ops").and_then(super::bson_as_i64).unwrap_or(0);
+                let ops = acc
+                    .get("ops")
+                    .and_then(crate::source::bson_as_i64)
+                    .unwrap_or(0);
                 let since = match acc.get("since") {
                     Some(bson::Bson::DateTime(d)) => Some(d.timestamp_millis() as f64 / 1000.0),
                     _ => None,
@@ -491,26 +495,31 @@ impl MongoSource {
             })
             .await;
         let from_doc = |d: &Document| StorageStats {
-            size: d.get("size").and_then(super::bson_as_i64).map(|v| v as u64),
+            size: d
+                .get("size")
+                .and_then(crate::source::bson_as_i64)
+                .map(|v| v as u64),
             storage_size: d
                 .get("storageSize")
-                .and_then(super::bson_as_i64)
+                .and_then(crate::source::bson_as_i64)
                 .map(|v| v as u64),
             total_index_size: d
                 .get("totalIndexSize")
-                .and_then(super::bson_as_i64)
+                .and_then(crate::source::bson_as_i64)
                 .map(|v| v as u64),
             index_sizes: d
                 .get_document("indexSizes")
                 .map(|s| {
                     s.iter()
-                        .filter_map(|(k, v)| Some((k.clone(), super::bson_as_i64(v)? as u64)))
+                        .filter_map(|(k, v)| {
+                            Some((k.clone(), crate::source::bson_as_i64(v)? as u64))
+                        })
                         .collect()
                 })
                 .unwrap_or_default(),
             avg_obj_size: d.get("avgObjSize").and_then(|v| match v {
                 bson::Bson::Double(x) => Some(*x),
-                other => super::bson_as_i64(other).map(|x| x as f64),
+                other => crate::source::bson_as_i64(other).map(|x| x as f64),
             }),
         };
         match reply {
@@ -557,23 +566,9 @@ impl MongoSource {
     }
 }
 
-impl Source for MongoSource {
+impl Documents for MongoSource {
     fn label(&self) -> String {
         self.label.clone()
-    }
-
-    fn round_trips(&self, namespace: &str) -> Option<BTreeMap<String, u64>> {
-        Some(
-            self.trips
-                .lock()
-                .ok()
-                .and_then(|t| t.get(namespace).cloned())
-                .unwrap_or_default(),
-        )
-    }
-
-    fn group_method(&self) -> &'static str {
-        "server-group"
     }
 
     fn in_flight(&self) -> usize {
@@ -582,29 +577,6 @@ impl Source for MongoSource {
 
     fn set_in_flight(&mut self, n: usize) {
         self.in_flight = n.clamp(1, self.pool);
-    }
-
-    async fn profiler(
-        &self,
-        selection: &Selection,
-        each: &mut dyn FnMut(&str, &Document),
-    ) -> Option<Result<Vec<super::ProfilerDb>>> {
-        Some(self.read_profiler(selection, each).await)
-    }
-
-    async fn explain_command(&self, db: &str, command: Document) -> Option<Result<Document>> {
-        Some(self.explain_read(db, command).await)
-    }
-
-    async fn op_counts(
-        &self,
-        namespaces: &[String],
-    ) -> Option<Result<(BTreeMap<String, super::OpCounts>, Vec<String>)>> {
-        Some(self.read_op_counts(namespaces).await)
-    }
-
-    async fn query_stats(&self, each: &mut dyn FnMut(&Document)) -> Option<Result<u64>> {
-        Some(self.read_query_stats(each).await)
     }
 
     async fn collections(&mut self, selection: &Selection) -> Result<Vec<CollectionMeta>> {
@@ -662,6 +634,20 @@ impl Source for MongoSource {
         self.read_documents(meta, mode, sink).await
     }
 
+    async fn extremes(
+        &self,
+        meta: &CollectionMeta,
+        ask: &crate::source::ExtremesAsk,
+    ) -> Result<crate::source::ExtremesOutcome> {
+        self.whole_collection_extremes(meta, ask).await
+    }
+}
+
+impl Probes for MongoSource {
+    fn group_method(&self) -> &'static str {
+        "server-group"
+    }
+
     async fn probe(
         &mut self,
         meta: &CollectionMeta,
@@ -671,7 +657,7 @@ impl Source for MongoSource {
         self.probe_one(meta, key, values).await
     }
 
-    /// Several probes of one collection, up to [`Source::in_flight`] at
+    /// Several probes of one collection, up to [`Documents::in_flight`] at
     /// once on the pool's connections (a far server answers them in one
     /// round trip's time instead of one each); answers in the order asked.
     async fn probe_many(
@@ -709,8 +695,8 @@ impl Source for MongoSource {
         Ok(rows
             .iter()
             .filter_map(|r| {
-                let n = r.get("_id").and_then(super::bson_as_i64)?;
-                let p = r.get("parents").and_then(super::bson_as_i64)?;
+                let n = r.get("_id").and_then(crate::source::bson_as_i64)?;
+                let p = r.get("parents").and_then(crate::source::bson_as_i64)?;
                 Some((u64::try_from(n).ok()?, u64::try_from(p).ok()?))
             })
             .collect())
@@ -741,7 +727,7 @@ impl Source for MongoSource {
         Ok(Some(
             rows.iter()
                 .filter_map(|r| {
-                    let n = r.get("n").and_then(super::bson_as_i64)?;
+                    let n = r.get("n").and_then(crate::source::bson_as_i64)?;
                     Some((r.get("_id")?.clone(), u64::try_from(n).ok()?))
                 })
                 .collect(),
@@ -879,14 +865,6 @@ impl Source for MongoSource {
             .collect())
     }
 
-    async fn extremes(
-        &self,
-        meta: &CollectionMeta,
-        ask: &super::ExtremesAsk,
-    ) -> Result<super::ExtremesOutcome> {
-        self.whole_collection_extremes(meta, ask).await
-    }
-
     async fn reread(
         &mut self,
         meta: &CollectionMeta,
@@ -918,18 +896,53 @@ impl Source for MongoSource {
                     id: r.get("_id")?.clone(),
                     size: r
                         .get("s")
-                        .and_then(super::bson_as_i64)
+                        .and_then(crate::source::bson_as_i64)
                         .map_or(0, |v| v as u64),
                     lengths: (0..paths.len())
                         .map(|i| {
                             r.get(format!("l{i}"))
-                                .and_then(super::bson_as_i64)
+                                .and_then(crate::source::bson_as_i64)
                                 .map(|v| v as u64)
                         })
                         .collect(),
                 })
             })
             .collect())
+    }
+}
+
+impl Insight for MongoSource {
+    fn round_trips(&self, namespace: &str) -> Option<BTreeMap<String, u64>> {
+        Some(
+            self.trips
+                .lock()
+                .ok()
+                .and_then(|t| t.get(namespace).cloned())
+                .unwrap_or_default(),
+        )
+    }
+
+    async fn profiler(
+        &self,
+        selection: &Selection,
+        each: &mut dyn FnMut(&str, &Document),
+    ) -> Option<Result<Vec<crate::source::ProfilerDb>>> {
+        Some(self.read_profiler(selection, each).await)
+    }
+
+    async fn explain_command(&self, db: &str, command: Document) -> Option<Result<Document>> {
+        Some(self.explain_read(db, command).await)
+    }
+
+    async fn op_counts(
+        &self,
+        namespaces: &[String],
+    ) -> Option<Result<(BTreeMap<String, crate::source::OpCounts>, Vec<String>)>> {
+        Some(self.read_op_counts(namespaces).await)
+    }
+
+    async fn query_stats(&self, each: &mut dyn FnMut(&Document)) -> Option<Result<u64>> {
+        Some(self.read_query_stats(each).await)
     }
 }
 
@@ -1305,10 +1318,12 @@ impl MongoSource {
     async fn whole_collection_extremes(
         &self,
         meta: &CollectionMeta,
-        ask: &super::ExtremesAsk,
-    ) -> Result<super::ExtremesOutcome> {
-        use super::extremes::{self, ArrayExtreme, ArrayReach, LargeDocument, OverThreshold};
-        use super::{Extremes, ExtremesOutcome};
+        ask: &crate::source::ExtremesAsk,
+    ) -> Result<crate::source::ExtremesOutcome> {
+        use crate::source::extremes::{
+            self, ArrayExtreme, ArrayReach, LargeDocument, OverThreshold,
+        };
+        use crate::source::{Extremes, ExtremesOutcome};
         let start = std::time::Instant::now();
         if meta.kind == CollectionKind::View {
             return Ok(ExtremesOutcome::Skipped(
@@ -1417,7 +1432,7 @@ impl MongoSource {
         };
         let as_u64 = |r: &Document, k: &str| {
             r.get(k)
-                .and_then(super::bson_as_i64)
+                .and_then(crate::source::bson_as_i64)
                 .and_then(|v| u64::try_from(v).ok())
         };
         // No row: an empty collection.

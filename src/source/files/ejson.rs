@@ -21,8 +21,8 @@ use std::io::Read;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::Sink;
 use crate::profile::parallel::LARGE_INPUT;
+use crate::source::Sink;
 
 mod legacy;
 

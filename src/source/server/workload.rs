@@ -11,7 +11,8 @@ use bson::{doc, Document};
 use futures_util::StreamExt;
 use serde::Serialize;
 
-use super::{bson_as_i64, MongoSource, Result, Selection, SourceError};
+use super::MongoSource;
+use crate::source::{bson_as_i64, Result, Selection, SourceError};
 
 /// Profiler entries per reply: small replies, so a slow link or a large
 /// profile is read a bounded batch at a time.
@@ -250,7 +251,7 @@ impl MongoSource {
                     let r = self.latency_stats(&ns).await;
                     (ns, r)
                 })
-                .buffered(super::Source::in_flight(self).max(1))
+                .buffered(crate::source::Documents::in_flight(self).max(1))
                 .collect()
                 .await;
         let mut refused = None;

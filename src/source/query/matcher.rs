@@ -199,10 +199,12 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
                     ))
                 }
             },
-            "$size" => match super::bson_as_i64(arg).and_then(|n| usize::try_from(n).ok()) {
-                Some(n) => Cond::Size(n),
-                None => return Err(FilterError::takes("$size", "a whole number")),
-            },
+            "$size" => {
+                match crate::source::bson_as_i64(arg).and_then(|n| usize::try_from(n).ok()) {
+                    Some(n) => Cond::Size(n),
+                    None => return Err(FilterError::takes("$size", "a whole number")),
+                }
+            }
             "$elemMatch" => match arg {
                 Bson::Document(d) => Cond::ElemMatch(Box::new(
                     if is_operators(arg).is_some()
@@ -234,7 +236,7 @@ fn truthy(b: &Bson) -> bool {
     match b {
         Bson::Boolean(x) => *x,
         Bson::Null | Bson::Undefined => false,
-        other => super::bson_as_i64(other).is_none_or(|n| n != 0),
+        other => crate::source::bson_as_i64(other).is_none_or(|n| n != 0),
     }
 }
 
@@ -578,7 +580,7 @@ pub fn sort_order(sort: &Document) -> impl Fn(&Document, &Document) -> Ordering 
         .map(|(k, v)| {
             (
                 k.split('.').map(str::to_owned).collect(),
-                super::bson_as_i64(v) != Some(-1),
+                crate::source::bson_as_i64(v) != Some(-1),
             )
         })
         .collect();
@@ -690,7 +692,7 @@ fn drop_path(doc: &mut Document, path: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::query::parse_document;
+    use crate::source::query::parse::parse_document;
     use bson::doc;
 
     fn m(filter: &str, d: &Document) -> bool {

@@ -140,7 +140,7 @@ fn check_sort(sort: &Document) -> Result<(), QueryError> {
     for (k, v) in sort {
         let ok = match v {
             Bson::Document(d) => d.contains_key("$meta"),
-            other => matches!(super::bson_as_i64(other), Some(1 | -1)),
+            other => matches!(crate::source::bson_as_i64(other), Some(1 | -1)),
         };
         if !ok {
             return Err(QueryError::whole(
@@ -193,7 +193,7 @@ pub fn parse_document(text: &str, what: &str) -> Result<Document, QueryError> {
     } else {
         Value::Object(p.members(None)?)
     };
-    match super::ejson::to_bson(value) {
+    match crate::source::files::ejson::to_bson(value) {
         Ok(Bson::Document(d)) => Ok(d),
         Ok(_) => Err(QueryError::whole(
             what,
@@ -626,7 +626,7 @@ impl Parser<'_> {
                     ),
                 )),
                 [Value::String(s)] => {
-                    if super::ejson::date_millis(s).is_none() {
+                    if crate::source::files::ejson::date_millis(s).is_none() {
                         return bad(self, &format!("`{s}`, which is not an ISO-8601 date"));
                     }
                     Ok(wrapper("$date", Value::String(s.clone())))

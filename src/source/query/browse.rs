@@ -13,8 +13,8 @@ use bson::{doc, Bson, Document};
 use futures_util::TryStreamExt;
 
 use super::matcher::{self, Matcher};
-use super::query::Query;
-use super::{CollectionMeta, FileSource, MongoSource, Result, SourceError};
+use super::parse::Query;
+use crate::source::{CollectionMeta, FileSource, MongoSource, Result, SourceError};
 
 /// How a query runs, from `explain` (or a file scan).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -190,7 +190,7 @@ pub fn explain_of(reply: &Document) -> Explain {
         let n = |k: &str| {
             stats
                 .get(k)
-                .and_then(super::bson_as_i64)
+                .and_then(crate::source::bson_as_i64)
                 .and_then(|v| u64::try_from(v).ok())
         };
         out.returned = n("nReturned");
