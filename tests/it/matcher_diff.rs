@@ -3,7 +3,7 @@
 //! a field that is an object in some documents and an array of objects in
 //! others, arrays of arrays) and generated filters (every operator the
 //! README lists, dotted paths into arrays and array positions, `$and`,
-//! `$or`, `$nor`, `$not`) are run through `source::matcher::Matcher` and
+//! `$or`, `$nor`, `$not`) are run through `source::query::matcher::Matcher` and
 //! through the test server's `find`; the `_id`s each matches must be the
 //! same. Generation is seeded, so a failure names a filter that fails on
 //! every run.
@@ -11,7 +11,7 @@
 use crate::common;
 
 use bson::{doc, Bson, Document};
-use docshape::source::matcher::Matcher;
+use docshape::source::query::matcher::Matcher;
 use futures_util::TryStreamExt;
 
 /// A small deterministic generator (64-bit LCG, high bits).
