@@ -29,7 +29,7 @@ mod legacy;
 pub(crate) use legacy::{days_from_civil, days_in_month};
 mod parallel;
 
-pub use legacy::{date_millis, to_bson};
+pub use legacy::{date_millis, to_bson, ConvertError};
 
 /// Why an Extended JSON input cannot be read: the line and column where
 /// reading stopped, when its syntax is at fault (line from 1, column in
@@ -61,15 +61,26 @@ impl std::fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
+/// Why an Extended JSON value is not a BSON document.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    #[error("not valid Extended JSON: {0}")]
+    Convert(#[from] legacy::ConvertError),
+    /// What it is instead ("an array", "null" …).
+    #[error("expected a document, found {0}")]
+    NotADocument(&'static str),
+    #[error("document cannot be encoded as BSON: {0}")]
+    Encode(#[from] bson::ser::Error),
+}
+
 /// Converts one Extended JSON value (which must be an object) to BSON bytes.
-pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), String> {
-    let b = to_bson(value).map_err(|e| format!("not valid Extended JSON: {e}"))?;
+pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), DocumentError> {
+    let b = to_bson(value)?;
     let bson::Bson::Document(doc) = b else {
-        return Err(format!("expected a document, found {}", bson_kind(&b)));
+        return Err(DocumentError::NotADocument(bson_kind(&b)));
     };
     out.clear();
-    doc.to_writer(out)
-        .map_err(|e| format!("document cannot be encoded as BSON: {e}"))
+    Ok(doc.to_writer(out)?)
 }
 
 fn bson_kind(b: &bson::Bson) -> &'static str {
