@@ -260,6 +260,16 @@ fn connection_uri<E: std::fmt::Display>(
 mod tests {
     use super::*;
 
+    /// Why a saved connection is refused: by the file's reading, or as a
+    /// connection.
+    #[derive(Debug, thiserror::Error)]
+    enum Refused {
+        #[error(transparent)]
+        Config(#[from] crate::config::ConfigError),
+        #[error(transparent)]
+        Connection(#[from] ConnectionError),
+    }
+
     /// The saved connection `name` in the configuration file `text`, read
     /// as the command line reads it.
     fn saved_connection(
@@ -268,7 +278,7 @@ mod tests {
         name: &str,
         env: impl Fn(&str) -> Option<String>,
         prompt: impl FnOnce(&str) -> Result<String, &'static str>,
-    ) -> Result<Option<String>, Box<dyn std::error::Error>> {
+    ) -> Result<Option<String>, Refused> {
         let config = crate::config::parse(text, file)?;
         Ok(super::saved_connection(
             &config.connections,

@@ -18,6 +18,7 @@ pub mod detail;
 pub mod effects;
 pub mod executor;
 pub mod export;
+pub mod failure;
 pub mod history;
 pub mod keymap;
 pub mod layout;
@@ -181,7 +182,7 @@ mod tests {
     fn file(
         path: &Path,
         text: &str,
-    ) -> Result<Option<(PathBuf, Config)>, Box<dyn std::error::Error>> {
+    ) -> Result<Option<(PathBuf, Config)>, crate::config::ConfigError> {
         std::fs::write(path, text).expect("write");
         let config = load(path)?;
         let shown = path.display().to_string();

@@ -11,7 +11,7 @@ use crate::i18n::Lang;
 use crate::source::{Explain, Query, QueryText};
 
 use super::effects::Effect;
-use super::msg::Failure;
+use super::failure::Failure;
 
 /// Documents per page of results.
 pub const PAGE: u64 = 50;

@@ -6,9 +6,9 @@ use crate::i18n::Lang;
 use crate::report::{CollectionReport, InputError, Report};
 
 use super::super::effects::Effect;
+use super::super::failure::Failure;
 use super::super::keymap::Action;
 use super::super::model::{Job, Level, Model, NavRow};
-use super::super::msg::Failure;
 use super::super::msg::Msg;
 use super::common::status;
 use super::nav;

@@ -37,7 +37,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 pub fn measured(
     m: &mut Model,
     req: u64,
-    result: Result<Vec<(String, Report)>, crate::tui::msg::Failure>,
+    result: Result<Vec<(String, Report)>, crate::tui::failure::Failure>,
 ) {
     if m.learn.req != Some(req) {
         return;

@@ -288,7 +288,7 @@ pub fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
         if let Some(r) = m.docs.query.results.as_mut() {
             r.loading = false;
             if r.count.is_none() {
-                r.count = Some(Err(crate::tui::msg::Failure::Cancelled(
+                r.count = Some(Err(crate::tui::failure::Failure::Cancelled(
                     m.lang.pick("cancelled", "已取消"),
                 )));
             }
@@ -384,7 +384,11 @@ pub fn export_progress(m: &mut Model, req: u64, written: u64) {
 }
 
 /// The export ended: where its documents are, or why there are none.
-pub fn exported(m: &mut Model, req: u64, result: Result<(PathBuf, u64), crate::tui::msg::Failure>) {
+pub fn exported(
+    m: &mut Model,
+    req: u64,
+    result: Result<(PathBuf, u64), crate::tui::failure::Failure>,
+) {
     let Some(e) = m.docs.query.export.take_if(|e| e.req == req) else {
         return;
     };
