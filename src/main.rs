@@ -50,7 +50,7 @@ fn main() -> ExitCode {
             Some(Command::Seed(s)) => docshape::seed::cli(s)
                 .await
                 .map(|()| ExitCode::SUCCESS)
-                .map_err(Fatal),
+                .map_err(|e| Fatal(e.to_string())),
             Some(Command::Lesson(l)) => cli::run_lesson(l).await,
             None => cli::run_explorer(parsed.explore).await,
         }

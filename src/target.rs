@@ -174,19 +174,42 @@ fn percent_decode(s: &str) -> String {
         .into_owned()
 }
 
+/// Why a saved connection cannot be used (its `Display` the sentence the
+/// user sees, naming the configuration file and the entry).
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectionError {
+    #[error(
+        "{file}: `connections.{name}.uri` must be a mongodb:// or mongodb+srv:// connection string"
+    )]
+    NotAUri { file: String, name: String },
+    #[error("{file}: `connections.{name}.uri` holds a password; keep it out of the file and name an environment variable in `connections.{name}.password-env`")]
+    PasswordInUri { file: String, name: String },
+    /// No password: the prompt could not ask for one (why, in its words).
+    #[error("{0}")]
+    NotAsked(String),
+    /// No password: the prompt could not ask, and the variable that would
+    /// have held it is unset.
+    #[error("{reason}; or set ${var} to the password of `{name}`")]
+    NotAskedNorSet {
+        reason: String,
+        var: String,
+        name: String,
+    },
+}
+
 /// The connection string of the saved connection `name` in a
 /// configuration, with its password put in: from the environment variable
 /// the entry names (`env` reads it), else from `prompt` (given the masked
 /// URI). `Ok(None)` when there is no such entry. The password is never part
 /// of the configuration: a URI holding one is refused. `file` names the
 /// configuration in errors.
-pub fn saved_connection(
+pub fn saved_connection<E: std::fmt::Display>(
     connections: &ConnectionsSection,
     file: &str,
     name: &str,
     env: impl Fn(&str) -> Option<String>,
-    prompt: impl FnOnce(&str) -> Result<String, String>,
-) -> Result<Option<String>, String> {
+    prompt: impl FnOnce(&str) -> Result<String, E>,
+) -> Result<Option<String>, ConnectionError> {
     connections
         .get(name)
         .map(|c| connection_uri(c, file, name, env, prompt))
@@ -194,23 +217,24 @@ pub fn saved_connection(
 }
 
 /// A saved connection's URI with its password put in.
-fn connection_uri(
+fn connection_uri<E: std::fmt::Display>(
     c: &Connection,
     file: &str,
     name: &str,
     env: impl Fn(&str) -> Option<String>,
-    prompt: impl FnOnce(&str) -> Result<String, String>,
-) -> Result<String, String> {
-    let key = format!("connections.{name}");
+    prompt: impl FnOnce(&str) -> Result<String, E>,
+) -> Result<String, ConnectionError> {
     if !is_uri(&c.uri) {
-        return Err(format!(
-            "{file}: `{key}.uri` must be a mongodb:// or mongodb+srv:// connection string"
-        ));
+        return Err(ConnectionError::NotAUri {
+            file: file.to_owned(),
+            name: name.to_owned(),
+        });
     }
     if uri_password(&c.uri).is_some() {
-        return Err(format!(
-            "{file}: `{key}.uri` holds a password; keep it out of the file and name an environment variable in `{key}.password-env`"
-        ));
+        return Err(ConnectionError::PasswordInUri {
+            file: file.to_owned(),
+            name: name.to_owned(),
+        });
     }
     let Some((_, end)) = userinfo_span(&c.uri) else {
         // No user: nothing to authenticate with.
@@ -219,8 +243,12 @@ fn connection_uri(
     let password = match c.password_env.as_deref().and_then(&env) {
         Some(p) => p,
         None => prompt(&mask_uri(&c.uri)).map_err(|e| match &c.password_env {
-            Some(v) => format!("{e}; or set ${v} to the password of `{name}`"),
-            None => e,
+            Some(v) => ConnectionError::NotAskedNorSet {
+                reason: e.to_string(),
+                var: v.clone(),
+                name: name.to_owned(),
+            },
+            None => ConnectionError::NotAsked(e.to_string()),
         })?,
     };
     let encoded =
@@ -232,6 +260,16 @@ fn connection_uri(
 mod tests {
     use super::*;
 
+    /// Why a saved connection is refused: by the file's reading, or as a
+    /// connection.
+    #[derive(Debug, thiserror::Error)]
+    enum Refused {
+        #[error(transparent)]
+        Config(#[from] crate::config::ConfigError),
+        #[error(transparent)]
+        Connection(#[from] ConnectionError),
+    }
+
     /// The saved connection `name` in the configuration file `text`, read
     /// as the command line reads it.
     fn saved_connection(
@@ -239,10 +277,16 @@ mod tests {
         file: &str,
         name: &str,
         env: impl Fn(&str) -> Option<String>,
-        prompt: impl FnOnce(&str) -> Result<String, String>,
-    ) -> Result<Option<String>, String> {
-        let config = crate::config::parse(text, file).map_err(|e| e.to_string())?;
-        super::saved_connection(&config.connections, file, name, env, prompt)
+        prompt: impl FnOnce(&str) -> Result<String, &'static str>,
+    ) -> Result<Option<String>, Refused> {
+        let config = crate::config::parse(text, file)?;
+        Ok(super::saved_connection(
+            &config.connections,
+            file,
+            name,
+            env,
+            prompt,
+        )?)
     }
 
     #[test]
@@ -292,7 +336,7 @@ mod tests {
             uri = "mongodb+srv://ana@c.example.net/"
             "#;
         let env = |v: &str| (v == "PROD_PW").then(|| "p@ss:w/rd".to_owned());
-        let never = |_: &str| -> Result<String, String> { panic!("no prompt expected") };
+        let never = |_: &str| -> Result<String, &'static str> { panic!("no prompt expected") };
         let uri = saved_connection(t, "f", "prod", env, never)
             .expect("ok")
             .expect("found");
@@ -328,9 +372,10 @@ mod tests {
             "f",
             "prod",
             |_| None,
-            |_| Err("no terminal to ask for the password".into()),
+            |_| Err("no terminal to ask for the password"),
         )
-        .expect_err("no password");
+        .expect_err("no password")
+        .to_string();
         assert!(no_var.contains("$PROD_PW"), "{no_var}");
     }
 
@@ -352,7 +397,8 @@ mod tests {
             ("connections = 3", "expected a map"),
         ] {
             let e = saved_connection(text, "docshape.toml", "x", |_| None, |_| Ok(String::new()))
-                .expect_err(text);
+                .expect_err(text)
+                .to_string();
             assert!(e.contains(want), "{text}: {e}");
             assert!(!e.contains("secret"), "{e}");
         }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use crate::advise::Advice;
 use crate::growth;
 use crate::i18n::Lang;
-use crate::profile::shelf::{ProfileRef, Shelf, Slot};
+use crate::profile::shelf::{ProfileRef, Shelf, ShelfError, Slot};
 use crate::profile::Profile;
 use crate::relate::CollectionView;
 use crate::report::CollectionReport;
@@ -144,7 +144,7 @@ impl Collection {
     /// Brings the profile's paths back for a stage that reads them; they
     /// stay on the shelf too, and [`Collection::put_back`] lets go of them
     /// again.
-    pub fn bring_back(&mut self, shelf: &Shelf) -> Result<(), String> {
+    pub fn bring_back(&mut self, shelf: &Shelf) -> Result<(), ShelfError> {
         match self.shelved {
             Some(slot) if self.profile.fields.is_empty() => shelf.restore(&mut self.profile, slot),
             _ => Ok(()),
@@ -163,7 +163,7 @@ impl Collection {
 
     /// Takes the profile's paths back from the shelf for good: for the
     /// rules and the report.
-    pub fn unshelve(&mut self, shelf: &Shelf) -> Result<(), String> {
+    pub fn unshelve(&mut self, shelf: &Shelf) -> Result<(), ShelfError> {
         match self.shelved.take() {
             Some(slot) => shelf.take(&mut self.profile, slot),
             None => Ok(()),

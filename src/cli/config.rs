@@ -66,7 +66,7 @@ impl Settings {
             env,
             ask_password,
         )
-        .map_err(Fatal)?;
+        .map_err(|e| Fatal(e.to_string()))?;
         Ok(Some(found.unwrap_or(given)))
     }
 

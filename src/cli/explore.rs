@@ -21,6 +21,8 @@ pub async fn run_explorer(e: ExploreArgs) -> Result<ExitCode, Fatal> {
     };
     // A signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT) ends the explorer cleanly
     // with 128 + its number, as a shell reports a process it stopped.
-    let exit = crate::tui::run(opts).await.map_err(Fatal)?;
+    let exit = crate::tui::run(opts)
+        .await
+        .map_err(|e| Fatal(e.to_string()))?;
     Ok(ExitCode::from(exit.code()))
 }

@@ -48,6 +48,6 @@ pub fn read_workload(c: &Common) -> Result<Option<crate::workload::Workload>, Fa
     }
     c.workload
         .as_deref()
-        .map(|p| crate::workload::read_logs(p).map_err(Fatal))
+        .map(|p| crate::workload::read_logs(p).map_err(|e| Fatal(e.to_string())))
         .transpose()
 }

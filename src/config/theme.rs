@@ -111,7 +111,12 @@ fn nested_colors<'de, D: Deserializer<'de>>(d: D) -> Result<Colors, D::Error> {
     Colors::deserialize(toml::Value::Table(flat)).map_err(|e| D::Error::custom(e.message()))
 }
 
-fn flatten(prefix: &str, t: &toml::Table, out: &mut toml::Table) -> Result<(), String> {
+/// A `[colors]` entry that is neither a colour nor a table of them.
+#[derive(Debug, thiserror::Error)]
+#[error("colour `{0}` must be a string")]
+struct NotAString(String);
+
+fn flatten(prefix: &str, t: &toml::Table, out: &mut toml::Table) -> Result<(), NotAString> {
     for (k, v) in t {
         let key = if prefix.is_empty() {
             k.clone()
@@ -123,7 +128,7 @@ fn flatten(prefix: &str, t: &toml::Table, out: &mut toml::Table) -> Result<(), S
             toml::Value::String(_) => {
                 out.insert(key, v.clone());
             }
-            _ => return Err(format!("colour `{key}` must be a string")),
+            _ => return Err(NotAString(key)),
         }
     }
     Ok(())

@@ -402,7 +402,8 @@ pub fn bundled_workload(
     prefix: Option<&str>,
 ) -> Result<crate::workload::Workload, crate::source::SourceError> {
     let path = crate::target::sample_data_dir().join(crate::seed::workload::LOG_PATH);
-    let mut w = crate::workload::read_logs(&path).map_err(crate::source::SourceError::NotFound)?;
+    let mut w = crate::workload::read_logs(&path)
+        .map_err(|e| crate::source::SourceError::NotFound(e.to_string()))?;
     if let Some(p) = prefix {
         for s in &mut w.shapes {
             s.namespace = format!("{p}{}", s.namespace);

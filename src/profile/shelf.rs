@@ -20,6 +20,18 @@ use super::raw::BsonType;
 use super::sketch::{LogHistogram, Summary};
 use super::{Distinctness, FieldProfile, Profile, Seg};
 
+/// Why a shelved profile cannot be taken back (its `Display` the phrase the
+/// report's note ends with).
+#[derive(Debug, thiserror::Error)]
+pub enum ShelfError {
+    #[error("the profile could not be read back from its temporary file: {0}")]
+    ReadBack(std::io::Error),
+    #[error("the profile was already taken back")]
+    AlreadyTaken,
+    #[error("the shelved profile is damaged")]
+    Damaged,
+}
+
 /// A profile's place on the shelf.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot(usize);
@@ -105,7 +117,7 @@ impl Shelf {
 
     /// The paths and document sizes put away at `slot`, or why they could
     /// not be read back.
-    fn fetch(&self, slot: Slot) -> Result<(LogHistogram, Vec<FieldProfile>), String> {
+    fn fetch(&self, slot: Slot) -> Result<(LogHistogram, Vec<FieldProfile>), ShelfError> {
         let bytes: Arc<[u8]> = {
             let mut s = self.store();
             match s.places.get(slot.0) {
@@ -113,21 +125,19 @@ impl Shelf {
                 Some(&Place::Disk { at, len }) => match s.read_back(at, len) {
                     Ok(b) => b.into(),
                     Err(e) => {
-                        let e = format!(
-                            "the profile could not be read back from its temporary file: {e}"
-                        );
-                        s.failure.get_or_insert(e.clone());
+                        let e = ShelfError::ReadBack(e);
+                        s.failure.get_or_insert(e.to_string());
                         return Err(e);
                     }
                 },
-                Some(Place::Gone) | None => return Err("the profile was already taken back".into()),
+                Some(Place::Gone) | None => return Err(ShelfError::AlreadyTaken),
             }
         };
-        decode(&bytes).ok_or_else(|| "the shelved profile is damaged".to_owned())
+        decode(&bytes).ok_or(ShelfError::Damaged)
     }
 
     /// Puts the paths at `slot` back into `profile`.
-    pub fn restore(&self, profile: &mut Profile, slot: Slot) -> Result<(), String> {
+    pub fn restore(&self, profile: &mut Profile, slot: Slot) -> Result<(), ShelfError> {
         let (sizes, fields) = self.fetch(slot)?;
         profile.doc_sizes = sizes;
         profile.fields = fields;
@@ -136,7 +146,7 @@ impl Shelf {
 
     /// As [`Shelf::restore`], and frees the slot: for the last stage that
     /// reads the profile.
-    pub fn take(&self, profile: &mut Profile, slot: Slot) -> Result<(), String> {
+    pub fn take(&self, profile: &mut Profile, slot: Slot) -> Result<(), ShelfError> {
         self.restore(profile, slot)?;
         let mut s = self.store();
         if let Some(place) = s.places.get_mut(slot.0) {
@@ -153,7 +163,7 @@ impl Shelf {
         let (doc_sizes, fields) = match self.fetch(slot) {
             Ok(x) => x,
             Err(e) => {
-                self.store().failure.get_or_insert(e);
+                self.store().failure.get_or_insert(e.to_string());
                 (LogHistogram::default(), Vec::new())
             }
         };

@@ -80,6 +80,25 @@ pub enum SeedError {
     NotEmpty { ns: String },
     #[error("{0}")]
     Server(String),
+    /// The target is not a connection string (shown with its password
+    /// masked).
+    #[error("seed writes to a MongoDB server: give a connection string (mongodb://… or mongodb+srv://…), not \"{0}\"")]
+    NotAServer(String),
+    #[error("{0}")]
+    Connect(#[from] crate::source::SourceError),
+}
+
+impl SeedError {
+    /// The error with the password `secret` (if any) masked in the server's
+    /// words.
+    fn scrubbed(self, secret: Option<&str>) -> SeedError {
+        match (self, secret) {
+            (SeedError::Server(s), Some(p)) if !p.is_empty() => {
+                SeedError::Server(s.replace(p, "****"))
+            }
+            (e, _) => e,
+        }
+    }
 }
 
 /// Checks the names asked for; none means every data set.
@@ -248,26 +267,17 @@ fn one_line(s: &str) -> String {
 }
 
 /// The command: connects, seeds, and prints what it wrote.
-pub async fn cli(args: SeedArgs) -> Result<(), String> {
-    let names = select(&args.datasets).map_err(|e| e.to_string())?;
+pub async fn cli(args: SeedArgs) -> Result<(), SeedError> {
+    let names = select(&args.datasets)?;
     if !(args.uri.starts_with("mongodb://") || args.uri.starts_with("mongodb+srv://")) {
-        return Err(format!(
-            "seed writes to a MongoDB server: give a connection string (mongodb://… or mongodb+srv://…), not \"{}\"",
-            mask_uri(&args.uri)
-        ));
+        return Err(SeedError::NotAServer(mask_uri(&args.uri)));
     }
     for n in &names {
-        check_db_name(&format!("{}{n}", args.prefix)).map_err(|e| e.to_string())?;
+        check_db_name(&format!("{}{n}", args.prefix))?;
     }
     let label = mask_uri(&args.uri);
-    let src = crate::target::connect(&args.uri, Duration::from_secs(args.timeout))
-        .await
-        .map_err(|e| e.to_string())?;
+    let src = crate::target::connect(&args.uri, Duration::from_secs(args.timeout)).await?;
     let secret = crate::target::uri_password(&args.uri);
-    let scrub = |s: String| match secret.as_deref() {
-        Some(p) if !p.is_empty() => s.replace(p, "****"),
-        _ => s,
-    };
     let tty = std::io::stderr().is_terminal();
     let shown = std::cell::Cell::new(false);
     let mut progress = |msg: &str| {
@@ -283,7 +293,7 @@ pub async fn cli(args: SeedArgs) -> Result<(), String> {
     if shown.get() {
         eprint!("\r\x1b[2K");
     }
-    let written = result.map_err(|e| scrub(e.to_string()))?;
+    let written = result.map_err(|e| e.scrubbed(secret.as_deref()))?;
     print!(
         "{}",
         summary(&label, &args.prefix, &written, started.elapsed())
@@ -297,13 +307,12 @@ pub async fn cli(args: SeedArgs) -> Result<(), String> {
             Duration::from_secs(args.timeout),
             workload::APP_NAME,
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
         let ran = workload::run(app.client(), &args.prefix, &names, &mut progress).await;
         if shown.get() {
             eprint!("\r\x1b[2K");
         }
-        let ran = ran.map_err(|e| scrub(e.to_string()))?;
+        let ran = ran.map_err(|e| e.scrubbed(secret.as_deref()))?;
         print!("{}", workload_summary(&ran, started.elapsed()));
     }
     Ok(())

@@ -29,7 +29,7 @@ use crate::target::Target;
 
 use super::effects::{Effect, QueryWork};
 use super::export::{create_new, ExportFile, Format};
-use super::msg::{Done, Msg};
+use super::msg::{Done, Failure, Msg};
 use super::querybar::Reply;
 
 /// The loop's end of the executor's messages.
@@ -250,7 +250,7 @@ impl Executor {
                 rt.block_on(async move {
                     tokio::select! {
                         r = sample(&target, &plan, stop, timeout, req, &progress_tx) => {
-                            Some(r.map(Box::new).map_err(|e| e.to_string()))
+                            Some(r.map(Box::new).map_err(Failure::from))
                         }
                         _ = cancelled => None,
                     }
@@ -275,12 +275,12 @@ impl Executor {
         self.rt.spawn_blocking(move || {
             let result = catch_panic("measuring the lesson", || {
                 let Some(lesson) = crate::lesson::LESSONS.get(index) else {
-                    return Some(Err(format!("no lesson number {index}")));
+                    return Some(Err(Failure::NoLesson(index)));
                 };
                 rt.block_on(async move {
                     tokio::select! {
                         r = crate::lesson::measure(lesson, None, "docshape_", lang, timeout) => {
-                            Some(r.map_err(|e| e.to_string()))
+                            Some(r.map_err(Failure::from))
                         }
                         _ = cancelled => None,
                     }
@@ -306,10 +306,10 @@ impl Executor {
                 Some(Ok(reply)) => reply,
                 Some(Err(payload)) => failed(
                     work,
-                    format!(
-                        "internal error while running the query (a bug, please report it): {}",
-                        super::terminal::panic_message(payload.as_ref())
-                    ),
+                    Failure::Panic {
+                        what: "running the query",
+                        message: super::terminal::panic_message(payload.as_ref()),
+                    },
                 ),
             };
             let _ = tx.send(Msg::Query { req, reply });
@@ -370,7 +370,10 @@ impl Executor {
             let mut file = match ExportFile::create(&asked, format) {
                 Ok(f) => f,
                 Err(e) => {
-                    let why = format!("cannot write {}: {e}", asked.display());
+                    let why = Failure::Write {
+                        path: asked.display().to_string(),
+                        reason: e.to_string(),
+                    };
                     let _ = tx.send(Msg::Exported {
                         req,
                         result: Err(why),
@@ -421,22 +424,29 @@ impl Executor {
             }));
             let cancelled = abort.load(Ordering::Relaxed);
             let result = match (read, failed_write) {
-                (Ok(Ok(_)), None) if !cancelled => file
-                    .finish()
-                    .map_err(|e| format!("cannot write {}: {e}", asked.display())),
+                (Ok(Ok(_)), None) if !cancelled => file.finish().map_err(|e| Failure::Write {
+                    path: asked.display().to_string(),
+                    reason: e.to_string(),
+                }),
                 (read, failed) => {
                     let path = file.path().display().to_string();
                     file.abandon();
                     let why = match (read, failed) {
-                        (_, Some(e)) => format!("cannot write {path}: {e}"),
-                        (Ok(Err(e)), None) => e.to_string(),
-                        (Err(payload), None) => format!(
-                            "internal error while exporting (a bug, please report it): {}",
-                            super::terminal::panic_message(payload.as_ref())
-                        ),
-                        (Ok(Ok(_)), None) => "cancelled".into(),
+                        (_, Some(e)) => Failure::Write {
+                            path: path.clone(),
+                            reason: e.to_string(),
+                        },
+                        (Ok(Err(e)), None) => Failure::from(e),
+                        (Err(payload), None) => Failure::Panic {
+                            what: "exporting",
+                            message: super::terminal::panic_message(payload.as_ref()),
+                        },
+                        (Ok(Ok(_)), None) => Failure::Cancelled("cancelled"),
                     };
-                    Err(format!("export stopped: {why}; {path} was removed"))
+                    Err(Failure::ExportStopped {
+                        why: Box::new(why),
+                        path,
+                    })
                 }
             };
             let _ = tx.send(Msg::Exported { req, result });
@@ -470,7 +480,7 @@ struct QueryJob {
 }
 
 /// The reply a failed request gets, of its kind.
-fn failed(work: QueryWork, e: String) -> Reply {
+fn failed(work: QueryWork, e: Failure) -> Reply {
     match work {
         QueryWork::Page => Reply::Page(Err(e)),
         QueryWork::Count => Reply::Count(Err(e)),
@@ -511,7 +521,7 @@ fn opened_files(conn: &Connection, path: &std::path::Path) -> Result<Arc<FileSou
 async fn on_server(conn: &Connection, uri: &str, timeout: Duration, job: &QueryJob) -> Reply {
     let src = match connected(conn, uri, timeout).await {
         Ok(s) => s,
-        Err(e) => return failed(job.work, e.to_string()),
+        Err(e) => return failed(job.work, e.into()),
     };
     let (reply, gone) = browse_with(src.as_ref(), job).await;
     if gone {
@@ -524,10 +534,10 @@ async fn on_server(conn: &Connection, uri: &str, timeout: Duration, job: &QueryJ
 fn in_files(conn: &Connection, path: &std::path::Path, job: &QueryJob, stop: &Stop) -> Reply {
     let src = match opened_files(conn, path) {
         Ok(s) => s,
-        Err(e) => return failed(job.work, e.to_string()),
+        Err(e) => return failed(job.work, e.into()),
     };
     let (meta, q) = (&job.meta, &job.query);
-    let said = |e: SourceError| e.to_string();
+    let said = Failure::from;
     match job.work {
         QueryWork::Page => Reply::Page(
             src.find_page_within(meta, q, stop)
@@ -551,7 +561,7 @@ async fn browse_with<B: Browse>(src: &B, job: &QueryJob) -> (Reply, bool) {
     let mut gone = false;
     let mut said = |e: SourceError| {
         gone |= e.is_gone();
-        e.to_string()
+        Failure::from(e)
     };
     let reply = match job.work {
         QueryWork::Page => Reply::Page(
@@ -570,14 +580,14 @@ async fn browse_with<B: Browse>(src: &B, job: &QueryJob) -> (Reply, bool) {
 
 /// Runs a worker's job; a panic becomes an error naming `what`.
 fn catch_panic<T>(
-    what: &str,
-    job: impl FnOnce() -> Option<Result<T, String>>,
-) -> Option<Result<T, String>> {
+    what: &'static str,
+    job: impl FnOnce() -> Option<Result<T, Failure>>,
+) -> Option<Result<T, Failure>> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|payload| {
-        Some(Err(format!(
-            "internal error while {what} (a bug, please report it): {}",
-            super::terminal::panic_message(payload.as_ref())
-        )))
+        Some(Err(Failure::Panic {
+            what,
+            message: super::terminal::panic_message(payload.as_ref()),
+        }))
     })
 }
 

@@ -18,6 +18,7 @@ pub mod detail;
 pub mod effects;
 pub mod executor;
 pub mod export;
+pub mod failure;
 pub mod history;
 pub mod keymap;
 pub mod layout;
@@ -48,16 +49,36 @@ pub struct Options {
     pub config: Option<(PathBuf, Config)>,
 }
 
+/// Why the explorer could not start, or stopped on an error of the
+/// terminal (its `Display` the sentence `main` prints).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("the explorer needs a terminal; use `docshape audit` for a report")]
+    NoTerminal,
+    /// The configuration file's `[keys]` name an unknown action or a key
+    /// without a name: each mistake, in its words.
+    #[error("{}: {}", path.display(), problems.join("; "))]
+    Keys {
+        path: PathBuf,
+        problems: Vec<String>,
+    },
+    /// The theme named on the command line cannot be used.
+    #[error("{0}")]
+    Theme(#[from] theme::ThemeError),
+    #[error("terminal error: {0}")]
+    Terminal(#[source] std::io::Error),
+}
+
 /// The configuration (as the command line read it) and the keymap its
 /// `[keys]` make. An unknown action or a key without a name stops the
 /// explorer with the reason, as a mistake in the thresholds stops `audit`.
-fn read_config(file: Option<(PathBuf, Config)>) -> Result<(Config, keymap::Keymap), String> {
+fn read_config(file: Option<(PathBuf, Config)>) -> Result<(Config, keymap::Keymap), RunError> {
     let Some((path, config)) = file else {
         return Ok((Config::default(), keymap::Keymap::default()));
     };
     let (keymap, problems) = keymap::Keymap::with_section(&config.keys);
     if !problems.is_empty() {
-        return Err(format!("{}: {}", path.display(), problems.join("; ")));
+        return Err(RunError::Keys { path, problems });
     }
     Ok((config, keymap))
 }
@@ -99,10 +120,10 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Runs the explorer until the user quits or a signal stops it. The
 /// terminal is restored on every way out. Runs on [`runtime`].
-pub async fn run(opts: Options) -> Result<app::Exit, String> {
+pub async fn run(opts: Options) -> Result<app::Exit, RunError> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() {
-        return Err("the explorer needs a terminal; use `docshape audit` for a report".into());
+        return Err(RunError::NoTerminal);
     }
     init_logging();
     let (config, keymap) = read_config(opts.config)?;
@@ -147,7 +168,7 @@ pub async fn run(opts: Options) -> Result<app::Exit, String> {
     let exec = executor::Executor::new(rt, target, opts.plan, opts.timeout, tx);
     app::run_loop(model, &theme, exec, rx)
         .await
-        .map_err(|e| format!("terminal error: {e}"))
+        .map_err(RunError::Terminal)
 }
 
 #[cfg(test)]
@@ -158,12 +179,14 @@ mod tests {
 
     /// `text` as the configuration file the command line read, its
     /// thresholds checked as the command line checks them.
-    fn file(path: &Path, text: &str) -> Result<Option<(PathBuf, Config)>, String> {
+    fn file(
+        path: &Path,
+        text: &str,
+    ) -> Result<Option<(PathBuf, Config)>, crate::config::ConfigError> {
         std::fs::write(path, text).expect("write");
-        let config = load(path).map_err(|e| e.to_string())?;
+        let config = load(path)?;
         let shown = path.display().to_string();
-        crate::rules::Thresholds::from_section(&config.rules, &shown, None)
-            .map_err(|e| e.to_string())?;
+        crate::rules::Thresholds::from_section(&config.rules, &shown, None)?;
         Ok(Some((path.to_owned(), config)))
     }
 
@@ -180,7 +203,7 @@ mod tests {
             ),
         ] {
             let read = file(&path, text).expect("the file reads");
-            let e = read_config(read).map(|_| ()).expect_err(text);
+            let e = read_config(read).map(|_| ()).expect_err(text).to_string();
             assert!(e.starts_with(&path.display().to_string()), "{e}");
             assert!(e.contains(needle), "{text}: {e}");
         }
@@ -190,7 +213,7 @@ mod tests {
             ("theme = 1\n", "expected a string"),
             ("[keys\n", "not valid TOML"),
         ] {
-            let e = file(&path, text).map(|_| ()).expect_err(text);
+            let e = file(&path, text).map(|_| ()).expect_err(text).to_string();
             assert!(e.starts_with(&path.display().to_string()), "{e}");
             assert!(e.contains(needle), "{text}: {e}");
         }

@@ -194,7 +194,7 @@ pub struct Learn {
     /// re-renders at once while the new measuring runs.
     pub reports: Option<Vec<(String, Report)>>,
     /// The rendered lesson, or why it could not be measured.
-    pub text: Option<Result<String, String>>,
+    pub text: Option<Result<String, super::failure::Failure>>,
     /// First line of the text shown (wrapped lines).
     pub scroll: u16,
 }

@@ -5,6 +5,7 @@ use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::report::{CollectionReport, Report};
 
+pub use super::failure::Failure;
 use super::querybar::Reply;
 
 #[derive(Debug)]
@@ -32,12 +33,12 @@ pub enum Msg {
     /// Request `req` finished.
     Loaded {
         req: u64,
-        result: Result<Box<Report>, String>,
+        result: Result<Box<Report>, Failure>,
     },
     /// Request `req` measured the selected lesson's data sets.
     Lesson {
         req: u64,
-        result: Result<Vec<(String, Report)>, String>,
+        result: Result<Vec<(String, Report)>, Failure>,
     },
     /// Query request `req` answered.
     Query {
@@ -53,7 +54,7 @@ pub enum Msg {
     /// why it stopped (its partial file removed).
     Exported {
         req: u64,
-        result: Result<(std::path::PathBuf, u64), String>,
+        result: Result<(std::path::PathBuf, u64), Failure>,
     },
     /// A side effect reports back (a file written, a copy made).
     Done(Done),

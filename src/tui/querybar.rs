@@ -11,6 +11,7 @@ use crate::i18n::Lang;
 use crate::source::{Explain, Query, QueryText};
 
 use super::effects::Effect;
+use super::failure::Failure;
 
 /// Documents per page of results.
 pub const PAGE: u64 = 50;
@@ -101,8 +102,8 @@ pub struct Results {
     /// The page is being read.
     pub loading: bool,
     /// How many documents match, once counted.
-    pub count: Option<Result<u64, String>>,
-    pub explain: Option<Result<Explain, String>>,
+    pub count: Option<Result<u64, Failure>>,
+    pub explain: Option<Result<Explain, Failure>>,
     pub show_explain: bool,
     /// Why the page could not be read.
     pub error: Option<String>,
@@ -192,9 +193,9 @@ impl QueryState {
 /// A reply to a query request.
 #[derive(Debug)]
 pub enum Reply {
-    Page(Result<Vec<Vec<u8>>, String>),
-    Count(Result<u64, String>),
-    Explain(Result<Explain, String>),
+    Page(Result<Vec<Vec<u8>>, Failure>),
+    Count(Result<u64, Failure>),
+    Explain(Result<Explain, Failure>),
 }
 
 /// Explain in a few words per line.

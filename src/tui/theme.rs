@@ -47,9 +47,51 @@ impl Default for Theme {
     }
 }
 
+/// Why a theme cannot be used (its `Display` the sentence the user sees,
+/// naming the theme, and the slot and value where one is at fault).
+#[derive(Debug, thiserror::Error)]
+pub enum ThemeError {
+    /// The file is not a theme: TOML or its layout, with line and column.
+    #[error("{0}")]
+    Parse(#[from] config::ConfigError),
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    /// No theme by that name; `available` lists those there are.
+    #[error("no theme named `{name}`; themes: {}", available.join(", "))]
+    Unknown {
+        name: String,
+        available: Vec<String>,
+    },
+    #[error("no theme named `{0}`")]
+    NotBuiltin(String),
+    #[error("theme `{0}`: parents nest too deep (a cycle?)")]
+    ParentsTooDeep(String),
+    #[error("parent of `{name}`: {source}")]
+    Parent {
+        name: String,
+        source: Box<ThemeError>,
+    },
+    #[error("theme `{theme}`: [colors] `{slot}`: `{written}` is not a colour")]
+    NotAColour {
+        theme: String,
+        slot: String,
+        written: String,
+    },
+    #[error("theme `{theme}`: [colors] `{slot}`: `{written}` is `{resolved}` in the palette, not a colour")]
+    PaletteNotAColour {
+        theme: String,
+        slot: String,
+        written: String,
+        resolved: String,
+    },
+}
+
 /// A theme file's text, typed; `name` names it in errors.
-fn parse_file(name: &str, text: &str) -> Result<ThemeFile, String> {
-    config::from_toml(text, &format!("theme `{name}`")).map_err(|e| e.to_string())
+fn parse_file(name: &str, text: &str) -> Result<ThemeFile, ThemeError> {
+    Ok(config::from_toml(text, &format!("theme `{name}`"))?)
 }
 
 /// Where user themes live: `themes/` in docshape's configuration directory.
@@ -82,40 +124,43 @@ pub fn available() -> Vec<String> {
 }
 
 /// The text of a theme by name (user directory first, then shipped) or path.
-fn text_of(spec: &str) -> Result<String, String> {
+fn text_of(spec: &str) -> Result<String, ThemeError> {
     let looks_like_path = spec.contains('/')
         || Path::new(spec)
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     if looks_like_path {
-        return std::fs::read_to_string(spec).map_err(|e| format!("cannot read {spec}: {e}"));
+        return std::fs::read_to_string(spec).map_err(|source| ThemeError::Read {
+            path: spec.to_owned(),
+            source,
+        });
     }
     if let Some(dir) = user_dir() {
         let p = dir.join(format!("{spec}.toml"));
         if p.is_file() {
-            return std::fs::read_to_string(&p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()));
+            return std::fs::read_to_string(&p).map_err(|source| ThemeError::Read {
+                path: p.display().to_string(),
+                source,
+            });
         }
     }
     BUILTIN
         .iter()
         .find(|(n, _)| *n == spec)
         .map(|(_, t)| (*t).to_owned())
-        .ok_or_else(|| {
-            format!(
-                "no theme named `{spec}`; themes: {}",
-                available().join(", ")
-            )
+        .ok_or_else(|| ThemeError::Unknown {
+            name: spec.to_owned(),
+            available: available(),
         })
 }
 
 impl Theme {
-    pub fn builtin(name: &str) -> Result<Theme, String> {
+    pub fn builtin(name: &str) -> Result<Theme, ThemeError> {
         let text = BUILTIN
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, t)| *t)
-            .ok_or_else(|| format!("no theme named `{name}`"))?;
+            .ok_or_else(|| ThemeError::NotBuiltin(name.to_owned()))?;
         Theme::from_text(name, text, &|p| text_of(p))
     }
 
@@ -123,14 +168,17 @@ impl Theme {
     pub fn from_text(
         name: &str,
         text: &str,
-        load: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<Theme, String> {
+        load: &dyn Fn(&str) -> Result<String, ThemeError>,
+    ) -> Result<Theme, ThemeError> {
         let mut chain = vec![parse_file(name, text)?];
         while let Some(parent) = chain.last().and_then(|r| r.parent.clone()) {
             if chain.len() > MAX_PARENTS {
-                return Err(format!("theme `{name}`: parents nest too deep (a cycle?)"));
+                return Err(ThemeError::ParentsTooDeep(name.to_owned()));
             }
-            let t = load(&parent).map_err(|e| format!("parent of `{name}`: {e}"))?;
+            let t = load(&parent).map_err(|e| ThemeError::Parent {
+                name: name.to_owned(),
+                source: Box::new(e),
+            })?;
             chain.push(parse_file(&parent, &t)?);
         }
         // Every theme stands on the default, so a partial one is complete.
@@ -152,9 +200,18 @@ impl Theme {
             let resolved = palette.get(written).map_or(written, String::as_str);
             let c = Color::from_str(resolved).map_err(|_| {
                 if resolved == written {
-                    format!("theme `{name}`: [colors] `{slot}`: `{written}` is not a colour")
+                    ThemeError::NotAColour {
+                        theme: name.to_owned(),
+                        slot: slot.to_owned(),
+                        written: written.to_owned(),
+                    }
                 } else {
-                    format!("theme `{name}`: [colors] `{slot}`: `{written}` is `{resolved}` in the palette, not a colour")
+                    ThemeError::PaletteNotAColour {
+                        theme: name.to_owned(),
+                        slot: slot.to_owned(),
+                        written: written.to_owned(),
+                        resolved: resolved.to_owned(),
+                    }
                 }
             })?;
             out.insert(slot.to_owned(), c);
@@ -167,7 +224,7 @@ impl Theme {
     }
 
     /// The theme `spec` names: a user theme, a shipped one or a path.
-    pub fn named(spec: &str) -> Result<Theme, String> {
+    pub fn named(spec: &str) -> Result<Theme, ThemeError> {
         let name = Path::new(spec)
             .file_stem()
             .map_or_else(|| spec.to_owned(), |n| n.to_string_lossy().into_owned());
@@ -329,7 +386,9 @@ mod tests {
                 &["theme `bad`", "[colors]", "unknown field `text.dimm`"],
             ),
         ] {
-            let e = Theme::from_text("bad", text, &|p| text_of(p)).expect_err(text);
+            let e = Theme::from_text("bad", text, &|p| text_of(p))
+                .expect_err(text)
+                .to_string();
             for n in needles {
                 assert!(e.contains(n), "{text}: `{n}` not in {e}");
             }

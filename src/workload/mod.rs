@@ -601,21 +601,32 @@ fn files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     }
 }
 
+/// A log file or directory that cannot be read: its path and why.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {}: {source}", path.display())]
+pub struct LogError {
+    pub path: std::path::PathBuf,
+    pub source: std::io::Error,
+}
+
 /// Reads the workload from a log file, a `.gz` of one, or a directory of
 /// them (e.g. one per replica-set member).
-pub fn read_logs(path: &Path) -> Result<Workload, String> {
+pub fn read_logs(path: &Path) -> Result<Workload, LogError> {
     let mut r = Reader::new();
-    let list = files(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let cannot = |p: &Path| {
+        let path = p.to_owned();
+        move |source| LogError { path, source }
+    };
+    let list = files(path).map_err(cannot(path))?;
     for f in &list {
-        let file =
-            std::fs::File::open(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let file = std::fs::File::open(f).map_err(cannot(f))?;
         let gz = f.extension().is_some_and(|e| e == "gz");
         let res = if gz {
             r.read(flate2::read::MultiGzDecoder::new(file))
         } else {
             r.read(file)
         };
-        res.map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        res.map_err(cannot(f))?;
         r.w.sources.push(f.display().to_string());
     }
     Ok(r.finish())

@@ -687,7 +687,9 @@ fn models(report: &Report) -> Vec<(String, Model)> {
                     action(&mut m, Action::TabLearn);
                     m.learn.req = None;
                     m.learn.text = Some(if variant == 0 {
-                        Err("cannot read the sample data".into())
+                        Err(docshape::tui::msg::Failure::Source(
+                            "cannot read the sample data".into(),
+                        ))
                     } else {
                         Ok("A lesson.\n\n".repeat(200))
                     });

@@ -161,7 +161,7 @@ fn results_of_the_current_request_are_kept_and_stale_ones_dropped() {
         &mut m,
         Msg::Lesson {
             req: second,
-            result: Err("late".into()),
+            result: Err(docshape::tui::msg::Failure::Source("late".into())),
         },
     );
     assert!(matches!(m.learn.text, Some(Ok(_))));
@@ -172,10 +172,15 @@ fn results_of_the_current_request_are_kept_and_stale_ones_dropped() {
         &mut m,
         Msg::Lesson {
             req: third,
-            result: Err("data set gone".into()),
+            result: Err(docshape::tui::msg::Failure::Source("data set gone".into())),
         },
     );
-    assert_eq!(m.learn.text, Some(Err("data set gone".into())));
+    assert_eq!(
+        m.learn.text,
+        Some(Err(docshape::tui::msg::Failure::Source(
+            "data set gone".into()
+        )))
+    );
     let s = screen(&m, 120, 40);
     assert!(
         s.contains("cannot measure this lesson: data set gone"),

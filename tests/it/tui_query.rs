@@ -558,7 +558,10 @@ fn a_stopped_export_removes_its_file() {
             }
         };
         let e = end.expect_err("stopped");
-        assert!(e.contains(why) && e.contains("was removed"), "{e}");
+        assert!(
+            e.to_string().contains(why) && e.to_string().contains("was removed"),
+            "{e}"
+        );
         assert_eq!(std::fs::read_dir(out.path()).expect("dir").count(), 0);
     }
 }
@@ -643,7 +646,10 @@ fn a_file_query_gives_up_at_the_timeout() {
         Ok(Some(Msg::Query {
             req: 1,
             reply: querybar::Reply::Count(Err(e)),
-        })) => assert!(e.contains("timed out") && e.contains("big.c"), "{e}"),
+        })) => assert!(
+            e.to_string().contains("timed out") && e.to_string().contains("big.c"),
+            "{e}"
+        ),
         other => panic!("{other:?}"),
     }
 }

@@ -263,7 +263,9 @@ fn a_failed_run_shows_an_error_line() {
         &mut m,
         Msg::Loaded {
             req: 1,
-            result: Err("cannot reach the server at x: refused".into()),
+            result: Err(docshape::tui::msg::Failure::Source(
+                "cannot reach the server at x: refused".into(),
+            )),
         },
     );
     let s = m.status.as_ref().expect("status");

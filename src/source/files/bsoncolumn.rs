@@ -118,15 +118,86 @@ impl Values {
     }
 }
 
+/// Why a column cannot be decoded: the byte of the column where decoding
+/// stopped, and what was wrong there (its `Display` is the sentence the
+/// user sees).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{fault}")]
+pub struct ColumnError {
+    /// The byte of the column whose control byte was being read.
+    pub at: usize,
+    pub fault: Fault,
+}
+
+/// What is wrong with a column.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Fault {
+    /// Its bytes break the format in a way a phrase says.
+    #[error("{0}")]
+    Malformed(&'static str),
+    #[error("{0}")]
+    Raw(#[from] raw::RawError),
+    #[error("{count} bytes follow its closing zero byte")]
+    Trailing { count: usize },
+    #[error("unknown control byte 0x{control:02x} at byte {at}")]
+    UnknownControl { control: u8, at: usize },
+    #[error("the {n} Simple-8b blocks at byte {at} run past its end")]
+    BlocksPastEnd { n: usize, at: usize },
+    #[error("a Simple-8b block has selector {selector} with unknown extension {ext}")]
+    UnknownExtension { selector: u8, ext: u8 },
+    #[error("the double {value} cannot be scaled by the control byte's scale index {scale}")]
+    Unscalable { value: f64, scale: u8 },
+    #[error("a control byte scales doubles (scale index {scale}) where no double precedes")]
+    ScaleWithoutDouble { scale: u8 },
+    #[error("a literal of type 0x{tag:02x} is cut short")]
+    LiteralCutShort { tag: u8 },
+    #[error("an int32 delta gives {value}, past the int32 range")]
+    Int32Range { value: i64 },
+    #[error("a boolean delta gives {value}")]
+    BoolDelta { value: i64 },
+    #[error("a non-zero delta follows a value of type 0x{tag:02x}, which takes only repeats")]
+    RepeatsOnly { tag: u8 },
+    #[error("more than {max} values")]
+    TooManyValues { max: usize },
+    #[error("its values take more than {max} bytes")]
+    TooManyBytes { max: usize },
+    #[error("the literal at byte {at} is JavaScript with scope, which a column cannot hold")]
+    LiteralWithScope { at: usize },
+    #[error("the literal at byte {at} has unknown type 0x{tag:02x}")]
+    LiteralUnknownType { at: usize, tag: u8 },
+    #[error("the literal at byte {at} has a name")]
+    LiteralNamed { at: usize },
+    #[error("the literal at byte {at} runs past the column")]
+    LiteralPastEnd { at: usize },
+    #[error("the literal at byte {at} is not a valid {ty}")]
+    LiteralInvalid { at: usize, ty: BsonType },
+    #[error("the reference object at byte {at} runs past the column")]
+    ReferencePastEnd { at: usize },
+    #[error("the reference object at byte {at} is invalid: {why}")]
+    ReferenceInvalid { at: usize, why: raw::RawError },
+    #[error("the reference object at byte {at} has no scalar")]
+    ReferenceNoScalar { at: usize },
+    #[error("a reference object nests deeper than {max}")]
+    TooDeep { max: usize },
+    #[error("a reference object holds an invalid {ty}")]
+    ReferenceInvalidValue { ty: BsonType },
+    #[error("an interleaved run takes more than {max} steps")]
+    TooMuchWork { max: usize },
+}
+
 /// The values of a column, at most `max` of them and [`MAX_BYTES`] of
 /// decoded bytes.
-pub fn decode(column: &[u8], max: usize) -> Result<Values, String> {
+pub fn decode(column: &[u8], max: usize) -> Result<Values, ColumnError> {
     decode_within(column, max, MAX_BYTES)
 }
 
 /// The values of a column, at most `max_values` of them holding at most
 /// `max_bytes` bytes; past either, the column is refused.
-pub fn decode_within(column: &[u8], max_values: usize, max_bytes: usize) -> Result<Values, String> {
+pub fn decode_within(
+    column: &[u8],
+    max_values: usize,
+    max_bytes: usize,
+) -> Result<Values, ColumnError> {
     let mut d = Decoder {
         col: column,
         at: 0,
@@ -135,8 +206,10 @@ pub fn decode_within(column: &[u8], max_values: usize, max_bytes: usize) -> Resu
         max_bytes: max_bytes.min(u32::MAX as usize),
         work: 0,
     };
-    d.run()?;
-    Ok(d.out)
+    match d.run() {
+        Ok(()) => Ok(d.out),
+        Err(fault) => Err(ColumnError { at: d.at, fault }),
+    }
 }
 
 /// Where a value's bytes are: in the column itself or in the decoded bytes.
@@ -242,7 +315,7 @@ enum Block {
     Repeat(u32),
 }
 
-fn block(word: u64) -> Result<Block, String> {
+fn block(word: u64) -> Result<Block, Fault> {
     let selector = (word & 0xF) as u8;
     let ext = ((word >> 4) & 0xF) as u8;
     let plain = |s: u8, shift: u8| {
@@ -266,17 +339,13 @@ fn block(word: u64) -> Result<Block, String> {
         })
     };
     Ok(match (selector, ext) {
-        (0, _) => return Err("a Simple-8b block has selector 0".into()),
+        (0, _) => return Err(Fault::Malformed("a Simple-8b block has selector 0")),
         (15, _) => Block::Repeat((u32::from(ext) + 1) * 120),
         (7 | 8, 0) => plain(selector, 8),
         (7, 1..=9) => extended(SEVEN[usize::from(ext) - 1], 4, 1),
         (8, 1..=7) => extended(EIGHT[usize::from(ext) - 1], 4, 4),
         (8, 8..=13) => extended(EIGHT[usize::from(ext) - 1], 5, 4),
-        (7 | 8, _) => {
-            return Err(format!(
-                "a Simple-8b block has selector {selector} with unknown extension {ext}"
-            ))
-        }
+        (7 | 8, _) => return Err(Fault::UnknownExtension { selector, ext }),
         _ => plain(selector, 4),
     })
 }
@@ -338,7 +407,7 @@ impl Stream {
     }
 
     /// The next slot of the blocks being read; `None` once they are done.
-    fn next_slot(&mut self, col: &[u8]) -> Result<Option<Slot>, String> {
+    fn next_slot(&mut self, col: &[u8]) -> Result<Option<Slot>, Fault> {
         loop {
             if self.repeats > 0 {
                 self.repeats -= 1;
@@ -357,7 +426,9 @@ impl Stream {
                     let zeros =
                         u32::from((raw & ((1 << l.count_bits) - 1)) as u8) * u32::from(l.mult);
                     if value != 0 && value.leading_zeros() < zeros {
-                        return Err("a Simple-8b slot shifts its value past 128 bits".into());
+                        return Err(Fault::Malformed(
+                            "a Simple-8b slot shifts its value past 128 bits",
+                        ));
                     }
                     Slot::Value(if value == 0 { 0 } else { value << zeros })
                 };
@@ -372,7 +443,7 @@ impl Stream {
                 .get(at..at + 8)
                 .and_then(|b| b.try_into().ok())
                 .map(u64::from_le_bytes)
-                .ok_or("its Simple-8b blocks run past its end")?;
+                .ok_or(Fault::Malformed("its Simple-8b blocks run past its end"))?;
             self.next_block += 8;
             self.blocks_left -= 1;
             match block(word)? {
@@ -392,16 +463,13 @@ impl Stream {
 
     /// Starts reading the `n` blocks at `at`, under a control byte of scale
     /// index `scale`; the last value is `last` (its bytes).
-    fn start_blocks(&mut self, at: usize, n: usize, scale: u8, last: &[u8]) -> Result<(), String> {
+    fn start_blocks(&mut self, at: usize, n: usize, scale: u8, last: &[u8]) -> Result<(), Fault> {
         if self.kind == Kind::Double {
-            let v = raw::value::f64(last).ok_or("a double literal is cut short")?;
-            self.base = encode_double(v, scale).ok_or_else(|| {
-                format!("the double {v} cannot be scaled by the control byte's scale index {scale}")
-            })?;
+            let v =
+                raw::value::f64(last).ok_or(Fault::Malformed("a double literal is cut short"))?;
+            self.base = encode_double(v, scale).ok_or(Fault::Unscalable { value: v, scale })?;
         } else if scale != SCALE_BITS {
-            return Err(format!(
-                "a control byte scales doubles (scale index {scale}) where no double precedes"
-            ));
+            return Err(Fault::ScaleWithoutDouble { scale });
         }
         self.scale = scale;
         self.next_block = at;
@@ -414,37 +482,39 @@ impl Stream {
 
     /// Takes `val` (bytes `bytes`) as a literal: the new last value and
     /// base of deltas.
-    fn literal(&mut self, val: Val, bytes: &[u8]) -> Result<(), String> {
+    fn literal(&mut self, val: Val, bytes: &[u8]) -> Result<(), Fault> {
         let kind = Kind::of(val.tag);
-        let short = || format!("a literal of type 0x{:02x} is cut short", val.tag);
+        let short = Fault::LiteralCutShort { tag: val.tag };
         self.base = 0;
         self.step = 0;
         self.wide = None;
         match kind {
-            Kind::Int32 => self.base = i64::from(raw::value::i32(bytes).ok_or_else(short)?),
+            Kind::Int32 => self.base = i64::from(raw::value::i32(bytes).ok_or(short.clone())?),
             Kind::Int64 | Kind::Date | Kind::Timestamp => {
-                self.base = raw::value::i64(bytes).ok_or_else(short)?;
+                self.base = raw::value::i64(bytes).ok_or(short.clone())?;
             }
             Kind::Bool => {
                 self.base = match bytes {
                     [0] => 0,
                     [1] => 1,
-                    _ => return Err("a boolean literal is neither 0 nor 1".into()),
+                    _ => return Err(Fault::Malformed("a boolean literal is neither 0 nor 1")),
                 }
             }
             Kind::ObjectId => {
-                let b = bytes.get(..12).ok_or_else(short)?;
+                let b = bytes.get(..12).ok_or(short.clone())?;
                 self.base = i64::from_le_bytes([b[11], b[3], b[10], b[2], b[9], b[1], b[0], 0]);
             }
             Kind::Text => {
-                let text = text_of(bytes).ok_or("a string literal has an invalid length")?;
+                let text = text_of(bytes)
+                    .ok_or(Fault::Malformed("a string literal has an invalid length"))?;
                 // A string no integer holds (longer than 16 bytes, or
                 // starting with a zero byte) is a base of 0: the next
                 // string that fits is written as a delta from 0.
                 self.wide = Some(encode_text(text).unwrap_or(0));
             }
             Kind::Binary => {
-                let (_, data) = binary_of(bytes).ok_or("a binary literal has an invalid length")?;
+                let (_, data) = binary_of(bytes)
+                    .ok_or(Fault::Malformed("a binary literal has an invalid length"))?;
                 if data.len() <= 16 {
                     let mut b = [0u8; 16];
                     b[..data.len()].copy_from_slice(data);
@@ -455,7 +525,7 @@ impl Stream {
                 let b: [u8; 16] = bytes
                     .get(..16)
                     .and_then(|b| b.try_into().ok())
-                    .ok_or_else(short)?;
+                    .ok_or(short.clone())?;
                 self.wide = Some(i128::from_le_bytes(b));
             }
             Kind::Double | Kind::Repeat | Kind::Empty => {}
@@ -473,12 +543,12 @@ impl Stream {
     /// What `slot` makes of the value after the last: missing, the last
     /// value again, or a new value of the last one's type (its bytes in
     /// `buf`, their length returned).
-    fn apply(&mut self, slot: Slot, last: &[u8], buf: &mut [u8; 24]) -> Result<Step, String> {
+    fn apply(&mut self, slot: Slot, last: &[u8], buf: &mut [u8; 24]) -> Result<Step, Fault> {
         let Slot::Value(raw) = slot else {
             return Ok(Step::Missing);
         };
         if self.last.is_none() {
-            return Err("a delta comes before any value".into());
+            return Err(Fault::Malformed("a delta comes before any value"));
         }
         if self.kind.wide() {
             let delta = unzigzag128(raw);
@@ -486,7 +556,9 @@ impl Stream {
                 return Ok(Step::Repeat);
             }
             let Some(prev) = self.wide else {
-                return Err("a delta follows a binary longer than 16 bytes".into());
+                return Err(Fault::Malformed(
+                    "a delta follows a binary longer than 16 bytes",
+                ));
             };
             let v = prev.wrapping_add(delta);
             let n = match self.kind {
@@ -501,11 +573,13 @@ impl Stream {
                     len + 5
                 }
                 Kind::Binary => {
-                    let (head, data) =
-                        binary_of(last).ok_or("a binary value has an invalid length")?;
+                    let (head, data) = binary_of(last)
+                        .ok_or(Fault::Malformed("a binary value has an invalid length"))?;
                     let b = v.to_le_bytes();
                     if b[data.len()..].iter().any(|&x| x != 0) {
-                        return Err("a binary delta spills past the value's length".into());
+                        return Err(Fault::Malformed(
+                            "a binary delta spills past the value's length",
+                        ));
                     }
                     buf[..5].copy_from_slice(head);
                     buf[5..5 + data.len()].copy_from_slice(&b[..data.len()]);
@@ -519,8 +593,8 @@ impl Stream {
             self.wide = Some(v);
             return Ok(Step::New(n));
         }
-        let raw =
-            u64::try_from(raw).map_err(|_| "a delta is wider than its 64-bit type".to_string())?;
+        let raw = u64::try_from(raw)
+            .map_err(|_| Fault::Malformed("a delta is wider than its 64-bit type"))?;
         let delta = unzigzag64(raw);
         if self.kind.delta_of_delta() {
             self.step = self.step.wrapping_add(delta);
@@ -537,8 +611,7 @@ impl Stream {
         let v = self.base;
         let n = match self.kind {
             Kind::Int32 => {
-                let v = i32::try_from(v)
-                    .map_err(|_| format!("an int32 delta gives {v}, past the int32 range"))?;
+                let v = i32::try_from(v).map_err(|_| Fault::Int32Range { value: v })?;
                 buf[..4].copy_from_slice(&v.to_le_bytes());
                 4
             }
@@ -549,7 +622,7 @@ impl Stream {
             Kind::Bool => {
                 buf[0] = match v {
                     0 | 1 => v as u8,
-                    _ => return Err(format!("a boolean delta gives {v}")),
+                    _ => return Err(Fault::BoolDelta { value: v }),
                 };
                 1
             }
@@ -564,22 +637,23 @@ impl Stream {
             }
             Kind::ObjectId => {
                 if !(0..1 << 56).contains(&v) {
-                    return Err(
-                        "an ObjectId delta gives more than its 7 counter and time bytes".into(),
-                    );
+                    return Err(Fault::Malformed(
+                        "an ObjectId delta gives more than its 7 counter and time bytes",
+                    ));
                 }
                 let e = v.to_le_bytes();
-                let unique = last.get(4..9).ok_or("an ObjectId is cut short")?;
+                let unique = last
+                    .get(4..9)
+                    .ok_or(Fault::Malformed("an ObjectId is cut short"))?;
                 buf[..4].copy_from_slice(&[e[6], e[5], e[3], e[1]]);
                 buf[4..9].copy_from_slice(unique);
                 buf[9..12].copy_from_slice(&[e[4], e[2], e[0]]);
                 12
             }
             _ => {
-                return Err(format!(
-                    "a non-zero delta follows a value of type 0x{:02x}, which takes only repeats",
-                    self.last.map_or(0, |l| l.tag)
-                ))
+                return Err(Fault::RepeatsOnly {
+                    tag: self.last.map_or(0, |l| l.tag),
+                })
             }
         };
         Ok(Step::New(n))
@@ -678,18 +752,17 @@ struct Decoder<'a> {
 }
 
 impl Decoder<'_> {
-    fn run(&mut self) -> Result<(), String> {
+    fn run(&mut self) -> Result<(), Fault> {
         let mut reg = Stream::new();
         loop {
             let Some(&control) = self.col.get(self.at) else {
-                return Err("it ends without its closing zero byte".into());
+                return Err(Fault::Malformed("it ends without its closing zero byte"));
             };
             if control == 0 {
                 if self.at + 1 != self.col.len() {
-                    return Err(format!(
-                        "{} bytes follow its closing zero byte",
-                        self.col.len() - self.at - 1
-                    ));
+                    return Err(Fault::Trailing {
+                        count: self.col.len() - self.at - 1,
+                    });
                 }
                 return Ok(());
             }
@@ -728,24 +801,21 @@ impl Decoder<'_> {
 
     /// Reads the control byte `control` of Simple-8b blocks at `self.at`
     /// for `s`.
-    fn blocks(&mut self, s: &mut Stream, control: u8) -> Result<(), String> {
+    fn blocks(&mut self, s: &mut Stream, control: u8) -> Result<(), Fault> {
         let scale = match control >> 4 {
             0x8 => SCALE_BITS,
             h @ 0x9..=0xD => h - 0x9,
             _ => {
-                return Err(format!(
-                    "unknown control byte 0x{control:02x} at byte {}",
-                    self.at
-                ))
+                return Err(Fault::UnknownControl {
+                    control,
+                    at: self.at,
+                })
             }
         };
         let n = usize::from(control & 0xF) + 1;
         let start = self.at + 1;
         if start + 8 * n > self.col.len() {
-            return Err(format!(
-                "the {n} Simple-8b blocks at byte {} run past its end",
-                self.at
-            ));
+            return Err(Fault::BlocksPastEnd { n, at: self.at });
         }
         let last = s.last;
         let last = last.map_or(&[][..], |l| self.bytes_of(l));
@@ -755,7 +825,7 @@ impl Decoder<'_> {
     }
 
     /// One value of the regular (not interleaved) column from `slot`.
-    fn regular(&mut self, s: &mut Stream, slot: Slot) -> Result<(), String> {
+    fn regular(&mut self, s: &mut Stream, slot: Slot) -> Result<(), Fault> {
         let mut buf = [0u8; 24];
         let last = s.last;
         let step = s.apply(slot, last.map_or(&[][..], |l| self.bytes_of(l)), &mut buf)?;
@@ -782,27 +852,28 @@ impl Decoder<'_> {
                     len: n as u32,
                 }
             }
-            (_, None) => return Err("a delta comes before any value".into()),
+            (_, None) => return Err(Fault::Malformed("a delta comes before any value")),
         };
         self.push(cell)
     }
 
-    fn push(&mut self, cell: Cell) -> Result<(), String> {
+    fn push(&mut self, cell: Cell) -> Result<(), Fault> {
         if self.out.cells.len() >= self.max_values {
-            return Err(format!("more than {} values", self.max_values));
+            return Err(Fault::TooManyValues {
+                max: self.max_values,
+            });
         }
         self.out.cells.push(cell);
         Ok(())
     }
 
     /// Makes room for `n` more decoded bytes; where they start.
-    fn grow(&mut self, n: usize) -> Result<usize, String> {
+    fn grow(&mut self, n: usize) -> Result<usize, Fault> {
         let at = self.out.bytes.len();
         if at + n > self.max_bytes {
-            return Err(format!(
-                "its values take more than {} bytes",
-                self.max_bytes
-            ));
+            return Err(Fault::TooManyBytes {
+                max: self.max_bytes,
+            });
         }
         Ok(at)
     }
@@ -817,7 +888,7 @@ impl Decoder<'_> {
     }
 
     /// Copies a literal's value into the decoded bytes.
-    fn keep(&mut self, v: Val) -> Result<Cell, String> {
+    fn keep(&mut self, v: Val) -> Result<Cell, Fault> {
         let start = self.grow(v.len)?;
         self.out
             .bytes
@@ -830,28 +901,20 @@ impl Decoder<'_> {
     }
 
     /// The literal whose control byte is at `at`: its type and value.
-    fn literal_at(&self, at: usize) -> Result<Val, String> {
+    fn literal_at(&self, at: usize) -> Result<Val, Fault> {
         let tag = self.col[at];
         let ty = match BsonType::from_tag(tag) {
-            Some(BsonType::JavascriptWithScope) => {
-                return Err(format!(
-                    "the literal at byte {at} is JavaScript with scope, which a column cannot hold"
-                ))
-            }
+            Some(BsonType::JavascriptWithScope) => return Err(Fault::LiteralWithScope { at }),
             Some(t) => t,
-            None => {
-                return Err(format!(
-                    "the literal at byte {at} has unknown type 0x{tag:02x}"
-                ))
-            }
+            None => return Err(Fault::LiteralUnknownType { at, tag }),
         };
         if self.col.get(at + 1) != Some(&0) {
-            return Err(format!("the literal at byte {at} has a name"));
+            return Err(Fault::LiteralNamed { at });
         }
         let start = at + 2;
         let len = raw::value_len(ty, self.col, start, self.col.len())
             .filter(|&l| start + l <= self.col.len())
-            .ok_or_else(|| format!("the literal at byte {at} runs past the column"))?;
+            .ok_or(Fault::LiteralPastEnd { at })?;
         let value = &self.col[start..start + len];
         let bad = match ty {
             BsonType::String | BsonType::Javascript | BsonType::Symbol => text_of(value).is_none(),
@@ -859,7 +922,7 @@ impl Decoder<'_> {
             _ => false,
         };
         if bad {
-            return Err(format!("the literal at byte {at} is not a valid {ty}"));
+            return Err(Fault::LiteralInvalid { at, ty });
         }
         Ok(Val {
             tag,
@@ -871,14 +934,13 @@ impl Decoder<'_> {
 
     /// An interleaved run starting at `self.at` with `control`; the last
     /// value it gave (none: missing).
-    fn interleaved(&mut self, control: u8) -> Result<Option<Cell>, String> {
+    fn interleaved(&mut self, control: u8) -> Result<Option<Cell>, Fault> {
         let ref_at = self.at + 1;
         let len = raw::doc_len(&self.col[ref_at.min(self.col.len())..])
             .filter(|&n| n >= 5 && ref_at + n <= self.col.len())
-            .ok_or_else(|| format!("the reference object at byte {ref_at} runs past the column"))?;
+            .ok_or(Fault::ReferencePastEnd { at: ref_at })?;
         let reference = &self.col[ref_at..ref_at + len];
-        raw::elements(reference)
-            .map_err(|e| format!("the reference object at byte {ref_at} is invalid: {e}"))?;
+        raw::elements(reference).map_err(|why| Fault::ReferenceInvalid { at: ref_at, why })?;
         let root_tag = if control == 0xF2 { 0x04 } else { 0x03 };
         let mut entries = Vec::new();
         let mut streams = Vec::new();
@@ -893,13 +955,11 @@ impl Decoder<'_> {
             &mut streams,
         )?;
         if streams.is_empty() {
-            return Err(format!(
-                "the reference object at byte {ref_at} has no scalar"
-            ));
+            return Err(Fault::ReferenceNoScalar { at: ref_at });
         }
         self.at = ref_at + len;
         if self.col.get(self.at) == Some(&0) {
-            return Err("an interleaved run holds no object".into());
+            return Err(Fault::Malformed("an interleaved run holds no object"));
         }
         let mut last = None;
         loop {
@@ -910,9 +970,9 @@ impl Decoder<'_> {
                 }
                 None => {
                     if streams.iter().any(Stream::pending) {
-                        return Err(
-                            "an interleaved run ends with values left in its sub-columns".into(),
-                        );
+                        return Err(Fault::Malformed(
+                            "an interleaved run ends with values left in its sub-columns",
+                        ));
                     }
                     return Ok(last);
                 }
@@ -932,9 +992,9 @@ impl Decoder<'_> {
         depth: usize,
         entries: &mut Vec<Entry>,
         streams: &mut Vec<Stream>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         if depth > MAX_DEPTH {
-            return Err(format!("a reference object nests deeper than {MAX_DEPTH}"));
+            return Err(Fault::TooDeep { max: MAX_DEPTH });
         }
         entries.push(Entry::Enter {
             name,
@@ -942,8 +1002,8 @@ impl Decoder<'_> {
             keep_empty: len == 5,
         });
         let doc = &self.col[at..at + len];
-        for el in raw::elements(doc).map_err(|e| e.to_string())? {
-            let el = el.map_err(|e| e.to_string())?;
+        for el in raw::elements(doc)? {
+            let el = el?;
             let key_at = at + (el.key.as_ptr() as usize - doc.as_ptr() as usize);
             let value_at = at + (el.value.as_ptr() as usize - doc.as_ptr() as usize);
             let name = (key_at, el.key.len());
@@ -961,7 +1021,9 @@ impl Decoder<'_> {
                 )?;
             } else {
                 if el.ty == BsonType::JavascriptWithScope {
-                    return Err("a reference object holds JavaScript with scope".into());
+                    return Err(Fault::Malformed(
+                        "a reference object holds JavaScript with scope",
+                    ));
                 }
                 let bad = match el.ty {
                     BsonType::Javascript | BsonType::Symbol => text_of(el.value).is_none(),
@@ -969,7 +1031,7 @@ impl Decoder<'_> {
                     _ => false,
                 };
                 if bad {
-                    return Err(format!("a reference object holds an invalid {}", el.ty));
+                    return Err(Fault::ReferenceInvalidValue { ty: el.ty });
                 }
                 let mut s = Stream::new();
                 s.literal(
@@ -994,11 +1056,7 @@ impl Decoder<'_> {
 
     /// The next object of an interleaved run: its cell (tag 0: missing),
     /// or `None` where the run ends.
-    fn object(
-        &mut self,
-        entries: &[Entry],
-        streams: &mut [Stream],
-    ) -> Result<Option<Cell>, String> {
+    fn object(&mut self, entries: &[Entry], streams: &mut [Stream]) -> Result<Option<Cell>, Fault> {
         let begin = self.out.bytes.len();
         // Each open (sub-)object: where its element starts, where its
         // length goes, whether it is kept empty.
@@ -1007,9 +1065,7 @@ impl Decoder<'_> {
         for e in entries {
             self.work += 1;
             if self.work > MAX_WORK {
-                return Err(format!(
-                    "an interleaved run takes more than {MAX_WORK} steps"
-                ));
+                return Err(Fault::TooMuchWork { max: MAX_WORK });
             }
             match *e {
                 Entry::Enter {
@@ -1027,7 +1083,7 @@ impl Decoder<'_> {
                 }
                 Entry::Exit => {
                     let Some((head, at, keep_empty)) = open.pop() else {
-                        return Err("a reference object's entries do not nest".into());
+                        return Err(Fault::Malformed("a reference object's entries do not nest"));
                     };
                     if self.out.bytes.len() == at + 4 && !keep_empty {
                         // No field present: the sub-object is left out,
@@ -1047,16 +1103,18 @@ impl Decoder<'_> {
                     let slot = match s.next_slot(self.col)? {
                         Some(slot) => slot,
                         None => match self.col.get(self.at) {
-                            None => return Err("it ends inside an interleaved run".into()),
+                            None => {
+                                return Err(Fault::Malformed("it ends inside an interleaved run"))
+                            }
                             Some(0) if was_first => {
                                 self.at += 1;
                                 self.out.bytes.truncate(begin);
                                 return Ok(None);
                             }
                             Some(0) => {
-                                return Err(
-                                    "an interleaved run ends in the middle of an object".into()
-                                )
+                                return Err(Fault::Malformed(
+                                    "an interleaved run ends in the middle of an object",
+                                ))
                             }
                             Some(&c) if is_literal(c) => {
                                 let val = self.literal_at(self.at)?;
@@ -1066,12 +1124,14 @@ impl Decoder<'_> {
                                 continue;
                             }
                             Some(&c) if (0xF0..=0xF2).contains(&c) => {
-                                return Err("an interleaved run starts inside another".into())
+                                return Err(Fault::Malformed(
+                                    "an interleaved run starts inside another",
+                                ))
                             }
                             Some(&c) => {
                                 self.blocks(s, c)?;
                                 s.next_slot(self.col)?
-                                    .ok_or("a Simple-8b block holds no slot")?
+                                    .ok_or(Fault::Malformed("a Simple-8b block holds no slot"))?
                             }
                         },
                     };
@@ -1102,7 +1162,7 @@ impl Decoder<'_> {
     }
 
     /// Writes an element's type and name.
-    fn put_name(&mut self, tag: u8, name: (usize, usize)) -> Result<(), String> {
+    fn put_name(&mut self, tag: u8, name: (usize, usize)) -> Result<(), Fault> {
         self.grow(name.1 + 2)?;
         self.out.bytes.push(tag);
         self.out
@@ -1119,9 +1179,11 @@ impl Decoder<'_> {
         s: &mut Stream,
         name: (usize, usize),
         new: Option<&[u8]>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         let Some(last) = s.last else {
-            return Err("a sub-column repeats a value it never had".into());
+            return Err(Fault::Malformed(
+                "a sub-column repeats a value it never had",
+            ));
         };
         self.put_name(last.tag, name)?;
         let len = new.map_or(last.len, <[u8]>::len);
@@ -1282,7 +1344,7 @@ mod tests {
         ];
         for (col, why) in cases {
             let e = decode(&col, 1_000).expect_err(why);
-            assert!(e.contains(why), "{why}: {e} ({col:02x?})");
+            assert!(e.to_string().contains(why), "{why}: {e} ({col:02x?})");
         }
         // A string too long for an integer, then a delta: from 0, so
         // "a" (0x61, zig-zag 0xC2); a zero delta repeats the long string.
@@ -1300,12 +1362,16 @@ mod tests {
         col.push(0);
         assert!(decode(&col, 10)
             .expect_err("long")
+            .to_string()
             .contains("longer than 16 bytes"));
         // A binary of 2 bytes whose delta reaches its third byte.
         let mut col = vec![0x05, 0, 2, 0, 0, 0, 0, 1, 2];
         col.extend(blocks(0x80, &[14 | ((0x1_0000u64 << 1) << 4)]));
         col.push(0);
-        assert!(decode(&col, 10).expect_err("spill").contains("spills"));
+        assert!(decode(&col, 10)
+            .expect_err("spill")
+            .to_string()
+            .contains("spills"));
         // An ObjectId whose delta of deltas leaves its 7 bytes.
         let mut col = vec![
             0x07, 0, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3, 4, 5, 0xFF, 0xFF, 0xFF,
@@ -1314,6 +1380,7 @@ mod tests {
         col.push(0);
         assert!(decode(&col, 10)
             .expect_err("oid")
+            .to_string()
             .contains("7 counter and time bytes"));
         // A double that the control byte's scale cannot hold.
         let mut col = vec![0x01, 0];
@@ -1322,6 +1389,7 @@ mod tests {
         col.push(0);
         assert!(decode(&col, 10)
             .expect_err("scale")
+            .to_string()
             .contains("cannot be scaled"));
     }
 
@@ -1332,6 +1400,7 @@ mod tests {
         assert_eq!(decode(&col, 40_000).expect("decodes").len(), 30_721);
         assert!(decode(&col, 30_720)
             .expect_err("too many")
+            .to_string()
             .contains("more than 30720 values"));
         // Each repeat of a literal is held once.
         assert_eq!(decode(&col, 40_000).expect("decodes").held(), 4);
@@ -1350,6 +1419,7 @@ mod tests {
         );
         assert!(decode_within(&col, 10_000, 1_000)
             .expect_err("bytes")
+            .to_string()
             .contains("more than 1000 bytes"));
     }
 
@@ -1389,7 +1459,7 @@ mod tests {
         short.extend(blocks(0x80, &[2]));
         short.extend([0, 0]);
         let e = decode(&short, 100).expect_err("uneven");
-        assert!(e.contains("middle of an object"), "{e}");
+        assert!(e.to_string().contains("middle of an object"), "{e}");
         // 30 and 60: the second has values left when the run ends.
         let mut long = vec![0xF1];
         long.extend(&reference);
@@ -1397,7 +1467,7 @@ mod tests {
         long.extend(blocks(0x80, &[1]));
         long.extend([0, 0]);
         let e = decode(&long, 100).expect_err("uneven");
-        assert!(e.contains("values left"), "{e}");
+        assert!(e.to_string().contains("values left"), "{e}");
         // After the run, a zero delta repeats its last object.
         let mut again = vec![0xF1];
         again.extend(&reference);

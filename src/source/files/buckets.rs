@@ -207,7 +207,7 @@ pub fn unpack(bucket: &[u8], spec: &Spec, out: &mut Vec<u8>) -> Result<u64, Skip
         let field = String::from_utf8_lossy(el.key);
         let column = match el.ty {
             BsonType::Object => Column::Positions(positions(el.value, most).map_err(|why| {
-                if why.is_empty() {
+                if why == PositionError::NotAPosition {
                     Skip::BadColumn(field.to_string())
                 } else {
                     Skip::Inconsistent(format!("data.{field}: {why}"))
@@ -216,9 +216,9 @@ pub fn unpack(bucket: &[u8], spec: &Spec, out: &mut Vec<u8>) -> Result<u64, Skip
             BsonType::BinData if el.value.get(4) == Some(&7) => {
                 let bytes = el.value.get(5..).unwrap_or_default();
                 let values = super::bsoncolumn::decode_within(bytes, most_compressed, budget)
-                    .map_err(|reason| Skip::Column {
+                    .map_err(|e| Skip::Column {
                         field: field.to_string(),
-                        reason,
+                        reason: e.to_string(),
                     })?;
                 budget -= values.held();
                 Column::Decoded(values)
@@ -321,28 +321,39 @@ fn control_count(control: &[u8]) -> Option<u64> {
         .and_then(|c| u64::try_from(c).ok())
 }
 
+/// Why an uncompressed column's positions cannot be read.
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum PositionError {
+    /// A key is not a position: the column is not a column of positions.
+    #[error("a key is not a position")]
+    NotAPosition,
+    #[error("{0}")]
+    Raw(#[from] raw::RawError),
+    #[error("position {at} is past the {most} measurements the bucket can hold")]
+    PastEnd { at: usize, most: usize },
+    #[error("position {0} twice")]
+    Twice(usize),
+}
+
 /// The cells of an uncompressed column `{"0": v0, "1": v1, …}`, by
-/// position; an empty error when a key is not a position, else why the
-/// positions are impossible.
-fn positions(column: &[u8], most: usize) -> Result<Vec<Cell<'_>>, String> {
+/// position, or why the positions are impossible.
+fn positions(column: &[u8], most: usize) -> Result<Vec<Cell<'_>>, PositionError> {
     let mut cells: Vec<Cell<'_>> = Vec::new();
-    for el in raw::elements(column).map_err(|e| e.to_string())? {
-        let el = el.map_err(|e| e.to_string())?;
+    for el in raw::elements(column)? {
+        let el = el?;
         let at: usize = std::str::from_utf8(el.key)
             .ok()
             .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|k| k.parse().ok())
-            .ok_or_else(String::new)?;
+            .ok_or(PositionError::NotAPosition)?;
         if at >= most {
-            return Err(format!(
-                "position {at} is past the {most} measurements the bucket can hold"
-            ));
+            return Err(PositionError::PastEnd { at, most });
         }
         if at >= cells.len() {
             cells.resize(at + 1, None);
         }
         if cells[at].is_some() {
-            return Err(format!("position {at} twice"));
+            return Err(PositionError::Twice(at));
         }
         cells[at] = Some((el.ty as u8, el.value));
     }

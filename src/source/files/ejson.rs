@@ -29,7 +29,7 @@ mod legacy;
 pub(crate) use legacy::{days_from_civil, days_in_month};
 mod parallel;
 
-pub use legacy::{date_millis, to_bson};
+pub use legacy::{date_millis, to_bson, ConvertError};
 
 /// Why an Extended JSON input cannot be read: the line and column where
 /// reading stopped, when its syntax is at fault (line from 1, column in
@@ -61,15 +61,26 @@ impl std::fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
+/// Why an Extended JSON value is not a BSON document.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    #[error("not valid Extended JSON: {0}")]
+    Convert(#[from] legacy::ConvertError),
+    /// What it is instead ("an array", "null" …).
+    #[error("expected a document, found {0}")]
+    NotADocument(&'static str),
+    #[error("document cannot be encoded as BSON: {0}")]
+    Encode(#[from] bson::ser::Error),
+}
+
 /// Converts one Extended JSON value (which must be an object) to BSON bytes.
-pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), String> {
-    let b = to_bson(value).map_err(|e| format!("not valid Extended JSON: {e}"))?;
+pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), DocumentError> {
+    let b = to_bson(value)?;
     let bson::Bson::Document(doc) = b else {
-        return Err(format!("expected a document, found {}", bson_kind(&b)));
+        return Err(DocumentError::NotADocument(bson_kind(&b)));
     };
     out.clear();
-    doc.to_writer(out)
-        .map_err(|e| format!("document cannot be encoded as BSON: {e}"))
+    Ok(doc.to_writer(out)?)
 }
 
 fn bson_kind(b: &bson::Bson) -> &'static str {
@@ -1509,12 +1520,11 @@ fn parse_plain_decimal(s: &[u8]) -> Option<[u8; 16]> {
 mod tests {
     use super::*;
 
-    fn docs(text: &str) -> Result<Vec<bson::Document>, String> {
+    fn docs(text: &str) -> Result<Vec<bson::Document>, ReadError> {
         let mut out = Vec::new();
         read_documents(text.as_bytes(), &mut |b| {
             out.push(bson::Document::from_reader(b).expect("valid bson"));
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         Ok(out)
     }
 
@@ -1551,13 +1561,13 @@ mod tests {
 
     #[test]
     fn errors_are_located() {
-        let e = docs("{\"a\":1}\n{\"a\":}\n").expect_err("bad");
+        let e = docs("{\"a\":1}\n{\"a\":}\n").expect_err("bad").to_string();
         assert!(e.contains("line 2"), "{e}");
-        let e = docs("{\"a\":1}\n{\"a\":[1,2").expect_err("bad");
+        let e = docs("{\"a\":1}\n{\"a\":[1,2").expect_err("bad").to_string();
         assert!(e.contains("ends in the middle"), "{e}");
-        let e = docs("[1, 2]").expect_err("bad");
+        let e = docs("[1, 2]").expect_err("bad").to_string();
         assert!(e.contains("expected a document"), "{e}");
-        let e = docs("hello").expect_err("bad");
+        let e = docs("hello").expect_err("bad").to_string();
         assert!(e.contains("not Extended JSON"), "{e}");
     }
 
@@ -1603,7 +1613,9 @@ mod tests {
             }
         }
         // Only at the very start: elsewhere it is an error, located.
-        let e = docs("{\"a\":1}\n\u{feff}{\"a\":2}").expect_err("a mark inside");
+        let e = docs("{\"a\":1}\n\u{feff}{\"a\":2}")
+            .expect_err("a mark inside")
+            .to_string();
         assert!(e.contains("line 2"), "{e}");
         assert_eq!(docs("\u{feff}").expect("only a mark").len(), 0);
     }
@@ -1650,9 +1662,13 @@ mod tests {
 
     #[test]
     fn a_nul_byte_in_a_key_is_an_error() {
-        let e = docs("{\"a\\u0000b\": 1}").expect_err("NUL in a key");
+        let e = docs("{\"a\\u0000b\": 1}")
+            .expect_err("NUL in a key")
+            .to_string();
         assert!(e.starts_with("document 1: "), "{e}");
-        let e = docs("[{\"x\": {\"a\\u0000\": 1}}]").expect_err("NUL in a key");
+        let e = docs("[{\"x\": {\"a\\u0000\": 1}}]")
+            .expect_err("NUL in a key")
+            .to_string();
         assert!(e.contains("document 1: "), "{e}");
     }
 
@@ -1660,18 +1676,20 @@ mod tests {
     /// `Read` to a `Value`, converted by the bson crate. The reference for
     /// the parity tests.
     mod old {
-        use super::super::{describe_byte, to_bson_bytes};
+        use super::super::{describe_byte, to_bson_bytes, ReadError};
         use serde::de::{DeserializeSeed, SeqAccess, Visitor};
         use std::io::{BufRead, Read};
 
         pub fn read_documents<R: Read>(
             reader: R,
             each: &mut dyn FnMut(&[u8]),
-        ) -> Result<u64, String> {
+        ) -> Result<u64, ReadError> {
             let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
             let mut at_start = true;
             let first = loop {
-                let buf = reader.fill_buf().map_err(|e| e.to_string())?;
+                let buf = reader
+                    .fill_buf()
+                    .map_err(|e| ReadError::plain(e.to_string()))?;
                 if buf.is_empty() {
                     return Ok(0);
                 }
@@ -1689,9 +1707,9 @@ mod tests {
             };
             let mut scratch = Vec::with_capacity(1024);
             let mut count = 0u64;
-            let mut handle = |v: serde_json::Value| -> Result<(), String> {
+            let mut handle = |v: serde_json::Value| -> Result<(), ReadError> {
                 to_bson_bytes(v, &mut scratch)
-                    .map_err(|e| format!("document {}: {e}", count + 1))?;
+                    .map_err(|e| ReadError::plain(format!("document {}: {e}", count + 1)))?;
                 count += 1;
                 each(&scratch);
                 Ok(())
@@ -1713,29 +1731,30 @@ mod tests {
                     }
                 }
                 other => {
-                    return Err(format!(
+                    return Err(ReadError::plain(format!(
                         "not Extended JSON: expected '{{' or '[' but the file starts with {}",
                         describe_byte(other)
-                    ))
+                    )))
                 }
             }
             Ok(count)
         }
 
-        fn locate(e: &serde_json::Error) -> String {
+        /// The error as the old reader said it (with no position kept).
+        fn locate(e: &serde_json::Error) -> ReadError {
             if e.is_io() {
-                return e.to_string();
+                return ReadError::plain(e.to_string());
             }
             let msg = e.to_string();
             let core = msg.split(" at line ").next().unwrap_or(&msg);
-            if e.is_eof() {
+            ReadError::plain(if e.is_eof() {
                 format!("file ends in the middle of a document (line {})", e.line())
             } else {
                 format!("line {}, column {}: {core}", e.line(), e.column())
-            }
+            })
         }
 
-        struct EachElement<'a>(&'a mut dyn FnMut(serde_json::Value) -> Result<(), String>);
+        struct EachElement<'a>(&'a mut dyn FnMut(serde_json::Value) -> Result<(), ReadError>);
 
         impl<'de> DeserializeSeed<'de> for EachElement<'_> {
             type Value = ();
@@ -1758,7 +1777,18 @@ mod tests {
         }
     }
 
-    type Outcome = (Result<u64, String>, Vec<Vec<u8>>);
+    /// The count or the error, and the documents read.
+    type Outcome = (Result<u64, ReadError>, Vec<Vec<u8>>);
+
+    /// What the user is told of an outcome: the count, else the error's
+    /// sentence (the old reader kept no position), and the documents.
+    fn told(o: &Outcome) -> (Option<u64>, Option<String>, &[Vec<u8>]) {
+        (
+            o.0.as_ref().ok().copied(),
+            o.0.as_ref().err().map(ToString::to_string),
+            &o.1,
+        )
+    }
 
     fn run_old(input: &[u8]) -> Outcome {
         let mut out = Vec::new();
@@ -1769,7 +1799,7 @@ mod tests {
     fn run_new(input: &[u8], chunk: usize) -> Outcome {
         let mut out = Vec::new();
         let r = read_chunked(input, chunk, &mut |b| out.push(b.to_vec()));
-        (r.map_err(|e| e.to_string()), out)
+        (r, out)
     }
 
     /// A reader that hands out at most `n` bytes a call.
@@ -1788,7 +1818,7 @@ mod tests {
         let want = run_old(input);
         for &chunk in chunks {
             let got = run_new(input, chunk);
-            if got != want {
+            if told(&got) != told(&want) {
                 let show = |o: &Outcome| (o.0.clone(), o.1.len());
                 panic!(
                     "chunk {chunk}: new {:?} != old {:?}, docs equal: {}, input {:?}",
@@ -1802,8 +1832,8 @@ mod tests {
         let mut out = Vec::new();
         let r = read_chunked(Trickle(input, 3), 1, &mut |b| out.push(b.to_vec()));
         assert_eq!(
-            (r.map_err(|e| e.to_string()), out),
-            want,
+            told(&(r, out)),
+            told(&want),
             "short reads: {:?}",
             String::from_utf8_lossy(input)
         );
@@ -1834,7 +1864,13 @@ mod tests {
             let data = std::fs::read(f).expect("read");
             let want = run_old(&data);
             let got = run_new(&data, CHUNK);
-            assert!(got == want, "{}: {:?} != {:?}", f.display(), got.0, want.0);
+            assert!(
+                told(&got) == told(&want),
+                "{}: {:?} != {:?}",
+                f.display(),
+                got.0,
+                want.0
+            );
             // The start of the file through a small buffer, and as one JSON
             // array (the whole file would make this test slow).
             let text = String::from_utf8_lossy(&data[..data.len().min(12_000)]);
@@ -2150,9 +2186,12 @@ mod tests {
                 let mut docs = Vec::new();
                 let new = read_chunked(Broken(text.as_bytes(), reads), CHUNK, &mut |b| {
                     docs.push(b.to_vec());
-                })
-                .map_err(|e| e.to_string());
-                assert_eq!((&new, &docs), (&old, &old_docs), "{text:?} {reads}");
+                });
+                assert_eq!(
+                    told(&(new, docs)),
+                    told(&(old, old_docs)),
+                    "{text:?} {reads}"
+                );
             }
         }
     }

@@ -338,11 +338,12 @@ impl FileSource {
                 .read_buckets(at, entry, spec, wrap(file), &mut |run| {
                     each_document(&run, &mut *each);
                 })
-                .map(|t| t.measurements),
+                .map(|t| t.measurements)
+                .map_err(|e| e.to_string()),
             (_, Format::ExtJson) => {
                 ejson::read_documents(wrap(file), each).map_err(|e| e.to_string())
             }
-            (_, Format::Bson) => read_bson(wrap(file), each),
+            (_, Format::Bson) => read_bson(wrap(file), each).map_err(|e| e.to_string()),
         }
         .map_err(|reason| SourceError::Malformed {
             path: entry.path.display().to_string(),
@@ -373,7 +374,7 @@ impl FileSource {
         spec: &Spec,
         reader: R,
         each_run: &mut dyn FnMut(Vec<u8>),
-    ) -> std::result::Result<BucketTally, String> {
+    ) -> std::result::Result<BucketTally, BsonFileError> {
         let mut tally = BucketTally::default();
         let mut out = Vec::new();
         let read = read_bson_runs(reader, &mut |run| {
@@ -504,7 +505,7 @@ fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>, legacy: &mut Legacy) -> 
 fn read_legacy_indexes(path: &Path, db: &str, legacy: &mut Legacy) {
     let mut found: Vec<(String, IndexInfo)> = Vec::new();
     let mut unusable = 0u64;
-    let read = File::open(path).map_err(|e| e.to_string()).and_then(|f| {
+    let read = File::open(path).map_err(BsonFileError::Read).and_then(|f| {
         read_bson(f, &mut |doc| {
             let spec = bson::Document::from_reader(doc).ok();
             let entry = spec.as_ref().and_then(|d| {
@@ -1005,6 +1006,7 @@ impl InPlace for FileSource {
                     lost = Some((t.lost, t.lost.max(t.skipped_buckets())));
                     t.measurements
                 })
+                .map_err(|e| e.to_string())
             }
             // Every document to the sink, a run at a time: as read from a
             // `.bson` file, as parsed by one job of Extended JSON.
@@ -1013,10 +1015,10 @@ impl InPlace for FileSource {
                 ejson::read_documents_into(file, size, sink).map_err(|e| e.to_string())
             }
             Format::Bson if mode == SampleMode::Full => {
-                read_bson_runs(file, &mut |run| sink.documents(run))
+                read_bson_runs(file, &mut |run| sink.documents(run)).map_err(|e| e.to_string())
             }
             Format::ExtJson => ejson::read_documents(file, &mut each).map_err(|e| e.to_string()),
-            Format::Bson => read_bson(file, &mut each),
+            Format::Bson => read_bson(file, &mut each).map_err(|e| e.to_string()),
         }
         .map_err(|reason| SourceError::Malformed {
             path: label,
@@ -1098,12 +1100,15 @@ impl FileSource {
         match (&entry.holds, entry.format) {
             (Holds::Buckets(spec), _) => self
                 .read_buckets(at, entry, spec, file, &mut |run| sink.documents(run))
-                .map(|t| t.measurements),
+                .map(|t| t.measurements)
+                .map_err(|e| e.to_string()),
             (_, Format::ExtJson) => {
                 let size = file.metadata().ok().map(|m| m.len());
                 ejson::read_documents_into(file, size, sink).map_err(|e| e.to_string())
             }
-            (_, Format::Bson) => read_bson_runs(file, &mut |run| sink.documents(run)),
+            (_, Format::Bson) => {
+                read_bson_runs(file, &mut |run| sink.documents(run)).map_err(|e| e.to_string())
+            }
         }
         .map_err(|reason| SourceError::Malformed {
             path: entry.path.display().to_string(),
@@ -1486,11 +1491,48 @@ impl BucketTally {
     }
 }
 
+/// Why a `.bson` file cannot be read on: the document (counted from 1)
+/// and the byte offset where it starts, and what is wrong (its `Display`
+/// the sentence the user sees).
+#[derive(Debug, thiserror::Error)]
+pub enum BsonFileError {
+    #[error("document {document} at byte offset {offset} declares a negative length ({len})")]
+    NegativeLength {
+        document: u64,
+        offset: u64,
+        len: i32,
+    },
+    #[error("document {document} at byte offset {offset} declares an impossible length of {len} bytes; this is not a BSON file or it is corrupt")]
+    ImpossibleLength {
+        document: u64,
+        offset: u64,
+        len: usize,
+    },
+    #[error("document {document} at byte offset {offset} is corrupt (no terminating zero)")]
+    NoTerminator { document: u64, offset: u64 },
+    #[error("file ends inside the length of document {document} (byte offset {offset}, {present} of 4 bytes)")]
+    EndsInLength {
+        document: u64,
+        offset: u64,
+        present: usize,
+    },
+    #[error("file ends inside document {document} (byte offset {offset}: {present} of {len} bytes present)")]
+    EndsInDocument {
+        document: u64,
+        offset: u64,
+        present: usize,
+        len: usize,
+    },
+    /// Reading failed; the documents before were handed over.
+    #[error("{0}")]
+    Read(#[from] std::io::Error),
+}
+
 /// Reads concatenated BSON documents, checking every length prefix.
 pub fn read_bson<R: Read>(
     reader: R,
     each: &mut dyn FnMut(&[u8]),
-) -> std::result::Result<u64, String> {
+) -> std::result::Result<u64, BsonFileError> {
     read_bson_runs(reader, &mut |run| each_document(&run, &mut *each))
 }
 
@@ -1507,7 +1549,7 @@ const RUN_BYTES: usize = BATCH_BYTES;
 pub fn read_bson_runs<R: Read>(
     mut reader: R,
     each_run: &mut dyn FnMut(Vec<u8>),
-) -> std::result::Result<u64, String> {
+) -> std::result::Result<u64, BsonFileError> {
     let mut buf: Vec<u8> = Vec::with_capacity(RUN_BYTES);
     let mut count = 0u64;
     // File offset of `buf[0]`.
@@ -1523,7 +1565,7 @@ pub fn read_bson_runs<R: Read>(
                 Ok(n) => eof = (n as u64) < room,
                 Err(e) => {
                     // The whole documents read so far are still handed over.
-                    read_error = Some(e.to_string());
+                    read_error = Some(BsonFileError::Read(e));
                     eof = true;
                 }
             }
@@ -1537,25 +1579,27 @@ pub fn read_bson_runs<R: Read>(
             let here = offset + at as u64;
             let len = i32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
             let Ok(len) = usize::try_from(len) else {
-                break Some(format!(
-                    "document {} at byte offset {here} declares a negative length ({len})",
-                    count + 1
-                ));
+                break Some(BsonFileError::NegativeLength {
+                    document: count + 1,
+                    offset: here,
+                    len,
+                });
             };
             if !(5..=MAX_BSON_DOC).contains(&len) {
-                break Some(format!(
-                    "document {} at byte offset {here} declares an impossible length of {len} bytes; this is not a BSON file or it is corrupt",
-                    count + 1
-                ));
+                break Some(BsonFileError::ImpossibleLength {
+                    document: count + 1,
+                    offset: here,
+                    len,
+                });
             }
             let Some(&last) = buf.get(at + len - 1) else {
                 break None;
             };
             if last != 0 {
-                break Some(format!(
-                    "document {} at byte offset {here} is corrupt (no terminating zero)",
-                    count + 1
-                ));
+                break Some(BsonFileError::NoTerminator {
+                    document: count + 1,
+                    offset: here,
+                });
             }
             at += len;
             count += 1;
@@ -1574,14 +1618,17 @@ pub fn read_bson_runs<R: Read>(
         if eof {
             return match (rest, next_len) {
                 (0, _) => Ok(count),
-                (n, None) => Err(format!(
-                    "file ends inside the length of document {} (byte offset {offset}, {n} of 4 bytes)",
-                    count + 1
-                )),
-                (n, Some(len)) => Err(format!(
-                    "file ends inside document {} (byte offset {offset}: {n} of {len} bytes present)",
-                    count + 1
-                )),
+                (present, None) => Err(BsonFileError::EndsInLength {
+                    document: count + 1,
+                    offset,
+                    present,
+                }),
+                (present, Some(len)) => Err(BsonFileError::EndsInDocument {
+                    document: count + 1,
+                    offset,
+                    present,
+                    len,
+                }),
             };
         }
         // The next document whole, or the next run's worth.
@@ -1753,13 +1800,17 @@ mod tests {
         let mut two = one.clone();
         two.extend_from_slice(&one);
         let mut n = 0;
-        assert_eq!(read_bson(&two[..], &mut |_| n += 1), Ok(2));
+        assert_eq!(read_bson(&two[..], &mut |_| n += 1).ok(), Some(2));
         assert_eq!(n, 2);
-        let e = read_bson(&two[..two.len() - 3], &mut |_| {}).expect_err("truncated");
+        let e = read_bson(&two[..two.len() - 3], &mut |_| {})
+            .expect_err("truncated")
+            .to_string();
         assert!(e.contains("file ends inside document 2"), "{e}");
-        let e = read_bson(&b"{\"a\": 1}\n"[..], &mut |_| {}).expect_err("json");
+        let e = read_bson(&b"{\"a\": 1}\n"[..], &mut |_| {})
+            .expect_err("json")
+            .to_string();
         assert!(e.contains("impossible length"), "{e}");
-        assert_eq!(read_bson(&b""[..], &mut |_| {}), Ok(0));
+        assert_eq!(read_bson(&b""[..], &mut |_| {}).ok(), Some(0));
     }
 
     /// A reader that hands out at most `step` bytes per read, then fails
@@ -1822,7 +1873,8 @@ mod tests {
         let cut = &file[..file.len() - 3];
         let mut whole = 0;
         let e = read_bson_runs(cut, &mut |run| each_document(&run, |_| whole += 1))
-            .expect_err("truncated");
+            .expect_err("truncated")
+            .to_string();
         assert_eq!(whole, 2_999);
         let offset = file.len() - docs[2_999].len();
         assert_eq!(
@@ -1840,7 +1892,8 @@ mod tests {
         let e = read_bson_runs(&zeroless[..], &mut |run| {
             each_document(&run, |_| whole += 1);
         })
-        .expect_err("no zero");
+        .expect_err("no zero")
+        .to_string();
         assert_eq!(whole, 1);
         assert_eq!(
             e,
@@ -1849,7 +1902,9 @@ mod tests {
                 docs[0].len()
             )
         );
-        let e = read_bson_runs(&file[..docs[0].len() + 2], &mut |_| {}).expect_err("length cut");
+        let e = read_bson_runs(&file[..docs[0].len() + 2], &mut |_| {})
+            .expect_err("length cut")
+            .to_string();
         assert_eq!(
             e,
             format!(
@@ -1864,7 +1919,8 @@ mod tests {
             fail: true,
         };
         let e = read_bson_runs(failing, &mut |run| each_document(&run, |_| whole += 1))
-            .expect_err("read error");
+            .expect_err("read error")
+            .to_string();
         assert_eq!((whole, e.as_str()), (2, "disk gone"));
     }
 

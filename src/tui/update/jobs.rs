@@ -6,6 +6,7 @@ use crate::i18n::Lang;
 use crate::report::{CollectionReport, InputError, Report};
 
 use super::super::effects::Effect;
+use super::super::failure::Failure;
 use super::super::keymap::Action;
 use super::super::model::{Job, Level, Model, NavRow};
 use super::super::msg::Msg;
@@ -125,7 +126,7 @@ fn arrived(m: &mut Model, req: u64, position: (usize, usize), collection: Collec
 }
 
 /// Request `req` finished: its report, or why there is none.
-fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, String>) {
+fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
     if m.job.as_ref().is_none_or(|j| j.req != req) {
         return;
     }

@@ -34,7 +34,11 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 }
 
 /// The measured data sets of request `req`, or why they could not be.
-pub fn measured(m: &mut Model, req: u64, result: Result<Vec<(String, Report)>, String>) {
+pub fn measured(
+    m: &mut Model,
+    req: u64,
+    result: Result<Vec<(String, Report)>, crate::tui::failure::Failure>,
+) {
     if m.learn.req != Some(req) {
         return;
     }

@@ -288,7 +288,9 @@ pub fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
         if let Some(r) = m.docs.query.results.as_mut() {
             r.loading = false;
             if r.count.is_none() {
-                r.count = Some(Err(m.lang.pick("cancelled", "已取消").to_owned()));
+                r.count = Some(Err(crate::tui::failure::Failure::Cancelled(
+                    m.lang.pick("cancelled", "已取消"),
+                )));
             }
         }
         let msg = m.lang.pick(
@@ -382,7 +384,11 @@ pub fn export_progress(m: &mut Model, req: u64, written: u64) {
 }
 
 /// The export ended: where its documents are, or why there are none.
-pub fn exported(m: &mut Model, req: u64, result: Result<(PathBuf, u64), String>) {
+pub fn exported(
+    m: &mut Model,
+    req: u64,
+    result: Result<(PathBuf, u64), crate::tui::failure::Failure>,
+) {
     let Some(e) = m.docs.query.export.take_if(|e| e.req == req) else {
         return;
     };
@@ -411,7 +417,7 @@ pub fn exported(m: &mut Model, req: u64, result: Result<(PathBuf, u64), String>)
             };
             status(m, Level::Info, msg);
         }
-        Err(why) => status(m, Level::Error, why),
+        Err(why) => status(m, Level::Error, why.to_string()),
     }
 }
 
@@ -447,7 +453,7 @@ pub fn reply(m: &mut Model, req: u64, reply: Reply) {
                     }
                     Err(e) => {
                         r.docs.clear();
-                        r.error = Some(e.clone());
+                        r.error = Some(e.to_string());
                     }
                 }
             }

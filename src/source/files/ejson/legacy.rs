@@ -20,8 +20,27 @@
 use bson::Bson;
 use serde_json::{Map, Value};
 
+/// Why an Extended JSON value cannot be converted to BSON (its `Display`
+/// the phrase the user sees, after the document's number).
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    /// The bson crate refused it.
+    #[error("{0}")]
+    Bson(#[from] bson::extjson::de::Error),
+    #[error(
+        "invalid value: string {0:?}, expected an ISO-8601 date and time such as \"2009-04-01T07:00:00Z\""
+    )]
+    Date(String),
+    #[error("invalid value: {0}, expected milliseconds since 1970 within a 64-bit integer")]
+    Millis(f64),
+    #[error("invalid value: {0}, expected a binary subtype 0-255")]
+    SubtypeRange(serde_json::Number),
+    #[error("invalid value: {0}, expected a hexadecimal binary subtype")]
+    SubtypeKind(Value),
+}
+
 /// Converts one Extended JSON value to BSON.
-pub fn to_bson(value: Value) -> Result<Bson, String> {
+pub fn to_bson(value: Value) -> Result<Bson, ConvertError> {
     match value {
         Value::Object(m) => object(m),
         Value::Array(a) => a
@@ -29,18 +48,18 @@ pub fn to_bson(value: Value) -> Result<Bson, String> {
             .map(to_bson)
             .collect::<Result<Vec<_>, _>>()
             .map(Bson::Array),
-        other => Bson::try_from(other).map_err(|e| e.to_string()),
+        other => Ok(Bson::try_from(other)?),
     }
 }
 
-fn object(m: Map<String, Value>) -> Result<Bson, String> {
+fn object(m: Map<String, Value>) -> Result<Bson, ConvertError> {
     if m.len() <= 2 {
         if let Some(b) = legacy(&m) {
             return b;
         }
     }
     if m.keys().any(|k| super::is_wrapper_key(k)) {
-        return Bson::try_from(Value::Object(m)).map_err(|e| e.to_string());
+        return Ok(Bson::try_from(Value::Object(m))?);
     }
     let mut doc = bson::Document::new();
     for (k, v) in m {
@@ -50,7 +69,7 @@ fn object(m: Map<String, Value>) -> Result<Bson, String> {
 }
 
 /// The legacy wrapper `m` is, converted; `None` when it is none of them.
-fn legacy(m: &Map<String, Value>) -> Option<Result<Bson, String>> {
+fn legacy(m: &Map<String, Value>) -> Option<Result<Bson, ConvertError>> {
     if let Some(d) = m.get("$date") {
         return if m.len() == 1 { date(d) } else { None };
     }
@@ -97,31 +116,25 @@ fn legacy(m: &Map<String, Value>) -> Option<Result<Bson, String>> {
 }
 
 /// `{key: value}` converted by the bson crate.
-fn wrapped(key: &str, value: Value) -> Result<Bson, String> {
+fn wrapped(key: &str, value: Value) -> Result<Bson, ConvertError> {
     let mut m = Map::new();
     m.insert(key.to_owned(), value);
-    Bson::try_from(Value::Object(m)).map_err(|e| e.to_string())
+    Ok(Bson::try_from(Value::Object(m))?)
 }
 
 /// i64's range, as doubles: the upper bound itself is outside.
 const MILLIS_RANGE: std::ops::Range<f64> =
     -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
 
-fn date(v: &Value) -> Option<Result<Bson, String>> {
+fn date(v: &Value) -> Option<Result<Bson, ConvertError>> {
     let ms = match v {
-        Value::String(s) => date_millis(s).ok_or_else(|| {
-            format!(
-                "invalid value: string {s:?}, expected an ISO-8601 date and time such as \"2009-04-01T07:00:00Z\""
-            )
-        }),
+        Value::String(s) => date_millis(s).ok_or_else(|| ConvertError::Date(s.clone())),
         Value::Number(n) if n.is_f64() => {
             let f = n.as_f64().unwrap_or(f64::NAN);
             if MILLIS_RANGE.contains(&f) {
                 Ok(f.trunc() as i64)
             } else {
-                Err(format!(
-                    "invalid value: {f}, expected milliseconds since 1970 within a 64-bit integer"
-                ))
+                Err(ConvertError::Millis(f))
             }
         }
         _ => return None,
@@ -130,15 +143,11 @@ fn date(v: &Value) -> Option<Result<Bson, String>> {
 }
 
 /// Legacy `$binary`: base64 data and a hexadecimal subtype.
-fn binary(data: &str, subtype: &Value) -> Result<Bson, String> {
+fn binary(data: &str, subtype: &Value) -> Result<Bson, ConvertError> {
     let hex = match subtype {
         Value::Number(n) => match n.as_u64().filter(|&t| t <= 0xff) {
             Some(t) => format!("{t:02x}"),
-            None => {
-                return Err(format!(
-                    "invalid value: {n}, expected a binary subtype 0-255"
-                ))
-            }
+            None => return Err(ConvertError::SubtypeRange(n.clone())),
         },
         Value::String(s) => {
             // Some exports wrote a negative byte as 32 bits: `ffffff80`.
@@ -149,16 +158,12 @@ fn binary(data: &str, subtype: &Value) -> Result<Bson, String> {
             };
             s.to_owned()
         }
-        other => {
-            return Err(format!(
-                "invalid value: {other}, expected a hexadecimal binary subtype"
-            ))
-        }
+        other => return Err(ConvertError::SubtypeKind(other.clone())),
     };
     wrapped_binary(data, &hex)
 }
 
-fn wrapped_binary(data: &str, subtype: &str) -> Result<Bson, String> {
+fn wrapped_binary(data: &str, subtype: &str) -> Result<Bson, ConvertError> {
     let mut canonical = Map::new();
     canonical.insert("base64".into(), Value::String(data.to_owned()));
     canonical.insert("subType".into(), Value::String(subtype.to_owned()));
@@ -450,33 +455,36 @@ mod tests {
         }
     }
 
-    fn convert(text: &str) -> Result<Bson, String> {
+    fn convert(text: &str) -> Result<Bson, ConvertError> {
         to_bson(serde_json::from_str(text).expect("json"))
     }
 
     #[test]
     fn legacy_wrappers() {
         let b = |t: u8, bytes: &[u8]| {
-            Ok(Bson::Binary(bson::Binary {
+            Some(Bson::Binary(bson::Binary {
                 subtype: t.into(),
                 bytes: bytes.to_vec(),
             }))
         };
         assert_eq!(
-            convert(r#"{"$binary":"AQID","$type":"00"}"#),
+            convert(r#"{"$binary":"AQID","$type":"00"}"#).ok(),
             b(0, &[1, 2, 3])
         );
         assert_eq!(
-            convert(r#"{"$type":"80","$binary":"AQID"}"#),
+            convert(r#"{"$type":"80","$binary":"AQID"}"#).ok(),
             b(0x80, &[1, 2, 3])
         );
         assert_eq!(
-            convert(r#"{"$binary":"AQID","$type":"0"}"#),
+            convert(r#"{"$binary":"AQID","$type":"0"}"#).ok(),
             b(0, &[1, 2, 3])
         );
-        assert_eq!(convert(r#"{"$binary":"AQID","$type":4}"#), b(4, &[1, 2, 3]));
         assert_eq!(
-            convert(r#"{"$binary":"AQID","$type":"ffffff80"}"#),
+            convert(r#"{"$binary":"AQID","$type":4}"#).ok(),
+            b(4, &[1, 2, 3])
+        );
+        assert_eq!(
+            convert(r#"{"$binary":"AQID","$type":"ffffff80"}"#).ok(),
             b(0x80, &[1, 2, 3])
         );
         assert!(convert(r#"{"$binary":"AQID","$type":"zz"}"#).is_err());
@@ -485,45 +493,50 @@ mod tests {
         assert!(convert(r#"{"$binary":"AQID","$type":"00","x":1}"#).is_err());
 
         let re = |p: &str, o: &str| {
-            Ok(Bson::RegularExpression(bson::Regex {
+            Some(Bson::RegularExpression(bson::Regex {
                 pattern: p.into(),
                 options: o.into(),
             }))
         };
         assert_eq!(
-            convert(r#"{"$regex":"^a","$options":"xi"}"#),
+            convert(r#"{"$regex":"^a","$options":"xi"}"#).ok(),
             re("^a", "ix")
         );
-        assert_eq!(convert(r#"{"$options":"m","$regex":"b$"}"#), re("b$", "m"));
-        assert_eq!(convert(r#"{"$regex":"c"}"#), re("c", ""));
+        assert_eq!(
+            convert(r#"{"$options":"m","$regex":"b$"}"#).ok(),
+            re("b$", "m")
+        );
+        assert_eq!(convert(r#"{"$regex":"c"}"#).ok(), re("c", ""));
         // A query operator is a document.
         let op = convert(r#"{"$regex":{"$in":[1]},"$options":"i"}"#).expect("document");
         assert!(matches!(op, Bson::Document(_)), "{op:?}");
         let op = convert(r#"{"$regex":"a","$options":"i","x":1}"#).expect("document");
         assert!(matches!(op, Bson::Document(_)), "{op:?}");
 
-        let date = |ms: i64| Ok(Bson::DateTime(bson::DateTime::from_millis(ms)));
+        let date = |ms: i64| Some(Bson::DateTime(bson::DateTime::from_millis(ms)));
         assert_eq!(
-            convert(r#"{"$date":"2009-04-01T00:00:00.000-0700"}"#),
+            convert(r#"{"$date":"2009-04-01T00:00:00.000-0700"}"#).ok(),
             date(1_238_569_200_000)
         );
         assert_eq!(
-            convert(r#"{"$date":1238569200000}"#),
+            convert(r#"{"$date":1238569200000}"#).ok(),
             date(1_238_569_200_000)
         );
-        assert_eq!(convert(r#"{"$date":-1000}"#), date(-1000));
+        assert_eq!(convert(r#"{"$date":-1000}"#).ok(), date(-1000));
         assert_eq!(
-            convert(r#"{"$date":1238569200000.9}"#),
+            convert(r#"{"$date":1238569200000.9}"#).ok(),
             date(1_238_569_200_000)
         );
-        assert_eq!(convert(r#"{"$date":-1.5}"#), date(-1));
-        assert_eq!(convert(r#"{"$date":{"$numberLong":"-5"}}"#), date(-5));
+        assert_eq!(convert(r#"{"$date":-1.5}"#).ok(), date(-1));
+        assert_eq!(convert(r#"{"$date":{"$numberLong":"-5"}}"#).ok(), date(-5));
         assert!(convert(r#"{"$date":1e300}"#).is_err());
         assert!(convert(r#"{"$date":9223372036854775808.0}"#).is_err());
-        let e = convert(r#"{"$date":"yesterday"}"#).expect_err("not a date");
+        let e = convert(r#"{"$date":"yesterday"}"#)
+            .expect_err("not a date")
+            .to_string();
         assert!(e.contains("yesterday") && e.contains("ISO-8601"), "{e}");
 
-        assert_eq!(convert(r#"{"$numberLong":5}"#), Ok(Bson::Int64(5)));
+        assert_eq!(convert(r#"{"$numberLong":5}"#).ok(), Some(Bson::Int64(5)));
         assert!(convert(r#"{"$numberLong":5.5}"#).is_err());
 
         let d = convert(r#"{"$code":"f()","$scope":{"d":{"$date":"2009-04-01T00:00:00-0700"}}}"#);

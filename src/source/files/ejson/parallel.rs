@@ -503,13 +503,15 @@ impl<R: Read> Reader<'_, R> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::read_tuned;
+    use super::super::{read_tuned, ReadError};
     use super::*;
 
-    fn read(text: &[u8], chunk: usize, tuning: Tuning) -> (Result<u64, String>, Vec<Vec<u8>>) {
+    /// What reading `text` gives: the count or the error (with where it
+    /// stopped), and the documents read.
+    fn read(text: &[u8], chunk: usize, tuning: Tuning) -> (Result<u64, ReadError>, Vec<Vec<u8>>) {
         let mut docs = Vec::new();
         let r = read_tuned(text, chunk, tuning, &mut |d: &[u8]| docs.push(d.to_vec()));
-        (r.map_err(|e| e.to_string()), docs)
+        (r, docs)
     }
 
     fn tiny(threads: usize) -> Tuning {
