@@ -1253,7 +1253,7 @@ fn write_wrapper<'de, A: MapAccess<'de>>(
     // The value's bytes, as the bson crate writes them in a document.
     let mut d = bson::Document::new();
     d.insert("", b);
-    match bson::to_vec(&d) {
+    match bson::serialize_to_vec(&d) {
         // length, type, "" and its NUL, value, the document's NUL
         Ok(bytes) if bytes.len() >= 7 => {
             ctx.out.extend_from_slice(&bytes[6..bytes.len() - 1]);
@@ -1635,8 +1635,8 @@ mod tests {
         assert_eq!(
             d.get("r"),
             Some(&bson::Bson::RegularExpression(bson::Regex {
-                pattern: "^a".into(),
-                options: "i".into(),
+                pattern: bson::raw::cstr!("^a").into(),
+                options: bson::raw::cstr!("i").into(),
             }))
         );
         assert_eq!(d.get("u"), Some(&bson::Bson::Undefined));

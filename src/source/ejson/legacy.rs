@@ -486,8 +486,8 @@ mod tests {
 
         let re = |p: &str, o: &str| {
             Ok(Bson::RegularExpression(bson::Regex {
-                pattern: p.into(),
-                options: o.into(),
+                pattern: p.try_into().expect("a pattern without NUL"),
+                options: o.try_into().expect("options without NUL"),
             }))
         };
         assert_eq!(
