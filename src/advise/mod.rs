@@ -111,7 +111,9 @@ fn size_effect_by(
         .map(|raw| {
             let after = bson::Document::from_reader(&raw[..])
                 .ok()
-                .and_then(|mut d| change(&mut d).then(|| bson::to_vec(&d).ok().map(|v| v.len()))?)
+                .and_then(|mut d| {
+                    change(&mut d).then(|| bson::serialize_to_vec(&d).ok().map(|v| v.len()))?
+                })
                 .unwrap_or_else(|| {
                     let carried: usize = extract::values(raw, segs).iter().map(|e| e.size).sum();
                     raw.len() - carried.min(raw.len().saturating_sub(5))
@@ -1475,7 +1477,7 @@ mod tests {
                     let start = a.len().saturating_sub(100);
                     a.drain(..start);
                 }
-                bson::to_vec(&d).expect("encode").len() as f64
+                bson::serialize_to_vec(&d).expect("encode").len() as f64
             })
             .collect();
         let want_max = sizes.iter().copied().fold(0.0, f64::max);
@@ -1493,7 +1495,7 @@ mod tests {
         let c = ctx(&rep);
         let comments = c.field("comments").expect("comments");
         let s = parent_reference(&c, comments, Lang::En);
-        let smallest = bson::to_vec(&doc! {"_id": 0, "name": "x"})
+        let smallest = bson::serialize_to_vec(&doc! {"_id": 0, "name": "x"})
             .expect("encode")
             .len() as f64;
         assert_eq!(f64_of(&s.effect, "max_bytes_after"), smallest);

@@ -101,7 +101,7 @@ pub fn to_bson(ty: BsonType, value: &[u8]) -> Option<bson::Bson> {
     buf[..4].copy_from_slice(&len.to_le_bytes());
     let doc = bson::RawDocument::from_bytes(&buf).ok()?;
     let v = doc.get("v").ok()??;
-    v.to_raw_bson().try_into().ok()
+    bson::RawBson::from(v).try_into().ok()
 }
 
 /// Milliseconds since the epoch as an ISO-8601 string.

@@ -219,7 +219,7 @@ async fn load_collection(
     let mut batch: Vec<Document> = Vec::new();
     let mut batch_bytes = 0usize;
     for d in docs {
-        let size = bson::to_vec(&d).map_or(0, |v| v.len());
+        let size = bson::serialize_to_vec(&d).map_or(0, |v| v.len());
         if !batch.is_empty() && (batch.len() >= BATCH_DOCS || batch_bytes + size > BATCH_BYTES) {
             coll.insert_many(&batch).await.map_err(server)?;
             w.documents += batch.len() as u64;

@@ -356,7 +356,7 @@ impl FileSource {
         let mut bytes = 0usize;
         let mut over = false;
         self.scan_within(meta, &q.filter, stop, &mut |d| {
-            bytes = bytes.saturating_add(bson::to_vec(&d).map_or(0, |v| v.len()));
+            bytes = bytes.saturating_add(bson::serialize_to_vec(&d).map_or(0, |v| v.len()));
             if bytes > memory {
                 over = true;
                 return false;

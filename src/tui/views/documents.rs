@@ -23,8 +23,8 @@ fn summary(bytes: &[u8]) -> String {
         return "undecodable".into();
     };
     let show = |v: bson::RawBsonRef<'_>| {
-        v.to_raw_bson().try_into().map_or_else(
-            |_: bson::raw::Error| "?".to_owned(),
+        bson::RawBson::from(v).try_into().map_or_else(
+            |_: bson::error::Error| "?".to_owned(),
             |b: bson::Bson| b.into_relaxed_extjson().to_string(),
         )
     };
