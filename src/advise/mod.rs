@@ -16,6 +16,7 @@ pub mod integrity;
 mod scripts;
 mod workload;
 
+use crate::profile::extjson::Relaxed as _;
 use std::fmt::Write;
 
 use serde::Serialize;
@@ -807,7 +808,7 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
             .and_then(|(i, _)| per_doc.get(i))
             .map_or((None, None), |(id, vals)| {
                 let outs: Vec<Outcome> = vals.iter().map(|v| convert::classify(v, to)).collect();
-                let shown = |b: &bson::Bson| b.clone().into_relaxed_extjson();
+                let shown = |b: &bson::Bson| b.clone().relaxed();
                 let old: Vec<Value> = vals.iter().map(shown).collect();
                 let new: Vec<Value> = vals
                     .iter()
@@ -932,7 +933,7 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 tally
                     .stays
                     .iter()
-                    .map(|(v, n)| json!({ "value": v.clone().into_relaxed_extjson(), "count": n }))
+                    .map(|(v, n)| json!({ "value": v.clone().relaxed(), "count": n }))
                     .collect(),
             ),
         );
@@ -1097,7 +1098,7 @@ fn ids_to_parent_of(
         let id = bson::Document::from_reader(d).ok()?.get("_id").cloned()?;
         Some(json!({
             ctx.coll(): parent,
-            child_coll: { child_key: "…", parent_key.clone(): id.into_relaxed_extjson() },
+            child_coll: { child_key: "…", parent_key.clone(): id.relaxed() },
         }))
     });
     Suggestion {

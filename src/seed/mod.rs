@@ -13,6 +13,7 @@ pub mod datasets;
 pub mod gen;
 pub mod workload;
 
+use crate::profile::extjson::Relaxed as _;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -409,11 +410,7 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
 pub fn ejson_lines(docs: &[Document]) -> String {
     let mut s = String::new();
     for d in docs {
-        s.push_str(
-            &bson::Bson::Document(d.clone())
-                .into_relaxed_extjson()
-                .to_string(),
-        );
+        s.push_str(&bson::Bson::Document(d.clone()).relaxed().to_string());
         s.push('\n');
     }
     s
@@ -429,7 +426,7 @@ pub fn metadata_json(c: &Collection) -> Option<String> {
     for i in &c.indexes {
         let mut spec = serde_json::json!({
             "v": 2,
-            "key": bson::Bson::Document(i.keys.clone()).into_relaxed_extjson(),
+            "key": bson::Bson::Document(i.keys.clone()).relaxed(),
             "name": i.name(),
         });
         if i.unique {
