@@ -22,7 +22,6 @@
 //!   target type (or null): one stamp per converted path, so converting
 //!   `items[].qty` says nothing about `amount`.
 
-use crate::profile::extjson::Relaxed as _;
 use std::fmt::Write;
 
 use bson::{Bson, Decimal128};
@@ -314,7 +313,7 @@ pub struct Tally {
 pub fn show(v: &Bson) -> String {
     match v {
         Bson::String(s) => js(s),
-        other => other.clone().relaxed().to_string(),
+        other => other.clone().into_relaxed_extjson().to_string(),
     }
 }
 

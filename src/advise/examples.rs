@@ -1,7 +1,6 @@
 //! Before/after examples made from the user's own documents: a kept
 //! document shown as it is, and the same data after the refactor.
 
-use crate::profile::extjson::Relaxed as _;
 use bson::{Bson, Document};
 use serde_json::{json, Value};
 
@@ -63,7 +62,7 @@ fn display(b: &Bson, max_array: usize) -> Value {
         Bson::Binary(bin) => json!({
             "$binary": format!("{} bytes", crate::fmt::group(bin.bytes.len() as u64))
         }),
-        other => other.clone().relaxed(),
+        other => other.clone().into_relaxed_extjson(),
     }
 }
 
@@ -120,7 +119,8 @@ pub fn strip_path(raw: &[u8], segs: &[Seg]) -> Option<Value> {
 }
 
 fn id_of(d: &Document) -> Value {
-    d.get("_id").map_or(json!("…"), |v| v.clone().relaxed())
+    d.get("_id")
+        .map_or(json!("…"), |v| v.clone().into_relaxed_extjson())
 }
 
 fn as_child(elem: &Bson, parent_key: &str, parent_id: &Value, position: usize) -> Value {
@@ -293,7 +293,9 @@ pub fn bucket(
     if let Some(s) = series_key {
         id.insert(
             s.into(),
-            first.get(s).map_or(Value::Null, |v| v.clone().relaxed()),
+            first
+                .get(s)
+                .map_or(Value::Null, |v| v.clone().into_relaxed_extjson()),
         );
     }
     id.insert("hour".into(), json!("…T10:00:00Z"));
@@ -305,7 +307,7 @@ pub fn bucket(
             m.insert(
                 date_field.into(),
                 d.get(date_field)
-                    .map_or(Value::Null, |v| v.clone().relaxed()),
+                    .map_or(Value::Null, |v| v.clone().into_relaxed_extjson()),
             );
             for v in values {
                 if let Some(x) = d.get(v) {

@@ -4,7 +4,6 @@
 //! whether a target key is unique, and what the documents copied from hold.
 //! Everything it decides is decided by the pure modules beside it.
 
-use crate::profile::extjson::Relaxed as _;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -600,7 +599,7 @@ async fn uniqueness<S: Probes>(
     notes: &mut Vec<String>,
     cost: &mut RelateCost,
 ) -> Result<Option<KeyUniqueness>, SourceError> {
-    let show = |b: &bson::Bson| Some(b.clone().relaxed());
+    let show = |b: &bson::Bson| Some(b.clone().into_relaxed_extjson());
     if key.key == "_id" {
         return Ok(None);
     }

@@ -152,9 +152,7 @@ fn is_operators(v: &Bson) -> Option<&Document> {
 fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
     let Some(ops) = is_operators(v) else {
         return Ok(vec![match v {
-            Bson::RegularExpression(r) => {
-                Cond::Regex(regex(r.pattern.as_str(), r.options.as_str())?)
-            }
+            Bson::RegularExpression(r) => Cond::Regex(regex(&r.pattern, &r.options)?),
             other => Cond::Eq(other.clone()),
         }]);
     };
@@ -184,16 +182,15 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
                     } else {
                         options
                     };
-                    Cond::Regex(regex(r.pattern.as_str(), o)?)
+                    Cond::Regex(regex(&r.pattern, o)?)
                 }
                 _ => return Err(FilterError::takes("$regex", "a string")),
             },
             "$options" => continue,
             "$not" => match arg {
-                Bson::RegularExpression(r) => Cond::Not(vec![Cond::Regex(regex(
-                    r.pattern.as_str(),
-                    r.options.as_str(),
-                )?)]),
+                Bson::RegularExpression(r) => {
+                    Cond::Not(vec![Cond::Regex(regex(&r.pattern, &r.options)?)])
+                }
                 Bson::Document(_) if is_operators(arg).is_some() => Cond::Not(conds(arg)?),
                 _ => {
                     return Err(FilterError::takes(
@@ -230,9 +227,7 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
 
 fn pattern(b: &Bson) -> Result<Pattern, FilterError> {
     Ok(match b {
-        Bson::RegularExpression(r) => {
-            Pattern::Regex(regex(r.pattern.as_str(), r.options.as_str())?)
-        }
+        Bson::RegularExpression(r) => Pattern::Regex(regex(&r.pattern, &r.options)?),
         other => Pattern::Value(other.clone()),
     })
 }
@@ -552,7 +547,7 @@ pub fn compare(a: &Bson, b: &Bson) -> Ordering {
             (x.time, x.increment).cmp(&(y.time, y.increment))
         }
         (Bson::RegularExpression(x), Bson::RegularExpression(y)) => {
-            (x.pattern.as_str(), x.options.as_str()).cmp(&(y.pattern.as_str(), y.options.as_str()))
+            (&x.pattern, &x.options).cmp(&(&y.pattern, &y.options))
         }
         _ => Ordering::Equal,
     }

@@ -8,7 +8,6 @@
 //! `$queryStats` (see [`super::workload`]). Every call carries `maxTimeMS`
 //! and is also cut off on the client after the same timeout.
 
-use crate::profile::extjson::Relaxed as _;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -383,7 +382,7 @@ impl MongoSource {
         };
         if let Ok(opts) = spec.get_document("options") {
             if !opts.is_empty() {
-                meta.options = Some(bson::Bson::Document(opts.clone()).relaxed());
+                meta.options = Some(bson::Bson::Document(opts.clone()).into_relaxed_extjson());
             }
             // Some servers list a time-series collection as type
             // "collection" with its `timeseries` options.
@@ -1445,7 +1444,7 @@ impl MongoSource {
                     .filter_map(|t| {
                         let t = t.as_document()?;
                         Some(LargeDocument {
-                            id: t.get("i").map(|i| i.clone().relaxed()),
+                            id: t.get("i").map(|i| i.clone().into_relaxed_extjson()),
                             bytes: as_u64(t, "s")?,
                         })
                     })
