@@ -196,7 +196,7 @@ async fn parent_reference_checks_a_parent_near_16_mib_one_element_at_a_time() {
     // The check's pipeline, as the script runs it.
     let line = script
         .lines()
-        .find(|l| l.contains("const ok = "))
+        .find(|l| l.contains("ds.updateEach(src, () => src.aggregate("))
         .expect("the check's line");
     let json = line
         .split_once("src.aggregate(")
