@@ -850,8 +850,9 @@ fn workload_tab_lists_shapes_and_opens_their_finding() {
     action(&mut m, Action::Toggle);
     assert_eq!(m.tab, Tab::Workload);
     assert!(screen(&m, w, h).contains("no finding names this query shape"));
-    // The overview lists every shape, with its namespace.
-    action(&mut m, Action::NextPane);
+    // The overview lists every shape, with its namespace (Shift-Tab: from
+    // the list back to the navigator).
+    action(&mut m, Action::PrevPane);
     action(&mut m, Action::Top);
     let s = screen(&m, w, h);
     assert_eq!(m.tab, Tab::Workload);

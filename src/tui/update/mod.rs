@@ -13,6 +13,7 @@ pub mod bounds;
 pub mod common;
 pub mod documents;
 pub mod findings;
+pub mod focus;
 pub mod indexes;
 pub mod jobs;
 pub mod learn;
@@ -29,6 +30,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::i18n::Lang;
 
+use super::detail::findings::Section;
 use super::effects::Effect;
 use super::export::Format;
 use super::keymap::{Action, Key};
@@ -140,6 +142,19 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         help_scroll(m, a);
         return Vec::new();
     }
+    if !matches!(
+        a,
+        Action::Quit
+            | Action::Help
+            | Action::Cancel
+            | Action::Resample
+            | Action::SampleMore
+            | Action::SampleLess
+    ) {
+        // The user is finding their own way: a report arriving now keeps
+        // their place.
+        m.nav.explored = true;
+    }
     match a {
         Action::Quit => quit(m),
         Action::Help => {
@@ -149,10 +164,22 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         }
         Action::Cancel => cancel(m),
         Action::NextPane | Action::PrevPane => {
-            m.focus = match m.focus {
-                Pane::Nav => Pane::Main,
-                Pane::Main => Pane::Nav,
-            };
+            focus::cycle(m, a == Action::NextPane);
+            Vec::new()
+        }
+        Action::JumpEvidence | Action::JumpBeforeAfter | Action::JumpScript => {
+            focus::jump(
+                m,
+                match a {
+                    Action::JumpEvidence => Section::Evidence,
+                    Action::JumpBeforeAfter => Section::BeforeAfter,
+                    _ => Section::Script,
+                },
+            );
+            Vec::new()
+        }
+        Action::GotoCollection => {
+            findings::goto_collection(m);
             Vec::new()
         }
         Action::NextTab => enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
@@ -224,7 +251,8 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::Bottom
         | Action::Toggle => match m.focus {
             Pane::Nav => nav::action(m, a),
-            Pane::Main => tab_action(m, a),
+            Pane::Detail if focus::has_detail(m) => focus::action(m, a),
+            Pane::Main | Pane::Detail => tab_action(m, a),
         },
     }
 }
@@ -271,7 +299,8 @@ fn help_scroll(m: &mut Model, a: Action) {
     .min(max);
 }
 
-/// Esc undoes the nearest thing: the help; an export; a query the user just ran
+/// Esc undoes the nearest thing: the help; an export; the detail's focus
+/// (back to the list); a query the user just ran
 /// (before a sampling run); a sampling run (stop, then abandon); the
 /// query's results (back to the sample); a field filter; the collection
 /// filter; a narrowed document list; else the status line.
@@ -282,6 +311,9 @@ fn cancel(m: &mut Model) -> Vec<Effect> {
     }
     if let Some(fx) = query::stop_export(m) {
         return fx;
+    }
+    if focus::leave_detail(m) {
+        return Vec::new();
     }
     let on_docs = m.tab == Tab::Documents;
     if on_docs && m.docs.query.running() && model::results(m).is_some() {
