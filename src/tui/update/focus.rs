@@ -46,7 +46,8 @@ pub fn cycle(m: &mut Model, forward: bool) {
     // A detail the tab no longer has counts as its list.
     let at = order.iter().position(|p| *p == m.focus).unwrap_or(1);
     let n = order.len();
-    m.focus = order[if forward { (at + 1) % n } else { (at + n - 1) % n }];
+    let next = if forward { at + 1 } else { at + n - 1 };
+    m.focus = order[next % n];
 }
 
 /// A key while the detail has the focus: the move keys scroll it (a line,
