@@ -9,9 +9,8 @@ use crate::rules::Severity;
 
 use super::super::effects::Effect;
 use super::super::keymap::Action;
-use super::super::model::{Level, Model, Pane, Tab};
+use super::super::model::{Level, Model, Tab};
 use super::common::{common, moved, page, set_tab, status};
-use super::nav;
 
 /// A key for the Findings tab.
 pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
@@ -24,94 +23,8 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             m.findings.sel = s;
             Vec::new()
         }
-        Action::Toggle => {
-            open(m);
-            Vec::new()
-        }
         _ => common(m, a),
     }
-}
-
-/// Enter on a finding: on *All findings* or a database, its collection's
-/// Findings tab with it selected; then (or on a collection's own list at
-/// once) its detail takes the focus. A finding about a whole database
-/// opens its detail where it is.
-pub fn open(m: &mut Model) {
-    let Some(f) = m.selected_finding() else {
-        return;
-    };
-    let (ptr, ns) = (
-        std::ptr::from_ref::<crate::advise::Advice>(f),
-        f.namespace.clone(),
-    );
-    if m.is_summary() && nav::select_namespace(m, &ns) {
-        m.nav.tab_before_summary = None;
-        set_tab(m, Tab::Findings);
-        select(m, ptr);
-    }
-    m.detail.reset();
-    m.focus = Pane::Detail;
-}
-
-/// Selects the listed finding at `ptr`, the filters cleared if they hide it.
-fn select(m: &mut Model, ptr: *const crate::advise::Advice) {
-    let Some(i) = m
-        .listed_findings()
-        .iter()
-        .position(|x| std::ptr::eq(*x, ptr))
-    else {
-        return;
-    };
-    if !m.findings.rows.contains(&i) {
-        m.findings.severity = None;
-        m.findings.rule = None;
-        rebuild(m);
-    }
-    m.findings.sel = m.findings.rows.iter().position(|&r| r == i).unwrap_or(0);
-}
-
-/// `c`: from the selected finding to its collection, on the Schema tab at
-/// the field the finding names (the navigator selects the collection).
-pub fn goto_collection(m: &mut Model) {
-    let lang = m.lang;
-    let shown = super::super::layout::shown(m) == super::super::layout::Shown::Findings;
-    let Some(f) = m.selected_finding().filter(|_| shown) else {
-        let msg = lang.pick(
-            "select a finding first (Findings tab, or All findings)",
-            "请先选择一个问题（问题标签页，或全部问题）",
-        );
-        status(m, Level::Warning, msg);
-        return;
-    };
-    let (ns, path) = (f.namespace.clone(), f.path.clone().unwrap_or_default());
-    if !nav::select_namespace(m, &ns) {
-        let msg = match lang {
-            Lang::En => format!("this finding is about {ns}, not about one collection read"),
-            Lang::Zh => format!("这个问题关于 {ns}，不属于某个已读取的集合"),
-        };
-        status(m, Level::Info, msg);
-        return;
-    }
-    m.nav.tab_before_summary = None;
-    set_tab(m, Tab::Schema);
-    let want = path.replace("[]", "");
-    if let Some(c) = m.collection() {
-        if let Some(row) = m
-            .schema
-            .rows
-            .iter()
-            .position(|&fi| !want.is_empty() && c.fields[fi].path.replace("[]", "") == want)
-        {
-            m.schema.sel = row;
-        }
-    }
-    let msg = match (lang, want.is_empty()) {
-        (Lang::En, true) => format!("opened {ns}"),
-        (Lang::En, false) => format!("opened {ns} at {want}"),
-        (Lang::Zh, true) => format!("已打开 {ns}"),
-        (Lang::Zh, false) => format!("已打开 {ns}，定位到 {want}"),
-    };
-    status(m, Level::Info, msg);
 }
 
 /// `s` / `f`: the next severity or rule filter, on the Findings tab.

@@ -19,6 +19,7 @@ pub mod jobs;
 pub mod learn;
 pub mod mouse;
 pub mod nav;
+pub mod open;
 pub mod prompt;
 pub mod query;
 pub mod relationships;
@@ -179,7 +180,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::GotoCollection => {
-            findings::goto_collection(m);
+            open::collection(m);
             Vec::new()
         }
         Action::NextTab => enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
@@ -261,6 +262,11 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 fn tab_action(m: &mut Model, a: Action) -> Vec<Effect> {
     match m.tab {
         Tab::Schema => schema::action(m, a),
+        // Enter on a finding opens it: on its collection, in its detail.
+        Tab::Findings if a == Action::Toggle => {
+            open::finding(m);
+            Vec::new()
+        }
         Tab::Findings => findings::action(m, a),
         Tab::Documents => documents::action(m, a),
         Tab::Relationships => relationships::action(m, a),
