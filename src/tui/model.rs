@@ -16,7 +16,7 @@ use super::querybar::{QueryState, Results};
 /// detail beside (or under) that list. Tab moves on in that order (the
 /// detail only on a tab that has one), Shift-Tab back; Enter opens what
 /// is selected in the navigator or the list; Esc from the detail goes
-/// back to the list. `views::help` describes it to the user.
+/// back to the list. The help tells it (`Keymap::focus_help`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
     Nav,

@@ -1052,3 +1052,40 @@ fn a_key_goes_from_a_finding_to_its_collection() {
     ch(&mut m, 'c');
     assert_eq!(m.status.as_ref().map(|s| s.level), Some(Level::Warning));
 }
+
+/// A click in the detail gives it the focus; the wheel over it scrolls it,
+/// not the list.
+#[test]
+fn a_click_focuses_the_detail_and_the_wheel_scrolls_it() {
+    let mut m = model();
+    select(&mut m, "orders");
+    ch(&mut m, '2');
+    let a = docshape::tui::layout::areas(ratatui::layout::Rect::new(0, 0, 120, 40)).expect("areas");
+    let detail = docshape::tui::layout::findings_split(a.main).1;
+    let at = |kind| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column: detail.x + 5,
+            row: detail.y + 5,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    update(&mut m, at(MouseEventKind::Down(MouseButton::Left)));
+    assert_eq!(m.focus, Pane::Detail);
+    let listed = m.findings.sel;
+    update(&mut m, at(MouseEventKind::ScrollDown));
+    update(&mut m, at(MouseEventKind::ScrollDown));
+    assert_eq!((m.detail.scroll, m.findings.sel), (2, listed));
+    // A click on the list: the list's again.
+    let list = docshape::tui::layout::findings_split(a.main).0;
+    update(
+        &mut m,
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: list.x + 3,
+            row: list.y + 1,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
+    assert_eq!(m.focus, Pane::Main);
+}
