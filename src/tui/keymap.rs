@@ -58,6 +58,10 @@ pub enum Action {
     Explain,
     ExportCsv,
     FoldLevel,
+    JumpEvidence,
+    JumpBeforeAfter,
+    JumpScript,
+    GotoCollection,
 }
 
 impl Action {
@@ -97,8 +101,18 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     ),
     (Action::Top, "top", "first item", &["home", "g"]),
     (Action::Bottom, "bottom", "last item", &["end", "G"]),
-    (Action::NextPane, "next-pane", "next pane", &["tab"]),
-    (Action::PrevPane, "prev-pane", "previous pane", &["backtab"]),
+    (
+        Action::NextPane,
+        "next-pane",
+        "next pane: navigator → list → detail",
+        &["tab"],
+    ),
+    (
+        Action::PrevPane,
+        "prev-pane",
+        "previous pane: detail → list → navigator",
+        &["backtab"],
+    ),
     (Action::NextTab, "next-tab", "next tab", &["]"]),
     (Action::PrevTab, "prev-tab", "previous tab", &["["]),
     (Action::TabSchema, "tab-schema", "schema tab", &["1"]),
@@ -144,7 +158,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::Cancel,
         "cancel",
-        "stop sampling (twice: abandon) or a query, close, clear filter",
+        "the detail back to the list; stop sampling (twice: abandon) or a query, close, clear filter",
         &["esc"],
     ),
     (Action::Resample, "resample", "sample again", &["r"]),
@@ -256,6 +270,30 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "fold nested objects and arrays: level 1, 2, none",
         &["z"],
     ),
+    (
+        Action::JumpEvidence,
+        "jump-evidence",
+        "a finding's evidence, in the detail (which takes the focus)",
+        &["e"],
+    ),
+    (
+        Action::JumpBeforeAfter,
+        "jump-before-after",
+        "a finding's before / after, in the detail",
+        &["b"],
+    ),
+    (
+        Action::JumpScript,
+        "jump-script",
+        "a finding's migration script, in the detail (y then copies it)",
+        &["m"],
+    ),
+    (
+        Action::GotoCollection,
+        "goto-collection",
+        "from a finding to its collection (Schema tab, at its field)",
+        &["c"],
+    ),
 ];
 
 /// What each action does, in Chinese (the help screen under `--lang zh`);
@@ -272,8 +310,8 @@ fn chinese(a: Action) -> &'static str {
         Action::PageDown => "下一页",
         Action::Top => "第一项",
         Action::Bottom => "最后一项",
-        Action::NextPane => "下一个窗格",
-        Action::PrevPane => "上一个窗格",
+        Action::NextPane => "下一个窗格：导航栏 → 列表 → 详情",
+        Action::PrevPane => "上一个窗格：详情 → 列表 → 导航栏",
         Action::NextTab => "下一个标签页",
         Action::PrevTab => "上一个标签页",
         Action::TabSchema => "结构标签页",
@@ -286,7 +324,7 @@ fn chinese(a: Action) -> &'static str {
         Action::NavSort => "按名称、严重程度、大小、文档数排序集合",
         Action::Toggle => "打开 / 折叠；在文档的某一行上：折叠其对象或数组",
         Action::Filter => "筛选字段或集合；在文档页打开查询栏",
-        Action::Cancel => "停止采样（按两次放弃）或查询，关闭，清除筛选",
+        Action::Cancel => "从详情回到列表；停止采样（按两次放弃）或查询，关闭，清除筛选",
         Action::Resample => "重新采样",
         Action::SampleMore => "样本加倍",
         Action::SampleLess => "样本减半",
@@ -306,6 +344,10 @@ fn chinese(a: Action) -> &'static str {
         Action::Explain => "查询如何执行（explain）",
         Action::ExportCsv => "把查询的全部匹配写入 CSV 文件",
         Action::FoldLevel => "折叠嵌套的对象和数组：第 1 层、第 2 层、不折叠",
+        Action::JumpEvidence => "问题的证据，在详情中（详情获得焦点）",
+        Action::JumpBeforeAfter => "问题的改前 / 改后，在详情中",
+        Action::JumpScript => "问题的迁移脚本，在详情中（随后 y 复制）",
+        Action::GotoCollection => "从问题转到它的集合（结构标签页，定位到其字段）",
     }
 }
 
@@ -535,6 +577,72 @@ impl Keymap {
             .and_then(|ks| ks.first())
             .map(Key::label)
             .unwrap_or_default()
+    }
+
+    /// The focus model as the help tells it, first: `(pane, what Tab,
+    /// Enter and Esc do there)`, with the keys as they are bound.
+    pub fn focus_help(&self, lang: Lang) -> Vec<(String, String)> {
+        let k = |a: Action| self.first_label(a);
+        let (tab, back, enter, esc) = (
+            k(Action::NextPane),
+            k(Action::PrevPane),
+            k(Action::Toggle),
+            k(Action::Cancel),
+        );
+        let scroll = format!(
+            "{}{} {} {}",
+            k(Action::Up),
+            k(Action::Down),
+            k(Action::PageUp),
+            k(Action::PageDown)
+        );
+        let (ev, ba, sc, copy, coll) = (
+            k(Action::JumpEvidence),
+            k(Action::JumpBeforeAfter),
+            k(Action::JumpScript),
+            k(Action::Copy),
+            k(Action::GotoCollection),
+        );
+        let rows = [
+            (
+                lang.pick("Focus", "焦点"),
+                lang.pick(
+                    format!("navigator → list → detail: {tab} moves on, {back} back (the detail where the tab has one); it opens on All findings"),
+                    format!("导航栏 → 列表 → 详情：{tab} 前进，{back} 后退（标签页有详情时）；启动时选中“全部问题”"),
+                ),
+            ),
+            (
+                lang.pick("Navigator", "导航栏"),
+                lang.pick(
+                    format!("{enter}: the selected collection or All findings into the list (a database folds); {esc}: clears the filter, the collection kept"),
+                    format!("{enter}：进入所选集合或“全部问题”的列表（数据库则折叠）；{esc}：清除筛选，保留所选集合"),
+                ),
+            ),
+            (
+                lang.pick("List", "列表"),
+                lang.pick(
+                    format!("{enter} opens the row: a finding of All findings on its collection's Findings tab, then its detail"),
+                    format!("{enter} 打开所选行：“全部问题”中的问题在其集合的问题标签页打开，再进入详情"),
+                ),
+            ),
+            (
+                lang.pick("Detail", "详情"),
+                lang.pick(
+                    format!("{scroll} scroll; {ev} evidence, {ba} before/after, {sc} script (from any pane); {copy} copies the script; {esc} back to the list"),
+                    format!("{scroll} 滚动；{ev} 证据，{ba} 改前/改后，{sc} 脚本（任何窗格均可）；{copy} 复制脚本；{esc} 回到列表"),
+                ),
+            ),
+            (
+                lang.pick("Finding", "问题"),
+                lang.pick(
+                    format!("{coll}: its collection, on the Schema tab at its field"),
+                    format!("{coll}：转到它的集合，在结构标签页定位到其字段"),
+                ),
+            ),
+        ];
+        rows.into_iter()
+            .map(|(pane, what)| (pane.to_owned(), what))
+            .collect()
     }
 
     /// `(keys, description)` for every action, in help order.

@@ -12,10 +12,18 @@ use crate::workload::Shape;
 use super::keymap::Keymap;
 use super::querybar::{QueryState, Results};
 
+/// What has the focus: the navigator, the selected tab's list, or the
+/// detail beside (or under) that list. Tab moves on in that order (the
+/// detail only on a tab that has one), Shift-Tab back; Enter opens what
+/// is selected in the navigator or the list; Esc from the detail goes
+/// back to the list. The help tells it (`Keymap::focus_help`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
     Nav,
     Main,
+    /// The detail: the move keys scroll it; `e` / `b` / `m` jump to a
+    /// finding's evidence, before/after and script.
+    Detail,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,8 +217,13 @@ pub struct Nav {
     /// Databases folded.
     pub folded: HashSet<String>,
     pub sort: NavSort,
-    /// The user moved onto the overview row (kept there on new reports).
+    /// The overview row is selected on purpose, by the user or as the row
+    /// the explorer opens on (kept there on new reports).
     pub overview_chosen: bool,
+    /// The user has moved, switched or filtered since the explorer opened:
+    /// a report that arrives then keeps their place instead of opening on
+    /// *All findings*.
+    pub explored: bool,
     /// The tab to go back to when a collection is selected again after
     /// the overview or a database.
     pub tab_before_summary: Option<Tab>,

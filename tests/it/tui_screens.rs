@@ -285,6 +285,72 @@ fn help_is_built_from_the_keymap() {
     assert!(s.contains("quit"), "{s}");
 }
 
+/// The help begins with the focus model: what has the focus, and what
+/// Tab, Enter and Esc do in each pane, in English and in Chinese.
+#[test]
+fn the_help_shows_the_focus_model() {
+    use docshape::i18n::Lang;
+    for (lang, words) in [
+        (
+            Lang::En,
+            [
+                "Focus",
+                "navigator → list → detail: Tab moves on, S-Tab back",
+                "Navigator",
+                "Enter: the selected collection or All findings",
+                "clears the filter, the collection kept",
+                "List",
+                "on its collection's Findings tab",
+                "Detail",
+                "e evidence, b before/after, m script",
+                "y copies the script; Esc back to the list",
+                "c: its collection",
+            ],
+        ),
+        (
+            Lang::Zh,
+            [
+                "焦点",
+                "导航栏 → 列表 → 详情：Tab 前进，S-Tab 后退",
+                "导航栏",
+                "Enter：进入所选集合或“全部问题”的列表",
+                "清除筛选，保留所选集合",
+                "列表",
+                "在其集合的问题标签页打开",
+                "详情",
+                "e 证据，b 改前/改后，m 脚本",
+                "y 复制脚本；Esc 回到列表",
+                "c：转到它的集合",
+            ],
+        ),
+    ] {
+        let mut m = orders(120, 40);
+        m.lang = lang;
+        action(&mut m, Action::Help);
+        let s = screen(&m, 120, 40);
+        // The help box's inside, its lines joined without their spaces, so
+        // that a phrase wrapped over two lines still reads.
+        let buf = screen_with(&m, 120, 40, &Theme::default());
+        let r = layout::help_box(buf.area, layout::help_lines(&m).len());
+        let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        let inside: String = (r.y + 1..r.y + r.height - 1)
+            .flat_map(|y| (r.x + 1..r.x + r.width - 1).map(move |x| (x, y)))
+            .map(|(x, y)| buf[(x, y)].symbol().to_owned())
+            .collect();
+        let inside = squeeze(&inside);
+        for w in words {
+            assert!(
+                inside.contains(&squeeze(w)),
+                "{lang:?}: `{w}` not in the help:\n{s}"
+            );
+        }
+        // Before the keys.
+        let focus = s.find(lang.pick("navigator →", "导航栏 →")).expect("focus");
+        let quit = s.find(lang.pick("quit", "退出")).expect("keys");
+        assert!(focus < quit, "{s}");
+    }
+}
+
 /// Scrolled from top to bottom, the help shows every key's description
 /// whole, at every size and in both languages: long ones wrap under
 /// themselves instead of being cut at the box's edge.
@@ -300,11 +366,13 @@ fn the_help_shows_every_word_of_every_key() {
             let lines = layout::help_lines(&m);
             // The wrapped lines hold every description, in order.
             let wrapped: String = lines.iter().map(|(_, d)| squeeze(d)).collect();
+            // The focus model first, then every key.
             let wanted: String = m
                 .keymap
-                .help(lang)
+                .focus_help(lang)
                 .iter()
                 .map(|(_, d)| squeeze(d))
+                .chain(m.keymap.help(lang).iter().map(|(_, d)| squeeze(d)))
                 .collect();
             assert_eq!(wrapped, wanted, "{lang:?} {w}x{h}");
             // And each shows, whole, on a screen as the help scrolls.
@@ -850,8 +918,9 @@ fn workload_tab_lists_shapes_and_opens_their_finding() {
     action(&mut m, Action::Toggle);
     assert_eq!(m.tab, Tab::Workload);
     assert!(screen(&m, w, h).contains("no finding names this query shape"));
-    // The overview lists every shape, with its namespace.
-    action(&mut m, Action::NextPane);
+    // The overview lists every shape, with its namespace (Shift-Tab: from
+    // the list back to the navigator).
+    action(&mut m, Action::PrevPane);
     action(&mut m, Action::Top);
     let s = screen(&m, w, h);
     assert_eq!(m.tab, Tab::Workload);

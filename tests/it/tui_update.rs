@@ -739,3 +739,353 @@ fn each_tab_answers_on_its_own_and_the_focused_one_gets_the_keys() {
     action(&mut m, Action::Down);
     assert_eq!(m.schema.sel, 1);
 }
+
+/// The explorer as it opens: a sampling run whose report comes in.
+fn opened(report: Report) -> Model {
+    let mut m = Model::new("sample-data".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    start_sampling(&mut m);
+    update(
+        &mut m,
+        Msg::Loaded {
+            req: 1,
+            result: Ok(Box::new(report)),
+        },
+    );
+    m
+}
+
+fn text(m: &mut Model, s: &str) {
+    for c in s.chars() {
+        ch(m, c);
+    }
+}
+
+fn shift_tab(m: &mut Model) -> Vec<Effect> {
+    update(
+        m,
+        Msg::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)),
+    )
+}
+
+/// Someone who came for the problems finds them first: the explorer opens
+/// on *All findings*; without findings, on the first collection; and a
+/// user who moved while the collections arrived keeps their place.
+#[test]
+fn the_explorer_opens_on_all_findings() {
+    let m = opened(sample_report());
+    assert_eq!(m.nav.rows[m.nav.sel], NavRow::Overview);
+    assert_eq!(m.tab, Tab::Findings);
+    assert_eq!(m.focus, Pane::Nav);
+    assert!(!m.findings.rows.is_empty());
+    // The worst finding first.
+    let all = m.listed_findings();
+    let worst = m.findings.rows.iter().map(|&i| all[i].severity).max();
+    assert_eq!(m.selected_finding().map(|f| f.severity), worst);
+
+    let mut clean = sample_report();
+    clean.findings.clear();
+    for c in &mut clean.collections {
+        c.findings.clear();
+    }
+    let m = opened(clean);
+    assert_eq!(
+        m.collection().map(|c| c.namespace.as_str()),
+        Some("shop.customers")
+    );
+    assert_eq!(m.tab, Tab::Schema);
+
+    // Collections arrive; the user moves to the second one; the report
+    // keeps them there.
+    let full = sample_report();
+    let mut m = Model::new("sample-data".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    start_sampling(&mut m);
+    for (i, c) in full.collections.iter().take(2).enumerate() {
+        let mut c = c.clone();
+        c.findings.clear();
+        update(
+            &mut m,
+            Msg::Arrived {
+                req: 1,
+                position: (i + 1, full.collections.len()),
+                collection: Box::new(c),
+            },
+        );
+    }
+    ch(&mut m, 'j');
+    let there = m.collection().map(|c| c.namespace.clone());
+    assert!(there.is_some());
+    update(
+        &mut m,
+        Msg::Loaded {
+            req: 1,
+            result: Ok(Box::new(full)),
+        },
+    );
+    assert_eq!(m.collection().map(|c| c.namespace.clone()), there);
+}
+
+/// After the collection filter changes the list, the selection is on a
+/// collection that matches: the old one while it is listed, else the
+/// first match, so that `3` shows its documents at once.
+#[test]
+fn a_filter_selects_the_first_match_unless_the_selection_still_shows() {
+    let mut m = opened(sample_report());
+    assert!(m.is_summary());
+    ch(&mut m, '/');
+    text(&mut m, "ord");
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(
+        m.collection().map(|c| c.namespace.as_str()),
+        Some("shop.orders")
+    );
+    ch(&mut m, '3');
+    assert_eq!(m.tab, Tab::Documents);
+    assert!(!m.docs.list.is_empty());
+
+    // A selection the filter still lists stays.
+    let mut m = model();
+    select(&mut m, "products");
+    ch(&mut m, '/');
+    text(&mut m, "shop");
+    assert_eq!(
+        m.collection().map(|c| c.meta.name.as_str()),
+        Some("products")
+    );
+    // Hidden by the filter: the first match.
+    key(&mut m, KeyCode::Backspace);
+    key(&mut m, KeyCode::Backspace);
+    key(&mut m, KeyCode::Backspace);
+    key(&mut m, KeyCode::Backspace);
+    text(&mut m, "cust");
+    assert_eq!(
+        m.collection().map(|c| c.meta.name.as_str()),
+        Some("customers")
+    );
+    // Nothing matches: the overview, the only row left.
+    text(&mut m, "zzz");
+    assert_eq!(m.nav.rows, [NavRow::Overview]);
+    assert!(m.is_summary());
+}
+
+/// Esc on the filter, typing it or after, clears it and keeps the
+/// selected collection (its database unfolded if it was folded).
+#[test]
+fn esc_on_the_filter_keeps_the_selected_collection() {
+    let mut m = model();
+    ch(&mut m, '/');
+    text(&mut m, "prod");
+    key(&mut m, KeyCode::Esc);
+    assert!(m.nav.filter.is_empty() && m.input.is_none());
+    assert_eq!(
+        m.collection().map(|c| c.meta.name.as_str()),
+        Some("products")
+    );
+    assert!(m.nav.rows.len() > 3, "every collection listed again");
+
+    ch(&mut m, '/');
+    text(&mut m, "ord");
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(m.collection().map(|c| c.meta.name.as_str()), Some("orders"));
+    key(&mut m, KeyCode::Esc);
+    assert!(m.nav.filter.is_empty());
+    assert_eq!(m.collection().map(|c| c.meta.name.as_str()), Some("orders"));
+
+    // Its database folded before the filter: unfolded to keep it.
+    m.nav.folded.insert("shop".into());
+    ch(&mut m, '/');
+    text(&mut m, "cust");
+    key(&mut m, KeyCode::Esc);
+    assert_eq!(
+        m.collection().map(|c| c.meta.name.as_str()),
+        Some("customers")
+    );
+}
+
+/// Enter on a row of *All findings* opens that finding on its
+/// collection's Findings tab, selected, its detail focused; Enter on a
+/// collection's own finding focuses its detail.
+#[test]
+fn enter_on_an_all_findings_row_opens_the_finding() {
+    let mut m = opened(all_data().report.take().expect("report"));
+    assert!(m.is_summary());
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(m.focus, Pane::Main, "Enter in the navigator: the list");
+    ch(&mut m, 'j');
+    let f = m.selected_finding().expect("a finding").clone();
+    let colls: Vec<String> = m
+        .report
+        .as_ref()
+        .map(|r| r.collections.iter().map(|c| c.namespace.clone()).collect())
+        .unwrap_or_default();
+    assert!(colls.contains(&f.namespace), "{}", f.namespace);
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(
+        m.collection().map(|c| c.namespace.clone()),
+        Some(f.namespace.clone())
+    );
+    assert_eq!(m.tab, Tab::Findings);
+    let opened = m.selected_finding().expect("the opened finding");
+    assert_eq!((opened.rule, &opened.path), (f.rule, &f.path));
+    assert_eq!(opened.message, f.message);
+    assert_eq!(m.focus, Pane::Detail);
+    assert_eq!(m.detail.scroll, 0);
+    // Esc: back to the list; Enter there: the detail again.
+    key(&mut m, KeyCode::Esc);
+    assert_eq!(m.focus, Pane::Main);
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(m.focus, Pane::Detail);
+}
+
+/// The detail takes the focus with Tab; its keys jump to a finding's
+/// evidence, before/after and script; `y` there copies the script; Esc
+/// and Shift-Tab go back.
+#[test]
+fn the_detail_takes_the_focus_and_jumps_to_a_findings_parts() {
+    use docshape::tui::detail::findings::text_and_sections;
+    let mut m = model();
+    select(&mut m, "orders");
+    ch(&mut m, '2');
+    assert_eq!(m.focus, Pane::Main);
+    // A finding with a before and after.
+    while m
+        .selected_finding()
+        .is_some_and(|f| f.suggestion.before.is_none())
+    {
+        let at = m.findings.sel;
+        ch(&mut m, 'j');
+        assert_ne!(at, m.findings.sel, "a finding with a before/after");
+    }
+    key(&mut m, KeyCode::Tab);
+    assert_eq!(m.focus, Pane::Detail);
+    let listed = m.findings.sel;
+    ch(&mut m, 'j');
+    assert_eq!(m.detail.scroll, 1, "a move scrolls the detail");
+    assert_eq!(m.findings.sel, listed, "not the list");
+
+    let a = docshape::tui::layout::areas(ratatui::layout::Rect::new(0, 0, 120, 40)).expect("areas");
+    let area = docshape::tui::layout::findings_split(a.main).1;
+    let theme = docshape::tui::theme::Theme::default();
+    let (lines, inside, sections) = text_and_sections(&m, &theme, area).expect("detail");
+    let max = lines.len().saturating_sub(usize::from(inside.height));
+    let at = |line: usize| u16::try_from(line.min(max)).expect("u16");
+    let before_after = sections.before_after.expect("before/after");
+    assert!(sections.evidence < before_after && before_after < sections.script);
+    ch(&mut m, 'm');
+    assert_eq!(m.detail.scroll, at(sections.script));
+    ch(&mut m, 'e');
+    assert_eq!(m.detail.scroll, at(sections.evidence));
+    ch(&mut m, 'b');
+    assert_eq!(m.detail.scroll, at(before_after));
+    assert_eq!(m.focus, Pane::Detail);
+
+    let f = m.selected_finding().expect("finding").clone();
+    let fx = ch(&mut m, 'y');
+    assert!(
+        matches!(&fx[..], [Effect::Copy { text, .. }] if *text == f.suggestion.migration),
+        "{fx:?}"
+    );
+    // Esc: the list; Shift-Tab from the detail: the list; from the list:
+    // the navigator; Tab cycles navigator → list → detail.
+    key(&mut m, KeyCode::Esc);
+    assert_eq!(m.focus, Pane::Main);
+    key(&mut m, KeyCode::Tab);
+    shift_tab(&mut m);
+    assert_eq!(m.focus, Pane::Main);
+    shift_tab(&mut m);
+    assert_eq!(m.focus, Pane::Nav);
+    shift_tab(&mut m);
+    assert_eq!(m.focus, Pane::Detail, "backwards, the navigator → detail");
+    key(&mut m, KeyCode::Tab);
+    assert_eq!(m.focus, Pane::Nav);
+
+    // From the list, a jump key takes the detail there too.
+    key(&mut m, KeyCode::Tab);
+    assert_eq!(m.focus, Pane::Main);
+    ch(&mut m, 'm');
+    assert_eq!(
+        (m.focus, m.detail.scroll),
+        (Pane::Detail, at(sections.script))
+    );
+
+    // On the Documents tab there is no detail to focus, nor a finding.
+    ch(&mut m, '3');
+    key(&mut m, KeyCode::Tab);
+    assert_eq!(m.focus, Pane::Nav);
+    ch(&mut m, 'm');
+    assert_eq!(m.status.as_ref().map(|s| s.level), Some(Level::Warning));
+    assert_eq!(m.focus, Pane::Nav);
+}
+
+/// `c`: from a finding to its collection, on the Schema tab at its field.
+#[test]
+fn a_key_goes_from_a_finding_to_its_collection() {
+    let mut m = opened(all_data().report.take().expect("report"));
+    key(&mut m, KeyCode::Tab);
+    // A finding about a field of a collection.
+    while m.selected_finding().is_some_and(|f| {
+        f.path.as_deref().is_none_or(str::is_empty)
+            || !m
+                .report
+                .as_ref()
+                .is_some_and(|r| r.collections.iter().any(|c| c.namespace == f.namespace))
+    }) {
+        let at = m.findings.sel;
+        ch(&mut m, 'j');
+        assert_ne!(at, m.findings.sel, "a finding about a field");
+    }
+    let f = m.selected_finding().expect("finding").clone();
+    ch(&mut m, 'c');
+    assert_eq!(
+        m.collection().map(|c| c.namespace.clone()),
+        Some(f.namespace.clone())
+    );
+    assert_eq!(m.tab, Tab::Schema);
+    assert_eq!(m.focus, Pane::Main);
+    let field = m.selected_field().expect("field");
+    assert_eq!(
+        field.path.replace("[]", ""),
+        f.path.as_deref().unwrap_or("").replace("[]", "")
+    );
+    // On the Schema tab there is no finding shown to go from.
+    ch(&mut m, 'c');
+    assert_eq!(m.status.as_ref().map(|s| s.level), Some(Level::Warning));
+}
+
+/// A click in the detail gives it the focus; the wheel over it scrolls it,
+/// not the list.
+#[test]
+fn a_click_focuses_the_detail_and_the_wheel_scrolls_it() {
+    let mut m = model();
+    select(&mut m, "orders");
+    ch(&mut m, '2');
+    let a = docshape::tui::layout::areas(ratatui::layout::Rect::new(0, 0, 120, 40)).expect("areas");
+    let detail = docshape::tui::layout::findings_split(a.main).1;
+    let at = |kind| {
+        Msg::Mouse(MouseEvent {
+            kind,
+            column: detail.x + 5,
+            row: detail.y + 5,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    update(&mut m, at(MouseEventKind::Down(MouseButton::Left)));
+    assert_eq!(m.focus, Pane::Detail);
+    let listed = m.findings.sel;
+    update(&mut m, at(MouseEventKind::ScrollDown));
+    update(&mut m, at(MouseEventKind::ScrollDown));
+    assert_eq!((m.detail.scroll, m.findings.sel), (2, listed));
+    // A click on the list: the list's again.
+    let list = docshape::tui::layout::findings_split(a.main).0;
+    update(
+        &mut m,
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: list.x + 3,
+            row: list.y + 1,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
+    assert_eq!(m.focus, Pane::Main);
+}

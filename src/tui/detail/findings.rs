@@ -11,15 +11,53 @@ use crate::tui::layout::inner;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 
+/// A part of a finding's detail that a key jumps to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    Evidence,
+    BeforeAfter,
+    Script,
+}
+
+/// The first line of each part of the detail, `None` for a part the
+/// finding does not have (before/after).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sections {
+    pub evidence: usize,
+    pub before_after: Option<usize>,
+    pub script: usize,
+}
+
+impl Sections {
+    pub fn get(self, s: Section) -> Option<usize> {
+        match s {
+            Section::Evidence => Some(self.evidence),
+            Section::BeforeAfter => self.before_after,
+            Section::Script => Some(self.script),
+        }
+    }
+}
+
 /// The selected finding's detail: its lines, and the part of `area` they
 /// are drawn in.
 pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>>, Rect)> {
+    text_and_sections(m, theme, area).map(|(lines, inside, _)| (lines, inside))
+}
+
+/// [`text`], with where each of its parts starts.
+pub fn text_and_sections<'a>(
+    m: &'a Model,
+    theme: &Theme,
+    area: Rect,
+) -> Option<(Vec<Line<'a>>, Rect, Sections)> {
     let fd = m.selected_finding()?;
+    let mut sections = Sections::default();
     let inside = inner(area);
     let w = usize::from(inside.width);
     let mut lines: Vec<Line> = Vec::new();
     lines.extend(super::parts::message_lines(fd, w, theme));
     lines.push(Line::default());
+    sections.evidence = lines.len();
     lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
     for (k, v) in &fd.evidence {
         let key = format!("  {}: ", crate::i18n::evidence::key(k, m.lang));
@@ -84,6 +122,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
     }
     if fd.suggestion.before.is_some() || fd.suggestion.after.is_some() {
         lines.push(Line::default());
+        sections.before_after = Some(lines.len());
         side_by_side(
             fd.suggestion.before.as_ref(),
             fd.suggestion.after.as_ref(),
@@ -93,6 +132,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
         );
     }
     lines.push(Line::default());
+    sections.script = lines.len();
     lines.push(Line::styled(
         m.lang
             .pick("Migration script (mongosh)", "迁移脚本（mongosh）"),
@@ -101,7 +141,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
     for l in fd.suggestion.migration.lines() {
         lines.push(js_line(l, theme));
     }
-    Some((lines, inside))
+    Some((lines, inside, sections))
 }
 
 /// Before and after as two columns of pretty JSON when they fit, else

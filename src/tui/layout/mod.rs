@@ -186,23 +186,36 @@ pub fn help_box(area: Rect, lines: usize) -> Rect {
     )
 }
 
-/// The help's lines: each key and what it does, wrapped to the box (the
-/// continuation lines under the description), so no word is lost at any
-/// width. The key of each first line, `None` on continuations.
+/// The help's lines: first the focus model (each pane and what Tab, Enter
+/// and Esc do there), then each key and what it does, wrapped to the box
+/// (the continuation lines under the description), so no word is lost at
+/// any width. The key (or pane) of each first line, `None` on
+/// continuations; an empty line between the two parts.
 pub fn help_lines(m: &Model) -> Vec<(Option<String>, String)> {
+    let focus = m.keymap.focus_help(m.lang);
     let help = m.keymap.help(m.lang);
     let w = usize::from(m.size.0.saturating_sub(4).min(70)).saturating_sub(2);
     let kw = help
         .iter()
         .map(|(k, _)| crate::fmt::display_width(k))
+        .chain(focus.iter().map(|(p, _)| crate::fmt::display_width(p)))
         .max()
         .unwrap_or(4)
         .min(20);
     let text_w = w.saturating_sub(kw + 3).max(8);
     let mut out = Vec::new();
-    for (k, d) in help {
+    let rows = focus
+        .iter()
+        .map(|(p, d)| (p.as_str(), d.as_str()))
+        .chain(std::iter::once(("", "")))
+        .chain(help.iter().map(|(k, d)| (k.as_str(), *d)));
+    for (k, d) in rows {
+        if d.is_empty() {
+            out.push((Some(String::new()), String::new()));
+            continue;
+        }
         for (i, part) in crate::fmt::wrap(d, text_w).into_iter().enumerate() {
-            let key = (i == 0).then(|| format!(" {}  ", pad(&k, kw)));
+            let key = (i == 0).then(|| format!(" {}  ", pad(k, kw)));
             out.push((key, part));
         }
     }

@@ -148,6 +148,7 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
     // The run ended early: say why, from the report's note.
     let cut_short = crate::audit::ended_early_note(&r.notes).cloned();
     set_report(m, *r);
+    nav::open_on_findings(m);
     match (unreadable, cut_short) {
         // What was read is shown; what was not is said.
         (Some(text), _) => status(m, Level::Error, text),

@@ -13,11 +13,13 @@ pub mod bounds;
 pub mod common;
 pub mod documents;
 pub mod findings;
+pub mod focus;
 pub mod indexes;
 pub mod jobs;
 pub mod learn;
 pub mod mouse;
 pub mod nav;
+pub mod open;
 pub mod prompt;
 pub mod query;
 pub mod relationships;
@@ -29,6 +31,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::i18n::Lang;
 
+use super::detail::findings::Section;
 use super::effects::Effect;
 use super::export::Format;
 use super::keymap::{Action, Key};
@@ -140,6 +143,19 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         help_scroll(m, a);
         return Vec::new();
     }
+    if !matches!(
+        a,
+        Action::Quit
+            | Action::Help
+            | Action::Cancel
+            | Action::Resample
+            | Action::SampleMore
+            | Action::SampleLess
+    ) {
+        // The user is finding their own way: a report arriving now keeps
+        // their place.
+        m.nav.explored = true;
+    }
     match a {
         Action::Quit => quit(m),
         Action::Help => {
@@ -149,10 +165,22 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         }
         Action::Cancel => cancel(m),
         Action::NextPane | Action::PrevPane => {
-            m.focus = match m.focus {
-                Pane::Nav => Pane::Main,
-                Pane::Main => Pane::Nav,
-            };
+            focus::cycle(m, a == Action::NextPane);
+            Vec::new()
+        }
+        Action::JumpEvidence | Action::JumpBeforeAfter | Action::JumpScript => {
+            focus::jump(
+                m,
+                match a {
+                    Action::JumpEvidence => Section::Evidence,
+                    Action::JumpBeforeAfter => Section::BeforeAfter,
+                    _ => Section::Script,
+                },
+            );
+            Vec::new()
+        }
+        Action::GotoCollection => {
+            open::collection(m);
             Vec::new()
         }
         Action::NextTab => enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
@@ -224,7 +252,8 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::Bottom
         | Action::Toggle => match m.focus {
             Pane::Nav => nav::action(m, a),
-            Pane::Main => tab_action(m, a),
+            Pane::Detail if focus::has_detail(m) => focus::action(m, a),
+            Pane::Main | Pane::Detail => tab_action(m, a),
         },
     }
 }
@@ -233,6 +262,11 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 fn tab_action(m: &mut Model, a: Action) -> Vec<Effect> {
     match m.tab {
         Tab::Schema => schema::action(m, a),
+        // Enter on a finding opens it: on its collection, in its detail.
+        Tab::Findings if a == Action::Toggle => {
+            open::finding(m);
+            Vec::new()
+        }
         Tab::Findings => findings::action(m, a),
         Tab::Documents => documents::action(m, a),
         Tab::Relationships => relationships::action(m, a),
@@ -271,7 +305,8 @@ fn help_scroll(m: &mut Model, a: Action) {
     .min(max);
 }
 
-/// Esc undoes the nearest thing: the help; an export; a query the user just ran
+/// Esc undoes the nearest thing: the help; an export; the detail's focus
+/// (back to the list); a query the user just ran
 /// (before a sampling run); a sampling run (stop, then abandon); the
 /// query's results (back to the sample); a field filter; the collection
 /// filter; a narrowed document list; else the status line.
@@ -282,6 +317,9 @@ fn cancel(m: &mut Model) -> Vec<Effect> {
     }
     if let Some(fx) = query::stop_export(m) {
         return fx;
+    }
+    if focus::leave_detail(m) {
+        return Vec::new();
     }
     let on_docs = m.tab == Tab::Documents;
     if on_docs && m.docs.query.running() && model::results(m).is_some() {

@@ -8,6 +8,7 @@ use ratatui::Frame;
 
 use super::widgets::block;
 use crate::tui::detail::parts::{fit, sev_span};
+use crate::tui::keymap::Action;
 use crate::tui::layout::{findings_split, inner, offset};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
@@ -98,24 +99,39 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         f.render_widget(
             block(
                 format!(" {} ", m.lang.pick("Finding", "问题")),
-                false,
+                m.focus == Pane::Detail,
                 theme,
             ),
             area,
         );
         return;
     };
-    f.render_widget(
-        block(
-            m.lang.pick(
-                format!(" {} · y copies · w writes the script ", fd.rule),
-                format!(" {} · y 复制 · w 写出脚本 ", fd.rule),
+    let title = if m.focus == Pane::Detail {
+        // Focused: where its keys go.
+        let k = |a: Action| m.keymap.first_label(a);
+        let (e, b, s, y) = (
+            k(Action::JumpEvidence),
+            k(Action::JumpBeforeAfter),
+            k(Action::JumpScript),
+            k(Action::Copy),
+        );
+        m.lang.pick(
+            format!(
+                " {} · {e} evidence · {b} before/after · {s} script · {y} copies ",
+                fd.rule
             ),
-            false,
-            theme,
-        ),
-        area,
-    );
+            format!(
+                " {} · {e} 证据 · {b} 改前/改后 · {s} 脚本 · {y} 复制 ",
+                fd.rule
+            ),
+        )
+    } else {
+        m.lang.pick(
+            format!(" {} · y copies · w writes the script ", fd.rule),
+            format!(" {} · y 复制 · w 写出脚本 ", fd.rule),
+        )
+    };
+    f.render_widget(block(title, m.focus == Pane::Detail, theme), area);
     let Some((lines, inside)) = crate::tui::detail::findings::text(m, theme, area) else {
         return;
     };

@@ -112,12 +112,19 @@ fn render_detail(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, 
     let lang = m.lang;
     let Some(ix) = c.indexes.get(m.indexes.sel) else {
         f.render_widget(
-            block(format!(" {} ", lang.pick("Index", "索引")), false, theme),
+            block(
+                format!(" {} ", lang.pick("Index", "索引")),
+                m.focus == Pane::Detail,
+                theme,
+            ),
             detail,
         );
         return;
     };
-    f.render_widget(block(format!(" {} ", ix.name), false, theme), detail);
+    f.render_widget(
+        block(format!(" {} ", ix.name), m.focus == Pane::Detail, theme),
+        detail,
+    );
     let Some((d, dinside)) = crate::tui::detail::indexes::text(m, c, theme, detail) else {
         return;
     };

@@ -173,12 +173,16 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
     let Some(fp) = m.selected_field() else {
         f.render_widget(
-            block(format!(" {} ", m.lang.pick("Field", "字段")), false, theme),
+            block(
+                format!(" {} ", m.lang.pick("Field", "字段")),
+                m.focus == Pane::Detail,
+                theme,
+            ),
             area,
         );
         return;
     };
-    let b = block(format!(" {} ", fp.path), false, theme);
+    let b = block(format!(" {} ", fp.path), m.focus == Pane::Detail, theme);
     let inside = inner(area);
     f.render_widget(b, area);
     let chart_h = if inside.height >= 14 { 7 } else { 0 };

@@ -121,7 +121,11 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     render_list(m, theme, f, list, (&shapes, sel, w.shapes.len()));
     let Some(selected) = crate::tui::detail::workload::selected(m) else {
         f.render_widget(
-            block(format!(" {} ", lang.pick("Shape", "形状")), false, theme),
+            block(
+                format!(" {} ", lang.pick("Shape", "形状")),
+                m.focus == Pane::Detail,
+                theme,
+            ),
             detail,
         );
         return;
@@ -218,7 +222,7 @@ fn render_detail(
     f.render_widget(
         block(
             format!(" {} · {} ", s.op, crate::report::text::safe(&s.namespace)),
-            false,
+            m.focus == Pane::Detail,
             theme,
         ),
         detail,
