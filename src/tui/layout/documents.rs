@@ -19,7 +19,11 @@ pub struct Folds<'a> {
 /// `MAX_LINES`.
 pub fn doc_lines(bytes: &[u8], folds: Folds<'_>) -> Vec<DocLine> {
     let value = match bson::Document::from_reader(bytes) {
-        Ok(d) => bson::Bson::Document(d).into_relaxed_extjson(),
+        Ok(d) => {
+            let mut v = bson::Bson::Document(d).into_relaxed_extjson();
+            readable_dates(&mut v);
+            v
+        }
         Err(e) => {
             return vec![DocLine {
                 text: format!("(cannot decode this document: {e})"),
@@ -55,6 +59,33 @@ pub fn folded_lines(bytes: &[u8], depth: Option<usize>) -> Vec<String> {
         .into_iter()
         .map(|l| l.text)
         .collect()
+}
+
+/// Dates before 1970 (or after 9999), which relaxed Extended JSON writes as
+/// `{"$date": {"$numberLong": "-2085523200000"}}`, shown as the ISO-8601
+/// date they are, like every other date; a date no calendar year of four
+/// digits holds is left as it is.
+fn readable_dates(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            if m.len() == 1 {
+                let iso = m
+                    .get("$date")
+                    .and_then(|d| d.get("$numberLong"))
+                    .and_then(Value::as_str)
+                    .and_then(|n| n.parse::<i64>().ok())
+                    .and_then(|ms| bson::DateTime::from_millis(ms).try_to_rfc3339_string().ok());
+                if let Some(iso) = iso {
+                    m.insert("$date".into(), Value::String(iso));
+                    return;
+                }
+            }
+            m.values_mut().for_each(readable_dates);
+        }
+        Value::Array(a) => a.iter_mut().for_each(readable_dates),
+        _ => {}
+    }
 }
 
 /// An Extended JSON wrapper (`{"$oid": …}`, `{"$date": …}`): a value, not
@@ -259,5 +290,28 @@ mod tests {
         let serde: Vec<&str> = serde.lines().collect();
         assert_eq!(folded_lines(&b, Some(10)), serde);
         assert_eq!(folded_lines(&b, None), serde);
+    }
+
+    #[test]
+    fn dates_before_1970_show_as_dates() {
+        let d = bson::doc! {
+            "born": bson::DateTime::from_millis(-2_085_523_200_000),
+            "at": [bson::DateTime::from_millis(0)],
+        };
+        let lines = folded_lines(&bytes(&d), None);
+        assert!(
+            lines.contains(&r#"  "born": {"$date":"1903-12-01T00:00:00Z"},"#.to_owned()),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(r#"{"$date":"1970-01-01T00:00:00Z"}"#)),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().all(|l| !l.contains("-2085523200000")),
+            "{lines:?}"
+        );
     }
 }
