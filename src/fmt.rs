@@ -102,6 +102,173 @@ pub fn char_width(c: char) -> usize {
     unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
 }
 
+/// `s` in at most `cells` terminal cells: whole when it fits, else its
+/// middle cut out and marked `…`, so that both its head and its
+/// distinguishing end show (`good_a…chunks`, `good_a…files`). When the
+/// last `.`-separated part of a name fits in about two thirds of the room
+/// it is kept whole. A wide character is never split.
+pub fn fit(s: &str, cells: usize) -> String {
+    let total = display_width(s);
+    if total <= cells {
+        return s.to_owned();
+    }
+    if cells <= 1 {
+        return "…".repeat(cells);
+    }
+    let room = cells - 1;
+    let last_part = s
+        .rfind('.')
+        .filter(|&i| i > 0 && i + 1 < s.len())
+        .map_or(0, |i| display_width(&s[i + 1..]));
+    let tail_w = if last_part > 0 && last_part <= room * 2 / 3 {
+        last_part
+    } else {
+        room - room / 2
+    };
+    let tail = tail_cells(s, tail_w);
+    let head = head_cells(s, room - display_width(tail));
+    format!("{head}…{tail}")
+}
+
+/// `s` in at most `cells` terminal cells, its end cut and marked `…`:
+/// for a line read from its start, as a scrolled detail or a sentence.
+pub fn fit_end(s: &str, cells: usize) -> String {
+    if display_width(s) <= cells {
+        return s.to_owned();
+    }
+    if cells == 0 {
+        return String::new();
+    }
+    format!("{}…", head_cells(s, cells - 1))
+}
+
+/// The longest start of `s` that takes at most `cells` cells.
+fn head_cells(s: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        used += char_width(c);
+        if used > cells {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The longest end of `s` that takes at most `cells` cells.
+fn tail_cells(s: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices().rev() {
+        used += char_width(c);
+        if used > cells {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}
+
+/// `s` padded with spaces on the right to `cells` terminal cells (wide
+/// characters count two; `format!("{:<n$}")` counts them one), or as it
+/// is when wider.
+pub fn pad(s: &str, cells: usize) -> String {
+    let used = display_width(s);
+    format!("{s}{}", " ".repeat(cells.saturating_sub(used)))
+}
+
+/// `s` right-aligned in `cells` terminal cells, as numbers are.
+pub fn pad_left(s: &str, cells: usize) -> String {
+    let used = display_width(s);
+    format!("{}{s}", " ".repeat(cells.saturating_sub(used)))
+}
+
+/// `s` fitted into exactly `cells` cells: cut in the middle when longer
+/// ([`fit`]), padded when shorter; `right` aligns it to the right.
+pub fn cell(s: &str, cells: usize, right: bool) -> String {
+    let t = fit(s, cells);
+    if right {
+        pad_left(&t, cells)
+    } else {
+        pad(&t, cells)
+    }
+}
+
+/// One column of a table, for [`column_widths`]: the widest of its header
+/// and values (`want`), the least it may be cut to (`min`; a column whose
+/// `min` is its `want`, such as a percentage, is never cut).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub want: usize,
+    pub min: usize,
+}
+
+impl Column {
+    /// A column as wide as the widest of `texts`, cut no narrower than `min`.
+    pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>, min: usize) -> Self {
+        let want = texts.into_iter().map(display_width).max().unwrap_or(0);
+        Column {
+            want,
+            min: min.min(want),
+        }
+    }
+
+    /// A column never cut: as wide as the widest of `texts`.
+    pub fn whole<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
+        let c = Column::of(texts, 0);
+        Column {
+            want: c.want,
+            min: c.want,
+        }
+    }
+}
+
+/// Widths of `cols` laid out in `room` cells with `gap` cells between
+/// them, sized from their content: every column as wide as it wants when
+/// they fit; else the widest are cut first, down to a common width, never
+/// below their `min` (short columns, such as numbers, keep their width).
+/// Room left over goes to the column `grow`, if any.
+pub fn column_widths(cols: &[Column], room: usize, gap: usize, grow: Option<usize>) -> Vec<usize> {
+    let gaps = gap * cols.len().saturating_sub(1);
+    let avail = room.saturating_sub(gaps);
+    let wanted: usize = cols.iter().map(|c| c.want).sum();
+    let mut widths: Vec<usize> = cols.iter().map(|c| c.want).collect();
+    if wanted <= avail {
+        if let Some(g) = grow.filter(|&g| g < widths.len()) {
+            widths[g] += avail - wanted;
+        }
+        return widths;
+    }
+    // The largest cap under which the columns fit: each column is
+    // `want.min(cap.max(min))`.
+    let used = |cap: usize| -> usize {
+        cols.iter()
+            .map(|c| c.want.min(cap.max(c.min)))
+            .sum::<usize>()
+    };
+    let (mut lo, mut hi) = (0, cols.iter().map(|c| c.want).max().unwrap_or(0));
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if used(mid) <= avail {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    for (w, c) in widths.iter_mut().zip(cols) {
+        *w = c.want.min(lo.max(c.min));
+    }
+    // Cells still free under the cap go, one each, to the columns cut.
+    let mut spare = avail.saturating_sub(widths.iter().sum());
+    for (w, c) in widths.iter_mut().zip(cols) {
+        if spare == 0 {
+            break;
+        }
+        if *w < c.want {
+            *w += 1;
+            spare -= 1;
+        }
+    }
+    widths
+}
+
 /// Lines of at most `width` terminal columns, broken where Unicode allows
 /// (UAX #14: between words, and between Chinese characters, never inside
 /// an identifier such as `movie_id`); a word longer than the width is
@@ -309,6 +476,60 @@ mod tests {
             "{lines:?}"
         );
         assert_eq!(wrap("a\n\nb", 40), vec!["a", "", "b"]);
+    }
+
+    #[test]
+    fn fit_cuts_the_middle_and_keeps_the_distinguishing_end() {
+        assert_eq!(fit("orders", 10), "orders");
+        assert_eq!(fit("good_avatars.chunks", 13), "good_a…chunks");
+        assert_eq!(fit("good_avatars.files", 13), "good_av…files");
+        assert_ne!(
+            fit("good_avatars.chunks", 10),
+            fit("good_avatars.files", 10)
+        );
+        assert_eq!(fit("abcdefghij", 5), "ab…ij");
+        assert_eq!(fit("abc", 1), "…");
+        assert_eq!(fit("abc", 0), "");
+        for w in 0..20 {
+            for s in ["用户名称和电子邮件地址", "a名b字c.订单明细", "x.y"] {
+                let f = fit(s, w);
+                assert!(display_width(&f) <= w, "{s} {w}: {f}");
+                if display_width(s) > w && w >= 3 {
+                    assert!(f.contains('…'), "{s} {w}: {f}");
+                }
+            }
+        }
+        assert_eq!(fit_end("abcdef", 4), "abc…");
+        assert_eq!(fit_end("名字名字", 5), "名字…");
+    }
+
+    #[test]
+    fn pads_count_cells() {
+        assert_eq!(pad("名字", 6), "名字  ");
+        assert_eq!(pad_left("名", 4), "  名");
+        assert_eq!(cell("订单明细表", 6, false), "订…表 ");
+        assert_eq!(display_width(&cell("订单明细表", 7, false)), 7);
+        assert_eq!(cell("7", 3, true), "  7");
+    }
+
+    #[test]
+    fn columns_fit_their_content_and_cut_the_longest_first() {
+        let cols = [
+            Column::of(["name", "a_very_long_field_name_here"], 6),
+            Column::whole(["presence", "100 %"]),
+            Column::of(["kind", "single"], 4),
+        ];
+        // Room for all: as wanted, the rest to the first.
+        assert_eq!(column_widths(&cols, 60, 1, Some(0)), vec![27 + 17, 8, 6]);
+        assert_eq!(column_widths(&cols, 60, 1, None), vec![27, 8, 6]);
+        // Tight: the long one is cut, the percentage never.
+        let w = column_widths(&cols, 30, 1, None);
+        assert_eq!(w[1], 8);
+        assert_eq!(w[2], 6);
+        assert_eq!(w.iter().sum::<usize>() + 2, 30);
+        // Tighter still: both cut, down to their minimums.
+        let w = column_widths(&cols, 12, 1, None);
+        assert_eq!(w, vec![6, 8, 4]);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::{plain, CollectionReport, Open, Report, Spool, Spooled, WriteError};
-use crate::fmt::{bytes, char_width, display_width, group};
+use crate::fmt::{bytes, display_width, group};
 use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
 use crate::source::IndexKind;
@@ -578,8 +578,8 @@ const FOLD_KEYS: usize = 30;
 
 fn field_row(out: &mut String, f: &FieldProfile, style: Style) {
     let indent = "  ".repeat(f.depth as usize);
-    let path = clip(&format!("{indent}{}", safe(&f.path)), PATH_WIDTH);
-    let types = clip(&types_label(f), TYPE_WIDTH);
+    let path = crate::fmt::fit(&format!("{indent}{}", safe(&f.path)), PATH_WIDTH);
+    let types = crate::fmt::fit(&types_label(f), TYPE_WIDTH);
     let presence = crate::fmt::percent(f.presence);
     let array = f
         .array
@@ -598,8 +598,8 @@ fn field_row(out: &mut String, f: &FieldProfile, style: Style) {
     let _ = writeln!(
         out,
         "  {} {} {:>8} {:>18} {:>9} {:>8}",
-        style.cyan(&pad(&path, PATH_WIDTH)),
-        pad(&types, TYPE_WIDTH),
+        style.cyan(&crate::fmt::pad(&path, PATH_WIDTH)),
+        crate::fmt::pad(&types, TYPE_WIDTH),
         presence,
         array,
         bytes(f.bytes_avg),
@@ -642,33 +642,6 @@ pub fn safe(s: &str) -> String {
     out
 }
 
-fn clip(s: &str, width: usize) -> String {
-    if display_width(s) <= width {
-        return s.to_owned();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for ch in s.chars() {
-        let cw = char_width(ch);
-        if w + cw + 1 > width {
-            break;
-        }
-        out.push(ch);
-        w += cw;
-    }
-    out.push('…');
-    out
-}
-
-fn pad(s: &str, width: usize) -> String {
-    let w = display_width(s);
-    if w >= width {
-        s.to_owned()
-    } else {
-        format!("{s}{}", " ".repeat(width - w))
-    }
-}
-
 /// The whole-collection extremes in one line: the largest document, the
 /// documents over each size threshold, the longest arrays, how and how long.
 pub fn extremes_line(e: &crate::source::Extremes, lang: crate::i18n::Lang) -> String {
@@ -677,7 +650,7 @@ pub fn extremes_line(e: &crate::source::Extremes, lang: crate::i18n::Lang) -> St
         let id =
             d.id.as_ref()
                 .map(|i| format!(" (_id {i})"))
-                .filter(|s| s.chars().count() <= 72)
+                .filter(|s| display_width(s) <= 72)
                 .unwrap_or_default();
         parts.push(lang.pick(
             format!("largest {}{id}", bytes(d.bytes as f64)),
@@ -721,7 +694,7 @@ mod tests {
         assert_eq!(safe("a\x1b[31mb"), "a\\u{1b}[31mb");
         assert_eq!(safe("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(display_width("名字"), 4);
-        let c = clip(&"名".repeat(30), 10);
+        let c = crate::fmt::fit(&"名".repeat(30), 10);
         assert!(display_width(&c) <= 10, "{c}");
     }
 }

@@ -29,13 +29,14 @@ pub fn reflow(text: &str) -> String {
     out
 }
 
-/// How far the text can scroll: its lines once wrapped to `width` columns
-/// (an estimate: word wrapping can add a few).
+/// The text's lines wrapped to `width` cells, as the tab draws them:
+/// measured in cells (a Chinese character takes two), so that no line
+/// reaches past the block's border.
+pub fn wrapped(text: &str, width: u16) -> Vec<String> {
+    crate::fmt::wrap(text, usize::from(width.max(1)))
+}
+
+/// How far the text can scroll: its lines once wrapped to `width` columns.
 pub fn max_scroll(text: &str, width: u16) -> u16 {
-    let w = usize::from(width.max(1));
-    let lines: usize = text
-        .lines()
-        .map(|l| display_width(l).div_ceil(w).max(1))
-        .sum();
-    u16::try_from(lines).unwrap_or(u16::MAX)
+    u16::try_from(wrapped(text, width).len()).unwrap_or(u16::MAX)
 }

@@ -16,11 +16,11 @@ use crate::tui::model::{self, DocView, Model, Pane};
 use crate::tui::querybar::{self, Bar, Part, Results, PAGE};
 use crate::tui::theme::Theme;
 
-/// `_id` and the number of top-level fields, read without decoding the
-/// whole document.
-fn summary(bytes: &[u8]) -> String {
+/// `_id` (or, projected out, the first field) and its value, and the
+/// number of top-level fields, read without decoding the whole document.
+fn summary(bytes: &[u8]) -> (String, String, String) {
     let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
-        return "undecodable".into();
+        return ("undecodable".into(), String::new(), String::new());
     };
     let show = |v: bson::RawBsonRef<'_>| {
         v.to_raw_bson().try_into().map_or_else(
@@ -29,14 +29,34 @@ fn summary(bytes: &[u8]) -> String {
         )
     };
     // A projection may leave `_id` out: then the first field stands for it.
-    let head = match raw.get("_id") {
-        Ok(Some(v)) => format!("_id {}", show(v)),
+    let (key, value) = match raw.get("_id") {
+        Ok(Some(v)) => ("_id".to_owned(), show(v)),
         _ => match raw.iter().next() {
-            Some(Ok((k, v))) => format!("{k} {}", show(v)),
-            _ => "no _id".into(),
+            Some(Ok((k, v))) => (k.to_owned(), show(v)),
+            _ => ("no _id".into(), String::new()),
         },
     };
-    format!("{head} · {} fields", raw.iter().count())
+    (key, value, format!(" · {} fields", raw.iter().count()))
+}
+
+/// A document's heading in `w` cells: `▸ #N SIZE _id VALUE · N fields`,
+/// the value cut in its middle when it must be, so that the ends that
+/// tell documents apart (an ObjectId's time and counter) show.
+fn heading(open: bool, n: usize, bytes: &[u8], w: usize) -> String {
+    let (key, value, fields) = summary(bytes);
+    let head = format!(
+        "{} #{n:<4} {:>9}  {key} ",
+        if open { "▾" } else { "▸" },
+        crate::fmt::bytes(bytes.len() as f64),
+    );
+    let fixed = crate::fmt::display_width(&head) + crate::fmt::display_width(&fields);
+    let room = w.saturating_sub(fixed);
+    if crate::fmt::display_width(&value) <= room || room >= 12 {
+        return fit(&format!("{head}{}{fields}", fit(&value, room)), w);
+    }
+    // Too narrow for the count of fields too: the value takes its room.
+    let room = w.saturating_sub(crate::fmt::display_width(&head));
+    fit(&format!("{head}{}", fit(&value, room)), w)
 }
 
 /// "N match", "counting…" or why the count failed.
@@ -129,7 +149,7 @@ fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static
     };
     let mut out = vec![Line::from(parts)];
     if hint_below {
-        out.push(Line::styled(fit(hint, w), theme.dim()));
+        out.push(Line::styled(crate::fmt::fit_end(hint, w), theme.dim()));
     }
     out.push(Line::from(vec![
         Span::styled("› ", theme.title()),
@@ -265,13 +285,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let here = pos == m.docs.sel;
         // Results are numbered from the query's first match.
         let n = results.map_or(d, |r| (r.page * PAGE) as usize + d + 1);
-        let head = format!(
-            "{} #{n:<4} {:>9}  {}",
-            if open { "▾" } else { "▸" },
-            crate::fmt::bytes(bytes.len() as f64),
-            summary(bytes)
-        );
-        let mut l = Line::from(Span::styled(fit(&head, w), theme.text()));
+        let mut l = Line::from(Span::styled(heading(open, n, bytes, w), theme.text()));
         if here && cursor.is_none() {
             l = l.style(theme.selected());
         }
@@ -296,7 +310,10 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             if lines.len() >= h {
                 break;
             }
-            let mut l = json_line(&fit(&format!("  {}", shift(&line.text, hs)), w), theme);
+            let mut l = json_line(
+                &crate::fmt::fit_end(&format!("  {}", shift(&line.text, hs)), w),
+                theme,
+            );
             if here && cursor == Some(i) {
                 l = l.style(theme.selected());
             }

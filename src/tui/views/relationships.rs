@@ -38,31 +38,45 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
     let inside = inner(list);
     let w = usize::from(inside.width);
     let h = usize::from(inside.height.saturating_sub(1));
-    let mut lines = vec![Line::styled(
-        fit(
-            &format!(
-                "{} {} {}",
-                crate::tui::layout::pad(
-                    lang.pick("from → to", "从 → 到"),
-                    w.saturating_sub(34).max(10)
-                ),
-                crate::tui::layout::pad(lang.pick("kind", "类型"), 18),
-                lang.pick("cardinality", "基数"),
-            ),
-            w,
-        ),
-        theme.dim(),
-    )];
+    let heads = [
+        lang.pick("from → to", "从 → 到"),
+        lang.pick("kind", "类型"),
+        lang.pick("cardinality", "基数"),
+    ];
+    let rows: Vec<[String; 3]> = m
+        .rels
+        .rows
+        .iter()
+        .map(|&ri| {
+            let rel = &r.relationships[ri];
+            [
+                format!("{} → {}", rel.from, rel.to),
+                plain(&rel.kind),
+                plain(&rel.cardinality),
+            ]
+        })
+        .collect();
+    // Both ends whole when they fit, else cut in their middle first.
+    let column = |i: usize, min: usize| {
+        crate::fmt::Column::of(
+            std::iter::once(heads[i]).chain(rows.iter().map(|r| r[i].as_str())),
+            min,
+        )
+    };
+    let widths =
+        crate::fmt::column_widths(&[column(0, 16), column(1, 8), column(2, 8)], w, 1, Some(0));
+    let row = |cells: [&str; 3]| {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(t, cw)| crate::fmt::cell(t, *cw, false))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut lines = vec![Line::styled(fit(&row(heads), w), theme.dim())];
     let off = offset(m.rels.sel, m.rels.rows.len(), h);
-    for (i, &ri) in m.rels.rows.iter().enumerate().skip(off).take(h) {
-        let rel = &r.relationships[ri];
-        let name_w = w.saturating_sub(34).max(10);
-        let text = format!(
-            "{:<name_w$} {:<18} {}",
-            fit(&format!("{} → {}", rel.from, rel.to), name_w),
-            plain(&rel.kind),
-            plain(&rel.cardinality)
-        );
+    for (i, cells) in rows.iter().enumerate().skip(off).take(h) {
+        let text = row([&cells[0], &cells[1], &cells[2]]);
         let mut l = Line::styled(fit(&text, w), theme.text());
         if i == m.rels.sel {
             l = l.style(theme.selected());
