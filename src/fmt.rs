@@ -104,9 +104,10 @@ pub fn char_width(c: char) -> usize {
 
 /// `s` in at most `cells` terminal cells: whole when it fits, else its
 /// middle cut out and marked `…`, so that both its head and its
-/// distinguishing end show (`good_a…chunks`, `good_a…files`). When the
-/// last `.`-separated part of a name fits in about two thirds of the room
-/// it is kept whole. A wide character is never split.
+/// distinguishing end show (`good_a…chunks`, `good_a….files`): half the
+/// room each, or, when the last `.`-separated part of a name is longer
+/// than half and fits in three quarters, that part whole. A wide character is
+/// never split.
 pub fn fit(s: &str, cells: usize) -> String {
     let total = display_width(s);
     if total <= cells {
@@ -120,10 +121,11 @@ pub fn fit(s: &str, cells: usize) -> String {
         .rfind('.')
         .filter(|&i| i > 0 && i + 1 < s.len())
         .map_or(0, |i| display_width(&s[i + 1..]));
-    let tail_w = if last_part > 0 && last_part <= room * 2 / 3 {
+    let half = room - room / 2;
+    let tail_w = if last_part > half && last_part * 4 <= room * 3 {
         last_part
     } else {
-        room - room / 2
+        half
     };
     let tail = tail_cells(s, tail_w);
     let head = head_cells(s, room - display_width(tail));
@@ -236,34 +238,29 @@ pub fn column_widths(cols: &[Column], room: usize, gap: usize, grow: Option<usiz
         }
         return widths;
     }
-    // The largest cap under which the columns fit: each column is
-    // `want.min(cap.max(min))`.
-    let used = |cap: usize| -> usize {
-        cols.iter()
-            .map(|c| c.want.min(cap.max(c.min)))
-            .sum::<usize>()
-    };
-    let (mut lo, mut hi) = (0, cols.iter().map(|c| c.want).max().unwrap_or(0));
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if used(mid) <= avail {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
+    // The widest column loses a cell until they fit: first down to the
+    // columns' `min`; when even that is too wide, the columns that may be
+    // cut (`min` below `want`) below it; at last any.
+    for w in &mut widths {
+        *w = (*w).min(avail);
     }
-    for (w, c) in widths.iter_mut().zip(cols) {
-        *w = c.want.min(lo.max(c.min));
-    }
-    // Cells still free under the cap go, one each, to the columns cut.
-    let mut spare = avail.saturating_sub(widths.iter().sum());
-    for (w, c) in widths.iter_mut().zip(cols) {
-        if spare == 0 {
-            break;
-        }
-        if *w < c.want {
-            *w += 1;
-            spare -= 1;
+    let mut over = widths.iter().sum::<usize>().saturating_sub(avail);
+    for pass in 0..3 {
+        while over > 0 {
+            let widest = widths
+                .iter()
+                .zip(cols)
+                .enumerate()
+                .filter(|(_, (w, c))| match pass {
+                    0 => **w > c.min,
+                    1 => **w > 1 && c.min < c.want,
+                    _ => **w > 0,
+                })
+                .max_by_key(|(i, (w, _))| (**w, std::cmp::Reverse(*i)))
+                .map(|(i, _)| i);
+            let Some(i) = widest else { break };
+            widths[i] -= 1;
+            over -= 1;
         }
     }
     widths
@@ -482,7 +479,12 @@ mod tests {
     fn fit_cuts_the_middle_and_keeps_the_distinguishing_end() {
         assert_eq!(fit("orders", 10), "orders");
         assert_eq!(fit("good_avatars.chunks", 13), "good_a…chunks");
-        assert_eq!(fit("good_avatars.files", 13), "good_av…files");
+        assert_eq!(fit("good_avatars.files", 13), "good_a….files");
+        assert_eq!(
+            fit("shop.a_long_collection_name", 20),
+            "shop.a_lo…ction_name"
+        );
+        assert_eq!(fit("a.very_long_field.x", 9), "a.ve…ld.x");
         assert_ne!(
             fit("good_avatars.chunks", 10),
             fit("good_avatars.files", 10)
@@ -528,8 +530,11 @@ mod tests {
         assert_eq!(w[2], 6);
         assert_eq!(w.iter().sum::<usize>() + 2, 30);
         // Tighter still: both cut, down to their minimums.
-        let w = column_widths(&cols, 12, 1, None);
+        let w = column_widths(&cols, 20, 1, None);
         assert_eq!(w, vec![6, 8, 4]);
+        // Too narrow for the minimums: still no wider than the room.
+        let w = column_widths(&cols, 12, 1, None);
+        assert_eq!(w.iter().sum::<usize>() + 2, 12, "{w:?}");
     }
 
     #[test]

@@ -195,18 +195,19 @@ fn wide_characters_whole(buf: &Buffer, at: &str) {
 /// The blocks a screen is drawn in: the navigator's, and the main area's
 /// one or two (a list beside or above its detail).
 fn blocks(m: &Model, w: u16, h: u16) -> Vec<Rect> {
-    let a = layout::areas(Rect::new(0, 0, w, h)).expect("areas");
+    let areas = layout::areas(Rect::new(0, 0, w, h)).expect("areas");
+    let main = areas.main;
     let (list, detail) = match m.tab {
-        Tab::Findings => layout::findings_split(a.main),
-        Tab::Learn => layout::learn_split(a.main),
-        Tab::Documents => (a.main, Rect::default()),
+        Tab::Findings => layout::findings_split(main),
+        Tab::Learn => layout::learn_split(main),
+        Tab::Documents => (main, Rect::default()),
         // Without a workload the tab says how to give one, in one block.
         Tab::Workload if m.report.as_ref().is_none_or(|r| r.workload.is_none()) => {
-            (a.main, Rect::default())
+            (main, Rect::default())
         }
-        _ => layout::split(a.main),
+        _ => layout::split(main),
     };
-    let mut v = vec![a.nav, list];
+    let mut v = vec![areas.nav, list];
     if detail.area() > 0 {
         v.push(detail);
     }
@@ -389,6 +390,56 @@ fn tui_widths_names_keep_their_distinguishing_end() {
                 let bar: String = row(&buf, tabs.y).into_iter().map(|(_, s)| s).collect();
                 assert!(bar.contains("chunks"), "{at}: tab bar `{bar}`");
             }
+        }
+    }
+}
+
+/// The Relationships tab: the kind starts under `kind` and the
+/// cardinality under `cardinality`, and both ends of the reference show
+/// their last part (`files_id`, `._id`), at both sizes.
+#[test]
+fn tui_widths_relationship_columns_line_up_and_show_both_ends() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    write_data(tmp.path());
+    for lang in LANGS {
+        let r = report(tmp.path(), lang);
+        for (w, h) in SIZES {
+            let m = model(
+                &r,
+                lang,
+                (w, h),
+                "good_avatars.chunks",
+                Action::TabRelationships,
+            );
+            let buf = draw(&m, w, h);
+            let at = format!("{lang:?} {w}×{h}");
+            let list = blocks(&m, w, h)[1];
+            let span = (list.x + 1, list.right() - 1);
+            let head_y = list.y + 1;
+            let kind = find(&buf, head_y, span, lang.pick("kind", "类型"))
+                .unwrap_or_else(|| panic!("{at}: no kind header\n{}", text(&buf)));
+            let card = find(&buf, head_y, span, lang.pick("cardinality", "基数"))
+                .unwrap_or_else(|| panic!("{at}: no cardinality header\n{}", text(&buf)));
+            let y = (head_y + 1..list.bottom() - 1)
+                .find(|&y| find(&buf, y, span, "files_id").is_some())
+                .unwrap_or_else(|| panic!("{at}: no files_id reference\n{}", text(&buf)));
+            assert!(
+                find(&buf, y, span, "._id").is_some() && find(&buf, y, span, "→").is_some(),
+                "{at}: the end referred to\n{}",
+                text(&buf)
+            );
+            assert_eq!(
+                find(&buf, y, span, "parent-reference"),
+                Some(kind),
+                "{at}: the kind\n{}",
+                text(&buf)
+            );
+            assert_eq!(
+                find(&buf, y, span, "one-to-"),
+                Some(card),
+                "{at}: the cardinality\n{}",
+                text(&buf)
+            );
         }
     }
 }

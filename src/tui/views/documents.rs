@@ -22,11 +22,13 @@ fn summary(bytes: &[u8]) -> (String, String, String) {
     let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
         return ("undecodable".into(), String::new(), String::new());
     };
-    let show = |v: bson::RawBsonRef<'_>| {
-        v.to_raw_bson().try_into().map_or_else(
+    // An ObjectId as its hex digits: the heading has no room to spare.
+    let show = |v: bson::RawBsonRef<'_>| match v {
+        bson::RawBsonRef::ObjectId(o) => o.to_hex(),
+        _ => v.to_raw_bson().try_into().map_or_else(
             |_: bson::raw::Error| "?".to_owned(),
             |b: bson::Bson| b.into_relaxed_extjson().to_string(),
-        )
+        ),
     };
     // A projection may leave `_id` out: then the first field stands for it.
     let (key, value) = match raw.get("_id") {
@@ -49,14 +51,15 @@ fn heading(open: bool, n: usize, bytes: &[u8], w: usize) -> String {
         if open { "▾" } else { "▸" },
         crate::fmt::bytes(bytes.len() as f64),
     );
-    let fixed = crate::fmt::display_width(&head) + crate::fmt::display_width(&fields);
-    let room = w.saturating_sub(fixed);
-    if crate::fmt::display_width(&value) <= room || room >= 12 {
-        return fit(&format!("{head}{}{fields}", fit(&value, room)), w);
-    }
-    // Too narrow for the count of fields too: the value takes its room.
     let room = w.saturating_sub(crate::fmt::display_width(&head));
-    fit(&format!("{head}{}", fit(&value, room)), w)
+    let value_w = crate::fmt::display_width(&value);
+    // The count of fields when the value fits beside it, else the value
+    // alone, cut in its middle if it must be.
+    if value_w + crate::fmt::display_width(&fields) <= room {
+        format!("{head}{value}{fields}")
+    } else {
+        fit(&format!("{head}{}", fit(&value, room)), w)
+    }
 }
 
 /// "N match", "counting…" or why the count failed.

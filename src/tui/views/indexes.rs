@@ -66,9 +66,9 @@ fn render_list(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, li
         )
     };
     let cols = [
-        column(0, 8),
+        column(0, 6),
         column(1, w.saturating_sub(2) / 2),
-        column(2, 8),
+        column(2, 12),
         crate::fmt::Column::whole(
             std::iter::once(heads[3]).chain(rows.iter().map(|r| r[3].as_str())),
         ),

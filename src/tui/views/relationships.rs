@@ -43,6 +43,15 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
         lang.pick("kind", "类型"),
         lang.pick("cardinality", "基数"),
     ];
+    // Within one database the ends are named without it (the detail
+    // names them whole).
+    let db = m.collection().map(|c| format!("{}.", c.meta.db));
+    let short = |name: &'_ str| -> String {
+        db.as_deref()
+            .and_then(|d| name.strip_prefix(d))
+            .unwrap_or(name)
+            .to_owned()
+    };
     let rows: Vec<[String; 3]> = m
         .rels
         .rows
@@ -50,7 +59,7 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
         .map(|&ri| {
             let rel = &r.relationships[ri];
             [
-                format!("{} → {}", rel.from, rel.to),
+                format!("{} → {}", short(&rel.from), short(&rel.to)),
                 plain(&rel.kind),
                 plain(&rel.cardinality),
             ]
@@ -75,8 +84,13 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
     };
     let mut lines = vec![Line::styled(fit(&row(heads), w), theme.dim())];
     let off = offset(m.rels.sel, m.rels.rows.len(), h);
-    for (i, cells) in rows.iter().enumerate().skip(off).take(h) {
-        let text = row([&cells[0], &cells[1], &cells[2]]);
+    for (i, (&ri, cells)) in m.rels.rows.iter().zip(&rows).enumerate().skip(off).take(h) {
+        let rel = &r.relationships[ri];
+        let text = row([
+            &ends(&short(&rel.from), &short(&rel.to), widths[0]),
+            &cells[1],
+            &cells[2],
+        ]);
         let mut l = Line::styled(fit(&text, w), theme.text());
         if i == m.rels.sel {
             l = l.style(theme.selected());
@@ -93,6 +107,28 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
         ));
     }
     f.render_widget(Paragraph::new(lines), inside);
+}
+
+/// `from → to` in `w` cells: each end cut in its own middle when they do
+/// not fit, the shorter whole when it takes no more than half, so that
+/// both the field that refers and the one referred to show.
+fn ends(from: &str, to: &str, w: usize) -> String {
+    use crate::fmt::display_width;
+    let whole = format!("{from} → {to}");
+    if display_width(&whole) <= w {
+        return whole;
+    }
+    let room = w.saturating_sub(3);
+    let (fw, tw) = (display_width(from), display_width(to));
+    let half = room / 2;
+    let from_w = if tw <= room - half {
+        room - tw
+    } else if fw <= half {
+        fw
+    } else {
+        half
+    };
+    format!("{} → {}", fit(from, from_w), fit(to, room - from_w))
 }
 
 /// The selected reference in detail, with its fan-out chart.
