@@ -144,6 +144,18 @@ pub fn fit_end(s: &str, cells: usize) -> String {
     format!("{}…", head_cells(s, cells - 1))
 }
 
+/// `s` in at most `cells` terminal cells, its start cut and marked `…`:
+/// for text being typed, whose end (where the cursor is) must show.
+pub fn fit_start(s: &str, cells: usize) -> String {
+    if display_width(s) <= cells {
+        return s.to_owned();
+    }
+    if cells == 0 {
+        return String::new();
+    }
+    format!("…{}", tail_cells(s, cells - 1))
+}
+
 /// The longest start of `s` that takes at most `cells` cells.
 fn head_cells(s: &str, cells: usize) -> &str {
     let mut used = 0;
@@ -503,6 +515,8 @@ mod tests {
         }
         assert_eq!(fit_end("abcdef", 4), "abc…");
         assert_eq!(fit_end("名字名字", 5), "名字…");
+        assert_eq!(fit_start("abcdef", 4), "…def");
+        assert_eq!(fit_start("名字名字", 6), "…名字");
     }
 
     #[test]

@@ -440,6 +440,13 @@ fn tui_widths_relationship_columns_line_up_and_show_both_ends() {
                 "{at}: the cardinality\n{}",
                 text(&buf)
             );
+            // The detail names both ends whole.
+            let s = text(&buf);
+            assert!(
+                s.contains("app.good_avatars.chunks.files_id")
+                    && s.contains("app.good_avatars.files._id"),
+                "{at}: the ends whole in the detail\n{s}"
+            );
         }
     }
 }

@@ -136,20 +136,7 @@ fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static
     let text = querybar::text_of(&bar.text, bar.part);
     // The end of a long text stays in sight, where the cursor is.
     let room = w.saturating_sub(4);
-    let shown = if crate::fmt::display_width(text) > room {
-        let mut tail: Vec<char> = Vec::new();
-        let mut used = 0;
-        for c in text.chars().rev() {
-            used += crate::fmt::char_width(c);
-            if used + 1 > room {
-                break;
-            }
-            tail.push(c);
-        }
-        format!("…{}", tail.into_iter().rev().collect::<String>())
-    } else {
-        text.to_owned()
-    };
+    let shown = crate::fmt::fit_start(text, room);
     let mut out = vec![Line::from(parts)];
     if hint_below {
         out.push(Line::styled(crate::fmt::fit_end(hint, w), theme.dim()));

@@ -254,6 +254,29 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("not measured", "未测量").to_owned(),
         )),
     }
+    // Both ends whole: wrapped under themselves when longer than the
+    // panel (the panel does not scroll, so the other lines stay as they
+    // are and keep their place).
+    let value_w = usize::from(text.width).saturating_sub(12).max(1);
+    let d: Vec<Line> = d
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, l)| match l.spans.as_slice() {
+            [k, v] if i < 2 && v.width() > value_w => crate::fmt::wrap(&v.content, value_w)
+                .into_iter()
+                .enumerate()
+                .map(|(i, part)| {
+                    let label = if i == 0 {
+                        k.clone()
+                    } else {
+                        Span::raw(" ".repeat(12))
+                    };
+                    Line::from(vec![label, Span::styled(part, v.style)])
+                })
+                .collect(),
+            _ => vec![l],
+        })
+        .collect();
     f.render_widget(Paragraph::new(d), text);
     if let (Some(fo), true) = (&rel.fanout, chart_h > 0) {
         // Parents per number of children, adjacent buckets merged to fit.
