@@ -529,3 +529,84 @@ fn tui_widths_learn_tab_stays_inside_its_border() {
         }
     }
 }
+
+/// The Workload tab on the sample shop with its log: every number ends
+/// under its header (`runs`, `total`), and the shape starts under
+/// `shape`, at both sizes and in both languages.
+#[test]
+fn tui_widths_workload_columns_line_up() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let log = crate::common::mongod_log::shop_log(tmp.path());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    for lang in LANGS {
+        let r = rt.block_on(async {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data");
+            let mut src = FileSource::open(&dir).expect("sample data");
+            let mut plan = Plan::new(
+                Selection {
+                    dbs: vec!["shop".into()],
+                    collections: Vec::new(),
+                },
+                SampleMode::Sample(1000),
+            );
+            plan.lang = lang;
+            plan.workload = Some(std::sync::Arc::new(
+                docshape::workload::read_logs(&log).expect("the log"),
+            ));
+            audit::run(&mut src, &plan, &mut |_| {})
+                .await
+                .expect("audit")
+        });
+        for (w, h) in SIZES {
+            let m = model(&r, lang, (w, h), "orders", Action::TabWorkload);
+            let buf = draw(&m, w, h);
+            let at = format!("{lang:?} {w}×{h}");
+            let list = blocks(&m, w, h)[1];
+            let span = (list.x + 1, list.right() - 1);
+            let head_y = list.y + 1;
+            let shape = find(&buf, head_y, span, lang.pick("shape", "形状"))
+                .unwrap_or_else(|| panic!("{at}: no shape header\n{}", text(&buf)));
+            let runs = find_end(&buf, head_y, span, lang.pick("runs", "次数"))
+                .unwrap_or_else(|| panic!("{at}: no runs header\n{}", text(&buf)));
+            let total = find_end(&buf, head_y, span, lang.pick("total", "总耗时"))
+                .unwrap_or_else(|| panic!("{at}: no total header\n{}", text(&buf)));
+            for (y, count) in [(head_y + 1, "150"), (head_y + 2, "400")] {
+                assert_eq!(
+                    find(&buf, y, span, "{"),
+                    Some(shape),
+                    "{at}: row {y}\n{}",
+                    text(&buf)
+                );
+                assert_eq!(
+                    find_end(&buf, y, span, &format!(" {count} ")).map(|x| x - 1),
+                    Some(runs),
+                    "{at}: row {y}'s runs\n{}",
+                    text(&buf)
+                );
+                let line: String = row(&buf, y)
+                    .into_iter()
+                    .filter(|(x, _)| *x >= span.0 && *x < span.1)
+                    .map(|(_, s)| s)
+                    .collect();
+                let ms = line
+                    .split_whitespace()
+                    .position(|t| t == "ms")
+                    .and_then(|i| {
+                        line.split_whitespace()
+                            .nth(i - 1)
+                            .map(|n| format!("{n} ms"))
+                    })
+                    .unwrap_or_else(|| panic!("{at}: no total on row {y}: {line}"));
+                assert_eq!(
+                    find_end(&buf, y, span, &ms),
+                    Some(total),
+                    "{at}: row {y}'s total\n{}",
+                    text(&buf)
+                );
+            }
+        }
+    }
+}
