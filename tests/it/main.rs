@@ -42,6 +42,7 @@ mod tui_perf;
 mod tui_query;
 mod tui_screens;
 mod tui_update;
+mod tui_widths;
 mod workload;
 mod workload_profile;
 mod workload_rules;

@@ -16,28 +16,9 @@ pub fn human_count(n: u64) -> String {
     }
 }
 
-/// Cuts `s` to `w` columns with an ellipsis.
-pub fn fit(s: &str, w: usize) -> String {
-    use crate::fmt::{char_width, display_width};
-    if display_width(s) <= w {
-        return s.to_owned();
-    }
-    if w == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let cw = char_width(c);
-        if used + cw > w - 1 {
-            break;
-        }
-        used += cw;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
+/// Cut to a width in cells, as everywhere in docshape (see `fmt::fit`:
+/// the middle cut, head and distinguishing end kept).
+pub use crate::fmt::{fit, fit_end};
 
 /// Wrapped lines, as everywhere in docshape (see `fmt::wrap`).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {

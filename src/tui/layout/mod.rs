@@ -166,12 +166,8 @@ pub fn learn_text_area(size: (u16, u16)) -> Option<Rect> {
     Some(inner(learn_split(a.main).1))
 }
 
-/// `s` padded with spaces to `w` terminal columns (wide characters count
-/// two), or as it is when wider.
-pub fn pad(s: &str, w: usize) -> String {
-    let used = crate::fmt::display_width(s);
-    format!("{s}{}", " ".repeat(w.saturating_sub(used)))
-}
+/// Padded to a width in cells (see `fmt::pad`).
+pub use crate::fmt::pad;
 
 /// The help box within the screen `area`.
 pub fn help_box(area: Rect, lines: usize) -> Rect {

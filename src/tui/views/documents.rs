@@ -16,27 +16,50 @@ use crate::tui::model::{self, DocView, Model, Pane};
 use crate::tui::querybar::{self, Bar, Part, Results, PAGE};
 use crate::tui::theme::Theme;
 
-/// `_id` and the number of top-level fields, read without decoding the
-/// whole document.
-fn summary(bytes: &[u8]) -> String {
+/// `_id` (or, projected out, the first field) and its value, and the
+/// number of top-level fields, read without decoding the whole document.
+fn summary(bytes: &[u8]) -> (String, String, String) {
     let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
-        return "undecodable".into();
+        return ("undecodable".into(), String::new(), String::new());
     };
-    let show = |v: bson::RawBsonRef<'_>| {
-        v.to_raw_bson().try_into().map_or_else(
+    // An ObjectId as its hex digits: the heading has no room to spare.
+    let show = |v: bson::RawBsonRef<'_>| match v {
+        bson::RawBsonRef::ObjectId(o) => o.to_hex(),
+        _ => v.to_raw_bson().try_into().map_or_else(
             |_: bson::raw::Error| "?".to_owned(),
             |b: bson::Bson| b.into_relaxed_extjson().to_string(),
-        )
+        ),
     };
     // A projection may leave `_id` out: then the first field stands for it.
-    let head = match raw.get("_id") {
-        Ok(Some(v)) => format!("_id {}", show(v)),
+    let (key, value) = match raw.get("_id") {
+        Ok(Some(v)) => ("_id".to_owned(), show(v)),
         _ => match raw.iter().next() {
-            Some(Ok((k, v))) => format!("{k} {}", show(v)),
-            _ => "no _id".into(),
+            Some(Ok((k, v))) => (k.to_owned(), show(v)),
+            _ => ("no _id".into(), String::new()),
         },
     };
-    format!("{head} · {} fields", raw.iter().count())
+    (key, value, format!(" · {} fields", raw.iter().count()))
+}
+
+/// A document's heading in `w` cells: `▸ #N SIZE _id VALUE · N fields`,
+/// the value cut in its middle when it must be, so that the ends that
+/// tell documents apart (an ObjectId's time and counter) show.
+fn heading(open: bool, n: usize, bytes: &[u8], w: usize) -> String {
+    let (key, value, fields) = summary(bytes);
+    let head = format!(
+        "{} #{n:<4} {:>9}  {key} ",
+        if open { "▾" } else { "▸" },
+        crate::fmt::bytes(bytes.len() as f64),
+    );
+    let room = w.saturating_sub(crate::fmt::display_width(&head));
+    let value_w = crate::fmt::display_width(&value);
+    // The count of fields when the value fits beside it, else the value
+    // alone, cut in its middle if it must be.
+    if value_w + crate::fmt::display_width(&fields) <= room {
+        format!("{head}{value}{fields}")
+    } else {
+        fit(&format!("{head}{}", fit(&value, room)), w)
+    }
 }
 
 /// "N match", "counting…" or why the count failed.
@@ -113,23 +136,10 @@ fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static
     let text = querybar::text_of(&bar.text, bar.part);
     // The end of a long text stays in sight, where the cursor is.
     let room = w.saturating_sub(4);
-    let shown = if crate::fmt::display_width(text) > room {
-        let mut tail: Vec<char> = Vec::new();
-        let mut used = 0;
-        for c in text.chars().rev() {
-            used += crate::fmt::char_width(c);
-            if used + 1 > room {
-                break;
-            }
-            tail.push(c);
-        }
-        format!("…{}", tail.into_iter().rev().collect::<String>())
-    } else {
-        text.to_owned()
-    };
+    let shown = crate::fmt::fit_start(text, room);
     let mut out = vec![Line::from(parts)];
     if hint_below {
-        out.push(Line::styled(fit(hint, w), theme.dim()));
+        out.push(Line::styled(crate::fmt::fit_end(hint, w), theme.dim()));
     }
     out.push(Line::from(vec![
         Span::styled("› ", theme.title()),
@@ -265,13 +275,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let here = pos == m.docs.sel;
         // Results are numbered from the query's first match.
         let n = results.map_or(d, |r| (r.page * PAGE) as usize + d + 1);
-        let head = format!(
-            "{} #{n:<4} {:>9}  {}",
-            if open { "▾" } else { "▸" },
-            crate::fmt::bytes(bytes.len() as f64),
-            summary(bytes)
-        );
-        let mut l = Line::from(Span::styled(fit(&head, w), theme.text()));
+        let mut l = Line::from(Span::styled(heading(open, n, bytes, w), theme.text()));
         if here && cursor.is_none() {
             l = l.style(theme.selected());
         }
@@ -296,7 +300,10 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             if lines.len() >= h {
                 break;
             }
-            let mut l = json_line(&fit(&format!("  {}", shift(&line.text, hs)), w), theme);
+            let mut l = json_line(
+                &crate::fmt::fit_end(&format!("  {}", shift(&line.text, hs)), w),
+                theme,
+            );
             if here && cursor == Some(i) {
                 l = l.style(theme.selected());
             }

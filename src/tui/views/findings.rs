@@ -7,6 +7,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::widgets::block;
+use crate::fmt::pad;
 use crate::tui::detail::parts::{fit, sev_span};
 use crate::tui::keymap::Action;
 use crate::tui::layout::{findings_split, inner, offset};
@@ -43,19 +44,27 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let h = usize::from(inside.height);
     let w = usize::from(inside.width);
     let off = offset(m.findings.sel, m.findings.rows.len(), h);
+    // The rule column as wide as the widest rule listed.
+    let rule_w = m
+        .findings
+        .rows
+        .iter()
+        .map(|&i| crate::fmt::display_width(all[i].rule))
+        .max()
+        .unwrap_or(0);
     let mut lines = Vec::new();
     for (r, &i) in m.findings.rows.iter().enumerate().skip(off).take(h) {
         let fd = all[i];
         let what = if m.is_summary() {
             // Across collections: say which one.
             match fd.path.as_deref() {
-                Some(p) => format!("{:<26} {}.{p}", fd.rule, fd.namespace),
-                None => format!("{:<26} {}", fd.rule, fd.namespace),
+                Some(p) => format!("{} {}.{p}", pad(fd.rule, rule_w), fd.namespace),
+                None => format!("{} {}", pad(fd.rule, rule_w), fd.namespace),
             }
         } else {
             format!(
-                "{:<26} {}",
-                fd.rule,
+                "{} {}",
+                pad(fd.rule, rule_w),
                 fd.path.as_deref().unwrap_or(fd.namespace.as_str())
             )
         };

@@ -25,6 +25,7 @@ use super::layout::{
 };
 use super::model::{Level, Model, NavRow, Pane, Status, Tab};
 use super::theme::Theme;
+use crate::fmt::cell;
 use widgets::{badge, block};
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
@@ -171,6 +172,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let h = usize::from(inside.height);
     let w = usize::from(inside.width);
     let off = offset(m.nav.sel, m.nav.rows.len(), h);
+    let cols = nav_columns(m, r, w);
     let mut lines = Vec::with_capacity(h);
     for (i, row) in m.nav.rows.iter().enumerate().skip(off).take(h) {
         let line = match row {
@@ -208,7 +210,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 let colls = r.collections.iter().filter(|c| &c.meta.db == name).count();
                 let worst = m.worst_in_db(name);
                 let right = format!("{colls:>3} ");
-                let name_w = w.saturating_sub(right.chars().count() + 3);
+                let name_w = w.saturating_sub(crate::fmt::display_width(&right) + 3);
                 let text = format!(
                     "{} {}",
                     if folded { "▸" } else { "▾" },
@@ -230,15 +232,13 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             NavRow::Coll(ci) => {
                 let c = &r.collections[*ci];
                 let worst = Model::worst(c);
-                let count = c.documents.map_or_else(|| "?".into(), human_count);
-                let right = if w >= 30 {
-                    let size = crate::fmt::bytes(Model::bytes(c));
-                    format!("{count:>6} {size:>8} ")
-                } else {
-                    format!("{count:>6} ")
-                };
-                let name_w = w.saturating_sub(right.chars().count() + 3);
-                let name = format!("  {}", pad(&fit(&c.meta.name, name_w), name_w));
+                let (count, size) = nav_numbers(c);
+                let name = format!("  {} ", cell(&c.meta.name, cols.name, false));
+                let mut right = format!("{} ", cell(&count, cols.count, true));
+                if cols.size > 0 {
+                    right.push_str(&cell(&size, cols.size, true));
+                    right.push(' ');
+                }
                 let sev_style = worst.map_or_else(|| theme.dim(), |s| theme.severity(s));
                 let mut l = Line::from(vec![
                     Span::styled(name, theme.text()),
@@ -256,6 +256,57 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines), inside);
 }
 
+/// A collection's document count and size as the navigator shows them.
+fn nav_numbers(c: &crate::report::CollectionReport) -> (String, String) {
+    (
+        c.documents.map_or_else(|| "?".into(), human_count),
+        crate::fmt::bytes(Model::bytes(c)),
+    )
+}
+
+/// The widths of the navigator's collection rows: the name, the count
+/// and (when the name keeps room enough beside it) the size.
+struct NavColumns {
+    name: usize,
+    count: usize,
+    size: usize,
+}
+
+/// The collection rows' columns in `w` cells, sized from every listed
+/// collection so that they line up: `  NAME COUNT SIZE B` (`B` the badge).
+fn nav_columns(m: &Model, r: &crate::report::Report, w: usize) -> NavColumns {
+    use crate::fmt::{column_widths, Column};
+    let colls: Vec<&crate::report::CollectionReport> = m
+        .nav
+        .rows
+        .iter()
+        .filter_map(|row| match row {
+            NavRow::Coll(ci) => r.collections.get(*ci),
+            _ => None,
+        })
+        .collect();
+    let numbers: Vec<(String, String)> = colls.iter().map(|c| nav_numbers(c)).collect();
+    let name = Column::of(colls.iter().map(|c| c.meta.name.as_str()), 6);
+    let count = Column::whole(numbers.iter().map(|n| n.0.as_str()));
+    let size = Column::whole(numbers.iter().map(|n| n.1.as_str()));
+    // The indent, the spaces between and before the badge, the badge.
+    let room = w.saturating_sub(2 + 1 + 1);
+    let with_size = column_widths(&[name, count, size], room, 1, Some(0));
+    if with_size[0] >= name.want.min(14) {
+        return NavColumns {
+            name: with_size[0],
+            count: with_size[1],
+            size: with_size[2],
+        };
+    }
+    let without = column_widths(&[name, count], room, 1, Some(0));
+    NavColumns {
+        name: without[0],
+        count: without[1],
+        size: 0,
+    }
+}
+
 fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     for (t, label) in tab_labels(m, area.width) {
@@ -270,7 +321,14 @@ fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         spans.push(Span::styled("│", theme.dim()));
     }
     if let Some(c) = m.collection() {
-        spans.push(Span::styled(format!(" {}", c.namespace), theme.text()));
+        // What is left of the bar, the namespace cut in its middle: the
+        // collection's name, at its end, stays.
+        let used: usize = spans.iter().map(Span::width).sum();
+        let room = usize::from(area.width).saturating_sub(used + 1);
+        spans.push(Span::styled(
+            format!(" {}", fit(&c.namespace, room)),
+            theme.text(),
+        ));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }

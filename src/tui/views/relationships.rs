@@ -38,31 +38,59 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
     let inside = inner(list);
     let w = usize::from(inside.width);
     let h = usize::from(inside.height.saturating_sub(1));
-    let mut lines = vec![Line::styled(
-        fit(
-            &format!(
-                "{} {} {}",
-                crate::tui::layout::pad(
-                    lang.pick("from → to", "从 → 到"),
-                    w.saturating_sub(34).max(10)
-                ),
-                crate::tui::layout::pad(lang.pick("kind", "类型"), 18),
-                lang.pick("cardinality", "基数"),
-            ),
-            w,
-        ),
-        theme.dim(),
-    )];
+    let heads = [
+        lang.pick("from → to", "从 → 到"),
+        lang.pick("kind", "类型"),
+        lang.pick("cardinality", "基数"),
+    ];
+    // Within one database the ends are named without it (the detail
+    // names them whole).
+    let db = m.collection().map(|c| format!("{}.", c.meta.db));
+    let short = |name: &'_ str| -> String {
+        db.as_deref()
+            .and_then(|d| name.strip_prefix(d))
+            .unwrap_or(name)
+            .to_owned()
+    };
+    let rows: Vec<[String; 3]> = m
+        .rels
+        .rows
+        .iter()
+        .map(|&ri| {
+            let rel = &r.relationships[ri];
+            [
+                format!("{} → {}", short(&rel.from), short(&rel.to)),
+                plain(&rel.kind),
+                plain(&rel.cardinality),
+            ]
+        })
+        .collect();
+    // Both ends whole when they fit, else cut in their middle first.
+    let column = |i: usize, min: usize| {
+        crate::fmt::Column::of(
+            std::iter::once(heads[i]).chain(rows.iter().map(|r| r[i].as_str())),
+            min,
+        )
+    };
+    let widths =
+        crate::fmt::column_widths(&[column(0, 16), column(1, 8), column(2, 8)], w, 1, Some(0));
+    let row = |cells: [&str; 3]| {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(t, cw)| crate::fmt::cell(t, *cw, false))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut lines = vec![Line::styled(fit(&row(heads), w), theme.dim())];
     let off = offset(m.rels.sel, m.rels.rows.len(), h);
-    for (i, &ri) in m.rels.rows.iter().enumerate().skip(off).take(h) {
+    for (i, (&ri, cells)) in m.rels.rows.iter().zip(&rows).enumerate().skip(off).take(h) {
         let rel = &r.relationships[ri];
-        let name_w = w.saturating_sub(34).max(10);
-        let text = format!(
-            "{:<name_w$} {:<18} {}",
-            fit(&format!("{} → {}", rel.from, rel.to), name_w),
-            plain(&rel.kind),
-            plain(&rel.cardinality)
-        );
+        let text = row([
+            &ends(&short(&rel.from), &short(&rel.to), widths[0]),
+            &cells[1],
+            &cells[2],
+        ]);
         let mut l = Line::styled(fit(&text, w), theme.text());
         if i == m.rels.sel {
             l = l.style(theme.selected());
@@ -79,6 +107,28 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
         ));
     }
     f.render_widget(Paragraph::new(lines), inside);
+}
+
+/// `from → to` in `w` cells: each end cut in its own middle when they do
+/// not fit, the shorter whole when it takes no more than half, so that
+/// both the field that refers and the one referred to show.
+fn ends(from: &str, to: &str, w: usize) -> String {
+    use crate::fmt::display_width;
+    let whole = format!("{from} → {to}");
+    if display_width(&whole) <= w {
+        return whole;
+    }
+    let room = w.saturating_sub(3);
+    let (fw, tw) = (display_width(from), display_width(to));
+    let half = room / 2;
+    let from_w = if tw <= room - half {
+        room - tw
+    } else if fw <= half {
+        fw
+    } else {
+        half
+    };
+    format!("{} → {}", fit(from, from_w), fit(to, room - from_w))
 }
 
 /// The selected reference in detail, with its fan-out chart.
@@ -204,6 +254,29 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("not measured", "未测量").to_owned(),
         )),
     }
+    // Both ends whole: wrapped under themselves when longer than the
+    // panel (the panel does not scroll, so the other lines stay as they
+    // are and keep their place).
+    let value_w = usize::from(text.width).saturating_sub(12).max(1);
+    let d: Vec<Line> = d
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, l)| match l.spans.as_slice() {
+            [k, v] if i < 2 && v.width() > value_w => crate::fmt::wrap(&v.content, value_w)
+                .into_iter()
+                .enumerate()
+                .map(|(i, part)| {
+                    let label = if i == 0 {
+                        k.clone()
+                    } else {
+                        Span::raw(" ".repeat(12))
+                    };
+                    Line::from(vec![label, Span::styled(part, v.style)])
+                })
+                .collect(),
+            _ => vec![l],
+        })
+        .collect();
     f.render_widget(Paragraph::new(d), text);
     if let (Some(fo), true) = (&rel.fanout, chart_h > 0) {
         // Parents per number of children, adjacent buckets merged to fit.
