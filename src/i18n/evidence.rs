@@ -93,6 +93,7 @@ const ZH: &[(&str, &str)] = &[
     ("indexes_known", "已知索引"),
     ("inexact_fractions", "不精确的小数"),
     ("inexact_share", "不精确占比"),
+    ("kept", "保留在内存中的文档"),
     ("key", "键"),
     ("key_kind", "键的类型"),
     ("keys", "键"),

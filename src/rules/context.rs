@@ -218,6 +218,23 @@ impl CollectionCtx<'_> {
         }
     }
 
+    /// [`CollectionCtx::scope_of`] for a figure counted on the kept sample:
+    /// the documents kept in memory, and of how many read when that is
+    /// fewer ("in the 478 documents kept of the 1,000 read"), so that it
+    /// never reads as the profiled documents' count.
+    pub fn kept_scope(&self, lang: crate::i18n::Lang) -> String {
+        let kept = self.data.kept.len() as u64;
+        let read = self.sampled();
+        if kept >= read {
+            return self.scope_of(read, lang);
+        }
+        let (k, r) = (crate::fmt::group(kept), crate::fmt::group(read));
+        lang.pick(
+            format!("in the {k} documents kept of the {r} read"),
+            format!("在读取的 {r} 个文档中保留的 {k} 个里"),
+        )
+    }
+
     /// [`CollectionCtx::scope_of`] for the profiled documents.
     pub fn scope(&self, lang: crate::i18n::Lang) -> String {
         self.scope_of(self.sampled(), lang)
