@@ -365,14 +365,15 @@ fn the_help_shows_every_word_of_every_key() {
             action(&mut m, Action::Help);
             let lines = layout::help_lines(&m);
             // The wrapped lines hold every description, in order.
-            let wrapped: String = lines.iter().map(|(_, d)| squeeze(d)).collect();
-            // The focus model first, then every key.
+            let wrapped: String = lines.iter().map(|(_, d, _)| squeeze(d)).collect();
+            // The focus model first, then every key, then the legend.
             let wanted: String = m
                 .keymap
                 .focus_help(lang)
                 .iter()
                 .map(|(_, d)| squeeze(d))
                 .chain(m.keymap.help(lang).iter().map(|(_, d)| squeeze(d)))
+                .chain(layout::legend(lang).iter().map(|(_, _, d)| squeeze(d)))
                 .collect();
             assert_eq!(wrapped, wanted, "{lang:?} {w}x{h}");
             // And each shows, whole, on a screen as the help scrolls.
@@ -381,13 +382,71 @@ fn the_help_shows_every_word_of_every_key() {
                 screens.push_str(&squeeze(&screen(&m, w, h)));
                 action(&mut m, Action::Down);
             }
-            for (_, d) in &lines {
+            for (_, d, _) in &lines {
                 assert!(
                     screens.contains(&squeeze(d)),
                     "{lang:?} {w}x{h}: `{d}` is not shown whole"
                 );
             }
         }
+    }
+}
+
+/// The help ends with a legend: each severity badge and each type colour
+/// of the type bars, the mark drawn in the colour the lists use.
+#[test]
+fn the_help_explains_the_badges_and_the_type_colours() {
+    use docshape::i18n::Lang;
+    use docshape::rules::Severity;
+    use docshape::tui::layout::Paint;
+    for lang in [Lang::En, Lang::Zh] {
+        let mut m = orders(120, 40);
+        m.lang = lang;
+        action(&mut m, Action::Help);
+        let lines = layout::help_lines(&m);
+        let marks: Vec<Paint> = lines.iter().filter_map(|(_, _, p)| *p).collect();
+        for s in [Severity::Critical, Severity::Warning, Severity::Info] {
+            assert!(marks.contains(&Paint::Severity(s)), "{lang:?} {s:?}");
+        }
+        for t in [
+            "type.string",
+            "type.number",
+            "type.date",
+            "type.objectid",
+            "type.array",
+            "type.null",
+        ] {
+            assert!(marks.contains(&Paint::Type(t)), "{lang:?} {t}");
+        }
+        // Scrolled to its end, the critical badge is drawn in the
+        // critical colour, and the string letter in the string colour.
+        let theme = Theme::default();
+        for _ in 0..lines.len() {
+            action(&mut m, Action::Down);
+        }
+        let buf = screen_with(&m, 120, 40, &theme);
+        let r = layout::help_box(buf.area, lines.len());
+        let cell = |sym: &str, words: &str| {
+            (r.y + 1..r.y + r.height - 1).find_map(|y| {
+                let row: String = (r.x..r.x + r.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .filter(|c| !c.trim().is_empty())
+                    .collect();
+                row.contains(words)
+                    .then(|| {
+                        (r.x..r.x + r.width)
+                            .find(|&x| buf[(x, y)].symbol() == sym)
+                            .map(|x| buf[(x, y)].fg)
+                    })
+                    .flatten()
+            })
+        };
+        let shown = screen(&m, 120, 40);
+        let critical = cell("●", lang.pick("critical", "严重"))
+            .unwrap_or_else(|| panic!("the critical badge:\n{shown}"));
+        assert_eq!(Some(critical), theme.severity(Severity::Critical).fg);
+        let string = cell("s", lang.pick("string", "字符串")).expect("the string letter");
+        assert_eq!(string, theme.color("type.string"));
     }
 }
 

@@ -532,7 +532,7 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let r = help_box(area, help.len());
     let indent = help
         .iter()
-        .find_map(|(k, _)| k.as_deref().map(crate::fmt::display_width))
+        .find_map(|(k, _, _)| k.as_deref().map(crate::fmt::display_width))
         .unwrap_or(0);
     let first = m.help.scroll.min(help_max_scroll(m));
     let shown = usize::from(r.height.saturating_sub(2));
@@ -540,10 +540,15 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         .iter()
         .skip(first)
         .take(shown)
-        .map(|(k, d)| {
+        .map(|(k, d, paint)| {
             let key = k.clone().unwrap_or_else(|| " ".repeat(indent));
+            let style = match paint {
+                Some(crate::tui::layout::Paint::Severity(s)) => theme.severity(*s),
+                Some(crate::tui::layout::Paint::Type(meaning)) => theme.fg(meaning),
+                None => theme.title(),
+            };
             Line::from(vec![
-                Span::styled(key, theme.title()),
+                Span::styled(key, style),
                 Span::styled(d.clone(), theme.text()),
             ])
         })
