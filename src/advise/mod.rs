@@ -25,7 +25,7 @@ use crate::i18n::Lang;
 use crate::profile::{extract, query_path, FieldProfile, Seg};
 use crate::rules::CollectionCtx;
 
-pub use advice::{advise, advise_deployment, review_indexes, suggest, Advice};
+pub use advice::{advise, advise_deployment, pending, review_indexes, suggest, Advice, PENDING};
 pub use examples::{display_doc, pick_doc, strip_path};
 
 /// What to do instead.

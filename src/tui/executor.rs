@@ -602,10 +602,14 @@ async fn sample(
     let mut show = |p: &Progress<'_>| {
         if let Some(c) = p.finished {
             tracing::debug!(namespace = %c.namespace, "collection read");
+            // The collection's own rules judge it now; the rules that need
+            // other collections come with the report.
+            let mut preview = c.preview(ARRIVAL_DOCS);
+            preview.findings = audit::early_findings(c, plan);
             let _ = tx.send(Msg::Arrived {
                 req,
                 position: p.position,
-                collection: Box::new(c.preview(ARRIVAL_DOCS)),
+                collection: Box::new(preview),
             });
             return;
         }

@@ -12,6 +12,7 @@ mod bsoncolumn;
 mod corpus;
 mod e2e_files;
 mod e2e_server;
+mod early_findings;
 mod extremes;
 mod formats;
 mod fuzz_regressions;

@@ -274,6 +274,79 @@ fn collections_arrive_and_esc_keeps_them() {
     });
 }
 
+/// A collection's own findings are on screen while the rest is still
+/// read: 150 collections behind a link that holds every reply 25 ms, each
+/// storing dates as strings; the first `string-dates` finding shows under
+/// All findings before the last collection is read, and the list's title
+/// says what is still to come.
+#[test]
+fn the_first_finding_shows_before_the_last_collection_is_read() {
+    const COLLECTIONS: usize = 150;
+    let db = common::unique_db("tui_early");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        for i in 0..COLLECTIONS {
+            let docs: Vec<mongodb::bson::Document> = (0..40)
+                .map(|k| mongodb::bson::doc! {"_id": k, "at": format!("2020-01-{:02}T03:04:05Z", k % 28 + 1)})
+                .collect();
+            client
+                .database(&db)
+                .collection(&format!("c{i:03}"))
+                .insert_many(docs)
+                .await
+                .expect("insert");
+        }
+    });
+    let upstream = proxy::upstream_of(&common::uri())
+        .unwrap_or_else(|| panic!("the delaying proxy cannot stand in for {}", common::uri()));
+    let link = proxy::DelayProxy::start(&upstream, Duration::from_millis(25));
+    let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", link.port);
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} LANG=C.UTF-8 '{bin}' '{via}' --db {db} --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-early", (120, 40), &cmd);
+    let early = wait_for(&s, "string-dates", 120);
+    // Still reading: the progress names a collection short of the last,
+    // and the last has not arrived.
+    let at = early
+        .split("sampling [")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("the run is still sampling:\n{early}"));
+    assert!(at < COLLECTIONS, "{early}");
+    assert!(early.contains(&format!("/{COLLECTIONS}]")), "{early}");
+    assert!(
+        !early.contains(&format!("c{:03}", COLLECTIONS - 1)),
+        "{early}"
+    );
+    assert!(
+        early.contains("so far"),
+        "the title says more is to come:\n{early}"
+    );
+    // At the end the title no longer says "so far" (the collections'
+    // shared finding is then said once, for their family).
+    let end = wait_for(&s, &format!("sampled {COLLECTIONS} collections"), 180);
+    assert!(
+        !end.contains("so far") && end.contains("string-dates"),
+        "{end}"
+    );
+    keys(&s, &["q"]);
+    let bye = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(bye.contains("DOCSHAPE_EXIT=0"), "{bye}");
+    drop(link);
+    rt.block_on(async {
+        let _ = common::client().await.database(&db).drop().await;
+    });
+}
+
 #[test]
 fn query_bar_finds_matches_outside_the_sample_with_their_count() {
     use mongodb::bson::doc;

@@ -1089,3 +1089,68 @@ fn a_click_focuses_the_detail_and_the_wheel_scrolls_it() {
     );
     assert_eq!(m.focus, Pane::Main);
 }
+
+/// Findings that come with an arriving collection (its own rules) are
+/// listed under All findings at once, while the rest is read; a finding
+/// selected there stays selected as more arrive.
+#[test]
+fn findings_of_an_arriving_collection_are_listed_while_the_rest_is_read() {
+    let full = sample_report();
+    let with: Vec<usize> = (0..full.collections.len())
+        .filter(|&i| !full.collections[i].findings.is_empty())
+        .collect();
+    assert!(with.len() >= 2, "two collections with findings");
+    let mut m = Model::new("sample-data".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    start_sampling(&mut m);
+    let arrive = |m: &mut Model, n: usize, i: usize| {
+        update(
+            m,
+            Msg::Arrived {
+                req: 1,
+                position: (n, full.collections.len()),
+                collection: Box::new(full.collections[i].clone()),
+            },
+        );
+    };
+    arrive(&mut m, 1, with[0]);
+    assert!(
+        m.is_summary(),
+        "All findings is selected while collections arrive"
+    );
+    let first = full.collections[with[0]].findings.len();
+    assert_eq!(m.findings.rows.len(), first);
+    let screen = {
+        use ratatui::{backend::TestBackend, Terminal};
+        let mut t = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+        let theme = docshape::tui::theme::Theme::default();
+        t.draw(|f| docshape::tui::views::render(&m, &theme, f))
+            .expect("draw");
+        let buf = t.backend().buffer().clone();
+        (0..40)
+            .map(|y| (0..120).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(screen.contains("so far"), "{screen}");
+    // The user picks the last finding listed; another collection arrives.
+    key(&mut m, KeyCode::Tab);
+    assert_eq!(m.focus, Pane::Main);
+    for _ in 0..first {
+        key(&mut m, KeyCode::Down);
+    }
+    let chosen = m
+        .selected_finding()
+        .map(|f| (f.rule, f.namespace.clone(), f.path.clone()));
+    arrive(&mut m, 2, with[1]);
+    assert_eq!(
+        m.findings.rows.len(),
+        first + full.collections[with[1]].findings.len()
+    );
+    assert_eq!(
+        m.selected_finding()
+            .map(|f| (f.rule, f.namespace.clone(), f.path.clone())),
+        chosen,
+        "the selected finding stays selected"
+    );
+}

@@ -103,6 +103,27 @@ pub fn collection_changed(m: &mut Model) {
     rebuild(m);
 }
 
+/// [`rebuild`] as the list grows: the selected finding (by rule,
+/// collection and path) stays selected wherever it moves.
+pub fn rebuild_keeping(m: &mut Model) {
+    let key = |f: &crate::rules::Finding| (f.rule, f.namespace.clone(), f.path.clone());
+    let selected = {
+        let all = m.listed_findings();
+        m.findings
+            .rows
+            .get(m.findings.sel)
+            .and_then(|&i| all.get(i))
+            .map(|f| key(f))
+    };
+    rebuild(m);
+    if let Some(sel) = selected {
+        let all = m.listed_findings();
+        if let Some(r) = m.findings.rows.iter().position(|&i| key(all[i]) == sel) {
+            m.findings.sel = r;
+        }
+    }
+}
+
 /// The listed findings: filtered, worst first.
 pub fn rebuild(m: &mut Model) {
     let all = m.listed_findings();

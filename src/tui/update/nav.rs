@@ -129,10 +129,13 @@ pub fn add_arrival(m: &mut Model) {
         None => m.nav.sel = m.nav.sel.min(m.nav.rows.len().saturating_sub(1)),
     }
     if before.is_none() {
-        // On the overview or a database the findings list grows; the first
-        // collection to arrive under the cursor is shown as on a move.
-        collection_changed(m);
+        // On the overview or a database the findings list grows with each
+        // collection's own findings; the selected finding stays selected.
+        super::findings::rebuild_keeping(m);
     }
+    // The first findings to arrive open All findings, as a whole report
+    // would, unless the user has moved.
+    open_on_findings(m);
 }
 
 /// The rows from the report: databases in the order of their first

@@ -39,6 +39,20 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             all.len()
         )
     };
+    // While collections are read, the list holds what their own rules
+    // found; the title says what is still to come.
+    let title = if m.arriving.is_some() && !m.findings.rows.is_empty() {
+        let more = m.lang.pick(
+            "so far · references, copies, fan-out, workload and advice once all is read ",
+            "目前 · 引用、副本、扇出、负载和建议在读完后给出 ",
+        );
+        crate::fmt::fit(
+            &format!("{title}{more}"),
+            usize::from(list.width.saturating_sub(2)),
+        )
+    } else {
+        title
+    };
     f.render_widget(block(title, m.focus == Pane::Main, theme), list);
     let inside = inner(list);
     let h = usize::from(inside.height);
