@@ -677,6 +677,22 @@ mod tests {
     }
 
     #[test]
+    fn no_default_key_is_bound_to_two_actions() {
+        let mut seen: HashMap<Key, &str> = HashMap::new();
+        for (_, name, _, keys) in ACTIONS {
+            for k in *keys {
+                let key = Key::parse(k).unwrap_or_else(|| panic!("{name}: {k}"));
+                if let Some(other) = seen.insert(key, name) {
+                    panic!("`{k}` is bound to both `{other}` and `{name}`");
+                }
+            }
+        }
+        let km = Keymap::default();
+        let big_c = Key::parse("C").expect("key");
+        assert_eq!(km.action(big_c), Some(Action::Connect));
+    }
+
+    #[test]
     fn parses_keys() {
         assert_eq!(Key::parse("ctrl-c").map(|k| k.ctrl), Some(true));
         assert_eq!(Key::parse("G").map(|k| k.code), Some(KeyCode::Char('G')));
