@@ -260,6 +260,15 @@ fn tui_picker_asks_for_a_password_in_a_masked_prompt() {
         key(&mut m, KeyCode::Esc);
         key(&mut m, KeyCode::Esc);
     }
+    // Enter with nothing typed connects without a password.
+    key(&mut m, KeyCode::Char('C'));
+    key(&mut m, KeyCode::Home);
+    key(&mut m, KeyCode::Enter);
+    let fx = key(&mut m, KeyCode::Enter);
+    assert_eq!(
+        switched_to(&fx),
+        Some(&Target::Mongo("mongodb+srv://ana@c.example.net/".into()))
+    );
     key(&mut m, KeyCode::Char('C'));
     key(&mut m, KeyCode::Down);
     assert!(key(&mut m, KeyCode::Enter).is_empty());

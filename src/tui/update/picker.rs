@@ -108,12 +108,21 @@ fn chosen(m: &mut Model, choice: &Choice, password: Option<String>) -> Vec<Effec
     match choice {
         Choice::Saved(name) => {
             let asked = password.is_some();
+            // Nothing typed: the connection string as it is, as for a URI.
+            let empty = password.as_deref() == Some("");
             let env = |v: &str| std::env::var(v).ok().filter(|p| !p.is_empty());
             let found =
                 target::saved_connection(&m.picker.saved, &m.picker.file, name, env, |_| {
                     password.ok_or("no password yet")
                 });
             match found {
+                Ok(Some(_)) if empty => match m.picker.saved.get(name) {
+                    Some(c) => {
+                        let uri = c.uri.clone();
+                        switch(m, Target::Mongo(uri))
+                    }
+                    None => Vec::new(),
+                },
                 Ok(Some(uri)) => switch(m, Target::Mongo(uri)),
                 Ok(None) => {
                     let why = m.lang.pick(
