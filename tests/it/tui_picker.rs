@@ -471,6 +471,24 @@ fn tui_picker_switch_reads_the_new_target() {
     until_loaded(&mut m, &rt, &mut rx, &mut ex);
     assert_eq!(collections(&m), ["second.beta"]);
     assert_eq!(m.target, b.path().display().to_string());
+    // A switch while a run is in flight: the run is cancelled, and what it
+    // might still send is dropped.
+    for fx in start_sampling(&mut m) {
+        ex.run(fx, &mut Vec::new());
+    }
+    key(&mut m, KeyCode::Char('C'));
+    typed(&mut m, &a.path().display().to_string());
+    for fx in key(&mut m, KeyCode::Enter) {
+        ex.run(fx, &mut Vec::new());
+    }
+    until_loaded(&mut m, &rt, &mut rx, &mut ex);
+    assert_eq!(collections(&m), ["first.alpha"]);
+    key(&mut m, KeyCode::Char('C'));
+    typed(&mut m, &b.path().display().to_string());
+    for fx in key(&mut m, KeyCode::Enter) {
+        ex.run(fx, &mut Vec::new());
+    }
+    until_loaded(&mut m, &rt, &mut rx, &mut ex);
     // The new target is remembered among the recent ones.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
