@@ -217,12 +217,43 @@ impl Executor {
                     }
                 });
             }
+            Effect::Switch { target } => self.switch(target),
             Effect::Quit => {
                 for (_, r) in self.running.drain() {
                     Executor::cancel(r);
                 }
             }
         }
+    }
+
+    /// Reads `target` from now on: every request in flight cancelled, the
+    /// kept connection dropped (the next query opens the new target). The
+    /// target is remembered among the recent ones, and its query history
+    /// goes back to the loop.
+    fn switch(&mut self, target: Target) {
+        for (_, r) in self.running.drain() {
+            Executor::cancel(r);
+        }
+        if let Target::Mongo(uri) = &target {
+            super::terminal::keep_secrets_of(uri);
+        }
+        self.conn = Arc::default();
+        self.target = target.clone();
+        let (tx, dir) = (self.tx.clone(), self.state_dir.clone());
+        self.rt.spawn_blocking(move || {
+            let label = target.label();
+            let mut history = std::collections::HashMap::new();
+            if let Some(dir) = dir {
+                if let Err(e) = super::picker::remember(&dir, &target) {
+                    tracing::warn!("cannot keep the recent targets in {}: {e}", dir.display());
+                }
+                history = super::history::load(&dir, &label);
+            }
+            let _ = tx.send(Msg::Switched {
+                target: label,
+                history,
+            });
+        });
     }
 
     /// A sampling run: its futures driven on a thread of the blocking pool

@@ -62,6 +62,7 @@ pub enum Action {
     JumpBeforeAfter,
     JumpScript,
     GotoCollection,
+    Connect,
 }
 
 impl Action {
@@ -162,6 +163,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         &["esc"],
     ),
     (Action::Resample, "resample", "sample again", &["r"]),
+    (
+        Action::Connect,
+        "connect",
+        "connect elsewhere: a saved connection, a recent target, a URI or a path",
+        &["C"],
+    ),
     (
         Action::SampleMore,
         "sample-more",
@@ -326,6 +333,7 @@ fn chinese(a: Action) -> &'static str {
         Action::Filter => "筛选字段或集合；在文档页打开查询栏",
         Action::Cancel => "从详情回到列表；停止采样（按两次放弃）或查询，关闭，清除筛选",
         Action::Resample => "重新采样",
+        Action::Connect => "连接到别处：已保存的连接、最近的目标、URI 或路径",
         Action::SampleMore => "样本加倍",
         Action::SampleLess => "样本减半",
         Action::SeverityFilter => "切换严重程度筛选",
@@ -666,6 +674,22 @@ mod tests {
             assert_eq!(km.action(k), Some(Action::PrevPane), "{mods:?}");
         }
         assert_eq!(Key::parse("shift-tab"), Key::parse("backtab"));
+    }
+
+    #[test]
+    fn no_default_key_is_bound_to_two_actions() {
+        let mut seen: HashMap<Key, &str> = HashMap::new();
+        for (_, name, _, keys) in ACTIONS {
+            for k in *keys {
+                let key = Key::parse(k).unwrap_or_else(|| panic!("{name}: {k}"));
+                if let Some(other) = seen.insert(key, name) {
+                    panic!("`{k}` is bound to both `{other}` and `{name}`");
+                }
+            }
+        }
+        let km = Keymap::default();
+        let big_c = Key::parse("C").expect("key");
+        assert_eq!(km.action(big_c), Some(Action::Connect));
     }
 
     #[test]

@@ -402,6 +402,8 @@ pub struct Model {
     pub indexes: Indexes,
     pub workload: Workload,
     pub learn: Learn,
+    /// The connection picker: what it offers, and its overlay.
+    pub picker: super::picker::Picker,
 }
 
 impl Model {
@@ -432,6 +434,7 @@ impl Model {
             indexes: Indexes::default(),
             workload: Workload::default(),
             learn: Learn::default(),
+            picker: super::picker::Picker::default(),
         }
     }
 

@@ -40,6 +40,7 @@ mod tui_e2e;
 mod tui_hostile;
 mod tui_learn;
 mod tui_perf;
+mod tui_picker;
 mod tui_query;
 mod tui_screens;
 mod tui_update;

@@ -135,9 +135,10 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
         Ok(r) => r,
         Err(e) => {
             let key = m.keymap.first_label(Action::Resample);
+            let elsewhere = super::picker::offer(m);
             let msg = match m.lang {
-                Lang::En => format!("{e} — {key} retries"),
-                Lang::Zh => format!("{e}——按 {key} 重试"),
+                Lang::En => format!("{e} — {key} retries, {elsewhere}"),
+                Lang::Zh => format!("{e}——按 {key} 重试，{elsewhere}"),
             };
             return status(m, Level::Error, msg);
         }

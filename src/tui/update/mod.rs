@@ -20,6 +20,7 @@ pub mod learn;
 pub mod mouse;
 pub mod nav;
 pub mod open;
+pub mod picker;
 pub mod prompt;
 pub mod query;
 pub mod relationships;
@@ -77,6 +78,8 @@ fn done(m: &mut Model, d: Done) {
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(k) => key(m, k),
+        // The picker's overlay is on top: the panes under it stay still.
+        Msg::Mouse(_) if picker::is_open(m) => Vec::new(),
         Msg::Mouse(e) => match mouse::event(m, e) {
             mouse::Outcome::Done(fx) => fx,
             mouse::Outcome::Act(a) => action(m, a),
@@ -107,6 +110,14 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             done(m, d);
             Vec::new()
         }
+        // The query history of the target switched to, read by the
+        // executor.
+        Msg::Switched { target, history } => {
+            if m.target == target {
+                m.docs.query.history = history;
+            }
+            Vec::new()
+        }
         Msg::Terminate | Msg::Signal(_) | Msg::InputFailed(_) => {
             m.quit = true;
             vec![Effect::Quit]
@@ -114,15 +125,18 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     }
 }
 
-/// A key: to the query bar or the prompt while one is open (a control key
-/// bound to quitting, ctrl-c, quits from them too instead of typing a
-/// letter), else its action.
+/// A key: to the connection picker, the query bar or the prompt while one
+/// is open (a control key bound to quitting, ctrl-c, quits from them too
+/// instead of typing a letter), else its action.
 fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
     if k.kind == KeyEventKind::Release {
         return Vec::new();
     }
     let bound = m.keymap.action(Key::from_event(k));
     let ctrl_quit = bound == Some(Action::Quit) && k.modifiers.contains(KeyModifiers::CONTROL);
+    if picker::is_open(m) && !ctrl_quit {
+        return picker::key(m, k);
+    }
     if m.docs.query.bar.is_some() && !ctrl_quit {
         return query::key(m, k);
     }
@@ -164,6 +178,10 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Cancel => cancel(m),
+        Action::Connect => {
+            picker::open(m);
+            Vec::new()
+        }
         Action::NextPane | Action::PrevPane => {
             focus::cycle(m, a == Action::NextPane);
             Vec::new()

@@ -6,6 +6,7 @@ pub mod documents;
 pub mod findings;
 pub mod indexes;
 pub mod learn;
+pub mod picker;
 pub mod relationships;
 pub mod schema;
 pub mod widgets;
@@ -69,6 +70,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     if m.help.open {
         render_help(m, theme, f, area);
     }
+    picker::render(m, theme, f, area);
 }
 
 fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
@@ -116,6 +118,19 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             m.lang.pick(
                 format!("{} samples", m.keymap.label(Action::Resample)),
                 format!("{} 采样", m.keymap.label(Action::Resample)),
+            ),
+            theme.dim(),
+        ));
+        lines.push(Line::styled(
+            m.lang.pick(
+                format!(
+                    "{} connects to another target: a saved connection, a recent one, a URI or a path",
+                    m.keymap.label(Action::Connect)
+                ),
+                format!(
+                    "{} 连接到另一个目标：已保存的连接、最近的目标、URI 或路径",
+                    m.keymap.label(Action::Connect)
+                ),
             ),
             theme.dim(),
         ));
