@@ -46,7 +46,14 @@ pub use learn::start_measuring;
 /// The status line for what a side effect did, in the explorer's language.
 fn done(m: &mut Model, d: Done) {
     let (level, text) = match (d, m.lang) {
-        (Done::Wrote { what, written, asked }, lang) => {
+        (
+            Done::Wrote {
+                what,
+                written,
+                asked,
+            },
+            lang,
+        ) => {
             let (w, a) = (written.display(), asked.display());
             let text = match (lang, written == asked) {
                 (Lang::En, true) => format!("wrote the script of {what} to {w}"),
@@ -60,11 +67,11 @@ fn done(m: &mut Model, d: Done) {
         }
         (Done::Copied { what, lines }, Lang::En) => (
             Level::Info,
-            format!("copied the script of {what} ({lines} lines) with OSC 52 — if your terminal allows it"),
+            format!("copied {what} ({lines} lines) with OSC 52 — if your terminal allows it"),
         ),
         (Done::Copied { what, lines }, Lang::Zh) => (
             Level::Info,
-            format!("已通过 OSC 52 复制 {what} 的脚本（{lines} 行）——如果终端允许"),
+            format!("已通过 OSC 52 复制{what}（{lines} 行）——如果终端允许"),
         ),
         (Done::Failed(why), lang) => (
             Level::Error,
@@ -130,6 +137,12 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
         prompt::key(m, k);
         return Vec::new();
     }
+    if m.docs.search.as_ref().is_some_and(|s| s.editing) && !ctrl_quit {
+        return documents::search_key(m, k);
+    }
+    if m.docs.columns.chooser.is_some() && !ctrl_quit {
+        return documents::chooser_key(m, k, bound);
+    }
     match bound {
         Some(a) => action(m, a),
         None => Vec::new(),
@@ -179,8 +192,25 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             );
             Vec::new()
         }
+        // On the Documents tab `c` chooses the table's columns.
+        Action::GotoCollection if on_documents(m) => {
+            documents::columns(m);
+            Vec::new()
+        }
         Action::GotoCollection => {
             open::collection(m);
+            Vec::new()
+        }
+        Action::Search => {
+            documents::open_search(m);
+            Vec::new()
+        }
+        Action::PrevMatch => {
+            documents::next_match(m, false);
+            Vec::new()
+        }
+        Action::NextPage if on_documents(m) && documents::searching(m) => {
+            documents::next_match(m, true);
             Vec::new()
         }
         Action::NextTab => enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
@@ -222,6 +252,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::WriteScript if m.tab == Tab::Documents && model::results(m).is_some() => {
             query::export(m, Format::Json)
         }
+        Action::Copy if on_documents(m) => documents::copy(m),
         Action::Copy | Action::WriteScript => findings::script(m, a),
         Action::ExportCsv => query::export(m, Format::Csv),
         Action::NextPage | Action::PrevPage => query::turn_page(m, a == Action::NextPage),
@@ -256,6 +287,11 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             Pane::Main | Pane::Detail => tab_action(m, a),
         },
     }
+}
+
+/// The Documents tab of a collection is shown.
+fn on_documents(m: &Model) -> bool {
+    m.tab == Tab::Documents && m.collection().is_some()
 }
 
 /// An action for the selected tab's own module.
@@ -322,6 +358,9 @@ fn cancel(m: &mut Model) -> Vec<Effect> {
         return Vec::new();
     }
     let on_docs = m.tab == Tab::Documents;
+    if on_docs && documents::leave(m) {
+        return Vec::new();
+    }
     if on_docs && m.docs.query.running() && model::results(m).is_some() {
         return query_cancel(m);
     }
