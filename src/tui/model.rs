@@ -292,6 +292,9 @@ pub struct Search {
     pub hits: Vec<usize>,
     /// Which of `hits` is selected.
     pub at: Option<usize>,
+    /// The selection when the search line opened: typing finds the first
+    /// match from there, not from the last match of a shorter text.
+    pub from: usize,
     /// The listed documents' text, lower case, made when the list changes
     /// so that typing never decodes a document.
     pub texts: Vec<String>,

@@ -358,6 +358,7 @@ pub fn open_search(m: &mut Model) {
     set_tab(m, Tab::Documents);
     let mut s = m.docs.search.take().unwrap_or_default();
     s.editing = true;
+    s.from = m.docs.sel;
     m.docs.search = Some(s);
     research(m);
 }
@@ -442,10 +443,11 @@ fn find(m: &mut Model) {
             .filter(|&i| s.texts[i].contains(&needle))
             .collect()
     };
+    let from = if s.editing { s.from } else { m.docs.sel };
     s.at = s
         .hits
         .iter()
-        .position(|&h| h >= m.docs.sel)
+        .position(|&h| h >= from)
         .or(if s.hits.is_empty() { None } else { Some(0) });
     if let Some(&h) = s.at.and_then(|a| s.hits.get(a)) {
         m.docs.sel = h;
