@@ -1075,6 +1075,7 @@ fn documents_preview_and_table_view() {
         assert!(s.contains("[1]  status") && s.contains("[2]  total"), "{s}");
         press(&mut m, KeyCode::Enter);
         let s = screen(&m, w, h);
+        assert!(s.contains("kept sample (300) · table"), "{s}");
         let head = s
             .lines()
             .find(|l| l.contains("status") && l.contains("total") && !l.contains('#'))

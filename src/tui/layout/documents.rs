@@ -191,7 +191,16 @@ fn fold_value(
 pub fn compact(v: bson::RawBsonRef<'_>) -> String {
     use bson::RawBsonRef as B;
     let text = match v {
-        B::String(s) => serde_json::to_string(s).unwrap_or_default(),
+        B::String(s) => {
+            // A long string is cut before it is measured: a row never
+            // holds more than a screen's width.
+            let head: String = s.chars().take(COMPACT_MAX - 3).collect();
+            let mut q = serde_json::to_string(&head).unwrap_or_default();
+            if head.len() < s.len() {
+                q.insert(q.len().saturating_sub(1), '…');
+            }
+            q
+        }
         B::Document(_) => "{…}".to_owned(),
         B::Array(a) => format!("[{}]", a.into_iter().count()),
         B::ObjectId(o) => o.to_hex(),
@@ -208,8 +217,18 @@ pub fn compact(v: bson::RawBsonRef<'_>) -> String {
             |b: bson::Bson| b.into_relaxed_extjson().to_string(),
         ),
     };
-    text.replace(['\n', '\r', '\t'], " ")
+    let text = text.replace(['\n', '\r', '\t'], " ");
+    if text.chars().count() > COMPACT_MAX {
+        let mut t: String = text.chars().take(COMPACT_MAX).collect();
+        t.push('…');
+        return t;
+    }
+    text
 }
+
+/// Characters of a value a row shows at most, before it is cut to the
+/// row's width.
+const COMPACT_MAX: usize = 240;
 
 /// Cuts `s` to `w` terminal cells, a wide character never split: when
 /// it is cut, its last cell is `…`.
@@ -441,11 +460,15 @@ mod tests {
         for w in 0..60 {
             let p = preview(&b, w);
             assert!(crate::fmt::display_width(&p) <= w, "{w}: {p}");
-            assert!(w < 3 || p.starts_with("_id"), "{w}: {p}");
+            assert!(w < 4 || p.starts_with("_id"), "{w}: {p}");
         }
         // 15 cells: `_id: 7  name: "` is 15, the first wide one would be the 16th.
         assert_eq!(preview(&b, 16), "_id: 7  name: \"…");
         assert_eq!(cell(&b, "tags"), "[3]");
+        let long = bytes(&bson::doc! {"s": "é".repeat(10_000)});
+        let c = cell(&long, "s");
+        assert_eq!(c.chars().count(), COMPACT_MAX, "{c}");
+        assert!(c.ends_with("é…\""), "{c}");
         assert_eq!(cell(&b, "missing"), "");
     }
 

@@ -33,10 +33,15 @@ fn count_text(r: &Results, lang: Lang) -> String {
 /// The tab's title: what is listed.
 fn title(m: &Model, results: Option<&Results>) -> String {
     let l = m.lang;
+    let table = if m.docs.columns.table {
+        l.pick(" · table", " · 表格")
+    } else {
+        ""
+    };
     if let Some(r) = results {
         let pages = r.pages().map_or_else(|| "?".to_owned(), |p| p.to_string());
         return format!(
-            " {}: {} · {} {}/{pages} ",
+            " {}: {} · {} {}/{pages}{table} ",
             l.pick("Query", "查询"),
             count_text(r, l),
             l.pick("page", "页"),
@@ -49,7 +54,7 @@ fn title(m: &Model, results: Option<&Results>) -> String {
         DocView::Largest => l.pick("largest first", "最大的在前").to_owned(),
     };
     format!(
-        " {}: {which} ({}) · {} ",
+        " {}: {which} ({}){table} · {} ",
         l.pick("Documents", "文档"),
         m.docs.list.len(),
         l.pick("Enter folds · / queries", "Enter 折叠 · / 查询")
