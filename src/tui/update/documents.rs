@@ -261,7 +261,8 @@ pub fn columns(m: &mut Model) {
 }
 
 /// A key while the chooser is open: the move keys move, Space ticks,
-/// Enter (or `c` again) shows the table of the ticked fields, Esc closes.
+/// Enter (or `c` again) shows the table of the ticked fields, Esc closes
+/// (Ctrl-C still quits).
 pub fn chooser_key(m: &mut Model, k: KeyEvent, bound: Option<Action>) -> Vec<Effect> {
     let page = page(m);
     let Some(ch) = m.docs.columns.chooser.as_mut() else {
@@ -307,7 +308,6 @@ pub fn chooser_key(m: &mut Model, k: KeyEvent, bound: Option<Action>) -> Vec<Eff
         (_, Some(a)) if a.is_move() => {
             ch.sel = moved(ch.sel, ch.fields.len(), a, page);
         }
-        (_, Some(a @ (Action::Quit | Action::Help))) => return super::action(m, a),
         _ => {}
     }
     Vec::new()

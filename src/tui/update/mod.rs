@@ -100,6 +100,8 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         }
         Msg::Query { req, reply } => {
             query::reply(m, req, reply);
+            // A new page is searched again.
+            documents::research(m);
             Vec::new()
         }
         Msg::Exporting { req, written } => {
@@ -131,7 +133,12 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
     let bound = m.keymap.action(Key::from_event(k));
     let ctrl_quit = bound == Some(Action::Quit) && k.modifiers.contains(KeyModifiers::CONTROL);
     if m.docs.query.bar.is_some() && !ctrl_quit {
-        return query::key(m, k);
+        let fx = query::key(m, k);
+        if m.docs.query.bar.is_none() {
+            // A query run: its page is searched when it comes.
+            documents::research(m);
+        }
+        return fx;
     }
     if m.input.is_some() && !ctrl_quit {
         prompt::key(m, k);

@@ -196,7 +196,6 @@ fn reset_docs(m: &mut Model) {
     m.detail.scroll = 0;
     m.detail.hscroll = 0;
     m.docs.list = results(m).map_or_else(Vec::new, |r| (0..r.docs.len()).collect());
-    super::documents::research(m);
 }
 
 /// `n` / `p`: the next or previous page.
