@@ -1223,6 +1223,28 @@ fn y_on_documents_copies_the_document_as_relaxed_extended_json() {
         "{}",
         said(&m)
     );
+    // In Chinese too.
+    m.lang = docshape::i18n::Lang::Zh;
+    let fx = ch(&mut m, 'y');
+    let [Effect::Copy { what, .. }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(
+        what,
+        &format!("shop.orders 中 _id 为 {id} 的文档（relaxed Extended JSON）")
+    );
+    update(
+        &mut m,
+        Msg::Done(Done::Copied {
+            what: what.clone(),
+            lines: 3,
+        }),
+    );
+    assert!(
+        said(&m).starts_with("已通过 OSC 52 复制shop.orders 中") && said(&m).contains("3 行"),
+        "{}",
+        said(&m)
+    );
 }
 
 #[test]
@@ -1279,6 +1301,20 @@ fn ctrl_f_searches_the_listed_documents_and_n_walks_the_matches() {
     }
     key(&mut m, KeyCode::Enter);
     assert!(said(&m).contains("in none of the"), "{}", said(&m));
+    key(&mut m, KeyCode::Esc);
+    // In Chinese too, from the top.
+    m.lang = docshape::i18n::Lang::Zh;
+    ch(&mut m, 'g');
+    ctrl(&mut m, 'f');
+    for c in "SKU-0015".chars() {
+        ch(&mut m, c);
+    }
+    key(&mut m, KeyCode::Enter);
+    assert!(
+        said(&m).contains(&format!("第 1 个匹配，共 {} 个", want.len())),
+        "{}",
+        said(&m)
+    );
 }
 
 #[test]
