@@ -63,6 +63,8 @@ pub enum Action {
     JumpScript,
     GotoCollection,
     Connect,
+    Search,
+    PrevMatch,
 }
 
 impl Action {
@@ -196,7 +198,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::Copy,
         "copy",
-        "copy the migration script (OSC 52)",
+        "copy the migration script; on Documents the selected document (OSC 52)",
         &["y"],
     ),
     (
@@ -250,7 +252,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::NextPage,
         "next-page",
-        "next page of query results",
+        "next page of query results; with a search, the next match",
         &["n"],
     ),
     (
@@ -298,8 +300,20 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::GotoCollection,
         "goto-collection",
-        "from a finding to its collection (Schema tab, at its field)",
+        "from a finding to its collection (Schema tab, at its field); on Documents: the table's columns",
         &["c"],
+    ),
+    (
+        Action::Search,
+        "search",
+        "search the listed documents' text (n / N: next / previous match)",
+        &["ctrl-f"],
+    ),
+    (
+        Action::PrevMatch,
+        "prev-match",
+        "previous match of the search",
+        &["N"],
     ),
 ];
 
@@ -338,7 +352,7 @@ fn chinese(a: Action) -> &'static str {
         Action::SampleLess => "样本减半",
         Action::SeverityFilter => "切换严重程度筛选",
         Action::RuleFilter => "切换规则筛选",
-        Action::Copy => "复制迁移脚本（OSC 52）",
+        Action::Copy => "复制迁移脚本；在文档页复制所选文档（OSC 52）",
         Action::WriteScript => "把迁移脚本（或查询的全部匹配）写入文件",
         Action::DocsWithField => "含有所选字段的文档",
         Action::LargestDocs => "最大的文档排在前面",
@@ -347,7 +361,7 @@ fn chinese(a: Action) -> &'static str {
         Action::DetailLeft => "详情向左滚动",
         Action::DetailRight => "详情向右滚动",
         Action::LessonLanguage => "课程切换英文 / 中文",
-        Action::NextPage => "查询结果下一页",
+        Action::NextPage => "查询结果下一页；搜索时转到下一个匹配",
         Action::PrevPage => "查询结果上一页",
         Action::Explain => "查询如何执行（explain）",
         Action::ExportCsv => "把查询的全部匹配写入 CSV 文件",
@@ -355,7 +369,11 @@ fn chinese(a: Action) -> &'static str {
         Action::JumpEvidence => "问题的证据，在详情中（详情获得焦点）",
         Action::JumpBeforeAfter => "问题的改前 / 改后，在详情中",
         Action::JumpScript => "问题的迁移脚本，在详情中（随后 y 复制）",
-        Action::GotoCollection => "从问题转到它的集合（结构标签页，定位到其字段）",
+        Action::GotoCollection => {
+            "从问题转到它的集合（结构标签页，定位到其字段）；在文档页：选择表格的列"
+        }
+        Action::Search => "搜索所列文档的文本（n / N：下一个 / 上一个匹配）",
+        Action::PrevMatch => "搜索的上一个匹配",
     }
 }
 
@@ -611,6 +629,7 @@ impl Keymap {
             k(Action::Copy),
             k(Action::GotoCollection),
         );
+        let (find, next, prev) = (k(Action::Search), k(Action::NextPage), k(Action::PrevMatch));
         let rows = [
             (
                 lang.pick("Focus", "焦点"),
@@ -645,6 +664,13 @@ impl Keymap {
                 lang.pick(
                     format!("{coll}: its collection, on the Schema tab at its field"),
                     format!("{coll}：转到它的集合，在结构标签页定位到其字段"),
+                ),
+            ),
+            (
+                lang.pick("Documents", "文档"),
+                lang.pick(
+                    format!("{coll}: a table of chosen fields (again or {esc}: the previews); {copy} copies the document; {find} searches the listed ones, {next}/{prev} the next/previous match"),
+                    format!("{coll}：所选字段的表格（再按一次或 {esc}：回到预览）；{copy} 复制文档；{find} 搜索所列文档，{next}/{prev} 下一个/上一个匹配"),
                 ),
             ),
         ];

@@ -275,6 +275,50 @@ pub struct Documents {
     pub cursor: Option<usize>,
     /// The query bar and what its queries brought back.
     pub query: QueryState,
+    /// The text search over the listed documents (Ctrl-F), if one is on.
+    pub search: Option<Search>,
+    /// The table view: the fields chosen as columns (`c`).
+    pub columns: Columns,
+}
+
+/// A text search over the listed documents, in their relaxed Extended
+/// JSON text, ignoring case: `n` / `N` go from match to match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Search {
+    pub text: String,
+    /// The search line is open and takes the keys.
+    pub editing: bool,
+    /// Positions in the list of the documents whose text holds `text`.
+    pub hits: Vec<usize>,
+    /// Which of `hits` is selected.
+    pub at: Option<usize>,
+    /// The selection when the search line opened: typing finds the first
+    /// match from there, not from the last match of a shorter text.
+    pub from: usize,
+    /// The listed documents' text, lower case, made when the list changes
+    /// so that typing never decodes a document.
+    pub texts: Vec<String>,
+}
+
+/// The Documents tab as a table: one column per chosen top-level field.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// The fields, in the order they were ticked.
+    pub chosen: Vec<String>,
+    /// The list shows the table instead of the previews.
+    pub table: bool,
+    /// The chooser, while it is open.
+    pub chooser: Option<Chooser>,
+}
+
+/// The list of the collection's top-level fields to tick as columns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Chooser {
+    /// The collection's top-level fields, as the profile lists them.
+    pub fields: Vec<String>,
+    /// Those ticked, in the order they were ticked.
+    pub ticked: Vec<String>,
+    pub sel: usize,
 }
 
 impl Default for Documents {
@@ -289,6 +333,8 @@ impl Default for Documents {
             toggled: HashMap::new(),
             cursor: None,
             query: QueryState::default(),
+            search: None,
+            columns: Columns::default(),
         }
     }
 }

@@ -82,7 +82,8 @@ pub enum Done {
         written: std::path::PathBuf,
         asked: std::path::PathBuf,
     },
-    /// The script of `what`, `lines` long, went to the clipboard.
+    /// `what` ("the script of …", "document _id … of …"), `lines`
+    /// long, went to the clipboard.
     Copied { what: String, lines: usize },
     /// It could not be done: why.
     Failed(String),

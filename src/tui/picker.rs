@@ -208,6 +208,15 @@ pub fn remember(dir: &Path, t: &Target) -> std::io::Result<Vec<String>> {
     Ok(targets)
 }
 
+/// What the status line says about the picker when a target fails: its
+/// key (`key`, from the keymap) and what it does.
+pub fn offer(key: &str, lang: crate::i18n::Lang) -> String {
+    match lang {
+        crate::i18n::Lang::En => format!("{key} connects to another target"),
+        crate::i18n::Lang::Zh => format!("按 {key} 连接到另一个目标"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1085,3 +1085,72 @@ fn a_click_on_a_tab_number_opens_that_tab() {
         }
     }
 }
+
+/// A row previews its first fields after its `_id`, cut to the row; `c`
+/// and ticks make a table of the chosen fields, a column each, as wide
+/// as its values and the room allow.
+#[test]
+fn documents_preview_and_table_view() {
+    use docshape::tui::msg::Msg;
+    use docshape::tui::update::update;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let press = |m: &mut Model, c: KeyCode| {
+        update(m, Msg::Key(KeyEvent::new(c, KeyModifiers::NONE)));
+    };
+    for (w, h) in [(80, 24), (160, 45)] {
+        let mut m = orders(w, h);
+        action(&mut m, Action::TabDocuments);
+        let s = screen(&m, w, h);
+        let rows: Vec<&str> = s.lines().filter(|l| l.contains("▸ #")).collect();
+        assert!(rows.len() > 5, "{s}");
+        assert!(rows.iter().all(|r| r.contains("_id: ")), "{s}");
+        if w >= 160 {
+            assert!(s.contains("customer: {…}"), "{s}");
+            assert!(s.contains("items: ["), "{s}");
+        } else {
+            assert!(rows.iter().all(|r| r.contains('…')), "{s}");
+        }
+        wide_characters_whole(&screen_with(&m, w, h, &Theme::default()), "preview");
+        // The chooser, then the table of status and total.
+        press(&mut m, KeyCode::Char('c'));
+        let s = screen(&m, w, h);
+        assert!(s.contains("Space ticks a field"), "{s}");
+        assert!(s.contains("[ ]  customer_id"), "{s}");
+        for f in ["status", "total"] {
+            let at = m
+                .docs
+                .columns
+                .chooser
+                .as_ref()
+                .and_then(|c| c.fields.iter().position(|x| x == f))
+                .expect(f);
+            press(&mut m, KeyCode::Home);
+            for _ in 0..at {
+                press(&mut m, KeyCode::Down);
+            }
+            press(&mut m, KeyCode::Char(' '));
+        }
+        let s = screen(&m, w, h);
+        assert!(s.contains("[1]  status") && s.contains("[2]  total"), "{s}");
+        press(&mut m, KeyCode::Enter);
+        let s = screen(&m, w, h);
+        assert!(s.contains("kept sample (300) · table"), "{s}");
+        let head = s
+            .lines()
+            .find(|l| l.contains("status") && l.contains("total") && !l.contains('#'))
+            .unwrap_or_else(|| panic!("no header:\n{s}"));
+        let col = |l: &str, pat: &str| l.find(pat).map(|b| l[..b].chars().count());
+        let (sc, tc) = (
+            col(head, "status").expect("status"),
+            col(head, "total").expect("total"),
+        );
+        assert!(sc < tc, "{head}");
+        let rows: Vec<&str> = s.lines().filter(|l| l.contains("▸ #")).collect();
+        assert!(rows.len() > 5, "{s}");
+        assert!(rows.iter().all(|r| r.chars().nth(sc) == Some('"')), "{s}");
+        assert!(!rows.iter().any(|r| r.contains("_id: ")), "{s}");
+        // `c` again: the previews.
+        press(&mut m, KeyCode::Char('c'));
+        assert!(screen(&m, w, h).contains("_id: "));
+    }
+}

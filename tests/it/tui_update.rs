@@ -153,7 +153,7 @@ fn write_and_copy_return_effects_for_the_selected_finding() {
         ch(&mut m, 'y'),
         vec![Effect::Copy {
             text: f.suggestion.migration,
-            what
+            what: format!("the script of {what}"),
         }]
     );
     let wrote = |written: &str| {
@@ -1152,5 +1152,373 @@ fn findings_of_an_arriving_collection_are_listed_while_the_rest_is_read() {
             .map(|f| (f.rule, f.namespace.clone(), f.path.clone())),
         chosen,
         "the selected finding stays selected"
+    );
+}
+/// The orders' Documents tab, the list focused.
+fn orders_documents() -> Model {
+    let mut m = model();
+    select(&mut m, "orders");
+    ch(&mut m, '3');
+    assert_eq!(m.tab, Tab::Documents);
+    assert!(m.docs.list.len() > 10);
+    m
+}
+
+fn said(m: &Model) -> String {
+    m.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
+fn ctrl(m: &mut Model, c: char) -> Vec<Effect> {
+    update(
+        m,
+        Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)),
+    )
+}
+
+#[test]
+fn a_row_previews_its_first_fields() {
+    let m = orders_documents();
+    let bytes = m.doc_bytes(m.docs.list[m.docs.sel]).expect("a document");
+    let p = docshape::tui::layout::documents::preview(bytes, 400);
+    assert!(p.starts_with("_id: "), "{p}");
+    assert!(p.contains("customer: {…}"), "{p}");
+    assert!(p.contains("items: ["), "{p}");
+    assert!(p.contains("status: \""), "{p}");
+    let short = docshape::tui::layout::documents::preview(bytes, 30);
+    assert_eq!(docshape::fmt::display_width(&short), 30, "{short}");
+    assert!(short.ends_with('…'), "{short}");
+}
+
+#[test]
+fn c_on_documents_chooses_columns_and_toggles_the_table() {
+    let mut m = orders_documents();
+    ch(&mut m, 'c');
+    let chooser = m.docs.columns.chooser.as_ref().expect("the chooser");
+    let c = m.collection().expect("orders");
+    let top: Vec<&str> = c
+        .fields
+        .iter()
+        .filter(|f| f.depth == 0)
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(chooser.fields, top);
+    assert!(top.contains(&"status") && !top.iter().any(|f| f.contains('.')));
+    // Status first, then _id: columns in the order ticked.
+    let at = |m: &Model, f: &str| {
+        m.docs
+            .columns
+            .chooser
+            .as_ref()
+            .and_then(|c| c.fields.iter().position(|x| x == f))
+            .expect("field")
+    };
+    let status = at(&m, "status");
+    for _ in 0..status {
+        ch(&mut m, 'j');
+    }
+    ch(&mut m, ' ');
+    ch(&mut m, 'g');
+    ch(&mut m, ' ');
+    key(&mut m, KeyCode::Enter);
+    assert!(m.docs.columns.chooser.is_none());
+    assert!(m.docs.columns.table);
+    assert_eq!(m.docs.columns.chosen, ["status", "_id"]);
+    assert!(said(&m).contains("status, _id"), "{}", said(&m));
+    // `c` again: the previews; once more: the chooser, ticks kept.
+    ch(&mut m, 'c');
+    assert!(!m.docs.columns.table);
+    ch(&mut m, 'c');
+    assert_eq!(
+        m.docs.columns.chooser.as_ref().map(|c| c.ticked.clone()),
+        Some(vec!["status".to_owned(), "_id".to_owned()])
+    );
+    // Esc closes the chooser as it was; `c` in it shows the table.
+    key(&mut m, KeyCode::Esc);
+    assert!(m.docs.columns.chooser.is_none() && !m.docs.columns.table);
+    ch(&mut m, 'c');
+    ch(&mut m, 'c');
+    assert!(m.docs.columns.table);
+    // Esc from the table: the previews, the query results untouched.
+    key(&mut m, KeyCode::Esc);
+    assert!(!m.docs.columns.table);
+    assert_eq!(m.tab, Tab::Documents);
+    // On the Findings tab `c` still goes from a finding to its collection.
+    ch(&mut m, '2');
+    ch(&mut m, 'c');
+    assert_eq!(m.tab, Tab::Schema);
+    assert!(m.docs.columns.chooser.is_none());
+}
+
+#[test]
+fn y_on_documents_copies_the_document_as_relaxed_extended_json() {
+    let mut m = orders_documents();
+    ch(&mut m, 'j');
+    let d = m.docs.list[m.docs.sel];
+    let doc = bson::Document::from_reader(m.doc_bytes(d).expect("bytes")).expect("document");
+    let fx = ch(&mut m, 'y');
+    let [Effect::Copy { text, what }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    let json: serde_json::Value = serde_json::from_str(text).expect("JSON");
+    assert_eq!(
+        json,
+        bson::Bson::Document(doc.clone()).into_relaxed_extjson()
+    );
+    let id = doc.get_object_id("_id").expect("_id").to_hex();
+    assert_eq!(
+        what,
+        &format!("document _id {id} of shop.orders as relaxed Extended JSON")
+    );
+    update(
+        &mut m,
+        Msg::Done(Done::Copied {
+            what: what.clone(),
+            lines: text.lines().count(),
+        }),
+    );
+    assert!(
+        said(&m).starts_with(&format!(
+            "copied document _id {id} of shop.orders as relaxed Extended JSON ({} lines)",
+            text.lines().count()
+        )),
+        "{}",
+        said(&m)
+    );
+    // In Chinese too.
+    m.lang = docshape::i18n::Lang::Zh;
+    let fx = ch(&mut m, 'y');
+    let [Effect::Copy { what, .. }] = &fx[..] else {
+        panic!("{fx:?}");
+    };
+    assert_eq!(
+        what,
+        &format!("shop.orders 中 _id 为 {id} 的文档（relaxed Extended JSON）")
+    );
+    update(
+        &mut m,
+        Msg::Done(Done::Copied {
+            what: what.clone(),
+            lines: 3,
+        }),
+    );
+    assert!(
+        said(&m).starts_with("已通过 OSC 52 复制shop.orders 中") && said(&m).contains("3 行"),
+        "{}",
+        said(&m)
+    );
+}
+
+#[test]
+fn ctrl_f_searches_the_listed_documents_and_n_walks_the_matches() {
+    let mut m = orders_documents();
+    let c = m.collection().expect("orders");
+    let texts: Vec<String> = m
+        .docs
+        .list
+        .iter()
+        .map(|&d| {
+            bson::Bson::Document(bson::Document::from_reader(&c.kept[d][..]).expect("doc"))
+                .into_relaxed_extjson()
+                .to_string()
+        })
+        .collect();
+    let want: Vec<usize> = (0..texts.len())
+        .filter(|&i| texts[i].contains("SKU-0015"))
+        .collect();
+    assert!(want.len() > 1, "{want:?}");
+    ctrl(&mut m, 'f');
+    // Typed in lower case: the search ignores case.
+    for c in "sku-0015".chars() {
+        ch(&mut m, c);
+    }
+    let s = m.docs.search.as_ref().expect("search");
+    assert!(s.editing);
+    assert_eq!(s.hits, want);
+    assert_eq!(m.docs.sel, want[0]);
+    key(&mut m, KeyCode::Enter);
+    assert!(m.docs.search.as_ref().is_some_and(|s| !s.editing));
+    assert!(
+        said(&m).contains(&format!("match 1 of {}", want.len())),
+        "{}",
+        said(&m)
+    );
+    // `n` the next match (not the next page), `N` back, round the ends.
+    ch(&mut m, 'n');
+    assert_eq!(m.docs.sel, want[1]);
+    assert!(said(&m).contains(&format!("match 2 of {}", want.len())));
+    ch(&mut m, 'N');
+    ch(&mut m, 'N');
+    assert_eq!(m.docs.sel, want[want.len() - 1]);
+    assert!(said(&m).contains("(wrapped)"), "{}", said(&m));
+    // Esc ends the search; `n` then says there is none.
+    key(&mut m, KeyCode::Esc);
+    assert!(m.docs.search.is_none());
+    ch(&mut m, 'n');
+    assert!(said(&m).contains("no query results"), "{}", said(&m));
+    // Nothing found says so.
+    ctrl(&mut m, 'f');
+    for c in "no such text".chars() {
+        ch(&mut m, c);
+    }
+    key(&mut m, KeyCode::Enter);
+    assert!(said(&m).contains("in none of the"), "{}", said(&m));
+    key(&mut m, KeyCode::Esc);
+    // In Chinese too, from the top.
+    m.lang = docshape::i18n::Lang::Zh;
+    ch(&mut m, 'g');
+    ctrl(&mut m, 'f');
+    for c in "SKU-0015".chars() {
+        ch(&mut m, c);
+    }
+    key(&mut m, KeyCode::Enter);
+    assert!(
+        said(&m).contains(&format!("第 1 个匹配，共 {} 个", want.len())),
+        "{}",
+        said(&m)
+    );
+}
+
+#[test]
+fn a_new_filter_starts_without_the_previous_sort_and_projection() {
+    let mut m = orders_documents();
+    ch(&mut m, '/');
+    for c in "{status: 'paid'}".chars() {
+        ch(&mut m, c);
+    }
+    key(&mut m, KeyCode::Tab);
+    for c in "{_id: -1}".chars() {
+        ch(&mut m, c);
+    }
+    key(&mut m, KeyCode::Tab);
+    for c in "{status: 1}".chars() {
+        ch(&mut m, c);
+    }
+    let fx = key(&mut m, KeyCode::Enter);
+    let sorted = fx.iter().any(|e| {
+        matches!(e, Effect::Query { query, work: docshape::tui::effects::QueryWork::Page, .. }
+            if query.sort.is_some() && query.projection.is_some())
+    });
+    assert!(sorted, "{fx:?}");
+    assert!(m.status.is_none());
+    // The bar opens on the filter only; a new one runs without the rest.
+    ch(&mut m, '/');
+    let bar = m.docs.query.bar.as_ref().expect("bar");
+    assert_eq!(bar.text.filter, "{status: 'paid'}");
+    assert!(bar.text.sort.is_empty() && bar.text.projection.is_empty());
+    for _ in 0.."'paid'}".len() {
+        key(&mut m, KeyCode::Backspace);
+    }
+    for c in "'shipped'}".chars() {
+        ch(&mut m, c);
+    }
+    let fx = key(&mut m, KeyCode::Enter);
+    let plain = fx.iter().any(|e| {
+        matches!(e, Effect::Query { query, work: docshape::tui::effects::QueryWork::Page, .. }
+            if query.sort.is_none() && query.projection.is_none())
+    });
+    assert!(plain, "{fx:?}");
+    let s = said(&m);
+    assert!(s.contains("as a new find"), "{s}");
+    assert!(s.contains("sort {_id: -1}, projection {status: 1}"), "{s}");
+    assert!(s.contains("↑"), "{s}");
+    // ↑ brings the whole query back.
+    ch(&mut m, '/');
+    key(&mut m, KeyCode::Up);
+    let bar = m.docs.query.bar.as_ref().expect("bar");
+    assert_eq!(bar.text.filter, "{status: 'shipped'}");
+    key(&mut m, KeyCode::Up);
+    let bar = m.docs.query.bar.as_ref().expect("bar");
+    assert_eq!(bar.text.sort, "{_id: -1}");
+}
+
+/// A filter typed while collections arrive (their findings opening All
+/// findings) selects the first collection it matches, and the selection
+/// stays there as the rest arrives and the report comes in.
+#[test]
+fn a_filter_typed_while_collections_arrive_keeps_its_match() {
+    let full = sample_report();
+    let n = full.collections.len();
+    let target = full
+        .collections
+        .iter()
+        .position(|c| c.namespace == "shop.orders")
+        .expect("shop.orders");
+    let mut m = Model::new("sample-data".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    start_sampling(&mut m);
+    let arrive = |m: &mut Model, i: usize| {
+        update(
+            m,
+            Msg::Arrived {
+                req: 1,
+                position: (i + 1, n),
+                collection: Box::new(full.collections[i].clone()),
+            },
+        );
+    };
+    // Typed before the collection it matches has arrived.
+    for i in 0..target {
+        arrive(&mut m, i);
+    }
+    ch(&mut m, '/');
+    text(&mut m, "shop.ord");
+    arrive(&mut m, target);
+    text(&mut m, "ers");
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(
+        m.collection().map(|c| c.namespace.as_str()),
+        Some("shop.orders")
+    );
+    for i in target + 1..n {
+        arrive(&mut m, i);
+    }
+    update(
+        &mut m,
+        Msg::Loaded {
+            req: 1,
+            result: Ok(Box::new(full.clone())),
+        },
+    );
+    assert_eq!(
+        m.collection().map(|c| c.namespace.as_str()),
+        Some("shop.orders")
+    );
+}
+
+/// The report may come in while the filter is still being typed.
+#[test]
+fn a_filter_typed_while_the_report_comes_in_keeps_its_match() {
+    let full = sample_report();
+    let n = full.collections.len();
+    let mut m = Model::new("sample-data".into(), 1000, Keymap::default());
+    m.size = (120, 40);
+    start_sampling(&mut m);
+    for i in 0..n {
+        update(
+            &mut m,
+            Msg::Arrived {
+                req: 1,
+                position: (i + 1, n),
+                collection: Box::new(full.collections[i].clone()),
+            },
+        );
+    }
+    ch(&mut m, '/');
+    text(&mut m, "shop.ord");
+    update(
+        &mut m,
+        Msg::Loaded {
+            req: 1,
+            result: Ok(Box::new(full.clone())),
+        },
+    );
+    text(&mut m, "ers");
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(
+        m.collection().map(|c| c.namespace.as_str()),
+        Some("shop.orders")
     );
 }

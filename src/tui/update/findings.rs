@@ -85,6 +85,10 @@ pub fn script(m: &mut Model, a: Action) -> Vec<Effect> {
         (_, Lang::Zh) => format!("{} 上的 {}", f.namespace, f.rule),
     };
     vec![if a == Action::Copy {
+        let what = match lang {
+            Lang::En => format!("the script of {what}"),
+            Lang::Zh => format!("{what} 的脚本"),
+        };
         Effect::Copy { text: script, what }
     } else {
         Effect::WriteFile {

@@ -135,7 +135,8 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
         Ok(r) => r,
         Err(e) => {
             let key = m.keymap.first_label(Action::Resample);
-            let elsewhere = super::picker::offer(m);
+            let elsewhere =
+                crate::tui::picker::offer(&m.keymap.first_label(Action::Connect), m.lang);
             let msg = match m.lang {
                 Lang::En => format!("{e} — {key} retries, {elsewhere}"),
                 Lang::Zh => format!("{e}——按 {key} 重试，{elsewhere}"),

@@ -47,7 +47,14 @@ pub use learn::start_measuring;
 /// The status line for what a side effect did, in the explorer's language.
 fn done(m: &mut Model, d: Done) {
     let (level, text) = match (d, m.lang) {
-        (Done::Wrote { what, written, asked }, lang) => {
+        (
+            Done::Wrote {
+                what,
+                written,
+                asked,
+            },
+            lang,
+        ) => {
             let (w, a) = (written.display(), asked.display());
             let text = match (lang, written == asked) {
                 (Lang::En, true) => format!("wrote the script of {what} to {w}"),
@@ -61,11 +68,11 @@ fn done(m: &mut Model, d: Done) {
         }
         (Done::Copied { what, lines }, Lang::En) => (
             Level::Info,
-            format!("copied the script of {what} ({lines} lines) with OSC 52 — if your terminal allows it"),
+            format!("copied {what} ({lines} lines) with OSC 52 — if your terminal allows it"),
         ),
         (Done::Copied { what, lines }, Lang::Zh) => (
             Level::Info,
-            format!("已通过 OSC 52 复制 {what} 的脚本（{lines} 行）——如果终端允许"),
+            format!("已通过 OSC 52 复制{what}（{lines} 行）——如果终端允许"),
         ),
         (Done::Failed(why), lang) => (
             Level::Error,
@@ -96,6 +103,8 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         }
         Msg::Query { req, reply } => {
             query::reply(m, req, reply);
+            // A new page is searched again.
+            documents::research(m);
             Vec::new()
         }
         Msg::Exporting { req, written } => {
@@ -138,11 +147,22 @@ fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
         return picker::key(m, k);
     }
     if m.docs.query.bar.is_some() && !ctrl_quit {
-        return query::key(m, k);
+        let fx = query::key(m, k);
+        if m.docs.query.bar.is_none() {
+            // A query run: its page is searched when it comes.
+            documents::research(m);
+        }
+        return fx;
     }
     if m.input.is_some() && !ctrl_quit {
         prompt::key(m, k);
         return Vec::new();
+    }
+    if m.docs.search.as_ref().is_some_and(|s| s.editing) && !ctrl_quit {
+        return documents::search_key(m, k);
+    }
+    if m.docs.columns.chooser.is_some() && !ctrl_quit {
+        return documents::chooser_key(m, k, bound);
     }
     match bound {
         Some(a) => action(m, a),
@@ -197,8 +217,25 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             );
             Vec::new()
         }
+        // On the Documents tab `c` chooses the table's columns.
+        Action::GotoCollection if on_documents(m) => {
+            documents::columns(m);
+            Vec::new()
+        }
         Action::GotoCollection => {
             open::collection(m);
+            Vec::new()
+        }
+        Action::Search => {
+            documents::open_search(m);
+            Vec::new()
+        }
+        Action::PrevMatch => {
+            documents::next_match(m, false);
+            Vec::new()
+        }
+        Action::NextPage if on_documents(m) && documents::searching(m) => {
+            documents::next_match(m, true);
             Vec::new()
         }
         Action::NextTab => enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
@@ -240,6 +277,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::WriteScript if m.tab == Tab::Documents && model::results(m).is_some() => {
             query::export(m, Format::Json)
         }
+        Action::Copy if on_documents(m) => documents::copy(m),
         Action::Copy | Action::WriteScript => findings::script(m, a),
         Action::ExportCsv => query::export(m, Format::Csv),
         Action::NextPage | Action::PrevPage => query::turn_page(m, a == Action::NextPage),
@@ -274,6 +312,11 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             Pane::Main | Pane::Detail => tab_action(m, a),
         },
     }
+}
+
+/// The Documents tab of a collection is shown.
+fn on_documents(m: &Model) -> bool {
+    m.tab == Tab::Documents && m.collection().is_some()
 }
 
 /// An action for the selected tab's own module.
@@ -340,6 +383,9 @@ fn cancel(m: &mut Model) -> Vec<Effect> {
         return Vec::new();
     }
     let on_docs = m.tab == Tab::Documents;
+    if on_docs && documents::leave(m) {
+        return Vec::new();
+    }
     if on_docs && m.docs.query.running() && model::results(m).is_some() {
         return query_cancel(m);
     }

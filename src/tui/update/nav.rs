@@ -73,6 +73,9 @@ pub fn filter_changed(m: &mut Model) {
         }
     } else {
         m.nav.explored = true;
+        // A filter asks for collections: the overview is no longer the
+        // row chosen, and a match that arrives later is selected.
+        m.nav.overview_chosen = false;
     }
     rebuild(m);
     let kept = row

@@ -6,7 +6,6 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::i18n::Lang;
 use crate::target::{self, ConnectionError, Target};
 
 use super::super::effects::Effect;
@@ -206,13 +205,4 @@ pub fn switch(m: &mut Model, target: Target) -> Vec<Effect> {
     fx.push(Effect::Switch { target });
     fx.extend(start_sampling(m));
     fx
-}
-
-/// What the error screen and the status line say about the picker.
-pub fn offer(m: &Model) -> String {
-    let key = m.keymap.first_label(super::super::keymap::Action::Connect);
-    match m.lang {
-        Lang::En => format!("{key} connects to another target"),
-        Lang::Zh => format!("按 {key} 连接到另一个目标"),
-    }
 }

@@ -46,7 +46,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             "so far · references, copies, fan-out, workload and advice once all is read ",
             "目前 · 引用、副本、扇出、负载和建议在读完后给出 ",
         );
-        crate::fmt::fit(
+        crate::fmt::fit_end(
             &format!("{title}{more}"),
             usize::from(list.width.saturating_sub(2)),
         )
