@@ -1154,3 +1154,98 @@ fn documents_preview_and_table_view() {
         assert!(screen(&m, w, h).contains("_id: "));
     }
 }
+
+/// One collection, every number that describes it: the explorer's Schema,
+/// Findings and Documents tabs show what `audit --format json` says of the
+/// same target — the documents in the collection and sampled, each
+/// field's presence, a finding's words and its evidence — and the
+/// Documents tab names the kept documents the finding counted.
+#[test]
+fn the_tabs_and_the_json_report_give_the_same_numbers() {
+    use crate::common;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("pop");
+    std::fs::create_dir_all(&db).expect("db dir");
+    let docs: String = (0..3000)
+        .map(|i| {
+            let note = if i % 3 == 0 { r#", "note": "n""# } else { "" };
+            format!(
+                "{{\"_id\": {i}, \"at\": \"2020-01-{:02}T03:04:05Z\", \"n\": {i}{note}}}\n",
+                i % 28 + 1
+            )
+        })
+        .collect();
+    std::fs::write(db.join("items.json"), docs).expect("write");
+    let target = dir.path().display().to_string();
+    let out = common::docshape(&["audit", &target, "--sample", "1000", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let c = &json["collections"][0];
+    assert_eq!(c["namespace"], "pop.items");
+    let report = {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let mut src = FileSource::open(dir.path()).expect("the directory");
+            let plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
+            audit::run(&mut src, &plan, &mut |_| {})
+                .await
+                .expect("audit")
+        })
+    };
+    let mine = &report.collections[0];
+    assert_eq!(Some(mine.documents.unwrap_or(0)), c["documents"].as_u64());
+    assert_eq!(c["documents"], 3000);
+    assert_eq!(c["sampled"], 1000);
+    let mut m = Model::new(target.clone(), 1000, Keymap::default());
+    m.size = (160, 45);
+    set_report(&mut m, report);
+    while m.collection().is_none() {
+        action(&mut m, Action::Down);
+    }
+    // Schema: each field's presence as the report gives it.
+    let schema = screen(&m, 160, 45);
+    for f in c["fields"].as_array().expect("fields") {
+        let path = f["path"].as_str().expect("path");
+        let presence = docshape::fmt::percent(f["presence"].as_f64().expect("presence"));
+        let row = schema
+            .lines()
+            .find(|l| l.contains('█') && l.split_whitespace().any(|t| t == path))
+            .unwrap_or_else(|| panic!("no row for {path}:\n{schema}"));
+        assert!(row.contains(&presence), "{path}: {presence} in\n{row}");
+    }
+    // Findings: the same words and evidence.
+    action(&mut m, Action::TabFindings);
+    let finding = c["findings"]
+        .as_array()
+        .and_then(|a| a.iter().find(|f| f["rule"] == "string-dates"))
+        .expect("string-dates in the JSON report");
+    let shown = m
+        .listed_findings()
+        .into_iter()
+        .find(|f| f.rule == "string-dates")
+        .expect("string-dates in the explorer");
+    assert_eq!(
+        shown.message,
+        finding["message"].as_str().unwrap_or_default()
+    );
+    for k in ["documents", "date_strings", "sampled", "kept"] {
+        assert_eq!(shown.evidence[k], finding["evidence"][k], "{k}");
+    }
+    let findings = screen(&m, 160, 45);
+    assert!(
+        findings.contains(&docshape::fmt::group(
+            finding["evidence"]["date_strings"].as_u64().unwrap_or(0)
+        )),
+        "{findings}"
+    );
+    // Documents: the kept documents the finding counted.
+    action(&mut m, Action::TabDocuments);
+    let documents = screen(&m, 160, 45);
+    let kept = finding["evidence"]["kept"].as_u64().expect("kept");
+    assert!(
+        documents.contains(&format!("kept sample ({kept})")),
+        "{kept}:\n{documents}"
+    );
+}
