@@ -1166,15 +1166,16 @@ fn the_tabs_and_the_json_report_give_the_same_numbers() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("pop");
     std::fs::create_dir_all(&db).expect("db dir");
-    let docs: String = (0..3000)
-        .map(|i| {
-            let note = if i % 3 == 0 { r#", "note": "n""# } else { "" };
-            format!(
-                "{{\"_id\": {i}, \"at\": \"2020-01-{:02}T03:04:05Z\", \"n\": {i}{note}}}\n",
-                i % 28 + 1
-            )
-        })
-        .collect();
+    let mut docs = String::new();
+    for i in 0..3000 {
+        use std::fmt::Write as _;
+        let note = if i % 3 == 0 { r#", "note": "n""# } else { "" };
+        let _ = writeln!(
+            docs,
+            "{{\"_id\": {i}, \"at\": \"2020-01-{:02}T03:04:05Z\", \"n\": {i}{note}}}",
+            i % 28 + 1
+        );
+    }
     std::fs::write(db.join("items.json"), docs).expect("write");
     let target = dir.path().display().to_string();
     let out = common::docshape(&["audit", &target, "--sample", "1000", "--format", "json"]);
