@@ -118,6 +118,19 @@ impl Severity {
             Severity::Critical => "critical",
         }
     }
+
+    /// The severity as a reader of `lang` says it (the contract's name in
+    /// English).
+    pub fn label(self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::En => self.name(),
+            Lang::Zh => match self {
+                Severity::Info => "提示",
+                Severity::Warning => "警告",
+                Severity::Critical => "严重",
+            },
+        }
+    }
 }
 
 /// One thing in the schema that will hurt, with its proof and what to do

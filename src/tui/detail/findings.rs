@@ -55,7 +55,7 @@ pub fn text_and_sections<'a>(
     let inside = inner(area);
     let w = usize::from(inside.width);
     let mut lines: Vec<Line> = Vec::new();
-    lines.extend(super::parts::message_lines(fd, w, theme));
+    lines.extend(super::parts::message_lines(fd, w, theme, m.lang));
     lines.push(Line::default());
     sections.evidence = lines.len();
     lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));

@@ -27,13 +27,18 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// A finding's message wrapped to `width`, its severity in front of the
 /// first line and the rest indented under it.
-pub fn message_lines(fd: &Finding, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn message_lines(
+    fd: &Finding,
+    width: usize,
+    theme: &Theme,
+    lang: crate::i18n::Lang,
+) -> Vec<Line<'static>> {
     wrap(&fd.message, width.saturating_sub(9))
         .into_iter()
         .enumerate()
         .map(|(i, l)| {
             let head = if i == 0 {
-                sev_span(fd.severity, theme)
+                sev_span(fd.severity, theme, lang)
             } else {
                 Span::raw(" ".repeat(8))
             };
@@ -43,6 +48,6 @@ pub fn message_lines(fd: &Finding, width: usize, theme: &Theme) -> Vec<Line<'sta
 }
 
 /// A style for a severity word.
-pub fn sev_span(s: Severity, theme: &Theme) -> Span<'static> {
-    Span::styled(format!("{:<8}", s.name()), theme.severity(s))
+pub fn sev_span(s: Severity, theme: &Theme, lang: crate::i18n::Lang) -> Span<'static> {
+    Span::styled(crate::fmt::pad(s.label(lang), 8), theme.severity(s))
 }

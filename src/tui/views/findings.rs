@@ -19,7 +19,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let (list, detail) = findings_split(area);
     let mut filt = Vec::new();
     if let Some(s) = m.findings.severity {
-        filt.push(s.name().to_owned());
+        filt.push(s.label(m.lang).to_owned());
     }
     if let Some(r) = m.findings.rule {
         filt.push(r.to_owned());
@@ -83,7 +83,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             )
         };
         let mut l = Line::from(vec![
-            sev_span(fd.severity, theme),
+            sev_span(fd.severity, theme, m.lang),
             Span::raw(" "),
             Span::styled(fit(&what, w.saturating_sub(9)), theme.text()),
         ]);
