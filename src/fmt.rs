@@ -301,6 +301,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
+/// A count in at most five characters, for a status line or a chart axis
+/// (`999`, `1.2k`, `3.4M`): where the exact count is shown elsewhere.
+pub fn compact(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
+        _ => format!("{:.1}G", n as f64 / 1e9),
+    }
+}
+
 /// A measured ratio: grouped and whole from 1,000, else at most two
 /// decimals (`1,234`, `30`, `2.5`, `0.33`).
 pub fn decimal(f: f64) -> String {
@@ -322,19 +333,22 @@ pub fn decimal(f: f64) -> String {
 /// (`name: unbounded-array.max-length, value: 1,000`) instead of raw JSON.
 /// `key` names the value (`share`, `avg_bytes` …) and picks its unit.
 pub fn evidence(key: &str, v: &serde_json::Value) -> String {
-    evidence_named(key, v, &|_, k| k.to_owned())
+    evidence_named(key, v, &|_, k| k.to_owned(), &|_, _, _| None)
 }
 
 /// [`evidence`], with the keys of nested objects shown by `name(parent,
 /// key)` (a reader's language; `parent` tells docshape's own structure from
-/// a user's fields); units still follow the keys themselves.
+/// a user's fields); units still follow the keys themselves. A nested
+/// string is shown as `word(parent, key, value)` where that gives one
+/// (docshape's own words in the reader's language).
 pub fn evidence_named(
     key: &str,
     v: &serde_json::Value,
     name: &dyn Fn(&str, &str) -> String,
+    word: &dyn Fn(&str, &str, &str) -> Option<String>,
 ) -> String {
     use serde_json::Value;
-    let evidence = |key: &str, v: &Value| evidence_named(key, v, name);
+    let evidence = |key: &str, v: &Value| evidence_named(key, v, name, word);
     let is_share = ["share", "rate", "ratio", "presence"]
         .iter()
         .any(|w| key.contains(w));
@@ -384,6 +398,10 @@ pub fn evidence_named(
                 };
                 let shown = name(key, k);
                 match x {
+                    Value::String(t) => match word(key, k, t) {
+                        Some(w) => format!("{shown}: {w}"),
+                        None => format!("{shown}: {t}"),
+                    },
                     Value::Object(_) => format!("{shown}: ({})", evidence(unit, x)),
                     _ => format!("{shown}: {}", evidence(unit, x)),
                 }

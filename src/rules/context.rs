@@ -32,6 +32,9 @@ pub struct CollectionData<'a> {
     pub fields: &'a [FieldProfile],
     /// The kept sample, as raw BSON.
     pub kept: &'a [Vec<u8>],
+    /// The largest document read, measured path by path, when the kept
+    /// sample does not hold it whole.
+    pub largest_unkept: Option<&'a crate::profile::extract::Weighed>,
     /// How each array path grows, where measured, by path.
     pub growth: &'a crate::growth::ByPath,
     /// Figures measured over every document (largest documents, longest
@@ -57,6 +60,7 @@ impl<'a> CollectionData<'a> {
             indexes: &[],
             fields: &[],
             kept: &[],
+            largest_unkept: None,
             growth: &NO_GROWTH,
             extremes: None,
         }

@@ -167,6 +167,17 @@ pub enum Level {
 pub struct Status {
     pub text: String,
     pub level: Level,
+    /// Where it was said: a hint or a warning is about what was on screen
+    /// then, and is dropped once the user moves to another tab or
+    /// collection (an error stays until Esc).
+    pub place: Place,
+}
+
+/// A tab of one collection (or of the overview: no collection).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub tab: Tab,
+    pub ns: Option<String>,
 }
 
 /// One line of an open document.
@@ -489,6 +500,14 @@ impl Model {
         let r = self.next_req;
         self.next_req += 1;
         r
+    }
+
+    /// The tab and collection on screen.
+    pub fn place(&self) -> Place {
+        Place {
+            tab: self.tab,
+            ns: self.collection().map(|c| c.namespace.clone()),
+        }
     }
 
     /// The selected collection.

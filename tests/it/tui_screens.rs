@@ -1163,6 +1163,7 @@ fn documents_preview_and_table_view() {
 #[test]
 fn the_tabs_and_the_json_report_give_the_same_numbers() {
     use crate::common;
+    let owner = |k: u32| format!("65a1b2c3d4e5f6a7b8c9{k:04x}");
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("pop");
     std::fs::create_dir_all(&db).expect("db dir");
@@ -1172,16 +1173,26 @@ fn the_tabs_and_the_json_report_give_the_same_numbers() {
         let note = if i % 3 == 0 { r#", "note": "n""# } else { "" };
         let _ = writeln!(
             docs,
-            "{{\"_id\": {i}, \"at\": \"2020-01-{:02}T03:04:05Z\", \"n\": {i}{note}}}",
-            i % 28 + 1
+            "{{\"_id\": {i}, \"at\": \"2020-01-{:02}T03:04:05Z\", \"n\": {i}, \"owner_id\": {{\"$oid\": \"{}\"}}{note}}}",
+            i % 28 + 1,
+            owner(i % 50)
         );
     }
     std::fs::write(db.join("items.json"), docs).expect("write");
+    let mut owners = String::new();
+    for k in 0..50 {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            owners,
+            "{{\"_id\": {{\"$oid\": \"{}\"}}, \"name\": \"owner {k}\"}}",
+            owner(k)
+        );
+    }
+    std::fs::write(db.join("owners.json"), owners).expect("write");
     let target = dir.path().display().to_string();
     let out = common::docshape(&["audit", &target, "--sample", "1000", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
-    let c = &json["collections"][0];
-    assert_eq!(c["namespace"], "pop.items");
+    let c = common::collection(&json, "pop.items");
     let report = {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -1195,7 +1206,11 @@ fn the_tabs_and_the_json_report_give_the_same_numbers() {
                 .expect("audit")
         })
     };
-    let mine = &report.collections[0];
+    let mine = report
+        .collections
+        .iter()
+        .find(|x| x.namespace == "pop.items")
+        .expect("pop.items");
     assert_eq!(Some(mine.documents.unwrap_or(0)), c["documents"].as_u64());
     assert_eq!(c["documents"], 3000);
     assert_eq!(c["sampled"], 1000);
@@ -1249,4 +1264,39 @@ fn the_tabs_and_the_json_report_give_the_same_numbers() {
         documents.contains(&format!("kept sample ({kept})")),
         "{kept}:\n{documents}"
     );
+    // Relationships: the reference's match and fan-out as the report
+    // gives them, exact.
+    let rel = json["relationships"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["from"] == "pop.items.owner_id"))
+        .expect("the reference in the JSON report");
+    action(&mut m, Action::TabRelationships);
+    while m
+        .selected_relationship()
+        .is_some_and(|r| r.from != "pop.items.owner_id")
+    {
+        action(&mut m, Action::Down);
+    }
+    // Wide enough for each line of the detail whole.
+    m.size = (240, 50);
+    let rels = screen(&m, 240, 50);
+    let group = |k: &str| docshape::fmt::group(rel[k].as_u64().expect(k));
+    let matched = format!(
+        "{} ({} of {} references in the kept sample)",
+        docshape::fmt::percent(rel["match_rate"].as_f64().expect("rate")),
+        group("references_matched"),
+        group("references_probed")
+    );
+    assert!(rels.contains(&matched), "{matched}:\n{rels}");
+    let fo = &rel["fanout"];
+    let g = |k: &str| docshape::fmt::group(fo[k].as_u64().expect(k));
+    let fanout = format!(
+        "min {} · avg {} · p95 {} · max {} over {} parents",
+        g("min"),
+        docshape::fmt::decimal(fo["avg"].as_f64().expect("avg")),
+        g("p95"),
+        g("max"),
+        g("parents")
+    );
+    assert!(rels.contains(&fanout), "{fanout}:\n{rels}");
 }

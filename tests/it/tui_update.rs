@@ -198,6 +198,39 @@ fn write_and_copy_return_effects_for_the_selected_finding() {
     );
 }
 
+/// A hint is about what was on screen when it was said: it goes when the
+/// user moves to another tab or collection, and an error stays.
+#[test]
+fn a_hint_goes_with_the_tab_it_was_said_on_and_an_error_stays() {
+    let mut m = model();
+    select(&mut m, "orders");
+    ch(&mut m, '2');
+    let copied = || {
+        Msg::Done(Done::Copied {
+            what: "the script".into(),
+            lines: 3,
+        })
+    };
+    update(&mut m, copied());
+    assert!(m.status.is_some());
+    ch(&mut m, 'j');
+    assert!(m.status.is_some(), "moving within the tab keeps it");
+    ch(&mut m, '1');
+    assert!(m.status.is_none(), "another tab drops it");
+    ch(&mut m, '2');
+    update(&mut m, copied());
+    m.focus = Pane::Nav;
+    select(&mut m, "customers");
+    assert!(m.status.is_none(), "another collection drops it");
+    docshape::tui::update::common::status(&mut m, Level::Error, "the server went away");
+    ch(&mut m, '1');
+    assert_eq!(
+        m.status.as_ref().map(|s| s.level),
+        Some(Level::Error),
+        "an error stays"
+    );
+}
+
 #[test]
 fn sampling_progress_cancel_and_stale_results() {
     let mut m = Model::new("t".into(), 100, Keymap::default());

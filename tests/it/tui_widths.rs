@@ -429,13 +429,13 @@ fn tui_widths_relationship_columns_line_up_and_show_both_ends() {
                 text(&buf)
             );
             assert_eq!(
-                find(&buf, y, span, "parent-reference"),
+                find(&buf, y, span, lang.pick("parent-reference", "父引用")),
                 Some(kind),
                 "{at}: the kind\n{}",
                 text(&buf)
             );
             assert_eq!(
-                find(&buf, y, span, "one-to-"),
+                find(&buf, y, span, lang.pick("one-to-", "一对")),
                 Some(card),
                 "{at}: the cardinality\n{}",
                 text(&buf)

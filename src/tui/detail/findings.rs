@@ -67,9 +67,7 @@ pub fn text_and_sections<'a>(
             .and_then(|t| crate::i18n::evidence::value(k, t, m.lang))
         {
             Some(word) => word.to_owned(),
-            None => crate::fmt::evidence_named(k, v, &|parent, x| {
-                crate::i18n::evidence::nested(parent, x, m.lang)
-            }),
+            None => shown(k, v, m.lang),
         };
         for (i, part) in wrap(&text, w.saturating_sub(kw).max(8))
             .into_iter()
@@ -101,7 +99,10 @@ pub fn text_and_sections<'a>(
         format!(
             "{}: {}",
             m.lang.pick("Suggestion", "建议"),
-            fd.suggestion.pattern
+            match crate::i18n::evidence::value("pattern", fd.suggestion.pattern, m.lang) {
+                Some(w) => format!("{w}（{}）", fd.suggestion.pattern),
+                None => fd.suggestion.pattern.to_owned(),
+            }
         ),
         theme.title(),
     ));
@@ -112,9 +113,7 @@ pub fn text_and_sections<'a>(
         let text = format!(
             "  {}: {}",
             crate::i18n::evidence::key(k, m.lang),
-            crate::fmt::evidence_named(k, v, &|parent, x| crate::i18n::evidence::nested(
-                parent, x, m.lang
-            ))
+            shown(k, v, m.lang)
         );
         for l in wrap(&text, w.saturating_sub(2)) {
             lines.push(Line::styled(l, theme.dim()));
@@ -198,4 +197,16 @@ pub fn side_by_side(
         spans.extend(json_line(&r, theme).spans);
         out.push(Line::from(spans));
     }
+}
+
+/// An evidence or effect value as a reader of `lang` reads it: docshape's
+/// keys and words in that language, units as the keys say.
+fn shown(k: &str, v: &serde_json::Value, lang: crate::i18n::Lang) -> String {
+    use crate::i18n::evidence;
+    crate::fmt::evidence_named(
+        k,
+        v,
+        &|parent, x| evidence::nested(parent, x, lang),
+        &|parent, x, t| evidence::nested_value(parent, x, t, lang),
+    )
 }

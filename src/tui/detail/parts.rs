@@ -1,20 +1,10 @@
 //! Text pieces the detail and the views share: cut and wrapped text,
-//! counts, severities and findings' messages.
+//! severities and findings' messages.
 
 use ratatui::text::{Line, Span};
 
 use crate::rules::{Finding, Severity};
 use crate::tui::theme::Theme;
-
-/// Counts as people read them: 999, 1.2k, 3.4M.
-pub fn human_count(n: u64) -> String {
-    match n {
-        0..=999 => n.to_string(),
-        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
-        1_000_000..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
-        _ => format!("{:.1}G", n as f64 / 1e9),
-    }
-}
 
 /// Cut to a width in cells, as everywhere in docshape (see `fmt::fit`:
 /// the middle cut, head and distinguishing end kept).

@@ -83,6 +83,12 @@ fn done(m: &mut Model, d: Done) {
 }
 
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
+    let fx = update_on(m, msg);
+    common::forget_stale_status(m);
+    fx
+}
+
+fn update_on(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(k) => key(m, k),
         // The picker's overlay is on top: the panes under it stay still.

@@ -18,7 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::detail::parts::{fit, human_count};
+use super::detail::parts::fit;
 use super::keymap::Action;
 use super::layout::{
     areas, help_box, help_lines, help_max_scroll, inner, offset, pad, shown, tab_labels, Shown,
@@ -83,8 +83,8 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 j.position.0,
                 j.position.1,
                 j.namespace,
-                human_count(j.documents),
-                human_count(j.rate.round() as u64)
+                crate::fmt::compact(j.documents),
+                crate::fmt::compact(j.rate.round() as u64)
             )));
         }
         lines.push(Line::styled(
@@ -274,7 +274,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 /// A collection's document count and size as the navigator shows them.
 fn nav_numbers(c: &crate::report::CollectionReport) -> (String, String) {
     (
-        c.documents.map_or_else(|| "?".into(), human_count),
+        c.documents.map_or_else(|| "?".into(), crate::fmt::compact),
         crate::fmt::bytes(Model::bytes(c)),
     )
 }
@@ -423,7 +423,7 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if let Some(j) = &m.job {
         let expected = j
             .expected
-            .map(|e| format!("/{}", human_count(e)))
+            .map(|e| format!("/{}", crate::fmt::compact(e)))
             .unwrap_or_default();
         let text = if j.stage == crate::audit::Stage::Sampling && !j.stopping {
             format!(
@@ -432,7 +432,7 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 j.position.0,
                 j.position.1,
                 j.namespace,
-                human_count(j.documents),
+                crate::fmt::compact(j.documents),
                 expected,
                 j.rate
             )

@@ -7,8 +7,9 @@ use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 use ratatui::Frame;
 
 use super::widgets::block;
+use crate::i18n::evidence::word;
 use crate::report::plain;
-use crate::tui::detail::parts::{fit, human_count};
+use crate::tui::detail::parts::fit;
 use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
@@ -60,8 +61,8 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
             let rel = &r.relationships[ri];
             [
                 format!("{} → {}", short(&rel.from), short(&rel.to)),
-                plain(&rel.kind),
-                plain(&rel.cardinality),
+                word("kind", &plain(&rel.kind), m.lang),
+                word("cardinality", &plain(&rel.cardinality), m.lang),
             ]
         })
         .collect();
@@ -170,8 +171,14 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
     let mut d = vec![
         kv(lang.pick("from", "从"), rel.from.clone()),
         kv(lang.pick("to", "到"), rel.to.clone()),
-        kv(lang.pick("kind", "类型"), plain(&rel.kind)),
-        kv(lang.pick("cardinality", "基数"), plain(&rel.cardinality)),
+        kv(
+            lang.pick("kind", "类型"),
+            word("kind", &plain(&rel.kind), lang),
+        ),
+        kv(
+            lang.pick("cardinality", "基数"),
+            word("cardinality", &plain(&rel.cardinality), lang),
+        ),
     ];
     // An embedded relationship has nothing to look up: no match rate.
     if rel.references_probed > 0 {
@@ -179,13 +186,13 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("matched", "匹配"),
             lang.pick(
                 format!(
-                    "{} ({} of {} references)",
+                    "{} ({} of {} references in the kept sample)",
                     crate::fmt::percent(rel.match_rate),
                     crate::fmt::group(rel.references_matched),
                     crate::fmt::group(rel.references_probed)
                 ),
                 format!(
-                    "{}（{} 个引用中 {} 个）",
+                    "{}（保留的样本中 {} 个引用里有 {} 个）",
                     crate::fmt::percent(rel.match_rate),
                     crate::fmt::group(rel.references_probed),
                     crate::fmt::group(rel.references_matched)
@@ -202,7 +209,8 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("evidence", "证据"),
             format!(
                 "{} ({} {}, {} {})",
-                e.accepted_by.unwrap_or("-"),
+                e.accepted_by
+                    .map_or_else(|| "-".to_owned(), |a| word("accepted_by", a, lang)),
                 lang.pick("chance", "偶然"),
                 crate::fmt::percent(e.chance_rate),
                 lang.pick("found", "实测"),
@@ -213,7 +221,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
     if let Some(u) = &rel.target_unique {
         d.push(kv(
             lang.pick("key unique", "键唯一"),
-            format!("{} ({})", yes_no(lang, u.unique), u.method),
+            format!(
+                "{} ({})",
+                yes_no(lang, u.unique),
+                word("method", &u.method, lang)
+            ),
         ));
     }
     if let Some(i) = rel.indexed {
@@ -228,25 +240,28 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
                 lang.pick("fan-out", "扇出"),
                 lang.pick(
                     format!(
-                        "min {} · avg {:.1} · p95 {} · max {} over {} parents",
-                        fo.min,
-                        fo.avg,
-                        fo.p95,
-                        fo.max,
-                        human_count(fo.parents)
+                        "min {} · avg {} · p95 {} · max {} over {} parents",
+                        crate::fmt::group(fo.min),
+                        crate::fmt::decimal(fo.avg),
+                        crate::fmt::group(fo.p95),
+                        crate::fmt::group(fo.max),
+                        crate::fmt::group(fo.parents)
                     ),
                     format!(
-                        "{} 个父文档：最小 {} · 平均 {:.1} · p95 {} · 最大 {}",
-                        human_count(fo.parents),
-                        fo.min,
-                        fo.avg,
-                        fo.p95,
-                        fo.max
+                        "{} 个父文档：最小 {} · 平均 {} · p95 {} · 最大 {}",
+                        crate::fmt::group(fo.parents),
+                        crate::fmt::group(fo.min),
+                        crate::fmt::decimal(fo.avg),
+                        crate::fmt::group(fo.p95),
+                        crate::fmt::group(fo.max)
                     ),
                 ),
             ));
             if let Some(mth) = &rel.fanout_method {
-                d.push(kv(lang.pick("measured by", "测量方式"), mth.clone()));
+                d.push(kv(
+                    lang.pick("measured by", "测量方式"),
+                    word("method", mth, lang),
+                ));
             }
         }
         None => d.push(kv(
@@ -254,15 +269,13 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("not measured", "未测量").to_owned(),
         )),
     }
-    // Both ends whole: wrapped under themselves when longer than the
-    // panel (the panel does not scroll, so the other lines stay as they
-    // are and keep their place).
+    // Every value whole (both ends, the exact counts): wrapped under
+    // itself when longer than the panel.
     let value_w = usize::from(text.width).saturating_sub(12).max(1);
     let d: Vec<Line> = d
         .into_iter()
-        .enumerate()
-        .flat_map(|(i, l)| match l.spans.as_slice() {
-            [k, v] if i < 2 && v.width() > value_w => crate::fmt::wrap(&v.content, value_w)
+        .flat_map(|l| match l.spans.as_slice() {
+            [k, v] if v.width() > value_w => crate::fmt::wrap(&v.content, value_w)
                 .into_iter()
                 .enumerate()
                 .map(|(i, part)| {
@@ -290,11 +303,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
                 let lo = c.first().map_or(0, |b| b[0]);
                 let n: u64 = c.iter().map(|b| b[2]).sum();
                 // Bars are narrow: label each by its lower bound.
-                let label = human_count(lo);
+                let label = crate::fmt::compact(lo);
                 Bar::default()
                     .value(n)
                     .label(Line::from(label))
-                    .text_value(human_count(n))
+                    .text_value(crate::fmt::compact(n))
             })
             .collect();
         f.render_widget(
