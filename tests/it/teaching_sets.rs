@@ -1,8 +1,11 @@
 //! The data-set table of `sample-data/README.md` is true: every rule a row
 //! names fires on that data set's bad variant once `docshape seed` has
 //! written it, at docshape's default thresholds (as a new user audits it),
+//! with the severity the row gives and on the database where it says so,
 //! and not on the good variant. A rule marked "teaching floor only" fires
-//! with the README's teaching configuration and not at the defaults.
+//! with the README's teaching configuration and not at the defaults; one
+//! marked "seed only" does not fire on the committed files, and every other
+//! rule does (`docshape audit sample-data`, no server).
 
 use crate::common;
 use crate::seed::{audit_db, findings, seed_all, teaching_config};
@@ -19,6 +22,13 @@ struct Named {
     /// Drawn only with `long-field-names`' floor of bytes saved lifted (the
     /// README's Teaching configuration), not at the defaults.
     floor: bool,
+    /// Drawn only by the documents `seed` generates, not by the committed
+    /// files.
+    seed_only: bool,
+    /// The severity the row gives it, if any (on the seeded data).
+    severity: Option<&'static str>,
+    /// A finding on the database rather than on a collection.
+    on_database: bool,
 }
 
 /// One row of the table: a data set and the rules its bad variant draws.
@@ -86,6 +96,11 @@ fn table() -> Vec<Row> {
                     Named {
                         rule: rule.to_owned(),
                         floor: qualifier.contains("teaching floor"),
+                        seed_only: qualifier.contains("seed only"),
+                        severity: ["critical", "warning", "info"]
+                            .into_iter()
+                            .find(|s| qualifier.contains(s)),
+                        on_database: qualifier.contains("on the database"),
                     }
                 })
                 .collect();
@@ -151,23 +166,47 @@ impl Variants {
     }
 }
 
+/// What the audits of one data set found.
+struct Audits {
+    /// The seeded data at the default thresholds.
+    seeded: Variants,
+    /// The seeded data with the teaching floor, when the row needs it.
+    floor: Option<Variants>,
+    /// The committed files alone, at the default thresholds.
+    committed: Variants,
+}
+
 /// What is wrong with one named rule of a row, if anything.
-fn judge(
-    dataset: &str,
-    named: &Named,
-    defaults: &Variants,
-    floor: Option<&Variants>,
-) -> Vec<String> {
+fn judge(dataset: &str, named: &Named, a: &Audits) -> Vec<String> {
     let rule = named.rule.as_str();
-    let (found, how) = match floor {
+    let (found, how) = match &a.floor {
         Some(f) if named.floor => (f, "with the teaching floor"),
-        _ => (defaults, "at the default thresholds"),
+        _ => (&a.seeded, "at the default thresholds"),
     };
     let mut wrong = Vec::new();
-    if Variants::fired(&found.bad, rule).is_empty() {
+    let on_bad = Variants::fired(&found.bad, rule);
+    if on_bad.is_empty() {
         wrong.push(format!(
-            "{dataset}: `{rule}` did not fire on the bad variant {how}; it fired instead: {}",
+            "{dataset}: `{rule}` did not fire on the seeded bad variant {how}; it fired instead: {}",
             Variants::list(&found.bad)
+        ));
+    }
+    let severities: BTreeSet<&str> = found
+        .bad
+        .iter()
+        .filter(|(_, r, _)| r == rule)
+        .map(|(_, _, s)| s.as_str())
+        .collect();
+    if let Some(want) = named.severity {
+        if !on_bad.is_empty() && !severities.contains(want) {
+            wrong.push(format!(
+                "{dataset}: `{rule}` fired on the seeded bad variant as {severities:?}, the table says {want}"
+            ));
+        }
+    }
+    if named.on_database && !on_bad.is_empty() && !on_bad.contains("") {
+        wrong.push(format!(
+            "{dataset}: `{rule}` fired on {on_bad:?}, not on the database as the table says"
         ));
     }
     let on_good = Variants::fired(&found.good, rule);
@@ -178,10 +217,23 @@ fn judge(
             Variants::list(&found.good)
         ));
     }
-    if named.floor && !Variants::fired(&defaults.bad, rule).is_empty() {
+    if named.floor && !Variants::fired(&a.seeded.bad, rule).is_empty() {
         wrong.push(format!(
             "{dataset}: `{rule}` is marked teaching floor only, but fires at the default thresholds too: {}",
-            Variants::list(&defaults.bad)
+            Variants::list(&a.seeded.bad)
+        ));
+    }
+    let committed = !Variants::fired(&a.committed.bad, rule).is_empty();
+    if named.seed_only && committed {
+        wrong.push(format!(
+            "{dataset}: `{rule}` is marked seed only, but fires on the committed files too: {}",
+            Variants::list(&a.committed.bad)
+        ));
+    } else if !named.seed_only && !named.floor && !committed {
+        wrong.push(format!(
+            "{dataset}: `{rule}` did not fire on the committed files (sample-data/{dataset}, no server), \
+             and the table does not mark it seed only; they drew: {}",
+            Variants::list(&a.committed.bad)
         ));
     }
     wrong
@@ -203,20 +255,25 @@ async fn every_rule_of_the_data_set_table_fires_on_the_seeded_bad_variant_only()
     seed_all(&target, &prefix).await;
 
     let teaching = teaching_config();
+    let files = common::repo().join("sample-data");
+    let files = files.to_str().expect("utf-8 path");
     let mut wrong = Vec::new();
     for row in &rows {
-        let db = format!("{prefix}{}", row.dataset);
-        let defaults = Variants::of(&audit_db(&target, &db, None).await, &db);
-        let floor = if row.rules.iter().any(|n| n.floor) {
-            Some(Variants::of(
-                &audit_db(&target, &db, Some(&teaching)).await,
-                &db,
-            ))
-        } else {
-            None
+        let (name, db) = (row.dataset.as_str(), format!("{prefix}{}", row.dataset));
+        let audits = Audits {
+            seeded: Variants::of(&audit_db(&target, &db, None).await, &db),
+            floor: if row.rules.iter().any(|n| n.floor) {
+                Some(Variants::of(
+                    &audit_db(&target, &db, Some(&teaching)).await,
+                    &db,
+                ))
+            } else {
+                None
+            },
+            committed: Variants::of(&audit_db(files, name, None).await, name),
         };
         for named in &row.rules {
-            wrong.extend(judge(&row.dataset, named, &defaults, floor.as_ref()));
+            wrong.extend(judge(name, named, &audits));
         }
     }
     eprintln!(
@@ -226,7 +283,7 @@ async fn every_rule_of_the_data_set_table_fires_on_the_seeded_bad_variant_only()
     );
     assert!(
         wrong.is_empty(),
-        "the data-set table of sample-data/README.md is not true of the seeded data:\n{}",
+        "the data-set table of sample-data/README.md is not true of the data:\n{}",
         wrong.join("\n")
     );
 }
