@@ -114,8 +114,8 @@ pub const LESSONS: &[Lesson] = &[
             "每个传感器读数存一个文档，意味着为几个字节的数据付出每个文档的固定开销——_id、索引项、字段名——而一小时的数据就是成千上万个文档。桶模式为每个传感器每小时存一个文档，读数放在数组中，并维护 count、sum、min、max：文档数和索引项减少一个数量级，大多数问题直接由预计算字段回答。每个传感器一个集合则是相反的错误：成千上万个集合，各自都有数据文件和索引。",
         ),
         look_for: (
-            "Compare the number of documents and their average size between the per-event and the bucketed variants, and note time-series-per-event's evidence: how small the events are and how few distinct sensors they belong to.",
-            "比较逐事件存储与分桶存储两种设计的文档数和平均大小，并留意 time-series-per-event 给出的证据：事件有多小，它们只属于多少个不同的传感器。",
+            "Compare the number of documents and their average size between the per-event and the bucketed variants, and note time-series-per-event's evidence: how small the events are and how few distinct sensors they belong to. Field names take more than half of every event's bytes; long-field-names reports it once the teacher lifts its floor of 64 MiB saved (the README's Teaching section), which 12,000 events do not reach.",
+            "比较逐事件存储与分桶存储两种设计的文档数和平均大小，并留意 time-series-per-event 给出的证据：事件有多小，它们只属于多少个不同的传感器。字段名占了每个事件一半以上的字节；long-field-names 要求改名至少节省 64 MiB，12,000 个事件达不到，老师放宽这一下限后（见 README 的 Teaching 一节）它才会报告。",
         ),
         question: (
             "Readings arrive every second and the dashboard shows hourly averages. How big should a bucket be — a minute, an hour, a day? What breaks if you choose too large, and what if too small?",
@@ -171,8 +171,8 @@ pub const LESSONS: &[Lesson] = &[
             "页面访问报告为每个页面每天保存一个文档，访问到来时递增计数器。如果每分钟一个键（“0”……“1439”），文档就有 1,440 个字段，而 MongoDB 要按顺序扫描对象才能找到某个键：更新第 1439 分钟比第 0 分钟慢得多。把一天拆成 24 个小时子文档、每个 60 分钟，就限制了每次扫描的长度；而“键就是数据”的问题在结构分析中表现为动态键。",
         ),
         look_for: (
-            "dynamic-keys on the bad variant: how many distinct keys, and what share look like numbers. Compare the number of distinct paths (too-many-fields) with the good variant's.",
-            "看不好的设计上的 dynamic-keys：有多少个不同的键，其中多大比例看起来是数字。再把不同路径的数量（too-many-fields）与好的设计比较。",
+            "dynamic-keys on the bad variant: how many distinct keys, and what share look like numbers. Compare the number of distinct paths with the good variant's. The minute keys are reported once, as keys that are data, and not counted again by too-many-fields.",
+            "看不好的设计上的 dynamic-keys：有多少个不同的键，其中多大比例看起来是数字。再把不同路径的数量与好的设计比较。这些分钟键作为“键就是数据”只报告一次，不会再被 too-many-fields 重复计算。",
         ),
         question: (
             "Would an array of 1,440 numbers (one per minute) be better or worse than 24 hour sub-documents? Think about what an update of minute 900 has to do in each.",

@@ -36,6 +36,7 @@ mod scripts_on_real_data;
 mod secrets_readonly;
 mod seed;
 mod stability;
+mod teaching_sets;
 mod tui_e2e;
 mod tui_hostile;
 mod tui_learn;

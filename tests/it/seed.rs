@@ -13,7 +13,7 @@ use common::{assert_fails_cleanly, docshape_async, json_ok, stderr, stdout, uniq
 use docshape::seed::datasets;
 
 /// `(namespace, rule, severity)` of every finding of a report.
-fn findings(report: &serde_json::Value) -> Vec<(String, String, String)> {
+pub(crate) fn findings(report: &serde_json::Value) -> Vec<(String, String, String)> {
     let mut all: Vec<&serde_json::Value> = Vec::new();
     for c in common::collections(report) {
         all.extend(c["findings"].as_array().expect("findings"));
@@ -35,33 +35,37 @@ fn findings(report: &serde_json::Value) -> Vec<(String, String, String)> {
 /// which is there for production sizes; the data sets hold a few thousand
 /// documents, so a teacher lifts it (README, Teaching), and so does this
 /// test. The rule's share of the document still has to be met.
-fn teaching_config() -> String {
+pub(crate) fn teaching_config() -> String {
     let path = std::env::temp_dir().join(format!("docshape-teaching-{}.toml", std::process::id()));
     std::fs::write(&path, "[long-field-names]\nmin-saved-bytes = 0\n").expect("write config");
     path.to_str().expect("utf-8 path").to_owned()
 }
 
 async fn audit(target: &str, db: &str) -> serde_json::Value {
+    audit_db(target, db, Some(&teaching_config())).await
+}
+
+/// The JSON report of every collection of `db`, with the thresholds of
+/// `config` (docshape's defaults without one).
+pub(crate) async fn audit_db(target: &str, db: &str, config: Option<&str>) -> serde_json::Value {
     let pattern = format!("{db}.*");
-    let config = teaching_config();
-    json_ok(
-        &docshape_async(&[
-            "audit",
-            target,
-            "--config",
-            &config,
-            "-c",
-            &pattern,
-            "--format",
-            "json",
-            "--no-snapshot",
-            "--fail-on",
-            "never",
-            "--lang",
-            "en",
-        ])
-        .await,
-    )
+    let mut args = vec![
+        "audit",
+        target,
+        "-c",
+        &pattern,
+        "--format",
+        "json",
+        "--no-snapshot",
+        "--fail-on",
+        "never",
+        "--lang",
+        "en",
+    ];
+    if let Some(config) = config {
+        args.extend(["--config", config]);
+    }
+    json_ok(&docshape_async(&args).await)
 }
 
 /// Checks one data set's report: the bad variant fires its rules, the good
@@ -106,13 +110,10 @@ fn check_dataset(
     bad_rules
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
-    let target = uri();
-    let prefix = format!("{}_", unique_db("s"));
-    let started = Instant::now();
-    let out = docshape_async(&["seed", &target, "--prefix", &prefix]).await;
-    let took = started.elapsed();
+/// `docshape seed` of every data set into `target` under `prefix`, which
+/// must succeed.
+pub(crate) async fn seed_all(target: &str, prefix: &str) -> std::process::Output {
+    let out = docshape_async(&["seed", target, "--prefix", prefix]).await;
     assert!(
         out.status.success(),
         "seed failed ({}): {}\n{}",
@@ -120,6 +121,16 @@ async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
         stderr(&out),
         stdout(&out)
     );
+    out
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_data_set_seeds_and_every_rule_fires_on_a_bad_variant_only() {
+    let target = uri();
+    let prefix = format!("{}_", unique_db("s"));
+    let started = Instant::now();
+    let out = seed_all(&target, &prefix).await;
+    let took = started.elapsed();
     eprintln!("seeding every data set took {:.1} s", took.as_secs_f64());
     assert!(
         took < Duration::from_secs(60),
