@@ -104,8 +104,8 @@ pub(crate) fn over_budget(
         crate::fmt::bytes(waiting as f64),
     );
     Some(lang.pick(
-        format!("peak memory {peak} was over the budget of {budget} (--memory): kept documents took {kept} ({n} collections, at least {min} each) and profiles waiting in memory {waiting}; a collection's profile while it is read, the replies in flight and the findings a SARIF report holds are not bounded by it"),
-        format!("内存峰值 {peak} 超出预算 {budget}（--memory）：保留的文档占 {kept}（{n} 个集合，每个至少 {min}），内存中等待的分析结果占 {waiting}；读取中集合的分析结果、传输中的回复和 SARIF 报告中的发现不受预算限制"),
+        format!("peak memory {peak} was over the budget of {budget} (--memory): kept documents took {kept} ({n} collections, at least {min} each) and profiles waiting in memory {waiting}; a collection's profile and largest document while it is read, the replies in flight and the findings a SARIF report holds are not bounded by it"),
+        format!("内存峰值 {peak} 超出预算 {budget}（--memory）：保留的文档占 {kept}（{n} 个集合，每个至少 {min}），内存中等待的分析结果占 {waiting}；读取中集合的分析结果和最大的文档、传输中的回复和 SARIF 报告中的发现不受预算限制"),
     ))
 }
 

@@ -2,6 +2,7 @@
 //! and arrays folded as the user asked. The Documents tab draws them and
 //! `update` moves its cursor over them.
 
+use crate::fmt::fit_end;
 use crate::tui::model::DocLine;
 
 /// Lines shown of one open document at most.
@@ -230,18 +231,12 @@ pub fn compact(v: bson::RawBsonRef<'_>) -> String {
 /// row's width.
 const COMPACT_MAX: usize = 240;
 
-/// Cuts `s` to `w` terminal cells, a wide character never split: when
-/// it is cut, its last cell is `…`.
-pub fn cut(s: &str, w: usize) -> String {
-    crate::fmt::fit_end(s, w)
-}
-
 /// A row's preview: `_id` (or, without one, the first field), then the
 /// top-level fields as `key: value`, as many as `w` cells hold (the last
 /// one cut with `…`).
 pub fn preview(bytes: &[u8], w: usize) -> String {
     let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
-        return cut("undecodable", w);
+        return fit_end("undecodable", w);
     };
     let mut out = String::new();
     let id = raw.get("_id").ok().flatten();
@@ -264,7 +259,7 @@ pub fn preview(bytes: &[u8], w: usize) -> String {
     if out.is_empty() {
         out.push_str("{}");
     }
-    cut(&out, w)
+    fit_end(&out, w)
 }
 
 /// The cell of top-level field `key`: its compact value, empty when the
@@ -311,7 +306,7 @@ pub fn column_widths(headers: &[String], rows: &[Vec<String>], room: usize) -> V
 
 /// A cell padded (or cut) to exactly `w` cells.
 pub fn pad(s: &str, w: usize) -> String {
-    let c = cut(s, w);
+    let c = fit_end(s, w);
     let used = crate::fmt::display_width(&c);
     format!("{c}{}", " ".repeat(w.saturating_sub(used)))
 }

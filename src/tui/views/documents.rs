@@ -9,10 +9,11 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::widgets::{block, shift};
+use crate::fmt::fit_end;
 use crate::i18n::Lang;
 use crate::tui::detail::highlight::json_line;
 use crate::tui::detail::parts::fit;
-use crate::tui::layout::documents::{cell, column_widths, cut, pad, preview};
+use crate::tui::layout::documents::{cell, column_widths, pad, preview};
 use crate::tui::layout::{doc_hscroll_limit, inner};
 use crate::tui::model::{self, Chooser, DocView, Model, Pane, Search};
 use crate::tui::querybar::{self, Bar, Part, Results, PAGE};
@@ -205,10 +206,10 @@ fn search_line(s: &Search, lang: Lang, w: usize, theme: &Theme) -> Line<'static>
     Line::from(vec![
         Span::styled(head, theme.title()),
         Span::styled(
-            format!("{}{caret}", cut(&s.text, room.max(1))),
+            format!("{}{caret}", fit_end(&s.text, room.max(1))),
             theme.text(),
         ),
-        Span::styled(cut(&rest, w), theme.dim()),
+        Span::styled(fit_end(&rest, w), theme.dim()),
     ])
 }
 
@@ -222,7 +223,7 @@ fn chooser_lines(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled(
-        cut(
+        fit_end(
             lang.pick(
                 "columns: Space ticks a field · Enter shows the table · Esc closes",
                 "列：Space 勾选字段 · Enter 显示表格 · Esc 关闭",
@@ -239,7 +240,7 @@ fn chooser_lines(
             .iter()
             .position(|t| t == f)
             .map_or_else(|| "[ ]".to_owned(), |p| format!("[{}]", p + 1));
-        let mut l = Line::styled(cut(&format!("{mark:<5}{f}"), w), theme.text());
+        let mut l = Line::styled(fit_end(&format!("{mark:<5}{f}"), w), theme.text());
         if i == ch.sel {
             l = l.style(theme.selected());
         }
@@ -347,7 +348,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             .map(|(k, &cw)| pad(k, cw))
             .collect();
         lines.push(Line::styled(
-            cut(&format!("{:9}{}", "", head.join(" ")), w),
+            fit_end(&format!("{:9}{}", "", head.join(" ")), w),
             theme.title(),
         ));
         widths
@@ -389,14 +390,14 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 .zip(&widths)
                 .map(|(k, &cw)| pad(&cell(bytes, k), cw))
                 .collect();
-            cut(&format!("{arrow} #{n:<5} {}", cells.join(" ")), w)
+            fit_end(&format!("{arrow} #{n:<5} {}", cells.join(" ")), w)
         } else {
             let lead = format!(
                 "{arrow} #{n:<4} {:>9}  ",
                 crate::fmt::bytes(bytes.len() as f64)
             );
             let room = w.saturating_sub(crate::fmt::display_width(&lead));
-            cut(&format!("{lead}{}", preview(bytes, room)), w)
+            fit_end(&format!("{lead}{}", preview(bytes, room)), w)
         };
         let spans = if hits.contains(&pos) {
             marked(text, &needle, theme.text(), mark)
