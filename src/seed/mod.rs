@@ -32,7 +32,7 @@ const BATCH_DOCS: usize = 1000;
 /// Bytes per `insert_many`, at most (one large document still goes alone).
 const BATCH_BYTES: usize = 8 * 1024 * 1024;
 
-/// `docshape seed URI [--prefix P] [--dataset NAME]... [--drop]`
+/// `docshape seed URI [--prefix P | --students N] [--dataset NAME]... [--drop]`
 #[derive(clap::Args, Debug, Clone)]
 pub struct SeedArgs {
     /// Connection string of the server to write to.
@@ -40,6 +40,11 @@ pub struct SeedArgs {
     /// Database name prefix: data set NAME goes to database `<PREFIX>NAME`.
     #[arg(long, default_value = "docshape_", value_name = "P")]
     pub prefix: String,
+    /// A copy for each of N students of a class: prefixes `student01_` …
+    /// `studentNN_` (each student fixes their own copy; `--prefix` names
+    /// one copy instead).
+    #[arg(long, value_name = "N", conflicts_with = "prefix", value_parser = clap::value_parser!(u16).range(1..=999))]
+    pub students: Option<u16>,
     /// Only this data set (repeatable; default: all of them).
     #[arg(long = "dataset", value_name = "NAME")]
     pub datasets: Vec<String>,
@@ -266,14 +271,28 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The command: connects, seeds, and prints what it wrote.
+/// The prefixes of the students' copies: `student01_` … (three digits
+/// from 100 students).
+pub fn student_prefixes(n: u16) -> Vec<String> {
+    let digits = n.to_string().len().max(2);
+    (1..=n).map(|i| format!("student{i:0digits$}_")).collect()
+}
+
+/// The command: connects, seeds (each student's copy in turn with
+/// `--students`), and prints what it wrote.
 pub async fn cli(args: SeedArgs) -> Result<(), SeedError> {
     let names = select(&args.datasets)?;
     if !(args.uri.starts_with("mongodb://") || args.uri.starts_with("mongodb+srv://")) {
         return Err(SeedError::NotAServer(mask_uri(&args.uri)));
     }
-    for n in &names {
-        check_db_name(&format!("{}{n}", args.prefix))?;
+    let prefixes = match args.students {
+        Some(n) => student_prefixes(n),
+        None => vec![args.prefix.clone()],
+    };
+    for p in &prefixes {
+        for n in &names {
+            check_db_name(&format!("{p}{n}"))?;
+        }
     }
     let label = mask_uri(&args.uri);
     let src = crate::target::connect(&args.uri, Duration::from_secs(args.timeout)).await?;
@@ -288,32 +307,37 @@ pub async fn cli(args: SeedArgs) -> Result<(), SeedError> {
             shown.set(true);
         }
     };
-    let started = Instant::now();
-    let result = seed(src.client(), &args.prefix, &names, args.drop, &mut progress).await;
-    if shown.get() {
-        eprint!("\r\x1b[2K");
-    }
-    let written = result.map_err(|e| e.scrubbed(secret.as_deref()))?;
-    print!(
-        "{}",
-        summary(&label, &args.prefix, &written, started.elapsed())
-    );
-    if args.workload {
-        let started = Instant::now();
-        // The workload runs as its application, so that docshape, which
-        // leaves out its own operations, reads it back from the profiler.
-        let app = crate::target::connect_as(
-            &args.uri,
-            Duration::from_secs(args.timeout),
-            workload::APP_NAME,
+    // The workload runs as its application, so that docshape, which
+    // leaves out its own operations, reads it back from the profiler.
+    let app = if args.workload {
+        Some(
+            crate::target::connect_as(
+                &args.uri,
+                Duration::from_secs(args.timeout),
+                workload::APP_NAME,
+            )
+            .await?,
         )
-        .await?;
-        let ran = workload::run(app.client(), &args.prefix, &names, &mut progress).await;
+    } else {
+        None
+    };
+    for prefix in &prefixes {
+        let started = Instant::now();
+        let result = seed(src.client(), prefix, &names, args.drop, &mut progress).await;
         if shown.get() {
             eprint!("\r\x1b[2K");
         }
-        let ran = ran.map_err(|e| e.scrubbed(secret.as_deref()))?;
-        print!("{}", workload_summary(&ran, started.elapsed()));
+        let written = result.map_err(|e| e.scrubbed(secret.as_deref()))?;
+        print!("{}", summary(&label, prefix, &written, started.elapsed()));
+        if let Some(app) = &app {
+            let started = Instant::now();
+            let ran = workload::run(app.client(), prefix, &names, &mut progress).await;
+            if shown.get() {
+                eprint!("\r\x1b[2K");
+            }
+            let ran = ran.map_err(|e| e.scrubbed(secret.as_deref()))?;
+            print!("{}", workload_summary(&ran, started.elapsed()));
+        }
     }
     Ok(())
 }

@@ -288,6 +288,59 @@ async fn seed_refuses_non_empty_collections_unless_drop() {
     assert_eq!(n, 90, "--drop replaces instead of appending");
 }
 
+/// `seed --students 3` writes a copy of the data sets for each student of
+/// a class, `student01_` to `student03_`, the same documents in each.
+#[tokio::test(flavor = "current_thread")]
+async fn seed_students_writes_one_copy_per_student() {
+    let target = uri();
+    let args = [
+        "seed",
+        &target,
+        "--students",
+        "3",
+        "--dataset",
+        "two_way",
+        "--drop",
+    ];
+    let o = docshape_async(&args).await;
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let c = common::client().await;
+    for s in ["student01_", "student02_", "student03_"] {
+        assert!(text.contains(&format!("{s}two_way")), "{s}: {text}");
+        let db = c.database(&format!("{s}two_way"));
+        let n = db
+            .collection::<bson::Document>("good_tasks")
+            .count_documents(bson::doc! {})
+            .await
+            .expect("count");
+        assert_eq!(n, 90, "{s}: the whole data set");
+    }
+    assert!(!text.contains("student04_"), "{text}");
+    let names = c.list_database_names().await.expect("databases");
+    assert!(
+        !names.iter().any(|n| n.starts_with("docshape_two_way")),
+        "no default copy: {names:?}"
+    );
+    for s in ["student01_", "student02_", "student03_"] {
+        c.database(&format!("{s}two_way"))
+            .drop()
+            .await
+            .expect("drop");
+    }
+    let o = docshape_async(&["seed", &target, "--students", "2", "--prefix", "x_"]).await;
+    let msg = assert_fails_cleanly(&o, "--students with --prefix");
+    assert!(
+        msg.contains("--prefix") && msg.contains("--students"),
+        "{msg}"
+    );
+    assert_eq!(
+        docshape::seed::student_prefixes(120)[..2],
+        ["student001_".to_owned(), "student002_".to_owned()],
+        "one width for a class of 100 or more"
+    );
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn seed_usage_errors_are_one_sentence_and_hide_passwords() {
     let o = docshape_async(&["seed", &uri(), "--dataset", "nope"]).await;
