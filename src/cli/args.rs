@@ -152,6 +152,16 @@ pub enum SchemaFormat {
     Json,
     /// A `$jsonSchema` validator for one collection, ready for `collMod`.
     JsonSchema,
+    /// JSON Schema draft 2020-12 of one collection's documents as relaxed
+    /// Extended JSON, for validators outside MongoDB.
+    #[value(name = "json-schema-2020")]
+    JsonSchema2020,
+    /// An exported TypeScript interface of one collection's documents, with
+    /// the `bson` package's types.
+    Typescript,
+    /// `serde` structs of one collection's documents, with the `bson`
+    /// crate's types.
+    Rust,
     /// An ER diagram of the selected collections and their references.
     Mermaid,
 }
