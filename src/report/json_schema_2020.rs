@@ -75,6 +75,7 @@ impl Renderer<'_> {
                 notes.push(format!("types: {}", mem.value.shares(self.model.sample)));
             }
             notes.extend(mem.value.map_note());
+            notes.extend(mem.value.empty_note());
             if let (Json::Object(s), false) = (&mut s, notes.is_empty()) {
                 s.insert("description".into(), json!(notes.join("; ")));
             }

@@ -69,7 +69,7 @@ impl Renderer {
             if !required {
                 let _ = writeln!(body, "    /// {}", line(&shape::presence(m, o, of)));
             }
-            if let Some(note) = m.value.map_note() {
+            for note in m.value.map_note().into_iter().chain(m.value.empty_note()) {
                 let _ = writeln!(body, "    /// {note}.");
             }
             let mut attrs = Vec::new();

@@ -115,6 +115,24 @@ impl Value {
         ))
     }
 
+    /// The note on arrays or objects that were always empty, if they were:
+    /// the type stays open, as nothing was seen to narrow it.
+    pub fn empty_note(&self) -> Option<String> {
+        let has = |t: BsonType| self.types.iter().any(|(x, _)| *x == t);
+        let arrays = has(BsonType::Array) && self.elem.is_none();
+        let objects = has(BsonType::Object)
+            && self
+                .object
+                .as_ref()
+                .is_some_and(|o| o.members.is_empty() && o.map.is_none());
+        match (arrays, objects) {
+            (true, true) => Some("every array and object seen here was empty".to_owned()),
+            (true, false) => Some("every array seen here was empty".to_owned()),
+            (false, true) => Some("every object seen here was empty".to_owned()),
+            (false, false) => None,
+        }
+    }
+
     /// The types seen other than null.
     pub fn non_null(&self) -> Vec<BsonType> {
         self.types

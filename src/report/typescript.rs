@@ -114,6 +114,7 @@ impl Renderer {
             }
         }
         notes.extend(v.map_note());
+        notes.extend(v.empty_note());
         if let Objects::Map(m) = v.objects() {
             if m.types.len() > 1 {
                 notes.push(format!("values: {}", m.shares(self.sample)));

@@ -668,9 +668,12 @@ fn rust_export_deserializes_each_collections_documents_and_refuses_wrong_ones() 
         locked_version("serde")
     );
     write_if_changed(&root.join("Cargo.toml"), &manifest);
-    if !root.join("Cargo.lock").exists() {
-        std::fs::copy(common::repo().join("Cargo.lock"), root.join("Cargo.lock"))
-            .expect("copy Cargo.lock");
+    // docshape's lock, so that every crate resolves as docshape's does
+    // (copied again when docshape's changes).
+    let lock = std::fs::read(common::repo().join("Cargo.lock")).expect("Cargo.lock");
+    if std::fs::read(root.join("Cargo.lock.docshape")).ok() != Some(lock.clone()) {
+        std::fs::write(root.join("Cargo.lock"), &lock).expect("copy Cargo.lock");
+        std::fs::write(root.join("Cargo.lock.docshape"), &lock).expect("keep Cargo.lock");
     }
     let mut main = String::from(
         "//! Deserializes each collection's documents with its generated types.\n\
