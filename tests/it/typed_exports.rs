@@ -4,8 +4,10 @@
 //! collection of `sample-data`, `../shared/realdata` and
 //! `../shared/realapps` is exported from a full read (`--full`), and each
 //! of its documents must compile, validate or deserialize against its own
-//! export; two wrong documents per collection (a field of one type given
-//! another, a field every document has left out) must not.
+//! export; two or three wrong documents per collection (a field of one
+//! type given another, a field every document has left out, a member of an
+//! embedded object or of an array's objects of one type given another) must
+//! not.
 //!
 //! Documents are checked once per distinct shape: two documents whose
 //! values have the same BSON types everywhere check alike, since no export
@@ -184,10 +186,11 @@ fn distinct_shapes(docs: &[Document]) -> Vec<Document> {
         .collect()
 }
 
-/// Two documents no faithful export accepts: the first document with a
-/// field that every document has, always of one type and never null (not
-/// `_id` when another will do), given a value of another type; and the same
-/// document without that field.
+/// Documents no faithful export accepts: the first document with a field
+/// that every document has, always of one type and never null (not `_id`
+/// when another will do), given a value of another type; the same document
+/// without that field; and, where there is one, the same change one level
+/// down ([`nested_wrong`]).
 fn wrong_documents(docs: &[Document]) -> Vec<(String, Document)> {
     let first = &docs[0];
     // `_id` last: the other fields try more types.
@@ -207,23 +210,80 @@ fn wrong_documents(docs: &[Document]) -> Vec<(String, Document)> {
             continue;
         }
         let mut swapped = first.clone();
-        let other = if t == ElementType::String {
-            Bson::Int32(42)
-        } else {
-            Bson::String("wrong".into())
-        };
+        let other = other_than(t);
         swapped.insert(k.clone(), other.clone());
         let mut missing = first.clone();
         missing.remove(k);
-        return vec![
+        let mut wrong = vec![
             (
                 format!("{k} as {:?} instead of {t:?}", other.element_type()),
                 swapped,
             ),
             (format!("{k} left out"), missing),
         ];
+        wrong.extend(nested_wrong(docs));
+        return wrong;
     }
     Vec::new()
+}
+
+/// The value of another type than `t`'s.
+fn other_than(t: ElementType) -> Bson {
+    if t == ElementType::String {
+        Bson::Int32(42)
+    } else {
+        Bson::String("wrong".into())
+    }
+}
+
+/// A third wrong document, where the collection has one: the first
+/// document with a member of an embedded object (or of the objects of an
+/// array) that every such object has, always of one type and never null,
+/// given a value of another type.
+fn nested_wrong(docs: &[Document]) -> Option<(String, Document)> {
+    let first = &docs[0];
+    for (k, v) in first {
+        // Every object at `k` (or in the arrays at `k`) in every document.
+        let objects: Option<Vec<&Document>> = match v {
+            Bson::Document(_) => docs.iter().map(|d| d.get_document(k).ok()).collect(),
+            Bson::Array(a) if matches!(a.first(), Some(Bson::Document(_))) => docs
+                .iter()
+                .map(|d| d.get_array(k).ok())
+                .collect::<Option<Vec<_>>>()
+                .and_then(|arrays| {
+                    arrays
+                        .into_iter()
+                        .flatten()
+                        .map(Bson::as_document)
+                        .collect()
+                }),
+            _ => continue,
+        };
+        let Some(objects) = objects else { continue };
+        let sample = objects[0].clone();
+        for (sk, sv) in &sample {
+            let t = sv.element_type();
+            if matches!(t, ElementType::Null | ElementType::Undefined)
+                || !objects
+                    .iter()
+                    .all(|o| o.get(sk).is_some_and(|x| x.element_type() == t))
+            {
+                continue;
+            }
+            let mut changed = sample.clone();
+            changed.insert(sk.clone(), other_than(t));
+            let mut doc = first.clone();
+            if let Bson::Array(a) = v {
+                let mut a = a.clone();
+                a[0] = Bson::Document(changed);
+                doc.insert(k.clone(), a);
+            } else {
+                doc.insert(k.clone(), changed);
+            }
+            return Some((format!("{k}…{sk} not of type {t:?}"), doc));
+        }
+    }
+    None
 }
 
 /// Every collection's export in `format`, run as users run it
