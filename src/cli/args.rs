@@ -41,7 +41,8 @@ pub struct ExploreArgs {
 pub enum Command {
     /// Profile every selected collection and print a report.
     Audit(AuditArgs),
-    /// Print the inferred shape of one collection.
+    /// Print the inferred shape of one collection (its profile, a validator,
+    /// TypeScript or Rust types), or a diagram of the selected ones.
     Schema(SchemaArgs),
     /// Load the teaching data sets into a server, and with --workload run a
     /// workload on them with the profiler on (the only command that writes

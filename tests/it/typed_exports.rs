@@ -2,7 +2,8 @@
 //! held to the tools their users run: `tsc --strict`, a draft 2020-12
 //! validator (Python's `jsonschema`) and `rustc` with `bson`/`serde`. Every
 //! collection of `sample-data`, `../shared/realdata` and
-//! `../shared/realapps` is exported from a full read (`--full`), and each
+//! `../shared/realapps`, and one written here with every BSON type, is
+//! exported from a full read (`--full`), and each
 //! of its documents must compile, validate or deserialize against its own
 //! export; two or three wrong documents per collection (a field of one
 //! type given another, a field every document has left out, a member of an
@@ -54,6 +55,7 @@ fn corpus() -> &'static [Coll] {
         for app in subdirs(&repo.join("../shared/realapps")) {
             dbs.extend(subdirs(&app));
         }
+        dbs.push(every_type());
         let mut out = Vec::new();
         for dir in dbs {
             let db = name_of(&dir);
@@ -109,6 +111,59 @@ fn corpus() -> &'static [Coll] {
         assert!(out.len() > 100, "the corpus has {} collections", out.len());
         out
     })
+}
+
+/// A database of one collection holding every BSON type, the rare ones
+/// (symbol, DBPointer, undefined, code with scope, min and max keys) and
+/// the values relaxed Extended JSON writes apart (NaN, a long beyond 2^53,
+/// a date before 1970), none of which the corpora hold.
+fn every_type() -> PathBuf {
+    use bson::spec::BinarySubtype;
+    use bson::{doc, oid::ObjectId, Binary, DateTime, Decimal128, Regex, Timestamp};
+    let dir = work_dir("typed-exports-every-type").join("every_type");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let oid = |n: u8| ObjectId::from_bytes([n; 12]);
+    let pointer = Bson::try_from(serde_json::json!({
+        "$dbPointer": { "$ref": "db.coll", "$id": { "$oid": oid(9).to_hex() } }
+    }))
+    .expect("a DBPointer");
+    let docs: Vec<Document> = (0..4u8)
+        .map(|i| {
+            let mut d = doc! {
+                "_id": oid(i),
+                "double": if i == 0 { f64::NAN } else { f64::from(i) + 0.5 },
+                "long": if i == 1 { i64::MAX } else { i64::from(i) },
+                "when": DateTime::from_millis(if i == 2 { -86_400_000 } else { 1_700_000_000_000 }),
+                "price": Decimal128::from_bytes([i; 16]),
+                "blob": Binary { subtype: if i == 3 { BinarySubtype::Uuid } else { BinarySubtype::Generic }, bytes: vec![i; 16] },
+                "pattern": Regex { pattern: "^a".into(), options: "i".into() },
+                "ts": Timestamp { time: 1_700_000_000, increment: u32::from(i) },
+                "code": Bson::JavaScriptCode("return 1".into()),
+                "scoped": Bson::JavaScriptCodeWithScope(bson::JavaScriptCodeWithScope {
+                    code: "return x".into(),
+                    scope: doc! { "x": 1 },
+                }),
+                "symbol": Bson::Symbol("s".into()),
+                "pointer": pointer.clone(),
+                "nothing": Bson::Undefined,
+                "low": Bson::MinKey,
+                "high": Bson::MaxKey,
+                "flag": i % 2 == 0,
+                "maybe": if i % 2 == 0 { Bson::Null } else { Bson::Int32(i.into()) },
+                "mixed": [1, "two", 3.5, { "four": 4 }, [5], Bson::Null],
+                "either": if i % 2 == 0 { Bson::String("s".into()) } else { Bson::Document(doc! { "n": 1 }) },
+                "nested": { "deep": { "deeper": [{ "x": i32::from(i) }] } },
+                "empty": [],
+                "bare": {},
+            };
+            if i == 3 {
+                d.insert("rare", "only here");
+            }
+            d
+        })
+        .collect();
+    common::write_bson(&dir.join("values.bson"), &docs);
+    dir
 }
 
 fn subdirs(p: &Path) -> Vec<PathBuf> {
