@@ -8,7 +8,8 @@
 # this script installs into .venv when missing, and stops them when the
 # binary exits; this script then waits until every such server has shut
 # down, so nothing outlives it. The migration tests also need
-# mongosh, installed into .tools/ with npm when missing.
+# mongosh, and the typed exports' tests typescript and bson, installed into
+# .tools/ with npm when missing.
 # Idempotent; needs Rust and python3 (and npm for mongosh).
 set -euo pipefail
 
@@ -62,6 +63,19 @@ if [[ -z "${DOCSHAPE_MONGOSH:-}" && ! -e .tools/node_modules/.bin/mongosh ]]; th
             echo "test.sh: npm install mongosh failed; the migration tests will fail" >&2
     else
         echo "test.sh: npm not found: cannot install mongosh, the migration tests will fail (or set DOCSHAPE_MONGOSH)" >&2
+    fi
+fi
+
+# The typed exports' tests compile TypeScript against the `bson` package's
+# types with the real tsc.
+if [[ ! -e .tools/node_modules/.bin/tsc || ! -e .tools/node_modules/bson/package.json ]]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "test.sh: installing typescript and bson into .tools/" >&2
+        mkdir -p .tools
+        npm install --prefix .tools --silent --no-audit --no-fund typescript@5 bson@6 >&2 ||
+            echo "test.sh: npm install typescript bson failed; the TypeScript export test will fail" >&2
+    else
+        echo "test.sh: npm not found: cannot install typescript, the TypeScript export test will fail" >&2
     fi
 fi
 

@@ -41,7 +41,8 @@ pub struct ExploreArgs {
 pub enum Command {
     /// Profile every selected collection and print a report.
     Audit(AuditArgs),
-    /// Print the inferred shape of one collection.
+    /// Print the inferred shape of one collection (its profile, a validator,
+    /// TypeScript or Rust types), or a diagram of the selected ones.
     Schema(SchemaArgs),
     /// Load the teaching data sets into a server, and with --workload run a
     /// workload on them with the profiler on (the only command that writes
@@ -152,6 +153,16 @@ pub enum SchemaFormat {
     Json,
     /// A `$jsonSchema` validator for one collection, ready for `collMod`.
     JsonSchema,
+    /// JSON Schema draft 2020-12 of one collection's documents as relaxed
+    /// Extended JSON, for validators outside MongoDB.
+    #[value(name = "json-schema-2020")]
+    JsonSchema2020,
+    /// An exported TypeScript interface of one collection's documents, with
+    /// the `bson` package's types.
+    Typescript,
+    /// `serde` structs of one collection's documents, with the `bson`
+    /// crate's types.
+    Rust,
     /// An ER diagram of the selected collections and their references.
     Mermaid,
 }

@@ -1,5 +1,6 @@
-//! `docshape schema`: the inferred shape of one collection, or a diagram
-//! of the selected ones.
+//! `docshape schema`: the inferred shape of one collection (as JSON, a
+//! validator, or types for TypeScript and Rust), or a diagram of the
+//! selected ones.
 
 use std::process::ExitCode;
 
@@ -44,6 +45,9 @@ pub async fn run_schema(s: SchemaArgs) -> Result<ExitCode, Fatal> {
     };
     match s.format {
         SchemaFormat::JsonSchema => emit(&report::json_schema::render(coll))?,
+        SchemaFormat::JsonSchema2020 => emit(&report::json_schema_2020::render(coll))?,
+        SchemaFormat::Typescript => emit(&report::typescript::render(coll))?,
+        SchemaFormat::Rust => emit(&report::rust_types::render(coll))?,
         _ => emit(&report::json::render_collection(coll))?,
     }
     Ok(if unreadable_parts(&report) {

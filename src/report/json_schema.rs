@@ -53,7 +53,8 @@ fn properties(
         .collect()
 }
 
-fn children<'a>(c: &'a CollectionReport, f: &FieldProfile) -> Vec<&'a FieldProfile> {
+/// The paths one step below `f`: its named members and its element node.
+pub(super) fn children<'a>(c: &'a CollectionReport, f: &FieldProfile) -> Vec<&'a FieldProfile> {
     let n = f.segments.len();
     c.fields
         .iter()
@@ -74,15 +75,11 @@ fn node(c: &CollectionReport, f: &FieldProfile) -> Value {
     );
     let kids = children(c, f);
     let objects = f.type_count(BsonType::Object);
-    let keyed: Vec<&FieldProfile> = kids
-        .iter()
-        .copied()
-        .filter(|k| matches!(k.segments.last(), Some(Seg::Key(_))))
-        .collect();
+    let keyed = keyed(&kids);
     if objects > 0 && !keyed.is_empty() {
         let required: Vec<&str> = keyed
             .iter()
-            .filter(|k| k.values >= objects && f.types.len() == 1)
+            .filter(|k| in_every_object(f, k) && f.types.len() == 1)
             .map(|k| k.name.as_str())
             .collect();
         if !required.is_empty() {
@@ -97,6 +94,19 @@ fn node(c: &CollectionReport, f: &FieldProfile) -> Value {
         m.insert("items".into(), node(c, elem));
     }
     Value::Object(m)
+}
+
+/// The named members among `kids` (not the element node).
+pub(super) fn keyed<'a>(kids: &[&'a FieldProfile]) -> Vec<&'a FieldProfile> {
+    kids.iter()
+        .copied()
+        .filter(|k| matches!(k.segments.last(), Some(Seg::Key(_))))
+        .collect()
+}
+
+/// Member `k` of `f` was in every object seen at `f`.
+pub(super) fn in_every_object(f: &FieldProfile, k: &FieldProfile) -> bool {
+    k.values >= f.type_count(BsonType::Object)
 }
 
 /// `$jsonSchema` names `javascriptWithScope` and the others as `$type` does.

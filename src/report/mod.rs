@@ -3,10 +3,14 @@
 
 pub mod json;
 pub mod json_schema;
+pub mod json_schema_2020;
 pub mod markdown;
 pub mod mermaid;
+pub mod rust_types;
 pub mod sarif;
+pub mod shape;
 pub mod text;
+pub mod typescript;
 
 use serde::Serialize;
 

@@ -6,11 +6,10 @@
 use crate::common;
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::Command;
 
 use bson::{doc, Document};
-use common::{client, docshape, docshape_async, json_ok, unique_db, uri};
+use common::{client, docshape, docshape_async, json_ok, python, unique_db, uri};
 
 /// A small file database with known problems: mixed types and long names.
 fn problem_dir() -> tempfile::TempDir {
@@ -31,15 +30,6 @@ fn problem_dir() -> tempfile::TempDir {
     }
     std::fs::write(db.join("orders.json"), text).expect("write");
     tmp
-}
-
-fn python() -> PathBuf {
-    let venv = common::repo().join(".venv/bin/python");
-    if venv.exists() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    }
 }
 
 #[test]

@@ -46,6 +46,7 @@ mod tui_query;
 mod tui_screens;
 mod tui_update;
 mod tui_widths;
+mod typed_exports;
 mod workload;
 mod workload_profile;
 mod workload_rules;

@@ -669,6 +669,17 @@ pub fn realdata(rel: &str) -> PathBuf {
     p
 }
 
+/// The Python of `.venv` (where `scripts/test.sh` installs `jsonschema`),
+/// else the system's.
+pub fn python() -> PathBuf {
+    let venv = repo().join(".venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
 /// The `docshape` binary under test.
 pub fn docshape_bin() -> &'static str {
     env!("CARGO_BIN_EXE_docshape")
