@@ -253,6 +253,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("pattern", "extended-reference", "扩展引用"),
     ("pattern", "gridfs", "GridFS"),
     ("pattern", "index", "索引"),
+    ("pattern", "outlier", "异常值模式"),
     ("pattern", "parent-reference", "父引用"),
     ("pattern", "pending", "待定：读完全部集合后给出"),
     ("pattern", "polymorphic", "多态模式"),
