@@ -1465,7 +1465,7 @@ async fn load_small(coll: &mongodb::Collection<bson::RawDocumentBuf>, from: u64,
         let end = (i + LOAD_BATCH).min(from + count);
         let batch: Vec<bson::RawDocumentBuf> = (i..end)
             .map(|k| {
-                bson::RawDocumentBuf::from_document(&small_doc(&mut r, k))
+                bson::RawDocumentBuf::try_from(&small_doc(&mut r, k))
                     .expect("generated document serialises")
             })
             .collect();

@@ -2,6 +2,7 @@
 //! and arrays folded as the user asked. The Documents tab draws them and
 //! `update` moves its cursor over them.
 
+use crate::profile::extjson::Relaxed as _;
 use crate::tui::model::DocLine;
 
 /// Lines shown of one open document at most.
@@ -19,7 +20,7 @@ pub struct Folds<'a> {
 /// `MAX_LINES`.
 pub fn doc_lines(bytes: &[u8], folds: Folds<'_>) -> Vec<DocLine> {
     let value = match bson::Document::from_reader(bytes) {
-        Ok(d) => bson::Bson::Document(d).into_relaxed_extjson(),
+        Ok(d) => bson::Bson::Document(d).relaxed(),
         Err(e) => {
             return vec![DocLine {
                 text: format!("(cannot decode this document: {e})"),
@@ -254,8 +255,7 @@ mod tests {
         let plain = bson::doc! {"a": {"b": [1, {"c": "d"}]}, "e": true};
         let b = bytes(&plain);
         let serde =
-            serde_json::to_string_pretty(&bson::Bson::Document(plain).into_relaxed_extjson())
-                .expect("json");
+            serde_json::to_string_pretty(&bson::Bson::Document(plain).relaxed()).expect("json");
         let serde: Vec<&str> = serde.lines().collect();
         assert_eq!(folded_lines(&b, Some(10)), serde);
         assert_eq!(folded_lines(&b, None), serde);

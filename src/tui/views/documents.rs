@@ -2,6 +2,7 @@
 //! as pretty, coloured relaxed Extended JSON, one fold per document, under
 //! the query bar when it is open. Only the documents on screen are decoded.
 
+use crate::profile::extjson::Relaxed as _;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -23,9 +24,9 @@ fn summary(bytes: &[u8]) -> String {
         return "undecodable".into();
     };
     let show = |v: bson::RawBsonRef<'_>| {
-        v.to_raw_bson().try_into().map_or_else(
-            |_: bson::raw::Error| "?".to_owned(),
-            |b: bson::Bson| b.into_relaxed_extjson().to_string(),
+        bson::RawBson::from(v).try_into().map_or_else(
+            |_: bson::error::Error| "?".to_owned(),
+            |b: bson::Bson| b.relaxed().to_string(),
         )
     };
     // A projection may leave `_id` out: then the first field stands for it.
