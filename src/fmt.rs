@@ -102,6 +102,182 @@ pub fn char_width(c: char) -> usize {
     unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
 }
 
+/// `s` in at most `cells` terminal cells: whole when it fits, else its
+/// middle cut out and marked `…`, so that both its head and its
+/// distinguishing end show (`good_a…chunks`, `good_a….files`): half the
+/// room each, or, when the last `.`-separated part of a name is longer
+/// than half and fits in three quarters, that part whole. A wide character is
+/// never split.
+pub fn fit(s: &str, cells: usize) -> String {
+    let total = display_width(s);
+    if total <= cells {
+        return s.to_owned();
+    }
+    if cells <= 1 {
+        return "…".repeat(cells);
+    }
+    let room = cells - 1;
+    let last_part = s
+        .rfind('.')
+        .filter(|&i| i > 0 && i + 1 < s.len())
+        .map_or(0, |i| display_width(&s[i + 1..]));
+    let half = room - room / 2;
+    let tail_w = if last_part > half && last_part * 4 <= room * 3 {
+        last_part
+    } else {
+        half
+    };
+    let tail = tail_cells(s, tail_w);
+    let head = head_cells(s, room - display_width(tail));
+    format!("{head}…{tail}")
+}
+
+/// `s` in at most `cells` terminal cells, its end cut and marked `…`:
+/// for a line read from its start, as a scrolled detail or a sentence.
+pub fn fit_end(s: &str, cells: usize) -> String {
+    if display_width(s) <= cells {
+        return s.to_owned();
+    }
+    if cells == 0 {
+        return String::new();
+    }
+    format!("{}…", head_cells(s, cells - 1))
+}
+
+/// `s` in at most `cells` terminal cells, its start cut and marked `…`:
+/// for text being typed, whose end (where the cursor is) must show.
+pub fn fit_start(s: &str, cells: usize) -> String {
+    if display_width(s) <= cells {
+        return s.to_owned();
+    }
+    if cells == 0 {
+        return String::new();
+    }
+    format!("…{}", tail_cells(s, cells - 1))
+}
+
+/// The longest start of `s` that takes at most `cells` cells.
+fn head_cells(s: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        used += char_width(c);
+        if used > cells {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The longest end of `s` that takes at most `cells` cells.
+fn tail_cells(s: &str, cells: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices().rev() {
+        used += char_width(c);
+        if used > cells {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}
+
+/// `s` padded with spaces on the right to `cells` terminal cells (wide
+/// characters count two; `format!("{:<n$}")` counts them one), or as it
+/// is when wider.
+pub fn pad(s: &str, cells: usize) -> String {
+    let used = display_width(s);
+    format!("{s}{}", " ".repeat(cells.saturating_sub(used)))
+}
+
+/// `s` right-aligned in `cells` terminal cells, as numbers are.
+pub fn pad_left(s: &str, cells: usize) -> String {
+    let used = display_width(s);
+    format!("{}{s}", " ".repeat(cells.saturating_sub(used)))
+}
+
+/// `s` fitted into exactly `cells` cells: cut in the middle when longer
+/// ([`fit`]), padded when shorter; `right` aligns it to the right.
+pub fn cell(s: &str, cells: usize, right: bool) -> String {
+    let t = fit(s, cells);
+    if right {
+        pad_left(&t, cells)
+    } else {
+        pad(&t, cells)
+    }
+}
+
+/// One column of a table, for [`column_widths`]: the widest of its header
+/// and values (`want`), the least it may be cut to (`min`; a column whose
+/// `min` is its `want`, such as a percentage, is never cut).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub want: usize,
+    pub min: usize,
+}
+
+impl Column {
+    /// A column as wide as the widest of `texts`, cut no narrower than `min`.
+    pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>, min: usize) -> Self {
+        let want = texts.into_iter().map(display_width).max().unwrap_or(0);
+        Column {
+            want,
+            min: min.min(want),
+        }
+    }
+
+    /// A column never cut: as wide as the widest of `texts`.
+    pub fn whole<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
+        let c = Column::of(texts, 0);
+        Column {
+            want: c.want,
+            min: c.want,
+        }
+    }
+}
+
+/// Widths of `cols` laid out in `room` cells with `gap` cells between
+/// them, sized from their content: every column as wide as it wants when
+/// they fit; else the widest are cut first, down to a common width, never
+/// below their `min` (short columns, such as numbers, keep their width).
+/// Room left over goes to the column `grow`, if any.
+pub fn column_widths(cols: &[Column], room: usize, gap: usize, grow: Option<usize>) -> Vec<usize> {
+    let gaps = gap * cols.len().saturating_sub(1);
+    let avail = room.saturating_sub(gaps);
+    let wanted: usize = cols.iter().map(|c| c.want).sum();
+    let mut widths: Vec<usize> = cols.iter().map(|c| c.want).collect();
+    if wanted <= avail {
+        if let Some(g) = grow.filter(|&g| g < widths.len()) {
+            widths[g] += avail - wanted;
+        }
+        return widths;
+    }
+    // The widest column loses a cell until they fit: first down to the
+    // columns' `min`; when even that is too wide, the columns that may be
+    // cut (`min` below `want`) below it; at last any.
+    for w in &mut widths {
+        *w = (*w).min(avail);
+    }
+    let mut over = widths.iter().sum::<usize>().saturating_sub(avail);
+    for pass in 0..3 {
+        while over > 0 {
+            let widest = widths
+                .iter()
+                .zip(cols)
+                .enumerate()
+                .filter(|(_, (w, c))| match pass {
+                    0 => **w > c.min,
+                    1 => **w > 1 && c.min < c.want,
+                    _ => **w > 0,
+                })
+                .max_by_key(|(i, (w, _))| (**w, std::cmp::Reverse(*i)))
+                .map(|(i, _)| i);
+            let Some(i) = widest else { break };
+            widths[i] -= 1;
+            over -= 1;
+        }
+    }
+    widths
+}
+
 /// Lines of at most `width` terminal columns, broken where Unicode allows
 /// (UAX #14: between words, and between Chinese characters, never inside
 /// an identifier such as `movie_id`); a word longer than the width is
@@ -125,6 +301,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
+/// A count in at most five characters, for a status line or a chart axis
+/// (`999`, `1.2k`, `3.4M`): where the exact count is shown elsewhere.
+pub fn compact(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
+        _ => format!("{:.1}G", n as f64 / 1e9),
+    }
+}
+
 /// A measured ratio: grouped and whole from 1,000, else at most two
 /// decimals (`1,234`, `30`, `2.5`, `0.33`).
 pub fn decimal(f: f64) -> String {
@@ -146,19 +333,22 @@ pub fn decimal(f: f64) -> String {
 /// (`name: unbounded-array.max-length, value: 1,000`) instead of raw JSON.
 /// `key` names the value (`share`, `avg_bytes` …) and picks its unit.
 pub fn evidence(key: &str, v: &serde_json::Value) -> String {
-    evidence_named(key, v, &|_, k| k.to_owned())
+    evidence_named(key, v, &|_, k| k.to_owned(), &|_, _, _| None)
 }
 
 /// [`evidence`], with the keys of nested objects shown by `name(parent,
 /// key)` (a reader's language; `parent` tells docshape's own structure from
-/// a user's fields); units still follow the keys themselves.
+/// a user's fields); units still follow the keys themselves. A nested
+/// string is shown as `word(parent, key, value)` where that gives one
+/// (docshape's own words in the reader's language).
 pub fn evidence_named(
     key: &str,
     v: &serde_json::Value,
     name: &dyn Fn(&str, &str) -> String,
+    word: &dyn Fn(&str, &str, &str) -> Option<String>,
 ) -> String {
     use serde_json::Value;
-    let evidence = |key: &str, v: &Value| evidence_named(key, v, name);
+    let evidence = |key: &str, v: &Value| evidence_named(key, v, name, word);
     let is_share = ["share", "rate", "ratio", "presence"]
         .iter()
         .any(|w| key.contains(w));
@@ -208,6 +398,10 @@ pub fn evidence_named(
                 };
                 let shown = name(key, k);
                 match x {
+                    Value::String(t) => match word(key, k, t) {
+                        Some(w) => format!("{shown}: {w}"),
+                        None => format!("{shown}: {t}"),
+                    },
                     Value::Object(_) => format!("{shown}: ({})", evidence(unit, x)),
                     _ => format!("{shown}: {}", evidence(unit, x)),
                 }
@@ -309,6 +503,70 @@ mod tests {
             "{lines:?}"
         );
         assert_eq!(wrap("a\n\nb", 40), vec!["a", "", "b"]);
+    }
+
+    #[test]
+    fn fit_cuts_the_middle_and_keeps_the_distinguishing_end() {
+        assert_eq!(fit("orders", 10), "orders");
+        assert_eq!(fit("good_avatars.chunks", 13), "good_a…chunks");
+        assert_eq!(fit("good_avatars.files", 13), "good_a….files");
+        assert_eq!(
+            fit("shop.a_long_collection_name", 20),
+            "shop.a_lo…ction_name"
+        );
+        assert_eq!(fit("a.very_long_field.x", 9), "a.ve…ld.x");
+        assert_ne!(
+            fit("good_avatars.chunks", 10),
+            fit("good_avatars.files", 10)
+        );
+        assert_eq!(fit("abcdefghij", 5), "ab…ij");
+        assert_eq!(fit("abc", 1), "…");
+        assert_eq!(fit("abc", 0), "");
+        for w in 0..20 {
+            for s in ["用户名称和电子邮件地址", "a名b字c.订单明细", "x.y"] {
+                let f = fit(s, w);
+                assert!(display_width(&f) <= w, "{s} {w}: {f}");
+                if display_width(s) > w && w >= 3 {
+                    assert!(f.contains('…'), "{s} {w}: {f}");
+                }
+            }
+        }
+        assert_eq!(fit_end("abcdef", 4), "abc…");
+        assert_eq!(fit_end("名字名字", 5), "名字…");
+        assert_eq!(fit_start("abcdef", 4), "…def");
+        assert_eq!(fit_start("名字名字", 6), "…名字");
+    }
+
+    #[test]
+    fn pads_count_cells() {
+        assert_eq!(pad("名字", 6), "名字  ");
+        assert_eq!(pad_left("名", 4), "  名");
+        assert_eq!(cell("订单明细表", 6, false), "订…表 ");
+        assert_eq!(display_width(&cell("订单明细表", 7, false)), 7);
+        assert_eq!(cell("7", 3, true), "  7");
+    }
+
+    #[test]
+    fn columns_fit_their_content_and_cut_the_longest_first() {
+        let cols = [
+            Column::of(["name", "a_very_long_field_name_here"], 6),
+            Column::whole(["presence", "100 %"]),
+            Column::of(["kind", "single"], 4),
+        ];
+        // Room for all: as wanted, the rest to the first.
+        assert_eq!(column_widths(&cols, 60, 1, Some(0)), vec![27 + 17, 8, 6]);
+        assert_eq!(column_widths(&cols, 60, 1, None), vec![27, 8, 6]);
+        // Tight: the long one is cut, the percentage never.
+        let w = column_widths(&cols, 30, 1, None);
+        assert_eq!(w[1], 8);
+        assert_eq!(w[2], 6);
+        assert_eq!(w.iter().sum::<usize>() + 2, 30);
+        // Tighter still: both cut, down to their minimums.
+        let w = column_widths(&cols, 20, 1, None);
+        assert_eq!(w, vec![6, 8, 4]);
+        // Too narrow for the minimums: still no wider than the room.
+        let w = column_widths(&cols, 12, 1, None);
+        assert_eq!(w.iter().sum::<usize>() + 2, 12, "{w:?}");
     }
 
     #[test]

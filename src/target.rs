@@ -156,6 +156,37 @@ pub fn uri_password(uri: &str) -> Option<String> {
     Some(percent_decode(pw))
 }
 
+/// A connection string without its password (`user@` kept): what may be
+/// written down, as the explorer's list of recent targets is.
+pub fn without_password(uri: &str) -> String {
+    let Some((s, e)) = userinfo_span(uri) else {
+        return uri.to_owned();
+    };
+    match uri[s..e].split_once(':') {
+        Some((user, _)) => format!("{}{user}{}", &uri[..s], &uri[e..]),
+        None => uri.to_owned(),
+    }
+}
+
+/// A connection string names a user and no password, and authenticates
+/// with one (not X.509): the password must be asked for.
+pub fn needs_password(uri: &str) -> bool {
+    let Some((s, e)) = userinfo_span(uri) else {
+        return false;
+    };
+    !uri[s..e].contains(':') && !uri.to_ascii_uppercase().contains("MONGODB-X509")
+}
+
+/// `uri` (a user and no password) with `password` put in, percent-encoded.
+pub fn with_password(uri: &str, password: &str) -> String {
+    let Some((_, end)) = userinfo_span(uri) else {
+        return uri.to_owned();
+    };
+    let encoded =
+        percent_encoding::utf8_percent_encode(password, percent_encoding::NON_ALPHANUMERIC);
+    format!("{}:{encoded}{}", &uri[..end], &uri[end..])
+}
+
 /// A connection string with its password replaced by `****`.
 pub fn mask_uri(uri: &str) -> String {
     let Some((s, e)) = userinfo_span(uri) else {
@@ -236,10 +267,10 @@ fn connection_uri<E: std::fmt::Display>(
             name: name.to_owned(),
         });
     }
-    let Some((_, end)) = userinfo_span(&c.uri) else {
+    if userinfo_span(&c.uri).is_none() {
         // No user: nothing to authenticate with.
         return Ok(c.uri.clone());
-    };
+    }
     let password = match c.password_env.as_deref().and_then(&env) {
         Some(p) => p,
         None => prompt(&mask_uri(&c.uri)).map_err(|e| match &c.password_env {
@@ -251,9 +282,7 @@ fn connection_uri<E: std::fmt::Display>(
             None => ConnectionError::NotAsked(e.to_string()),
         })?,
     };
-    let encoded =
-        percent_encoding::utf8_percent_encode(&password, percent_encoding::NON_ALPHANUMERIC);
-    Ok(format!("{}:{encoded}{}", &c.uri[..end], &c.uri[end..]))
+    Ok(with_password(&c.uri, &password))
 }
 
 #[cfg(test)]
@@ -308,6 +337,21 @@ mod tests {
             assert_eq!(mask_uri(uri), want, "{uri}");
         }
         assert_eq!(uri_password("mongodb://u:p%40ss@h"), Some("p@ss".into()));
+        assert_eq!(
+            without_password("mongodb://u:s3cret@db:27017/x?authSource=a"),
+            "mongodb://u@db:27017/x?authSource=a"
+        );
+        assert_eq!(without_password("mongodb://h/db"), "mongodb://h/db");
+        assert!(needs_password("mongodb://u@h/"));
+        assert!(!needs_password("mongodb://u:p@h/"));
+        assert!(!needs_password("mongodb://h/?x=a@b"));
+        assert!(!needs_password(
+            "mongodb://CN=me@h/?authMechanism=MONGODB-X509"
+        ));
+        assert_eq!(
+            with_password("mongodb://u@h/", "p@ss"),
+            "mongodb://u:p%40ss@h/"
+        );
         assert_eq!(uri_password("mongodb://h"), None);
     }
 

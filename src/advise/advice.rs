@@ -44,6 +44,30 @@ pub fn advise_deployment(finding: Finding, lang: Lang) -> Advice {
     explained(finding, suggestion, lang)
 }
 
+/// A finding made as soon as its collection was read, before the stages
+/// that need every collection: its advice (which may take references and
+/// copies into account) comes with the whole run, so it has none yet and
+/// says so. Pattern `pending`; only the explorer shows it, never a report.
+pub fn pending(finding: Finding, lang: Lang) -> Advice {
+    let suggestion = Suggestion {
+        pattern: PENDING,
+        summary: lang
+            .pick(
+                "The advice, its before / after and its script come once every collection is read.",
+                "建议、改前 / 改后和脚本会在读完所有集合后给出。",
+            )
+            .to_owned(),
+        before: None,
+        after: None,
+        effect: serde_json::Map::new(),
+        migration: String::new(),
+    };
+    explained(finding, suggestion, lang)
+}
+
+/// The pattern of a [`pending`] suggestion.
+pub const PENDING: &str = "pending";
+
 fn explained(finding: Finding, suggestion: Suggestion, lang: Lang) -> Advice {
     let (explanation, source) =
         registry::rule(finding.rule).map_or(("", ""), |r| (r.explanation(lang), r.source));

@@ -6,6 +6,8 @@
 //! `ds`, a small set of helpers through which it makes every change:
 //!
 //! - `ds.update(coll, filter, update[, options])`: an `updateMany`;
+//! - `ds.updateEach(coll, ids, filter, update[, options])`: the same for
+//!   the documents whose `_id`s the cursor `ids()` yields, in batches;
 //! - `ds.rewrite(coll, source, pipeline)`: `pipeline`, run on `source`,
 //!   yields the whole new version of each document of `coll` it changes
 //!   (and only those), which replaces the document by `_id`;
@@ -103,7 +105,7 @@ impl Plan {
         let lang = self.lang;
         let what = &self.what;
         let uses = |m: &str| body.contains(&format!("ds.{m}("));
-        let documents = uses("update") || uses("rewrite") || uses("save");
+        let documents = uses("update") || uses("updateEach") || uses("rewrite") || uses("save");
         let mut lines: Vec<String> = vec![
             lang.pick(
                 format!("docshape migration: {what}"),
@@ -232,7 +234,7 @@ impl Plan {
             code.push_str(m.code);
         }
         code.push_str("  };\n})();\n");
-        let msgs: [(&str, String); 24] = [
+        let msgs: [(&str, String); 25] = [
             ("MSG_DUPLICATES_WHY", t(
                 "`${dups.length} values of ${key} are held by more than one document`",
                 "`${key} 有 ${dups.length} 个值出现在多个文档中`",
@@ -253,6 +255,10 @@ impl Plan {
             ("MSG_CHANGED_UPDATE", t(
                 "`changed ${r.modifiedCount} documents of ${c.getFullName()}, each saved first in ${backupOf(c.getName())}`",
                 "`修改了 ${c.getFullName()} 的 ${r.modifiedCount} 个文档，每个都先保存到了 ${backupOf(c.getName())}`",
+            )),
+            ("MSG_CHANGED_EACH", t(
+                "`changed ${changed} documents of ${c.getFullName()}, each saved first in ${backupOf(c.getName())}`",
+                "`修改了 ${c.getFullName()} 的 ${changed} 个文档，每个都先保存到了 ${backupOf(c.getName())}`",
             )),
             ("MSG_CHANGED_REWRITE", t(
                 "`changed ${n} documents of ${c.getFullName()}, each saved first in ${backupOf(c.getName())}`",
@@ -493,6 +499,34 @@ const METHODS: &[Piece] = &[
 ",
     },
     Piece {
+        name: "updateEach",
+        needs: &["keep", "would"],
+        always: false,
+        code: r"    // `update` of the documents whose _ids the cursor `ids()` yields that still match
+    // `filter`, a thousand _ids at a time: no list of _ids is held whole, and no command
+    // passes the limit of one document however many there are. In a dry run (where
+    // `ids` is not called), `update(c, filter, ...)`: every document the filter matches.
+    updateEach(c, ids, filter, update, options) {
+      if (stopped) return 0;
+      if (!apply) { const n = c.countDocuments(filter); would(c, n, c.find(filter, { _id: 1 }).limit(3).toArray()); return n; }
+      let changed = 0;
+      let batch = [];
+      const flush = () => {
+        if (batch.length === 0) return;
+        const f = Object.assign({}, filter, { _id: { $in: batch } });
+        batch = [];
+        if (c.countDocuments(f) === 0) return;
+        keep(c, c, [{ $match: f }]);
+        changed += c.updateMany(f, update, options || {}).modifiedCount;
+      };
+      ids().forEach((d) => { batch.push(d._id); if (batch.length === 1000) flush(); });
+      flush();
+      if (changed > 0) print(MSG_CHANGED_EACH);
+      return changed;
+    },
+",
+    },
+    Piece {
         name: "rewrite",
         needs: &["keep", "would", "count"],
         always: false,
@@ -569,13 +603,13 @@ const METHODS: &[Piece] = &[
       if (stopped) return null;
       const dups = c.aggregate([
         { $match: { [key]: { $exists: true } } },
-        { $group: { _id: "$" + key, n: { $sum: 1 }, ids: { $push: "$_id" } } },
+        { $group: { _id: "$" + key, n: { $sum: 1 } } },
         { $match: { n: { $gt: 1 } } },
         { $sort: { n: -1 } },
         { $limit: 20 },
       ], { allowDiskUse: true }).toArray();
       if (dups.length > 0) {
-        for (const d of dups) printjson({ value: d._id, documents: d.n, ids: d.ids.slice(0, 5) });
+        for (const d of dups) printjson({ value: d._id, documents: d.n, ids: c.find({ [key]: d._id }, { _id: 1 }).limit(5).toArray().map((x) => x._id) });
         stopped = true;
         print(MSG_DUPLICATES);
         const why = MSG_DUPLICATES_WHY;

@@ -569,19 +569,17 @@ pub fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Sugges
         }
         pipeline.push(json!({ "$lookup": { "from": to_coll, "localField": "ref", "foreignField": key, "as": "target" } }));
         pipeline.push(json!({ "$match": { "target": { "$size": 0 } } }));
-        pipeline.push(json!({ "$group": { "_id": "$ref", "references": { "$sum": 1 }, "documents": { "$push": "$_id" } } }));
-        pipeline.push(json!({ "$sort": { "references": -1 } }));
+        // Counts per missing value, read as a stream: only the twenty most
+        // referenced are kept, and a few of their documents fetched after.
+        pipeline.push(json!({ "$group": { "_id": "$ref", "references": { "$sum": 1 } } }));
+        let _ = writeln!(s, "let total = 0;\nlet distinct = 0;\nlet top = [];\nconst worst = (a, b) => b.references - a.references;");
         let _ = writeln!(
             s,
-            "const rows = coll.aggregate({}, {{ allowDiskUse: true }}).toArray();",
+            "coll.aggregate({}, {{ allowDiskUse: true }}).forEach((r) => {{ total += r.references; distinct += 1; top.push(r); if (top.length > 200) top = top.sort(worst).slice(0, 20); }});",
             js_value(&json!(pipeline))
         );
-        let _ = writeln!(
-            s,
-            "const total = rows.reduce((n, r) => n + r.references, 0);"
-        );
-        let _ = writeln!(s, "print(`${{total}} references in {} point at no document of {} (${{rows.length}} distinct values); nothing was changed`);", r.from_path, r.to);
-        let _ = writeln!(s, "rows.slice(0, 20).forEach((r) => printjson({{ value: r._id, references: r.references, documents: r.documents.slice(0, 5) }}));");
+        let _ = writeln!(s, "print(`${{total}} references in {} point at no document of {} (${{distinct}} distinct values); nothing was changed`);", r.from_path, r.to);
+        let _ = writeln!(s, "top.sort(worst).slice(0, 20).forEach((r) => printjson({{ value: r._id, references: r.references, documents: coll.find({{ {}: r._id }}, {{ _id: 1 }}).limit(5).toArray().map((d) => d._id) }}));", js(&dotted));
     } else {
         let _ = writeln!(s, "// {} is in another database, which $lookup cannot reach: compare the values of\n// {dotted} with {} in the application.", r.to_ns, r.to);
     }
@@ -952,7 +950,7 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     );
     let _ = writeln!(
         s,
-        "const named = coll.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id);",
+        "const named = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
         js_value(&named)
     );
     if identity {
@@ -972,7 +970,8 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     } else {
         let _ = writeln!(
             s,
-            "ds.update(coll, {{ _id: {{ $in: named }}, [path]: {{ $type: \"string\" }} }}, [{{ $set: {{ [path]: {} }} }}]);",
+            "ds.updateEach(coll, () => coll.aggregate({}, {{ allowDiskUse: true }}), {{ [path]: {{ $type: \"string\" }} }}, [{{ $set: {{ [path]: {} }} }}]);",
+            js_value(&named),
             js_value(&json!({ rep.conversion: format!("${dotted}") }))
         );
     }
@@ -982,7 +981,7 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     );
     let _ = writeln!(
         s,
-        "print(`${{named.length}} strings in ${{path}} name a {} document once converted; ${{strings}} documents still hold a string there`);",
+        "print(`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} documents still hold a string there`);",
         r.to_ns
     );
     let s = change::close(

@@ -23,10 +23,11 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::i18n::Lang;
-use crate::profile::{extract, query_path, FieldProfile, Seg};
+use crate::profile::extract::{self, Weighed};
+use crate::profile::{query_path, FieldProfile, Seg};
 use crate::rules::CollectionCtx;
 
-pub use advice::{advise, advise_deployment, review_indexes, suggest, Advice};
+pub use advice::{advise, advise_deployment, pending, review_indexes, suggest, Advice, PENDING};
 pub use examples::{display_doc, pick_doc, strip_path};
 
 /// What to do instead.
@@ -96,20 +97,52 @@ pub fn mql_path(path: &str) -> String {
     path.replace("[]", "")
 }
 
-/// Average and largest document size on the kept sample, before and after
-/// `change` is applied to each document (as the script would change it).
-/// `change` returns false when it cannot apply; the document then counts
-/// as it is minus the bytes the path carries (paths through arrays).
+/// What a change does at its path, for a document known only by what it
+/// carries at each path ([`Weighed`]).
+#[derive(Clone, Copy)]
+enum AtPath {
+    /// The path leaves the document.
+    Removed,
+    /// The arrays at the path keep their last `n` elements.
+    LastKept(u64),
+}
+
+/// The size of the weighed document `w` after a change at `segs`. Keeping
+/// the last elements is estimated from the path's average element.
+fn weighed_after(w: &Weighed, segs: &[Seg], change: AtPath) -> f64 {
+    let at = w.at(segs);
+    let carried = at.bytes.min(w.bytes.saturating_sub(5));
+    let left = match change {
+        AtPath::LastKept(n) if at.elements > 0 => {
+            let kept = (n.saturating_mul(at.arrays)).min(at.elements);
+            carried as f64 * kept as f64 / at.elements as f64
+        }
+        _ => 0.0,
+    };
+    (w.bytes - carried) as f64 + left
+}
+
+/// Average and largest document size, before and after `change` is
+/// applied to each document (as the script would change it): measured on
+/// the kept sample and on the largest document read when the sample does
+/// not hold it (passed over to stay within the memory budget), which is
+/// often the document that made the finding fire. `change` returns false
+/// when it cannot apply; the document then counts as it is minus the bytes
+/// the path carries (paths through arrays).
 fn size_effect_by(
     ctx: &CollectionCtx<'_>,
     segs: &[Seg],
     change: impl Fn(&mut bson::Document) -> bool,
+    at_path: AtPath,
 ) -> Map<String, Value> {
-    let sizes: Vec<(f64, f64)> = ctx
+    let largest = ctx.data.largest_unkept;
+    let mut sizes: Vec<(f64, f64)> = ctx
         .data
         .kept
         .iter()
-        .map(|raw| {
+        .enumerate()
+        .filter(|(i, _)| largest.is_none_or(|w| w.kept_cut_at != Some(*i)))
+        .map(|(_, raw)| {
             let after = bson::Document::from_reader(&raw[..])
                 .ok()
                 .and_then(|mut d| {
@@ -122,7 +155,16 @@ fn size_effect_by(
             (raw.len() as f64, after as f64)
         })
         .collect();
-    size_summary(&sizes)
+    let largest = largest.map(|w| {
+        let after = weighed_after(w, segs, at_path).round();
+        sizes.push((w.bytes as f64, after));
+        json!({"_id": w.id, "bytes_before": w.bytes, "bytes_after": after})
+    });
+    let mut m = size_summary(&sizes);
+    if let Some(l) = largest {
+        m.insert("largest_not_kept".into(), l);
+    }
+    m
 }
 
 /// The effect's size figures from per-document (before, after) sizes: the
@@ -148,7 +190,7 @@ fn size_summary(sizes: &[(f64, f64)]) -> Map<String, Value> {
 
 /// The effect of removing `segs` from every document.
 fn size_effect(ctx: &CollectionCtx<'_>, segs: &[Seg]) -> Map<String, Value> {
-    size_effect_by(ctx, segs, |d| examples::remove(d, segs))
+    size_effect_by(ctx, segs, |d| examples::remove(d, segs), AtPath::Removed)
 }
 
 /// Why the value at `f` must keep its type and value, if it must: it is an
@@ -245,9 +287,12 @@ fn subset_of(ctx: &CollectionCtx<'_>, arr: &FieldProfile, keep: u64, lang: Lang)
     let doc = pick_doc(ctx, Some(&arr.segments));
     let (before, after) =
         examples::subset(doc.as_deref(), &arr.segments, keep, &child, &parent_key);
-    let mut effect = size_effect_by(ctx, &arr.segments, |d| {
-        examples::keep_last(d, &arr.segments, keep)
-    });
+    let mut effect = size_effect_by(
+        ctx,
+        &arr.segments,
+        |d| examples::keep_last(d, &arr.segments, keep),
+        AtPath::LastKept(keep),
+    );
     effect.insert("elements_kept".into(), json!(keep));
     Suggestion {
         pattern: "subset",

@@ -107,16 +107,15 @@ pub fn move_array_out(
         "const others = src.countDocuments({});",
         js_value(&json!({ dotted: { "$exists": true, "$not": { "$type": "array" } } }))
     );
-    let _ = writeln!(
-        s,
-        "const ok = apply && ds.ok() ? src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id) : [];",
+    let checked = format!(
+        "() => src.aggregate({}, {{ allowDiskUse: true }})",
         js_value(&verify)
     );
     match keep {
         None => {
             let _ = writeln!(
                 s,
-                "ds.update(src, apply ? {{ _id: {{ $in: ok }}, {d}: {{ $type: \"array\" }} }} : {{ {d}: {{ $type: \"array\" }} }}, {});",
+                "const done = ds.updateEach(src, {checked}, {{ {d}: {{ $type: \"array\" }} }}, {});",
                 js_value(&json!({ "$unset": { dotted: "" } })),
                 d = js(dotted),
             );
@@ -125,7 +124,7 @@ pub fn move_array_out(
             let longer = js(&format!("{dotted}.{k}"));
             let _ = writeln!(
                 s,
-                "ds.update(src, apply ? {{ _id: {{ $in: ok }}, {longer}: {{ $exists: true }} }} : {{ {longer}: {{ $exists: true }} }}, [{}]);",
+                "const done = ds.updateEach(src, {checked}, {{ {longer}: {{ $exists: true }} }}, [{}]);",
                 js_value(
                     &json!({ "$set": { dotted: { "$slice": [field, -(i64::try_from(k).unwrap_or(i64::MAX))] } } })
                 )
@@ -136,7 +135,7 @@ pub fn move_array_out(
         &mut s,
         p,
         dotted,
-        &format!("${{ok.length}} of ${{arrays}} documents trimmed; ${{arrays - ok.length}} keep {dotted}: some elements are not in {child} as they are now"),
+        &format!("${{done}} of ${{arrays}} documents trimmed; ${{arrays - done}} keep {dotted}: some elements are not in {child} as they are now"),
     );
     p.finish(&s)
 }
@@ -151,11 +150,9 @@ fn kept_arrays(s: &mut String, p: &Plan, dotted: &str, done: &str) {
     );
     let _ = writeln!(
         s,
-        "  if (arrays - ok.length > 0) {}",
-        p.stays(&format!(
-            "`${{arrays - ok.length}} documents keep {dotted}`"
-        ))
-        .trim_end()
+        "  if (arrays - done > 0) {}",
+        p.stays(&format!("`${{arrays - done}} documents keep {dotted}`"))
+            .trim_end()
     );
     let _ = writeln!(s, "}}");
 }
@@ -200,29 +197,33 @@ pub fn split_off(p: &Plan, coll: &str, dotted: &str, child: &str, parent_key: &s
             ],
             "as": "__c"
         } },
-        { "$project": { "same": { "$gt": [ { "$size": "$__c" }, 0 ] } } },
-        { "$group": { "_id": "$same", "ids": { "$push": "$_id" } } }
+        { "$project": { "same": { "$gt": [ { "$size": "$__c" }, 0 ] } } }
     ]);
+    let same = |v: bool| {
+        let mut pipeline = compare.as_array().cloned().unwrap_or_default();
+        pipeline.push(json!({ "$match": { "same": v } }));
+        js_value(&Value::Array(pipeline))
+    };
     let _ = writeln!(
         s,
         "\n// 2. Remove it from the parents whose copy holds the same value. A parent whose value\n//    changed since its copy was made keeps it (and the copy stays): counted below."
     );
-    let _ = writeln!(s, "let moved = [];\nlet differ = 0;");
     let _ = writeln!(
         s,
-        "if (apply && ds.ok()) src.aggregate({}, {{ allowDiskUse: true }}).forEach((g) => {{ if (g._id === true) {{ moved = g.ids; }} else {{ differ = g.ids.length; }} }});",
-        js_value(&compare)
+        "const differ = apply && ds.ok() ? src.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0) : 0;",
+        same(false)
     );
     let _ = writeln!(
         s,
-        "ds.update(src, apply ? {{ _id: {{ $in: moved }}, {d}: {{ $exists: true }} }} : {{ {d}: {{ $exists: true }} }}, {});",
+        "const moved = ds.updateEach(src, () => src.aggregate({}, {{ allowDiskUse: true }}), {{ {d}: {{ $exists: true }} }}, {});",
+        same(true),
         js_value(&json!({ "$unset": { dotted: "" } })),
         d = js(dotted),
     );
     let _ = writeln!(s, "if (apply) {{");
     let _ = writeln!(
         s,
-        "  print(`moved {dotted} of ${{moved.length}} documents to {child}; ${{differ}} documents hold a value that differs from its copy in {child}: left as they are`);"
+        "  print(`moved {dotted} of ${{moved}} documents to {child}; ${{differ}} documents hold a value that differs from its copy in {child}: left as they are`);"
     );
     let _ = writeln!(
         s,
@@ -498,12 +499,8 @@ pub fn ids_to_parent(
     );
     let _ = writeln!(
         s,
-        "const ok = apply && ds.ok() ? src.aggregate({}, {{ allowDiskUse: true }}).toArray().map((d) => d._id) : [];",
-        js_value(&verify)
-    );
-    let _ = writeln!(
-        s,
-        "ds.update(src, apply ? {{ _id: {{ $in: ok }}, {d}: {{ $type: \"array\" }} }} : {{ {d}: {{ $type: \"array\" }} }}, {});",
+        "const done = ds.updateEach(src, () => src.aggregate({}, {{ allowDiskUse: true }}), {{ {d}: {{ $type: \"array\" }} }}, {});",
+        js_value(&verify),
         js_value(&json!({ "$unset": { dotted: "" } })),
         d = js(dotted),
     );
@@ -511,7 +508,7 @@ pub fn ids_to_parent(
         &mut s,
         p,
         dotted,
-        &format!("${{ok.length}} of ${{arrays}} documents no longer hold {dotted}; ${{arrays - ok.length}} keep it: some children it lists do not exist in {child_coll} or point elsewhere"),
+        &format!("${{done}} of ${{arrays}} documents no longer hold {dotted}; ${{arrays - done}} keep it: some children it lists do not exist in {child_coll} or point elsewhere"),
     );
     p.finish(&s)
 }

@@ -47,6 +47,9 @@ pub struct Collection {
     /// Size of each kept document as read: a document over its share of
     /// the budget is kept cut (long strings shortened).
     pub kept_sizes: Vec<u64>,
+    /// The largest document read, measured path by path, when it is not
+    /// among the kept documents whole.
+    pub largest_unkept: Option<crate::profile::extract::Weighed>,
     /// Figures measured over every document when only a sample was
     /// profiled (`scope: collection`).
     pub extremes: Option<Extremes>,
@@ -120,6 +123,7 @@ impl Collection {
                 && profile.invalid == 0,
             kept: Vec::new(),
             kept_sizes: Vec::new(),
+            largest_unkept: None,
             extremes: None,
             growth: growth::ByPath::new(),
             relationships: Vec::new(),
@@ -194,6 +198,7 @@ impl Collection {
             indexes: &self.meta.indexes,
             fields: &self.profile.fields,
             kept: &self.kept,
+            largest_unkept: self.largest_unkept.as_ref(),
             growth: &self.growth,
             extremes: self.extremes.as_ref(),
         }
@@ -241,6 +246,7 @@ impl Collection {
             shelved: _,
             kept,
             kept_sizes: _,
+            largest_unkept: _,
             extremes,
             growth,
             relationships: _,

@@ -124,6 +124,25 @@ impl Run<'_> {
     }
 }
 
+/// The findings a collection's own rules ([`rules::ALONE_RULES`]) make as
+/// soon as it is read, for the explorer to show while the rest is read:
+/// the same findings the whole run will make for those rules, their advice
+/// pending (it comes with the run, which may weigh references and copies).
+pub fn early_findings(c: &Collection, plan: &Plan) -> Vec<Advice> {
+    let ctx = CollectionCtx {
+        data: c.data(),
+        relationships: Vec::new(),
+        drift: Vec::new(),
+        index_usage: c.meta.index_usage.as_deref(),
+        now: now_secs(),
+        workload: None,
+    };
+    rules::check_collection_alone(&ctx, &plan.thresholds, plan.lang)
+        .into_iter()
+        .map(|f| advise::pending(f, plan.lang))
+        .collect()
+}
+
 /// The rules that read the query shapes alone, on each namespace of a
 /// workload read without its target: no document, count or index is known.
 pub(super) fn workload_findings(plan: &Plan, workload: &crate::workload::Workload) -> Vec<Advice> {

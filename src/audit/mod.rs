@@ -34,6 +34,7 @@ pub use crate::source::KEEP_FULL;
 pub use budget::{keep_share, shelf_share, KEEP_BYTES, MEMORY_MIB};
 pub use collection::Collection;
 pub use control::{ended_early_note, Control};
+pub use judging::early_findings;
 pub use plan::Plan;
 pub use reading::profile_collection;
 pub use stages::check_index_fields;

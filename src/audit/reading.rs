@@ -387,6 +387,7 @@ impl Reading {
                 format!("{cut} 个超过 {over} KiB 的文档保留时把长字符串截短到 {to} 字节，以不超出内存预算（分析时是完整的）"),
             ));
         }
+        report.largest_unkept = kept.largest_unkept();
         (report.kept, report.kept_sizes) = kept.into_parts();
         Ok(report)
     }

@@ -19,6 +19,8 @@ const ZH: &[(&str, &str)] = &[
     ("avg_bytes_before", "之前平均字节"),
     ("avg_document_bytes", "文档平均字节"),
     ("bytes", "字节"),
+    ("bytes_after", "之后的字节"),
+    ("bytes_before", "之前的字节"),
     ("bytes_per_element", "每个元素字节"),
     ("cardinality", "基数"),
     ("checked", "已检查"),
@@ -93,6 +95,7 @@ const ZH: &[(&str, &str)] = &[
     ("indexes_known", "已知索引"),
     ("inexact_fractions", "不精确的小数"),
     ("inexact_share", "不精确占比"),
+    ("kept", "保留在内存中的文档"),
     ("key", "键"),
     ("key_kind", "键的类型"),
     ("keys", "键"),
@@ -100,6 +103,7 @@ const ZH: &[(&str, &str)] = &[
     ("kind", "种类"),
     ("lagging_fields", "落后于源文档的字段"),
     ("largest", "最大的文档"),
+    ("largest_not_kept", "未保留在内存中的最大文档"),
     ("last", "最后一个"),
     ("leading_key_only", "仅前导键"),
     ("left_as_they_are", "保持原样"),
@@ -219,14 +223,74 @@ pub fn key(key: &str, lang: Lang) -> &str {
     }
 }
 
+/// docshape's own words that name a kind, a cardinality or a method, in
+/// Chinese, by what they name (`scope`, `kind`, `cardinality`, `method`,
+/// `accepted_by`) — the JSON report keeps the English words.
+const WORDS: &[(&str, &str, &str)] = &[
+    ("accepted_by", "values", "值"),
+    ("cardinality", "one-to-few", "一对少"),
+    ("cardinality", "one-to-many", "一对多"),
+    ("cardinality", "one-to-one", "一对一"),
+    ("cardinality", "one-to-squillions", "一对海量"),
+    ("kind", "child-reference", "子引用"),
+    ("kind", "embedded", "内嵌"),
+    ("kind", "extended-reference", "扩展引用"),
+    ("kind", "parent-reference", "父引用"),
+    ("kind", "two-way-reference", "双向引用"),
+    ("method", "all", "全部读取"),
+    ("method", "age-correlation", "与年龄的相关"),
+    ("method", "array-length", "数组长度"),
+    ("method", "file-scan", "扫描文件"),
+    ("method", "sample", "样本"),
+    ("method", "server-group", "服务器分组"),
+    ("method", "snapshot", "快照"),
+    ("method", "unique-index", "唯一索引"),
+    ("pattern", "attribute", "属性模式"),
+    ("pattern", "bucket", "分桶模式"),
+    ("pattern", "child-reference", "子引用"),
+    ("pattern", "computed", "计算模式"),
+    ("pattern", "embed", "内嵌"),
+    ("pattern", "extended-reference", "扩展引用"),
+    ("pattern", "gridfs", "GridFS"),
+    ("pattern", "index", "索引"),
+    ("pattern", "parent-reference", "父引用"),
+    ("pattern", "pending", "待定：读完全部集合后给出"),
+    ("pattern", "polymorphic", "多态模式"),
+    ("pattern", "schema-versioning", "模式版本化"),
+    ("pattern", "separate-collection", "独立集合"),
+    ("pattern", "subset", "子集模式"),
+    ("pattern", "two-way-reference", "双向引用"),
+    ("scope", "collection", "全集合"),
+    ("scope", "sample", "样本"),
+];
+
 /// The value of an evidence key as a reader of `lang` reads it, where the
 /// value is one of docshape's words (`scope`: `collection` or `sample`).
 pub fn value(k: &str, v: &str, lang: Lang) -> Option<&'static str> {
-    match (lang, k, v) {
-        (Lang::Zh, "scope", "collection") => Some("全集合"),
-        (Lang::Zh, "scope", "sample") => Some("样本"),
-        _ => None,
+    match lang {
+        Lang::Zh => WORDS
+            .iter()
+            .find(|(key, word, _)| *key == k && *word == v)
+            .map(|(_, _, zh)| *zh),
+        Lang::En => None,
     }
+}
+
+/// A string below `parent` as a reader of `lang` reads it, when it is one
+/// of docshape's words under one of docshape's own objects (never a
+/// user's value below a user's field).
+pub fn nested_value(parent: &str, k: &str, v: &str, lang: Lang) -> Option<String> {
+    STRUCTURE
+        .contains(&parent)
+        .then(|| value(k, v, lang))
+        .flatten()
+        .map(str::to_owned)
+}
+
+/// One of docshape's words (see [`value`]) as a reader of `lang` reads it:
+/// itself when it has no translation.
+pub fn word(k: &str, v: &str, lang: Lang) -> String {
+    value(k, v, lang).map_or_else(|| v.to_owned(), str::to_owned)
 }
 
 /// Evidence objects whose keys are docshape's own (a threshold, a growth
@@ -243,6 +307,7 @@ const STRUCTURE: &[&str] = &[
     "fanout",
     "growth",
     "index",
+    "largest_not_kept",
     "longest_in_collection",
     "ms",
     "other",
@@ -281,6 +346,32 @@ mod tests {
         assert_eq!(nested("threshold", "name", Lang::Zh), "名称");
         assert_eq!(nested("filter", "name", Lang::Zh), "name");
         assert_eq!(nested("key", "sort", Lang::Zh), "sort");
+    }
+
+    #[test]
+    fn docshape_words_are_translated_and_a_user_value_never_is() {
+        assert_eq!(
+            nested_value("growth", "method", "age-correlation", Lang::Zh).as_deref(),
+            Some("与年龄的相关")
+        );
+        assert_eq!(
+            nested_value("growth", "method", "age-correlation", Lang::En),
+            None
+        );
+        // Below a user's filter, `method` is a field of theirs.
+        assert_eq!(nested_value("filter", "method", "sample", Lang::Zh), None);
+        assert_eq!(word("kind", "parent-reference", Lang::Zh), "父引用");
+        assert_eq!(
+            word("kind", "parent-reference", Lang::En),
+            "parent-reference"
+        );
+        assert_eq!(word("kind", "no-such-kind", Lang::Zh), "no-such-kind");
+        for (k, v, zh) in WORDS {
+            assert!(
+                WORDS.iter().filter(|(a, b, _)| a == k && b == v).count() == 1 && !zh.is_empty(),
+                "{k} {v}: one translation"
+            );
+        }
     }
 
     /// Every evidence or effect key a rule or a suggestion writes has a

@@ -54,7 +54,7 @@ pub fn index(lang: Lang) -> String {
         )
     );
     for l in LESSONS {
-        let _ = writeln!(out, "  {:<20} {}", l.name, l.title(lang));
+        let _ = writeln!(out, "  {} {}", crate::fmt::pad(l.name, 20), l.title(lang));
     }
     out
 }
@@ -137,8 +137,8 @@ fn collection(out: &mut String, c: &CollectionReport, report: &Report, lang: Lan
     let s = c.doc_size;
     let _ = writeln!(
         out,
-        "    {:<28} {} {} · {} {} · {} {}",
-        c.meta.name,
+        "    {} {} {} · {} {} · {} {}",
+        crate::fmt::pad(&c.meta.name, 28),
         group(docs),
         lang.pick("docs", "个文档"),
         lang.pick("avg", "平均"),
@@ -272,7 +272,8 @@ fn workload(out: &mut String, dataset: &str, report: &Report, lang: Lang) {
         }
         let _ = writeln!(
             out,
-            "    {c:<28} {} {} · {} {}",
+            "    {} {} {} · {} {}",
+            crate::fmt::pad(c, 28),
             group(reads),
             lang.pick("reads", "次读取"),
             group(writes),

@@ -1,6 +1,8 @@
 //! Reading the values at a path out of a raw document, for the stages that
 //! look at individual documents after profiling (references, growth).
 
+use std::collections::HashMap;
+
 use super::raw::{self, BsonType, Element};
 use super::Seg;
 
@@ -138,10 +140,138 @@ pub fn array_len(el: &Element<'_>) -> Option<u64> {
     (el.ty == BsonType::Array).then(|| raw::elements(el.value).map_or(0, Iterator::count) as u64)
 }
 
+/// What one document carries at one of its paths: the bytes of its values
+/// there (whole elements: tag, key and value), and the arrays found there
+/// with their elements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathWeight {
+    pub bytes: u64,
+    pub arrays: u64,
+    pub elements: u64,
+}
+
+/// A document measured path by path, without its bytes: what the advice
+/// needs of a document too large to keep (how much a change at a path
+/// would take out of it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Weighed {
+    /// Its `_id` as relaxed Extended JSON.
+    pub id: Option<serde_json::Value>,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its place among the kept documents when it is kept cut (long
+    /// strings shortened), so that it is measured once, whole.
+    pub kept_cut_at: Option<usize>,
+    /// Every path it holds (the profile's notation: `[]` for the elements
+    /// of an array), in the order first met.
+    pub paths: Vec<(Vec<Seg>, PathWeight)>,
+}
+
+impl Weighed {
+    /// `doc` measured path by path; malformed bytes end the walk where they
+    /// start.
+    pub fn of(doc: &[u8]) -> Weighed {
+        let mut at: HashMap<Vec<Seg>, usize> = HashMap::new();
+        let mut paths = Vec::new();
+        weigh(doc, false, &mut Vec::new(), &mut at, &mut paths);
+        let id = top(doc, "_id")
+            .and_then(|e| super::value::to_bson(e.ty, e.value))
+            .map(super::extjson::Relaxed::relaxed);
+        Weighed {
+            id,
+            bytes: doc.len() as u64,
+            kept_cut_at: None,
+            paths,
+        }
+    }
+
+    /// What it carries at `segs` (nothing when it holds no such path).
+    pub fn at(&self, segs: &[Seg]) -> PathWeight {
+        self.paths
+            .iter()
+            .find(|(p, _)| p.as_slice() == segs)
+            .map_or_else(PathWeight::default, |(_, w)| *w)
+    }
+}
+
+fn weigh(
+    body: &[u8],
+    is_array: bool,
+    prefix: &mut Vec<Seg>,
+    at: &mut HashMap<Vec<Seg>, usize>,
+    paths: &mut Vec<(Vec<Seg>, PathWeight)>,
+) {
+    let Ok(iter) = raw::elements(body) else {
+        return;
+    };
+    for el in iter {
+        let Ok(el) = el else { return };
+        prefix.push(if is_array {
+            Seg::Elem
+        } else {
+            Seg::Key(String::from_utf8_lossy(el.key).into_owned())
+        });
+        let i = match at.get(prefix.as_slice()) {
+            Some(&i) => i,
+            None => {
+                at.insert(prefix.clone(), paths.len());
+                paths.push((prefix.clone(), PathWeight::default()));
+                paths.len() - 1
+            }
+        };
+        let w = &mut paths[i].1;
+        w.bytes += el.size as u64;
+        if el.ty == BsonType::Array {
+            w.arrays += 1;
+            w.elements += raw::elements(el.value).map_or(0, Iterator::count) as u64;
+        }
+        if el.ty.is_container() {
+            weigh(el.value, el.ty == BsonType::Array, prefix, at, paths);
+        }
+        prefix.pop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use bson::doc;
+
+    #[test]
+    fn a_weighed_document_carries_what_its_values_carry_at_each_path() {
+        let mut buf = Vec::new();
+        doc! {"_id": 7, "post": "p", "comments": [{"t": "a"}, {"t": "bb"}, {"u": 1}], "m": [[1, 2], [3]]}
+            .to_writer(&mut buf)
+            .expect("encode");
+        let w = Weighed::of(&buf);
+        assert_eq!(w.bytes, buf.len() as u64);
+        assert_eq!(w.id, Some(serde_json::json!(7)));
+        for path in [
+            vec![Seg::Key("comments".into())],
+            vec![Seg::Key("comments".into()), Seg::Elem, Seg::Key("t".into())],
+            vec![Seg::Key("m".into()), Seg::Elem, Seg::Elem],
+            vec![Seg::Key("post".into())],
+        ] {
+            let sum: usize = values(&buf, &path).iter().map(|e| e.size).sum();
+            assert_eq!(w.at(&path).bytes, sum as u64, "{path:?}");
+        }
+        let comments = w.at(&[Seg::Key("comments".into())]);
+        assert_eq!((comments.arrays, comments.elements), (1, 3));
+        let inner = w.at(&[Seg::Key("m".into()), Seg::Elem]);
+        assert_eq!((inner.arrays, inner.elements), (2, 3));
+        assert_eq!(w.at(&[Seg::Key("nothing".into())]), PathWeight::default());
+        let top: u64 = w
+            .paths
+            .iter()
+            .filter(|(p, _)| p.len() == 1)
+            .map(|(_, x)| x.bytes)
+            .sum();
+        assert_eq!(
+            top + 5,
+            w.bytes,
+            "the top-level paths carry the document but its frame"
+        );
+    }
 
     #[test]
     fn finds_values_through_arrays_and_objects() {

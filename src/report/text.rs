@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::{plain, CollectionReport, Open, Report, Spool, Spooled, WriteError};
-use crate::fmt::{bytes, char_width, display_width, group};
+use crate::fmt::{bytes, display_width, group};
 use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
 use crate::source::IndexKind;
@@ -501,12 +501,23 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
             .collect();
         let _ = writeln!(out, "  indexes  {}", safe(&names.join(" · ")));
     }
+    // The path and type columns as wide as their widest, up to a cap past
+    // which a value is cut in its middle.
+    let widths = (
+        column_width("PATH", c.fields.iter().map(path_text), PATH_WIDTH),
+        column_width("TYPES", c.fields.iter().map(types_label), TYPE_WIDTH),
+    );
     let _ = writeln!(
         out,
         "  {}",
         style.dim(&format!(
-            "{:<PATH_WIDTH$} {:<TYPE_WIDTH$} {:>8} {:>18} {:>9} {:>8}",
-            "PATH", "TYPES", "PRESENT", "ARRAY min/avg/max", "BYTES/doc", "DISTINCT"
+            "{} {} {:>8} {:>18} {:>9} {:>8}",
+            crate::fmt::pad("PATH", widths.0),
+            crate::fmt::pad("TYPES", widths.1),
+            "PRESENT",
+            "ARRAY min/avg/max",
+            "BYTES/doc",
+            "DISTINCT"
         ))
     );
     for f in &c.fields {
@@ -550,7 +561,7 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
             }
             folded = None;
         }
-        field_row(out, f, style);
+        field_row(out, f, widths, style);
         if f.children > FOLD_KEYS && f.main_type() == Some(BsonType::Object) {
             let indent = "  ".repeat(f.depth as usize + 1);
             let _ = writeln!(
@@ -576,10 +587,25 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
 /// Objects with more keys than this have their sub-paths folded in text.
 const FOLD_KEYS: usize = 30;
 
-fn field_row(out: &mut String, f: &FieldProfile, style: Style) {
-    let indent = "  ".repeat(f.depth as usize);
-    let path = clip(&format!("{indent}{}", safe(&f.path)), PATH_WIDTH);
-    let types = clip(&types_label(f), TYPE_WIDTH);
+/// A field's path as the table shows it: indented by its depth, escaped.
+fn path_text(f: &FieldProfile) -> String {
+    format!("{}{}", "  ".repeat(f.depth as usize), safe(&f.path))
+}
+
+/// A column's width in cells: its header's or its widest value's, at most
+/// `cap`.
+fn column_width(header: &str, values: impl Iterator<Item = String>, cap: usize) -> usize {
+    values
+        .map(|v| display_width(&v))
+        .chain(std::iter::once(display_width(header)))
+        .max()
+        .unwrap_or(0)
+        .min(cap)
+}
+
+fn field_row(out: &mut String, f: &FieldProfile, (path_w, type_w): (usize, usize), style: Style) {
+    let path = crate::fmt::fit(&path_text(f), path_w);
+    let types = crate::fmt::fit(&types_label(f), type_w);
     let presence = crate::fmt::percent(f.presence);
     let array = f
         .array
@@ -598,8 +624,8 @@ fn field_row(out: &mut String, f: &FieldProfile, style: Style) {
     let _ = writeln!(
         out,
         "  {} {} {:>8} {:>18} {:>9} {:>8}",
-        style.cyan(&pad(&path, PATH_WIDTH)),
-        pad(&types, TYPE_WIDTH),
+        style.cyan(&crate::fmt::pad(&path, path_w)),
+        crate::fmt::pad(&types, type_w),
         presence,
         array,
         bytes(f.bytes_avg),
@@ -642,33 +668,6 @@ pub fn safe(s: &str) -> String {
     out
 }
 
-fn clip(s: &str, width: usize) -> String {
-    if display_width(s) <= width {
-        return s.to_owned();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for ch in s.chars() {
-        let cw = char_width(ch);
-        if w + cw + 1 > width {
-            break;
-        }
-        out.push(ch);
-        w += cw;
-    }
-    out.push('…');
-    out
-}
-
-fn pad(s: &str, width: usize) -> String {
-    let w = display_width(s);
-    if w >= width {
-        s.to_owned()
-    } else {
-        format!("{s}{}", " ".repeat(width - w))
-    }
-}
-
 /// The whole-collection extremes in one line: the largest document, the
 /// documents over each size threshold, the longest arrays, how and how long.
 pub fn extremes_line(e: &crate::source::Extremes, lang: crate::i18n::Lang) -> String {
@@ -677,7 +676,7 @@ pub fn extremes_line(e: &crate::source::Extremes, lang: crate::i18n::Lang) -> St
         let id =
             d.id.as_ref()
                 .map(|i| format!(" (_id {i})"))
-                .filter(|s| s.chars().count() <= 72)
+                .filter(|s| display_width(s) <= 72)
                 .unwrap_or_default();
         parts.push(lang.pick(
             format!("largest {}{id}", bytes(d.bytes as f64)),
@@ -721,7 +720,13 @@ mod tests {
         assert_eq!(safe("a\x1b[31mb"), "a\\u{1b}[31mb");
         assert_eq!(safe("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(display_width("名字"), 4);
-        let c = clip(&"名".repeat(30), 10);
+        let c = crate::fmt::fit(&"名".repeat(30), 10);
         assert!(display_width(&c) <= 10, "{c}");
+        assert_eq!(column_width("PATH", ["名字".to_owned()].into_iter(), 34), 4);
+        assert_eq!(
+            column_width("PATH", ["用户的名字".to_owned()].into_iter(), 34),
+            10
+        );
+        assert_eq!(column_width("PATH", ["x".repeat(50)].into_iter(), 34), 34);
     }
 }

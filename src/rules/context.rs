@@ -32,6 +32,9 @@ pub struct CollectionData<'a> {
     pub fields: &'a [FieldProfile],
     /// The kept sample, as raw BSON.
     pub kept: &'a [Vec<u8>],
+    /// The largest document read, measured path by path, when the kept
+    /// sample does not hold it whole.
+    pub largest_unkept: Option<&'a crate::profile::extract::Weighed>,
     /// How each array path grows, where measured, by path.
     pub growth: &'a crate::growth::ByPath,
     /// Figures measured over every document (largest documents, longest
@@ -57,6 +60,7 @@ impl<'a> CollectionData<'a> {
             indexes: &[],
             fields: &[],
             kept: &[],
+            largest_unkept: None,
             growth: &NO_GROWTH,
             extremes: None,
         }
@@ -216,6 +220,23 @@ impl CollectionCtx<'_> {
                 format!("在全部 {g} 个文档中"),
             )
         }
+    }
+
+    /// [`CollectionCtx::scope_of`] for a figure counted on the kept sample:
+    /// the documents kept in memory, and of how many read when that is
+    /// fewer ("in the 478 documents kept of the 1,000 read"), so that it
+    /// never reads as the profiled documents' count.
+    pub fn kept_scope(&self, lang: crate::i18n::Lang) -> String {
+        let kept = self.data.kept.len() as u64;
+        let read = self.sampled();
+        if kept >= read {
+            return self.scope_of(read, lang);
+        }
+        let (k, r) = (crate::fmt::group(kept), crate::fmt::group(read));
+        lang.pick(
+            format!("in the {k} documents kept of the {r} read"),
+            format!("在读取的 {r} 个文档中保留的 {k} 个里"),
+        )
     }
 
     /// [`CollectionCtx::scope_of`] for the profiled documents.

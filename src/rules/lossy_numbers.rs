@@ -216,14 +216,14 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     f.path,
                     what_en.join("; "),
                     group(tl.doubles),
-                    ctx.scope(lang)
+                    ctx.kept_scope(lang)
                 ),
                 format!(
                     "{}：{}，共 {} 个 double，{}",
                     f.path,
                     what_zh.join("；"),
                     group(tl.doubles),
-                    ctx.scope(lang)
+                    ctx.kept_scope(lang)
                 ),
             ),
             evidence: evidence([
@@ -236,6 +236,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("example_inexact", json!(tl.inexact_example)),
                 ("decimal_places", json!(tl.places)),
                 ("sampled", json!(ctx.sampled())),
+                ("kept", json!(ctx.data.kept.len())),
                 (
                     "threshold",
                     if big {

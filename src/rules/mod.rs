@@ -118,6 +118,19 @@ impl Severity {
             Severity::Critical => "critical",
         }
     }
+
+    /// The severity as a reader of `lang` says it (the contract's name in
+    /// English).
+    pub fn label(self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::En => self.name(),
+            Lang::Zh => match self {
+                Severity::Info => "提示",
+                Severity::Warning => "警告",
+                Severity::Critical => "严重",
+            },
+        }
+    }
 }
 
 /// One thing in the schema that will hurt, with its proof and what to do
@@ -148,12 +161,47 @@ pub const RULES: [&str; REGISTRY.len()] = {
     ids
 };
 
+/// The collection rules that read nothing but the collection itself (its
+/// documents, profile, growth, extremes and indexes): never the
+/// relationships, the copies' drift, the index statistics or the workload.
+/// They can judge a collection as soon as it is read; the others wait for
+/// every collection (a test holds each of these to its final findings).
+pub const ALONE_RULES: [&str; 12] = [
+    "unbounded-array",
+    "document-near-limit",
+    "deep-nesting",
+    "dynamic-keys",
+    "long-field-names",
+    "lossy-numbers",
+    "polymorphic-without-discriminator",
+    "redundant-index",
+    "string-dates",
+    "time-series-per-event",
+    "too-many-fields",
+    "too-many-indexes",
+];
+
 /// Runs every enabled rule on one collection. Findings come sorted by
 /// severity (worst first), then rule and path.
 pub fn check_collection(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    check_collection_where(ctx, t, lang, |_| true)
+}
+
+/// [`check_collection`] with only the [`ALONE_RULES`]: what a collection
+/// shows as soon as it is read.
+pub fn check_collection_alone(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+    check_collection_where(ctx, t, lang, |id| ALONE_RULES.contains(&id))
+}
+
+fn check_collection_where(
+    ctx: &CollectionCtx<'_>,
+    t: &Thresholds,
+    lang: Lang,
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<Finding> {
     let rules: Vec<_> = REGISTRY
         .iter()
-        .filter(|r| t.enabled(r.id))
+        .filter(|r| t.enabled(r.id) && wanted(r.id))
         .filter_map(|r| match r.check {
             Check::Collection(rule, basis) => Some((rule, basis)),
             Check::Deployment(_) => None,

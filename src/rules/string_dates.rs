@@ -389,8 +389,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             namespace: ctx.ns().to_owned(),
             path: Some(f.path.clone()),
             message: lang.pick(
-                format!("{} holds dates as strings ({}, e.g. \"{example}\") in {} of the {} documents that hold it ({}; read {})", f.path, labels.join(", "), group(tl.dates), group(tl.documents), percent(share), ctx.scope(lang)),
-                format!("{} 把日期存成了字符串（{}，例如 \"{example}\"）：持有该字段的 {} 个文档中有 {} 个（{}；{}读取）", f.path, labels.join("、"), group(tl.documents), group(tl.dates), percent(share), ctx.scope(lang)),
+                format!("{} holds dates as strings ({}, e.g. \"{example}\") in {} of the {} documents that hold it ({}; {})", f.path, labels.join(", "), group(tl.dates), group(tl.documents), percent(share), ctx.kept_scope(lang)),
+                format!("{} 把日期存成了字符串（{}，例如 \"{example}\"）：持有该字段的 {} 个文档中有 {} 个（{}；{}）", f.path, labels.join("、"), group(tl.documents), group(tl.dates), percent(share), ctx.kept_scope(lang)),
             ),
             evidence: evidence([
                 ("documents", json!(tl.documents)),
@@ -401,6 +401,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("example", json!(example)),
                 ("not_a_date", json!(tl.other)),
                 ("sampled", json!(ctx.sampled())),
+                ("kept", json!(ctx.data.kept.len())),
                 ("threshold", crossed(t, RULE, "min-share")),
             ]),
             remedy: Remedy::StringDates {
@@ -596,5 +597,32 @@ mod tests {
         let mut t = Thresholds::default();
         t.string_dates.min_share = 0.8;
         assert_eq!(check(&ctx, &t, Lang::Zh).len(), 1);
+    }
+
+    #[test]
+    fn a_count_on_the_kept_documents_names_them_and_the_documents_read() {
+        let docs: Vec<bson::Document> = (0..40)
+            .map(|i| doc! {"_id": i, "at": "2020-01-02T03:04:05Z"})
+            .collect();
+        let mut r = testing::report("db.items", &docs);
+        let whole = check(&testing::ctx(&r, &[]), &Thresholds::default(), Lang::En);
+        assert!(
+            whole[0].message.contains("in all 40 documents"),
+            "{}",
+            whole[0].message
+        );
+        // The profile read 40 documents; memory kept 25 of them.
+        r.kept.truncate(25);
+        let f = check(&testing::ctx(&r, &[]), &Thresholds::default(), Lang::En);
+        assert!(
+            f[0].message.contains("25 of the 25 documents that hold it")
+                && f[0]
+                    .message
+                    .contains("in the 25 documents kept of the 40 read"),
+            "{}",
+            f[0].message
+        );
+        assert_eq!(f[0].evidence["kept"], 25);
+        assert_eq!(f[0].evidence["sampled"], 40);
     }
 }

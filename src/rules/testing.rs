@@ -68,6 +68,7 @@ impl Collection {
             indexes: &self.indexes,
             fields: &self.fields,
             kept: &self.kept,
+            largest_unkept: None,
             growth: &self.growth,
             extremes: self.extremes.as_ref(),
         }

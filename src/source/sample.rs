@@ -81,6 +81,10 @@ pub struct Reservoir {
     cut: u64,
     /// Keep only documents whose BSON framing checks out.
     checked: bool,
+    /// The largest document offered: its read order and its bytes (one
+    /// buffer, reused), so that the advice can measure it even when it is
+    /// not kept.
+    largest: Option<(u64, Vec<u8>)>,
 }
 
 impl Reservoir {
@@ -97,6 +101,7 @@ impl Reservoir {
             doc_cap: usize::MAX,
             cut: 0,
             checked: false,
+            largest: None,
         }
     }
 
@@ -141,6 +146,15 @@ impl Reservoir {
         let i = self.seen;
         self.seen += 1;
         let size = bytes.len() as u64;
+        match &mut self.largest {
+            Some((at, b)) if b.len() < bytes.len() => {
+                *at = i;
+                b.clear();
+                b.extend_from_slice(bytes);
+            }
+            Some(_) => {}
+            None => self.largest = Some((i, bytes.to_vec())),
+        }
         if (self.items.len() as u64) < self.cap {
             let Some(kept) = self.keep(bytes) else { return };
             if self.bytes + kept.len() > self.max_bytes {
@@ -182,6 +196,23 @@ impl Reservoir {
     /// The kept documents in the order they were read.
     pub fn into_documents(self) -> Vec<Vec<u8>> {
         self.into_parts().0
+    }
+
+    /// The largest document offered, measured path by path, when it is not
+    /// kept whole (passed over, cut, or not drawn into the sample): the
+    /// kept documents then do not show it.
+    pub fn largest_unkept(&self) -> Option<crate::profile::extract::Weighed> {
+        let (at, bytes) = self.largest.as_ref()?;
+        let kept = self.items.iter().find(|(i, _, _)| i == at);
+        if kept.is_some_and(|(_, b, n)| b.len() as u64 == *n)
+            || (self.checked && crate::profile::check(bytes).is_err())
+        {
+            return None;
+        }
+        let mut w = crate::profile::extract::Weighed::of(bytes);
+        // Its place once the kept documents are in read order.
+        w.kept_cut_at = kept.map(|_| self.items.iter().filter(|(i, _, _)| i < at).count());
+        Some(w)
     }
 
     /// The kept documents in the order they were read, and the size of

@@ -81,5 +81,11 @@ pub enum Effect {
         namespace: String,
         queries: Vec<QueryText>,
     },
+    /// Read `target` from now on, in place of the one read so far: every
+    /// request in flight cancelled, the kept connection dropped. The
+    /// target is remembered (without its password) among the recent ones.
+    Switch {
+        target: crate::target::Target,
+    },
     Quit,
 }

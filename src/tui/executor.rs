@@ -217,12 +217,43 @@ impl Executor {
                     }
                 });
             }
+            Effect::Switch { target } => self.switch(target),
             Effect::Quit => {
                 for (_, r) in self.running.drain() {
                     Executor::cancel(r);
                 }
             }
         }
+    }
+
+    /// Reads `target` from now on: every request in flight cancelled, the
+    /// kept connection dropped (the next query opens the new target). The
+    /// target is remembered among the recent ones, and its query history
+    /// goes back to the loop.
+    fn switch(&mut self, target: Target) {
+        for (_, r) in self.running.drain() {
+            Executor::cancel(r);
+        }
+        if let Target::Mongo(uri) = &target {
+            super::terminal::keep_secrets_of(uri);
+        }
+        self.conn = Arc::default();
+        self.target = target.clone();
+        let (tx, dir) = (self.tx.clone(), self.state_dir.clone());
+        self.rt.spawn_blocking(move || {
+            let label = target.label();
+            let mut history = std::collections::HashMap::new();
+            if let Some(dir) = dir {
+                if let Err(e) = super::picker::remember(&dir, &target) {
+                    tracing::warn!("cannot keep the recent targets in {}: {e}", dir.display());
+                }
+                history = super::history::load(&dir, &label);
+            }
+            let _ = tx.send(Msg::Switched {
+                target: label,
+                history,
+            });
+        });
     }
 
     /// A sampling run: its futures driven on a thread of the blocking pool
@@ -602,10 +633,14 @@ async fn sample(
     let mut show = |p: &Progress<'_>| {
         if let Some(c) = p.finished {
             tracing::debug!(namespace = %c.namespace, "collection read");
+            // The collection's own rules judge it now; the rules that need
+            // other collections come with the report.
+            let mut preview = c.preview(ARRIVAL_DOCS);
+            preview.findings = audit::early_findings(c, plan);
             let _ = tx.send(Msg::Arrived {
                 req,
                 position: p.position,
-                collection: Box::new(c.preview(ARRIVAL_DOCS)),
+                collection: Box::new(preview),
             });
             return;
         }

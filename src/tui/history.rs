@@ -123,11 +123,17 @@ pub fn save(
     let over = file.collections.len().saturating_sub(COLLECTIONS);
     file.collections.drain(..over);
     let text = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
-    let tmp = dir.join(format!(".{FILE}.{}", std::process::id()));
+    write_private(dir, FILE, &text)
+}
+
+/// Replaces the file `name` in `dir` whole with `text` (written beside
+/// it, then renamed), readable by its owner only.
+pub(super) fn write_private(dir: &Path, name: &str, text: &[u8]) -> std::io::Result<()> {
+    let tmp = dir.join(format!(".{name}.{}", std::process::id()));
     let mut out = private_file(&tmp)?;
-    let written = out.write_all(&text).and_then(|()| out.sync_all());
+    let written = out.write_all(text).and_then(|()| out.sync_all());
     drop(out);
-    match written.and_then(|()| std::fs::rename(&tmp, &path)) {
+    match written.and_then(|()| std::fs::rename(&tmp, dir.join(name))) {
         Ok(()) => Ok(()),
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);

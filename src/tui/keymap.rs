@@ -58,6 +58,13 @@ pub enum Action {
     Explain,
     ExportCsv,
     FoldLevel,
+    JumpEvidence,
+    JumpBeforeAfter,
+    JumpScript,
+    GotoCollection,
+    Connect,
+    Search,
+    PrevMatch,
 }
 
 impl Action {
@@ -97,8 +104,18 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     ),
     (Action::Top, "top", "first item", &["home", "g"]),
     (Action::Bottom, "bottom", "last item", &["end", "G"]),
-    (Action::NextPane, "next-pane", "next pane", &["tab"]),
-    (Action::PrevPane, "prev-pane", "previous pane", &["backtab"]),
+    (
+        Action::NextPane,
+        "next-pane",
+        "next pane: navigator → list → detail",
+        &["tab"],
+    ),
+    (
+        Action::PrevPane,
+        "prev-pane",
+        "previous pane: detail → list → navigator",
+        &["backtab"],
+    ),
     (Action::NextTab, "next-tab", "next tab", &["]"]),
     (Action::PrevTab, "prev-tab", "previous tab", &["["]),
     (Action::TabSchema, "tab-schema", "schema tab", &["1"]),
@@ -144,10 +161,16 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::Cancel,
         "cancel",
-        "stop sampling (twice: abandon) or a query, close, clear filter",
+        "the detail back to the list; stop sampling (twice: abandon) or a query, close, clear filter",
         &["esc"],
     ),
     (Action::Resample, "resample", "sample again", &["r"]),
+    (
+        Action::Connect,
+        "connect",
+        "connect elsewhere: a saved connection, a recent target, a URI or a path",
+        &["C"],
+    ),
     (
         Action::SampleMore,
         "sample-more",
@@ -175,7 +198,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::Copy,
         "copy",
-        "copy the migration script (OSC 52)",
+        "copy the migration script; on Documents the selected document (OSC 52)",
         &["y"],
     ),
     (
@@ -229,7 +252,7 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
     (
         Action::NextPage,
         "next-page",
-        "next page of query results",
+        "next page of query results; with a search, the next match",
         &["n"],
     ),
     (
@@ -256,6 +279,42 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "fold nested objects and arrays: level 1, 2, none",
         &["z"],
     ),
+    (
+        Action::JumpEvidence,
+        "jump-evidence",
+        "a finding's evidence, in the detail (which takes the focus)",
+        &["e"],
+    ),
+    (
+        Action::JumpBeforeAfter,
+        "jump-before-after",
+        "a finding's before / after, in the detail",
+        &["b"],
+    ),
+    (
+        Action::JumpScript,
+        "jump-script",
+        "a finding's migration script, in the detail (y then copies it)",
+        &["m"],
+    ),
+    (
+        Action::GotoCollection,
+        "goto-collection",
+        "from a finding to its collection (Schema tab, at its field); on Documents: the table's columns",
+        &["c"],
+    ),
+    (
+        Action::Search,
+        "search",
+        "search the listed documents' text (n / N: next / previous match)",
+        &["ctrl-f"],
+    ),
+    (
+        Action::PrevMatch,
+        "prev-match",
+        "previous match of the search",
+        &["N"],
+    ),
 ];
 
 /// What each action does, in Chinese (the help screen under `--lang zh`);
@@ -272,8 +331,8 @@ fn chinese(a: Action) -> &'static str {
         Action::PageDown => "下一页",
         Action::Top => "第一项",
         Action::Bottom => "最后一项",
-        Action::NextPane => "下一个窗格",
-        Action::PrevPane => "上一个窗格",
+        Action::NextPane => "下一个窗格：导航栏 → 列表 → 详情",
+        Action::PrevPane => "上一个窗格：详情 → 列表 → 导航栏",
         Action::NextTab => "下一个标签页",
         Action::PrevTab => "上一个标签页",
         Action::TabSchema => "结构标签页",
@@ -286,13 +345,14 @@ fn chinese(a: Action) -> &'static str {
         Action::NavSort => "按名称、严重程度、大小、文档数排序集合",
         Action::Toggle => "打开 / 折叠；在文档的某一行上：折叠其对象或数组",
         Action::Filter => "筛选字段或集合；在文档页打开查询栏",
-        Action::Cancel => "停止采样（按两次放弃）或查询，关闭，清除筛选",
+        Action::Cancel => "从详情回到列表；停止采样（按两次放弃）或查询，关闭，清除筛选",
         Action::Resample => "重新采样",
+        Action::Connect => "连接到别处：已保存的连接、最近的目标、URI 或路径",
         Action::SampleMore => "样本加倍",
         Action::SampleLess => "样本减半",
         Action::SeverityFilter => "切换严重程度筛选",
         Action::RuleFilter => "切换规则筛选",
-        Action::Copy => "复制迁移脚本（OSC 52）",
+        Action::Copy => "复制迁移脚本；在文档页复制所选文档（OSC 52）",
         Action::WriteScript => "把迁移脚本（或查询的全部匹配）写入文件",
         Action::DocsWithField => "含有所选字段的文档",
         Action::LargestDocs => "最大的文档排在前面",
@@ -301,11 +361,19 @@ fn chinese(a: Action) -> &'static str {
         Action::DetailLeft => "详情向左滚动",
         Action::DetailRight => "详情向右滚动",
         Action::LessonLanguage => "课程切换英文 / 中文",
-        Action::NextPage => "查询结果下一页",
+        Action::NextPage => "查询结果下一页；搜索时转到下一个匹配",
         Action::PrevPage => "查询结果上一页",
         Action::Explain => "查询如何执行（explain）",
         Action::ExportCsv => "把查询的全部匹配写入 CSV 文件",
         Action::FoldLevel => "折叠嵌套的对象和数组：第 1 层、第 2 层、不折叠",
+        Action::JumpEvidence => "问题的证据，在详情中（详情获得焦点）",
+        Action::JumpBeforeAfter => "问题的改前 / 改后，在详情中",
+        Action::JumpScript => "问题的迁移脚本，在详情中（随后 y 复制）",
+        Action::GotoCollection => {
+            "从问题转到它的集合（结构标签页，定位到其字段）；在文档页：选择表格的列"
+        }
+        Action::Search => "搜索所列文档的文本（n / N：下一个 / 上一个匹配）",
+        Action::PrevMatch => "搜索的上一个匹配",
     }
 }
 
@@ -537,6 +605,80 @@ impl Keymap {
             .unwrap_or_default()
     }
 
+    /// The focus model as the help tells it, first: `(pane, what Tab,
+    /// Enter and Esc do there)`, with the keys as they are bound.
+    pub fn focus_help(&self, lang: Lang) -> Vec<(String, String)> {
+        let k = |a: Action| self.first_label(a);
+        let (tab, back, enter, esc) = (
+            k(Action::NextPane),
+            k(Action::PrevPane),
+            k(Action::Toggle),
+            k(Action::Cancel),
+        );
+        let scroll = format!(
+            "{}{} {} {}",
+            k(Action::Up),
+            k(Action::Down),
+            k(Action::PageUp),
+            k(Action::PageDown)
+        );
+        let (ev, ba, sc, copy, coll) = (
+            k(Action::JumpEvidence),
+            k(Action::JumpBeforeAfter),
+            k(Action::JumpScript),
+            k(Action::Copy),
+            k(Action::GotoCollection),
+        );
+        let (find, next, prev) = (k(Action::Search), k(Action::NextPage), k(Action::PrevMatch));
+        let rows = [
+            (
+                lang.pick("Focus", "焦点"),
+                lang.pick(
+                    format!("navigator → list → detail: {tab} moves on, {back} back (the detail where the tab has one); it opens on All findings"),
+                    format!("导航栏 → 列表 → 详情：{tab} 前进，{back} 后退（标签页有详情时）；启动时选中“全部问题”"),
+                ),
+            ),
+            (
+                lang.pick("Navigator", "导航栏"),
+                lang.pick(
+                    format!("{enter}: the selected collection or All findings into the list (a database folds); {esc}: clears the filter, the collection kept"),
+                    format!("{enter}：进入所选集合或“全部问题”的列表（数据库则折叠）；{esc}：清除筛选，保留所选集合"),
+                ),
+            ),
+            (
+                lang.pick("List", "列表"),
+                lang.pick(
+                    format!("{enter} opens the row: a finding of All findings on its collection's Findings tab, then its detail"),
+                    format!("{enter} 打开所选行：“全部问题”中的问题在其集合的问题标签页打开，再进入详情"),
+                ),
+            ),
+            (
+                lang.pick("Detail", "详情"),
+                lang.pick(
+                    format!("{scroll} scroll; {ev} evidence, {ba} before/after, {sc} script (from any pane); {copy} copies the script; {esc} back to the list"),
+                    format!("{scroll} 滚动；{ev} 证据，{ba} 改前/改后，{sc} 脚本（任何窗格均可）；{copy} 复制脚本；{esc} 回到列表"),
+                ),
+            ),
+            (
+                lang.pick("Finding", "问题"),
+                lang.pick(
+                    format!("{coll}: its collection, on the Schema tab at its field"),
+                    format!("{coll}：转到它的集合，在结构标签页定位到其字段"),
+                ),
+            ),
+            (
+                lang.pick("Documents", "文档"),
+                lang.pick(
+                    format!("{coll}: a table of chosen fields (again or {esc}: the previews); {copy} copies the document; {find} searches the listed ones, {next}/{prev} the next/previous match"),
+                    format!("{coll}：所选字段的表格（再按一次或 {esc}：回到预览）；{copy} 复制文档；{find} 搜索所列文档，{next}/{prev} 下一个/上一个匹配"),
+                ),
+            ),
+        ];
+        rows.into_iter()
+            .map(|(pane, what)| (pane.to_owned(), what))
+            .collect()
+    }
+
     /// `(keys, description)` for every action, in help order.
     pub fn help(&self, lang: Lang) -> Vec<(String, &'static str)> {
         ACTIONS
@@ -558,6 +700,22 @@ mod tests {
             assert_eq!(km.action(k), Some(Action::PrevPane), "{mods:?}");
         }
         assert_eq!(Key::parse("shift-tab"), Key::parse("backtab"));
+    }
+
+    #[test]
+    fn no_default_key_is_bound_to_two_actions() {
+        let mut seen: HashMap<Key, &str> = HashMap::new();
+        for (_, name, _, keys) in ACTIONS {
+            for k in *keys {
+                let key = Key::parse(k).unwrap_or_else(|| panic!("{name}: {k}"));
+                if let Some(other) = seen.insert(key, name) {
+                    panic!("`{k}` is bound to both `{other}` and `{name}`");
+                }
+            }
+        }
+        let km = Keymap::default();
+        let big_c = Key::parse("C").expect("key");
+        assert_eq!(km.action(big_c), Some(Action::Connect));
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod keymap;
 pub mod layout;
 pub mod model;
 pub mod msg;
+pub mod picker;
 pub mod querybar;
 pub mod terminal;
 pub mod theme;
@@ -126,6 +127,10 @@ pub async fn run(opts: Options) -> Result<app::Exit, RunError> {
         return Err(RunError::NoTerminal);
     }
     init_logging();
+    let config_file = opts
+        .config
+        .as_ref()
+        .map(|(path, c)| (path.clone(), c.connections.clone()));
     let (config, keymap) = read_config(opts.config)?;
     // A theme named on the command line that cannot be used is a typo to
     // fix now, not a line in the status bar; one from the config file only
@@ -159,10 +164,20 @@ pub async fn run(opts: Options) -> Result<app::Exit, RunError> {
     // the lessons alike.
     model.lang = opts.plan.lang;
     model.learn.lang = opts.plan.lang;
-    // The queries of earlier sessions on this target.
+    // The queries of earlier sessions on this target; the connections the
+    // picker offers: the saved ones and those used lately (this one first).
+    let (saved, file) = config_file
+        .map(|(path, connections)| (connections, path.display().to_string()))
+        .unwrap_or_default();
+    let mut recent = Vec::new();
     if let Some(dir) = crate::paths::state_dir() {
         model.docs.query.history = history::load(&dir, &model.target);
+        recent = picker::remember(&dir, &target).unwrap_or_else(|e| {
+            tracing::warn!("cannot keep the recent targets in {}: {e}", dir.display());
+            picker::load_recent(&dir)
+        });
     }
+    model.picker = picker::Picker::new(saved, file, recent);
     let (tx, rx) = executor::channel();
     let rt = tokio::runtime::Handle::current();
     let exec = executor::Executor::new(rt, target, opts.plan, opts.timeout, tx);

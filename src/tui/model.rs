@@ -12,10 +12,18 @@ use crate::workload::Shape;
 use super::keymap::Keymap;
 use super::querybar::{QueryState, Results};
 
+/// What has the focus: the navigator, the selected tab's list, or the
+/// detail beside (or under) that list. Tab moves on in that order (the
+/// detail only on a tab that has one), Shift-Tab back; Enter opens what
+/// is selected in the navigator or the list; Esc from the detail goes
+/// back to the list. The help tells it (`Keymap::focus_help`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
     Nav,
     Main,
+    /// The detail: the move keys scroll it; `e` / `b` / `m` jump to a
+    /// finding's evidence, before/after and script.
+    Detail,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +167,17 @@ pub enum Level {
 pub struct Status {
     pub text: String,
     pub level: Level,
+    /// Where it was said: a hint or a warning is about what was on screen
+    /// then, and is dropped once the user moves to another tab or
+    /// collection (an error stays until Esc).
+    pub place: Place,
+}
+
+/// A tab of one collection (or of the overview: no collection).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub tab: Tab,
+    pub ns: Option<String>,
 }
 
 /// One line of an open document.
@@ -209,8 +228,13 @@ pub struct Nav {
     /// Databases folded.
     pub folded: HashSet<String>,
     pub sort: NavSort,
-    /// The user moved onto the overview row (kept there on new reports).
+    /// The overview row is selected on purpose, by the user or as the row
+    /// the explorer opens on (kept there on new reports).
     pub overview_chosen: bool,
+    /// The user has moved, switched or filtered since the explorer opened:
+    /// a report that arrives then keeps their place instead of opening on
+    /// *All findings*.
+    pub explored: bool,
     /// The tab to go back to when a collection is selected again after
     /// the overview or a database.
     pub tab_before_summary: Option<Tab>,
@@ -262,6 +286,50 @@ pub struct Documents {
     pub cursor: Option<usize>,
     /// The query bar and what its queries brought back.
     pub query: QueryState,
+    /// The text search over the listed documents (Ctrl-F), if one is on.
+    pub search: Option<Search>,
+    /// The table view: the fields chosen as columns (`c`).
+    pub columns: Columns,
+}
+
+/// A text search over the listed documents, in their relaxed Extended
+/// JSON text, ignoring case: `n` / `N` go from match to match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Search {
+    pub text: String,
+    /// The search line is open and takes the keys.
+    pub editing: bool,
+    /// Positions in the list of the documents whose text holds `text`.
+    pub hits: Vec<usize>,
+    /// Which of `hits` is selected.
+    pub at: Option<usize>,
+    /// The selection when the search line opened: typing finds the first
+    /// match from there, not from the last match of a shorter text.
+    pub from: usize,
+    /// The listed documents' text, lower case, made when the list changes
+    /// so that typing never decodes a document.
+    pub texts: Vec<String>,
+}
+
+/// The Documents tab as a table: one column per chosen top-level field.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// The fields, in the order they were ticked.
+    pub chosen: Vec<String>,
+    /// The list shows the table instead of the previews.
+    pub table: bool,
+    /// The chooser, while it is open.
+    pub chooser: Option<Chooser>,
+}
+
+/// The list of the collection's top-level fields to tick as columns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Chooser {
+    /// The collection's top-level fields, as the profile lists them.
+    pub fields: Vec<String>,
+    /// Those ticked, in the order they were ticked.
+    pub ticked: Vec<String>,
+    pub sel: usize,
 }
 
 impl Default for Documents {
@@ -276,6 +344,8 @@ impl Default for Documents {
             toggled: HashMap::new(),
             cursor: None,
             query: QueryState::default(),
+            search: None,
+            columns: Columns::default(),
         }
     }
 }
@@ -389,6 +459,8 @@ pub struct Model {
     pub indexes: Indexes,
     pub workload: Workload,
     pub learn: Learn,
+    /// The connection picker: what it offers, and its overlay.
+    pub picker: super::picker::Picker,
 }
 
 impl Model {
@@ -419,6 +491,7 @@ impl Model {
             indexes: Indexes::default(),
             workload: Workload::default(),
             learn: Learn::default(),
+            picker: super::picker::Picker::default(),
         }
     }
 
@@ -427,6 +500,14 @@ impl Model {
         let r = self.next_req;
         self.next_req += 1;
         r
+    }
+
+    /// The tab and collection on screen.
+    pub fn place(&self) -> Place {
+        Place {
+            tab: self.tab,
+            ns: self.collection().map(|c| c.namespace.clone()),
+        }
     }
 
     /// The selected collection.

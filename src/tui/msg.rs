@@ -56,6 +56,11 @@ pub enum Msg {
         req: u64,
         result: Result<(std::path::PathBuf, u64), Failure>,
     },
+    /// The explorer switched to `target` (as shown): its query history.
+    Switched {
+        target: String,
+        history: std::collections::HashMap<String, Vec<crate::source::QueryText>>,
+    },
     /// A side effect reports back (a file written, a copy made).
     Done(Done),
     /// Leave cleanly, as on a quit key.
@@ -77,7 +82,8 @@ pub enum Done {
         written: std::path::PathBuf,
         asked: std::path::PathBuf,
     },
-    /// The script of `what`, `lines` long, went to the clipboard.
+    /// `what` ("the script of …", "document _id … of …"), `lines`
+    /// long, went to the clipboard.
     Copied { what: String, lines: usize },
     /// It could not be done: why.
     Failed(String),

@@ -13,7 +13,7 @@
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Once, OnceLock};
+use std::sync::{Mutex, Once, OnceLock};
 use std::thread::ThreadId;
 use std::time::Duration;
 
@@ -29,8 +29,9 @@ use crate::target::mask_uri;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// The thread running the UI loop.
 static UI_THREAD: OnceLock<ThreadId> = OnceLock::new();
-/// Strings never to print: the target's password, raw and decoded.
-static SECRETS: OnceLock<Vec<String>> = OnceLock::new();
+/// Strings never to print: the passwords of the targets read, raw and
+/// decoded.
+static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// How long the loop has to finish after a signal before the watchdog
 /// restores the terminal and exits by itself.
@@ -78,7 +79,8 @@ impl Drop for Guard {
 }
 
 /// Remembers the password of the connection string `uri` (as written and
-/// percent-decoded) so that no panic message shows it. Once per process.
+/// percent-decoded) so that no panic message shows it: the start-up
+/// target's, and each one the connection picker opens.
 pub fn keep_secrets_of(uri: &str) {
     let mut secrets = Vec::new();
     if let Some(pw) = crate::target::uri_password(uri) {
@@ -88,7 +90,14 @@ pub fn keep_secrets_of(uri: &str) {
         secrets.push(raw.to_owned());
     }
     secrets.retain(|s| !s.is_empty());
-    let _ = SECRETS.set(secrets);
+    let mut kept = SECRETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for s in secrets {
+        if !kept.contains(&s) {
+            kept.push(s);
+        }
+    }
 }
 
 /// The password of `scheme://user:password@hosts/…` as written.
@@ -120,7 +129,10 @@ pub fn scrub(text: &str) -> String {
         }
     }
     out.push_str(rest);
-    for s in SECRETS.get().map_or(&[][..], Vec::as_slice) {
+    let kept = SECRETS
+        .lock()
+        .map_or_else(|p| p.into_inner().clone(), |k| k.clone());
+    for s in &kept {
         out = out.replace(s.as_str(), "****");
     }
     out

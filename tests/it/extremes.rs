@@ -298,3 +298,109 @@ async fn a_large_document_hidden_in_a_file_is_reported_from_every_size() {
     assert_sample_only(collection(&plain, &format!("{db}.orders")), "orders.bson");
     assert_sample_only(collection(&plain, &format!("{db}.events")), "events.ndjson");
 }
+
+/// A post with `comments` comments of about 200 bytes each.
+fn post(i: i64, comments: i64) -> Document {
+    let comments: Vec<Document> = (0..comments)
+        .map(|c| {
+            doc! {
+                "who": format!("reader{}", c % 997),
+                "at": bson::DateTime::from_millis(1_700_000_000_000 + c * 60_000),
+                "text": format!("comment {c} on post {i}: {}", "well said, and worth reading twice. ".repeat(4)),
+            }
+        })
+        .collect();
+    doc! {"_id": i, "title": format!("post {i}"), "body": "lorem ipsum ".repeat(120), "comments": comments}
+}
+
+/// The JSON report of `posts` written as `DIR/posts.bson`, audited: the
+/// collection's part.
+async fn audited_posts(dir: &std::path::Path, posts: &[Document]) -> Value {
+    write_bson(&dir.join("posts.bson"), posts);
+    let target = dir.to_str().expect("a UTF-8 path");
+    let report = json_ok(
+        &docshape_async(&[
+            "audit",
+            target,
+            "--format",
+            "json",
+            "--no-snapshot",
+            "--fail-on",
+            "never",
+        ])
+        .await,
+    );
+    let db = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("directory name");
+    collection(&report, &format!("{db}.posts")).clone()
+}
+
+/// The advice's before/after is measured on the document that made the
+/// finding fire: a post of 13.4 MiB (62,761 comments) among 40 posts of
+/// under 2 KiB is too large to keep in memory, yet the suggested split is
+/// measured on it too — its size before and after, in the averages and
+/// maxima — where it would otherwise be measured on the 40 others alone.
+#[tokio::test]
+async fn the_advice_is_measured_on_the_largest_document_even_when_it_is_not_kept() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut posts: Vec<Document> = (0..40).map(|i| post(i, 3)).collect();
+    posts.insert(17, post(40, 62_761));
+    let big = bson::serialize_to_vec(&posts[17]).expect("encode").len() as f64;
+    assert!(
+        big > 13.0 * 1024.0 * 1024.0 && big < 16.0 * 1024.0 * 1024.0,
+        "{big}"
+    );
+    let report = audited_posts(dir.path(), &posts).await;
+    let c = &report;
+    let findings = c["findings"].as_array().expect("findings");
+    let on_comments: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["path"] == "comments")
+        .filter_map(|f| f["suggestion"]["effect"].as_object().map(|_| f))
+        .collect();
+    assert!(
+        !on_comments.is_empty(),
+        "a finding on comments with an effect: {findings:#?}"
+    );
+    for f in on_comments {
+        let e = &f["suggestion"]["effect"];
+        let l = &e["largest_not_kept"];
+        assert_eq!(l["_id"], 40, "{}: {e:#}", f["rule"]);
+        let (before, after) = (
+            l["bytes_before"].as_f64().expect("before"),
+            l["bytes_after"].as_f64().expect("after"),
+        );
+        assert!(
+            (before - big).abs() < 1.0,
+            "{}: measured whole: {e:#}",
+            f["rule"]
+        );
+        assert!(
+            after < 0.05 * before,
+            "{}: the change takes most of it out: {e:#}",
+            f["rule"]
+        );
+        assert_eq!(e["max_bytes_before"].as_f64(), Some(before), "{e:#}");
+        assert!(
+            e["avg_bytes_before"].as_f64().expect("avg") > before / 42.0,
+            "{e:#}"
+        );
+        let measured = e["documents_measured"].as_u64().expect("measured");
+        assert_eq!(measured, 41, "measured once each: {e:#}");
+    }
+    // Kept whole, the largest is measured once, as a kept document.
+    let small: Vec<Document> = (0..40)
+        .map(|i| post(i, if i == 17 { 400 } else { 3 }))
+        .collect();
+    let dir2 = tempfile::tempdir().expect("temporary directory");
+    let c = audited_posts(dir2.path(), &small).await;
+    for f in c["findings"].as_array().expect("findings") {
+        let e = &f["suggestion"]["effect"];
+        assert!(e.get("largest_not_kept").is_none(), "{}: {e:#}", f["rule"]);
+        if let Some(n) = e["documents_measured"].as_u64() {
+            assert_eq!(n, 40, "{}: {e:#}", f["rule"]);
+        }
+    }
+}

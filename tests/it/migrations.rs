@@ -202,7 +202,7 @@ async fn parent_reference_checks_a_parent_near_16_mib_one_element_at_a_time() {
     // The check's pipeline, as the script runs it.
     let line = script
         .lines()
-        .find(|l| l.contains("const ok = "))
+        .find(|l| l.contains("ds.updateEach(src, () => src.aggregate("))
         .expect("the check's line");
     let json = line
         .split_once("src.aggregate(")
@@ -257,6 +257,69 @@ async fn parent_reference_checks_a_parent_near_16_mib_one_element_at_a_time() {
         ok.iter()
             .any(|d| d.get_object_id("_id").ok() == Some(big_id)),
         "the big post's comments are all in posts_comments"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn parent_reference_trims_thousands_of_parents_a_batch_at_a_time() {
+    // More parents than one batch of `ds.updateEach` (1,000 _ids), and not
+    // a multiple of it: every parent is trimmed, each saved first, and
+    // the count the script prints is the whole of them.
+    const POSTS: u32 = 2_600;
+    let db = unique_db("mig_parent_many");
+    let c = client().await;
+    let posts = c.database(&db).collection::<Document>("posts");
+    let docs: Vec<Document> = (0..POSTS)
+        .map(|i| doc! {"_id": oid(NEWEST - i * 3_600, i), "title": format!("p{i}"), "comments": (0..i / 40).map(|k| doc! {"by": format!("u{k}"), "text": "hi"}).collect::<Vec<_>>()})
+        .collect();
+    let total: u32 = (0..POSTS).map(|i| i / 40).sum();
+    posts.insert_many(docs).await.expect("insert");
+    let ns = format!("{db}.posts");
+    let report = audit(&ns).await;
+    let s = suggestion(&report, &ns, "unbounded-array");
+    assert_eq!(s["pattern"], "parent-reference", "{s}");
+    let before = dump(&db).await;
+    let (first, _) = run_twice(
+        &db,
+        s["migration"].as_str().expect("script"),
+        "parent_reference_many",
+    )
+    .await;
+    nothing_dropped(&db, &before, "parent_reference_many").await;
+    assert!(
+        first.contains(&format!("{POSTS} of {POSTS} documents trimmed")),
+        "{first}"
+    );
+    assert_eq!(
+        posts
+            .count_documents(doc! {"comments": {"$exists": true}})
+            .await
+            .expect("count"),
+        0,
+        "every parent trimmed"
+    );
+    let kids = c.database(&db).collection::<Document>("posts_comments");
+    assert_eq!(
+        kids.count_documents(doc! {}).await.expect("count"),
+        u64::from(total)
+    );
+    let names = c
+        .database(&db)
+        .list_collection_names()
+        .await
+        .expect("collections");
+    let backup = names
+        .iter()
+        .find(|n| n.starts_with("posts_backup_"))
+        .expect("a backup collection");
+    assert_eq!(
+        c.database(&db)
+            .collection::<Document>(backup)
+            .count_documents(doc! {"comments": {"$type": "array"}})
+            .await
+            .expect("count"),
+        u64::from(POSTS),
+        "every parent saved whole before it changed"
     );
 }
 

@@ -193,7 +193,10 @@ fn indexes_tab_shows_kind_size_and_use() {
     assert!(t.contains("sku_1_at_-1"), "{t}");
     assert!(t.contains("compound, unique"), "{t}");
     assert!(t.contains("{sku: 1, at: -1}"), "{t}");
-    // The selected index's detail: its use counted by $indexStats.
+    // The selected index's detail: its use counted by $indexStats. (Tab
+    // goes round the navigator, the list and the detail: three bring the
+    // list back.)
+    keys(&s, &["Tab"]);
     keys(&s, &["Tab"]);
     keys(&s, &["Tab"]);
     keys(&s, &["j"]);
@@ -262,6 +265,79 @@ fn collections_arrive_and_esc_keeps_them() {
     assert!(end.contains("c00") && end.contains("c01"), "{end}");
     assert!(!end.contains("c39"), "{end}");
     assert!(!end.contains("findings come once"), "{end}");
+    keys(&s, &["q"]);
+    let bye = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(bye.contains("DOCSHAPE_EXIT=0"), "{bye}");
+    drop(link);
+    rt.block_on(async {
+        let _ = common::client().await.database(&db).drop().await;
+    });
+}
+
+/// A collection's own findings are on screen while the rest is still
+/// read: 150 collections behind a link that holds every reply 25 ms, each
+/// storing dates as strings; the first `string-dates` finding shows under
+/// All findings before the last collection is read, and the list's title
+/// says what is still to come.
+#[test]
+fn the_first_finding_shows_before_the_last_collection_is_read() {
+    const COLLECTIONS: usize = 150;
+    let db = common::unique_db("tui_early");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let client = common::client().await;
+        for i in 0..COLLECTIONS {
+            let docs: Vec<mongodb::bson::Document> = (0..40)
+                .map(|k| mongodb::bson::doc! {"_id": k, "at": format!("2020-01-{:02}T03:04:05Z", k % 28 + 1)})
+                .collect();
+            client
+                .database(&db)
+                .collection(&format!("c{i:03}"))
+                .insert_many(docs)
+                .await
+                .expect("insert");
+        }
+    });
+    let upstream = proxy::upstream_of(&common::uri())
+        .unwrap_or_else(|| panic!("the delaying proxy cannot stand in for {}", common::uri()));
+    let link = proxy::DelayProxy::start(&upstream, Duration::from_millis(25));
+    let via = format!("mongodb://127.0.0.1:{}/?directConnection=true", link.port);
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} LANG=C.UTF-8 '{bin}' '{via}' --db {db} --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+    );
+    let s = Session::start("docshape-early", (120, 40), &cmd);
+    let early = wait_for(&s, "string-dates", 120);
+    // Still reading: the progress names a collection short of the last,
+    // and the last has not arrived.
+    let at = early
+        .split("sampling [")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("the run is still sampling:\n{early}"));
+    assert!(at < COLLECTIONS, "{early}");
+    assert!(early.contains(&format!("/{COLLECTIONS}]")), "{early}");
+    assert!(
+        !early.contains(&format!("c{:03}", COLLECTIONS - 1)),
+        "{early}"
+    );
+    assert!(
+        early.contains("so far"),
+        "the title says more is to come:\n{early}"
+    );
+    // At the end the title no longer says "so far" (the collections'
+    // shared finding is then said once, for their family).
+    let end = wait_for(&s, &format!("sampled {COLLECTIONS} collections"), 180);
+    assert!(
+        !end.contains("so far") && end.contains("string-dates"),
+        "{end}"
+    );
     keys(&s, &["q"]);
     let bye = wait_for(&s, "DOCSHAPE_EXIT=", 10);
     assert!(bye.contains("DOCSHAPE_EXIT=0"), "{bye}");
@@ -399,5 +475,149 @@ fn a_refused_connection_is_reported_within_two_seconds() {
     wait_for(&s, "refused", 5);
     keys(&s, &["q"]);
     let end = wait_for(&s, "DOCSHAPE_EXIT=", 10);
+    assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
+}
+
+/// A tmux server of the test's own (`-L`), so that what one test sets on
+/// it (the clipboard) touches no other session.
+struct Server {
+    socket: String,
+}
+
+impl Server {
+    /// `cmd` in a detached session of `size` on a new server, which lets
+    /// programs set its clipboard with OSC 52.
+    fn start(prefix: &str, size: (u16, u16), cmd: &str) -> Server {
+        let s = Server {
+            socket: format!("{prefix}-{}", std::process::id()),
+        };
+        let (w, h) = (size.0.to_string(), size.1.to_string());
+        s.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            &w,
+            "-y",
+            &h,
+            cmd,
+        ]);
+        s.run(&["set-option", "-s", "set-clipboard", "on"]);
+        s
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let mut all = vec!["-L", self.socket.as_str()];
+        all.extend_from_slice(args);
+        tmux(&all)
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "main"])
+    }
+
+    fn wait_for(&self, what: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let text = self.screen();
+            if text.contains(what) {
+                return text;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "`{what}` did not appear within {secs} s; the screen:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+/// Someone new who came for the problems: the explorer opens on *All
+/// findings*; Enter goes into the list, Enter opens the worst finding on
+/// its collection, `m` shows its script, `y` copies it (into tmux's
+/// clipboard, through OSC 52); back in the navigator a filter selects the
+/// matching collection, whose documents `3` shows at once.
+#[test]
+fn a_newcomer_goes_from_all_findings_to_a_script_and_to_a_collection() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={h} XDG_STATE_HOME={h} LANG=C.UTF-8 '{bin}' '{data}' --no-snapshot; echo DOCSHAPE_EXIT=$?; sleep 60",
+        h = home.path().display(),
+        bin = common::docshape_bin(),
+        data = common::repo().join("sample-data").display(),
+    );
+    let s = Server::start("docshape-newcomer", (120, 40), &cmd);
+    let first = s.wait_for("collections, up to", 60);
+    // All findings selected: the list holds every finding, no collection
+    // is named in the tab bar, no schema is shown.
+    let total = first
+        .split("All findings (")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .expect("All findings (N)");
+    assert!(total > 10, "{first}");
+    assert!(first.contains(&format!("┌ Findings ({total}) ")), "{first}");
+    assert!(!first.contains("Fields ("), "{first}");
+    // The worst finding, first in the list.
+    let worst = first
+        .lines()
+        .find(|l| l.contains("││warning ") || l.contains("││critical "))
+        .and_then(|l| l.split("││").nth(1))
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>())
+        .expect("a finding row");
+    let (rule, where_) = (worst[1], worst[2]);
+    s.keys(&["Enter"]);
+    s.keys(&["Enter"]);
+    // On its collection's Findings tab, its detail focused.
+    let opened = s.wait_for(&format!("{rule} · e evidence"), 10);
+    let top = opened.lines().next().unwrap_or_default();
+    assert!(
+        where_.starts_with(top.rsplit(' ').next().unwrap_or("?")),
+        "the tab bar names {where_}'s collection: {top}"
+    );
+    s.keys(&["m"]);
+    let script = s.wait_for("Migration script (mongosh)", 10);
+    let below: Vec<&str> = script
+        .lines()
+        .skip_while(|l| !l.contains(&format!("{rule} · e evidence")))
+        .collect();
+    assert!(
+        below.get(1).is_some_and(|l| l.contains("Migration script")),
+        "the script at the top of the detail:\n{script}"
+    );
+    s.keys(&["y"]);
+    s.wait_for("copied the script of", 10);
+    let copied = s.run(&["show-buffer"]);
+    assert!(copied.contains("docshape migration"), "{copied}");
+    // Back to the navigator (Tab from the detail); a filter selects the
+    // first match (of blog.good_posts, denormalization.good_parts …).
+    s.keys(&["Tab"]);
+    s.keys(&["-l", "/good_p"]);
+    s.keys(&["Enter"]);
+    s.keys(&["3"]);
+    let docs = s.wait_for("kept sample (", 10);
+    let top = docs.lines().next().unwrap_or_default();
+    assert!(top.trim_end().ends_with(" blog.good_posts"), "{docs}");
+    s.keys(&["q"]);
+    let end = s.wait_for("DOCSHAPE_EXIT=", 10);
     assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
 }

@@ -705,6 +705,7 @@ fn models(report: &Report) -> Vec<(String, Model)> {
                     m.status = Some(Status {
                         text: "x".repeat(300),
                         level: Level::Error,
+                        place: m.place(),
                     });
                     m.warnings.push("a bad theme".into());
                     m.input = Some(Input {

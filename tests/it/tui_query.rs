@@ -99,23 +99,34 @@ struct Worker {
     rt: tokio::runtime::Runtime,
     exec: Executor,
     rx: tokio::sync::mpsc::UnboundedReceiver<Msg>,
+    /// The database the queries go to, when not the one the model names.
+    db: Option<String>,
 }
 
 impl Worker {
     fn new() -> Worker {
+        Worker::on(Target::Path(data()), 10)
+    }
+
+    fn on(target: Target, timeout: u64) -> Worker {
         let rt = docshape::tui::runtime().expect("runtime");
         let (tx, rx) = channel();
         let plan = Plan::new(Selection::default(), SampleMode::Sample(SAMPLE));
         let mut exec = Executor::new(
             rt.handle().clone(),
-            Target::Path(data()),
+            target,
             plan,
-            Duration::from_secs(10),
+            Duration::from_secs(timeout),
             tx,
         );
         // The user's own history is not the tests' to write.
         exec.state_dir = None;
-        Worker { rt, exec, rx }
+        Worker {
+            rt,
+            exec,
+            rx,
+            db: None,
+        }
     }
 
     /// The next message, within `secs` seconds.
@@ -137,8 +148,11 @@ impl Worker {
         let mut waiting = std::collections::HashSet::new();
         for mut e in fx {
             match &mut e {
-                Effect::Query { req, .. } => {
+                Effect::Query { req, db, .. } => {
                     waiting.insert(*req);
+                    if let Some(to) = &self.db {
+                        db.clone_from(to);
+                    }
                 }
                 Effect::Export { req, path, .. } => {
                     waiting.insert(*req);
@@ -793,4 +807,122 @@ fn history_is_kept_across_sessions_and_never_holds_a_password() {
     let text = wait_for_file("{pw: 1}");
     assert!(text.contains("app:****@127.0.0.1:1"), "{text}");
     assert!(!text.contains("s3cr"), "{text}");
+}
+
+/// On a server: a sorted, projected query, a search in its page (`n`
+/// round the matches, searched again on the next page), then a new filter
+/// that runs without the sort and projection and says so.
+#[test]
+fn on_a_server_search_the_results_and_a_new_filter_drops_sort_and_projection() {
+    let db = common::unique_db("tuibrowse");
+    let mut w = Worker::on(Target::Mongo(common::uri()), 30);
+    w.db = Some(db.clone());
+    w.rt.block_on(async {
+        let client = common::client().await;
+        common::load_ejson(&client, &db, "orders", &data().join("shop/orders.json")).await;
+    });
+    let mut m = model();
+    key(&mut m, KeyCode::Char('/'));
+    typed(&mut m, "{status: 'paid'}");
+    key(&mut m, KeyCode::Tab);
+    typed(&mut m, "{_id: -1}");
+    key(&mut m, KeyCode::Tab);
+    typed(&mut m, "{status: 1, total: 1}");
+    let fx = key(&mut m, KeyCode::Enter);
+    w.run(&mut m, fx);
+    let docs = |m: &Model| -> Vec<bson::Document> {
+        (0..m.docs.list.len())
+            .filter_map(|d| m.doc_bytes(d))
+            .filter_map(|b| bson::Document::from_reader(b).ok())
+            .collect()
+    };
+    let page = docs(&m);
+    assert_eq!(page.len(), querybar::PAGE as usize);
+    assert!(page
+        .iter()
+        .all(|d| d.keys().collect::<Vec<_>>() == ["_id", "status", "total"]));
+    let ids: Vec<_> = page
+        .iter()
+        .filter_map(|d| d.get_object_id("_id").ok())
+        .collect();
+    assert!(ids.windows(2).all(|p| p[0] > p[1]), "{ids:?}");
+    assert_eq!(
+        model::results(&m).and_then(|r| r.count.clone()),
+        Some(Ok(orders_with_status("paid") as u64))
+    );
+
+    // Ctrl-F: the seventh document's _id, in capitals, found in it alone.
+    let hex = ids[7].to_hex().to_uppercase();
+    update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('f'), KeyModifiers::CONTROL)),
+    );
+    typed(&mut m, &hex);
+    key(&mut m, KeyCode::Enter);
+    assert_eq!(
+        m.docs.search.as_ref().map(|s| s.hits.clone()),
+        Some(vec![7])
+    );
+    assert_eq!(m.docs.sel, 7);
+    let said = |m: &Model| {
+        m.status
+            .as_ref()
+            .map(|s| s.text.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        said(&m).contains("match 1 of 1 in the 50 documents listed"),
+        "{}",
+        said(&m)
+    );
+    assert!(screen(&m).contains("1 of 1"), "{}", screen(&m));
+    // `n` is the next match while the search has one: no page is read.
+    assert!(key(&mut m, KeyCode::Char('n')).is_empty());
+    assert!(said(&m).contains("(wrapped)"), "{}", said(&m));
+    // Down past the page's end reads the next page, searched in its turn.
+    key(&mut m, KeyCode::End);
+    let fx = key(&mut m, KeyCode::Down);
+    w.run(&mut m, fx);
+    assert_eq!(model::results(&m).map(|r| r.page), Some(1));
+    assert!(m.docs.search.as_ref().is_some_and(|s| s.hits.is_empty()));
+    assert!(said(&m).contains("in none of the"), "{}", said(&m));
+    key(&mut m, KeyCode::Esc);
+    assert!(m.docs.search.is_none());
+
+    // A new filter: the bar holds the filter only, the query runs with
+    // neither sort nor projection, and the status says so.
+    key(&mut m, KeyCode::Char('/'));
+    let bar = m.docs.query.bar.as_ref().expect("bar");
+    assert_eq!(bar.text.filter, "{status: 'paid'}");
+    assert!(bar.text.sort.is_empty() && bar.text.projection.is_empty());
+    update(
+        &mut m,
+        Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+    );
+    typed(&mut m, "{status: 'shipped'}");
+    let fx = key(&mut m, KeyCode::Enter);
+    let s = said(&m);
+    assert!(
+        s.contains(
+            "as a new find: the previous sort {_id: -1}, projection {status: 1, total: 1} not kept"
+        ),
+        "{s}"
+    );
+    w.run(&mut m, fx);
+    let page = docs(&m);
+    let shipped = orders_with_status("shipped");
+    assert_eq!(page.len(), shipped.min(querybar::PAGE as usize));
+    assert!(page
+        .iter()
+        .all(|d| d.get_str("status").ok() == Some("shipped")));
+    assert!(
+        page.iter().all(|d| d.contains_key("customer")),
+        "projection kept"
+    );
+    let ids: Vec<_> = page
+        .iter()
+        .filter_map(|d| d.get_object_id("_id").ok())
+        .collect();
+    assert!(!ids.windows(2).all(|p| p[0] > p[1]), "sort kept: {ids:?}");
+    assert!(screen(&m).contains("{status: 'shipped'}"), "{}", screen(&m));
 }

@@ -285,6 +285,72 @@ fn help_is_built_from_the_keymap() {
     assert!(s.contains("quit"), "{s}");
 }
 
+/// The help begins with the focus model: what has the focus, and what
+/// Tab, Enter and Esc do in each pane, in English and in Chinese.
+#[test]
+fn the_help_shows_the_focus_model() {
+    use docshape::i18n::Lang;
+    for (lang, words) in [
+        (
+            Lang::En,
+            [
+                "Focus",
+                "navigator → list → detail: Tab moves on, S-Tab back",
+                "Navigator",
+                "Enter: the selected collection or All findings",
+                "clears the filter, the collection kept",
+                "List",
+                "on its collection's Findings tab",
+                "Detail",
+                "e evidence, b before/after, m script",
+                "y copies the script; Esc back to the list",
+                "c: its collection",
+            ],
+        ),
+        (
+            Lang::Zh,
+            [
+                "焦点",
+                "导航栏 → 列表 → 详情：Tab 前进，S-Tab 后退",
+                "导航栏",
+                "Enter：进入所选集合或“全部问题”的列表",
+                "清除筛选，保留所选集合",
+                "列表",
+                "在其集合的问题标签页打开",
+                "详情",
+                "e 证据，b 改前/改后，m 脚本",
+                "y 复制脚本；Esc 回到列表",
+                "c：转到它的集合",
+            ],
+        ),
+    ] {
+        let mut m = orders(120, 40);
+        m.lang = lang;
+        action(&mut m, Action::Help);
+        let s = screen(&m, 120, 40);
+        // The help box's inside, its lines joined without their spaces, so
+        // that a phrase wrapped over two lines still reads.
+        let buf = screen_with(&m, 120, 40, &Theme::default());
+        let r = layout::help_box(buf.area, layout::help_lines(&m).len());
+        let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        let inside: String = (r.y + 1..r.y + r.height - 1)
+            .flat_map(|y| (r.x + 1..r.x + r.width - 1).map(move |x| (x, y)))
+            .map(|(x, y)| buf[(x, y)].symbol().to_owned())
+            .collect();
+        let inside = squeeze(&inside);
+        for w in words {
+            assert!(
+                inside.contains(&squeeze(w)),
+                "{lang:?}: `{w}` not in the help:\n{s}"
+            );
+        }
+        // Before the keys.
+        let focus = s.find(lang.pick("navigator →", "导航栏 →")).expect("focus");
+        let quit = s.find(lang.pick("quit", "退出")).expect("keys");
+        assert!(focus < quit, "{s}");
+    }
+}
+
 /// Scrolled from top to bottom, the help shows every key's description
 /// whole, at every size and in both languages: long ones wrap under
 /// themselves instead of being cut at the box's edge.
@@ -299,12 +365,15 @@ fn the_help_shows_every_word_of_every_key() {
             action(&mut m, Action::Help);
             let lines = layout::help_lines(&m);
             // The wrapped lines hold every description, in order.
-            let wrapped: String = lines.iter().map(|(_, d)| squeeze(d)).collect();
+            let wrapped: String = lines.iter().map(|(_, d, _)| squeeze(d)).collect();
+            // The focus model first, then every key, then the legend.
             let wanted: String = m
                 .keymap
-                .help(lang)
+                .focus_help(lang)
                 .iter()
                 .map(|(_, d)| squeeze(d))
+                .chain(m.keymap.help(lang).iter().map(|(_, d)| squeeze(d)))
+                .chain(layout::legend(lang).iter().map(|(_, _, d)| squeeze(d)))
                 .collect();
             assert_eq!(wrapped, wanted, "{lang:?} {w}x{h}");
             // And each shows, whole, on a screen as the help scrolls.
@@ -313,13 +382,71 @@ fn the_help_shows_every_word_of_every_key() {
                 screens.push_str(&squeeze(&screen(&m, w, h)));
                 action(&mut m, Action::Down);
             }
-            for (_, d) in &lines {
+            for (_, d, _) in &lines {
                 assert!(
                     screens.contains(&squeeze(d)),
                     "{lang:?} {w}x{h}: `{d}` is not shown whole"
                 );
             }
         }
+    }
+}
+
+/// The help ends with a legend: each severity badge and each type colour
+/// of the type bars, the mark drawn in the colour the lists use.
+#[test]
+fn the_help_explains_the_badges_and_the_type_colours() {
+    use docshape::i18n::Lang;
+    use docshape::rules::Severity;
+    use docshape::tui::layout::Paint;
+    for lang in [Lang::En, Lang::Zh] {
+        let mut m = orders(120, 40);
+        m.lang = lang;
+        action(&mut m, Action::Help);
+        let lines = layout::help_lines(&m);
+        let marks: Vec<Paint> = lines.iter().filter_map(|(_, _, p)| *p).collect();
+        for s in [Severity::Critical, Severity::Warning, Severity::Info] {
+            assert!(marks.contains(&Paint::Severity(s)), "{lang:?} {s:?}");
+        }
+        for t in [
+            "type.string",
+            "type.number",
+            "type.date",
+            "type.objectid",
+            "type.array",
+            "type.null",
+        ] {
+            assert!(marks.contains(&Paint::Type(t)), "{lang:?} {t}");
+        }
+        // Scrolled to its end, the critical badge is drawn in the
+        // critical colour, and the string letter in the string colour.
+        let theme = Theme::default();
+        for _ in 0..lines.len() {
+            action(&mut m, Action::Down);
+        }
+        let buf = screen_with(&m, 120, 40, &theme);
+        let r = layout::help_box(buf.area, lines.len());
+        let cell = |sym: &str, words: &str| {
+            (r.y + 1..r.y + r.height - 1).find_map(|y| {
+                let row: String = (r.x..r.x + r.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .filter(|c| !c.trim().is_empty())
+                    .collect();
+                row.contains(words)
+                    .then(|| {
+                        (r.x..r.x + r.width)
+                            .find(|&x| buf[(x, y)].symbol() == sym)
+                            .map(|x| buf[(x, y)].fg)
+                    })
+                    .flatten()
+            })
+        };
+        let shown = screen(&m, 120, 40);
+        let critical = cell("●", lang.pick("critical", "严重"))
+            .unwrap_or_else(|| panic!("the critical badge:\n{shown}"));
+        assert_eq!(Some(critical), theme.severity(Severity::Critical).fg);
+        let string = cell("s", lang.pick("string", "字符串")).expect("the string letter");
+        assert_eq!(string, theme.color("type.string"));
     }
 }
 
@@ -850,8 +977,9 @@ fn workload_tab_lists_shapes_and_opens_their_finding() {
     action(&mut m, Action::Toggle);
     assert_eq!(m.tab, Tab::Workload);
     assert!(screen(&m, w, h).contains("no finding names this query shape"));
-    // The overview lists every shape, with its namespace.
-    action(&mut m, Action::NextPane);
+    // The overview lists every shape, with its namespace (Shift-Tab: from
+    // the list back to the navigator).
+    action(&mut m, Action::PrevPane);
     action(&mut m, Action::Top);
     let s = screen(&m, w, h);
     assert_eq!(m.tab, Tab::Workload);
@@ -956,4 +1084,219 @@ fn a_click_on_a_tab_number_opens_that_tab() {
             }
         }
     }
+}
+
+/// A row previews its first fields after its `_id`, cut to the row; `c`
+/// and ticks make a table of the chosen fields, a column each, as wide
+/// as its values and the room allow.
+#[test]
+fn documents_preview_and_table_view() {
+    use docshape::tui::msg::Msg;
+    use docshape::tui::update::update;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let press = |m: &mut Model, c: KeyCode| {
+        update(m, Msg::Key(KeyEvent::new(c, KeyModifiers::NONE)));
+    };
+    for (w, h) in [(80, 24), (160, 45)] {
+        let mut m = orders(w, h);
+        action(&mut m, Action::TabDocuments);
+        let s = screen(&m, w, h);
+        let rows: Vec<&str> = s.lines().filter(|l| l.contains("▸ #")).collect();
+        assert!(rows.len() > 5, "{s}");
+        assert!(rows.iter().all(|r| r.contains("_id: ")), "{s}");
+        if w >= 160 {
+            assert!(s.contains("customer: {…}"), "{s}");
+            assert!(s.contains("items: ["), "{s}");
+        } else {
+            assert!(rows.iter().all(|r| r.contains('…')), "{s}");
+        }
+        wide_characters_whole(&screen_with(&m, w, h, &Theme::default()), "preview");
+        // The chooser, then the table of status and total.
+        press(&mut m, KeyCode::Char('c'));
+        let s = screen(&m, w, h);
+        assert!(s.contains("Space ticks a field"), "{s}");
+        assert!(s.contains("[ ]  customer_id"), "{s}");
+        for f in ["status", "total"] {
+            let at = m
+                .docs
+                .columns
+                .chooser
+                .as_ref()
+                .and_then(|c| c.fields.iter().position(|x| x == f))
+                .expect(f);
+            press(&mut m, KeyCode::Home);
+            for _ in 0..at {
+                press(&mut m, KeyCode::Down);
+            }
+            press(&mut m, KeyCode::Char(' '));
+        }
+        let s = screen(&m, w, h);
+        assert!(s.contains("[1]  status") && s.contains("[2]  total"), "{s}");
+        press(&mut m, KeyCode::Enter);
+        let s = screen(&m, w, h);
+        assert!(s.contains("kept sample (300) · table"), "{s}");
+        let head = s
+            .lines()
+            .find(|l| l.contains("status") && l.contains("total") && !l.contains('#'))
+            .unwrap_or_else(|| panic!("no header:\n{s}"));
+        let col = |l: &str, pat: &str| l.find(pat).map(|b| l[..b].chars().count());
+        let (sc, tc) = (
+            col(head, "status").expect("status"),
+            col(head, "total").expect("total"),
+        );
+        assert!(sc < tc, "{head}");
+        let rows: Vec<&str> = s.lines().filter(|l| l.contains("▸ #")).collect();
+        assert!(rows.len() > 5, "{s}");
+        assert!(rows.iter().all(|r| r.chars().nth(sc) == Some('"')), "{s}");
+        assert!(!rows.iter().any(|r| r.contains("_id: ")), "{s}");
+        // `c` again: the previews.
+        press(&mut m, KeyCode::Char('c'));
+        assert!(screen(&m, w, h).contains("_id: "));
+    }
+}
+
+/// One collection, every number that describes it: the explorer's Schema,
+/// Findings and Documents tabs show what `audit --format json` says of the
+/// same target — the documents in the collection and sampled, each
+/// field's presence, a finding's words and its evidence — and the
+/// Documents tab names the kept documents the finding counted.
+#[test]
+fn the_tabs_and_the_json_report_give_the_same_numbers() {
+    use crate::common;
+    let owner = |k: u32| format!("65a1b2c3d4e5f6a7b8c9{k:04x}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("pop");
+    std::fs::create_dir_all(&db).expect("db dir");
+    let mut docs = String::new();
+    for i in 0..3000 {
+        use std::fmt::Write as _;
+        let note = if i % 3 == 0 { r#", "note": "n""# } else { "" };
+        let _ = writeln!(
+            docs,
+            "{{\"_id\": {i}, \"at\": \"2020-01-{:02}T03:04:05Z\", \"n\": {i}, \"owner_id\": {{\"$oid\": \"{}\"}}{note}}}",
+            i % 28 + 1,
+            owner(i % 50)
+        );
+    }
+    std::fs::write(db.join("items.json"), docs).expect("write");
+    let mut owners = String::new();
+    for k in 0..50 {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            owners,
+            "{{\"_id\": {{\"$oid\": \"{}\"}}, \"name\": \"owner {k}\"}}",
+            owner(k)
+        );
+    }
+    std::fs::write(db.join("owners.json"), owners).expect("write");
+    let target = dir.path().display().to_string();
+    let out = common::docshape(&["audit", &target, "--sample", "1000", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let c = common::collection(&json, "pop.items");
+    let report = {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let mut src = FileSource::open(dir.path()).expect("the directory");
+            let plan = Plan::new(Selection::default(), SampleMode::Sample(1000));
+            audit::run(&mut src, &plan, &mut |_| {})
+                .await
+                .expect("audit")
+        })
+    };
+    let mine = report
+        .collections
+        .iter()
+        .find(|x| x.namespace == "pop.items")
+        .expect("pop.items");
+    assert_eq!(Some(mine.documents.unwrap_or(0)), c["documents"].as_u64());
+    assert_eq!(c["documents"], 3000);
+    assert_eq!(c["sampled"], 1000);
+    let mut m = Model::new(target.clone(), 1000, Keymap::default());
+    m.size = (160, 45);
+    set_report(&mut m, report);
+    while m.collection().is_none() {
+        action(&mut m, Action::Down);
+    }
+    // Schema: each field's presence as the report gives it.
+    let schema = screen(&m, 160, 45);
+    for f in c["fields"].as_array().expect("fields") {
+        let path = f["path"].as_str().expect("path");
+        let presence = docshape::fmt::percent(f["presence"].as_f64().expect("presence"));
+        let row = schema
+            .lines()
+            .find(|l| l.contains('█') && l.split_whitespace().any(|t| t == path))
+            .unwrap_or_else(|| panic!("no row for {path}:\n{schema}"));
+        assert!(row.contains(&presence), "{path}: {presence} in\n{row}");
+    }
+    // Findings: the same words and evidence.
+    action(&mut m, Action::TabFindings);
+    let finding = c["findings"]
+        .as_array()
+        .and_then(|a| a.iter().find(|f| f["rule"] == "string-dates"))
+        .expect("string-dates in the JSON report");
+    let shown = m
+        .listed_findings()
+        .into_iter()
+        .find(|f| f.rule == "string-dates")
+        .expect("string-dates in the explorer");
+    assert_eq!(
+        shown.message,
+        finding["message"].as_str().unwrap_or_default()
+    );
+    for k in ["documents", "date_strings", "sampled", "kept"] {
+        assert_eq!(shown.evidence[k], finding["evidence"][k], "{k}");
+    }
+    let findings = screen(&m, 160, 45);
+    assert!(
+        findings.contains(&docshape::fmt::group(
+            finding["evidence"]["date_strings"].as_u64().unwrap_or(0)
+        )),
+        "{findings}"
+    );
+    // Documents: the kept documents the finding counted.
+    action(&mut m, Action::TabDocuments);
+    let documents = screen(&m, 160, 45);
+    let kept = finding["evidence"]["kept"].as_u64().expect("kept");
+    assert!(
+        documents.contains(&format!("kept sample ({kept})")),
+        "{kept}:\n{documents}"
+    );
+    // Relationships: the reference's match and fan-out as the report
+    // gives them, exact.
+    let rel = json["relationships"]
+        .as_array()
+        .and_then(|a| a.iter().find(|r| r["from"] == "pop.items.owner_id"))
+        .expect("the reference in the JSON report");
+    action(&mut m, Action::TabRelationships);
+    while m
+        .selected_relationship()
+        .is_some_and(|r| r.from != "pop.items.owner_id")
+    {
+        action(&mut m, Action::Down);
+    }
+    // Wide enough for each line of the detail whole.
+    m.size = (240, 50);
+    let rels = screen(&m, 240, 50);
+    let group = |k: &str| docshape::fmt::group(rel[k].as_u64().expect(k));
+    let matched = format!(
+        "{} ({} of {} references in the kept sample)",
+        docshape::fmt::percent(rel["match_rate"].as_f64().expect("rate")),
+        group("references_matched"),
+        group("references_probed")
+    );
+    assert!(rels.contains(&matched), "{matched}:\n{rels}");
+    let fo = &rel["fanout"];
+    let g = |k: &str| docshape::fmt::group(fo[k].as_u64().expect(k));
+    let fanout = format!(
+        "min {} · avg {} · p95 {} · max {} over {} parents",
+        g("min"),
+        docshape::fmt::decimal(fo["avg"].as_f64().expect("avg")),
+        g("p95"),
+        g("max"),
+        g("parents")
+    );
+    assert!(rels.contains(&fanout), "{fanout}:\n{rels}");
 }

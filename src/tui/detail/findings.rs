@@ -11,15 +11,53 @@ use crate::tui::layout::inner;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 
+/// A part of a finding's detail that a key jumps to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    Evidence,
+    BeforeAfter,
+    Script,
+}
+
+/// The first line of each part of the detail, `None` for a part the
+/// finding does not have (before/after).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sections {
+    pub evidence: usize,
+    pub before_after: Option<usize>,
+    pub script: usize,
+}
+
+impl Sections {
+    pub fn get(self, s: Section) -> Option<usize> {
+        match s {
+            Section::Evidence => Some(self.evidence),
+            Section::BeforeAfter => self.before_after,
+            Section::Script => Some(self.script),
+        }
+    }
+}
+
 /// The selected finding's detail: its lines, and the part of `area` they
 /// are drawn in.
 pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>>, Rect)> {
+    text_and_sections(m, theme, area).map(|(lines, inside, _)| (lines, inside))
+}
+
+/// [`text`], with where each of its parts starts.
+pub fn text_and_sections<'a>(
+    m: &'a Model,
+    theme: &Theme,
+    area: Rect,
+) -> Option<(Vec<Line<'a>>, Rect, Sections)> {
     let fd = m.selected_finding()?;
+    let mut sections = Sections::default();
     let inside = inner(area);
     let w = usize::from(inside.width);
     let mut lines: Vec<Line> = Vec::new();
-    lines.extend(super::parts::message_lines(fd, w, theme));
+    lines.extend(super::parts::message_lines(fd, w, theme, m.lang));
     lines.push(Line::default());
+    sections.evidence = lines.len();
     lines.push(Line::styled(m.lang.pick("Evidence", "证据"), theme.title()));
     for (k, v) in &fd.evidence {
         let key = format!("  {}: ", crate::i18n::evidence::key(k, m.lang));
@@ -29,9 +67,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
             .and_then(|t| crate::i18n::evidence::value(k, t, m.lang))
         {
             Some(word) => word.to_owned(),
-            None => crate::fmt::evidence_named(k, v, &|parent, x| {
-                crate::i18n::evidence::nested(parent, x, m.lang)
-            }),
+            None => shown(k, v, m.lang),
         };
         for (i, part) in wrap(&text, w.saturating_sub(kw).max(8))
             .into_iter()
@@ -63,7 +99,10 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
         format!(
             "{}: {}",
             m.lang.pick("Suggestion", "建议"),
-            fd.suggestion.pattern
+            match crate::i18n::evidence::value("pattern", fd.suggestion.pattern, m.lang) {
+                Some(w) => format!("{w}（{}）", fd.suggestion.pattern),
+                None => fd.suggestion.pattern.to_owned(),
+            }
         ),
         theme.title(),
     ));
@@ -74,9 +113,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
         let text = format!(
             "  {}: {}",
             crate::i18n::evidence::key(k, m.lang),
-            crate::fmt::evidence_named(k, v, &|parent, x| crate::i18n::evidence::nested(
-                parent, x, m.lang
-            ))
+            shown(k, v, m.lang)
         );
         for l in wrap(&text, w.saturating_sub(2)) {
             lines.push(Line::styled(l, theme.dim()));
@@ -84,6 +121,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
     }
     if fd.suggestion.before.is_some() || fd.suggestion.after.is_some() {
         lines.push(Line::default());
+        sections.before_after = Some(lines.len());
         side_by_side(
             fd.suggestion.before.as_ref(),
             fd.suggestion.after.as_ref(),
@@ -93,6 +131,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
         );
     }
     lines.push(Line::default());
+    sections.script = lines.len();
     lines.push(Line::styled(
         m.lang
             .pick("Migration script (mongosh)", "迁移脚本（mongosh）"),
@@ -101,7 +140,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
     for l in fd.suggestion.migration.lines() {
         lines.push(js_line(l, theme));
     }
-    Some((lines, inside))
+    Some((lines, inside, sections))
 }
 
 /// Before and after as two columns of pretty JSON when they fit, else
@@ -158,4 +197,16 @@ pub fn side_by_side(
         spans.extend(json_line(&r, theme).spans);
         out.push(Line::from(spans));
     }
+}
+
+/// An evidence or effect value as a reader of `lang` reads it: docshape's
+/// keys and words in that language, units as the keys say.
+fn shown(k: &str, v: &serde_json::Value, lang: crate::i18n::Lang) -> String {
+    use crate::i18n::evidence;
+    crate::fmt::evidence_named(
+        k,
+        v,
+        &|parent, x| evidence::nested(parent, x, lang),
+        &|parent, x, t| evidence::nested_value(parent, x, t, lang),
+    )
 }

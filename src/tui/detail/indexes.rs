@@ -181,7 +181,7 @@ pub fn text<'a>(
         d.push(Line::styled(m.lang.pick("  none", "  无"), theme.dim()));
     }
     for fd in about {
-        d.extend(super::parts::message_lines(fd, dw, theme));
+        d.extend(super::parts::message_lines(fd, dw, theme, m.lang));
         d.push(Line::styled(format!("{:8} {}", "", fd.rule), theme.dim()));
     }
     Some((d, dinside))

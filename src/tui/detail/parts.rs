@@ -1,43 +1,14 @@
 //! Text pieces the detail and the views share: cut and wrapped text,
-//! counts, severities and findings' messages.
+//! severities and findings' messages.
 
 use ratatui::text::{Line, Span};
 
 use crate::rules::{Finding, Severity};
 use crate::tui::theme::Theme;
 
-/// Counts as people read them: 999, 1.2k, 3.4M.
-pub fn human_count(n: u64) -> String {
-    match n {
-        0..=999 => n.to_string(),
-        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
-        1_000_000..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
-        _ => format!("{:.1}G", n as f64 / 1e9),
-    }
-}
-
-/// Cuts `s` to `w` columns with an ellipsis.
-pub fn fit(s: &str, w: usize) -> String {
-    use crate::fmt::{char_width, display_width};
-    if display_width(s) <= w {
-        return s.to_owned();
-    }
-    if w == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let cw = char_width(c);
-        if used + cw > w - 1 {
-            break;
-        }
-        used += cw;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
+/// Cut to a width in cells, as everywhere in docshape (see `fmt::fit`:
+/// the middle cut, head and distinguishing end kept).
+pub use crate::fmt::{fit, fit_end};
 
 /// Wrapped lines, as everywhere in docshape (see `fmt::wrap`).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -46,13 +17,18 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// A finding's message wrapped to `width`, its severity in front of the
 /// first line and the rest indented under it.
-pub fn message_lines(fd: &Finding, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn message_lines(
+    fd: &Finding,
+    width: usize,
+    theme: &Theme,
+    lang: crate::i18n::Lang,
+) -> Vec<Line<'static>> {
     wrap(&fd.message, width.saturating_sub(9))
         .into_iter()
         .enumerate()
         .map(|(i, l)| {
             let head = if i == 0 {
-                sev_span(fd.severity, theme)
+                sev_span(fd.severity, theme, lang)
             } else {
                 Span::raw(" ".repeat(8))
             };
@@ -62,6 +38,6 @@ pub fn message_lines(fd: &Finding, width: usize, theme: &Theme) -> Vec<Line<'sta
 }
 
 /// A style for a severity word.
-pub fn sev_span(s: Severity, theme: &Theme) -> Span<'static> {
-    Span::styled(format!("{:<8}", s.name()), theme.severity(s))
+pub fn sev_span(s: Severity, theme: &Theme, lang: crate::i18n::Lang) -> Span<'static> {
+    Span::styled(crate::fmt::pad(s.label(lang), 8), theme.severity(s))
 }

@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::parts::{fit, human_count};
+use super::parts::fit;
 use crate::profile::raw::BsonType;
 use crate::profile::FieldProfile;
 use crate::tui::layout::inner;
@@ -92,7 +92,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
                     "{:<10} {:>7}  ({})",
                     t.alias(),
                     crate::fmt::percent(*n as f64 / total.max(1) as f64),
-                    human_count(*n)
+                    crate::fmt::group(*n)
                 ),
                 theme.text(),
             ),
@@ -115,11 +115,11 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
                 format!(
                     "{} of {} sampled{ci}",
                     crate::fmt::percent(fp.presence),
-                    human_count(c.sampled)
+                    crate::fmt::group(c.sampled)
                 ),
                 format!(
                     "样本 {} 个文档中的 {}{ci}",
-                    human_count(c.sampled),
+                    crate::fmt::group(c.sampled),
                     crate::fmt::percent(fp.presence)
                 ),
             ),
@@ -151,7 +151,7 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
                 format!(
                     "{}{}",
                     if d.exact { "" } else { "≈" },
-                    human_count(d.estimate)
+                    crate::fmt::group(d.estimate)
                 ),
                 theme.text(),
             ),

@@ -110,7 +110,7 @@ pub fn text<'a>(
     for fd in &found {
         d.extend(kv(
             lang.pick("finding", "问题"),
-            format!("{} {}", fd.severity.name(), fd.rule),
+            format!("{} {}", fd.severity.label(lang), fd.rule),
         ));
         if let Some(ix) = suggested_index(fd, lang) {
             d.extend(kv(lang.pick("index", "建议索引"), ix));
@@ -208,7 +208,7 @@ pub fn text<'a>(
         d.push(Line::styled(lang.pick("  none", "  无"), theme.dim()));
     }
     for fd in &found {
-        d.extend(super::parts::message_lines(fd, dw, theme));
+        d.extend(super::parts::message_lines(fd, dw, theme, lang));
         d.push(Line::styled(format!("{:8} {}", "", fd.rule), theme.dim()));
     }
     Some((d, dinside))

@@ -20,7 +20,11 @@ pub struct Folds<'a> {
 /// `MAX_LINES`.
 pub fn doc_lines(bytes: &[u8], folds: Folds<'_>) -> Vec<DocLine> {
     let value = match bson::Document::from_reader(bytes) {
-        Ok(d) => bson::Bson::Document(d).relaxed(),
+        Ok(d) => {
+            let mut v = bson::Bson::Document(d).relaxed();
+            readable_dates(&mut v);
+            v
+        }
         Err(e) => {
             return vec![DocLine {
                 text: format!("(cannot decode this document: {e})"),
@@ -56,6 +60,33 @@ pub fn folded_lines(bytes: &[u8], depth: Option<usize>) -> Vec<String> {
         .into_iter()
         .map(|l| l.text)
         .collect()
+}
+
+/// Dates before 1970 (or after 9999), which relaxed Extended JSON writes as
+/// `{"$date": {"$numberLong": "-2085523200000"}}`, shown as the ISO-8601
+/// date they are, like every other date; a date no calendar year of four
+/// digits holds is left as it is.
+fn readable_dates(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            if m.len() == 1 {
+                let iso = m
+                    .get("$date")
+                    .and_then(|d| d.get("$numberLong"))
+                    .and_then(Value::as_str)
+                    .and_then(|n| n.parse::<i64>().ok())
+                    .and_then(|ms| bson::DateTime::from_millis(ms).try_to_rfc3339_string().ok());
+                if let Some(iso) = iso {
+                    m.insert("$date".into(), Value::String(iso));
+                    return;
+                }
+            }
+            m.values_mut().for_each(readable_dates);
+        }
+        Value::Array(a) => a.iter_mut().for_each(readable_dates),
+        _ => {}
+    }
 }
 
 /// An Extended JSON wrapper (`{"$oid": …}`, `{"$date": …}`): a value, not
@@ -152,6 +183,153 @@ fn fold_value(
         text: format!("{pad}{close}{tail}"),
         node: at.path.clone(),
     });
+}
+
+/// A value as a row shows it: a string quoted, an object `{…}`, an
+/// array `[n]`, an `ObjectId` as its hex, a date as ISO-8601, a number as
+/// it is; anything else as compact relaxed Extended JSON. Never longer
+/// than one line.
+pub fn compact(v: bson::RawBsonRef<'_>) -> String {
+    use bson::RawBsonRef as B;
+    let text = match v {
+        B::String(s) => {
+            // A long string is cut before it is measured: a row never
+            // holds more than a screen's width.
+            let head: String = s.chars().take(COMPACT_MAX - 3).collect();
+            let mut q = serde_json::to_string(&head).unwrap_or_default();
+            if head.len() < s.len() {
+                q.insert(q.len().saturating_sub(1), '…');
+            }
+            q
+        }
+        B::Document(_) => "{…}".to_owned(),
+        B::Array(a) => format!("[{}]", a.into_iter().count()),
+        B::ObjectId(o) => o.to_hex(),
+        B::DateTime(d) => d
+            .try_to_rfc3339_string()
+            .unwrap_or_else(|_| d.timestamp_millis().to_string()),
+        B::Int32(n) => n.to_string(),
+        B::Int64(n) => n.to_string(),
+        B::Double(f) => f.to_string(),
+        B::Boolean(b) => b.to_string(),
+        B::Null => "null".to_owned(),
+        other => bson::RawBson::from(other).try_into().map_or_else(
+            |_: bson::error::Error| "?".to_owned(),
+            |b: bson::Bson| b.relaxed().to_string(),
+        ),
+    };
+    let text = text.replace(['\n', '\r', '\t'], " ");
+    if text.chars().count() > COMPACT_MAX {
+        let mut t: String = text.chars().take(COMPACT_MAX).collect();
+        t.push('…');
+        return t;
+    }
+    text
+}
+
+/// Characters of a value a row shows at most, before it is cut to the
+/// row's width.
+const COMPACT_MAX: usize = 240;
+
+/// Cuts `s` to `w` terminal cells, a wide character never split: when
+/// it is cut, its last cell is `…`.
+pub fn cut(s: &str, w: usize) -> String {
+    crate::fmt::fit_end(s, w)
+}
+
+/// A row's preview: `_id` (or, without one, the first field), then the
+/// top-level fields as `key: value`, as many as `w` cells hold (the last
+/// one cut with `…`).
+pub fn preview(bytes: &[u8], w: usize) -> String {
+    let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
+        return cut("undecodable", w);
+    };
+    let mut out = String::new();
+    let id = raw.get("_id").ok().flatten();
+    let fields = id.map(|v| ("_id", v)).into_iter().chain(
+        raw.iter()
+            .filter_map(Result::ok)
+            .map(|(k, v)| (k.as_str(), v))
+            .filter(|(k, _)| *k != "_id"),
+    );
+    for (k, v) in fields {
+        if !out.is_empty() {
+            out.push_str("  ");
+        }
+        out.push_str(k);
+        out.push_str(": ");
+        out.push_str(&compact(v));
+        if crate::fmt::display_width(&out) > w {
+            break;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("{}");
+    }
+    cut(&out, w)
+}
+
+/// The cell of top-level field `key`: its compact value, empty when the
+/// document has none.
+pub fn cell(bytes: &[u8], key: &str) -> String {
+    bson::RawDocument::from_bytes(bytes)
+        .ok()
+        .and_then(|d| d.get(key).ok().flatten())
+        .map(compact)
+        .unwrap_or_default()
+}
+
+/// Widths of the table's columns in terminal cells: each as wide as its
+/// header and widest cell, and, when they do not all fit in `room` (a
+/// space between columns), the widest cut down first, none below 3.
+pub fn column_widths(headers: &[String], rows: &[Vec<String>], room: usize) -> Vec<usize> {
+    use crate::fmt::display_width;
+    let mut w: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| display_width(c))
+                .chain([display_width(h)])
+                .max()
+                .unwrap_or(0)
+                .max(1)
+        })
+        .collect();
+    let gaps = w.len().saturating_sub(1);
+    let room = room.saturating_sub(gaps);
+    while w.iter().sum::<usize>() > room {
+        let Some((i, &widest)) = w.iter().enumerate().max_by_key(|(_, v)| **v) else {
+            break;
+        };
+        if widest <= 3 {
+            break;
+        }
+        w[i] -= 1;
+    }
+    w
+}
+
+/// A cell padded (or cut) to exactly `w` cells.
+pub fn pad(s: &str, w: usize) -> String {
+    let c = cut(s, w);
+    let used = crate::fmt::display_width(&c);
+    format!("{c}{}", " ".repeat(w.saturating_sub(used)))
+}
+
+/// A document as relaxed Extended JSON, pretty: what `y` copies.
+pub fn json(bytes: &[u8]) -> Option<String> {
+    let d = bson::Document::from_reader(bytes).ok()?;
+    serde_json::to_string_pretty(&bson::Bson::Document(d).relaxed()).ok()
+}
+
+/// A document's text as the search reads it: compact relaxed Extended
+/// JSON, lower case.
+pub fn search_text(bytes: &[u8]) -> String {
+    bson::Document::from_reader(bytes)
+        .map(|d| bson::Bson::Document(d).relaxed().to_string().to_lowercase())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -259,5 +437,66 @@ mod tests {
         let serde: Vec<&str> = serde.lines().collect();
         assert_eq!(folded_lines(&b, Some(10)), serde);
         assert_eq!(folded_lines(&b, None), serde);
+    }
+
+    #[test]
+    fn a_preview_shows_fields_compactly_and_never_splits_a_wide_character() {
+        let d = bson::doc! {
+            "name": "日本語のなまえ",
+            "_id": 7,
+            "tags": ["a", "b", "c"],
+            "addr": {"city": "x"},
+            "n": 2.5,
+        };
+        let b = bytes(&d);
+        assert_eq!(
+            preview(&b, 200),
+            r#"_id: 7  name: "日本語のなまえ"  tags: [3]  addr: {…}  n: 2.5"#
+        );
+        for w in 0..60 {
+            let p = preview(&b, w);
+            assert!(crate::fmt::display_width(&p) <= w, "{w}: {p}");
+            assert!(w < 4 || p.starts_with("_id"), "{w}: {p}");
+        }
+        // 15 cells: `_id: 7  name: "` is 15, the first wide one would be the 16th.
+        assert_eq!(preview(&b, 16), "_id: 7  name: \"…");
+        assert_eq!(cell(&b, "tags"), "[3]");
+        let long = bytes(&bson::doc! {"s": "é".repeat(10_000)});
+        let c = cell(&long, "s");
+        assert_eq!(c.chars().count(), COMPACT_MAX, "{c}");
+        assert!(c.ends_with("é…\""), "{c}");
+        assert_eq!(cell(&b, "missing"), "");
+    }
+
+    #[test]
+    fn columns_fit_the_room_the_widest_cut_first() {
+        let h = vec!["_id".to_owned(), "name".to_owned()];
+        let rows = vec![vec!["1".to_owned(), "x".repeat(40)]];
+        assert_eq!(column_widths(&h, &rows, 100), [3, 40]);
+        assert_eq!(column_widths(&h, &rows, 20), [3, 16]);
+        assert_eq!(pad("中文字", 4), "中… ");
+    }
+
+    #[test]
+    fn dates_before_1970_show_as_dates() {
+        let d = bson::doc! {
+            "born": bson::DateTime::from_millis(-2_085_523_200_000),
+            "at": [bson::DateTime::from_millis(0)],
+        };
+        let lines = folded_lines(&bytes(&d), None);
+        assert!(
+            lines.contains(&r#"  "born": {"$date":"1903-12-01T00:00:00Z"},"#.to_owned()),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(r#"{"$date":"1970-01-01T00:00:00Z"}"#)),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().all(|l| !l.contains("-2085523200000")),
+            "{lines:?}"
+        );
     }
 }

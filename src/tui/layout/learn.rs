@@ -29,13 +29,37 @@ pub fn reflow(text: &str) -> String {
     out
 }
 
-/// How far the text can scroll: its lines once wrapped to `width` columns
-/// (an estimate: word wrapping can add a few).
+/// The text's lines wrapped to `width` cells, as the tab draws them:
+/// measured in cells (a Chinese character takes two), so that no line
+/// reaches past the block's border.
+pub fn wrapped(text: &str, width: u16) -> Vec<String> {
+    crate::fmt::wrap(text, usize::from(width.max(1)))
+}
+
+/// How far the text can scroll: its lines once wrapped to `width` columns.
 pub fn max_scroll(text: &str, width: u16) -> u16 {
-    let w = usize::from(width.max(1));
-    let lines: usize = text
-        .lines()
-        .map(|l| display_width(l).div_ceil(w).max(1))
-        .sum();
-    u16::try_from(lines).unwrap_or(u16::MAX)
+    u16::try_from(wrapped(text, width).len()).unwrap_or(u16::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lesson's Chinese lines, wrapped, fit the tab: none reaches past
+    /// the width, where ratatui's own wrapping let one overwrite the
+    /// border.
+    #[test]
+    fn wrapped_chinese_lines_fit_the_width() {
+        let text = reflow(
+            "      [警告] missing-reference-index: person_id 引用了 one_to_few.bad_people._id，但没有以它开头的索引：查找某个父文档的子文档需要扫描 60 个文档\n设计一对多关系之前，先问：“多”到底有多少？一对很少（一个人的几个地址，远少于一百个）：直接内嵌，一次读取就拿到全部。",
+        );
+        for width in [20u16, 41, 56, 78, 79, 80, 118] {
+            let lines = wrapped(&text, width);
+            assert!(
+                lines.iter().all(|l| display_width(l) <= usize::from(width)),
+                "{width}: {lines:#?}"
+            );
+            assert_eq!(usize::from(max_scroll(&text, width)), lines.len());
+        }
+    }
 }

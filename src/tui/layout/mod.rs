@@ -166,12 +166,8 @@ pub fn learn_text_area(size: (u16, u16)) -> Option<Rect> {
     Some(inner(learn_split(a.main).1))
 }
 
-/// `s` padded with spaces to `w` terminal columns (wide characters count
-/// two), or as it is when wider.
-pub fn pad(s: &str, w: usize) -> String {
-    let used = crate::fmt::display_width(s);
-    format!("{s}{}", " ".repeat(w.saturating_sub(used)))
-}
+/// Padded to a width in cells (see `fmt::pad`).
+pub use crate::fmt::pad;
 
 /// The help box within the screen `area`.
 pub fn help_box(area: Rect, lines: usize) -> Rect {
@@ -186,24 +182,133 @@ pub fn help_box(area: Rect, lines: usize) -> Rect {
     )
 }
 
-/// The help's lines: each key and what it does, wrapped to the box (the
-/// continuation lines under the description), so no word is lost at any
-/// width. The key of each first line, `None` on continuations.
-pub fn help_lines(m: &Model) -> Vec<(Option<String>, String)> {
+/// How a line of the help's legend is painted: a severity badge, or the
+/// letters of the BSON types drawn in one colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paint {
+    Severity(crate::rules::Severity),
+    /// A colour meaning of the theme (`type.string` …).
+    Type(&'static str),
+}
+
+/// A finding's severity as the lists mark it.
+pub fn badge(s: Option<crate::rules::Severity>) -> &'static str {
+    use crate::rules::Severity;
+    match s {
+        Some(Severity::Critical) => "●",
+        Some(Severity::Warning) => "▲",
+        Some(Severity::Info) => "i",
+        None => " ",
+    }
+}
+
+/// The legend at the end of the help: what each severity badge and each
+/// type colour of the type bars means (the letters are what `NO_COLOR`
+/// shows), with the mark it is drawn as.
+pub fn legend(lang: crate::i18n::Lang) -> Vec<(String, Paint, String)> {
+    use crate::rules::Severity;
+    let sev = |s: Severity, en: &str, zh: &str| {
+        (
+            badge(Some(s)).to_owned(),
+            Paint::Severity(s),
+            lang.pick(en, zh).to_owned(),
+        )
+    };
+    let ty = |letters: &str, meaning: &'static str, en: &str, zh: &str| {
+        (
+            letters.to_owned(),
+            Paint::Type(meaning),
+            lang.pick(en, zh).to_owned(),
+        )
+    };
+    vec![
+        sev(
+            Severity::Critical,
+            "critical: will break or lose data; fix first",
+            "严重：会出错或丢数据，先修",
+        ),
+        sev(
+            Severity::Warning,
+            "warning: will cost as the data grows",
+            "警告：数据增长后会付出代价",
+        ),
+        sev(
+            Severity::Info,
+            "info: worth knowing, nothing urgent",
+            "提示：值得了解，不紧急",
+        ),
+        ty("s", "type.string", "type bars: string", "类型条：字符串"),
+        ty(
+            "d D i l",
+            "type.number",
+            "double, decimal, int, long",
+            "double、decimal、int、long",
+        ),
+        ty("b", "type.bool", "bool", "布尔"),
+        ty("t T", "type.date", "date, timestamp", "日期、时间戳"),
+        ty("O", "type.objectid", "ObjectId", "ObjectId"),
+        ty(
+            "o",
+            "type.object",
+            "object (sub-document)",
+            "对象（子文档）",
+        ),
+        ty("a", "type.array", "array", "数组"),
+        ty("n", "type.null", "null, undefined", "null、undefined"),
+        ty(
+            "B …",
+            "type.other",
+            "binary and every other type",
+            "二进制及其他类型",
+        ),
+    ]
+}
+
+/// One line of the help: its key (or pane, or legend mark) on the first
+/// line of an entry, `None` on continuations; its text; how the key is
+/// painted when it is a legend's mark.
+pub type HelpLine = (Option<String>, String, Option<Paint>);
+
+/// The help's lines: first the focus model (each pane and what Tab, Enter
+/// and Esc do there), then each key and what it does, then the legend of
+/// badges and type colours, wrapped to the box (the continuation lines
+/// under the description), so no word is lost at any width. An empty line
+/// between the parts.
+pub fn help_lines(m: &Model) -> Vec<HelpLine> {
+    let focus = m.keymap.focus_help(m.lang);
     let help = m.keymap.help(m.lang);
+    let legend = legend(m.lang);
     let w = usize::from(m.size.0.saturating_sub(4).min(70)).saturating_sub(2);
     let kw = help
         .iter()
         .map(|(k, _)| crate::fmt::display_width(k))
+        .chain(focus.iter().map(|(p, _)| crate::fmt::display_width(p)))
+        .chain(legend.iter().map(|(k, _, _)| crate::fmt::display_width(k)))
         .max()
         .unwrap_or(4)
         .min(20);
     let text_w = w.saturating_sub(kw + 3).max(8);
     let mut out = Vec::new();
-    for (k, d) in help {
+    let gap = || ("", None, "");
+    let rows = focus
+        .iter()
+        .map(|(p, d)| (p.as_str(), None, d.as_str()))
+        .chain(std::iter::once(gap()))
+        .chain(help.iter().map(|(k, d)| (k.as_str(), None, *d)))
+        .chain(std::iter::once(gap()))
+        .chain(
+            legend
+                .iter()
+                .map(|(k, p, d)| (k.as_str(), Some(*p), d.as_str())),
+        );
+    for (k, paint, d) in rows {
+        if d.is_empty() {
+            out.push((Some(String::new()), String::new(), None));
+            continue;
+        }
         for (i, part) in crate::fmt::wrap(d, text_w).into_iter().enumerate() {
-            let key = (i == 0).then(|| format!(" {}  ", pad(&k, kw)));
-            out.push((key, part));
+            let key = (i == 0).then(|| format!(" {}  ", pad(k, kw)));
+            out.push((key, part, paint.filter(|_| i == 0)));
         }
     }
     out

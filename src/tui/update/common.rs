@@ -39,7 +39,20 @@ pub fn status(m: &mut Model, level: Level, text: impl Into<String>) {
     m.status = Some(Status {
         text: text.into(),
         level,
+        place: m.place(),
     });
+}
+
+/// Drops a hint or warning said about another tab or collection than the
+/// one on screen now: it would describe what is no longer shown.
+pub fn forget_stale_status(m: &mut Model) {
+    let stale = m
+        .status
+        .as_ref()
+        .is_some_and(|s| s.level != Level::Error && s.place != m.place());
+    if stale {
+        m.status = None;
+    }
 }
 
 /// Height of the list in the current tab, for paging.

@@ -85,6 +85,10 @@ pub fn script(m: &mut Model, a: Action) -> Vec<Effect> {
         (_, Lang::Zh) => format!("{} 上的 {}", f.namespace, f.rule),
     };
     vec![if a == Action::Copy {
+        let what = match lang {
+            Lang::En => format!("the script of {what}"),
+            Lang::Zh => format!("{what} 的脚本"),
+        };
         Effect::Copy { text: script, what }
     } else {
         Effect::WriteFile {
@@ -101,6 +105,27 @@ pub fn collection_changed(m: &mut Model) {
     m.findings.sel = 0;
     m.findings.rule = None;
     rebuild(m);
+}
+
+/// [`rebuild`] as the list grows: the selected finding (by rule,
+/// collection and path) stays selected wherever it moves.
+pub fn rebuild_keeping(m: &mut Model) {
+    let key = |f: &crate::rules::Finding| (f.rule, f.namespace.clone(), f.path.clone());
+    let selected = {
+        let all = m.listed_findings();
+        m.findings
+            .rows
+            .get(m.findings.sel)
+            .and_then(|&i| all.get(i))
+            .map(|f| key(f))
+    };
+    rebuild(m);
+    if let Some(sel) = selected {
+        let all = m.listed_findings();
+        if let Some(r) = m.findings.rows.iter().position(|&i| key(all[i]) == sel) {
+            m.findings.sel = r;
+        }
+    }
 }
 
 /// The listed findings: filtered, worst first.

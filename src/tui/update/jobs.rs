@@ -135,9 +135,11 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
         Ok(r) => r,
         Err(e) => {
             let key = m.keymap.first_label(Action::Resample);
+            let elsewhere =
+                crate::tui::picker::offer(&m.keymap.first_label(Action::Connect), m.lang);
             let msg = match m.lang {
-                Lang::En => format!("{e} — {key} retries"),
-                Lang::Zh => format!("{e}——按 {key} 重试"),
+                Lang::En => format!("{e} — {key} retries, {elsewhere}"),
+                Lang::Zh => format!("{e}——按 {key} 重试，{elsewhere}"),
             };
             return status(m, Level::Error, msg);
         }
@@ -148,6 +150,7 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
     // The run ended early: say why, from the report's note.
     let cut_short = crate::audit::ended_early_note(&r.notes).cloned();
     set_report(m, *r);
+    nav::open_on_findings(m);
     match (unreadable, cut_short) {
         // What was read is shown; what was not is said.
         (Some(text), _) => status(m, Level::Error, text),

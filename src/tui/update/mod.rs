@@ -13,11 +13,14 @@ pub mod bounds;
 pub mod common;
 pub mod documents;
 pub mod findings;
+pub mod focus;
 pub mod indexes;
 pub mod jobs;
 pub mod learn;
 pub mod mouse;
 pub mod nav;
+pub mod open;
+pub mod picker;
 pub mod prompt;
 pub mod query;
 pub mod relationships;
@@ -29,6 +32,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::i18n::Lang;
 
+use super::detail::findings::Section;
 use super::effects::Effect;
 use super::export::Format;
 use super::keymap::{Action, Key};
@@ -43,7 +47,14 @@ pub use learn::start_measuring;
 /// The status line for what a side effect did, in the explorer's language.
 fn done(m: &mut Model, d: Done) {
     let (level, text) = match (d, m.lang) {
-        (Done::Wrote { what, written, asked }, lang) => {
+        (
+            Done::Wrote {
+                what,
+                written,
+                asked,
+            },
+            lang,
+        ) => {
             let (w, a) = (written.display(), asked.display());
             let text = match (lang, written == asked) {
                 (Lang::En, true) => format!("wrote the script of {what} to {w}"),
@@ -57,11 +68,11 @@ fn done(m: &mut Model, d: Done) {
         }
         (Done::Copied { what, lines }, Lang::En) => (
             Level::Info,
-            format!("copied the script of {what} ({lines} lines) with OSC 52 — if your terminal allows it"),
+            format!("copied {what} ({lines} lines) with OSC 52 — if your terminal allows it"),
         ),
         (Done::Copied { what, lines }, Lang::Zh) => (
             Level::Info,
-            format!("已通过 OSC 52 复制 {what} 的脚本（{lines} 行）——如果终端允许"),
+            format!("已通过 OSC 52 复制{what}（{lines} 行）——如果终端允许"),
         ),
         (Done::Failed(why), lang) => (
             Level::Error,
@@ -72,8 +83,16 @@ fn done(m: &mut Model, d: Done) {
 }
 
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
+    let fx = update_on(m, msg);
+    common::forget_stale_status(m);
+    fx
+}
+
+fn update_on(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(k) => key(m, k),
+        // The picker's overlay is on top: the panes under it stay still.
+        Msg::Mouse(_) if picker::is_open(m) => Vec::new(),
         Msg::Mouse(e) => match mouse::event(m, e) {
             mouse::Outcome::Done(fx) => fx,
             mouse::Outcome::Act(a) => action(m, a),
@@ -90,6 +109,8 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         }
         Msg::Query { req, reply } => {
             query::reply(m, req, reply);
+            // A new page is searched again.
+            documents::research(m);
             Vec::new()
         }
         Msg::Exporting { req, written } => {
@@ -104,6 +125,14 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             done(m, d);
             Vec::new()
         }
+        // The query history of the target switched to, read by the
+        // executor.
+        Msg::Switched { target, history } => {
+            if m.target == target {
+                m.docs.query.history = history;
+            }
+            Vec::new()
+        }
         Msg::Terminate | Msg::Signal(_) | Msg::InputFailed(_) => {
             m.quit = true;
             vec![Effect::Quit]
@@ -111,21 +140,35 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     }
 }
 
-/// A key: to the query bar or the prompt while one is open (a control key
-/// bound to quitting, ctrl-c, quits from them too instead of typing a
-/// letter), else its action.
+/// A key: to the connection picker, the query bar or the prompt while one
+/// is open (a control key bound to quitting, ctrl-c, quits from them too
+/// instead of typing a letter), else its action.
 fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
     if k.kind == KeyEventKind::Release {
         return Vec::new();
     }
     let bound = m.keymap.action(Key::from_event(k));
     let ctrl_quit = bound == Some(Action::Quit) && k.modifiers.contains(KeyModifiers::CONTROL);
+    if picker::is_open(m) && !ctrl_quit {
+        return picker::key(m, k);
+    }
     if m.docs.query.bar.is_some() && !ctrl_quit {
-        return query::key(m, k);
+        let fx = query::key(m, k);
+        if m.docs.query.bar.is_none() {
+            // A query run: its page is searched when it comes.
+            documents::research(m);
+        }
+        return fx;
     }
     if m.input.is_some() && !ctrl_quit {
         prompt::key(m, k);
         return Vec::new();
+    }
+    if m.docs.search.as_ref().is_some_and(|s| s.editing) && !ctrl_quit {
+        return documents::search_key(m, k);
+    }
+    if m.docs.columns.chooser.is_some() && !ctrl_quit {
+        return documents::chooser_key(m, k, bound);
     }
     match bound {
         Some(a) => action(m, a),
@@ -140,6 +183,19 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         help_scroll(m, a);
         return Vec::new();
     }
+    if !matches!(
+        a,
+        Action::Quit
+            | Action::Help
+            | Action::Cancel
+            | Action::Resample
+            | Action::SampleMore
+            | Action::SampleLess
+    ) {
+        // The user is finding their own way: a report arriving now keeps
+        // their place.
+        m.nav.explored = true;
+    }
     match a {
         Action::Quit => quit(m),
         Action::Help => {
@@ -148,11 +204,44 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::Cancel => cancel(m),
+        Action::Connect => {
+            picker::open(m);
+            Vec::new()
+        }
         Action::NextPane | Action::PrevPane => {
-            m.focus = match m.focus {
-                Pane::Nav => Pane::Main,
-                Pane::Main => Pane::Nav,
-            };
+            focus::cycle(m, a == Action::NextPane);
+            Vec::new()
+        }
+        Action::JumpEvidence | Action::JumpBeforeAfter | Action::JumpScript => {
+            focus::jump(
+                m,
+                match a {
+                    Action::JumpEvidence => Section::Evidence,
+                    Action::JumpBeforeAfter => Section::BeforeAfter,
+                    _ => Section::Script,
+                },
+            );
+            Vec::new()
+        }
+        // On the Documents tab `c` chooses the table's columns.
+        Action::GotoCollection if on_documents(m) => {
+            documents::columns(m);
+            Vec::new()
+        }
+        Action::GotoCollection => {
+            open::collection(m);
+            Vec::new()
+        }
+        Action::Search => {
+            documents::open_search(m);
+            Vec::new()
+        }
+        Action::PrevMatch => {
+            documents::next_match(m, false);
+            Vec::new()
+        }
+        Action::NextPage if on_documents(m) && documents::searching(m) => {
+            documents::next_match(m, true);
             Vec::new()
         }
         Action::NextTab => enter_tab(m, Tab::ALL[(m.tab.index() + 1) % Tab::ALL.len()]),
@@ -194,6 +283,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         Action::WriteScript if m.tab == Tab::Documents && model::results(m).is_some() => {
             query::export(m, Format::Json)
         }
+        Action::Copy if on_documents(m) => documents::copy(m),
         Action::Copy | Action::WriteScript => findings::script(m, a),
         Action::ExportCsv => query::export(m, Format::Csv),
         Action::NextPage | Action::PrevPage => query::turn_page(m, a == Action::NextPage),
@@ -224,15 +314,26 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
         | Action::Bottom
         | Action::Toggle => match m.focus {
             Pane::Nav => nav::action(m, a),
-            Pane::Main => tab_action(m, a),
+            Pane::Detail if focus::has_detail(m) => focus::action(m, a),
+            Pane::Main | Pane::Detail => tab_action(m, a),
         },
     }
+}
+
+/// The Documents tab of a collection is shown.
+fn on_documents(m: &Model) -> bool {
+    m.tab == Tab::Documents && m.collection().is_some()
 }
 
 /// An action for the selected tab's own module.
 fn tab_action(m: &mut Model, a: Action) -> Vec<Effect> {
     match m.tab {
         Tab::Schema => schema::action(m, a),
+        // Enter on a finding opens it: on its collection, in its detail.
+        Tab::Findings if a == Action::Toggle => {
+            open::finding(m);
+            Vec::new()
+        }
         Tab::Findings => findings::action(m, a),
         Tab::Documents => documents::action(m, a),
         Tab::Relationships => relationships::action(m, a),
@@ -271,7 +372,8 @@ fn help_scroll(m: &mut Model, a: Action) {
     .min(max);
 }
 
-/// Esc undoes the nearest thing: the help; an export; a query the user just ran
+/// Esc undoes the nearest thing: the help; an export; the detail's focus
+/// (back to the list); a query the user just ran
 /// (before a sampling run); a sampling run (stop, then abandon); the
 /// query's results (back to the sample); a field filter; the collection
 /// filter; a narrowed document list; else the status line.
@@ -283,7 +385,13 @@ fn cancel(m: &mut Model) -> Vec<Effect> {
     if let Some(fx) = query::stop_export(m) {
         return fx;
     }
+    if focus::leave_detail(m) {
+        return Vec::new();
+    }
     let on_docs = m.tab == Tab::Documents;
+    if on_docs && documents::leave(m) {
+        return Vec::new();
+    }
     if on_docs && m.docs.query.running() && model::results(m).is_some() {
         return query_cancel(m);
     }

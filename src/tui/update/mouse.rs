@@ -17,6 +17,17 @@ fn inside(r: Rect, col: u16, row: u16) -> bool {
     r.contains(Position { x: col, y: row })
 }
 
+/// The detail beside (or under) the shown tab's list, where it has one.
+fn detail_area(m: &Model, main: Rect) -> Option<Rect> {
+    match layout::shown(m) {
+        layout::Shown::Findings => Some(layout::findings_split(main).1),
+        layout::Shown::Schema | layout::Shown::Indexes | layout::Shown::Workload => {
+            Some(layout::split(main).1)
+        }
+        _ => None,
+    }
+}
+
 /// What a mouse event comes to: its effects, or a key's action, or a tab
 /// to switch to, which the dispatcher carries out as for a key.
 pub enum Outcome {
@@ -31,8 +42,16 @@ pub fn event(m: &mut Model, e: MouseEvent) -> Outcome {
         return Outcome::Done(Vec::new());
     };
     let (col, row) = (e.column, e.row);
+    if matches!(
+        e.kind,
+        MouseEventKind::Down(_) | MouseEventKind::ScrollUp | MouseEventKind::ScrollDown
+    ) {
+        m.nav.explored = true;
+    }
     let pane = if inside(a.nav, col, row) {
         Pane::Nav
+    } else if detail_area(m, a.main).is_some_and(|r| inside(r, col, row)) {
+        Pane::Detail
     } else {
         Pane::Main
     };

@@ -46,7 +46,8 @@ pub fn sort(m: &mut Model) {
     status(m, Level::Info, &msg);
 }
 
-/// Esc with a collection filter: cleared. Whether there was one.
+/// Esc with a collection filter: cleared, the selected row kept. Whether
+/// there was one.
 pub fn clear_filter(m: &mut Model) -> bool {
     if m.nav.filter.is_empty() {
         return false;
@@ -56,12 +57,54 @@ pub fn clear_filter(m: &mut Model) -> bool {
     true
 }
 
-/// The rows again after the collection filter changed; what every tab
-/// shows follows when the selected collection is no longer the same.
+/// The rows again after the collection filter changed. The selected
+/// collection stays selected while it is listed (a cleared filter unfolds
+/// its database rather than lose it); else, under a filter, the first
+/// collection that matches is selected, so that the tabs show it at once.
+/// What every tab shows follows when the collection is no longer the same.
 pub fn filter_changed(m: &mut Model) {
     let before = m.collection().map(|c| c.namespace.clone());
+    let row = m.nav.rows.get(m.nav.sel).cloned();
+    if m.nav.filter.is_empty() {
+        if let (Some(NavRow::Coll(i)), Some(r)) = (&row, &m.report) {
+            if let Some(c) = r.collections.get(*i) {
+                m.nav.folded.remove(&c.meta.db);
+            }
+        }
+    } else {
+        m.nav.explored = true;
+        // A filter asks for collections: the overview is no longer the
+        // row chosen, and a match that arrives later is selected.
+        m.nav.overview_chosen = false;
+    }
     rebuild(m);
+    let kept = row
+        .filter(|r| m.nav.filter.is_empty() || matches!(r, NavRow::Coll(_)))
+        .and_then(|r| m.nav.rows.iter().position(|x| *x == r));
+    let first_match = || m.nav.rows.iter().position(|r| matches!(r, NavRow::Coll(_)));
+    m.nav.sel = kept.or_else(first_match).unwrap_or(0);
     if m.collection().map(|c| c.namespace.clone()) != before {
+        collection_changed(m);
+    }
+}
+
+/// The row the explorer opens on once the first report is in, unless the
+/// user has already moved: *All findings* when there are findings, else
+/// the first collection.
+pub fn open_on_findings(m: &mut Model) {
+    if m.nav.explored {
+        return;
+    }
+    let any = m
+        .report
+        .as_ref()
+        .is_some_and(|r| r.all_findings().next().is_some());
+    if !any || m.nav.rows.first() != Some(&NavRow::Overview) {
+        return;
+    }
+    m.nav.overview_chosen = true;
+    if m.nav.sel != 0 {
+        m.nav.sel = 0;
         collection_changed(m);
     }
 }
@@ -89,10 +132,13 @@ pub fn add_arrival(m: &mut Model) {
         None => m.nav.sel = m.nav.sel.min(m.nav.rows.len().saturating_sub(1)),
     }
     if before.is_none() {
-        // On the overview or a database the findings list grows; the first
-        // collection to arrive under the cursor is shown as on a move.
-        collection_changed(m);
+        // On the overview or a database the findings list grows with each
+        // collection's own findings; the selected finding stays selected.
+        super::findings::rebuild_keeping(m);
     }
+    // The first findings to arrive open All findings, as a whole report
+    // would, unless the user has moved.
+    open_on_findings(m);
 }
 
 /// The rows from the report: databases in the order of their first
@@ -169,6 +215,7 @@ pub fn rebuild(m: &mut Model) {
 /// Folds (`Some(true)`), unfolds (`Some(false)`) or toggles the selected
 /// database in the navigator; on a collection, folding goes to its database.
 fn fold_db(m: &mut Model, fold: Option<bool>) {
+    m.nav.explored = true;
     let db = match m.nav.rows.get(m.nav.sel) {
         Some(NavRow::Db(d)) => d.clone(),
         Some(NavRow::Coll(_)) if fold == Some(true) => {
@@ -210,6 +257,7 @@ pub fn select_namespace(m: &mut Model, ns: &str) -> bool {
         Some(i) => {
             m.nav.sel = i;
             m.nav.overview_chosen = false;
+            m.nav.explored = true;
             collection_changed(m);
             true
         }
@@ -225,6 +273,7 @@ fn nav_move(m: &mut Model, a: Action) {
     if next != m.nav.sel {
         m.nav.sel = next;
         m.nav.overview_chosen = next == 0;
+        m.nav.explored = true;
         collection_changed(m);
     }
 }

@@ -8,13 +8,14 @@ use std::path::PathBuf;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::i18n::Lang;
+use crate::source::QueryText;
 
 use super::super::effects::{Effect, QueryWork};
 use super::super::export::Format;
 use super::super::history::PER_COLLECTION;
 use super::super::model::results;
 use super::super::model::{Level, Model};
-use super::super::querybar::{Bar, Exporting, Reply, Results};
+use super::super::querybar::{self, Bar, Exporting, Part, Reply, Results};
 use super::common::status;
 
 /// The selected collection's database and name.
@@ -23,13 +24,47 @@ fn namespace(m: &Model) -> Option<(String, String)> {
     Some((c.meta.db.clone(), c.meta.name.clone()))
 }
 
-/// Opens the bar on the selected collection, holding the query shown.
+/// Opens the bar on the selected collection, holding the filter of the
+/// query shown and nothing else: a new query, as a new `find` in mongosh,
+/// has no sort, projection, skip or limit unless it is given one (↑ brings
+/// back a whole query run before).
 pub fn open(m: &mut Model) {
-    let text = results(m).map(|r| r.text.clone()).unwrap_or_default();
+    let filter = results(m)
+        .map(|r| r.text.filter.clone())
+        .unwrap_or_default();
     m.docs.query.bar = Some(Bar {
-        text,
+        text: QueryText {
+            filter,
+            ..QueryText::default()
+        },
         ..Bar::default()
     });
+}
+
+/// What of the previous query `text` does not keep, in words: its sort,
+/// projection, skip and limit, those it had and `text` has not.
+fn not_kept(before: &QueryText, text: &QueryText, lang: Lang) -> Option<String> {
+    let dropped: Vec<String> = [Part::Sort, Part::Projection, Part::Skip, Part::Limit]
+        .into_iter()
+        .filter(|&p| {
+            !querybar::text_of(before, p).trim().is_empty()
+                && querybar::text_of(text, p).trim().is_empty()
+        })
+        .map(|p| format!("{} {}", p.label(lang), querybar::text_of(before, p).trim()))
+        .collect();
+    if dropped.is_empty() {
+        return None;
+    }
+    Some(match lang {
+        Lang::En => format!(
+            "a new query, as a new find: the previous {} not kept — ↑ in the bar brings the whole query back",
+            dropped.join(", ")
+        ),
+        Lang::Zh => format!(
+            "新的查询，如同新的 find：未保留之前的 {}——在查询栏按 ↑ 可找回整个查询",
+            dropped.join("、")
+        ),
+    })
 }
 
 /// A key while the bar is open.
@@ -104,6 +139,7 @@ pub fn run(m: &mut Model) -> Vec<Effect> {
         return Vec::new();
     };
     m.docs.query.bar = None;
+    let said = results(m).and_then(|r| not_kept(&r.text, &text, m.lang));
     let ns = format!("{db}.{coll}");
     let past = m.docs.query.history.entry(ns.clone()).or_default();
     past.retain(|t| *t != text);
@@ -129,6 +165,9 @@ pub fn run(m: &mut Model) -> Vec<Effect> {
     m.docs.query.page_req = Some(page);
     m.docs.query.count_req = Some(count);
     m.status = None;
+    if let Some(said) = said {
+        status(m, Level::Info, said);
+    }
     fx.push(Effect::Query {
         req: page,
         db: db.clone(),

@@ -2,8 +2,8 @@
 //! as pretty, coloured relaxed Extended JSON, one fold per document, under
 //! the query bar when it is open. Only the documents on screen are decoded.
 
-use crate::profile::extjson::Relaxed as _;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -12,33 +12,11 @@ use super::widgets::{block, shift};
 use crate::i18n::Lang;
 use crate::tui::detail::highlight::json_line;
 use crate::tui::detail::parts::fit;
+use crate::tui::layout::documents::{cell, column_widths, cut, pad, preview};
 use crate::tui::layout::{doc_hscroll_limit, inner};
-use crate::tui::model::{self, DocView, Model, Pane};
+use crate::tui::model::{self, Chooser, DocView, Model, Pane, Search};
 use crate::tui::querybar::{self, Bar, Part, Results, PAGE};
 use crate::tui::theme::Theme;
-
-/// `_id` and the number of top-level fields, read without decoding the
-/// whole document.
-fn summary(bytes: &[u8]) -> String {
-    let Ok(raw) = bson::RawDocument::from_bytes(bytes) else {
-        return "undecodable".into();
-    };
-    let show = |v: bson::RawBsonRef<'_>| {
-        bson::RawBson::from(v).try_into().map_or_else(
-            |_: bson::error::Error| "?".to_owned(),
-            |b: bson::Bson| b.relaxed().to_string(),
-        )
-    };
-    // A projection may leave `_id` out: then the first field stands for it.
-    let head = match raw.get("_id") {
-        Ok(Some(v)) => format!("_id {}", show(v)),
-        _ => match raw.iter().next() {
-            Some(Ok((k, v))) => format!("{k} {}", show(v)),
-            _ => "no _id".into(),
-        },
-    };
-    format!("{head} · {} fields", raw.iter().count())
-}
 
 /// "N match", "counting…" or why the count failed.
 fn count_text(r: &Results, lang: Lang) -> String {
@@ -55,10 +33,15 @@ fn count_text(r: &Results, lang: Lang) -> String {
 /// The tab's title: what is listed.
 fn title(m: &Model, results: Option<&Results>) -> String {
     let l = m.lang;
+    let table = if m.docs.columns.table {
+        l.pick(" · table", " · 表格")
+    } else {
+        ""
+    };
     if let Some(r) = results {
         let pages = r.pages().map_or_else(|| "?".to_owned(), |p| p.to_string());
         return format!(
-            " {}: {} · {} {}/{pages} ",
+            " {}: {} · {} {}/{pages}{table} ",
             l.pick("Query", "查询"),
             count_text(r, l),
             l.pick("page", "页"),
@@ -71,7 +54,7 @@ fn title(m: &Model, results: Option<&Results>) -> String {
         DocView::Largest => l.pick("largest first", "最大的在前").to_owned(),
     };
     format!(
-        " {}: {which} ({}) · {} ",
+        " {}: {which} ({}){table} · {} ",
         l.pick("Documents", "文档"),
         m.docs.list.len(),
         l.pick("Enter folds · / queries", "Enter 折叠 · / 查询")
@@ -114,23 +97,10 @@ fn bar_lines(bar: &Bar, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'static
     let text = querybar::text_of(&bar.text, bar.part);
     // The end of a long text stays in sight, where the cursor is.
     let room = w.saturating_sub(4);
-    let shown = if crate::fmt::display_width(text) > room {
-        let mut tail: Vec<char> = Vec::new();
-        let mut used = 0;
-        for c in text.chars().rev() {
-            used += crate::fmt::char_width(c);
-            if used + 1 > room {
-                break;
-            }
-            tail.push(c);
-        }
-        format!("…{}", tail.into_iter().rev().collect::<String>())
-    } else {
-        text.to_owned()
-    };
+    let shown = crate::fmt::fit_start(text, room);
     let mut out = vec![Line::from(parts)];
     if hint_below {
-        out.push(Line::styled(fit(hint, w), theme.dim()));
+        out.push(Line::styled(crate::fmt::fit_end(hint, w), theme.dim()));
     }
     out.push(Line::from(vec![
         Span::styled("› ", theme.title()),
@@ -208,6 +178,98 @@ fn results_lines(r: &Results, lang: Lang, w: usize, theme: &Theme) -> Vec<Line<'
     out
 }
 
+/// The search line: what is searched and how many documents hold it.
+fn search_line(s: &Search, lang: Lang, w: usize, theme: &Theme) -> Line<'static> {
+    let found = match (s.at, s.hits.len()) {
+        (_, 0) if s.text.is_empty() => String::new(),
+        (None, _) | (_, 0) => lang.pick("no match", "无匹配").to_owned(),
+        (Some(k), n) => match lang {
+            Lang::En => format!("{} of {n}", k + 1),
+            Lang::Zh => format!("第 {} 个，共 {n} 个", k + 1),
+        },
+    };
+    let keys = if s.editing {
+        lang.pick("Enter keeps · Esc ends", "Enter 保留 · Esc 结束")
+    } else {
+        lang.pick(
+            "n/N next/previous · Esc ends",
+            "n/N 下一个/上一个 · Esc 结束",
+        )
+    };
+    let caret = if s.editing { "▏" } else { "" };
+    let head = format!("{} › ", lang.pick("search", "搜索"));
+    let rest = format!("  {found} · {keys}");
+    let room = w
+        .saturating_sub(crate::fmt::display_width(&head))
+        .saturating_sub(crate::fmt::display_width(&rest));
+    Line::from(vec![
+        Span::styled(head, theme.title()),
+        Span::styled(
+            format!("{}{caret}", cut(&s.text, room.max(1))),
+            theme.text(),
+        ),
+        Span::styled(cut(&rest, w), theme.dim()),
+    ])
+}
+
+/// The chooser of the table's columns: every top-level field, ticked or
+/// not (the number is its column's place).
+fn chooser_lines(
+    ch: &Chooser,
+    lang: Lang,
+    w: usize,
+    h: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut out = vec![Line::styled(
+        cut(
+            lang.pick(
+                "columns: Space ticks a field · Enter shows the table · Esc closes",
+                "列：Space 勾选字段 · Enter 显示表格 · Esc 关闭",
+            ),
+            w,
+        ),
+        theme.title(),
+    )];
+    let room = h.saturating_sub(1).max(1);
+    let first = crate::tui::layout::offset(ch.sel, ch.fields.len(), room);
+    for (i, f) in ch.fields.iter().enumerate().skip(first).take(room) {
+        let mark = ch
+            .ticked
+            .iter()
+            .position(|t| t == f)
+            .map_or_else(|| "[ ]".to_owned(), |p| format!("[{}]", p + 1));
+        let mut l = Line::styled(cut(&format!("{mark:<5}{f}"), w), theme.text());
+        if i == ch.sel {
+            l = l.style(theme.selected());
+        }
+        out.push(l);
+    }
+    out
+}
+
+/// A row's text with the search's matches marked.
+fn marked(text: String, needle: &str, base: Style, mark: Style) -> Vec<Span<'static>> {
+    let lower = text.to_lowercase();
+    // Lower case of the same length only: the positions then hold.
+    if needle.is_empty() || lower.len() != text.len() {
+        return vec![Span::styled(text, base)];
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = lower[at..].find(needle).map(|i| i + at) {
+        let end = i + needle.len();
+        if !text.is_char_boundary(i) || !text.is_char_boundary(end) {
+            break;
+        }
+        out.push(Span::styled(text[at..i].to_owned(), base));
+        out.push(Span::styled(text[i..end].to_owned(), mark));
+        at = end;
+    }
+    out.push(Span::styled(text[at..].to_owned(), base));
+    out
+}
+
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if m.collection().is_none() {
         return;
@@ -223,7 +285,17 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if let Some(r) = results {
         lines.extend(results_lines(r, m.lang, w, theme));
     }
+    if let Some(s) = &m.docs.search {
+        lines.push(search_line(s, m.lang, w, theme));
+    }
     let h = usize::from(inside.height);
+    if let Some(ch) = &m.docs.columns.chooser {
+        let room = h.saturating_sub(lines.len());
+        lines.extend(chooser_lines(ch, m.lang, w, room, theme));
+        f.render_widget(Paragraph::new(lines), inside);
+        return;
+    }
+    let table = m.docs.columns.table && !m.docs.columns.chosen.is_empty();
     if m.docs.list.is_empty() && results.is_none() {
         lines.push(Line::styled(
             m.lang.pick(
@@ -255,6 +327,47 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         Some(_) => m.docs.sel,
         None => m.docs.sel.saturating_sub(2).min(last_start),
     };
+    let number = |d: usize| results.map_or(d, |r| (r.page * PAGE) as usize + d + 1);
+    // The table: its columns as wide as the rows on screen need.
+    let widths = if table {
+        let heads = &m.docs.columns.chosen;
+        let cells: Vec<Vec<String>> = m
+            .docs
+            .list
+            .iter()
+            .skip(start)
+            .take(h)
+            .filter_map(|&d| m.doc_bytes(d))
+            .map(|b| heads.iter().map(|k| cell(b, k)).collect())
+            .collect();
+        let widths = column_widths(heads, &cells, w.saturating_sub(9));
+        let head: Vec<String> = heads
+            .iter()
+            .zip(&widths)
+            .map(|(k, &cw)| pad(k, cw))
+            .collect();
+        lines.push(Line::styled(
+            cut(&format!("{:9}{}", "", head.join(" ")), w),
+            theme.title(),
+        ));
+        widths
+    } else {
+        Vec::new()
+    };
+    let needle = m
+        .docs
+        .search
+        .as_ref()
+        .map(|s| s.text.to_lowercase())
+        .unwrap_or_default();
+    let hits = m
+        .docs
+        .search
+        .as_ref()
+        .map_or(&[][..], |s| s.hits.as_slice());
+    let mark = theme
+        .selected()
+        .add_modifier(ratatui::style::Modifier::UNDERLINED);
     for (pos, &d) in m.docs.list.iter().enumerate().skip(start) {
         if lines.len() >= h {
             break;
@@ -265,14 +378,32 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         let open = m.docs.open.contains(&d);
         let here = pos == m.docs.sel;
         // Results are numbered from the query's first match.
-        let n = results.map_or(d, |r| (r.page * PAGE) as usize + d + 1);
-        let head = format!(
-            "{} #{n:<4} {:>9}  {}",
-            if open { "▾" } else { "▸" },
-            crate::fmt::bytes(bytes.len() as f64),
-            summary(bytes)
-        );
-        let mut l = Line::from(Span::styled(fit(&head, w), theme.text()));
+        let n = number(d);
+        let arrow = if open { "▾" } else { "▸" };
+        let text = if table {
+            let cells: Vec<String> = m
+                .docs
+                .columns
+                .chosen
+                .iter()
+                .zip(&widths)
+                .map(|(k, &cw)| pad(&cell(bytes, k), cw))
+                .collect();
+            cut(&format!("{arrow} #{n:<5} {}", cells.join(" ")), w)
+        } else {
+            let lead = format!(
+                "{arrow} #{n:<4} {:>9}  ",
+                crate::fmt::bytes(bytes.len() as f64)
+            );
+            let room = w.saturating_sub(crate::fmt::display_width(&lead));
+            cut(&format!("{lead}{}", preview(bytes, room)), w)
+        };
+        let spans = if hits.contains(&pos) {
+            marked(text, &needle, theme.text(), mark)
+        } else {
+            vec![Span::styled(text, theme.text())]
+        };
+        let mut l = Line::from(spans);
         if here && cursor.is_none() {
             l = l.style(theme.selected());
         }
@@ -297,7 +428,10 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             if lines.len() >= h {
                 break;
             }
-            let mut l = json_line(&fit(&format!("  {}", shift(&line.text, hs)), w), theme);
+            let mut l = json_line(
+                &crate::fmt::fit_end(&format!("  {}", shift(&line.text, hs)), w),
+                theme,
+            );
             if here && cursor == Some(i) {
                 l = l.style(theme.selected());
             }

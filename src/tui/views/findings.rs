@@ -7,7 +7,9 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::widgets::block;
+use crate::fmt::pad;
 use crate::tui::detail::parts::{fit, sev_span};
+use crate::tui::keymap::Action;
 use crate::tui::layout::{findings_split, inner, offset};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
@@ -17,7 +19,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let (list, detail) = findings_split(area);
     let mut filt = Vec::new();
     if let Some(s) = m.findings.severity {
-        filt.push(s.name().to_owned());
+        filt.push(s.label(m.lang).to_owned());
     }
     if let Some(r) = m.findings.rule {
         filt.push(r.to_owned());
@@ -37,29 +39,51 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             all.len()
         )
     };
+    // While collections are read, the list holds what their own rules
+    // found; the title says what is still to come.
+    let title = if m.arriving.is_some() && !m.findings.rows.is_empty() {
+        let more = m.lang.pick(
+            "so far · references, copies, fan-out, workload and advice once all is read ",
+            "目前 · 引用、副本、扇出、负载和建议在读完后给出 ",
+        );
+        crate::fmt::fit_end(
+            &format!("{title}{more}"),
+            usize::from(list.width.saturating_sub(2)),
+        )
+    } else {
+        title
+    };
     f.render_widget(block(title, m.focus == Pane::Main, theme), list);
     let inside = inner(list);
     let h = usize::from(inside.height);
     let w = usize::from(inside.width);
     let off = offset(m.findings.sel, m.findings.rows.len(), h);
+    // The rule column as wide as the widest rule listed.
+    let rule_w = m
+        .findings
+        .rows
+        .iter()
+        .map(|&i| crate::fmt::display_width(all[i].rule))
+        .max()
+        .unwrap_or(0);
     let mut lines = Vec::new();
     for (r, &i) in m.findings.rows.iter().enumerate().skip(off).take(h) {
         let fd = all[i];
         let what = if m.is_summary() {
             // Across collections: say which one.
             match fd.path.as_deref() {
-                Some(p) => format!("{:<26} {}.{p}", fd.rule, fd.namespace),
-                None => format!("{:<26} {}", fd.rule, fd.namespace),
+                Some(p) => format!("{} {}.{p}", pad(fd.rule, rule_w), fd.namespace),
+                None => format!("{} {}", pad(fd.rule, rule_w), fd.namespace),
             }
         } else {
             format!(
-                "{:<26} {}",
-                fd.rule,
+                "{} {}",
+                pad(fd.rule, rule_w),
                 fd.path.as_deref().unwrap_or(fd.namespace.as_str())
             )
         };
         let mut l = Line::from(vec![
-            sev_span(fd.severity, theme),
+            sev_span(fd.severity, theme, m.lang),
             Span::raw(" "),
             Span::styled(fit(&what, w.saturating_sub(9)), theme.text()),
         ]);
@@ -98,24 +122,39 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         f.render_widget(
             block(
                 format!(" {} ", m.lang.pick("Finding", "问题")),
-                false,
+                m.focus == Pane::Detail,
                 theme,
             ),
             area,
         );
         return;
     };
-    f.render_widget(
-        block(
-            m.lang.pick(
-                format!(" {} · y copies · w writes the script ", fd.rule),
-                format!(" {} · y 复制 · w 写出脚本 ", fd.rule),
+    let title = if m.focus == Pane::Detail {
+        // Focused: where its keys go.
+        let k = |a: Action| m.keymap.first_label(a);
+        let (e, b, s, y) = (
+            k(Action::JumpEvidence),
+            k(Action::JumpBeforeAfter),
+            k(Action::JumpScript),
+            k(Action::Copy),
+        );
+        m.lang.pick(
+            format!(
+                " {} · {e} evidence · {b} before/after · {s} script · {y} copies ",
+                fd.rule
             ),
-            false,
-            theme,
-        ),
-        area,
-    );
+            format!(
+                " {} · {e} 证据 · {b} 改前/改后 · {s} 脚本 · {y} 复制 ",
+                fd.rule
+            ),
+        )
+    } else {
+        m.lang.pick(
+            format!(" {} · y copies · w writes the script ", fd.rule),
+            format!(" {} · y 复制 · w 写出脚本 ", fd.rule),
+        )
+    };
+    f.render_widget(block(title, m.focus == Pane::Detail, theme), area);
     let Some((lines, inside)) = crate::tui::detail::findings::text(m, theme, area) else {
         return;
     };

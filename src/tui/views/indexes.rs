@@ -36,45 +36,60 @@ fn render_list(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, li
     let inside = inner(list);
     let w = usize::from(inside.width);
     let h = usize::from(inside.height.saturating_sub(1));
-    // name · kind · size · ops, the key in what is left.
-    let name_w = (w / 4).clamp(8, 28);
-    let kind_w = 16;
-    let tail = 10 + 1 + 9;
-    let key_w = w.saturating_sub(2 + name_w + kind_w + tail + 4).max(6);
-    let row = |badge: &str, name: &str, key: &str, kind: &str, size: &str, ops: &str| {
-        let right = |s: &str, w: usize| {
-            format!(
-                "{}{s}",
-                " ".repeat(w.saturating_sub(crate::fmt::display_width(s)))
-            )
-        };
-        format!(
-            "{badge} {} {} {} {} {}",
-            crate::tui::layout::pad(&fit(name, name_w), name_w),
-            crate::tui::layout::pad(&fit(key, key_w), key_w),
-            crate::tui::layout::pad(&fit(kind, kind_w), kind_w),
-            right(size, 10),
-            right(ops, 9)
+    let heads = [
+        lang.pick("name", "名称"),
+        lang.pick("key", "键"),
+        lang.pick("kind", "类型"),
+        lang.pick("size", "大小"),
+        lang.pick("ops", "操作数"),
+    ];
+    let rows: Vec<[String; 5]> = c
+        .indexes
+        .iter()
+        .map(|ix| {
+            [
+                ix.name.clone(),
+                key_text(ix),
+                kinds_text(ix),
+                size_of(c, &ix.name).map_or_else(|| "–".into(), |b| crate::fmt::bytes(b as f64)),
+                usage(c, &ix.name).map_or_else(|| "–".into(), |(n, _)| crate::fmt::group(n)),
+            ]
+        })
+        .collect();
+    // Each column from its content; the name, kind and key cut in their
+    // middle when the row is too narrow (the key, what one reads an index
+    // for, keeps at least half the row); size and uses never.
+    let column = |i: usize, min: usize| {
+        crate::fmt::Column::of(
+            std::iter::once(heads[i]).chain(rows.iter().map(|r| r[i].as_str())),
+            min,
         )
     };
-    let mut lines = vec![Line::styled(
-        fit(
-            &row(
-                " ",
-                lang.pick("name", "名称"),
-                lang.pick("key", "键"),
-                lang.pick("kind", "类型"),
-                lang.pick("size", "大小"),
-                lang.pick("ops", "操作数"),
-            ),
-            w,
+    let cols = [
+        column(0, 6),
+        column(1, w.saturating_sub(2) / 2),
+        column(2, 12),
+        crate::fmt::Column::whole(
+            std::iter::once(heads[3]).chain(rows.iter().map(|r| r[3].as_str())),
         ),
-        theme.dim(),
-    )];
+        crate::fmt::Column::whole(
+            std::iter::once(heads[4]).chain(rows.iter().map(|r| r[4].as_str())),
+        ),
+    ];
+    let widths = crate::fmt::column_widths(&cols, w.saturating_sub(2), 1, Some(1));
+    let row = |badge: &str, cells: [&str; 5]| {
+        let mut out = format!("{badge} ");
+        for (i, (text, width)) in cells.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&crate::fmt::cell(text, *width, i >= 3));
+        }
+        out
+    };
+    let mut lines = vec![Line::styled(fit(&row(" ", heads), w), theme.dim())];
     let off = offset(m.indexes.sel, c.indexes.len(), h);
-    for (i, ix) in c.indexes.iter().enumerate().skip(off).take(h) {
-        let size = size_of(c, &ix.name).map_or_else(|| "–".into(), |b| crate::fmt::bytes(b as f64));
-        let ops = usage(c, &ix.name).map_or_else(|| "–".into(), |(n, _)| crate::fmt::group(n));
+    for (i, (ix, cells)) in c.indexes.iter().zip(&rows).enumerate().skip(off).take(h) {
         let worst = c
             .findings
             .iter()
@@ -83,11 +98,7 @@ fn render_list(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, li
             .max();
         let text = row(
             super::widgets::badge(worst),
-            &ix.name,
-            &key_text(ix),
-            &kinds_text(ix),
-            &size,
-            &ops,
+            [&cells[0], &cells[1], &cells[2], &cells[3], &cells[4]],
         );
         let mut l = Line::styled(fit(&text, w), theme.text());
         if i == m.indexes.sel {
@@ -112,12 +123,19 @@ fn render_detail(m: &Model, c: &CollectionReport, theme: &Theme, f: &mut Frame, 
     let lang = m.lang;
     let Some(ix) = c.indexes.get(m.indexes.sel) else {
         f.render_widget(
-            block(format!(" {} ", lang.pick("Index", "索引")), false, theme),
+            block(
+                format!(" {} ", lang.pick("Index", "索引")),
+                m.focus == Pane::Detail,
+                theme,
+            ),
             detail,
         );
         return;
     };
-    f.render_widget(block(format!(" {} ", ix.name), false, theme), detail);
+    f.render_widget(
+        block(format!(" {} ", ix.name), m.focus == Pane::Detail, theme),
+        detail,
+    );
     let Some((d, dinside)) = crate::tui::detail::indexes::text(m, c, theme, detail) else {
         return;
     };

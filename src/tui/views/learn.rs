@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::widgets::block;
 use crate::lesson::LESSONS;
 use crate::tui::keymap::Action;
-use crate::tui::layout::learn::max_scroll;
+use crate::tui::layout::learn::{max_scroll, wrapped};
 use crate::tui::layout::{inner, learn_split, offset};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
@@ -27,7 +27,11 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     );
     let inside = inner(list);
     let h = usize::from(inside.height);
-    let name_w = LESSONS.iter().map(|l| l.name.len()).max().unwrap_or(0);
+    let name_w = LESSONS
+        .iter()
+        .map(|l| crate::fmt::display_width(l.name))
+        .max()
+        .unwrap_or(0);
     let off = offset(m.learn.sel, LESSONS.len(), h);
     let lines: Vec<Line> = LESSONS
         .iter()
@@ -37,8 +41,8 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         .map(|(i, l)| {
             // Cut with a `…` where the list is narrow: the whole title heads
             // the lesson below.
-            let text = crate::tui::detail::parts::fit(
-                &format!(" {:<name_w$}  {}", l.name, l.title(lang)),
+            let text = crate::fmt::fit_end(
+                &format!(" {}  {}", crate::fmt::pad(l.name, name_w), l.title(lang)),
                 usize::from(inside.width),
             );
             if i == m.learn.sel {
@@ -67,10 +71,15 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(block(title, false, theme), detail);
     let dinside = inner(detail);
     let body = match &m.learn.text {
-        Some(Ok(text)) => Paragraph::new(text.as_str())
-            .style(theme.text())
-            .wrap(Wrap { trim: false })
-            .scroll((m.learn.scroll.min(max_scroll(text, dinside.width)), 0)),
+        Some(Ok(text)) => {
+            let lines: Vec<Line> = wrapped(text, dinside.width)
+                .into_iter()
+                .map(Line::from)
+                .collect();
+            Paragraph::new(lines)
+                .style(theme.text())
+                .scroll((m.learn.scroll.min(max_scroll(text, dinside.width)), 0))
+        }
         Some(Err(e)) => Paragraph::new(vec![
             Line::styled(
                 format!(

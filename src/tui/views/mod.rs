@@ -6,6 +6,7 @@ pub mod documents;
 pub mod findings;
 pub mod indexes;
 pub mod learn;
+pub mod picker;
 pub mod relationships;
 pub mod schema;
 pub mod widgets;
@@ -17,7 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::detail::parts::{fit, human_count};
+use super::detail::parts::fit;
 use super::keymap::Action;
 use super::layout::{
     areas, help_box, help_lines, help_max_scroll, inner, offset, pad, shown, tab_labels, Shown,
@@ -25,6 +26,7 @@ use super::layout::{
 };
 use super::model::{Level, Model, NavRow, Pane, Status, Tab};
 use super::theme::Theme;
+use crate::fmt::cell;
 use widgets::{badge, block};
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
@@ -68,6 +70,7 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame) {
     if m.help.open {
         render_help(m, theme, f, area);
     }
+    picker::render(m, theme, f, area);
 }
 
 fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
@@ -80,8 +83,8 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 j.position.0,
                 j.position.1,
                 j.namespace,
-                human_count(j.documents),
-                human_count(j.rate.round() as u64)
+                crate::fmt::compact(j.documents),
+                crate::fmt::compact(j.rate.round() as u64)
             )));
         }
         lines.push(Line::styled(
@@ -115,6 +118,19 @@ fn render_waiting(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             m.lang.pick(
                 format!("{} samples", m.keymap.label(Action::Resample)),
                 format!("{} 采样", m.keymap.label(Action::Resample)),
+            ),
+            theme.dim(),
+        ));
+        lines.push(Line::styled(
+            m.lang.pick(
+                format!(
+                    "{} connects to another target: a saved connection, a recent one, a URI or a path",
+                    m.keymap.label(Action::Connect)
+                ),
+                format!(
+                    "{} 连接到另一个目标：已保存的连接、最近的目标、URI 或路径",
+                    m.keymap.label(Action::Connect)
+                ),
             ),
             theme.dim(),
         ));
@@ -171,6 +187,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let h = usize::from(inside.height);
     let w = usize::from(inside.width);
     let off = offset(m.nav.sel, m.nav.rows.len(), h);
+    let cols = nav_columns(m, r, w);
     let mut lines = Vec::with_capacity(h);
     for (i, row) in m.nav.rows.iter().enumerate().skip(off).take(h) {
         let line = match row {
@@ -208,7 +225,7 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 let colls = r.collections.iter().filter(|c| &c.meta.db == name).count();
                 let worst = m.worst_in_db(name);
                 let right = format!("{colls:>3} ");
-                let name_w = w.saturating_sub(right.chars().count() + 3);
+                let name_w = w.saturating_sub(crate::fmt::display_width(&right) + 3);
                 let text = format!(
                     "{} {}",
                     if folded { "▸" } else { "▾" },
@@ -230,15 +247,13 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
             NavRow::Coll(ci) => {
                 let c = &r.collections[*ci];
                 let worst = Model::worst(c);
-                let count = c.documents.map_or_else(|| "?".into(), human_count);
-                let right = if w >= 30 {
-                    let size = crate::fmt::bytes(Model::bytes(c));
-                    format!("{count:>6} {size:>8} ")
-                } else {
-                    format!("{count:>6} ")
-                };
-                let name_w = w.saturating_sub(right.chars().count() + 3);
-                let name = format!("  {}", pad(&fit(&c.meta.name, name_w), name_w));
+                let (count, size) = nav_numbers(c);
+                let name = format!("  {} ", cell(&c.meta.name, cols.name, false));
+                let mut right = format!("{} ", cell(&count, cols.count, true));
+                if cols.size > 0 {
+                    right.push_str(&cell(&size, cols.size, true));
+                    right.push(' ');
+                }
                 let sev_style = worst.map_or_else(|| theme.dim(), |s| theme.severity(s));
                 let mut l = Line::from(vec![
                     Span::styled(name, theme.text()),
@@ -256,6 +271,57 @@ fn render_nav(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(lines), inside);
 }
 
+/// A collection's document count and size as the navigator shows them.
+fn nav_numbers(c: &crate::report::CollectionReport) -> (String, String) {
+    (
+        c.documents.map_or_else(|| "?".into(), crate::fmt::compact),
+        crate::fmt::bytes(Model::bytes(c)),
+    )
+}
+
+/// The widths of the navigator's collection rows: the name, the count
+/// and (when the name keeps room enough beside it) the size.
+struct NavColumns {
+    name: usize,
+    count: usize,
+    size: usize,
+}
+
+/// The collection rows' columns in `w` cells, sized from every listed
+/// collection so that they line up: `  NAME COUNT SIZE B` (`B` the badge).
+fn nav_columns(m: &Model, r: &crate::report::Report, w: usize) -> NavColumns {
+    use crate::fmt::{column_widths, Column};
+    let colls: Vec<&crate::report::CollectionReport> = m
+        .nav
+        .rows
+        .iter()
+        .filter_map(|row| match row {
+            NavRow::Coll(ci) => r.collections.get(*ci),
+            _ => None,
+        })
+        .collect();
+    let numbers: Vec<(String, String)> = colls.iter().map(|c| nav_numbers(c)).collect();
+    let name = Column::of(colls.iter().map(|c| c.meta.name.as_str()), 6);
+    let count = Column::whole(numbers.iter().map(|n| n.0.as_str()));
+    let size = Column::whole(numbers.iter().map(|n| n.1.as_str()));
+    // The indent, the spaces between and before the badge, the badge.
+    let room = w.saturating_sub(2 + 1 + 1);
+    let with_size = column_widths(&[name, count, size], room, 1, Some(0));
+    if with_size[0] >= name.want.min(14) {
+        return NavColumns {
+            name: with_size[0],
+            count: with_size[1],
+            size: with_size[2],
+        };
+    }
+    let without = column_widths(&[name, count], room, 1, Some(0));
+    NavColumns {
+        name: without[0],
+        count: without[1],
+        size: 0,
+    }
+}
+
 fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     for (t, label) in tab_labels(m, area.width) {
@@ -270,7 +336,14 @@ fn render_tabs(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         spans.push(Span::styled("│", theme.dim()));
     }
     if let Some(c) = m.collection() {
-        spans.push(Span::styled(format!(" {}", c.namespace), theme.text()));
+        // What is left of the bar, the namespace cut in its middle: the
+        // collection's name, at its end, stays.
+        let used: usize = spans.iter().map(Span::width).sum();
+        let room = usize::from(area.width).saturating_sub(used + 1);
+        spans.push(Span::styled(
+            format!(" {}", fit(&c.namespace, room)),
+            theme.text(),
+        ));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -350,7 +423,7 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if let Some(j) = &m.job {
         let expected = j
             .expected
-            .map(|e| format!("/{}", human_count(e)))
+            .map(|e| format!("/{}", crate::fmt::compact(e)))
             .unwrap_or_default();
         let text = if j.stage == crate::audit::Stage::Sampling && !j.stopping {
             format!(
@@ -359,7 +432,7 @@ fn render_status(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
                 j.position.0,
                 j.position.1,
                 j.namespace,
-                human_count(j.documents),
+                crate::fmt::compact(j.documents),
                 expected,
                 j.rate
             )
@@ -474,7 +547,7 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let r = help_box(area, help.len());
     let indent = help
         .iter()
-        .find_map(|(k, _)| k.as_deref().map(crate::fmt::display_width))
+        .find_map(|(k, _, _)| k.as_deref().map(crate::fmt::display_width))
         .unwrap_or(0);
     let first = m.help.scroll.min(help_max_scroll(m));
     let shown = usize::from(r.height.saturating_sub(2));
@@ -482,10 +555,15 @@ fn render_help(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
         .iter()
         .skip(first)
         .take(shown)
-        .map(|(k, d)| {
+        .map(|(k, d, paint)| {
             let key = k.clone().unwrap_or_else(|| " ".repeat(indent));
+            let style = match paint {
+                Some(crate::tui::layout::Paint::Severity(s)) => theme.severity(*s),
+                Some(crate::tui::layout::Paint::Type(meaning)) => theme.fg(meaning),
+                None => theme.title(),
+            };
             Line::from(vec![
-                Span::styled(key, theme.title()),
+                Span::styled(key, style),
                 Span::styled(d.clone(), theme.text()),
             ])
         })

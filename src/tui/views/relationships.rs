@@ -7,8 +7,9 @@ use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph};
 use ratatui::Frame;
 
 use super::widgets::block;
+use crate::i18n::evidence::word;
 use crate::report::plain;
-use crate::tui::detail::parts::{fit, human_count};
+use crate::tui::detail::parts::fit;
 use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
@@ -38,31 +39,59 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
     let inside = inner(list);
     let w = usize::from(inside.width);
     let h = usize::from(inside.height.saturating_sub(1));
-    let mut lines = vec![Line::styled(
-        fit(
-            &format!(
-                "{} {} {}",
-                crate::tui::layout::pad(
-                    lang.pick("from → to", "从 → 到"),
-                    w.saturating_sub(34).max(10)
-                ),
-                crate::tui::layout::pad(lang.pick("kind", "类型"), 18),
-                lang.pick("cardinality", "基数"),
-            ),
-            w,
-        ),
-        theme.dim(),
-    )];
+    let heads = [
+        lang.pick("from → to", "从 → 到"),
+        lang.pick("kind", "类型"),
+        lang.pick("cardinality", "基数"),
+    ];
+    // Within one database the ends are named without it (the detail
+    // names them whole).
+    let db = m.collection().map(|c| format!("{}.", c.meta.db));
+    let short = |name: &'_ str| -> String {
+        db.as_deref()
+            .and_then(|d| name.strip_prefix(d))
+            .unwrap_or(name)
+            .to_owned()
+    };
+    let rows: Vec<[String; 3]> = m
+        .rels
+        .rows
+        .iter()
+        .map(|&ri| {
+            let rel = &r.relationships[ri];
+            [
+                format!("{} → {}", short(&rel.from), short(&rel.to)),
+                word("kind", &plain(&rel.kind), m.lang),
+                word("cardinality", &plain(&rel.cardinality), m.lang),
+            ]
+        })
+        .collect();
+    // Both ends whole when they fit, else cut in their middle first.
+    let column = |i: usize, min: usize| {
+        crate::fmt::Column::of(
+            std::iter::once(heads[i]).chain(rows.iter().map(|r| r[i].as_str())),
+            min,
+        )
+    };
+    let widths =
+        crate::fmt::column_widths(&[column(0, 16), column(1, 8), column(2, 8)], w, 1, Some(0));
+    let row = |cells: [&str; 3]| {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(t, cw)| crate::fmt::cell(t, *cw, false))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut lines = vec![Line::styled(fit(&row(heads), w), theme.dim())];
     let off = offset(m.rels.sel, m.rels.rows.len(), h);
-    for (i, &ri) in m.rels.rows.iter().enumerate().skip(off).take(h) {
+    for (i, (&ri, cells)) in m.rels.rows.iter().zip(&rows).enumerate().skip(off).take(h) {
         let rel = &r.relationships[ri];
-        let name_w = w.saturating_sub(34).max(10);
-        let text = format!(
-            "{:<name_w$} {:<18} {}",
-            fit(&format!("{} → {}", rel.from, rel.to), name_w),
-            plain(&rel.kind),
-            plain(&rel.cardinality)
-        );
+        let text = row([
+            &ends(&short(&rel.from), &short(&rel.to), widths[0]),
+            &cells[1],
+            &cells[2],
+        ]);
         let mut l = Line::styled(fit(&text, w), theme.text());
         if i == m.rels.sel {
             l = l.style(theme.selected());
@@ -79,6 +108,28 @@ fn render_list(m: &Model, r: &crate::report::Report, theme: &Theme, f: &mut Fram
         ));
     }
     f.render_widget(Paragraph::new(lines), inside);
+}
+
+/// `from → to` in `w` cells: each end cut in its own middle when they do
+/// not fit, the shorter whole when it takes no more than half, so that
+/// both the field that refers and the one referred to show.
+fn ends(from: &str, to: &str, w: usize) -> String {
+    use crate::fmt::display_width;
+    let whole = format!("{from} → {to}");
+    if display_width(&whole) <= w {
+        return whole;
+    }
+    let room = w.saturating_sub(3);
+    let (fw, tw) = (display_width(from), display_width(to));
+    let half = room / 2;
+    let from_w = if tw <= room - half {
+        room - tw
+    } else if fw <= half {
+        fw
+    } else {
+        half
+    };
+    format!("{} → {}", fit(from, from_w), fit(to, room - from_w))
 }
 
 /// The selected reference in detail, with its fan-out chart.
@@ -120,8 +171,14 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
     let mut d = vec![
         kv(lang.pick("from", "从"), rel.from.clone()),
         kv(lang.pick("to", "到"), rel.to.clone()),
-        kv(lang.pick("kind", "类型"), plain(&rel.kind)),
-        kv(lang.pick("cardinality", "基数"), plain(&rel.cardinality)),
+        kv(
+            lang.pick("kind", "类型"),
+            word("kind", &plain(&rel.kind), lang),
+        ),
+        kv(
+            lang.pick("cardinality", "基数"),
+            word("cardinality", &plain(&rel.cardinality), lang),
+        ),
     ];
     // An embedded relationship has nothing to look up: no match rate.
     if rel.references_probed > 0 {
@@ -129,13 +186,13 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("matched", "匹配"),
             lang.pick(
                 format!(
-                    "{} ({} of {} references)",
+                    "{} ({} of {} references in the kept sample)",
                     crate::fmt::percent(rel.match_rate),
                     crate::fmt::group(rel.references_matched),
                     crate::fmt::group(rel.references_probed)
                 ),
                 format!(
-                    "{}（{} 个引用中 {} 个）",
+                    "{}（保留的样本中 {} 个引用里有 {} 个）",
                     crate::fmt::percent(rel.match_rate),
                     crate::fmt::group(rel.references_probed),
                     crate::fmt::group(rel.references_matched)
@@ -152,7 +209,8 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("evidence", "证据"),
             format!(
                 "{} ({} {}, {} {})",
-                e.accepted_by.unwrap_or("-"),
+                e.accepted_by
+                    .map_or_else(|| "-".to_owned(), |a| word("accepted_by", a, lang)),
                 lang.pick("chance", "偶然"),
                 crate::fmt::percent(e.chance_rate),
                 lang.pick("found", "实测"),
@@ -163,7 +221,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
     if let Some(u) = &rel.target_unique {
         d.push(kv(
             lang.pick("key unique", "键唯一"),
-            format!("{} ({})", yes_no(lang, u.unique), u.method),
+            format!(
+                "{} ({})",
+                yes_no(lang, u.unique),
+                word("method", &u.method, lang)
+            ),
         ));
     }
     if let Some(i) = rel.indexed {
@@ -178,25 +240,28 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
                 lang.pick("fan-out", "扇出"),
                 lang.pick(
                     format!(
-                        "min {} · avg {:.1} · p95 {} · max {} over {} parents",
-                        fo.min,
-                        fo.avg,
-                        fo.p95,
-                        fo.max,
-                        human_count(fo.parents)
+                        "min {} · avg {} · p95 {} · max {} over {} parents",
+                        crate::fmt::group(fo.min),
+                        crate::fmt::decimal(fo.avg),
+                        crate::fmt::group(fo.p95),
+                        crate::fmt::group(fo.max),
+                        crate::fmt::group(fo.parents)
                     ),
                     format!(
-                        "{} 个父文档：最小 {} · 平均 {:.1} · p95 {} · 最大 {}",
-                        human_count(fo.parents),
-                        fo.min,
-                        fo.avg,
-                        fo.p95,
-                        fo.max
+                        "{} 个父文档：最小 {} · 平均 {} · p95 {} · 最大 {}",
+                        crate::fmt::group(fo.parents),
+                        crate::fmt::group(fo.min),
+                        crate::fmt::decimal(fo.avg),
+                        crate::fmt::group(fo.p95),
+                        crate::fmt::group(fo.max)
                     ),
                 ),
             ));
             if let Some(mth) = &rel.fanout_method {
-                d.push(kv(lang.pick("measured by", "测量方式"), mth.clone()));
+                d.push(kv(
+                    lang.pick("measured by", "测量方式"),
+                    word("method", mth, lang),
+                ));
             }
         }
         None => d.push(kv(
@@ -204,6 +269,27 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             lang.pick("not measured", "未测量").to_owned(),
         )),
     }
+    // Every value whole (both ends, the exact counts): wrapped under
+    // itself when longer than the panel.
+    let value_w = usize::from(text.width).saturating_sub(12).max(1);
+    let d: Vec<Line> = d
+        .into_iter()
+        .flat_map(|l| match l.spans.as_slice() {
+            [k, v] if v.width() > value_w => crate::fmt::wrap(&v.content, value_w)
+                .into_iter()
+                .enumerate()
+                .map(|(i, part)| {
+                    let label = if i == 0 {
+                        k.clone()
+                    } else {
+                        Span::raw(" ".repeat(12))
+                    };
+                    Line::from(vec![label, Span::styled(part, v.style)])
+                })
+                .collect(),
+            _ => vec![l],
+        })
+        .collect();
     f.render_widget(Paragraph::new(d), text);
     if let (Some(fo), true) = (&rel.fanout, chart_h > 0) {
         // Parents per number of children, adjacent buckets merged to fit.
@@ -217,11 +303,11 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
                 let lo = c.first().map_or(0, |b| b[0]);
                 let n: u64 = c.iter().map(|b| b[2]).sum();
                 // Bars are narrow: label each by its lower bound.
-                let label = human_count(lo);
+                let label = crate::fmt::compact(lo);
                 Bar::default()
                     .value(n)
                     .label(Line::from(label))
-                    .text_value(human_count(n))
+                    .text_value(crate::fmt::compact(n))
             })
             .collect();
         f.render_widget(

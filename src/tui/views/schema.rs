@@ -36,70 +36,63 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let inside = inner(list);
     let w = usize::from(inside.width);
     let h = usize::from(inside.height.saturating_sub(1));
-    let pres_w = 11;
-    let arr_w = if w >= 60 { 12 } else { 0 };
-    let name_w = w.saturating_sub(BAR_W + pres_w + arr_w + 2);
-    let mut lines = Vec::with_capacity(h + 1);
     let lang = m.lang;
-    let presence_label = lang.pick("presence", "出现率");
+    let rows: Vec<(&FieldProfile, String)> = m
+        .schema
+        .rows
+        .iter()
+        .map(|&fi| (&c.fields[fi], field_label(m, c, fi)))
+        .collect();
+    let presences: Vec<String> = rows.iter().map(|(fp, _)| presence(fp)).collect();
+    let arrays: Vec<String> = rows
+        .iter()
+        .map(|(fp, _)| {
+            fp.array
+                .as_ref()
+                .map(|a| format!("{}/{}", a.p50, a.max))
+                .unwrap_or_default()
+        })
+        .collect();
+    let heads = [
+        lang.pick("field", "字段"),
+        lang.pick("types", "类型"),
+        lang.pick("presence", "出现率"),
+        lang.pick("arr p50/max", "数组 p50/最大"),
+    ];
+    let widths = columns(&rows, &presences, &arrays, heads, w);
+    let cell = crate::fmt::cell;
     let mut header = format!(
-        "{} {} {}{presence_label}",
-        crate::tui::layout::pad(lang.pick("field", "字段"), name_w),
-        crate::tui::layout::pad(lang.pick("types", "类型"), BAR_W),
-        " ".repeat(pres_w.saturating_sub(crate::fmt::display_width(presence_label)))
+        "{} {} {}",
+        cell(heads[0], widths[0], false),
+        cell(heads[1], widths[1], false),
+        cell(heads[2], widths[2], true),
     );
-    if arr_w > 0 {
-        header.push_str(lang.pick("  arr p50/max", "  数组 p50/最大"));
+    if let Some(&arr_w) = widths.get(3) {
+        header.push(' ');
+        header.push_str(&cell(heads[3], arr_w, true));
     }
+    let mut lines = Vec::with_capacity(h + 1);
     lines.push(Line::styled(fit(&header, w), theme.dim()));
     let off = offset(m.schema.sel, m.schema.rows.len(), h);
-    for (r, &fi) in m.schema.rows.iter().enumerate().skip(off).take(h) {
-        let fp = &c.fields[fi];
-        let has_kids = c
-            .fields
-            .get(fi + 1)
-            .is_some_and(|n| n.segments.len() > fp.segments.len());
-        let marker = if !has_kids {
-            "  "
-        } else if m.schema.collapsed.contains(&fp.path) {
-            "▸ "
-        } else {
-            "▾ "
-        };
-        let label = match fp.segments.last() {
-            Some(Seg::Elem) => "[]".to_owned(),
-            _ => fp.name.clone(),
-        };
-        let indent = if m.schema.filter.is_empty() {
-            "  ".repeat(fp.segments.len().saturating_sub(1))
-        } else {
-            String::new()
-        };
-        let text = if m.schema.filter.is_empty() {
-            format!("{indent}{marker}{label}")
-        } else {
-            format!("{marker}{}", fp.path)
-        };
+    for (r, (fp, text)) in rows.iter().enumerate().skip(off).take(h) {
         let mut spans = vec![Span::styled(
-            format!("{:<name_w$} ", fit(&text, name_w)),
+            format!("{} ", cell(text, widths[0], false)),
             theme.text(),
         )];
-        spans.extend(type_bar(fp, BAR_W, theme));
+        spans.extend(type_bar(fp, widths[1], theme));
         spans.push(Span::styled(
-            format!(" {:>pres_w$}", presence(fp)),
+            format!(" {}", cell(&presences[r], widths[2], true)),
             if fp.presence < 0.999 {
                 theme.fg("type.number")
             } else {
                 theme.text()
             },
         ));
-        if arr_w > 0 {
-            let a = fp
-                .array
-                .as_ref()
-                .map(|a| format!("{}/{}", a.p50, a.max))
-                .unwrap_or_default();
-            spans.push(Span::styled(format!(" {a:>11}"), theme.dim()));
+        if let Some(&arr_w) = widths.get(3) {
+            spans.push(Span::styled(
+                format!(" {}", cell(&arrays[r], arr_w, true)),
+                theme.dim(),
+            ));
         }
         let mut line = Line::from(spans);
         if r == m.schema.sel {
@@ -112,6 +105,60 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     }
     f.render_widget(Paragraph::new(lines), inside);
     render_detail(m, theme, f, detail);
+}
+
+/// The field's row label: indented under its parent with a fold marker,
+/// or its whole path while the list is filtered.
+fn field_label(m: &Model, c: &crate::report::CollectionReport, fi: usize) -> String {
+    let fp = &c.fields[fi];
+    let has_kids = c
+        .fields
+        .get(fi + 1)
+        .is_some_and(|n| n.segments.len() > fp.segments.len());
+    let marker = if !has_kids {
+        "  "
+    } else if m.schema.collapsed.contains(&fp.path) {
+        "▸ "
+    } else {
+        "▾ "
+    };
+    if !m.schema.filter.is_empty() {
+        return format!("{marker}{}", fp.path);
+    }
+    let label = match fp.segments.last() {
+        Some(Seg::Elem) => "[]",
+        _ => fp.name.as_str(),
+    };
+    let indent = "  ".repeat(fp.segments.len().saturating_sub(1));
+    format!("{indent}{marker}{label}")
+}
+
+/// The widths of the field, type bar, presence and (when there is room)
+/// array columns in `w` cells: from their content, the presences whole,
+/// the names cut first and given what is left.
+fn columns(
+    rows: &[(&FieldProfile, String)],
+    presences: &[String],
+    arrays: &[String],
+    heads: [&str; 4],
+    w: usize,
+) -> Vec<usize> {
+    use crate::fmt::{column_widths, Column};
+    let name = Column::of(
+        std::iter::once(heads[0]).chain(rows.iter().map(|r| r.1.as_str())),
+        8,
+    );
+    let bar = Column {
+        want: BAR_W.max(crate::fmt::display_width(heads[1])),
+        min: BAR_W.min(crate::fmt::display_width(heads[1]).max(4)),
+    };
+    let pres = Column::whole(std::iter::once(heads[2]).chain(presences.iter().map(String::as_str)));
+    let arr = Column::whole(std::iter::once(heads[3]).chain(arrays.iter().map(String::as_str)));
+    let has_arrays = arrays.iter().any(|a| !a.is_empty());
+    if has_arrays && name.min.max(12) + bar.want + pres.want + arr.want + 3 <= w {
+        return column_widths(&[name, bar, pres, arr], w, 1, Some(0));
+    }
+    column_widths(&[name, bar, pres], w, 1, Some(0))
 }
 
 /// The field's types as one bar, each type's share in its colour (or its
@@ -173,12 +220,16 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
     let Some(fp) = m.selected_field() else {
         f.render_widget(
-            block(format!(" {} ", m.lang.pick("Field", "字段")), false, theme),
+            block(
+                format!(" {} ", m.lang.pick("Field", "字段")),
+                m.focus == Pane::Detail,
+                theme,
+            ),
             area,
         );
         return;
     };
-    let b = block(format!(" {} ", fp.path), false, theme);
+    let b = block(format!(" {} ", fp.path), m.focus == Pane::Detail, theme);
     let inside = inner(area);
     f.render_widget(b, area);
     let chart_h = if inside.height >= 14 { 7 } else { 0 };

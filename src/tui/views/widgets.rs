@@ -4,7 +4,6 @@
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders};
 
-use crate::rules::Severity;
 use crate::tui::theme::Theme;
 
 /// `s` scrolled sideways: its first `cols` display columns left out, and a
@@ -29,14 +28,7 @@ pub fn shift(s: &str, cols: usize) -> String {
     format!("…{rest}")
 }
 
-pub fn badge(s: Option<Severity>) -> &'static str {
-    match s {
-        Some(Severity::Critical) => "●",
-        Some(Severity::Warning) => "▲",
-        Some(Severity::Info) => "i",
-        None => " ",
-    }
-}
+pub use crate::tui::layout::badge;
 
 pub fn block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
     Block::default()

@@ -13,75 +13,60 @@ use super::widgets::block;
 use crate::fmt::group;
 use crate::tui::detail::parts::fit;
 use crate::tui::detail::workload::{ms, plans, shape_text};
-use crate::tui::layout::{inner, offset, pad, split};
+use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 use crate::workload::Shape;
 
-/// One list row: each cell cut or padded to its width, numbers on the right.
-fn row(cells: &[(&str, usize, bool)]) -> String {
-    let mut out = String::new();
-    for (i, (text, w, right)) in cells.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let t = fit(text, *w);
-        if *right {
-            out.push_str(&" ".repeat(w.saturating_sub(crate::fmt::display_width(&t))));
-            out.push_str(&t);
-        } else {
-            out.push_str(&pad(&t, *w));
-        }
+/// The list's columns shown at a list width `w`: the operation, the shape,
+/// runs and total time, then, when wide, p95 and documents examined per
+/// returned, and wider still the plan. Numbers are right-aligned.
+const COLUMNS: [(bool, Option<usize>); 7] = [
+    (false, None),
+    (false, None),
+    (true, None),
+    (true, None),
+    (true, Some(76)),
+    (true, Some(76)),
+    (false, Some(110)),
+];
+
+/// Which columns show at `w`, and their widths from the header and rows
+/// given: the numbers whole, the shape (then the plan) cut in its middle
+/// first and given the room left.
+fn widths(head: &[&str; 7], rows: &[[String; 7]], w: usize) -> Vec<Option<usize>> {
+    use crate::fmt::{column_widths, Column};
+    let shown: Vec<usize> = (0..7)
+        .filter(|&i| COLUMNS[i].1.is_none_or(|from| w >= from))
+        .collect();
+    let cols: Vec<Column> = shown
+        .iter()
+        .map(|&i| {
+            let texts = std::iter::once(head[i]).chain(rows.iter().map(|r| r[i].as_str()));
+            match i {
+                1 => Column::of(texts, 12),
+                6 => Column::of(texts, 8),
+                _ => Column::whole(texts),
+            }
+        })
+        .collect();
+    let got = column_widths(&cols, w, 1, Some(1));
+    let mut out = vec![None; 7];
+    for (&i, cw) in shown.iter().zip(got) {
+        out[i] = Some(cw);
     }
     out
 }
 
-/// The columns shown at a list width `w`: the shape gets what is left.
-struct Columns {
-    op: usize,
-    shape: usize,
-    wide: bool,
-    plan: usize,
-}
-
-fn columns(w: usize) -> Columns {
-    let wide = w >= 76;
-    let plan = if w >= 110 { 20 } else { 0 };
-    let op = 8;
-    // badge, op, runs (7), total (11), and when wide p95 (9) and ex/ret (9).
-    let p95_ratio = if wide { 1 + 9 + 1 + 9 } else { 0 };
-    let plan_w = if plan > 0 { 1 + plan } else { 0 };
-    let fixed = 2 + op + 1 + 7 + 1 + 11 + p95_ratio + plan_w;
-    Columns {
-        op,
-        shape: w.saturating_sub(fixed + 1).max(6),
-        wide,
-        plan,
-    }
-}
-
-fn cells<'a>(
-    c: &Columns,
-    op: &'a str,
-    shape: &'a str,
-    nums: [&'a str; 4],
-    plan: &'a str,
-) -> Vec<(&'a str, usize, bool)> {
-    let [runs, total, p95, ratio] = nums;
-    let mut v = vec![
-        (op, c.op, false),
-        (shape, c.shape, false),
-        (runs, 7, true),
-        (total, 11, true),
-    ];
-    if c.wide {
-        v.push((p95, 9, true));
-        v.push((ratio, 9, true));
-    }
-    if c.plan > 0 {
-        v.push((plan, c.plan, false));
-    }
-    v
+/// One list row: each cell cut in its middle or padded to its width.
+fn row(cells: [&str; 7], widths: &[Option<usize>]) -> String {
+    cells
+        .iter()
+        .zip(widths)
+        .zip(COLUMNS)
+        .filter_map(|((t, w), (right, _))| w.map(|w| crate::fmt::cell(t, w, right)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
@@ -121,7 +106,11 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     render_list(m, theme, f, list, (&shapes, sel, w.shapes.len()));
     let Some(selected) = crate::tui::detail::workload::selected(m) else {
         f.render_widget(
-            block(format!(" {} ", lang.pick("Shape", "形状")), false, theme),
+            block(
+                format!(" {} ", lang.pick("Shape", "形状")),
+                m.focus == Pane::Detail,
+                theme,
+            ),
             detail,
         );
         return;
@@ -142,41 +131,48 @@ fn render_list(
     let inside = inner(list);
     let lw = usize::from(inside.width);
     let h = usize::from(inside.height.saturating_sub(1));
-    let cols = columns(lw);
-    let head = row(&cells(
-        &cols,
+    let head = [
         lang.pick("op", "操作"),
         lang.pick("shape", "形状"),
-        [
-            lang.pick("runs", "次数"),
-            lang.pick("total", "总耗时"),
-            "p95",
-            lang.pick("ex/ret", "检查/返回"),
-        ],
+        lang.pick("runs", "次数"),
+        lang.pick("total", "总耗时"),
+        "p95",
+        lang.pick("ex/ret", "检查/返回"),
         lang.pick("plan", "执行计划"),
-    ));
-    let mut lines = vec![Line::styled(fit(&format!("  {head}"), lw), theme.dim())];
+    ];
+    let rows: Vec<[String; 7]> = shapes
+        .iter()
+        .map(|(_, s)| {
+            let mut what = shape_text(s);
+            if summary {
+                what = format!("{} {what}", crate::report::text::safe(&s.namespace));
+            }
+            [
+                s.op.clone(),
+                what,
+                group(s.count),
+                ms(s.ms.total),
+                ms(s.ms.p95),
+                s.examined_per_returned(),
+                plans(s).first().map(|p| p.0.clone()).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    // The badge and a space before each row.
+    let widths = widths(&head, &rows, lw.saturating_sub(2));
+    let mut lines = vec![Line::styled(
+        fit(&format!("  {}", row(head, &widths)), lw),
+        theme.dim(),
+    )];
     let off = offset(sel, shapes.len(), h);
-    for (i, (rank, s)) in shapes.iter().enumerate().skip(off).take(h) {
+    for (i, ((rank, _), cells)) in shapes.iter().zip(&rows).enumerate().skip(off).take(h) {
         let worst = m.shape_findings(*rank).first().map(|f| f.severity);
-        let mut what = shape_text(s);
-        if summary {
-            what = format!("{} {what}", crate::report::text::safe(&s.namespace));
-        }
-        let (runs, total, p95, ratio) = (
-            group(s.count),
-            ms(s.ms.total),
-            ms(s.ms.p95),
-            s.examined_per_returned(),
+        let text = row(
+            [
+                &cells[0], &cells[1], &cells[2], &cells[3], &cells[4], &cells[5], &cells[6],
+            ],
+            &widths,
         );
-        let plan = plans(s).first().map(|p| p.0.clone()).unwrap_or_default();
-        let text = row(&cells(
-            &cols,
-            &s.op,
-            &what,
-            [runs.as_str(), total.as_str(), p95.as_str(), ratio.as_str()],
-            &plan,
-        ));
         let mut l = Line::from(vec![
             Span::styled(
                 super::widgets::badge(worst),
@@ -218,7 +214,7 @@ fn render_detail(
     f.render_widget(
         block(
             format!(" {} · {} ", s.op, crate::report::text::safe(&s.namespace)),
-            false,
+            m.focus == Pane::Detail,
             theme,
         ),
         detail,
