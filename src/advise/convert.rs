@@ -22,6 +22,7 @@
 //!   target type (or null): one stamp per converted path, so converting
 //!   `items[].qty` says nothing about `amount`.
 
+use crate::profile::extjson::Relaxed as _;
 use std::fmt::Write;
 
 use bson::{Bson, Decimal128};
@@ -313,7 +314,7 @@ pub struct Tally {
 pub fn show(v: &Bson) -> String {
     match v {
         Bson::String(s) => js(s),
-        other => other.clone().into_relaxed_extjson().to_string(),
+        other => other.clone().relaxed().to_string(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Before/after examples made from the user's own documents: a kept
 //! document shown as it is, and the same data after the refactor.
 
+use crate::profile::extjson::Relaxed as _;
 use bson::{Bson, Document};
 use serde_json::{json, Value};
 
@@ -62,7 +63,7 @@ fn display(b: &Bson, max_array: usize) -> Value {
         Bson::Binary(bin) => json!({
             "$binary": format!("{} bytes", crate::fmt::group(bin.bytes.len() as u64))
         }),
-        other => other.clone().into_relaxed_extjson(),
+        other => other.clone().relaxed(),
     }
 }
 
@@ -119,8 +120,7 @@ pub fn strip_path(raw: &[u8], segs: &[Seg]) -> Option<Value> {
 }
 
 fn id_of(d: &Document) -> Value {
-    d.get("_id")
-        .map_or(json!("…"), |v| v.clone().into_relaxed_extjson())
+    d.get("_id").map_or(json!("…"), |v| v.clone().relaxed())
 }
 
 fn as_child(elem: &Bson, parent_key: &str, parent_id: &Value, position: usize) -> Value {
@@ -293,9 +293,7 @@ pub fn bucket(
     if let Some(s) = series_key {
         id.insert(
             s.into(),
-            first
-                .get(s)
-                .map_or(Value::Null, |v| v.clone().into_relaxed_extjson()),
+            first.get(s).map_or(Value::Null, |v| v.clone().relaxed()),
         );
     }
     id.insert("hour".into(), json!("…T10:00:00Z"));
@@ -307,7 +305,7 @@ pub fn bucket(
             m.insert(
                 date_field.into(),
                 d.get(date_field)
-                    .map_or(Value::Null, |v| v.clone().into_relaxed_extjson()),
+                    .map_or(Value::Null, |v| v.clone().relaxed()),
             );
             for v in values {
                 if let Some(x) = d.get(v) {

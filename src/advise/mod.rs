@@ -16,6 +16,7 @@ pub mod integrity;
 mod scripts;
 mod workload;
 
+use crate::profile::extjson::Relaxed as _;
 use std::fmt::Write;
 
 use serde::Serialize;
@@ -144,7 +145,9 @@ fn size_effect_by(
         .map(|(_, raw)| {
             let after = bson::Document::from_reader(&raw[..])
                 .ok()
-                .and_then(|mut d| change(&mut d).then(|| bson::to_vec(&d).ok().map(|v| v.len()))?)
+                .and_then(|mut d| {
+                    change(&mut d).then(|| bson::serialize_to_vec(&d).ok().map(|v| v.len()))?
+                })
                 .unwrap_or_else(|| {
                     let carried: usize = extract::values(raw, segs).iter().map(|e| e.size).sum();
                     raw.len() - carried.min(raw.len().saturating_sub(5))
@@ -850,7 +853,7 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
             .and_then(|(i, _)| per_doc.get(i))
             .map_or((None, None), |(id, vals)| {
                 let outs: Vec<Outcome> = vals.iter().map(|v| convert::classify(v, to)).collect();
-                let shown = |b: &bson::Bson| b.clone().into_relaxed_extjson();
+                let shown = |b: &bson::Bson| b.clone().relaxed();
                 let old: Vec<Value> = vals.iter().map(shown).collect();
                 let new: Vec<Value> = vals
                     .iter()
@@ -975,7 +978,7 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 tally
                     .stays
                     .iter()
-                    .map(|(v, n)| json!({ "value": v.clone().into_relaxed_extjson(), "count": n }))
+                    .map(|(v, n)| json!({ "value": v.clone().relaxed(), "count": n }))
                     .collect(),
             ),
         );
@@ -1140,7 +1143,7 @@ fn ids_to_parent_of(
         let id = bson::Document::from_reader(d).ok()?.get("_id").cloned()?;
         Some(json!({
             ctx.coll(): parent,
-            child_coll: { child_key: "…", parent_key.clone(): id.into_relaxed_extjson() },
+            child_coll: { child_key: "…", parent_key.clone(): id.relaxed() },
         }))
     });
     Suggestion {
@@ -1520,7 +1523,7 @@ mod tests {
                     let start = a.len().saturating_sub(100);
                     a.drain(..start);
                 }
-                bson::to_vec(&d).expect("encode").len() as f64
+                bson::serialize_to_vec(&d).expect("encode").len() as f64
             })
             .collect();
         let want_max = sizes.iter().copied().fold(0.0, f64::max);
@@ -1538,7 +1541,7 @@ mod tests {
         let c = ctx(&rep);
         let comments = c.field("comments").expect("comments");
         let s = parent_reference(&c, comments, Lang::En);
-        let smallest = bson::to_vec(&doc! {"_id": 0, "name": "x"})
+        let smallest = bson::serialize_to_vec(&doc! {"_id": 0, "name": "x"})
             .expect("encode")
             .len() as f64;
         assert_eq!(f64_of(&s.effect, "max_bytes_after"), smallest);

@@ -176,7 +176,7 @@ impl Weighed {
         weigh(doc, false, &mut Vec::new(), &mut at, &mut paths);
         let id = top(doc, "_id")
             .and_then(|e| super::value::to_bson(e.ty, e.value))
-            .map(bson::Bson::into_relaxed_extjson);
+            .map(super::extjson::Relaxed::relaxed);
         Weighed {
             id,
             bytes: doc.len() as u64,

@@ -180,7 +180,7 @@ mod tests {
     fn sketch(docs: &[bson::Document], k: usize) -> IdSketch {
         let mut s = IdSketcher::new(k);
         for d in docs {
-            s.add(&bson::to_vec(d).expect("bson"));
+            s.add(&bson::serialize_to_vec(d).expect("bson"));
         }
         s.finish()
     }

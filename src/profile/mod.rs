@@ -7,6 +7,7 @@
 //! comparing raw key bytes, so a path is allocated once, when first seen, and
 //! every later value only updates counters and fixed-size sketches.
 
+pub mod extjson;
 pub mod extract;
 pub mod ids;
 pub mod parallel;

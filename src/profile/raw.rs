@@ -336,7 +336,7 @@ mod tests {
         let d = doc! {
             "d": 1.5, "s": "hé", "o": {"x": 1}, "a": [1, 2], "b": bson::Binary{subtype: bson::spec::BinarySubtype::Generic, bytes: vec![1,2,3]},
             "oid": bson::oid::ObjectId::new(), "t": true, "dt": bson::DateTime::from_millis(5), "n": null,
-            "re": bson::Regex{pattern: "a+".into(), options: "i".into()}, "js": bson::Bson::JavaScriptCode("f()".into()),
+            "re": bson::Regex{pattern: bson::raw::cstr!("a+").into(), options: bson::raw::cstr!("i").into()}, "js": bson::Bson::JavaScriptCode("f()".into()),
             "i": 7_i32, "ts": bson::Timestamp{time: 1, increment: 2}, "l": 9_i64,
             "dec": bson::Bson::Decimal128(bson::Decimal128::from_bytes([0; 16])),
             "min": bson::Bson::MinKey, "max": bson::Bson::MaxKey, "u": bson::Bson::Undefined,

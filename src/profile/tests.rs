@@ -52,8 +52,8 @@ fn every_bson_type_is_named_by_its_alias() {
         (Bson::Null, "null"),
         (
             Bson::RegularExpression(bson::Regex {
-                pattern: "a".into(),
-                options: String::new(),
+                pattern: bson::raw::cstr!("a").into(),
+                options: bson::raw::cstr!("").into(),
             }),
             "regex",
         ),

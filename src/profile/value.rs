@@ -2,6 +2,7 @@
 
 use super::raw::{self, BsonType, Element};
 use super::Node;
+use crate::profile::extjson::Relaxed as _;
 
 /// Longest example string kept, in characters.
 const EXAMPLE_CHARS: usize = 80;
@@ -77,7 +78,7 @@ pub(super) fn example(el: &Element<'_>) -> Option<serde_json::Value> {
         bson::Bson::Binary(bin) => serde_json::json!({
             "$binary": {"subType": format!("{:02x}", u8::from(bin.subtype)), "length": bin.bytes.len()}
         }),
-        other => other.into_relaxed_extjson(),
+        other => other.relaxed(),
     };
     Some(v)
 }
@@ -101,7 +102,7 @@ pub fn to_bson(ty: BsonType, value: &[u8]) -> Option<bson::Bson> {
     buf[..4].copy_from_slice(&len.to_le_bytes());
     let doc = bson::RawDocument::from_bytes(&buf).ok()?;
     let v = doc.get("v").ok()??;
-    v.to_raw_bson().try_into().ok()
+    bson::RawBson::from(v).try_into().ok()
 }
 
 /// Milliseconds since the epoch as an ISO-8601 string.

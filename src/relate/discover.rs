@@ -4,6 +4,7 @@
 //! whether a target key is unique, and what the documents copied from hold.
 //! Everything it decides is decided by the pure modules beside it.
 
+use crate::profile::extjson::Relaxed as _;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -599,7 +600,7 @@ async fn uniqueness<S: Probes>(
     notes: &mut Vec<String>,
     cost: &mut RelateCost,
 ) -> Result<Option<KeyUniqueness>, SourceError> {
-    let show = |b: &bson::Bson| Some(b.clone().into_relaxed_extjson());
+    let show = |b: &bson::Bson| Some(b.clone().relaxed());
     if key.key == "_id" {
         return Ok(None);
     }

@@ -2,6 +2,7 @@
 //! `id`) compared with their source document, and with each other: two
 //! copies of the same reference that differ cannot both be right.
 
+use crate::profile::extjson::Relaxed as _;
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -101,9 +102,7 @@ pub fn same_value(a: &bson::Bson, b: &bson::Bson) -> bool {
 }
 
 fn show(b: Option<&bson::Bson>) -> String {
-    b.map_or_else(String::new, |v| {
-        v.clone().into_relaxed_extjson().to_string()
-    })
+    b.map_or_else(String::new, |v| v.clone().relaxed().to_string())
 }
 
 /// How a copy's value stands against its source's, for a field that
@@ -258,7 +257,7 @@ fn version_key(b: &bson::Bson) -> String {
     match of_bson(b) {
         Some(ValueKey::Int(i)) => format!("n:{i}"),
         Some(ValueKey::Num(bits)) => format!("n:{}", f64::from_bits(bits)),
-        _ => b.clone().into_relaxed_extjson().to_string(),
+        _ => b.clone().relaxed().to_string(),
     }
 }
 

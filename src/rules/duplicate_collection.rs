@@ -309,7 +309,7 @@ mod tests {
     fn sketch(docs: &[bson::Document]) -> IdSketch {
         let mut s = IdSketcher::new(4096);
         for d in docs {
-            s.add(&bson::to_vec(d).expect("bson"));
+            s.add(&bson::serialize_to_vec(d).expect("bson"));
         }
         s.finish()
     }

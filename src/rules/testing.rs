@@ -84,7 +84,7 @@ pub fn report(ns: &str, docs: &[bson::Document]) -> Collection {
     let (db, coll) = ns.split_once('.').expect("db.coll");
     let kept = docs
         .iter()
-        .map(|d| bson::to_vec(d).expect("bson"))
+        .map(|d| bson::serialize_to_vec(d).expect("bson"))
         .collect();
     let outcome = SampleOutcome {
         read: docs.len() as u64,

@@ -847,7 +847,7 @@ fn blog(n: u8) -> Dataset {
                 move || {
                     let mut b = b;
                     let age = 365;
-                    let one = bson::to_vec(&comment(0, NOW)).map_or(260, |v| v.len() + 7);
+                    let one = bson::serialize_to_vec(&comment(0, NOW)).map_or(260, |v| v.len() + 7);
                     let count = (VIRAL_BYTES / one) as u32;
                     let comments: Vec<Document> = (0..count)
                         .map(|k| comment(k, NOW - age * DAY + k * (age * DAY / (count + 1))))

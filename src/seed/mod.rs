@@ -13,6 +13,7 @@ pub mod datasets;
 pub mod gen;
 pub mod workload;
 
+use crate::profile::extjson::Relaxed as _;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -224,7 +225,7 @@ async fn load_collection(
     let mut batch: Vec<Document> = Vec::new();
     let mut batch_bytes = 0usize;
     for d in docs {
-        let size = bson::to_vec(&d).map_or(0, |v| v.len());
+        let size = bson::serialize_to_vec(&d).map_or(0, |v| v.len());
         if !batch.is_empty() && (batch.len() >= BATCH_DOCS || batch_bytes + size > BATCH_BYTES) {
             coll.insert_many(&batch).await.map_err(server)?;
             w.documents += batch.len() as u64;
@@ -433,11 +434,7 @@ pub fn summary(label: &str, prefix: &str, written: &[Written], took: Duration) -
 pub fn ejson_lines(docs: &[Document]) -> String {
     let mut s = String::new();
     for d in docs {
-        s.push_str(
-            &bson::Bson::Document(d.clone())
-                .into_relaxed_extjson()
-                .to_string(),
-        );
+        s.push_str(&bson::Bson::Document(d.clone()).relaxed().to_string());
         s.push('\n');
     }
     s
@@ -453,7 +450,7 @@ pub fn metadata_json(c: &Collection) -> Option<String> {
     for i in &c.indexes {
         let mut spec = serde_json::json!({
             "v": 2,
-            "key": bson::Bson::Document(i.keys.clone()).into_relaxed_extjson(),
+            "key": bson::Bson::Document(i.keys.clone()).relaxed(),
             "name": i.name(),
         });
         if i.unique {

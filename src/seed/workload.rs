@@ -27,6 +27,7 @@
 //! returned worked out from the data ([`Plan`]) and durations that are
 //! illustrative (a fixed function of that work, [`millis`]), not measured.
 
+use crate::profile::extjson::Relaxed as _;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -634,7 +635,7 @@ fn hash8(text: &str) -> String {
 }
 
 fn ejson(d: &Document) -> Value {
-    Bson::Document(d.clone()).into_relaxed_extjson()
+    Bson::Document(d.clone()).relaxed()
 }
 
 /// The log's time of run `n`: from 2026-10-01T09:00:00Z, four runs a

@@ -3,6 +3,7 @@
 //! what "no document has its field" can and cannot say about it, and when
 //! one index makes another redundant. Pure: the rules ask, this answers.
 
+use crate::profile::extjson::Relaxed as _;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -167,7 +168,7 @@ fn flag(spec: &bson::Document, key: &str) -> bool {
 }
 
 fn object(spec: &bson::Document, key: &str) -> Option<Map<String, Value>> {
-    match spec.get(key)?.clone().into_relaxed_extjson() {
+    match spec.get(key)?.clone().relaxed() {
         Value::Object(m) => Some(m),
         _ => None,
     }
@@ -179,11 +180,11 @@ impl IndexInfo {
     pub fn from_spec(spec: &bson::Document) -> Option<IndexInfo> {
         let name = spec.get_str("name").ok()?.to_owned();
         let Value::Object(key) =
-            bson::Bson::Document(spec.get_document("key").ok()?.clone()).into_relaxed_extjson()
+            bson::Bson::Document(spec.get_document("key").ok()?.clone()).relaxed()
         else {
             return None;
         };
-        let ext = |k: &str| spec.get(k).map(|v| v.clone().into_relaxed_extjson());
+        let ext = |k: &str| spec.get(k).map(|v| v.clone().relaxed());
         let text = |k: &str| spec.get_str(k).ok().map(str::to_owned);
         let mut i = IndexInfo {
             name,
@@ -667,7 +668,7 @@ impl PresenceCheck {
         match self.method {
             CheckMethod::ServerQuery => {
                 let q = bson::Bson::Document(Self::filter(&self.paths))
-                    .into_relaxed_extjson()
+                    .relaxed()
                     .to_string();
                 lang.pick(
                     format!("checked on the server with find({q}).limit(1)"),

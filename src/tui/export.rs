@@ -10,6 +10,7 @@
 //! cells for the columns known then), and the header and the rows, padded
 //! to every column, are written when the last document is in.
 
+use crate::profile::extjson::Relaxed as _;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -99,7 +100,7 @@ impl ExportFile {
     pub fn add(&mut self, d: &Document) -> std::io::Result<()> {
         match &mut self.csv {
             None => {
-                let v = Bson::Document(d.clone()).into_relaxed_extjson();
+                let v = Bson::Document(d.clone()).relaxed();
                 let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
                 self.out
                     .write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
@@ -221,7 +222,7 @@ fn csv_value(v: &Bson) -> String {
         Bson::DateTime(d) => d
             .try_to_rfc3339_string()
             .unwrap_or_else(|_| d.timestamp_millis().to_string()),
-        other => other.clone().into_relaxed_extjson().to_string(),
+        other => other.clone().relaxed().to_string(),
     }
 }
 
@@ -302,7 +303,7 @@ mod tests {
         let docs = [doc! {"a": 1, "b": {"c": [1, 2]}}, doc! {"d": "e"}];
         let values: Vec<serde_json::Value> = docs
             .iter()
-            .map(|d| Bson::Document(d.clone()).into_relaxed_extjson())
+            .map(|d| Bson::Document(d.clone()).relaxed())
             .collect();
         let whole = serde_json::to_string_pretty(&values).expect("json") + "\n";
         assert_eq!(export(&docs, Format::Json), whole);

@@ -6,6 +6,7 @@
 //! collection (`$collStats` latencyStats, `top`). Read-only: docshape reads
 //! the profiling level and never sets it.
 
+use crate::profile::extjson::Relaxed as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 use bson::Bson;
@@ -431,7 +432,7 @@ pub async fn read<S: Insight>(
     let mut r = Reader::for_server();
     let mut fastest: BTreeMap<String, u64> = BTreeMap::new();
     let mut each = |db: &str, d: &bson::Document| {
-        let e = Bson::Document(d.clone()).into_relaxed_extjson();
+        let e = Bson::Document(d.clone()).relaxed();
         let ns = e.get("ns").and_then(Value::as_str).unwrap_or("");
         let coll = ns.split_once('.').map_or("", |(_, c)| c);
         if !selection.collections.is_empty()
@@ -488,7 +489,7 @@ pub async fn read<S: Insight>(
         .map(|p| p.db.as_str())
         .collect();
     let mut each_stat = |d: &bson::Document| {
-        let e = Bson::Document(d.clone()).into_relaxed_extjson();
+        let e = Bson::Document(d.clone()).relaxed();
         let db = e
             .pointer("/key/queryShape/cmdNs/db")
             .and_then(Value::as_str)
@@ -520,7 +521,7 @@ pub async fn read<S: Insight>(
         match source.explain_command(db, command.clone()).await {
             None => break,
             Some(Ok(reply)) => {
-                let v = Bson::Document(reply).into_relaxed_extjson();
+                let v = Bson::Document(reply).relaxed();
                 if let Some((plan, sorts)) = plan_of(&v) {
                     r.explained(key, &plan, sorts);
                     explained += 1;

@@ -386,7 +386,7 @@ fn write_fuzz_corpus() {
             "meta": {"m": i32::from(k)},
             "data": data,
         };
-        let bytes = bson::to_vec(&bucket).expect("bucket");
+        let bytes = bson::serialize_to_vec(&bucket).expect("bucket");
         let spec = docshape::source::files::buckets::Spec {
             time_field: Some("t".into()),
             ..Default::default()
@@ -457,13 +457,16 @@ fn interleaved_runs_as_mongodb_tests_write_them() {
         Some(bson::doc! {"x": 1, "y": 3}),
     ];
     let mut col = vec![0xF1];
-    col.extend(bson::to_vec(&bson::doc! {"x": 1, "y": 2}).expect("doc"));
+    col.extend(bson::serialize_to_vec(&bson::doc! {"x": 1, "y": 2}).expect("doc"));
     col.extend(block(&[Some(0), Some(0), Some(0), None, None, Some(0)]));
     col.extend(block(&[Some(0), Some(1), Some(0), None, Some(1), Some(-1)]));
     col.extend([0, 0]);
     let want: Vec<Value> = objects
         .iter()
-        .map(|o| o.as_ref().map(|d| (3, bson::to_vec(d).expect("doc"))))
+        .map(|o| {
+            o.as_ref()
+                .map(|d| (3, bson::serialize_to_vec(d).expect("doc")))
+        })
         .collect();
     same(
         &values(&decode(&col, 10).expect("decodes")),
@@ -472,13 +475,13 @@ fn interleaved_runs_as_mongodb_tests_write_them() {
     );
 
     let mut col = vec![0xF1];
-    col.extend(bson::to_vec(&bson::doc! {"x": [1, 2]}).expect("doc"));
+    col.extend(bson::serialize_to_vec(&bson::doc! {"x": [1, 2]}).expect("doc"));
     col.extend(block(&[Some(0), Some(1)]));
     col.extend(block(&[Some(0), Some(1)]));
     col.extend([0, 0]);
     let want: Vec<Value> = [bson::doc! {"x": [1, 2]}, bson::doc! {"x": [2, 3]}]
         .iter()
-        .map(|d| Some((3, bson::to_vec(d).expect("doc"))))
+        .map(|d| Some((3, bson::serialize_to_vec(d).expect("doc"))))
         .collect();
     same(
         &values(&decode(&col, 10).expect("decodes")),

@@ -68,7 +68,7 @@ fn customers_profile_matches_the_data() {
             let Bson::Document(doc) = Bson::try_from(d.clone()).expect("extended JSON") else {
                 panic!("a line is not a document");
             };
-            bson::to_vec(&doc).expect("encode").len() as u64
+            bson::serialize_to_vec(&doc).expect("encode").len() as u64
         })
         .collect();
 
@@ -965,7 +965,7 @@ fn measurement(ts: i64, sensor: &Document, rest: &Document) -> Document {
 }
 
 fn encoded_len(d: &Document) -> u64 {
-    bson::to_vec(d).expect("encode").len() as u64
+    bson::serialize_to_vec(d).expect("encode").len() as u64
 }
 
 /// A dump of one time-series collection: three buckets of measurements

@@ -1427,7 +1427,8 @@ fn every_server_call_is_cut_off_by_the_timeout() {
             FULL,
             "listing collections",
             Box::new(move |d: &Document| {
-                is_command(d, "listCollections", None) && d.get_str("$db") == Ok(dbname.as_str())
+                is_command(d, "listCollections", None)
+                    && d.get_str("$db").ok() == Some(dbname.as_str())
             }),
         ),
         (

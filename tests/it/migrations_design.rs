@@ -223,13 +223,13 @@ async fn dates_written_for_people_become_dates_only_when_exact() {
         let i = d.get_i64("_id").expect("_id");
         let want = JUNE_8 + 86_400_000 * i;
         assert_eq!(
-            d.get_datetime("named").map(|x| x.timestamp_millis()),
-            Ok(want),
+            d.get_datetime("named").map(|x| x.timestamp_millis()).ok(),
+            Some(want),
             "{d}"
         );
         assert_eq!(
-            d.get_datetime("digits").map(|x| x.timestamp_millis()),
-            Ok(want - 42_000),
+            d.get_datetime("digits").map(|x| x.timestamp_millis()).ok(),
+            Some(want - 42_000),
             "{d}"
         );
         assert!(matches!(d.get("undecided"), Some(Bson::String(_))), "{d}");
@@ -288,7 +288,7 @@ async fn a_family_of_collections_becomes_one_and_its_repeats_are_said_once() {
     assert_eq!(one.len(), 80);
     assert_eq!(
         one.iter()
-            .filter(|d| d.get_str("tenant") == Ok("wonka"))
+            .filter(|d| d.get_str("tenant").ok() == Some("wonka"))
             .count(),
         8
     );

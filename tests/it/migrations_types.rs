@@ -214,7 +214,7 @@ async fn amounts_become_decimal_and_sentinels_stay() {
     for d in all(&pay).await {
         let versions = d.get_document("schema_versions").ok();
         let of = |k: &str| versions.and_then(|v| v.get_i32(k).ok());
-        if d.get_str("amount") == Ok("N/A") {
+        if d.get_str("amount").ok() == Some("N/A") {
             assert_eq!(of("amount"), None, "{d}");
             if of("lines_qty") == Some(2) {
                 na_stamped += 1;

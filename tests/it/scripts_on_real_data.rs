@@ -250,7 +250,7 @@ fn under(x: &str, prefix: &str) -> bool {
 }
 
 fn doc(raw: &bson::RawDocumentBuf) -> Document {
-    raw.to_document().expect("a stored document decodes")
+    Document::try_from(raw).expect("a stored document decodes")
 }
 
 /// Which collections of two snapshots differ, and how (for messages).

@@ -60,7 +60,7 @@ fn wide_report() -> Report {
             doc.insert(format!("group_{g}"), inner);
         }
         doc.insert("_id", d);
-        let bytes = bson::to_vec(&doc).expect("bson");
+        let bytes = bson::serialize_to_vec(&doc).expect("bson");
         p.add(&bytes).expect("profile");
         if kept.len() < 50 {
             kept.push(bytes);

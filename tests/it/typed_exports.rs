@@ -136,7 +136,7 @@ fn every_type() -> PathBuf {
                 "when": DateTime::from_millis(if i == 2 { -86_400_000 } else { 1_700_000_000_000 }),
                 "price": Decimal128::from_bytes([i; 16]),
                 "blob": Binary { subtype: if i == 3 { BinarySubtype::Uuid } else { BinarySubtype::Generic }, bytes: vec![i; 16] },
-                "pattern": Regex { pattern: "^a".into(), options: "i".into() },
+                "pattern": Regex { pattern: bson::raw::cstr!("^a").into(), options: bson::raw::cstr!("i").into() },
                 "ts": Timestamp { time: 1_700_000_000, increment: u32::from(i) },
                 "code": Bson::JavaScriptCode("return 1".into()),
                 "scoped": Bson::JavaScriptCodeWithScope(bson::JavaScriptCodeWithScope {

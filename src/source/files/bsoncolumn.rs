@@ -1427,7 +1427,7 @@ mod tests {
     fn interleaved_runs_keep_their_rules() {
         // {a: 1, s: {b: 2}}; a second object lacking s.b leaves s out; a
         // third lacking every field is missing; then the run ends.
-        let reference = bson::to_vec(&bson::doc! {"a": 1, "s": {"b": 2}}).expect("doc");
+        let reference = bson::serialize_to_vec(&bson::doc! {"a": 1, "s": {"b": 2}}).expect("doc");
         let mut col = vec![0xF1];
         col.extend(&reference);
         // a: 0, 0, missing; s.b: 0, missing, missing (selector 2).
@@ -1442,7 +1442,7 @@ mod tests {
         col.extend([0, 0]);
         let got = decode(&col, 100).expect("decodes");
         assert_eq!(got.len(), 30, "30 slots in each sub-column");
-        let doc = |d: bson::Document| bson::to_vec(&d).expect("doc");
+        let doc = |d: bson::Document| bson::serialize_to_vec(&d).expect("doc");
         assert_eq!(
             got.get(0),
             Some(Some((0x03, &doc(bson::doc! {"a": 1, "s": {"b": 2}})[..])))

@@ -366,7 +366,7 @@ mod tests {
     use bson::{doc, Bson, DateTime, Document};
 
     fn bytes(d: &Document) -> Vec<u8> {
-        bson::to_vec(d).expect("encode")
+        bson::serialize_to_vec(d).expect("encode")
     }
 
     fn docs(run: &[u8]) -> Vec<Document> {

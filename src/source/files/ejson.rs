@@ -70,7 +70,7 @@ pub enum DocumentError {
     #[error("expected a document, found {0}")]
     NotADocument(&'static str),
     #[error("document cannot be encoded as BSON: {0}")]
-    Encode(#[from] bson::ser::Error),
+    Encode(#[from] bson::error::Error),
 }
 
 /// Converts one Extended JSON value (which must be an object) to BSON bytes.
@@ -1264,7 +1264,7 @@ fn write_wrapper<'de, A: MapAccess<'de>>(
     // The value's bytes, as the bson crate writes them in a document.
     let mut d = bson::Document::new();
     d.insert("", b);
-    match bson::to_vec(&d) {
+    match bson::serialize_to_vec(&d) {
         // length, type, "" and its NUL, value, the document's NUL
         Ok(bytes) if bytes.len() >= 7 => {
             ctx.out.extend_from_slice(&bytes[6..bytes.len() - 1]);
@@ -1647,8 +1647,8 @@ mod tests {
         assert_eq!(
             d.get("r"),
             Some(&bson::Bson::RegularExpression(bson::Regex {
-                pattern: "^a".into(),
-                options: "i".into(),
+                pattern: bson::raw::cstr!("^a").into(),
+                options: bson::raw::cstr!("i").into(),
             }))
         );
         assert_eq!(d.get("u"), Some(&bson::Bson::Undefined));

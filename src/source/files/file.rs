@@ -8,6 +8,7 @@
 //! `system.indexes.bson`; a collection of which only `NAME.metadata.json`
 //! is left, as a collection of no documents, said so in a note.
 
+use crate::profile::extjson::Relaxed as _;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Read;
@@ -206,7 +207,7 @@ impl SizeTally {
                 .ok()
                 .and_then(|d| d.get("_id").ok().flatten())
                 .and_then(|v| bson::Bson::try_from(v).ok())
-                .map(bson::Bson::into_relaxed_extjson);
+                .map(crate::profile::extjson::Relaxed::relaxed);
             self.top.offer(bytes, id);
         }
         if bytes >= TALLY_FLOOR {
@@ -607,7 +608,7 @@ fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
     }
     if let Ok(opts) = doc.get_document("options") {
         if !opts.is_empty() {
-            meta.options = Some(bson::Bson::Document(opts.clone()).into_relaxed_extjson());
+            meta.options = Some(bson::Bson::Document(opts.clone()).relaxed());
         }
         if opts.contains_key("timeseries") {
             meta.kind = CollectionKind::Timeseries;
@@ -1782,7 +1783,7 @@ fn first_id(f: &mut File, offset: u64, len: u64) -> Option<serde_json::Value> {
     doc.extend_from_slice(buf.get(4..4 + first.size)?);
     doc.push(0);
     let d = bson::Document::from_reader(doc.as_slice()).ok()?;
-    d.get("_id").map(|v| v.clone().into_relaxed_extjson())
+    d.get("_id").map(|v| v.clone().relaxed())
 }
 
 fn seed_of(s: &str) -> u64 {
@@ -1944,12 +1945,7 @@ mod tests {
         std::fs::write(dir.path().join("items.bson"), &bytes).expect("write bson");
         let lines: String = docs
             .iter()
-            .map(|d| {
-                bson::Bson::Document(d.clone())
-                    .into_relaxed_extjson()
-                    .to_string()
-                    + "\n"
-            })
+            .map(|d| bson::Bson::Document(d.clone()).relaxed().to_string() + "\n")
             .collect();
         std::fs::write(dir.path().join("lines.json"), lines).expect("write json");
         let src = FileSource::open(dir.path()).expect("open");

@@ -4,6 +4,7 @@
 //! with `$match` and `$group`) and an `explain` of the `find`, each bounded
 //! by the timeout; in files a scan with [`super::matcher`].
 
+use crate::profile::extjson::Relaxed as _;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -175,7 +176,7 @@ pub fn explain_of(reply: &Document) -> Explain {
         if let Ok(index) = s.get_str("indexName") {
             let keys = s
                 .get_document("keyPattern")
-                .map(|k| format!(" {}", Bson::Document(k.clone()).into_relaxed_extjson()))
+                .map(|k| format!(" {}", Bson::Document(k.clone()).relaxed()))
                 .unwrap_or_default();
             out.index.get_or_insert_with(|| format!("{index}{keys}"));
         }
@@ -356,7 +357,7 @@ impl FileSource {
         let mut bytes = 0usize;
         let mut over = false;
         self.scan_within(meta, &q.filter, stop, &mut |d| {
-            bytes = bytes.saturating_add(bson::to_vec(&d).map_or(0, |v| v.len()));
+            bytes = bytes.saturating_add(bson::serialize_to_vec(&d).map_or(0, |v| v.len()));
             if bytes > memory {
                 over = true;
                 return false;

@@ -152,7 +152,9 @@ fn is_operators(v: &Bson) -> Option<&Document> {
 fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
     let Some(ops) = is_operators(v) else {
         return Ok(vec![match v {
-            Bson::RegularExpression(r) => Cond::Regex(regex(&r.pattern, &r.options)?),
+            Bson::RegularExpression(r) => {
+                Cond::Regex(regex(r.pattern.as_str(), r.options.as_str())?)
+            }
             other => Cond::Eq(other.clone()),
         }]);
     };
@@ -182,15 +184,16 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
                     } else {
                         options
                     };
-                    Cond::Regex(regex(&r.pattern, o)?)
+                    Cond::Regex(regex(r.pattern.as_str(), o)?)
                 }
                 _ => return Err(FilterError::takes("$regex", "a string")),
             },
             "$options" => continue,
             "$not" => match arg {
-                Bson::RegularExpression(r) => {
-                    Cond::Not(vec![Cond::Regex(regex(&r.pattern, &r.options)?)])
-                }
+                Bson::RegularExpression(r) => Cond::Not(vec![Cond::Regex(regex(
+                    r.pattern.as_str(),
+                    r.options.as_str(),
+                )?)]),
                 Bson::Document(_) if is_operators(arg).is_some() => Cond::Not(conds(arg)?),
                 _ => {
                     return Err(FilterError::takes(
@@ -227,7 +230,9 @@ fn conds(v: &Bson) -> Result<Vec<Cond>, FilterError> {
 
 fn pattern(b: &Bson) -> Result<Pattern, FilterError> {
     Ok(match b {
-        Bson::RegularExpression(r) => Pattern::Regex(regex(&r.pattern, &r.options)?),
+        Bson::RegularExpression(r) => {
+            Pattern::Regex(regex(r.pattern.as_str(), r.options.as_str())?)
+        }
         other => Pattern::Value(other.clone()),
     })
 }
@@ -547,7 +552,7 @@ pub fn compare(a: &Bson, b: &Bson) -> Ordering {
             (x.time, x.increment).cmp(&(y.time, y.increment))
         }
         (Bson::RegularExpression(x), Bson::RegularExpression(y)) => {
-            (&x.pattern, &x.options).cmp(&(&y.pattern, &y.options))
+            (x.pattern.as_str(), x.options.as_str()).cmp(&(y.pattern.as_str(), y.options.as_str()))
         }
         _ => Ordering::Equal,
     }

@@ -820,7 +820,7 @@ mod tests {
         );
         assert_eq!(
             parse("{name: /^ab\\/c[/]/im}"),
-            doc! {"name": Regex { pattern: "^ab\\/c[/]".into(), options: "im".into() }}
+            doc! {"name": Regex { pattern: bson::raw::cstr!("^ab\\/c[/]").into(), options: bson::raw::cstr!("im").into() }}
         );
         assert_eq!(
             parse("{'a.b': {$in: [1, 2.5, 'x', null, true,]}, c: {$exists: false}}"),

@@ -8,6 +8,7 @@
 //! `$queryStats` (see [`super::workload`]). Every call carries `maxTimeMS`
 //! and is also cut off on the client after the same timeout.
 
+use crate::profile::extjson::Relaxed as _;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -382,7 +383,7 @@ impl MongoSource {
         };
         if let Ok(opts) = spec.get_document("options") {
             if !opts.is_empty() {
-                meta.options = Some(bson::Bson::Document(opts.clone()).into_relaxed_extjson());
+                meta.options = Some(bson::Bson::Document(opts.clone()).relaxed());
             }
             // Some servers list a time-series collection as type
             // "collection" with its `timeseries` options.
@@ -1444,7 +1445,7 @@ impl MongoSource {
                     .filter_map(|t| {
                         let t = t.as_document()?;
                         Some(LargeDocument {
-                            id: t.get("i").map(|i| i.clone().into_relaxed_extjson()),
+                            id: t.get("i").map(|i| i.clone().relaxed()),
                             bytes: as_u64(t, "s")?,
                         })
                     })

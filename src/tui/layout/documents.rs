@@ -3,6 +3,7 @@
 //! `update` moves its cursor over them.
 
 use crate::fmt::fit_end;
+use crate::profile::extjson::Relaxed as _;
 use crate::tui::model::DocLine;
 
 /// Lines shown of one open document at most.
@@ -21,7 +22,7 @@ pub struct Folds<'a> {
 pub fn doc_lines(bytes: &[u8], folds: Folds<'_>) -> Vec<DocLine> {
     let value = match bson::Document::from_reader(bytes) {
         Ok(d) => {
-            let mut v = bson::Bson::Document(d).into_relaxed_extjson();
+            let mut v = bson::Bson::Document(d).relaxed();
             readable_dates(&mut v);
             v
         }
@@ -213,9 +214,9 @@ pub fn compact(v: bson::RawBsonRef<'_>) -> String {
         B::Double(f) => f.to_string(),
         B::Boolean(b) => b.to_string(),
         B::Null => "null".to_owned(),
-        other => other.to_raw_bson().try_into().map_or_else(
-            |_: bson::raw::Error| "?".to_owned(),
-            |b: bson::Bson| b.into_relaxed_extjson().to_string(),
+        other => bson::RawBson::from(other).try_into().map_or_else(
+            |_: bson::error::Error| "?".to_owned(),
+            |b: bson::Bson| b.relaxed().to_string(),
         ),
     };
     let text = text.replace(['\n', '\r', '\t'], " ");
@@ -243,6 +244,7 @@ pub fn preview(bytes: &[u8], w: usize) -> String {
     let fields = id.map(|v| ("_id", v)).into_iter().chain(
         raw.iter()
             .filter_map(Result::ok)
+            .map(|(k, v)| (k.as_str(), v))
             .filter(|(k, _)| *k != "_id"),
     );
     for (k, v) in fields {
@@ -314,19 +316,14 @@ pub fn pad(s: &str, w: usize) -> String {
 /// A document as relaxed Extended JSON, pretty: what `y` copies.
 pub fn json(bytes: &[u8]) -> Option<String> {
     let d = bson::Document::from_reader(bytes).ok()?;
-    serde_json::to_string_pretty(&bson::Bson::Document(d).into_relaxed_extjson()).ok()
+    serde_json::to_string_pretty(&bson::Bson::Document(d).relaxed()).ok()
 }
 
 /// A document's text as the search reads it: compact relaxed Extended
 /// JSON, lower case.
 pub fn search_text(bytes: &[u8]) -> String {
     bson::Document::from_reader(bytes)
-        .map(|d| {
-            bson::Bson::Document(d)
-                .into_relaxed_extjson()
-                .to_string()
-                .to_lowercase()
-        })
+        .map(|d| bson::Bson::Document(d).relaxed().to_string().to_lowercase())
         .unwrap_or_default()
 }
 
@@ -431,8 +428,7 @@ mod tests {
         let plain = bson::doc! {"a": {"b": [1, {"c": "d"}]}, "e": true};
         let b = bytes(&plain);
         let serde =
-            serde_json::to_string_pretty(&bson::Bson::Document(plain).into_relaxed_extjson())
-                .expect("json");
+            serde_json::to_string_pretty(&bson::Bson::Document(plain).relaxed()).expect("json");
         let serde: Vec<&str> = serde.lines().collect();
         assert_eq!(folded_lines(&b, Some(10)), serde);
         assert_eq!(folded_lines(&b, None), serde);

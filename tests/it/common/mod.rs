@@ -529,10 +529,10 @@ pub fn dumped_indexes(dir: &Path, db_name: &str, coll: &str) -> Vec<Document> {
         let ns = format!("{db_name}.{coll}");
         specs = read_bson_file(&legacy)
             .into_iter()
-            .filter(|i| i.get_str("ns") == Ok(ns.as_str()))
+            .filter(|i| i.get_str("ns").ok() == Some(ns.as_str()))
             .collect();
     }
-    specs.retain(|s| s.get_str("name") != Ok("_id_"));
+    specs.retain(|s| s.get_str("name").ok() != Some("_id_"));
     for s in &mut specs {
         s.remove("ns");
         s.remove("v");

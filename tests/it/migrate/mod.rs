@@ -422,7 +422,7 @@ pub async fn snapshot_of(
                 .get("_id")
                 .ok()
                 .flatten()
-                .and_then(|v| v.to_raw_bson().try_into().ok())
+                .and_then(|v| bson::RawBson::from(v).try_into().ok())
                 .map_or_else(String::new, |b: Bson| {
                     b.into_canonical_extjson().to_string()
                 });

@@ -502,7 +502,7 @@ impl Enc<'_> {
             })
             .sum::<u64>();
         out.push(mode);
-        out.extend_from_slice(&bson::to_vec(&reference).expect("reference"));
+        out.extend_from_slice(&bson::serialize_to_vec(&reference).expect("reference"));
         // Items in the order the decoder asks for them: each object takes
         // one value of every sub-column, in order.
         let mut queues: Vec<std::collections::VecDeque<Item>> =
@@ -718,7 +718,7 @@ fn doc_of(bytes: &[u8]) -> Document {
 /// A value as a column holds it: its tag and value bytes.
 pub fn bson_value(v: &Bson) -> (u8, Vec<u8>) {
     let d = bson::doc! {"": v.clone()};
-    let b = bson::to_vec(&d).expect("encode");
+    let b = bson::serialize_to_vec(&d).expect("encode");
     // Length (4), tag, empty name's zero byte, value, closing zero.
     (b[4], b[6..b.len() - 1].to_vec())
 }
@@ -931,8 +931,10 @@ fn decodes_back(reference: &Document, d: Option<&Document>, arrays: bool) -> boo
         return rebuild(reference, None, arrays).is_none();
     };
     covered(reference, d, arrays)
-        && rebuild(reference, Some(d), arrays)
-            .is_some_and(|r| bson::to_vec(&r).expect("encode") == bson::to_vec(d).expect("encode"))
+        && rebuild(reference, Some(d), arrays).is_some_and(|r| {
+            bson::serialize_to_vec(&r).expect("encode")
+                == bson::serialize_to_vec(d).expect("encode")
+        })
 }
 
 // ---------------------------------------------------------------------
@@ -978,8 +980,8 @@ pub fn random_scalar(r: &mut Rng) -> Bson {
             bytes: r.next().to_le_bytes()[..r.range(0, 8) as usize].to_vec(),
         }),
         15 => Bson::RegularExpression(bson::Regex {
-            pattern: "^a".into(),
-            options: "i".into(),
+            pattern: bson::raw::cstr!("^a").into(),
+            options: bson::raw::cstr!("i").into(),
         }),
         16 => Bson::JavaScriptCode(short_text(r)),
         _ => Bson::Symbol("sym".into()),
@@ -1160,8 +1162,8 @@ impl State {
                 2 => Bson::MaxKey,
                 3 => Bson::Undefined,
                 4 => Bson::RegularExpression(bson::Regex {
-                    pattern: "x".into(),
-                    options: String::new(),
+                    pattern: bson::raw::cstr!("x").into(),
+                    options: bson::raw::cstr!("").into(),
                 }),
                 _ => Bson::Symbol("s".into()),
             },

@@ -288,8 +288,8 @@ pub fn scalar(rng: &mut Rng) -> Bson {
         )),
         7 => Bson::Null,
         8 => Bson::RegularExpression(bson::Regex {
-            pattern: "^a.b".into(),
-            options: "i".into(),
+            pattern: bson::raw::cstr!("^a.b").into(),
+            options: bson::raw::cstr!("i").into(),
         }),
         9 => {
             let json = serde_json::json!({"$dbPointer": {"$ref": "c", "$id": {"$oid": "5ca4bbcea2dd94ee58162a68"}}});

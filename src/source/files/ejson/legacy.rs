@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 pub enum ConvertError {
     /// The bson crate refused it.
     #[error("{0}")]
-    Bson(#[from] bson::extjson::de::Error),
+    Bson(#[from] bson::error::Error),
     #[error(
         "invalid value: string {0:?}, expected an ISO-8601 date and time such as \"2009-04-01T07:00:00Z\""
     )]
@@ -494,8 +494,8 @@ mod tests {
 
         let re = |p: &str, o: &str| {
             Some(Bson::RegularExpression(bson::Regex {
-                pattern: p.into(),
-                options: o.into(),
+                pattern: p.try_into().expect("a pattern without NUL"),
+                options: o.try_into().expect("options without NUL"),
             }))
         };
         assert_eq!(
