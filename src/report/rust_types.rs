@@ -1,6 +1,6 @@
 //! `docshape schema --format rust`: the collection's documents as `serde`
 //! structs over the `bson` crate's types (`bson::oid::ObjectId`,
-//! `bson::DateTime`, `bson::Decimal128` …), for `bson::from_document` or a
+//! `bson::DateTime`, `bson::Decimal128` …), for `bson::deserialize_from_document` or a
 //! driver's typed collection. `Option` where a field was missing from some
 //! documents or null, an untagged enum where a path held several types (its
 //! comment gives the shares and their confidence), a `HashMap` for objects

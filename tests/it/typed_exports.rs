@@ -778,7 +778,7 @@ fn rust_export_deserializes_each_collections_documents_and_refuses_wrong_ones() 
     std::fs::create_dir_all(&src).expect("mkdir src");
     let manifest = format!(
         "[package]\nname = \"typed-exports-check\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\nbson = \"={}\"\nserde = {{ version = \"={}\", features = [\"derive\"] }}\n\n[workspace]\n",
+         [dependencies]\nbson = {{ version = \"={}\", features = [\"serde\"] }}\nserde = {{ version = \"={}\", features = [\"derive\"] }}\n\n[workspace]\n",
         locked_version("bson"),
         locked_version("serde")
     );
@@ -813,7 +813,7 @@ fn rust_export_deserializes_each_collections_documents_and_refuses_wrong_ones() 
          \x20       let mut i = 0;\n\
          \x20       while !rest.is_empty() {\n\
          \x20           let doc = bson::Document::from_reader(&mut rest).expect(\"a document\");\n\
-         \x20           match bson::from_document::<T>(doc) {\n\
+         \x20           match bson::deserialize_from_document::<T>(doc) {\n\
          \x20               Ok(_) => println!(\"{name}\\t{kind}\\t{i}\\tok\"),\n\
          \x20               Err(e) => println!(\"{name}\\t{kind}\\t{i}\\t{}\", e.to_string().replace(['\\n', '\\t'], \" \")),\n\
          \x20           }\n\
@@ -876,7 +876,7 @@ fn rust_export_deserializes_each_collections_documents_and_refuses_wrong_ones() 
             (res != "ok").then(|| res.to_owned()),
         );
     }
-    judge("bson::from_document", looked_up(&outcomes));
+    judge("bson::deserialize_from_document", looked_up(&outcomes));
     eprintln!(
         "rust: {} collections exported in {:.1} s, crate built in {:.1} s",
         corpus().len(),
