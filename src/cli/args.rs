@@ -50,6 +50,29 @@ pub enum Command {
     Seed(crate::seed::SeedArgs),
     /// A lesson as plain text (list them with no NAME).
     Lesson(LessonArgs),
+    /// What changed between two JSON reports (written by `audit --format
+    /// json`): collections, paths, types, presence, indexes and findings.
+    /// A shift two samples of the same unchanged collection could show by
+    /// chance is not reported: proportions are compared by a two-proportion
+    /// test at a family-wise level of 0.001.
+    Diff(DiffArgs),
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The earlier JSON report (`docshape audit TARGET --format json -o FILE`).
+    pub before: PathBuf,
+    /// The later JSON report.
+    pub after: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::diff::render::DiffFormat::Text)]
+    pub format: crate::diff::render::DiffFormat,
+    /// Write the diff to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit with 1 when a change at or above this severity is found.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
 }
 
 #[derive(Args)]
