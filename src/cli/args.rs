@@ -51,7 +51,8 @@ pub enum Command {
     /// A lesson as plain text (list them with no NAME).
     Lesson(LessonArgs),
     /// What changed between two JSON reports (written by `audit --format
-    /// json`): collections, paths, types, presence, indexes and findings.
+    /// json`) or targets (audited first): collections, paths, types,
+    /// presence, indexes and findings.
     /// A shift two samples of the same unchanged collection could show by
     /// chance is not reported: proportions are compared by a two-proportion
     /// test at a family-wise level of 0.001.
@@ -60,10 +61,11 @@ pub enum Command {
 
 #[derive(Args)]
 pub struct DiffArgs {
-    /// The earlier JSON report (`docshape audit TARGET --format json -o FILE`).
-    pub before: PathBuf,
-    /// The later JSON report.
-    pub after: PathBuf,
+    /// The earlier JSON report (`docshape audit TARGET --format json -o
+    /// FILE`), or a target to audit now (with `audit`'s defaults).
+    pub before: String,
+    /// The later JSON report, or a target to audit now.
+    pub after: String,
     /// Output format.
     #[arg(long, value_enum, default_value_t = crate::diff::render::DiffFormat::Text)]
     pub format: crate::diff::render::DiffFormat,

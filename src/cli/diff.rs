@@ -1,38 +1,116 @@
-//! `docshape diff BEFORE AFTER`: two JSON reports compared, written in the
-//! format asked for; the exit code says whether a change reached
-//! `--fail-on`.
+//! `docshape diff BEFORE AFTER`: two JSON reports (or targets, audited
+//! first) compared, written in the format asked for; the exit code says
+//! whether a change reached `--fail-on`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use super::args::DiffArgs;
-use super::audit::exit_code;
+use clap::Parser;
+use serde_json::Value;
+
+use super::args::{Common, DiffArgs};
+use super::audit::{exit_code, profile, unreadable_parts};
 use super::output::{open, written};
 use super::Fatal;
 use crate::diff::{self, render};
 
-pub fn run_diff(d: &DiffArgs) -> Result<ExitCode, Fatal> {
-    let before = read(&d.before)?;
-    let after = read(&d.after)?;
-    let label = |p: &Path| p.display().to_string();
-    let result = diff::compare(&label(&d.before), &before, &label(&d.after), &after);
+/// A side given as a target, read with the options `audit` has by default.
+#[derive(Parser)]
+struct Side {
+    #[command(flatten)]
+    common: Common,
+}
+
+/// One side of the diff: its label and its report, and whether parts of
+/// its target could not be read.
+struct Read {
+    label: String,
+    report: Value,
+    unreadable: bool,
+}
+
+pub async fn run_diff(d: &DiffArgs) -> Result<ExitCode, Fatal> {
+    let before = side(&d.before).await?;
+    let after = side(&d.after).await?;
+    let result = diff::compare(&before.label, &before.report, &after.label, &after.report);
     let text = render::render(&result, d.format);
     written(
         crate::report::write_to(open(d.output.clone()), |w| w.write_all(text.as_bytes())),
         d.output.as_deref(),
     )?;
+    if before.unreadable || after.unreadable {
+        return Ok(ExitCode::from(2));
+    }
     Ok(exit_code(d.fail_on, result.worst()))
 }
 
-/// The JSON report in file `p`, or the sentence that says why not.
-fn read(p: &Path) -> Result<serde_json::Value, Fatal> {
-    let shown = p.display();
-    let bytes = std::fs::read(p).map_err(|e| Fatal(format!("cannot read {shown}: {e}")))?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+/// A side: the JSON report in file `arg`, or else the target `arg` names,
+/// audited.
+async fn side(arg: &str) -> Result<Read, Fatal> {
+    let p = Path::new(arg);
+    if let Some(report) = report_file(p)? {
+        return Ok(Read {
+            label: arg.to_owned(),
+            report,
+            unreadable: false,
+        });
+    }
+    let parsed = Side::try_parse_from(["docshape", "--", arg]).map_err(|e| {
+        let e = e.to_string();
+        let first = e.lines().next().unwrap_or_default().to_owned();
         Fatal(format!(
-            "{shown} is not a docshape JSON report: it is not JSON ({e})"
+            "{arg} is neither a JSON report nor a target: {first}"
         ))
     })?;
-    diff::check(&v).map_err(|e| Fatal(format!("{shown}: {e}")))?;
-    Ok(v)
+    let report = profile(&parsed.common, None, None).await?;
+    let unreadable = unreadable_parts(&report);
+    let value = serde_json::to_value(&report).map_err(|e| {
+        Fatal(format!(
+            "the report of {} could not be made: {e}",
+            report.target
+        ))
+    })?;
+    Ok(Read {
+        label: report.target.clone(),
+        report: value,
+        unreadable,
+    })
+}
+
+/// The report in file `p`; `None` when `p` is no file that holds one
+/// (a connection string, a directory, a file of documents); an error when
+/// it cannot be read, or holds a JSON object that is meant as a report
+/// and is not one.
+fn report_file(p: &Path) -> Result<Option<Value>, Fatal> {
+    let shown = p.display();
+    if !p.is_file() || p.extension().is_some_and(|x| x == "bson") {
+        // A path that names nothing; a connection string or the name of a
+        // saved connection goes on as a target.
+        let name = shown.to_string();
+        let pathlike = !name.contains("://") && (name.contains('/') || name.contains('.'));
+        if !p.exists() && pathlike {
+            return Err(Fatal(format!(
+                "cannot read {shown}: no such file or directory"
+            )));
+        }
+        return Ok(None);
+    }
+    let bytes = std::fs::read(p).map_err(|e| Fatal(format!("cannot read {shown}: {e}")))?;
+    // Not one JSON value: documents one per line, a file of documents.
+    let Ok(v) = serde_json::from_slice::<Value>(&bytes) else {
+        return Ok(None);
+    };
+    match diff::check(&v) {
+        Ok(()) => Ok(Some(v)),
+        // A JSON array, or a single document: a file of documents.
+        Err(_) if !looks_meant_as_report(&v) => Ok(None),
+        Err(e) => Err(Fatal(format!("{shown}: {e}"))),
+    }
+}
+
+/// A JSON object with a report's own keys.
+fn looks_meant_as_report(v: &Value) -> bool {
+    ["docshape", "collections", "generated_at"]
+        .iter()
+        .any(|k| v.get(k).is_some())
 }

@@ -404,12 +404,14 @@ fn indexes(ns: &str, b: &Value, a: &Value, sure: &mut Vec<Change>) {
     }
 }
 
+/// Entries of a map, borrowed.
+type Entries<'m, K, V> = Vec<(&'m K, &'m V)>;
+
 /// What only `b` holds, and what only `a` holds.
-#[allow(clippy::type_complexity)]
 fn one_side<'m, K: Ord, V>(
     b: &'m BTreeMap<K, V>,
     a: &'m BTreeMap<K, V>,
-) -> (Vec<(&'m K, &'m V)>, Vec<(&'m K, &'m V)>) {
+) -> (Entries<'m, K, V>, Entries<'m, K, V>) {
     let only = |x: &'m BTreeMap<K, V>, y: &BTreeMap<K, V>| {
         x.iter()
             .filter(|(k, _)| !y.contains_key(k))

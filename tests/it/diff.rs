@@ -163,6 +163,13 @@ fn planted_drift_is_found_and_fails_the_run() {
         diff(&v1, &v2, &["--fail-on", "never"]).status.code(),
         Some(0)
     );
+    // A side that is a target is audited first, with audit's defaults.
+    let dir = tmp.path().join("v2");
+    let o = diff(&v1, &dir, &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["after"], dir.to_str().expect("UTF-8"));
+    assert!(find(&changes(&o), "age", "type-added").is_some());
     // A report against itself: nothing.
     let same = diff(&v1, &v1, &["--format", "json", "--fail-on", "info"]);
     assert_eq!(same.status.code(), Some(0));
@@ -272,7 +279,8 @@ fn a_side_that_is_no_report_fails_cleanly() {
     std::fs::write(&other, r#"{"collections": 3}"#).expect("write");
     let missing = tmp.path().join("missing.json");
     for (bad, says) in [
-        (&garbage, "is not a docshape JSON report"),
+        // Not one JSON value: read as a file of documents, which it is not.
+        (&garbage, "garbage.json"),
         (&other, "is not a docshape JSON report"),
         (&missing, "cannot read"),
     ] {
