@@ -66,6 +66,9 @@ pub enum Kind {
     PresenceChanged,
     IndexAdded,
     IndexRemoved,
+    RelationshipAdded,
+    RelationshipRemoved,
+    CardinalityChanged,
     FindingAdded,
     FindingResolved,
 }
@@ -132,6 +135,7 @@ pub fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> D
             ));
         }
     }
+    relationships(b, a, &mut sure);
     findings(b, a, &mut sure);
     let comparisons = tested.len();
     let level = ALPHA / comparisons.max(1) as f64;
@@ -420,6 +424,80 @@ fn one_side<'m, K: Ord, V>(
     (only(b, a), only(a, b))
 }
 
+/// References between collections, by the path that refers and the one
+/// referred to. A relationship is found by a test of its own and its
+/// cardinality is a class of its fan-out, so one near the edge of either
+/// may come and go between samples: these changes are `info`, to read,
+/// not to fail a build on.
+fn relationships(b: &Value, a: &Value, sure: &mut Vec<Change>) {
+    let keyed = |r: &Value| -> BTreeMap<(String, String), Value> {
+        r.get("relationships")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|x| {
+                let s = |k: &str| x.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+                let summary = json!({"from": s("from"), "to": s("to"), "kind": s("kind"), "cardinality": s("cardinality")});
+                ((s("from"), s("to")), summary)
+            })
+            .collect()
+    };
+    let (rb, ra) = (keyed(b), keyed(a));
+    // The namespace of a path `db.coll.path`: the report names it on the
+    // relationship's `from`, whose collection may hold dots only in a way
+    // the report's collections resolve.
+    let namespaces: BTreeSet<String> = collections(b)
+        .into_keys()
+        .chain(collections(a).into_keys())
+        .collect();
+    let place = |from: &str| -> (String, Option<String>) {
+        namespaces
+            .iter()
+            .filter(|ns| from.starts_with(&format!("{ns}.")))
+            .max_by_key(|ns| ns.len())
+            .map_or((from.to_owned(), None), |ns| {
+                (ns.clone(), Some(from[ns.len() + 1..].to_owned()))
+            })
+    };
+    let (gone, new) = one_side(&rb, &ra);
+    for (kind, entries) in [
+        (Kind::RelationshipRemoved, gone),
+        (Kind::RelationshipAdded, new),
+    ] {
+        for ((from, _), v) in entries {
+            let (ns, path) = place(from);
+            let (before, after) = match kind {
+                Kind::RelationshipRemoved => (v.clone(), Value::Null),
+                _ => (Value::Null, v.clone()),
+            };
+            sure.push(plain(
+                &ns,
+                path.as_deref(),
+                kind,
+                Severity::Info,
+                before,
+                after,
+            ));
+        }
+    }
+    for (key, vb) in &rb {
+        if let Some(va) = ra.get(key) {
+            if vb["cardinality"] != va["cardinality"] {
+                let (ns, path) = place(&key.0);
+                let c = plain(
+                    &ns,
+                    path.as_deref(),
+                    Kind::CardinalityChanged,
+                    Severity::Info,
+                    vb.clone(),
+                    va.clone(),
+                );
+                sure.push(c);
+            }
+        }
+    }
+}
+
 /// Every finding of a report (per collection and deployment-wide) by rule,
 /// namespace and path.
 fn all_findings(r: &Value) -> BTreeMap<(String, String, String), &Value> {
@@ -549,6 +627,32 @@ mod tests {
         );
         assert_eq!(d.worst(), Some(Severity::Critical));
         assert!(d.changes.iter().all(|c| c.confidence.is_none()));
+    }
+
+    #[test]
+    fn relationships_by_their_ends() {
+        let rel = |from: &str, card: &str| json!({"from": from, "to": "crm.people._id", "kind": "parent-reference", "cardinality": card});
+        let mut b = report(10, 10, &[], &json!({}));
+        let mut a = b.clone();
+        b["relationships"] = json!([
+            rel("crm.people.boss_id", "one-to-few"),
+            rel("crm.people.mentor_id", "one-to-few")
+        ]);
+        a["relationships"] = json!([
+            rel("crm.people.boss_id", "one-to-many"),
+            rel("crm.people.buddy_id", "one-to-few")
+        ]);
+        let d = compare("b", &b, "a", &a);
+        assert_eq!(
+            kinds(&d),
+            [
+                (Some("boss_id"), Kind::CardinalityChanged, Severity::Info),
+                (Some("buddy_id"), Kind::RelationshipAdded, Severity::Info),
+                (Some("mentor_id"), Kind::RelationshipRemoved, Severity::Info),
+            ]
+        );
+        assert_eq!(d.changes[0].namespace, "crm.people");
+        assert_eq!(d.changes[0].after["cardinality"], "one-to-many");
     }
 
     #[test]

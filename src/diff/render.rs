@@ -154,6 +154,17 @@ fn describe(v: &Value) -> String {
         let sev = m.get("severity").and_then(Value::as_str).unwrap_or("");
         return format!("{r} ({sev})");
     }
+    if let (Some(from), Some(to)) = (
+        m.get("from").and_then(Value::as_str),
+        m.get("to").and_then(Value::as_str),
+    ) {
+        let field = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+        return format!(
+            "{from} → {to} ({}, {})",
+            field("kind"),
+            field("cardinality")
+        );
+    }
     if let Some(n) = m.get("name").and_then(Value::as_str) {
         return format!("{n} {}", m.get("key").cloned().unwrap_or_default());
     }
