@@ -74,6 +74,24 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the contract's order.
+    pub const ALL: [Kind; 14] = [
+        Kind::CollectionAdded,
+        Kind::CollectionRemoved,
+        Kind::PathAdded,
+        Kind::PathRemoved,
+        Kind::TypeAdded,
+        Kind::TypeRemoved,
+        Kind::PresenceChanged,
+        Kind::IndexAdded,
+        Kind::IndexRemoved,
+        Kind::RelationshipAdded,
+        Kind::RelationshipRemoved,
+        Kind::CardinalityChanged,
+        Kind::FindingAdded,
+        Kind::FindingResolved,
+    ];
+
     pub fn name(self) -> String {
         crate::report::plain(&self)
     }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{Change, Diff};
 use crate::report::markdown::{icon, md};
@@ -18,6 +18,8 @@ pub enum DiffFormat {
     Json,
     /// A Markdown table, for a pull request or a wiki.
     Markdown,
+    /// SARIF 2.1.0, a result per change, for code-scanning tools.
+    Sarif,
 }
 
 pub fn render(d: &Diff, format: DiffFormat) -> String {
@@ -31,6 +33,7 @@ pub fn render(d: &Diff, format: DiffFormat) -> String {
             s
         }
         DiffFormat::Markdown => markdown(d),
+        DiffFormat::Sarif => sarif(d),
     }
 }
 
@@ -62,21 +65,13 @@ fn text(d: &Diff) -> String {
         d.test.comparisons
     );
     for c in ordered(d) {
-        let _ = write!(
+        let _ = writeln!(
             out,
             "{:<8} {:<20} {}",
             c.severity.name(),
             c.kind.name(),
-            safe(&c.namespace)
+            line(c)
         );
-        if let Some(p) = &c.path {
-            let _ = write!(out, " {}", safe(p));
-        }
-        let _ = write!(out, ": {} → {}", describe(&c.before), describe(&c.after));
-        if let Some(conf) = c.confidence {
-            let _ = write!(out, " (confidence {conf})");
-        }
-        out.push('\n');
     }
     out
 }
@@ -111,6 +106,78 @@ fn markdown(d: &Diff) -> String {
         d.test.name, d.test.alpha, d.test.comparisons
     );
     out
+}
+
+/// A line of the text form: the change's place, and what it was and is.
+fn line(c: &Change) -> String {
+    let mut s = safe(&c.namespace);
+    if let Some(p) = &c.path {
+        let _ = write!(s, " {}", safe(p));
+    }
+    let _ = write!(s, ": {} → {}", describe(&c.before), describe(&c.after));
+    if let Some(conf) = c.confidence {
+        let _ = write!(s, " (confidence {conf})");
+    }
+    s
+}
+
+/// SARIF 2.1.0: a rule per kind of change, a result per change, located
+/// in AFTER (the report or target the changes are now in) and by the
+/// change's namespace and path.
+fn sarif(d: &Diff) -> String {
+    use crate::report::sarif::{camel, level, SCHEMA};
+    let rules: Vec<Value> = super::Kind::ALL
+        .iter()
+        .map(|k| {
+            let id = k.name();
+            json!({"id": id, "name": camel(&id), "shortDescription": {"text": format!("docshape diff: {id}")}})
+        })
+        .collect();
+    let results: Vec<Value> = d
+        .changes
+        .iter()
+        .map(|c| {
+            let id = c.kind.name();
+            let logical = match &c.path {
+                Some(p) => format!("{}.{p}", c.namespace),
+                None => c.namespace.clone(),
+            };
+            let index = super::Kind::ALL.iter().position(|k| *k == c.kind).unwrap_or(0);
+            let fingerprint = crate::profile::sketch::hash_bytes(
+                2,
+                format!("{id}|{logical}|{}|{}", c.before, c.after).as_bytes(),
+            );
+            let mut properties = json!({"severity": c.severity.name(), "before": c.before, "after": c.after});
+            if let Some(conf) = c.confidence {
+                properties["confidence"] = json!(conf);
+            }
+            json!({
+                "ruleId": id,
+                "ruleIndex": index,
+                "level": level(c.severity),
+                "message": {"text": format!("{id}: {}", line(c))},
+                "locations": [{
+                    "physicalLocation": {"artifactLocation": {"uri": d.after}, "region": {"startLine": 1}},
+                    "logicalLocations": [{"fullyQualifiedName": logical, "kind": "member"}]
+                }],
+                "partialFingerprints": {"docshapeChange/v1": format!("{fingerprint:016x}")},
+                "properties": properties,
+            })
+        })
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "docshape", "version": crate::report::VERSION, "rules": rules}},
+            "invocations": [{"executionSuccessful": true}],
+            "results": results,
+            "properties": {"before": d.before, "after": d.after, "test": d.test},
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
 }
 
 /// What a diff without changes says.
