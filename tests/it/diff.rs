@@ -289,3 +289,69 @@ fn a_side_that_is_no_report_fails_cleanly() {
         assert_fails_cleanly(&diff(&good, bad, &[]), "a bad AFTER");
     }
 }
+
+/// Two `$sample`s of one unchanged server collection, each side of the
+/// diff a connection string audited there and then: no change at
+/// warning, exit 0, over `PAIRS` pairs. At the diff's family-wise level
+/// of 0.001, 3 or more of 10 pairs with a change come with probability at
+/// most C(10,3) · 0.001³ = 1.2e-7: the test allows 2.
+#[tokio::test]
+async fn two_server_samples_of_an_unchanged_collection_are_no_change() {
+    const PAIRS: usize = 10;
+    let client = crate::common::client().await;
+    let db = crate::common::unique_db("drift");
+    let coll = client.database(&db).collection::<bson::Document>("people");
+    let docs: Vec<bson::Document> = unchanged(5000)
+        .into_iter()
+        .map(|d| bson::serialize_to_document(&d).expect("a document"))
+        .collect();
+    for chunk in docs.chunks(1000) {
+        coll.insert_many(chunk.to_vec()).await.expect("insert");
+    }
+    let uri = crate::common::uri();
+    let ns = format!("{db}.people");
+    let started = Instant::now();
+    // Two audits draw different samples (else the test proves nothing).
+    let city = |o: &std::process::Output| {
+        let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        let c = crate::common::collection(&v, &ns);
+        crate::common::field(c, "city")["count"].clone()
+    };
+    let args = [
+        "audit",
+        uri.as_str(),
+        "-c",
+        ns.as_str(),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ];
+    let first = crate::common::docshape_async(&args).await;
+    let second = crate::common::docshape_async(&args).await;
+    assert_ne!(
+        city(&first),
+        city(&second),
+        "two $samples drew the same documents"
+    );
+    let (mut warned, mut any) = (0, 0);
+    for pair in 0..PAIRS {
+        // The module's server holds this database alone.
+        let o = crate::common::docshape_async(&["diff", &uri, &uri, "--format", "json"]).await;
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+        let c = changes(&o);
+        if o.status.code() == Some(1) {
+            warned += 1;
+            eprintln!("pair {pair}: a false alarm: {c:#?}");
+        }
+        any += usize::from(!c.is_empty());
+    }
+    eprintln!(
+        "{PAIRS} server pairs: {warned} with a warning change, {any} with any change, in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        warned <= 2 && any <= 2,
+        "{warned} warned, {any} changed of {PAIRS}"
+    );
+}
