@@ -66,6 +66,19 @@ pub struct DiffArgs {
     pub before: String,
     /// The later JSON report, or a target to audit now.
     pub after: String,
+    /// Only this database, on both sides (repeatable).
+    #[arg(long = "db", value_name = "NAME")]
+    pub dbs: Vec<String>,
+    /// Only this collection, `DB.COLL`, on both sides; `*` matches any run
+    /// of characters (repeatable).
+    #[arg(short = 'c', long = "collection", value_name = "DB.COLL")]
+    pub collections: Vec<String>,
+    /// Documents to sample per collection of a side that is a target.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: Option<u64>,
+    /// Read every document of a side that is a target.
+    #[arg(long, conflicts_with = "sample")]
+    pub full: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = crate::diff::render::DiffFormat::Text)]
     pub format: crate::diff::render::DiffFormat,

@@ -30,8 +30,16 @@ struct Read {
 }
 
 pub async fn run_diff(d: &DiffArgs) -> Result<ExitCode, Fatal> {
-    let before = side(&d.before).await?;
-    let after = side(&d.after).await?;
+    let mut before = side(&d.before, d).await?;
+    let mut after = side(&d.after, d).await?;
+    if !d.dbs.is_empty() || !d.collections.is_empty() {
+        let selection = crate::source::select::Selection {
+            dbs: d.dbs.clone(),
+            collections: d.collections.clone(),
+        };
+        diff::select(&mut before.report, &selection);
+        diff::select(&mut after.report, &selection);
+    }
     let result = diff::compare(&before.label, &before.report, &after.label, &after.report);
     let text = render::render(&result, d.format);
     written(
@@ -46,7 +54,7 @@ pub async fn run_diff(d: &DiffArgs) -> Result<ExitCode, Fatal> {
 
 /// A side: the JSON report in file `arg`, or else the target `arg` names,
 /// audited.
-async fn side(arg: &str) -> Result<Read, Fatal> {
+async fn side(arg: &str, d: &DiffArgs) -> Result<Read, Fatal> {
     let p = Path::new(arg);
     if let Some(report) = report_file(p)? {
         return Ok(Read {
@@ -55,7 +63,22 @@ async fn side(arg: &str) -> Result<Read, Fatal> {
             unreadable: false,
         });
     }
-    let parsed = Side::try_parse_from(["docshape", "--", arg]).map_err(|e| {
+    let mut args: Vec<String> = Vec::new();
+    for db in &d.dbs {
+        args.extend(["--db".into(), db.clone()]);
+    }
+    for c in &d.collections {
+        args.extend(["-c".into(), c.clone()]);
+    }
+    if let Some(n) = d.sample {
+        args.extend(["--sample".into(), n.to_string()]);
+    }
+    if d.full {
+        args.push("--full".into());
+    }
+    let words = ["docshape".to_owned()].into_iter().chain(args);
+    let words = words.chain(["--".to_owned(), arg.to_owned()]);
+    let parsed = Side::try_parse_from(words).map_err(|e| {
         let e = e.to_string();
         let first = e.lines().next().unwrap_or_default().to_owned();
         Fatal(format!(

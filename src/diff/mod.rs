@@ -116,6 +116,37 @@ pub fn check(v: &Value) -> Result<(), NotAReport> {
     }
 }
 
+/// Keeps of report `r` what `selection` selects: its collections, the
+/// references from them, and the deployment-wide findings about a
+/// selected database or collection.
+pub fn select(r: &mut Value, selection: &crate::source::select::Selection) {
+    let wants = |ns: &str| match ns.split_once('.') {
+        Some((db, coll)) => selection.wants(db, coll),
+        None => selection.wants_db(ns),
+    };
+    if let Some(cs) = r.get_mut("collections").and_then(Value::as_array_mut) {
+        cs.retain(|c| {
+            c.get("namespace")
+                .and_then(Value::as_str)
+                .is_some_and(wants)
+        });
+    }
+    let kept: Vec<String> = collections(r).into_keys().collect();
+    if let Some(rs) = r.get_mut("relationships").and_then(Value::as_array_mut) {
+        rs.retain(|x| {
+            let from = x.get("from").and_then(Value::as_str).unwrap_or_default();
+            kept.iter().any(|ns| from.starts_with(&format!("{ns}.")))
+        });
+    }
+    if let Some(fs) = r.get_mut("findings").and_then(Value::as_array_mut) {
+        fs.retain(|f| {
+            f.get("namespace")
+                .and_then(Value::as_str)
+                .is_some_and(wants)
+        });
+    }
+}
+
 /// A proportion comparison waiting for the family's level.
 struct Candidate {
     change: Change,
@@ -671,6 +702,27 @@ mod tests {
         );
         assert_eq!(d.changes[0].namespace, "crm.people");
         assert_eq!(d.changes[0].after["cardinality"], "one-to-many");
+    }
+
+    #[test]
+    fn a_selection_narrows_a_report() {
+        let mut r = report(10, 10, &[], &json!({}));
+        let mut other = r["collections"][0].clone();
+        other["namespace"] = json!("shop.orders");
+        r["collections"].as_array_mut().expect("array").push(other);
+        r["relationships"] = json!([{"from": "shop.orders.customer_id", "to": "crm.people._id"}]);
+        r["findings"] = json!([{"rule": "too-many-collections", "namespace": "shop"}]);
+        let selection = crate::source::select::Selection {
+            dbs: Vec::new(),
+            collections: vec!["crm.*".into()],
+        };
+        select(&mut r, &selection);
+        assert_eq!(
+            collections(&r).into_keys().collect::<Vec<_>>(),
+            ["crm.people"]
+        );
+        assert_eq!(r["relationships"], json!([]));
+        assert_eq!(r["findings"], json!([]));
     }
 
     #[test]
