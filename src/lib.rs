@@ -9,6 +9,7 @@ pub mod advise;
 pub mod audit;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod fmt;
 pub mod growth;
 pub mod i18n;

@@ -52,6 +52,7 @@ fn main() -> ExitCode {
                 .map(|()| ExitCode::SUCCESS)
                 .map_err(|e| Fatal(e.to_string())),
             Some(Command::Lesson(l)) => cli::run_lesson(l).await,
+            Some(Command::Diff(d)) => cli::run_diff(&d).await,
             None => cli::run_explorer(parsed.explore).await,
         }
     });

@@ -50,6 +50,44 @@ pub enum Command {
     Seed(crate::seed::SeedArgs),
     /// A lesson as plain text (list them with no NAME).
     Lesson(LessonArgs),
+    /// What changed between two JSON reports (written by `audit --format
+    /// json`) or targets (audited first): collections, paths, types,
+    /// presence, indexes and findings.
+    /// A shift two samples of the same unchanged collection could show by
+    /// chance is not reported: proportions are compared by a two-proportion
+    /// test at a family-wise level of 0.001.
+    Diff(DiffArgs),
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The earlier JSON report (`docshape audit TARGET --format json -o
+    /// FILE`), or a target to audit now (with `audit`'s defaults).
+    pub before: String,
+    /// The later JSON report, or a target to audit now.
+    pub after: String,
+    /// Only this database, on both sides (repeatable).
+    #[arg(long = "db", value_name = "NAME")]
+    pub dbs: Vec<String>,
+    /// Only this collection, `DB.COLL`, on both sides; `*` matches any run
+    /// of characters (repeatable).
+    #[arg(short = 'c', long = "collection", value_name = "DB.COLL")]
+    pub collections: Vec<String>,
+    /// Documents to sample per collection of a side that is a target.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: Option<u64>,
+    /// Read every document of a side that is a target.
+    #[arg(long, conflicts_with = "sample")]
+    pub full: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::diff::render::DiffFormat::Text)]
+    pub format: crate::diff::render::DiffFormat,
+    /// Write the diff to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit with 1 when a change at or above this severity is found.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
 }
 
 #[derive(Args)]

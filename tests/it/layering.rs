@@ -24,6 +24,7 @@ const STAGES: &[(&str, u8)] = &[
     ("advise", 3),
     ("report", 4),
     ("audit", 5),
+    ("diff", 5),
     ("lesson", 6),
     ("seed", 6),
     ("tui", 6),

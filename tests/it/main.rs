@@ -10,6 +10,7 @@ mod support;
 
 mod bsoncolumn;
 mod corpus;
+mod diff;
 mod e2e_files;
 mod e2e_server;
 mod early_findings;
