@@ -171,9 +171,15 @@ pub struct AuditArgs {
     /// Write the report to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Exit with 1 when a finding at or above this severity is reported.
-    #[arg(long, value_enum, default_value_t = FailOn::Critical)]
-    pub fail_on: FailOn,
+    /// Exit with 1 when a finding at or above this severity is reported
+    /// (default critical); with --baseline, a change (default warning).
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Compare with an earlier JSON report (`audit --format json -o FILE`)
+    /// and write what changed instead of the report, as `docshape diff FILE
+    /// TARGET` does (--format text, json, markdown or sarif).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Args)]

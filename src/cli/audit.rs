@@ -91,6 +91,9 @@ async fn run<S: Source>(
 }
 
 pub async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
+    if let Some(baseline) = &a.baseline {
+        return super::diff::against_baseline(&a, baseline).await;
+    }
     let workload = read_workload(&a.common)?;
     let color = a.output.is_none()
         && std::io::stdout().is_terminal()
@@ -134,7 +137,7 @@ pub async fn run_audit(a: AuditArgs) -> Result<ExitCode, Fatal> {
     if unreadable_parts(&report) {
         return Ok(ExitCode::from(2));
     }
-    Ok(exit_code(a.fail_on, worst))
+    Ok(exit_code(a.fail_on.unwrap_or(FailOn::Critical), worst))
 }
 
 /// 1 when `worst` is at or above `fail_on`, else 0.

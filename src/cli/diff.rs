@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use serde_json::Value;
 
-use super::args::{Common, DiffArgs};
+use super::args::{AuditArgs, Common, DiffArgs, FailOn};
 use super::audit::{exit_code, profile, unreadable_parts};
 use super::output::{open, written};
 use super::Fatal;
@@ -50,6 +50,54 @@ pub async fn run_diff(d: &DiffArgs) -> Result<ExitCode, Fatal> {
         return Ok(ExitCode::from(2));
     }
     Ok(exit_code(d.fail_on, result.worst()))
+}
+
+/// `audit TARGET --baseline FILE`: the target audited as `audit` reads
+/// it, then compared with the JSON report in FILE, as `diff FILE TARGET`
+/// compares them; `--fail-on` (default warning) counts the changes.
+pub async fn against_baseline(a: &AuditArgs, baseline: &Path) -> Result<ExitCode, Fatal> {
+    use crate::diff::render::DiffFormat;
+    use crate::report::Format;
+    let format = match a.format {
+        Format::Text => DiffFormat::Text,
+        Format::Json => DiffFormat::Json,
+        Format::Markdown => DiffFormat::Markdown,
+        Format::Sarif => DiffFormat::Sarif,
+        Format::Jsonl => {
+            return Err(Fatal(
+                "--baseline writes what changed as text, json, markdown or sarif, not jsonl".into(),
+            ))
+        }
+    };
+    let Some(before) = report_file(baseline)? else {
+        return Err(Fatal(format!(
+            "{} is not a JSON report of docshape audit --format json",
+            baseline.display()
+        )));
+    };
+    let workload = super::plan::read_workload(&a.common)?;
+    let now = profile(&a.common, workload.map(std::sync::Arc::new), None).await?;
+    let unreadable = unreadable_parts(&now);
+    let value = serde_json::to_value(&now).map_err(|e| {
+        Fatal(format!(
+            "the report of {} could not be made: {e}",
+            now.target
+        ))
+    })?;
+    let label = baseline.display().to_string();
+    let result = diff::compare(&label, &before, &now.target, &value);
+    let text = render::render(&result, format);
+    written(
+        crate::report::write_to(open(a.output.clone()), |w| w.write_all(text.as_bytes())),
+        a.output.as_deref(),
+    )?;
+    if unreadable {
+        return Ok(ExitCode::from(2));
+    }
+    Ok(exit_code(
+        a.fail_on.unwrap_or(FailOn::Warning),
+        result.worst(),
+    ))
 }
 
 /// A side: the JSON report in file `arg`, or else the target `arg` names,

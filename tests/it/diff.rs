@@ -271,6 +271,71 @@ fn two_samples_of_an_unchanged_collection_are_no_change() {
     assert!(any <= 3, "{any} of {PAIRS} pairs showed a change");
 }
 
+/// `audit TARGET --baseline FILE` is `diff FILE TARGET`: the same changes,
+/// and `--fail-on` counting them (default warning); the unchanged target
+/// against its own report shows none.
+#[test]
+fn audit_with_a_baseline_writes_what_changed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (v1, v2) = versions(tmp.path());
+    let against = |dir: &str, extra: &[&str]| {
+        let target = tmp.path().join(dir);
+        let mut args = vec![
+            "audit",
+            target.to_str().expect("UTF-8"),
+            "--sample",
+            "1000",
+            "--no-snapshot",
+            "--baseline",
+            v1.to_str().expect("UTF-8"),
+        ];
+        args.extend_from_slice(extra);
+        docshape(&args)
+    };
+    let o = against("v2", &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let by_audit = changes(&o);
+    let by_diff = changes(&diff(&v1, &v2, &["--format", "json"]));
+    let kinds = |c: &[Value]| {
+        let mut k: Vec<String> = c
+            .iter()
+            .map(|x| format!("{} {} {}", x["namespace"], x["path"], x["kind"]))
+            .collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        kinds(&by_audit),
+        kinds(&by_diff),
+        "the same changes as diff"
+    );
+    assert!(
+        find(&by_audit, "age", "type-added").is_some(),
+        "{by_audit:#?}"
+    );
+    let o = against("v2", &["--fail-on", "never"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let same = against("v1", &["--format", "json"]);
+    assert_eq!(same.status.code(), Some(0), "stderr: {}", stderr(&same));
+    assert!(
+        changes(&same).iter().all(|c| c["severity"] == "info"),
+        "{:#?}",
+        changes(&same)
+    );
+    let o = against("v2", &["--format", "jsonl"]);
+    let msg = assert_fails_cleanly(&o, "--baseline with jsonl");
+    assert!(msg.contains("jsonl"), "{msg}");
+    let not_a_report = tmp.path().join("v1").join("crm").join("people.jsonl");
+    let o = docshape(&[
+        "audit",
+        tmp.path().join("v2").to_str().expect("UTF-8"),
+        "--baseline",
+        not_a_report.to_str().expect("UTF-8"),
+    ]);
+    let msg = assert_fails_cleanly(&o, "--baseline that is no report");
+    assert!(msg.contains("not a JSON report"), "{msg}");
+}
+
 #[test]
 fn a_side_that_is_no_report_fails_cleanly() {
     let tmp = tempfile::tempdir().expect("tmp");
