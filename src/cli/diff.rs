@@ -76,22 +76,15 @@ pub async fn against_baseline(a: &AuditArgs, baseline: &Path) -> Result<ExitCode
         )));
     };
     let workload = super::plan::read_workload(&a.common)?;
-    let now = profile(&a.common, workload.map(std::sync::Arc::new), None).await?;
-    let unreadable = unreadable_parts(&now);
-    let value = serde_json::to_value(&now).map_err(|e| {
-        Fatal(format!(
-            "the report of {} could not be made: {e}",
-            now.target
-        ))
-    })?;
+    let now = audited(&a.common, workload.map(std::sync::Arc::new)).await?;
     let label = baseline.display().to_string();
-    let result = diff::compare(&label, &before, &now.target, &value);
+    let result = diff::compare(&label, &before, &now.label, &now.report);
     let text = render::render(&result, format);
     written(
         crate::report::write_to(open(a.output.clone()), |w| w.write_all(text.as_bytes())),
         a.output.as_deref(),
     )?;
-    if unreadable {
+    if now.unreadable {
         return Ok(ExitCode::from(2));
     }
     Ok(exit_code(
@@ -133,7 +126,15 @@ async fn side(arg: &str, d: &DiffArgs) -> Result<Read, Fatal> {
             "{arg} is neither a JSON report nor a target: {first}"
         ))
     })?;
-    let report = profile(&parsed.common, None, None).await?;
+    audited(&parsed.common, None).await
+}
+
+/// The target `c` names, audited, as one side of a diff.
+async fn audited(
+    c: &Common,
+    workload: Option<std::sync::Arc<crate::workload::Workload>>,
+) -> Result<Read, Fatal> {
+    let report = profile(c, workload, None).await?;
     let unreadable = unreadable_parts(&report);
     let value = serde_json::to_value(&report).map_err(|e| {
         Fatal(format!(
