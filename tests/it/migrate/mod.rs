@@ -359,6 +359,17 @@ impl Drop for Shell {
     fn drop(&mut self) {
         let _ = std::fs::write(self.dir.path().join("quit"), "");
         let _ = std::fs::write(self.dir.path().join(format!("step-{}.js", self.next)), "");
+        // A shell still inside a script (a step that timed out on a server
+        // that stopped answering) never reads them: it is killed, so that
+        // a failed test ends instead of waiting for it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
