@@ -150,6 +150,9 @@ pub struct PathWeight {
     pub elements: u64,
 }
 
+/// Paths a [`Weighed`] document keeps at most.
+pub const WEIGHED_PATHS: usize = 64;
+
 /// A document measured path by path, without its bytes: what the advice
 /// needs of a document too large to keep (how much a change at a path
 /// would take out of it).
@@ -162,8 +165,8 @@ pub struct Weighed {
     /// Its place among the kept documents when it is kept cut (long
     /// strings shortened), so that it is measured once, whole.
     pub kept_cut_at: Option<usize>,
-    /// Every path it holds (the profile's notation: `[]` for the elements
-    /// of an array), in the order first met.
+    /// The paths that carry at least 1 % of it (the profile's notation:
+    /// `[]` for the elements of an array), heaviest first.
     pub paths: Vec<(Vec<Seg>, PathWeight)>,
 }
 
@@ -174,6 +177,15 @@ impl Weighed {
         let mut at: HashMap<Vec<Seg>, usize> = HashMap::new();
         let mut paths = Vec::new();
         weigh(doc, false, &mut Vec::new(), &mut at, &mut paths);
+        // Only the paths that carry a share of it are kept (the heaviest
+        // first, at most `WEIGHED_PATHS`): a change at a lighter path moves
+        // its size by under 1 %, and a document of many fields would
+        // otherwise keep a path list per collection for the whole run.
+        let floor = doc.len() as u64 / 100;
+        paths.retain(|(_, w)| w.bytes >= floor);
+        paths.sort_by_key(|p| std::cmp::Reverse(p.1.bytes));
+        paths.truncate(WEIGHED_PATHS);
+        paths.shrink_to_fit();
         let id = top(doc, "_id")
             .and_then(|e| super::value::to_bson(e.ty, e.value))
             .map(super::extjson::Relaxed::relaxed);
@@ -185,7 +197,8 @@ impl Weighed {
         }
     }
 
-    /// What it carries at `segs` (nothing when it holds no such path).
+    /// What it carries at `segs` (nothing when it holds no such path, or
+    /// one lighter than 1 % of it).
     pub fn at(&self, segs: &[Seg]) -> PathWeight {
         self.paths
             .iter()
@@ -260,6 +273,10 @@ mod tests {
         let inner = w.at(&[Seg::Key("m".into()), Seg::Elem]);
         assert_eq!((inner.arrays, inner.elements), (2, 3));
         assert_eq!(w.at(&[Seg::Key("nothing".into())]), PathWeight::default());
+        assert!(
+            w.paths.windows(2).all(|p| p[0].1.bytes >= p[1].1.bytes),
+            "heaviest first"
+        );
         let top: u64 = w
             .paths
             .iter()
@@ -270,6 +287,25 @@ mod tests {
             top + 5,
             w.bytes,
             "the top-level paths carry the document but its frame"
+        );
+    }
+
+    #[test]
+    fn a_weighed_document_keeps_only_its_heavy_paths() {
+        let mut d = bson::Document::new();
+        for i in 0..500 {
+            d.insert(format!("f{i}"), i);
+        }
+        d.insert("big", "x".repeat(20_000));
+        let mut buf = Vec::new();
+        d.to_writer(&mut buf).expect("encode");
+        let w = Weighed::of(&buf);
+        assert!(w.paths.len() <= WEIGHED_PATHS, "{}", w.paths.len());
+        assert_eq!(w.paths[0].0, vec![Seg::Key("big".into())]);
+        assert_eq!(
+            w.at(&[Seg::Key("f3".into())]),
+            PathWeight::default(),
+            "under 1 %"
         );
     }
 
