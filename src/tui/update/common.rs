@@ -46,10 +46,11 @@ pub fn status(m: &mut Model, level: Level, text: impl Into<String>) {
 /// Drops a hint or warning said about another tab or collection than the
 /// one on screen now: it would describe what is no longer shown.
 pub fn forget_stale_status(m: &mut Model) {
-    let stale = m
-        .status
-        .as_ref()
-        .is_some_and(|s| s.level != Level::Error && s.place != m.place());
+    // Compared in place: this runs on every message, progress included.
+    let here = m.collection().map(|c| c.namespace.as_str());
+    let stale = m.status.as_ref().is_some_and(|s| {
+        s.level != Level::Error && (s.place.tab != m.tab || s.place.ns.as_deref() != here)
+    });
     if stale {
         m.status = None;
     }
