@@ -227,9 +227,9 @@ impl Executor {
     }
 
     /// Reads `target` from now on: every request in flight cancelled, the
-    /// kept connection dropped (the next query opens the new target). The
-    /// target is remembered among the recent ones, and its query history
-    /// goes back to the loop.
+    /// kept connection dropped (the next query opens the new target). Its
+    /// query history goes back to the loop; it is remembered among the
+    /// recent targets once a sampling run of it succeeds.
     fn switch(&mut self, target: Target) {
         for (_, r) in self.running.drain() {
             Executor::cancel(r);
@@ -244,9 +244,6 @@ impl Executor {
             let label = target.label();
             let mut history = std::collections::HashMap::new();
             if let Some(dir) = dir {
-                if let Err(e) = super::picker::remember(&dir, &target) {
-                    tracing::warn!("cannot keep the recent targets in {}: {e}", dir.display());
-                }
                 history = super::history::load(&dir, &label);
             }
             let _ = tx.send(Msg::Switched {
@@ -266,21 +263,23 @@ impl Executor {
         stop: Arc<AtomicBool>,
         cancelled: oneshot::Receiver<()>,
     ) {
-        let (rt, tx, target, timeout) = (
+        let (rt, tx, target, timeout, dir) = (
             self.rt.clone(),
             self.tx.clone(),
             self.target.clone(),
             self.timeout,
+            self.state_dir.clone(),
         );
         self.rt.spawn_blocking(move || {
             let progress_tx = tx.clone();
+            let read = &target;
             // A panic in the pipeline is a failed run, shown in the UI; the
             // panic hook leaves the screen to the UI meanwhile.
             let result = catch_panic("sampling", || {
-                super::terminal::inject_panic("sample", &target.label());
+                super::terminal::inject_panic("sample", &read.label());
                 rt.block_on(async move {
                     tokio::select! {
-                        r = sample(&target, &plan, stop, timeout, req, &progress_tx) => {
+                        r = sample(read, &plan, stop, timeout, req, &progress_tx) => {
                             Some(r.map(Box::new).map_err(Failure::from))
                         }
                         _ = cancelled => None,
@@ -288,6 +287,11 @@ impl Executor {
                 })
             });
             tracing::debug!(req, cancelled = result.is_none(), "sampling finished");
+            if let (Some(Ok(_)), Some(dir)) = (&result, &dir) {
+                if let Err(e) = super::picker::remember(dir, &target) {
+                    tracing::warn!("cannot keep the recent targets in {}: {e}", dir.display());
+                }
+            }
             if let Some(result) = result {
                 let _ = tx.send(Msg::Loaded { req, result });
             }

@@ -165,19 +165,18 @@ pub async fn run(opts: Options) -> Result<app::Exit, RunError> {
     model.lang = opts.plan.lang;
     model.learn.lang = opts.plan.lang;
     // The queries of earlier sessions on this target; the connections the
-    // picker offers: the saved ones and those used lately (this one first).
+    // picker offers: the saved ones and those used lately (this one joins
+    // them once it has been read).
     let (saved, file) = config_file
         .map(|(path, connections)| (connections, path.display().to_string()))
         .unwrap_or_default();
     let mut recent = Vec::new();
     if let Some(dir) = crate::paths::state_dir() {
         model.docs.query.history = history::load(&dir, &model.target);
-        recent = picker::remember(&dir, &target).unwrap_or_else(|e| {
-            tracing::warn!("cannot keep the recent targets in {}: {e}", dir.display());
-            picker::load_recent(&dir)
-        });
+        recent = picker::load_recent(&dir);
     }
     model.picker = picker::Picker::new(saved, file, recent);
+    model.picker.reading = Some(picker::remembered(&target));
     let (tx, rx) = executor::channel();
     let rt = tokio::runtime::Handle::current();
     let exec = executor::Executor::new(rt, target, opts.plan, opts.timeout, tx);

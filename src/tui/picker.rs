@@ -32,6 +32,9 @@ pub struct Picker {
     pub file: String,
     /// Targets used lately, most recent first, without passwords.
     pub recent: Vec<String>,
+    /// The target being read, as it is remembered: it joins `recent` once
+    /// a run of it succeeds, so that a refused target is never offered.
+    pub reading: Option<String>,
     pub open: Option<Overlay>,
 }
 
@@ -117,6 +120,7 @@ impl Picker {
             saved,
             file,
             recent,
+            reading: None,
             open: None,
         }
     }
@@ -158,6 +162,15 @@ pub fn remembered(t: &Target) -> String {
             .unwrap_or_else(|_| p.clone())
             .display()
             .to_string(),
+    }
+}
+
+impl Picker {
+    /// A run of the target being read succeeded: it is now a recent one.
+    pub fn read_well(&mut self) {
+        if let Some(t) = self.reading.take() {
+            record(&mut self.recent, t);
+        }
     }
 }
 

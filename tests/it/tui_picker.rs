@@ -186,7 +186,12 @@ fn tui_picker_switches_to_a_saved_connection_and_resets_the_model() {
     assert_eq!(m.job.as_ref().map(|j| j.req), Some(*req));
     assert!(m.picker.open.is_none() && m.report.is_none());
     assert_eq!(m.target, "mongodb://127.0.0.1:27017");
-    assert_eq!(m.picker.recent[0], "mongodb://127.0.0.1:27017");
+    // The target joins the recent ones only once it has been read.
+    let recent = m.picker.recent.clone();
+    assert_eq!(
+        m.picker.reading.as_deref(),
+        Some("mongodb://127.0.0.1:27017")
+    );
     // A late answer of the old target is dropped.
     update(
         &mut m,
@@ -196,6 +201,30 @@ fn tui_picker_switches_to_a_saved_connection_and_resets_the_model() {
         },
     );
     assert!(m.status.is_none() && m.job.is_some());
+    assert_eq!(m.picker.recent, recent);
+    // The new target's run succeeds: it is now the most recent.
+    let report = docshape::report::Report::empty(
+        m.target.clone(),
+        docshape::report::Sampling {
+            mode: "sample",
+            size: Some(m.sample),
+        },
+        docshape::report::RulesUsed {
+            profile: String::new(),
+            lang: m.lang,
+            disabled: Vec::new(),
+        },
+        0,
+    );
+    update(
+        &mut m,
+        Msg::Loaded {
+            req: *req,
+            result: Ok(Box::new(report)),
+        },
+    );
+    assert_eq!(m.picker.recent[0], "mongodb://127.0.0.1:27017");
+    assert!(m.picker.reading.is_none());
     // The executor's answer brings the new target's query history.
     let mut history = std::collections::HashMap::new();
     history.insert(
@@ -243,7 +272,10 @@ fn tui_picker_asks_for_a_password_in_a_masked_prompt() {
         ))
     );
     assert_eq!(m.target, "mongodb+srv://ana:****@c.example.net/");
-    assert_eq!(m.picker.recent[0], "mongodb+srv://ana@c.example.net/");
+    assert_eq!(
+        m.picker.reading.as_deref(),
+        Some("mongodb+srv://ana@c.example.net/")
+    );
     assert!(!format!("{m:?}").contains("p@ss"));
     // A saved connection whose variable is unset asks too; a recent URI
     // with a user asks; a password in the file is refused.
@@ -311,7 +343,7 @@ fn tui_picker_field_takes_a_path_a_uri_or_a_saved_name() {
         switched_to(&fx),
         Some(&Target::Mongo("mongodb://u:pw9@h3/".into()))
     );
-    assert_eq!(m.picker.recent[0], "mongodb://u@h3/");
+    assert_eq!(m.picker.reading.as_deref(), Some("mongodb://u@h3/"));
 }
 
 #[test]
@@ -592,10 +624,15 @@ fn tui_picker_leaves_a_refused_host_for_a_saved_connection() {
     tmux(&["send-keys", "-t", &name, "q"]);
     let end = wait_for("DOCSHAPE_EXIT=", 10);
     assert!(end.contains("DOCSHAPE_EXIT=0"), "{end}");
-    // The recent targets hold the two, without a password.
+    // The recent targets hold the one that was read, without a password,
+    // and not the one that refused.
     let recent = std::fs::read_to_string(home.path().join("docshape/recent-targets.json"))
         .expect("recent targets");
-    assert!(recent.contains(&format!("127.0.0.1:{closed}")), "{recent}");
+    assert!(
+        recent.contains(&docshape::target::without_password(&uri)),
+        "{recent}"
+    );
+    assert!(!recent.contains(&format!("127.0.0.1:{closed}")), "{recent}");
     if let Some(pw) = docshape::target::uri_password(&uri) {
         assert!(!recent.contains(&pw), "a password was kept");
     }

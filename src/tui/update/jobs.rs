@@ -144,6 +144,7 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
             return status(m, Level::Error, msg);
         }
     };
+    m.picker.read_well();
     let n = r.collections.len();
     let lang = r.rules.lang;
     let unreadable = unreadable_status(&r.errors, n, lang);

@@ -10,7 +10,7 @@ use crate::target::{self, ConnectionError, Target};
 
 use super::super::effects::Effect;
 use super::super::model::Model;
-use super::super::picker::{record, remembered, Asking, Choice, Overlay, Row, Secret};
+use super::super::picker::{remembered, Asking, Choice, Overlay, Row, Secret};
 use super::jobs::start_sampling;
 
 /// `C`: the overlay, on the first row.
@@ -194,7 +194,7 @@ pub fn switch(m: &mut Model, target: Target) -> Vec<Effect> {
     fresh.next_req = m.next_req;
     fresh.picker = std::mem::take(&mut m.picker);
     fresh.picker.open = None;
-    record(&mut fresh.picker.recent, remembered(&target));
+    fresh.picker.reading = Some(remembered(&target));
     let old = std::mem::replace(m, fresh);
     let mut fx: Vec<Effect> = old
         .job
