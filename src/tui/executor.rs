@@ -229,8 +229,11 @@ impl Executor {
     /// Reads `target` from now on: every request in flight cancelled, the
     /// kept connection dropped (the next query opens the new target). Its
     /// query history goes back to the loop; it is remembered among the
-    /// recent targets once a sampling run of it succeeds.
+    /// recent targets once a sampling run of it succeeds. The `--db` and
+    /// `-c` of the command line named what to read of the first target;
+    /// another target is read whole.
     fn switch(&mut self, target: Target) {
+        self.plan.selection = crate::source::Selection::default();
         for (_, r) in self.running.drain() {
             Executor::cancel(r);
         }

@@ -477,7 +477,15 @@ fn tui_picker_switch_reads_the_new_target() {
         .build()
         .expect("runtime");
     let (tx, mut rx) = channel();
-    let plan = Plan::new(Selection::default(), SampleMode::Sample(100));
+    // `--db first`: what to read of the first target; another target is
+    // read whole.
+    let plan = Plan::new(
+        Selection {
+            dbs: vec!["first".into()],
+            collections: Vec::new(),
+        },
+        SampleMode::Sample(100),
+    );
     let start = Target::Path(a.path().to_path_buf());
     let mut ex = Executor::new(
         rt.handle().clone(),
