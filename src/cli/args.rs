@@ -48,7 +48,8 @@ pub enum Command {
     /// workload on them with the profiler on (the only command that writes
     /// or sets profiling).
     Seed(crate::seed::SeedArgs),
-    /// A lesson as plain text (list them with no NAME).
+    /// A lesson as plain text (list them with no NAME), ending with its
+    /// exercises; with --check URI, grades a student's fixes of them.
     Lesson(LessonArgs),
     /// What changed between two JSON reports (written by `audit --format
     /// json`) or targets (audited first): collections, paths, types,
@@ -101,6 +102,13 @@ pub struct LessonArgs {
     /// of the bundled sample data.
     #[arg(long, value_name = "URI")]
     pub from: Option<String>,
+    /// Check the lesson's exercises on this server: audits the student's
+    /// databases (`<PREFIX><data set>`, as `docshape seed` names them) and
+    /// prints, per exercise, PASS or FAIL with the evidence still standing
+    /// and the next hint. Exit 0 when every exercise passes, 1 otherwise.
+    /// Only reads.
+    #[arg(long, value_name = "URI", conflicts_with = "from", requires = "name")]
+    pub check: Option<String>,
     /// Database name prefix used when seeding.
     #[arg(long, default_value = "docshape_")]
     pub prefix: String,

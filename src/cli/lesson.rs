@@ -21,6 +21,31 @@ pub async fn run_lesson(l: LessonArgs) -> Result<ExitCode, Fatal> {
             names.join(", ")
         )));
     };
+    if let Some(uri) = &l.check {
+        let exercises = crate::lesson::exercises::of(lesson.name);
+        if exercises.is_empty() {
+            return Err(Fatal(format!("lesson {name} has no exercises yet")));
+        }
+        let checked = crate::lesson::exercises::check(
+            &exercises,
+            uri,
+            &l.prefix,
+            lang,
+            Duration::from_secs(l.timeout),
+        )
+        .await
+        .map_err(|e| Fatal(e.to_string()))?;
+        let target = crate::target::mask_uri(uri);
+        emit(&crate::lesson::exercises::render(
+            &checked, &target, &l.prefix, lang,
+        ))?;
+        let all = checked.iter().all(|c| c.verdict.passed());
+        return Ok(if all {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
     let reports = crate::lesson::measure(
         lesson,
         l.from.as_deref(),

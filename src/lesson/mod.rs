@@ -4,6 +4,7 @@
 //! and growth, fan-out, findings), and ends with a question for the class.
 //! The text is fixed; every number comes from the data.
 
+pub mod exercises;
 mod texts;
 
 use std::fmt::Write;
@@ -129,6 +130,10 @@ pub fn render(lesson: &Lesson, reports: &[(String, Report)], lang: Lang) -> Stri
         lang.pick("Question for the class", "课堂提问"),
         wrap(lang.pick(lesson.question.0, lesson.question.1), 78)
     );
+    let tasks = exercises::tasks(lesson.name, lang);
+    if !tasks.is_empty() {
+        let _ = write!(out, "\n{tasks}");
+    }
     out
 }
 

@@ -14,6 +14,7 @@ mod diff;
 mod e2e_files;
 mod e2e_server;
 mod early_findings;
+mod exercises;
 mod extremes;
 mod formats;
 mod fuzz_regressions;
