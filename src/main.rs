@@ -53,6 +53,7 @@ fn main() -> ExitCode {
                 .map_err(|e| Fatal(e.to_string())),
             Some(Command::Lesson(l)) => cli::run_lesson(l).await,
             Some(Command::Diff(d)) => cli::run_diff(&d).await,
+            Some(Command::Class(c)) => cli::run_class(c).await,
             None => cli::run_explorer(parsed.explore).await,
         }
     });

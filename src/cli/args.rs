@@ -58,6 +58,31 @@ pub enum Command {
     /// chance is not reported: proportions are compared by a two-proportion
     /// test at a family-wise level of 0.001.
     Diff(DiffArgs),
+    /// The teacher's board: one row per student found on the server (a
+    /// database prefix under which `docshape seed --students N` or
+    /// `--prefix` wrote the data sets), one column per exercise, each
+    /// checked as `lesson NAME --check` does. In a terminal, r checks again
+    /// and q quits. Only reads.
+    Class(ClassArgs),
+}
+
+#[derive(Args)]
+pub struct ClassArgs {
+    /// The class's server.
+    pub uri: String,
+    /// Only students whose prefix matches (`*` matches any run of
+    /// characters), e.g. `student*`.
+    #[arg(long, value_name = "GLOB", default_value = "*")]
+    pub prefix: String,
+    /// Language (default from $LANG).
+    #[arg(long, value_enum)]
+    pub lang: Option<Lang>,
+    /// Print the board once, without waiting for a key.
+    #[arg(long)]
+    pub once: bool,
+    /// Bound on each server operation, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
 }
 
 #[derive(Args)]

@@ -4,6 +4,7 @@
 
 pub mod args;
 mod audit;
+mod class;
 mod config;
 mod diff;
 mod explore;
@@ -15,6 +16,7 @@ mod progress;
 mod schema;
 
 pub use audit::run_audit;
+pub use class::run_class;
 pub use diff::run_diff;
 pub use explore::run_explorer;
 pub use lesson::run_lesson;

@@ -4,6 +4,7 @@
 //! and growth, fan-out, findings), and ends with a question for the class.
 //! The text is fixed; every number comes from the data.
 
+pub mod class;
 pub mod exercises;
 mod texts;
 

@@ -37,6 +37,15 @@ pub enum Effect {
     },
     /// Measure lesson `lesson` (an index into `lesson::LESSONS`) on the
     /// bundled sample data, in `lang`.
+    /// Check lesson `lesson`'s exercises on the target's server for
+    /// `students` (database prefixes: one student's copy, or a class), in
+    /// `lang`.
+    CheckExercises {
+        req: u64,
+        lesson: usize,
+        students: Vec<String>,
+        lang: Lang,
+    },
     Measure {
         req: u64,
         lesson: usize,

@@ -131,6 +131,15 @@ impl Executor {
                 let (cancelled, _) = self.register(req, Some(Arc::clone(&stop)));
                 self.spawn_sampling(req, plan, stop, cancelled);
             }
+            Effect::CheckExercises {
+                req,
+                lesson,
+                students,
+                lang,
+            } => {
+                let (cancelled, _) = self.register(req, None);
+                self.spawn_checking(req, lesson, students, lang, cancelled);
+            }
             Effect::Measure { req, lesson, lang } => {
                 let (cancelled, _) = self.register(req, None);
                 self.spawn_measuring(req, lesson, lang, cancelled);
@@ -327,6 +336,52 @@ impl Executor {
             tracing::debug!(req, cancelled = result.is_none(), "lesson measured");
             if let Some(result) = result {
                 let _ = tx.send(Msg::Lesson { req, result });
+            }
+        });
+    }
+
+    /// A lesson's exercises checked on the target's server, on the
+    /// blocking pool like measuring.
+    fn spawn_checking(
+        &self,
+        req: u64,
+        index: usize,
+        students: Vec<String>,
+        lang: Lang,
+        cancelled: oneshot::Receiver<()>,
+    ) {
+        let (rt, tx, timeout, target) = (
+            self.rt.clone(),
+            self.tx.clone(),
+            self.timeout,
+            self.target.clone(),
+        );
+        self.rt.spawn_blocking(move || {
+            let result = catch_panic("checking the exercises", || {
+                let Some(lesson) = crate::lesson::LESSONS.get(index) else {
+                    return Some(Err(Failure::NoLesson(index)));
+                };
+                let Target::Mongo(uri) = target else {
+                    return Some(Err(Failure::Source(
+                        lang.pick(
+                            "exercises are checked on a server seeded with docshape seed: connect to it first",
+                            "练习要在用 docshape seed 写入数据的服务器上检查：请先连接到它",
+                        )
+                        .to_owned(),
+                    )));
+                };
+                rt.block_on(async move {
+                    tokio::select! {
+                        r = crate::lesson::class::check_lesson(&uri, lesson.name, &students, lang, timeout) => {
+                            Some(r.map_err(|e| Failure::Source(e.to_string())))
+                        }
+                        _ = cancelled => None,
+                    }
+                })
+            });
+            tracing::debug!(req, cancelled = result.is_none(), "exercises checked");
+            if let Some(result) = result {
+                let _ = tx.send(Msg::Checked { req, result });
             }
         });
     }

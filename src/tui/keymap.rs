@@ -65,6 +65,7 @@ pub enum Action {
     Connect,
     Search,
     PrevMatch,
+    CheckExercises,
 }
 
 impl Action {
@@ -315,6 +316,12 @@ pub const ACTIONS: &[(Action, &str, &str, &[&str])] = &[
         "previous match of the search",
         &["N"],
     ),
+    (
+        Action::CheckExercises,
+        "check-exercises",
+        "on Learn: check the lesson's exercises on the server (a class: every student's)",
+        &["v"],
+    ),
 ];
 
 /// What each action does, in Chinese (the help screen under `--lang zh`);
@@ -374,6 +381,7 @@ fn chinese(a: Action) -> &'static str {
         }
         Action::Search => "搜索所列文档的文本（n / N：下一个 / 上一个匹配）",
         Action::PrevMatch => "搜索的上一个匹配",
+        Action::CheckExercises => "在“学习”页：在服务器上检查这一课的练习（一个班级：每位学生的）",
     }
 }
 

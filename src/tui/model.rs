@@ -216,6 +216,27 @@ pub struct Learn {
     pub text: Option<Result<String, super::failure::Failure>>,
     /// First line of the text shown (wrapped lines).
     pub scroll: u16,
+    /// The exercise check in flight, for lesson `sel`.
+    pub check_req: Option<u64>,
+    /// Lesson `sel`'s exercises as last checked, or why they could not be.
+    pub check: Option<Result<String, super::failure::Failure>>,
+}
+
+impl Learn {
+    /// What the lesson's pane shows above the lesson `text`: the exercises
+    /// as last checked, or why they could not be.
+    pub fn with_check<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        let lang = self.lang;
+        match &self.check {
+            None => text.into(),
+            Some(Ok(checked)) => format!("{checked}\n{}\n\n{text}", "─".repeat(40)).into(),
+            Some(Err(e)) => format!(
+                "{} {e}\n\n{text}",
+                lang.pick("Cannot check the exercises:", "无法检查练习：")
+            )
+            .into(),
+        }
+    }
 }
 
 /// The navigator: databases and collections, and how they are listed.

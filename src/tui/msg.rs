@@ -35,6 +35,12 @@ pub enum Msg {
         req: u64,
         result: Result<Box<Report>, Failure>,
     },
+    /// Request `req` checked the selected lesson's exercises: the
+    /// verdicts (or the class's board) as text.
+    Checked {
+        req: u64,
+        result: Result<String, Failure>,
+    },
     /// Request `req` measured the selected lesson's data sets.
     Lesson {
         req: u64,

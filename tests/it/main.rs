@@ -9,6 +9,7 @@ mod scenarios;
 mod support;
 
 mod bsoncolumn;
+mod class;
 mod corpus;
 mod diff;
 mod e2e_files;

@@ -65,18 +65,17 @@ pub fn switch_language(m: &mut Model) -> Vec<Effect> {
     };
     let now = m.learn.lang.pick("lessons in English", "课程语言：中文");
     status(m, Level::Info, now);
+    let forgot = forget_check(m);
+    let mut fx: Vec<Effect> = forgot.into_iter().collect();
     if m.tab == Tab::Learn {
         render_lesson(m);
-        return start_measuring(m);
+        fx.extend(start_measuring(m));
+        return fx;
     }
     m.learn.text = None;
     m.learn.reports = None;
-    m.learn
-        .req
-        .take()
-        .map(|req| Effect::Cancel { req })
-        .into_iter()
-        .collect()
+    fx.extend(m.learn.req.take().map(|req| Effect::Cancel { req }));
+    fx
 }
 
 /// Measures the selected lesson in the Learn tab's language, cancelling
@@ -96,6 +95,63 @@ pub fn start_measuring(m: &mut Model) -> Vec<Effect> {
     fx
 }
 
+/// Checks the selected lesson's exercises on the target's server,
+/// cancelling the check in flight.
+pub fn start_checking(m: &mut Model) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    if let Some(req) = m.learn.check_req.take() {
+        fx.push(Effect::Cancel { req });
+    }
+    let req = m.next_req();
+    m.learn.check_req = Some(req);
+    fx.push(Effect::CheckExercises {
+        req,
+        lesson: m.learn.sel,
+        students: students(m),
+        lang: m.learn.lang,
+    });
+    fx
+}
+
+/// The students (database prefixes) of the report on screen with a copy
+/// of the selected lesson's exercises' data sets.
+fn students(m: &Model) -> Vec<String> {
+    let (Some(r), Some(l)) = (&m.report, LESSONS.get(m.learn.sel)) else {
+        return Vec::new();
+    };
+    let mut dbs: Vec<String> = r.collections.iter().map(|c| c.meta.db.clone()).collect();
+    dbs.dedup();
+    lesson::class::students_of(l.name, &dbs)
+}
+
+/// On a server holding several students' copies of the selected lesson's
+/// data sets (a class), the lesson's board is checked without a key.
+pub fn check_class(m: &mut Model) -> Vec<Effect> {
+    if m.learn.check.is_some() || m.learn.check_req.is_some() || !crate::target::is_uri(&m.target) {
+        return Vec::new();
+    }
+    if students(m).len() >= 2 {
+        start_checking(m)
+    } else {
+        Vec::new()
+    }
+}
+
+/// The exercises checked by request `req`, or why they could not be.
+pub fn checked(m: &mut Model, req: u64, result: Result<String, crate::tui::failure::Failure>) {
+    if m.learn.check_req != Some(req) {
+        return;
+    }
+    m.learn.check_req = None;
+    m.learn.check = Some(result);
+}
+
+/// Forgets the exercises checked (another lesson, another language).
+fn forget_check(m: &mut Model) -> Option<Effect> {
+    m.learn.check = None;
+    m.learn.check_req.take().map(|req| Effect::Cancel { req })
+}
+
 /// Selects lesson `sel` and measures it, unless it is already shown or
 /// being measured.
 pub fn select_lesson(m: &mut Model, sel: usize) -> Vec<Effect> {
@@ -107,7 +163,10 @@ pub fn select_lesson(m: &mut Model, sel: usize) -> Vec<Effect> {
     m.learn.scroll = 0;
     m.learn.text = None;
     m.learn.reports = None;
-    start_measuring(m)
+    let mut fx: Vec<Effect> = forget_check(m).into_iter().collect();
+    fx.extend(start_measuring(m));
+    fx.extend(check_class(m));
+    fx
 }
 
 fn render_lesson(m: &mut Model) {
@@ -122,7 +181,8 @@ fn learn_scroll(m: &mut Model, down: bool, by: u16) {
         // Half a screen of slack: word wrapping can make more lines than
         // the estimate.
         (Some(Ok(t)), Some(area)) => {
-            layout::learn::max_scroll(t, area.width).saturating_sub(area.height / 2)
+            let shown = m.learn.with_check(t);
+            layout::learn::max_scroll(&shown, area.width).saturating_sub(area.height / 2)
         }
         _ => 0,
     };

@@ -107,6 +107,10 @@ fn update_on(m: &mut Model, msg: Msg) -> Vec<Effect> {
             learn::measured(m, req, result);
             Vec::new()
         }
+        Msg::Checked { req, result } => {
+            learn::checked(m, req, result);
+            Vec::new()
+        }
         Msg::Query { req, reply } => {
             query::reply(m, req, reply);
             // A new page is searched again.
@@ -266,6 +270,17 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::LessonLanguage => learn::switch_language(m),
+        // Learn's own key; elsewhere it says where it works.
+        Action::CheckExercises if m.tab == Tab::Learn => learn::start_checking(m),
+        Action::CheckExercises => {
+            let key = m.keymap.first_label(Action::TabLearn);
+            let hint = match m.lang {
+                crate::i18n::Lang::En => format!("exercises are checked on the Learn tab ({key})"),
+                crate::i18n::Lang::Zh => format!("练习在“学习”页（{key}）上检查"),
+            };
+            common::status(m, Level::Info, hint);
+            Vec::new()
+        }
         Action::Filter => {
             if m.focus == Pane::Main && m.tab == Tab::Documents && m.collection().is_some() {
                 query::open(m);
@@ -416,11 +431,16 @@ fn query_cancel(m: &mut Model) -> Vec<Effect> {
     fx
 }
 
-/// Switches tab; the Learn tab measures its lesson when nothing is shown.
+/// Switches tab; the Learn tab measures its lesson when nothing is shown,
+/// and on a class's server checks its exercises for every student.
 pub fn enter_tab(m: &mut Model, t: Tab) -> Vec<Effect> {
     set_tab(m, t);
+    let mut fx = Vec::new();
     if t == Tab::Learn && m.learn.req.is_none() && !matches!(m.learn.text, Some(Ok(_))) {
-        return learn::start_measuring(m);
+        fx.extend(learn::start_measuring(m));
     }
-    Vec::new()
+    if t == Tab::Learn {
+        fx.extend(learn::check_class(m));
+    }
+    fx
 }

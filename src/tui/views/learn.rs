@@ -56,29 +56,34 @@ pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 
     let name = LESSONS.get(m.learn.sel).map_or("", |l| l.name);
     let measuring = lang.pick("measuring…", "测量中…");
-    let busy = if m.learn.req.is_some() {
-        format!(" · {measuring}")
-    } else {
-        String::new()
-    };
+    let mut busy = String::new();
+    if m.learn.req.is_some() {
+        busy = format!(" · {measuring}");
+    }
+    if m.learn.check_req.is_some() {
+        busy.push_str(lang.pick(" · checking the exercises…", " · 正在检查练习…"));
+    }
     let title = format!(
-        " {name}{busy} · {} {} · {} {} ",
+        " {name}{busy} · {} {} · {} {} · {} {} ",
         m.keymap.first_label(Action::LessonLanguage),
         lang.pick("中文", "English"),
         m.keymap.first_label(Action::DetailDown),
         lang.pick("scrolls", "滚动"),
+        m.keymap.first_label(Action::CheckExercises),
+        lang.pick("exercises", "练习"),
     );
     f.render_widget(block(title, false, theme), detail);
     let dinside = inner(detail);
     let body = match &m.learn.text {
         Some(Ok(text)) => {
-            let lines: Vec<Line> = wrapped(text, dinside.width)
+            let text = m.learn.with_check(text);
+            let lines: Vec<Line> = wrapped(&text, dinside.width)
                 .into_iter()
                 .map(Line::from)
                 .collect();
             Paragraph::new(lines)
                 .style(theme.text())
-                .scroll((m.learn.scroll.min(max_scroll(text, dinside.width)), 0))
+                .scroll((m.learn.scroll.min(max_scroll(&text, dinside.width)), 0))
         }
         Some(Err(e)) => Paragraph::new(vec![
             Line::styled(
