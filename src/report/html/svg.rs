@@ -59,6 +59,8 @@ pub fn histogram(
         LEFT - 4.0,
         H - BOTTOM
     );
+    let bar_w = num((step - 2.0).max(1.0));
+    out.push_str("<g class=\"bar\">");
     for (i, &(lo, hi, count)) in bins.iter().enumerate() {
         let h = count as f64 / most as f64 * ph;
         let x = LEFT + i as f64 * step;
@@ -69,15 +71,15 @@ pub fn histogram(
         };
         let _ = write!(
             out,
-            "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: {}</title></rect>",
+            "<rect x=\"{}\" y=\"{}\" width=\"{bar_w}\" height=\"{}\"><title>{}: {}</title></rect>",
             num(x + 1.0),
-            num(H - BOTTOM - h),
-            num((step - 2.0).max(1.0)),
-            num(h),
+            (H - BOTTOM - h).round(),
+            h.round(),
             esc(&range),
             crate::fmt::group(count)
         );
     }
+    out.push_str("</g>");
     if let (Some(first), Some(last)) = (bins.first(), bins.last()) {
         let _ = write!(
             out,
