@@ -94,6 +94,17 @@ fn html_report_of_the_sample_data_agrees_with_json_and_renders_offline_in_chromi
         html.len()
     );
     assert_self_contained(&html);
+    for part in [
+        "@media (prefers-color-scheme:dark)",
+        "@media print",
+        "<a class=\"skip\" href=\"#findings\">",
+        ":focus-visible",
+    ] {
+        assert!(
+            html.contains(part),
+            "light and dark, print, keyboard: {part}"
+        );
+    }
 
     // The numbers are the JSON report's, formatted as docshape formats them.
     let collections = json["collections"].as_array().expect("collections");
