@@ -41,12 +41,13 @@ fi
 export PATH="$venv/bin:$PATH"
 
 # The explorer's end-to-end tests drive the binary in tmux; the TLS tests
-# make a certificate authority with openssl.
-for tool in tmux openssl; do
+# make a certificate authority with openssl; the HTML report's tests open it
+# in a headless chromium.
+for tool in tmux openssl chromium; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
             echo "test.sh: installing $tool" >&2
-            (apt-get update -qq && apt-get install -y -qq "$tool") >/dev/null 2>&1 ||
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool") >/dev/null 2>&1 ||
                 echo "test.sh: apt-get install $tool failed; the tests that need it will fail" >&2
         else
             echo "test.sh: $tool not found; the tests that need it will fail (install $tool)" >&2

@@ -63,10 +63,15 @@ pub async fn against_baseline(a: &AuditArgs, baseline: &Path) -> Result<ExitCode
         Format::Json => DiffFormat::Json,
         Format::Markdown => DiffFormat::Markdown,
         Format::Sarif => DiffFormat::Sarif,
-        Format::Jsonl => {
-            return Err(Fatal(
-                "--baseline writes what changed as text, json, markdown or sarif, not jsonl".into(),
-            ))
+        Format::Jsonl | Format::Html => {
+            return Err(Fatal(format!(
+                "--baseline writes what changed as text, json, markdown or sarif, not {}",
+                if a.format == Format::Jsonl {
+                    "jsonl"
+                } else {
+                    "html"
+                }
+            )))
         }
     };
     let Some(before) = report_file(baseline)? else {

@@ -218,20 +218,20 @@ pub enum AgeSource {
 /// Chooses the age source: `_id` when it is an ObjectId in nearly every
 /// document, else the top-level date field present in ≥ 95 % of them.
 pub fn age_source(profile: &Profile) -> Option<AgeSource> {
-    let n = profile.sampled.max(1) as f64;
+    age_source_of(&profile.fields, profile.sampled)
+}
+
+/// [`age_source`], from a profile's paths and its sample size (a report
+/// holds its paths apart from its profile).
+pub fn age_source_of(fields: &[FieldProfile], sampled: u64) -> Option<AgeSource> {
+    let n = sampled.max(1) as f64;
     let is_top = |f: &&FieldProfile| f.depth == 0;
-    if let Some(id) = profile
-        .fields
-        .iter()
-        .filter(is_top)
-        .find(|f| f.path == "_id")
-    {
+    if let Some(id) = fields.iter().filter(is_top).find(|f| f.path == "_id") {
         if id.type_count(BsonType::ObjectId) as f64 / n >= 0.95 {
             return Some(AgeSource::ObjectId);
         }
     }
-    profile
-        .fields
+    fields
         .iter()
         .filter(is_top)
         .filter(|f| f.type_count(BsonType::Date) as f64 / n >= 0.95)
@@ -273,25 +273,14 @@ pub fn cross_section_from(
     let Some(src) = age_source(profile) else {
         return Vec::new();
     };
-    let births: Vec<Option<f64>> = docs.iter().map(|d| birth(d, &src)).collect();
-    let newest = births.iter().flatten().copied().fold(f64::MIN, f64::max);
+    let births = Births::of(docs, &src);
     let largest = largest.max(profile.doc_sizes.max()) as f64;
     let mut out = Vec::new();
     for f in &profile.fields {
-        if f.array.is_none() || f.segments.contains(&Seg::Elem) {
+        if !grows(f) {
             continue;
         }
-        let mut ages = Vec::new();
-        let mut lens = Vec::new();
-        for (doc, b) in docs.iter().zip(&births) {
-            let Some(b) = b else { continue };
-            let vals = extract::values(doc, &f.segments);
-            let Some(len) = vals.first().and_then(extract::array_len) else {
-                continue;
-            };
-            ages.push((newest - b) / 86_400.0);
-            lens.push(len as f64);
-        }
+        let (ages, lens) = births.lengths(docs, f);
         if ages.len() < MIN_DOCS {
             continue;
         }
@@ -315,6 +304,45 @@ pub fn cross_section_from(
         out.push((f.path.clone(), growth));
     }
     out
+}
+
+/// Whether the cross-section measures path `f`: an array not itself
+/// inside an array.
+pub fn grows(f: &FieldProfile) -> bool {
+    f.array.is_some() && !f.segments.contains(&Seg::Elem)
+}
+
+/// When each kept document was created, by the age source, and the newest
+/// of them: the ages the cross-section measures lengths against.
+pub struct Births {
+    births: Vec<Option<f64>>,
+    newest: f64,
+}
+
+impl Births {
+    pub fn of(docs: &[Vec<u8>], src: &AgeSource) -> Births {
+        let births: Vec<Option<f64>> = docs.iter().map(|d| birth(d, src)).collect();
+        let newest = births.iter().flatten().copied().fold(f64::MIN, f64::max);
+        Births { births, newest }
+    }
+
+    /// The age in days (from the newest document) and the length of array
+    /// path `f` in each document of `docs` (the documents the births were
+    /// taken of) that has both: the points the fitted slope rests on.
+    pub fn lengths(&self, docs: &[Vec<u8>], f: &FieldProfile) -> (Vec<f64>, Vec<f64>) {
+        let mut ages = Vec::new();
+        let mut lens = Vec::new();
+        for (doc, b) in docs.iter().zip(&self.births) {
+            let Some(b) = b else { continue };
+            let vals = extract::values(doc, &f.segments);
+            let Some(len) = vals.first().and_then(extract::array_len) else {
+                continue;
+            };
+            ages.push((self.newest - b) / 86_400.0);
+            lens.push(len as f64);
+        }
+        (ages, lens)
+    }
 }
 
 /// A snapshot's window shorter than this cannot refute growth: an
@@ -441,6 +469,23 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
     } else {
         sxy / (sxx * syy).sqrt()
     }
+}
+
+/// The Theil–Sen line's intercept for `slope`: the median of `y − slope·x`
+/// (0 with no points).
+pub fn intercept(x: &[f64], y: &[f64], slope: f64) -> f64 {
+    let mut offsets: Vec<f64> = x
+        .iter()
+        .zip(y)
+        .map(|(a, b)| b - slope * a)
+        .filter(|v| v.is_finite())
+        .collect();
+    if offsets.is_empty() {
+        return 0.0;
+    }
+    let mid = offsets.len() / 2;
+    let (_, m, _) = offsets.select_nth_unstable_by(mid, f64::total_cmp);
+    *m
 }
 
 /// Theil–Sen slope: the median of pairwise slopes, robust to outliers.

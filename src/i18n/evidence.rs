@@ -330,6 +330,26 @@ pub fn nested(parent: &str, k: &str, lang: Lang) -> String {
     }
 }
 
+/// An evidence or effect value as a reader of `lang` reads it: docshape's
+/// keys and words in that language, units as the keys say.
+pub fn shown(k: &str, v: &serde_json::Value, lang: Lang) -> String {
+    crate::fmt::evidence_named(
+        k,
+        v,
+        &|parent, x| nested(parent, x, lang),
+        &|parent, x, t| nested_value(parent, x, t, lang),
+    )
+}
+
+/// An evidence entry's value as [`shown`], or, for a word of docshape's
+/// own (a pattern, a method), that word in `lang`.
+pub fn shown_entry(k: &str, v: &serde_json::Value, lang: Lang) -> String {
+    match v.as_str().and_then(|t| value(k, t, lang)) {
+        Some(word) => word.to_owned(),
+        None => shown(k, v, lang),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

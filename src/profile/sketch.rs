@@ -179,6 +179,19 @@ impl LogHistogram {
             .collect()
     }
 
+    /// [`bins`](Self::bins), adjacent ones merged two by two until at most
+    /// `n` remain (a chart's bars).
+    pub fn bins_at_most(&self, n: usize) -> Vec<(u64, u64, u64)> {
+        let mut bins = self.bins();
+        while bins.len() > n.max(1) {
+            bins = bins
+                .chunks(2)
+                .map(|c| (c[0].0, c[c.len() - 1].1, c.iter().map(|b| b.2).sum()))
+                .collect();
+        }
+        bins
+    }
+
     pub fn summary(&self) -> Summary {
         Summary {
             min: self.min,

@@ -288,7 +288,7 @@ mod tests {
     }
 
     /// Each format written a collection at a time through its writer
-    /// (text and Markdown spooled on disk, JSON streamed) is the report
+    /// (text, Markdown and HTML spooled on disk, JSON streamed) is the report
     /// rendered whole.
     #[test]
     fn each_writer_writes_the_whole_report() {
@@ -315,6 +315,7 @@ mod tests {
                 (Format::Markdown, markdown::render(&whole)),
                 (Format::Json, render(&whole)),
                 (Format::Sarif, sarif::render(&whole)),
+                (Format::Html, crate::report::html::render(&whole)),
             ] {
                 let out = Shared::default();
                 let to = out.clone();

@@ -48,7 +48,7 @@ pub fn render(report: &Report) -> String {
 }
 
 /// Parent first: who holds many of whom.
-fn ends(r: &Relationship) -> (&str, &str) {
+pub(super) fn ends(r: &Relationship) -> (&str, &str) {
     match r.kind {
         Kind::ParentReference => (&r.to_ns, &r.from_ns),
         _ => (&r.from_ns, &r.to_ns),

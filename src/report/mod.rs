@@ -1,6 +1,7 @@
 //! What an audit found, as one serialisable value, and its renderings.
 //! The JSON rendering is the contract's report; the text one is for people.
 
+pub mod html;
 pub mod json;
 pub mod json_schema;
 pub mod json_schema_2020;
@@ -36,6 +37,9 @@ pub enum Format {
     Markdown,
     /// SARIF 2.1.0, for code-scanning tools.
     Sarif,
+    /// One self-contained HTML page for a reviewer: findings by severity,
+    /// charts, the field tree and a relationship diagram; nothing fetched.
+    Html,
 }
 
 /// Opens where a report goes (a file, standard output) when its first byte
@@ -84,6 +88,7 @@ pub fn writer(format: Format, options: Options) -> Box<dyn Writer> {
         Format::Jsonl => Box::new(json::JsonWriter::new(open, true)),
         Format::Markdown => Box::new(markdown::MarkdownWriter::new(open)),
         Format::Sarif => Box::new(sarif::SarifWriter::new(open)),
+        Format::Html => Box::new(html::HtmlWriter::new(open)),
     }
 }
 

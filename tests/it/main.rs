@@ -21,6 +21,7 @@ mod formats;
 mod fuzz_regressions;
 mod hostile;
 mod hostile_server;
+mod html_report;
 mod index_kinds;
 mod inflight;
 mod layering;

@@ -62,13 +62,7 @@ pub fn text_and_sections<'a>(
     for (k, v) in &fd.evidence {
         let key = format!("  {}: ", crate::i18n::evidence::key(k, m.lang));
         let kw = crate::fmt::display_width(&key);
-        let text = match v
-            .as_str()
-            .and_then(|t| crate::i18n::evidence::value(k, t, m.lang))
-        {
-            Some(word) => word.to_owned(),
-            None => shown(k, v, m.lang),
-        };
+        let text = crate::i18n::evidence::shown_entry(k, v, m.lang);
         for (i, part) in wrap(&text, w.saturating_sub(kw).max(8))
             .into_iter()
             .enumerate()
@@ -113,7 +107,7 @@ pub fn text_and_sections<'a>(
         let text = format!(
             "  {}: {}",
             crate::i18n::evidence::key(k, m.lang),
-            shown(k, v, m.lang)
+            crate::i18n::evidence::shown(k, v, m.lang)
         );
         for l in wrap(&text, w.saturating_sub(2)) {
             lines.push(Line::styled(l, theme.dim()));
@@ -197,16 +191,4 @@ pub fn side_by_side(
         spans.extend(json_line(&r, theme).spans);
         out.push(Line::from(spans));
     }
-}
-
-/// An evidence or effect value as a reader of `lang` reads it: docshape's
-/// keys and words in that language, units as the keys say.
-fn shown(k: &str, v: &serde_json::Value, lang: crate::i18n::Lang) -> String {
-    use crate::i18n::evidence;
-    crate::fmt::evidence_named(
-        k,
-        v,
-        &|parent, x| evidence::nested(parent, x, lang),
-        &|parent, x, t| evidence::nested_value(parent, x, t, lang),
-    )
 }

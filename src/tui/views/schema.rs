@@ -255,18 +255,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 
 /// A `LogHistogram` as a bar chart; adjacent bins merge until they fit.
 pub fn histogram(title: &str, h: &LogHistogram, theme: &Theme, f: &mut Frame, area: Rect) {
-    let mut bins = h.bins();
-    let fit_bars = (usize::from(area.width.saturating_sub(2)) / 6).max(1);
-    while bins.len() > fit_bars {
-        bins = bins
-            .chunks(2)
-            .map(|c| {
-                let lo = c[0].0;
-                let hi = c[c.len() - 1].1;
-                (lo, hi, c.iter().map(|b| b.2).sum())
-            })
-            .collect();
-    }
+    let bins = h.bins_at_most(usize::from(area.width.saturating_sub(2)) / 6);
     let bars: Vec<Bar> = bins
         .iter()
         .map(|(lo, _, n)| {
