@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 
 use crate::profile::sketch::wilson;
 use crate::rules::Severity;
-use stats::{p_value, Share, ALPHA};
+use stats::{distance, distribution_p_value, p_value, Binned, Share, ALPHA};
 
 /// What changed between two reports.
 #[derive(Clone, Debug, Serialize)]
@@ -52,6 +52,12 @@ pub struct Change {
     /// (Bonferroni), for a change of a sampled proportion.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// For a distribution shift (`array-length-changed`, `size-changed`):
+    /// the largest gap between the two sides' cumulative shares over the
+    /// report's bins, the share of values that moved past some length or
+    /// size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -64,6 +70,8 @@ pub enum Kind {
     TypeAdded,
     TypeRemoved,
     PresenceChanged,
+    ArrayLengthChanged,
+    SizeChanged,
     IndexAdded,
     IndexRemoved,
     RelationshipAdded,
@@ -75,7 +83,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the contract's order.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 16] = [
         Kind::CollectionAdded,
         Kind::CollectionRemoved,
         Kind::PathAdded,
@@ -83,6 +91,8 @@ impl Kind {
         Kind::TypeAdded,
         Kind::TypeRemoved,
         Kind::PresenceChanged,
+        Kind::ArrayLengthChanged,
+        Kind::SizeChanged,
         Kind::IndexAdded,
         Kind::IndexRemoved,
         Kind::RelationshipAdded,
@@ -202,7 +212,7 @@ pub fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> D
         after: after_label.to_owned(),
         changes,
         test: TestUsed {
-            name: "two-proportion z-test (pooled, continuity-corrected; one-sample against a side read whole), Bonferroni",
+            name: "two-proportion z-test (pooled, continuity-corrected; one-sample against a side read whole) for proportions, chi-square on the report's bins for sizes and array lengths, Bonferroni",
             alpha: ALPHA,
             comparisons,
         },
@@ -232,6 +242,7 @@ fn plain(
         before,
         after,
         confidence: None,
+        distance: None,
     }
 }
 
@@ -334,6 +345,18 @@ fn collection(ns: &str, b: &Value, a: &Value, sure: &mut Vec<Change>, tested: &m
             }
             (Some(fb), Some(fa)) => {
                 type_changes(ns, path, fb, fa, (sb, sa), (bw, aw), tested);
+                // An array under an array is measured many times per
+                // document: its lengths cluster within documents, so they
+                // are not independent draws and no test of counts is fair
+                // to them.
+                if !path.contains("[]") {
+                    let bins = |f: &Value| histogram(f.get("array_histogram"));
+                    let sides = [
+                        (bins(fb), bw, fb.get("array")),
+                        (bins(fa), aw, fa.get("array")),
+                    ];
+                    shift(ns, Some(path), Kind::ArrayLengthChanged, sides, tested);
+                }
                 let required = sb.k == sb.n && sa.k < sa.n;
                 let large = (sb.rate() - sa.rate()).abs() >= 0.25;
                 (
@@ -352,7 +375,109 @@ fn collection(ns: &str, b: &Value, a: &Value, sure: &mut Vec<Change>, tested: &m
             p,
         });
     }
+    let bins = |c: &Value| histogram(c.get("doc_size_histogram"));
+    let sides = [
+        (bins(b), bw, b.get("doc_size")),
+        (bins(a), aw, a.get("doc_size")),
+    ];
+    shift(ns, None, Kind::SizeChanged, sides, tested);
     indexes(ns, b, a, sure);
+}
+
+/// A report's histogram (`[[low, high, count], …]`); empty when absent,
+/// as in a report of an older docshape, or malformed.
+fn histogram(v: Option<&Value>) -> Vec<[u64; 3]> {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map_while(|bin| {
+            let b = bin.as_array()?;
+            match b.as_slice() {
+                [lo, hi, n] => Some([lo.as_u64()?, hi.as_u64()?, n.as_u64()?]),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// How far the median or the 95th percentile must move (as a factor,
+/// up or down) for a distribution shift to be a warning: by half.
+const LARGE_FACTOR: f64 = 1.5;
+
+/// The largest factor by which the median or the 95th percentile moved
+/// between summaries `b` and `a`, up or down; a length of 0 counts as 1
+/// less than 1 (`x + 1`), so an empty array that now holds two is a
+/// factor of 3.
+fn factor(b: Option<&Value>, a: Option<&Value>) -> f64 {
+    ["p50", "p95"]
+        .iter()
+        .map(|k| {
+            let at = |s: Option<&Value>| {
+                s.and_then(|s| s.get(*k))
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0)
+                    + 1.0
+            };
+            let (x, y) = (at(b), at(a));
+            x.max(y) / x.min(y)
+        })
+        .fold(1.0, f64::max)
+}
+
+/// A side of a distribution: its bins, whether it is the whole
+/// collection, and the report's summary of it.
+type Side<'v> = (Vec<[u64; 3]>, bool, Option<&'v Value>);
+
+/// A shift of a distribution (sizes, array lengths) on the report's bins,
+/// tested when both sides have them. What each side shows is its
+/// quantiles and mean, never its sampled maximum.
+fn shift(ns: &str, path: Option<&str>, kind: Kind, [b, a]: [Side; 2], tested: &mut Vec<Candidate>) {
+    let count = |bins: &[[u64; 3]]| bins.iter().map(|x| x[2]).sum::<u64>();
+    if count(&b.0) == 0 || count(&a.0) == 0 {
+        return;
+    }
+    let (sb, sa) = (
+        Binned {
+            bins: &b.0,
+            whole: b.1,
+        },
+        Binned {
+            bins: &a.0,
+            whole: a.1,
+        },
+    );
+    let gap = distance(sb, sa);
+    let unit = if kind == Kind::SizeChanged {
+        "documents"
+    } else {
+        "arrays"
+    };
+    let side = |bins: &[[u64; 3]], summary: Option<&Value>| {
+        let at = |k: &str| {
+            summary
+                .and_then(|s| s.get(k))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        json!({"p50": at("p50"), "p95": at("p95"), "avg": at("avg"), unit: count(bins)})
+    };
+    let mut change = plain(
+        ns,
+        path,
+        kind,
+        if factor(b.2, a.2) >= LARGE_FACTOR {
+            Severity::Warning
+        } else {
+            Severity::Info
+        },
+        side(&b.0, b.2),
+        side(&a.0, a.2),
+    );
+    change.distance = Some(round4(gap));
+    tested.push(Candidate {
+        change,
+        p: distribution_p_value(sb, sa),
+    });
 }
 
 /// A type that appears or disappears on a path found on both sides.

@@ -115,8 +115,14 @@ fn line(c: &Change) -> String {
         let _ = write!(s, " {}", safe(p));
     }
     let _ = write!(s, ": {} → {}", describe(&c.before), describe(&c.after));
-    if let Some(conf) = c.confidence {
-        let _ = write!(s, " (confidence {conf})");
+    match (c.confidence, c.distance) {
+        (Some(conf), Some(d)) => {
+            let _ = write!(s, " (confidence {conf}; {} of values moved)", pct(d));
+        }
+        (Some(conf), None) => {
+            let _ = write!(s, " (confidence {conf})");
+        }
+        _ => {}
     }
     s
 }
@@ -150,6 +156,9 @@ fn sarif(d: &Diff) -> String {
             let mut properties = json!({"severity": c.severity.name(), "before": c.before, "after": c.after});
             if let Some(conf) = c.confidence {
                 properties["confidence"] = json!(conf);
+            }
+            if let Some(d) = c.distance {
+                properties["distance"] = json!(d);
             }
             json!({
                 "ruleId": id,
@@ -234,6 +243,29 @@ fn describe(v: &Value) -> String {
     }
     if let Some(n) = m.get("name").and_then(Value::as_str) {
         return format!("{n} {}", m.get("key").cloned().unwrap_or_default());
+    }
+    if m.contains_key("p50") {
+        let sizes = m.contains_key("documents");
+        let num = |k: &str| {
+            let x = m.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+            if sizes {
+                crate::fmt::bytes(x)
+            } else {
+                crate::fmt::decimal(x)
+            }
+        };
+        let n = m
+            .get(if sizes { "documents" } else { "arrays" })
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        return format!(
+            "median {}, p95 {}, mean {} ({} {})",
+            num("p50"),
+            num("p95"),
+            num("avg"),
+            crate::fmt::group(n),
+            if sizes { "documents" } else { "arrays" }
+        );
     }
     if m.contains_key("sampled") {
         return format!(

@@ -180,6 +180,81 @@ fn planted_drift_is_found_and_fails_the_run() {
     assert!(changes(&same).is_empty());
 }
 
+/// An order of version 1, or of version 2: there its `tags` are three
+/// times as long and its `note` twice as long, so that the document is
+/// about twice the size; `lines[].codes` (an array under an array) grows
+/// too, but is not compared.
+fn order(i: u64, v2: bool, r: &mut Rng) -> Value {
+    let k = if v2 { 3 } else { 1 };
+    let tags: Vec<Value> = (0..k * r.below(6))
+        .map(|t| json!(format!("t{t}")))
+        .collect();
+    let note =
+        "x".repeat(usize::try_from(100 + r.below(200)).expect("small") * (k as usize).min(2));
+    let lines: Vec<Value> = (0..2)
+        .map(|_| json!({"codes": (0..k * r.below(3)).collect::<Vec<_>>()}))
+        .collect();
+    json!({"_id": i, "tags": tags, "note": note, "lines": lines})
+}
+
+/// Arrays three times as long and documents twice the size: each found,
+/// with its kind, a warning, and the run fails.
+#[test]
+fn longer_arrays_and_larger_documents_are_found() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut r = Rng(33);
+    for (name, v2) in [("v1", false), ("v2", true)] {
+        let docs: Vec<Value> = (0..3000).map(|i| order(i, v2, &mut r)).collect();
+        let dir = tmp.path().join(name).join("crm");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let lines: Vec<String> = docs.iter().map(Value::to_string).collect();
+        std::fs::write(dir.join("people.jsonl"), lines.join("\n") + "\n").expect("write");
+        audit(
+            &tmp.path().join(name),
+            &tmp.path().join(format!("{name}.json")),
+        );
+    }
+    let (v1, v2) = (tmp.path().join("v1.json"), tmp.path().join("v2.json"));
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(&v1).expect("read")).expect("a JSON report");
+    let c = crate::common::collection(&report, "crm.people");
+    assert!(c["doc_size_histogram"].is_array(), "{c:#}");
+    assert!(
+        crate::common::field(c, "tags")["array_histogram"].is_array(),
+        "{c:#}"
+    );
+    let o = diff(&v1, &v2, &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let c = changes(&o);
+    let tags = find(&c, "tags", "array-length-changed")
+        .unwrap_or_else(|| panic!("no length change: {c:#?}"));
+    assert_eq!(tags["severity"], "warning");
+    assert!(tags["confidence"].as_f64().expect("confidence") > 0.99);
+    let (p50b, p50a) = (
+        tags["before"]["p50"].as_u64().expect("p50"),
+        tags["after"]["p50"].as_u64().expect("p50"),
+    );
+    assert!(p50a >= 2 * p50b.max(1), "{tags}");
+    assert!(tags["before"].get("max").is_none(), "{tags}");
+    let size = c
+        .iter()
+        .find(|x| x["kind"] == "size-changed" && x["namespace"] == "crm.people")
+        .unwrap_or_else(|| panic!("no size change: {c:#?}"));
+    assert_eq!(size["severity"], "warning");
+    assert!(size.get("path").is_none(), "{size}");
+    assert!(size["distance"].as_f64().expect("distance") > 0.5, "{size}");
+    assert!(
+        c.iter().all(|x| x["path"] != "lines[].codes"),
+        "an array under an array is not compared: {c:#?}"
+    );
+    let text = stdout(&diff(&v1, &v2, &[]));
+    assert!(
+        text.contains("array-length-changed") && text.contains("size-changed"),
+        "{text}"
+    );
+    assert!(text.contains("of values moved"), "{text}");
+}
+
 /// A collection with what sampling makes noisy: an optional field at half
 /// the documents, a type in 0.2 % of them, a path in 0.3 %, two types in
 /// a steady mix, nested objects and arrays.
@@ -247,6 +322,25 @@ fn two_samples_of_an_unchanged_collection_are_no_change() {
             audit(&root, &out);
             std::fs::remove_dir_all(&root).expect("rm");
             reports.push(out);
+        }
+        if pair == 0 {
+            // Sizes and array lengths are among the comparisons.
+            let report: Value = serde_json::from_slice(&std::fs::read(&reports[0]).expect("read"))
+                .expect("a JSON report");
+            let c = crate::common::collection(&report, "crm.people");
+            assert!(
+                c["doc_size_histogram"]
+                    .as_array()
+                    .is_some_and(|b| b.len() > 3),
+                "{c:#}"
+            );
+            let tags = crate::common::field(c, "tags");
+            assert!(
+                tags["array_histogram"]
+                    .as_array()
+                    .is_some_and(|b| b.len() == 5),
+                "{tags:#}"
+            );
         }
         let o = diff(&reports[0], &reports[1], &["--format", "json"]);
         let c = changes(&o);
