@@ -58,6 +58,9 @@ pub struct Change {
     /// size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distance: Option<f64>,
+    /// Why a change is shown at a lower severity than its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -157,10 +160,12 @@ pub fn select(r: &mut Value, selection: &crate::source::select::Selection) {
     }
 }
 
-/// A proportion comparison waiting for the family's level.
+/// A comparison waiting for the family's level; one not `shown` only
+/// says whether a finding's evidence moved (a shift of type shares).
 struct Candidate {
     change: Change,
     p: f64,
+    shown: bool,
 }
 
 /// Compares report `b` (before) with report `a` (after).
@@ -195,12 +200,17 @@ pub fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> D
         }
     }
     relationships(b, a, &mut sure);
-    findings(b, a, &mut sure);
     let comparisons = tested.len();
     let level = ALPHA / comparisons.max(1) as f64;
+    let moved: BTreeSet<(String, Option<String>)> = tested
+        .iter()
+        .filter(|c| c.p <= level)
+        .map(|c| (c.change.namespace.clone(), c.change.path.clone()))
+        .collect();
+    findings(b, a, &moved, &mut sure);
     let mut changes = sure;
     for c in tested {
-        if c.p <= level {
+        if c.p <= level && c.shown {
             let mut change = c.change;
             change.confidence = Some(round4(1.0 - (c.p * comparisons as f64).min(1.0)));
             changes.push(change);
@@ -243,6 +253,7 @@ fn plain(
         after,
         confidence: None,
         distance: None,
+        note: None,
     }
 }
 
@@ -373,6 +384,7 @@ fn collection(ns: &str, b: &Value, a: &Value, sure: &mut Vec<Change>, tested: &m
         tested.push(Candidate {
             change: plain(ns, Some(path), kind, severity, presence(sb), presence(sa)),
             p,
+            shown: true,
         });
     }
     let bins = |c: &Value| histogram(c.get("doc_size_histogram"));
@@ -477,6 +489,7 @@ fn shift(ns: &str, path: Option<&str>, kind: Kind, [b, a]: [Side; 2], tested: &m
     tested.push(Candidate {
         change,
         p: distribution_p_value(sb, sa),
+        shown: true,
     });
 }
 
@@ -502,8 +515,37 @@ fn type_changes(
             (_, 0) => Kind::TypeRemoved,
             // A shift of shares between types both sides hold is not a
             // change of its own: the presence and the new or gone types
-            // say what readers meet.
-            _ => continue,
+            // say what readers meet. Where both sides mix types, it is
+            // tested all the same, for a finding that rests on the shares
+            // (`mixed-types`).
+            _ if tb.len() < 2 || ta.len() < 2 => continue,
+            _ => {
+                let p = p_value(
+                    Share {
+                        k: kb,
+                        n: vb,
+                        whole: bw,
+                    },
+                    Share {
+                        k: ka,
+                        n: va,
+                        whole: aw,
+                    },
+                );
+                tested.push(Candidate {
+                    change: plain(
+                        ns,
+                        Some(path),
+                        Kind::TypeAdded,
+                        Severity::Info,
+                        Value::Null,
+                        Value::Null,
+                    ),
+                    p,
+                    shown: false,
+                });
+                continue;
+            }
         };
         // On a path most documents hold, a new or gone type is met by
         // most readers.
@@ -538,6 +580,7 @@ fn type_changes(
                 shares(&ta),
             ),
             p,
+            shown: true,
         });
     }
 }
@@ -712,8 +755,44 @@ fn finding_summary(f: &Value) -> Value {
     json!({"rule": f.get("rule"), "severity": f.get("severity"), "message": f.get("message")})
 }
 
-/// A finding new in AFTER keeps its severity; one gone is news.
-fn findings(b: &Value, a: &Value, sure: &mut Vec<Change>) {
+/// True when finding `f` rests on a sample (its evidence's `scope`).
+fn sampled(f: &Value) -> bool {
+    f.pointer("/evidence/scope").and_then(Value::as_str) == Some("sample")
+}
+
+/// True when something at namespace `ns` and `path` moved beyond sampling
+/// noise: a change on the path, above it or within it, or of the
+/// collection's sizes; for a finding without a path, anything in its
+/// collection.
+fn corroborated(moved: &BTreeSet<(String, Option<String>)>, ns: &str, path: Option<&str>) -> bool {
+    let related = |x: &str, y: &str| {
+        x == y
+            || [".", "[]"].iter().any(|sep| {
+                x.starts_with(&format!("{y}{sep}")) || y.starts_with(&format!("{x}{sep}"))
+            })
+    };
+    moved.iter().any(|(n, p)| {
+        n == ns
+            && match (path, p) {
+                (Some(f), Some(p)) => related(f, p),
+                _ => true,
+            }
+    })
+}
+
+/// Why a finding that came or went on a sample is shown at `info`.
+const NEAR_THRESHOLD: &str = "the finding rests on a sample and nothing on its path moved beyond sampling noise: a rule near its threshold can fire on one sample and not the next";
+
+/// A finding new in AFTER keeps its severity; one gone is news. A finding
+/// that rests on a sample came or went for certain only when what it
+/// measures moved too: otherwise it may be a rule near its threshold
+/// firing on one sample and not the other, shown at `info` with a note.
+fn findings(
+    b: &Value,
+    a: &Value,
+    moved: &BTreeSet<(String, Option<String>)>,
+    sure: &mut Vec<Change>,
+) {
     let (fb, fa) = (all_findings(b), all_findings(a));
     let (gone, new) = one_side(&fb, &fa);
     let gone = gone.into_iter().map(|(k, f)| {
@@ -723,6 +802,7 @@ fn findings(b: &Value, a: &Value, sure: &mut Vec<Change>) {
             Severity::Info,
             finding_summary(f),
             Value::Null,
+            sampled(f),
         )
     });
     let new = new.into_iter().map(|(k, f)| {
@@ -732,11 +812,17 @@ fn findings(b: &Value, a: &Value, sure: &mut Vec<Change>) {
             severity_of(f),
             Value::Null,
             finding_summary(f),
+            sampled(f),
         )
     });
-    for ((ns, path, _), kind, severity, before, after) in new.chain(gone) {
+    for ((ns, path, _), kind, severity, before, after, noisy) in new.chain(gone) {
         let path = (!path.is_empty()).then_some(path.as_str());
-        sure.push(plain(ns, path, kind, severity, before, after));
+        let mut change = plain(ns, path, kind, severity, before, after);
+        if noisy && severity > Severity::Info && !corroborated(moved, ns, path) {
+            change.severity = Severity::Info;
+            change.note = Some(NEAR_THRESHOLD.to_owned());
+        }
+        sure.push(change);
     }
 }
 

@@ -124,6 +124,9 @@ fn line(c: &Change) -> String {
         }
         _ => {}
     }
+    if let Some(n) = &c.note {
+        let _ = write!(s, " [{n}]");
+    }
     s
 }
 
@@ -159,6 +162,9 @@ fn sarif(d: &Diff) -> String {
             }
             if let Some(d) = c.distance {
                 properties["distance"] = json!(d);
+            }
+            if let Some(n) = &c.note {
+                properties["note"] = json!(n);
             }
             json!({
                 "ruleId": id,

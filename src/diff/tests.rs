@@ -268,3 +268,52 @@ fn lengths_and_sizes_that_moved_are_changes() {
     let d = compare("b", &b, "a", &old);
     assert!(d.changes.is_empty(), "{:?}", kinds(&d));
 }
+
+/// A finding on a sample that comes or goes while nothing it rests on
+/// moved beyond sampling noise is shown at `info`, with the reason; one
+/// whose path moved too, or that rests on the whole collection, keeps its
+/// severity.
+#[test]
+fn a_finding_near_its_threshold_is_news_not_a_warning() {
+    let finding = |scope: &str| {
+        json!({"rule": "mixed-types", "severity": "warning", "namespace": "crm.people",
+               "path": "code", "message": "m", "evidence": {"scope": scope}})
+    };
+    // code: a string in 0.9 % of 1,000 values, then in 1.1 %.
+    let side = |strings: u64, findings: Value| {
+        report(
+            5000,
+            1000,
+            &[(
+                "code",
+                1000,
+                json!({"int": 1000 - strings, "string": strings}),
+            )],
+            &json!({"findings": findings}),
+        )
+    };
+    let b = side(9, json!([]));
+    let d = compare("b", &b, "a", &side(11, json!([finding("sample")])));
+    assert_eq!(
+        kinds(&d),
+        [(Some("code"), Kind::FindingAdded, Severity::Info)]
+    );
+    assert!(d.changes[0]
+        .note
+        .as_deref()
+        .is_some_and(|n| n.contains("threshold")));
+    assert_eq!(d.worst(), Some(Severity::Info));
+    // Strings in 9 % now: the shares moved, the finding is a warning.
+    let d = compare("b", &b, "a", &side(90, json!([finding("sample")])));
+    assert_eq!(
+        kinds(&d),
+        [(Some("code"), Kind::FindingAdded, Severity::Warning)]
+    );
+    assert!(d.changes[0].note.is_none());
+    // Measured on the whole collection: as stated.
+    let d = compare("b", &b, "a", &side(11, json!([finding("collection")])));
+    assert_eq!(
+        kinds(&d),
+        [(Some("code"), Kind::FindingAdded, Severity::Warning)]
+    );
+}
