@@ -58,7 +58,7 @@ fn text(d: &Diff) -> String {
     }
     let _ = writeln!(
         out,
-        "{} change(s); proportions compared by a {} at family-wise level {} over {} comparisons.\n",
+        "{} change(s); compared by a {} at family-wise level {} over {} comparisons.\n",
         d.changes.len(),
         d.test.name,
         d.test.alpha,
@@ -102,7 +102,7 @@ fn markdown(d: &Diff) -> String {
     }
     let _ = writeln!(
         out,
-        "\nProportions compared by a {} at family-wise level {} over {} comparisons.",
+        "\nCompared by a {} at family-wise level {} over {} comparisons.",
         d.test.name, d.test.alpha, d.test.comparisons
     );
     out
