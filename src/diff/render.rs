@@ -84,7 +84,7 @@ fn markdown(d: &Diff) -> String {
         let _ = writeln!(out, "{}", nothing(d));
         return out;
     }
-    out.push_str("| Severity | Change | Namespace | Path | Before | After | Confidence |\n");
+    out.push_str("| Severity | Change | Namespace | Path | Before | After | Confidence, note |\n");
     out.push_str("|---|---|---|---|---|---|---|\n");
     for c in ordered(d) {
         let _ = writeln!(
@@ -97,7 +97,12 @@ fn markdown(d: &Diff) -> String {
             c.path.as_deref().map(md).unwrap_or_default(),
             md(&describe(&c.before)),
             md(&describe(&c.after)),
-            c.confidence.map(|x| x.to_string()).unwrap_or_default()
+            c.confidence
+                .map(|x| x.to_string())
+                .into_iter()
+                .chain(c.note.as_deref().map(md))
+                .collect::<Vec<_>>()
+                .join("; ")
         );
     }
     let _ = writeln!(

@@ -294,7 +294,8 @@ fn unchanged(n: u64) -> Vec<Value> {
 /// sample of 1,000 (the file sampler's seed is fixed per namespace, so a
 /// new order draws a new sample).
 ///
-/// The diff's family-wise level is 0.001: a pair shows a proportion change
+/// The diff's family-wise level is 0.001: a pair shows a change of a
+/// proportion or of a distribution (document sizes, the lengths of `tags`)
 /// with probability at most 0.001 (Bonferroni). Over 50 independent pairs,
 /// 4 or more false alarms come with probability at most
 /// C(50,4) · 0.001⁴ = 230,300 · 1e-12 ≈ 2.3e-7, under one in a million:
