@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 
 use crate::profile::sketch::wilson;
 use crate::rules::Severity;
-use stats::{p_value, Share, ALPHA};
+use stats::{distance, distribution_p_value, p_value, Binned, Share, ALPHA};
 
 /// What changed between two reports.
 #[derive(Clone, Debug, Serialize)]
@@ -52,6 +52,15 @@ pub struct Change {
     /// (Bonferroni), for a change of a sampled proportion.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// For a distribution shift (`array-length-changed`, `size-changed`):
+    /// the largest gap between the two sides' cumulative shares over the
+    /// report's bins, the share of values that moved past some length or
+    /// size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f64>,
+    /// Why a change is shown at a lower severity than its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -64,6 +73,8 @@ pub enum Kind {
     TypeAdded,
     TypeRemoved,
     PresenceChanged,
+    ArrayLengthChanged,
+    SizeChanged,
     IndexAdded,
     IndexRemoved,
     RelationshipAdded,
@@ -75,7 +86,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the contract's order.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 16] = [
         Kind::CollectionAdded,
         Kind::CollectionRemoved,
         Kind::PathAdded,
@@ -83,6 +94,8 @@ impl Kind {
         Kind::TypeAdded,
         Kind::TypeRemoved,
         Kind::PresenceChanged,
+        Kind::ArrayLengthChanged,
+        Kind::SizeChanged,
         Kind::IndexAdded,
         Kind::IndexRemoved,
         Kind::RelationshipAdded,
@@ -147,10 +160,12 @@ pub fn select(r: &mut Value, selection: &crate::source::select::Selection) {
     }
 }
 
-/// A proportion comparison waiting for the family's level.
+/// A comparison waiting for the family's level; one not `shown` only
+/// says whether a finding's evidence moved (a shift of type shares).
 struct Candidate {
     change: Change,
     p: f64,
+    shown: bool,
 }
 
 /// Compares report `b` (before) with report `a` (after).
@@ -185,12 +200,17 @@ pub fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> D
         }
     }
     relationships(b, a, &mut sure);
-    findings(b, a, &mut sure);
     let comparisons = tested.len();
     let level = ALPHA / comparisons.max(1) as f64;
+    let moved: BTreeSet<(String, Option<String>)> = tested
+        .iter()
+        .filter(|c| c.p <= level)
+        .map(|c| (c.change.namespace.clone(), c.change.path.clone()))
+        .collect();
+    findings(b, a, &moved, &mut sure);
     let mut changes = sure;
     for c in tested {
-        if c.p <= level {
+        if c.p <= level && c.shown {
             let mut change = c.change;
             change.confidence = Some(round4(1.0 - (c.p * comparisons as f64).min(1.0)));
             changes.push(change);
@@ -202,7 +222,7 @@ pub fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> D
         after: after_label.to_owned(),
         changes,
         test: TestUsed {
-            name: "two-proportion z-test (pooled, continuity-corrected; one-sample against a side read whole), Bonferroni",
+            name: "two-proportion z-test (pooled, continuity-corrected; one-sample against a side read whole) for proportions, chi-square on the report's bins for sizes and array lengths, Bonferroni",
             alpha: ALPHA,
             comparisons,
         },
@@ -232,6 +252,8 @@ fn plain(
         before,
         after,
         confidence: None,
+        distance: None,
+        note: None,
     }
 }
 
@@ -334,6 +356,18 @@ fn collection(ns: &str, b: &Value, a: &Value, sure: &mut Vec<Change>, tested: &m
             }
             (Some(fb), Some(fa)) => {
                 type_changes(ns, path, fb, fa, (sb, sa), (bw, aw), tested);
+                // An array under an array is measured many times per
+                // document: its lengths cluster within documents, so they
+                // are not independent draws and no test of counts is fair
+                // to them.
+                if !path.contains("[]") {
+                    let bins = |f: &Value| histogram(f.get("array_histogram"));
+                    let sides = [
+                        (bins(fb), bw, fb.get("array")),
+                        (bins(fa), aw, fa.get("array")),
+                    ];
+                    shift(ns, Some(path), Kind::ArrayLengthChanged, sides, tested);
+                }
                 let required = sb.k == sb.n && sa.k < sa.n;
                 let large = (sb.rate() - sa.rate()).abs() >= 0.25;
                 (
@@ -350,9 +384,113 @@ fn collection(ns: &str, b: &Value, a: &Value, sure: &mut Vec<Change>, tested: &m
         tested.push(Candidate {
             change: plain(ns, Some(path), kind, severity, presence(sb), presence(sa)),
             p,
+            shown: true,
         });
     }
+    let bins = |c: &Value| histogram(c.get("doc_size_histogram"));
+    let sides = [
+        (bins(b), bw, b.get("doc_size")),
+        (bins(a), aw, a.get("doc_size")),
+    ];
+    shift(ns, None, Kind::SizeChanged, sides, tested);
     indexes(ns, b, a, sure);
+}
+
+/// A report's histogram (`[[low, high, count], …]`); empty when absent,
+/// as in a report of an older docshape, or malformed.
+fn histogram(v: Option<&Value>) -> Vec<[u64; 3]> {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map_while(|bin| {
+            let b = bin.as_array()?;
+            match b.as_slice() {
+                [lo, hi, n] => Some([lo.as_u64()?, hi.as_u64()?, n.as_u64()?]),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// How far the median or the 95th percentile must move (as a factor,
+/// up or down) for a distribution shift to be a warning: by half.
+const LARGE_FACTOR: f64 = 1.5;
+
+/// The largest factor by which the median or the 95th percentile moved
+/// between summaries `b` and `a`, up or down; a length of 0 counts as 1
+/// less than 1 (`x + 1`), so an empty array that now holds two is a
+/// factor of 3.
+fn factor(b: Option<&Value>, a: Option<&Value>) -> f64 {
+    ["p50", "p95"]
+        .iter()
+        .map(|k| {
+            let at = |s: Option<&Value>| {
+                s.and_then(|s| s.get(*k))
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0)
+                    + 1.0
+            };
+            let (x, y) = (at(b), at(a));
+            x.max(y) / x.min(y)
+        })
+        .fold(1.0, f64::max)
+}
+
+/// A side of a distribution: its bins, whether it is the whole
+/// collection, and the report's summary of it.
+type Side<'v> = (Vec<[u64; 3]>, bool, Option<&'v Value>);
+
+/// A shift of a distribution (sizes, array lengths) on the report's bins,
+/// tested when both sides have them. What each side shows is its
+/// quantiles and mean, never its sampled maximum.
+fn shift(ns: &str, path: Option<&str>, kind: Kind, [b, a]: [Side; 2], tested: &mut Vec<Candidate>) {
+    let count = |bins: &[[u64; 3]]| bins.iter().map(|x| x[2]).sum::<u64>();
+    if count(&b.0) == 0 || count(&a.0) == 0 {
+        return;
+    }
+    let (sb, sa) = (
+        Binned {
+            bins: &b.0,
+            whole: b.1,
+        },
+        Binned {
+            bins: &a.0,
+            whole: a.1,
+        },
+    );
+    let gap = distance(sb, sa);
+    let unit = if kind == Kind::SizeChanged {
+        "documents"
+    } else {
+        "arrays"
+    };
+    let side = |bins: &[[u64; 3]], summary: Option<&Value>| {
+        let at = |k: &str| {
+            summary
+                .and_then(|s| s.get(k))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        json!({"p50": at("p50"), "p95": at("p95"), "avg": at("avg"), unit: count(bins)})
+    };
+    let mut change = plain(
+        ns,
+        path,
+        kind,
+        if factor(b.2, a.2) >= LARGE_FACTOR {
+            Severity::Warning
+        } else {
+            Severity::Info
+        },
+        side(&b.0, b.2),
+        side(&a.0, a.2),
+    );
+    change.distance = Some(round4(gap));
+    tested.push(Candidate {
+        change,
+        p: distribution_p_value(sb, sa),
+        shown: true,
+    });
 }
 
 /// A type that appears or disappears on a path found on both sides.
@@ -377,8 +515,37 @@ fn type_changes(
             (_, 0) => Kind::TypeRemoved,
             // A shift of shares between types both sides hold is not a
             // change of its own: the presence and the new or gone types
-            // say what readers meet.
-            _ => continue,
+            // say what readers meet. Where both sides mix types, it is
+            // tested all the same, for a finding that rests on the shares
+            // (`mixed-types`).
+            _ if tb.len() < 2 || ta.len() < 2 => continue,
+            _ => {
+                let p = p_value(
+                    Share {
+                        k: kb,
+                        n: vb,
+                        whole: bw,
+                    },
+                    Share {
+                        k: ka,
+                        n: va,
+                        whole: aw,
+                    },
+                );
+                tested.push(Candidate {
+                    change: plain(
+                        ns,
+                        Some(path),
+                        Kind::TypeAdded,
+                        Severity::Info,
+                        Value::Null,
+                        Value::Null,
+                    ),
+                    p,
+                    shown: false,
+                });
+                continue;
+            }
         };
         // On a path most documents hold, a new or gone type is met by
         // most readers.
@@ -413,6 +580,7 @@ fn type_changes(
                 shares(&ta),
             ),
             p,
+            shown: true,
         });
     }
 }
@@ -587,8 +755,44 @@ fn finding_summary(f: &Value) -> Value {
     json!({"rule": f.get("rule"), "severity": f.get("severity"), "message": f.get("message")})
 }
 
-/// A finding new in AFTER keeps its severity; one gone is news.
-fn findings(b: &Value, a: &Value, sure: &mut Vec<Change>) {
+/// True when finding `f` rests on a sample (its evidence's `scope`).
+fn sampled(f: &Value) -> bool {
+    f.pointer("/evidence/scope").and_then(Value::as_str) == Some("sample")
+}
+
+/// True when something at namespace `ns` and `path` moved beyond sampling
+/// noise: a change on the path, above it or within it, or of the
+/// collection's sizes; for a finding without a path, anything in its
+/// collection.
+fn corroborated(moved: &BTreeSet<(String, Option<String>)>, ns: &str, path: Option<&str>) -> bool {
+    let related = |x: &str, y: &str| {
+        x == y
+            || [".", "[]"].iter().any(|sep| {
+                x.starts_with(&format!("{y}{sep}")) || y.starts_with(&format!("{x}{sep}"))
+            })
+    };
+    moved.iter().any(|(n, p)| {
+        n == ns
+            && match (path, p) {
+                (Some(f), Some(p)) => related(f, p),
+                _ => true,
+            }
+    })
+}
+
+/// Why a finding that came or went on a sample is shown at `info`.
+const NEAR_THRESHOLD: &str = "the finding rests on a sample and nothing on its path moved beyond sampling noise: a rule near its threshold can fire on one sample and not the next";
+
+/// A finding new in AFTER keeps its severity; one gone is news. A finding
+/// that rests on a sample came or went for certain only when what it
+/// measures moved too: otherwise it may be a rule near its threshold
+/// firing on one sample and not the other, shown at `info` with a note.
+fn findings(
+    b: &Value,
+    a: &Value,
+    moved: &BTreeSet<(String, Option<String>)>,
+    sure: &mut Vec<Change>,
+) {
     let (fb, fa) = (all_findings(b), all_findings(a));
     let (gone, new) = one_side(&fb, &fa);
     let gone = gone.into_iter().map(|(k, f)| {
@@ -598,6 +802,7 @@ fn findings(b: &Value, a: &Value, sure: &mut Vec<Change>) {
             Severity::Info,
             finding_summary(f),
             Value::Null,
+            sampled(f),
         )
     });
     let new = new.into_iter().map(|(k, f)| {
@@ -607,11 +812,17 @@ fn findings(b: &Value, a: &Value, sure: &mut Vec<Change>) {
             severity_of(f),
             Value::Null,
             finding_summary(f),
+            sampled(f),
         )
     });
-    for ((ns, path, _), kind, severity, before, after) in new.chain(gone) {
+    for ((ns, path, _), kind, severity, before, after, noisy) in new.chain(gone) {
         let path = (!path.is_empty()).then_some(path.as_str());
-        sure.push(plain(ns, path, kind, severity, before, after));
+        let mut change = plain(ns, path, kind, severity, before, after);
+        if noisy && severity > Severity::Info && !corroborated(moved, ns, path) {
+            change.severity = Severity::Info;
+            change.note = Some(NEAR_THRESHOLD.to_owned());
+        }
+        sure.push(change);
     }
 }
 

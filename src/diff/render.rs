@@ -58,7 +58,7 @@ fn text(d: &Diff) -> String {
     }
     let _ = writeln!(
         out,
-        "{} change(s); proportions compared by a {} at family-wise level {} over {} comparisons.\n",
+        "{} change(s); compared by a {} at family-wise level {} over {} comparisons.\n",
         d.changes.len(),
         d.test.name,
         d.test.alpha,
@@ -84,7 +84,7 @@ fn markdown(d: &Diff) -> String {
         let _ = writeln!(out, "{}", nothing(d));
         return out;
     }
-    out.push_str("| Severity | Change | Namespace | Path | Before | After | Confidence |\n");
+    out.push_str("| Severity | Change | Namespace | Path | Before | After | Confidence, note |\n");
     out.push_str("|---|---|---|---|---|---|---|\n");
     for c in ordered(d) {
         let _ = writeln!(
@@ -97,12 +97,17 @@ fn markdown(d: &Diff) -> String {
             c.path.as_deref().map(md).unwrap_or_default(),
             md(&describe(&c.before)),
             md(&describe(&c.after)),
-            c.confidence.map(|x| x.to_string()).unwrap_or_default()
+            c.confidence
+                .map(|x| x.to_string())
+                .into_iter()
+                .chain(c.note.as_deref().map(md))
+                .collect::<Vec<_>>()
+                .join("; ")
         );
     }
     let _ = writeln!(
         out,
-        "\nProportions compared by a {} at family-wise level {} over {} comparisons.",
+        "\nCompared by a {} at family-wise level {} over {} comparisons.",
         d.test.name, d.test.alpha, d.test.comparisons
     );
     out
@@ -115,8 +120,17 @@ fn line(c: &Change) -> String {
         let _ = write!(s, " {}", safe(p));
     }
     let _ = write!(s, ": {} → {}", describe(&c.before), describe(&c.after));
-    if let Some(conf) = c.confidence {
-        let _ = write!(s, " (confidence {conf})");
+    match (c.confidence, c.distance) {
+        (Some(conf), Some(d)) => {
+            let _ = write!(s, " (confidence {conf}; {} of values moved)", pct(d));
+        }
+        (Some(conf), None) => {
+            let _ = write!(s, " (confidence {conf})");
+        }
+        _ => {}
+    }
+    if let Some(n) = &c.note {
+        let _ = write!(s, " [{n}]");
     }
     s
 }
@@ -150,6 +164,12 @@ fn sarif(d: &Diff) -> String {
             let mut properties = json!({"severity": c.severity.name(), "before": c.before, "after": c.after});
             if let Some(conf) = c.confidence {
                 properties["confidence"] = json!(conf);
+            }
+            if let Some(d) = c.distance {
+                properties["distance"] = json!(d);
+            }
+            if let Some(n) = &c.note {
+                properties["note"] = json!(n);
             }
             json!({
                 "ruleId": id,
@@ -234,6 +254,29 @@ fn describe(v: &Value) -> String {
     }
     if let Some(n) = m.get("name").and_then(Value::as_str) {
         return format!("{n} {}", m.get("key").cloned().unwrap_or_default());
+    }
+    if m.contains_key("p50") {
+        let sizes = m.contains_key("documents");
+        let num = |k: &str| {
+            let x = m.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+            if sizes {
+                crate::fmt::bytes(x)
+            } else {
+                crate::fmt::decimal(x)
+            }
+        };
+        let n = m
+            .get(if sizes { "documents" } else { "arrays" })
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        return format!(
+            "median {}, p95 {}, mean {} ({} {})",
+            num("p50"),
+            num("p95"),
+            num("avg"),
+            crate::fmt::group(n),
+            if sizes { "documents" } else { "arrays" }
+        );
     }
     if m.contains_key("sampled") {
         return format!(

@@ -199,3 +199,121 @@ fn a_required_path_gone_or_thinned_is_a_warning() {
     assert!(city.after["presence_ci"].is_array());
     assert!(city.confidence.is_some_and(|c| c > 0.999));
 }
+
+/// Bins `[n, n, count]` of values 0..=4, each `count` times.
+fn lengths(scale: u64, count: u64) -> Value {
+    json!((0..5)
+        .map(|n| [n * scale, n * scale, count])
+        .collect::<Vec<_>>())
+}
+
+#[test]
+fn lengths_and_sizes_that_moved_are_changes() {
+    let side = |scale: u64, size: u64| {
+        let tags = json!({"path": "tags", "count": 1000, "types": {"array": 1000},
+            "array": {"min": 0, "avg": 2.0 * scale as f64, "p50": 2 * scale, "p95": 4 * scale, "max": 4 * scale},
+            "array_histogram": lengths(scale, 200)});
+        let under = json!({"path": "orders[].lines", "count": 1000, "types": {"array": 3000},
+            "array_histogram": lengths(scale, 600)});
+        let mut r = report(
+            5000,
+            1000,
+            &[],
+            &json!({
+                "doc_size": {"min": size, "avg": size as f64, "p50": size, "p95": size, "max": size},
+                "doc_size_histogram": [[size, size + size / 4 - 1, 1000]]
+            }),
+        );
+        r["collections"][0]["fields"] = json!([tags, under]);
+        r
+    };
+    let b = side(1, 512);
+    // The same: nothing. Four comparisons: two presences, the lengths of
+    // tags (never those of an array under an array) and the sizes.
+    let d = compare("b", &b, "a", &side(1, 512));
+    assert!(d.changes.is_empty(), "{:?}", kinds(&d));
+    assert_eq!(d.test.comparisons, 4);
+    let d = compare("b", &b, "a", &side(3, 1024));
+    assert_eq!(
+        kinds(&d),
+        [
+            (None, Kind::SizeChanged, Severity::Warning),
+            (Some("tags"), Kind::ArrayLengthChanged, Severity::Warning),
+        ]
+    );
+    let size = &d.changes[0];
+    assert_eq!(size.before["p50"], 512);
+    assert_eq!(size.after["documents"], 1000);
+    assert!(
+        size.before.get("max").is_none(),
+        "a sampled maximum is not shown"
+    );
+    assert_eq!(size.distance, Some(1.0));
+    assert!(size.confidence.is_some_and(|c| c > 0.999));
+    assert!((d.changes[1].distance.expect("a distance") - 0.6).abs() < 1e-9);
+    // Documents a sixth larger (a field added to each): a shift beyond
+    // noise, but news, not a warning.
+    let d = compare("b", &b, "a", &side(1, 600));
+    assert_eq!(kinds(&d), [(None, Kind::SizeChanged, Severity::Info)]);
+    // A report without histograms (an older docshape) is not compared.
+    let mut old = side(3, 1024);
+    old["collections"][0]
+        .as_object_mut()
+        .expect("object")
+        .remove("doc_size_histogram");
+    old["collections"][0]["fields"][0]
+        .as_object_mut()
+        .expect("object")
+        .remove("array_histogram");
+    let d = compare("b", &b, "a", &old);
+    assert!(d.changes.is_empty(), "{:?}", kinds(&d));
+}
+
+/// A finding on a sample that comes or goes while nothing it rests on
+/// moved beyond sampling noise is shown at `info`, with the reason; one
+/// whose path moved too, or that rests on the whole collection, keeps its
+/// severity.
+#[test]
+fn a_finding_near_its_threshold_is_news_not_a_warning() {
+    let finding = |scope: &str| {
+        json!({"rule": "mixed-types", "severity": "warning", "namespace": "crm.people",
+               "path": "code", "message": "m", "evidence": {"scope": scope}})
+    };
+    // code: a string in 0.9 % of 1,000 values, then in 1.1 %.
+    let side = |strings: u64, findings: Value| {
+        report(
+            5000,
+            1000,
+            &[(
+                "code",
+                1000,
+                json!({"int": 1000 - strings, "string": strings}),
+            )],
+            &json!({"findings": findings}),
+        )
+    };
+    let b = side(9, json!([]));
+    let d = compare("b", &b, "a", &side(11, json!([finding("sample")])));
+    assert_eq!(
+        kinds(&d),
+        [(Some("code"), Kind::FindingAdded, Severity::Info)]
+    );
+    assert!(d.changes[0]
+        .note
+        .as_deref()
+        .is_some_and(|n| n.contains("threshold")));
+    assert_eq!(d.worst(), Some(Severity::Info));
+    // Strings in 9 % now: the shares moved, the finding is a warning.
+    let d = compare("b", &b, "a", &side(90, json!([finding("sample")])));
+    assert_eq!(
+        kinds(&d),
+        [(Some("code"), Kind::FindingAdded, Severity::Warning)]
+    );
+    assert!(d.changes[0].note.is_none());
+    // Measured on the whole collection: as stated.
+    let d = compare("b", &b, "a", &side(11, json!([finding("collection")])));
+    assert_eq!(
+        kinds(&d),
+        [(Some("code"), Kind::FindingAdded, Severity::Warning)]
+    );
+}

@@ -691,7 +691,13 @@ pub struct FieldProfile {
     pub types: Vec<(BsonType, u64)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub array: Option<Summary>,
-    #[serde(skip)]
+    /// The array lengths by report bin: `array_histogram` in the report,
+    /// `[low, high, arrays]` ascending (`LogHistogram::report_bins`).
+    #[serde(
+        rename = "array_histogram",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_bins"
+    )]
     pub array_lengths: Option<LogHistogram>,
     /// Bytes this path carries per document on average (whole elements:
     /// type, name and value).
@@ -815,6 +821,15 @@ impl FieldProfile {
         };
         Some(sketch::duj1(scalars, population, d.estimate, f1, f1_exact))
     }
+}
+
+#[allow(
+    clippy::ref_option,
+    reason = "serde's serialize_with lends the field as it is"
+)]
+fn ser_bins<S: serde::Serializer>(h: &Option<LogHistogram>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::Serialize as _;
+    h.as_ref().map(LogHistogram::report_bins).serialize(s)
 }
 
 fn ser_types<S: serde::Serializer>(types: &[(BsonType, u64)], s: S) -> Result<S::Ok, S::Error> {

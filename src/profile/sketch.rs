@@ -49,6 +49,18 @@ fn bucket_bounds(b: usize) -> (u64, u64) {
     (lo, hi)
 }
 
+/// The report bin of value `v`: itself below 8, else the quarter of its
+/// power of two it falls in (`LogHistogram::report_bins`).
+fn report_bin(v: u64) -> (u64, u64) {
+    if v < 8 {
+        return (v, v);
+    }
+    let msb = v.ilog2();
+    let width = 1u64 << (msb - 2);
+    let lo = v & !(width - 1);
+    (lo, lo + (width - 1))
+}
+
 impl LogHistogram {
     pub fn record(&mut self, v: u64) {
         let b = bucket_of(v);
@@ -190,6 +202,27 @@ impl LogHistogram {
                 .collect();
         }
         bins
+    }
+
+    /// Counts per report bin as `[lower bound, upper bound, count]`,
+    /// non-empty only, ascending: one bin per value below 8, then four per
+    /// power of two (each a quarter of its octave wide, so within 25 % of
+    /// its lower bound). Exact: every bucket of the histogram lies in one
+    /// bin. Coarse enough for a report of many paths, fine enough for
+    /// `diff` to see a distribution shift.
+    pub fn report_bins(&self) -> Vec<[u64; 3]> {
+        let mut out: Vec<[u64; 3]> = Vec::new();
+        for (b, &c) in self.buckets.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let (lo, hi) = report_bin(bucket_bounds(b).0);
+            match out.last_mut() {
+                Some(last) if last[0] == lo => last[2] += c,
+                _ => out.push([lo, hi, c]),
+            }
+        }
+        out
     }
 
     pub fn summary(&self) -> Summary {
@@ -573,6 +606,57 @@ mod tests {
         for v in (0..200_000u64).step_by(7).chain([u64::MAX / 3, u64::MAX]) {
             let (lo, hi) = bucket_bounds(bucket_of(v));
             assert!(lo <= v && v <= hi, "{v} not in [{lo},{hi}]");
+        }
+    }
+
+    #[test]
+    fn report_bins_are_exact_quarter_octaves() {
+        let mut h = LogHistogram::default();
+        for v in [
+            0,
+            0,
+            3,
+            7,
+            8,
+            9,
+            10,
+            15,
+            16,
+            19,
+            20,
+            127,
+            128,
+            159,
+            160,
+            1000,
+            1023,
+            1 << 40,
+        ] {
+            h.record(v);
+        }
+        h.record(u64::MAX);
+        let bins = h.report_bins();
+        assert_eq!(
+            &bins[..9],
+            &[
+                [0, 0, 2],
+                [3, 3, 1],
+                [7, 7, 1],
+                [8, 9, 2],
+                [10, 11, 1],
+                [14, 15, 1],
+                [16, 19, 2],
+                [20, 23, 1],
+                [112, 127, 1],
+            ]
+        );
+        assert!(bins.contains(&[128, 159, 2]) && bins.contains(&[160, 191, 1]));
+        assert!(bins.contains(&[896, 1023, 2]));
+        assert!(bins.contains(&[1 << 40, (1 << 40) + (1 << 38) - 1, 1]));
+        assert_eq!(bins.last(), Some(&[(1 << 63) | (3 << 61), u64::MAX, 1]));
+        assert_eq!(bins.iter().map(|b| b[2]).sum::<u64>(), h.count());
+        for w in bins.windows(2) {
+            assert!(w[0][1] < w[1][0]);
         }
     }
 

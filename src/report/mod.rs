@@ -267,7 +267,7 @@ impl Serialize for CollectionReport {
             kept: _,
             meta: _,
         } = self;
-        let mut out = s.serialize_struct("CollectionReport", 17)?;
+        let mut out = s.serialize_struct("CollectionReport", 18)?;
         out.serialize_field("namespace", namespace)?;
         out.serialize_field("kind", kind)?;
         out.serialize_field("documents", documents)?;
@@ -277,6 +277,11 @@ impl Serialize for CollectionReport {
             out.serialize_field("partial", p)?;
         }
         out.serialize_field("doc_size", doc_size)?;
+        // Sizes by report bin, `[low, high, documents]`: what `diff`
+        // compares (absent when the profile's histogram is not at hand).
+        if self.profile.doc_sizes.count() > 0 {
+            out.serialize_field("doc_size_histogram", &self.profile.doc_sizes.report_bins())?;
+        }
         out.serialize_field("max_depth", max_depth)?;
         if let Some(st) = storage {
             out.serialize_field("storage", st)?;
