@@ -54,28 +54,11 @@ pub struct Board {
     pub rows: Vec<Row>,
 }
 
-/// Every data set a lesson names.
-fn datasets() -> Vec<&'static str> {
-    let mut all: Vec<&'static str> = super::LESSONS
-        .iter()
-        .flat_map(|l| l.datasets.iter().copied())
-        .chain(
-            exercises::ALL
-                .iter()
-                .flat_map(|l| l.iter())
-                .flat_map(|e| e.datasets.iter().copied()),
-        )
-        .collect();
-    all.sort_unstable();
-    all.dedup();
-    all
-}
-
 /// The student prefixes among database names `dbs`: every non-empty
 /// prefix matching `pattern` (`*` globs) under which at least
-/// [`MIN_DATASETS`] of the lessons' data sets are, sorted.
+/// [`MIN_DATASETS`] of the data sets `seed` writes are, sorted.
 pub fn prefixes(dbs: &[String], pattern: &str) -> Vec<String> {
-    let sets = datasets();
+    let sets = crate::seed::datasets::NAMES;
     let mut found = std::collections::BTreeMap::<&str, usize>::new();
     for db in dbs {
         for set in &sets {
