@@ -53,8 +53,8 @@ pub const HINT_DATA: usize = 1;
 pub const HINT_INDEX: usize = 2;
 
 /// A top-level field (or one a level down, `host.id`) of `d` whose value
-/// is one of `ids`.
-fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
+/// is one of `ids`, or an array holding one.
+pub fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
     let mut out = Vec::new();
     for (k, v) in d {
         if k == "_id" {
@@ -62,6 +62,10 @@ fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
         }
         if ids.contains(v) {
             out.push(k.clone());
+        } else if let Bson::Array(a) = v {
+            if a.iter().any(|e| ids.contains(e)) {
+                out.push(k.clone());
+            }
         } else if let Bson::Document(sub) = v {
             for (k2, v2) in sub {
                 if ids.contains(v2) {
@@ -111,13 +115,11 @@ impl ChildMove {
             fields.sort();
             fields.dedup();
             for f in fields {
-                let n = v
-                    .count(
-                        self.dataset,
-                        name,
-                        doc! {f.as_str(): {"$in": parent_ids.to_vec()}},
-                    )
-                    .await?;
+                let n: u64 = self
+                    .per_parent(v, name, &f, parent_ids)
+                    .await?
+                    .values()
+                    .sum();
                 if best.as_ref().is_none_or(|b| n > b.found) {
                     best = Some(Moved {
                         coll: name.to_owned(),
@@ -138,19 +140,21 @@ impl ChildMove {
         field: &str,
         parent_ids: &[Bson],
     ) -> Result<BTreeMap<String, u64>, SourceError> {
+        // Grouped on the server, matched here: a `$match` on a long `$in`
+        // costs some servers a scan per value.
         let rows = v
             .aggregate(
                 self.dataset,
                 coll,
-                vec![
-                    doc! {"$match": {field: {"$in": parent_ids.to_vec()}}},
-                    doc! {"$group": {"_id": format!("${field}"), "n": {"$sum": 1}}},
-                ],
+                vec![doc! {"$group": {"_id": format!("${field}"), "n": {"$sum": 1}}}],
             )
             .await?;
+        let wanted: std::collections::BTreeSet<String> =
+            parent_ids.iter().map(|b| key(Some(b))).collect();
         Ok(rows
             .iter()
             .map(|r| (key(r.get("_id")), count_of(r.get("n"))))
+            .filter(|(k, _)| wanted.contains(k))
             .collect())
     }
 
@@ -367,13 +371,13 @@ impl ChildMove {
 }
 
 /// A map key for an `_id` (its Extended JSON).
-fn key(b: Option<&Bson>) -> String {
+pub fn key(b: Option<&Bson>) -> String {
     b.map(|b| b.clone().into_relaxed_extjson().to_string())
         .unwrap_or_default()
 }
 
 /// A count from an aggregation (`$sum` gives an int32 or an int64).
-fn count_of(b: Option<&Bson>) -> u64 {
+pub fn count_of(b: Option<&Bson>) -> u64 {
     match b {
         Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
         Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
