@@ -17,6 +17,7 @@
 
 mod cardinality;
 mod parts;
+mod two_way;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -36,7 +37,7 @@ use crate::source::{MongoSource, SourceError};
 pub use parts::{ChildMove, Moved};
 
 /// Every lesson's exercises: one line per lesson file.
-pub const ALL: &[&[Exercise]] = &[cardinality::EXERCISES];
+pub const ALL: &[&[Exercise]] = &[cardinality::EXERCISES, two_way::EXERCISES];
 
 /// The exercises of lesson `name`, in order.
 pub fn of(lesson: &str) -> Vec<&'static Exercise> {
