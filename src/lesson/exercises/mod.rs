@@ -16,6 +16,7 @@
 //! `pub const EXERCISES: &[Exercise]`; [`ALL`] lists them.
 
 mod cardinality;
+mod denormalization;
 mod parts;
 mod two_way;
 
@@ -36,8 +37,15 @@ use crate::source::{MongoSource, SourceError};
 
 pub use parts::{ChildMove, Moved};
 
-/// Every lesson's exercises: one line per lesson file.
-pub const ALL: &[&[Exercise]] = &[cardinality::EXERCISES, two_way::EXERCISES];
+/// Every lesson's exercises: one line per lesson file, in the lessons'
+/// order (kept one per line, so lessons are added without touching each
+/// other's lines).
+#[rustfmt::skip]
+pub const ALL: &[&[Exercise]] = &[
+    cardinality::EXERCISES,
+    two_way::EXERCISES,
+    denormalization::EXERCISES,
+];
 
 /// The exercises of lesson `name`, in order.
 pub fn of(lesson: &str) -> Vec<&'static Exercise> {
@@ -288,6 +296,34 @@ impl View {
             })
             .await?;
         Ok(docs.iter().map(|d| parts::key(d.get("_id"))).collect())
+    }
+
+    /// As [`View::find`], with a projection.
+    pub async fn find_fields(
+        &self,
+        dataset: &str,
+        coll: &str,
+        filter: Document,
+        projection: Document,
+        limit: i64,
+    ) -> Result<Vec<Document>, SourceError> {
+        let c = self
+            .server
+            .client()
+            .database(&self.db(dataset))
+            .collection::<Document>(coll);
+        let what = format!("reading {}.{coll}", self.db(dataset));
+        self.server
+            .call(&what, async {
+                c.find(filter)
+                    .projection(projection)
+                    .limit(limit)
+                    .max_time(self.timeout())
+                    .await?
+                    .try_collect()
+                    .await
+            })
+            .await
     }
 
     /// The result of a read-only aggregation (`$out` and `$merge` are

@@ -7,6 +7,7 @@
 //! a prefix of its own, so a test's cases run at once (`join_all`).
 
 mod cardinality;
+mod denormalization;
 mod two_way;
 
 use std::future::Future;
