@@ -16,7 +16,9 @@
 //! `pub const EXERCISES: &[Exercise]`; [`ALL`] lists them.
 
 mod cardinality;
+mod computed;
 mod denormalization;
+mod extended_reference;
 mod parts;
 mod two_way;
 
@@ -45,6 +47,8 @@ pub const ALL: &[&[Exercise]] = &[
     cardinality::EXERCISES,
     two_way::EXERCISES,
     denormalization::EXERCISES,
+    computed::EXERCISES,
+    extended_reference::EXERCISES,
 ];
 
 /// The exercises of lesson `name`, in order.

@@ -7,7 +7,9 @@
 //! a prefix of its own, so a test's cases run at once (`join_all`).
 
 mod cardinality;
+mod computed;
 mod denormalization;
+mod extended_reference;
 mod two_way;
 
 use std::future::Future;
