@@ -84,7 +84,7 @@ fn rating_summary(v: &View) -> Checking<'_> {
         let (mut missing, mut wrong) = (0u64, Vec::new());
         let seeded_movies = seeded(ds, "bad_movies");
         for s in &seeded_movies {
-            let Some(m) = now.get(&key(s.get("_id"))) else {
+            let Some(movie) = now.get(&key(s.get("_id"))) else {
                 continue;
             };
             let stars: Vec<f64> = s
@@ -97,21 +97,21 @@ fn rating_summary(v: &View) -> Checking<'_> {
                 .unwrap_or_default();
             let (count, sum) = (stars.len() as f64, stars.iter().sum::<f64>());
             let avg = if count > 0.0 { sum / count } else { 0.0 };
-            let Ok(r) = m.get_document("rating") else {
+            let Ok(rating) = movie.get_document("rating") else {
                 missing += 1;
                 continue;
             };
             let (c, su, a) = (
-                number(r.get("count")),
-                number(r.get("sum")),
-                number(r.get("avg")),
+                number(rating.get("count")),
+                number(rating.get("sum")),
+                number(rating.get("avg")),
             );
             let ok = c == Some(count)
                 && su.is_some_and(|x| (x - sum).abs() < 1e-6)
                 && a.is_some_and(|x| (x - avg).abs() < 0.01);
             if !ok {
                 wrong.push((
-                    m.get_str("title").unwrap_or("?").to_owned(),
+                    movie.get_str("title").unwrap_or("?").to_owned(),
                     c.unwrap_or(f64::NAN),
                     a.unwrap_or(f64::NAN),
                     count,
