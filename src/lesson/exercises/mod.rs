@@ -21,6 +21,7 @@ mod denormalization;
 mod extended_reference;
 mod parts;
 mod two_way;
+mod when_to_reference;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -47,6 +48,7 @@ pub const ALL: &[&[Exercise]] = &[
     cardinality::EXERCISES,
     two_way::EXERCISES,
     denormalization::EXERCISES,
+    when_to_reference::EXERCISES,
     computed::EXERCISES,
     extended_reference::EXERCISES,
 ];

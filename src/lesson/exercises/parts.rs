@@ -44,6 +44,8 @@ pub struct Moved {
     pub field: String,
     /// Elements found through the reference, over all parents.
     pub found: u64,
+    /// Elements found per parent (`_id` as Extended JSON).
+    pub per_parent: BTreeMap<String, u64>,
 }
 
 /// Hints a [`ChildMove`] failure points to: the rule (which design), the
@@ -115,16 +117,14 @@ impl ChildMove {
             fields.sort();
             fields.dedup();
             for f in fields {
-                let n: u64 = self
-                    .per_parent(v, name, &f, parent_ids)
-                    .await?
-                    .values()
-                    .sum();
+                let per = self.per_parent(v, name, &f, parent_ids).await?;
+                let n: u64 = per.values().sum();
                 if best.as_ref().is_none_or(|b| n > b.found) {
                     best = Some(Moved {
                         coll: name.to_owned(),
                         field: f,
                         found: n,
+                        per_parent: per,
                     });
                 }
             }
@@ -204,10 +204,10 @@ impl ChildMove {
         let total: u64 = expected.values().map(|e| e.len() as u64).sum();
         let child = self.find_child(v, &parent_ids).await?;
         let embedded = self.still_embedded(v).await?;
-        let through = match &child {
-            Some(m) => self.per_parent(v, &m.coll, &m.field, &parent_ids).await?,
-            None => BTreeMap::new(),
-        };
+        let through = child
+            .as_ref()
+            .map(|m| m.per_parent.clone())
+            .unwrap_or_default();
         let mut lost = 0u64;
         let mut short_parents = 0u64;
         for (id, want) in &expected {

@@ -11,6 +11,7 @@ mod computed;
 mod denormalization;
 mod extended_reference;
 mod two_way;
+mod when_to_reference;
 
 use std::future::Future;
 use std::pin::Pin;
