@@ -3,7 +3,7 @@
 
 use bson::{doc, Bson, Document};
 
-use super::parts::ChildMove;
+use super::parts::{ChildMove, HINT_DATA, HINT_DESIGN};
 use super::{documents_kept, ids, seeded, Checking, Exercise, Tally, Verdict, View};
 use crate::fmt::{bytes, group};
 use crate::i18n::Text;
@@ -217,7 +217,7 @@ fn avatars_out(v: &View) -> Checking<'_> {
                         group(still)
                     ),
                 ),
-                if still > 0 { 0 } else { 1 },
+                if still > 0 { HINT_DESIGN } else { HINT_DATA },
             );
         } else if still > 0 {
             t.fail(
