@@ -7,7 +7,7 @@ use bson::{doc, oid::ObjectId, Bson, Document};
 use futures_util::TryStreamExt;
 use mongodb::{Database, IndexModel};
 
-use super::{all, exercise, untouched, Fix};
+use crate::exercises::{all, exercise, untouched, Fix};
 
 type Step<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
