@@ -75,7 +75,16 @@ pub async fn case(
     let client = Client::with_uri_str(target).await.expect("client");
     fix(&client.database(&format!("{prefix}{}", datasets[0]))).await;
     let out = docshape_async(&[
-        "lesson", lesson, "--check", target, "--prefix", &prefix, "--lang", lang,
+        "lesson",
+        lesson,
+        "--check",
+        target,
+        "--prefix",
+        &prefix,
+        "--lang",
+        lang,
+        "--timeout",
+        "600",
     ])
     .await;
     let all = stdout(&out);
