@@ -16,6 +16,11 @@ mod e2e_files;
 mod e2e_server;
 mod early_findings;
 mod exercises;
+// The lesson when-to-reference's large copies (29 MB of avatars, a 15 MB
+// post) get a server of their own: with the other exercises they overflow
+// the in-memory test server's cache.
+#[path = "exercises/when_to_reference.rs"]
+mod exercises_when_to_reference;
 mod extremes;
 mod formats;
 mod fuzz_regressions;

@@ -16,7 +16,12 @@
 //! `pub const EXERCISES: &[Exercise]`; [`ALL`] lists them.
 
 mod cardinality;
+mod computed;
+mod denormalization;
+mod extended_reference;
 mod parts;
+mod two_way;
+mod when_to_reference;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -35,8 +40,18 @@ use crate::source::{MongoSource, SourceError};
 
 pub use parts::{ChildMove, Moved};
 
-/// Every lesson's exercises: one line per lesson file.
-pub const ALL: &[&[Exercise]] = &[cardinality::EXERCISES];
+/// Every lesson's exercises: one line per lesson file, in the lessons'
+/// order (kept one per line, so lessons are added without touching each
+/// other's lines).
+#[rustfmt::skip]
+pub const ALL: &[&[Exercise]] = &[
+    cardinality::EXERCISES,
+    two_way::EXERCISES,
+    denormalization::EXERCISES,
+    when_to_reference::EXERCISES,
+    computed::EXERCISES,
+    extended_reference::EXERCISES,
+];
 
 /// The exercises of lesson `name`, in order.
 pub fn of(lesson: &str) -> Vec<&'static Exercise> {
@@ -98,6 +113,52 @@ impl Verdict {
         Verdict::Fail {
             evidence: vec![evidence],
             hint,
+        }
+    }
+}
+
+/// Evidence gathered by a check: each failure with the hint it calls for;
+/// the verdict fails when any was added, pointing at the least specific
+/// hint among them.
+#[derive(Default)]
+pub struct Tally {
+    evidence: Vec<Text>,
+    hint: Option<usize>,
+}
+
+impl Tally {
+    pub fn fail(&mut self, t: Text, hint: usize) {
+        self.evidence.push(t);
+        self.hint = Some(self.hint.map_or(hint, |h| h.min(hint)));
+    }
+
+    /// Adds a failed verdict's evidence.
+    pub fn add(&mut self, v: Option<Verdict>) {
+        if let Some(Verdict::Fail { evidence, hint }) = v {
+            for t in evidence {
+                self.fail(t, hint);
+            }
+        }
+    }
+
+    /// Adds every finding of `rule` still standing on the data set.
+    pub fn rule(&mut self, v: &View, dataset: &str, rule: &str, hint: usize) {
+        self.add(rule_gone(v, dataset, rule, hint));
+    }
+
+    pub fn failed(&self) -> bool {
+        self.hint.is_some()
+    }
+
+    /// The verdict: failed with the evidence gathered, or passed with
+    /// `confirmed`.
+    pub fn verdict(self, confirmed: Vec<Text>) -> Verdict {
+        match self.hint {
+            Some(hint) => Verdict::Fail {
+                evidence: self.evidence,
+                hint,
+            },
+            None => Verdict::Pass(confirmed),
         }
     }
 }
@@ -215,6 +276,62 @@ impl View {
             .await
     }
 
+    /// The `_id`s of a collection's documents (as map keys: their
+    /// Extended JSON), read with a projection; empty for a collection that
+    /// does not exist.
+    pub async fn id_keys(
+        &self,
+        dataset: &str,
+        coll: &str,
+    ) -> Result<std::collections::BTreeSet<String>, SourceError> {
+        let c = self
+            .server
+            .client()
+            .database(&self.db(dataset))
+            .collection::<Document>(coll);
+        let what = format!("reading the _ids of {}.{coll}", self.db(dataset));
+        let docs: Vec<Document> = self
+            .server
+            .call(&what, async {
+                c.find(Document::new())
+                    .projection(doc! {"_id": 1})
+                    .max_time(self.timeout())
+                    .await?
+                    .try_collect()
+                    .await
+            })
+            .await?;
+        Ok(docs.iter().map(|d| parts::key(d.get("_id"))).collect())
+    }
+
+    /// As [`View::find`], with a projection.
+    pub async fn find_fields(
+        &self,
+        dataset: &str,
+        coll: &str,
+        filter: Document,
+        projection: Document,
+        limit: i64,
+    ) -> Result<Vec<Document>, SourceError> {
+        let c = self
+            .server
+            .client()
+            .database(&self.db(dataset))
+            .collection::<Document>(coll);
+        let what = format!("reading {}.{coll}", self.db(dataset));
+        self.server
+            .call(&what, async {
+                c.find(filter)
+                    .projection(projection)
+                    .limit(limit)
+                    .max_time(self.timeout())
+                    .await?
+                    .try_collect()
+                    .await
+            })
+            .await
+    }
+
     /// The result of a read-only aggregation (`$out` and `$merge` are
     /// refused).
     pub async fn aggregate(
@@ -305,9 +422,11 @@ pub async fn documents_kept(
     hint: usize,
 ) -> Result<Option<Verdict>, SourceError> {
     let want = ids(&seeded(dataset, coll));
-    let have = v
-        .count(dataset, coll, doc! {"_id": {"$in": want.clone()}})
-        .await?;
+    let present = v.id_keys(dataset, coll).await?;
+    let have = want
+        .iter()
+        .filter(|b| present.contains(&parts::key(Some(b))))
+        .count() as u64;
     if have as usize >= want.len() {
         return Ok(None);
     }

@@ -44,6 +44,8 @@ pub struct Moved {
     pub field: String,
     /// Elements found through the reference, over all parents.
     pub found: u64,
+    /// Elements found per parent (`_id` as Extended JSON).
+    pub per_parent: BTreeMap<String, u64>,
 }
 
 /// Hints a [`ChildMove`] failure points to: the rule (which design), the
@@ -53,8 +55,8 @@ pub const HINT_DATA: usize = 1;
 pub const HINT_INDEX: usize = 2;
 
 /// A top-level field (or one a level down, `host.id`) of `d` whose value
-/// is one of `ids`.
-fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
+/// is one of `ids`, or an array holding one.
+pub fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
     let mut out = Vec::new();
     for (k, v) in d {
         if k == "_id" {
@@ -62,6 +64,10 @@ fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
         }
         if ids.contains(v) {
             out.push(k.clone());
+        } else if let Bson::Array(a) = v {
+            if a.iter().any(|e| ids.contains(e)) {
+                out.push(k.clone());
+            }
         } else if let Bson::Document(sub) = v {
             for (k2, v2) in sub {
                 if ids.contains(v2) {
@@ -111,18 +117,14 @@ impl ChildMove {
             fields.sort();
             fields.dedup();
             for f in fields {
-                let n = v
-                    .count(
-                        self.dataset,
-                        name,
-                        doc! {f.as_str(): {"$in": parent_ids.to_vec()}},
-                    )
-                    .await?;
+                let per = self.per_parent(v, name, &f, parent_ids).await?;
+                let n: u64 = per.values().sum();
                 if best.as_ref().is_none_or(|b| n > b.found) {
                     best = Some(Moved {
                         coll: name.to_owned(),
                         field: f,
                         found: n,
+                        per_parent: per,
                     });
                 }
             }
@@ -138,19 +140,21 @@ impl ChildMove {
         field: &str,
         parent_ids: &[Bson],
     ) -> Result<BTreeMap<String, u64>, SourceError> {
+        // Grouped on the server, matched here: a `$match` on a long `$in`
+        // costs some servers a scan per value.
         let rows = v
             .aggregate(
                 self.dataset,
                 coll,
-                vec![
-                    doc! {"$match": {field: {"$in": parent_ids.to_vec()}}},
-                    doc! {"$group": {"_id": format!("${field}"), "n": {"$sum": 1}}},
-                ],
+                vec![doc! {"$group": {"_id": format!("${field}"), "n": {"$sum": 1}}}],
             )
             .await?;
+        let wanted: std::collections::BTreeSet<String> =
+            parent_ids.iter().map(|b| key(Some(b))).collect();
         Ok(rows
             .iter()
             .map(|r| (key(r.get("_id")), count_of(r.get("n"))))
+            .filter(|(k, _)| wanted.contains(k))
             .collect())
     }
 
@@ -200,10 +204,10 @@ impl ChildMove {
         let total: u64 = expected.values().map(|e| e.len() as u64).sum();
         let child = self.find_child(v, &parent_ids).await?;
         let embedded = self.still_embedded(v).await?;
-        let through = match &child {
-            Some(m) => self.per_parent(v, &m.coll, &m.field, &parent_ids).await?,
-            None => BTreeMap::new(),
-        };
+        let through = child
+            .as_ref()
+            .map(|m| m.per_parent.clone())
+            .unwrap_or_default();
         let mut lost = 0u64;
         let mut short_parents = 0u64;
         for (id, want) in &expected {
@@ -367,13 +371,13 @@ impl ChildMove {
 }
 
 /// A map key for an `_id` (its Extended JSON).
-fn key(b: Option<&Bson>) -> String {
+pub fn key(b: Option<&Bson>) -> String {
     b.map(|b| b.clone().into_relaxed_extjson().to_string())
         .unwrap_or_default()
 }
 
 /// A count from an aggregation (`$sum` gives an int32 or an int64).
-fn count_of(b: Option<&Bson>) -> u64 {
+pub fn count_of(b: Option<&Bson>) -> u64 {
     match b {
         Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
         Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),

@@ -7,6 +7,10 @@
 //! a prefix of its own, so a test's cases run at once (`join_all`).
 
 mod cardinality;
+mod computed;
+mod denormalization;
+mod extended_reference;
+mod two_way;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -24,6 +28,10 @@ pub type Fix = for<'a> fn(&'a Database) -> Pin<Box<dyn Future<Output = ()> + Sen
 pub fn untouched(_: &Database) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
     Box::pin(async {})
 }
+
+/// Megabytes of seeded copies the cases may hold at once (all tests of the
+/// module share the server).
+static ROOM: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(120);
 
 /// What one `--check` printed for one exercise.
 #[derive(Debug)]
@@ -46,6 +54,17 @@ pub async fn case(
     fix: Fix,
     lang: &str,
 ) -> Outcome {
+    // Megabytes a case's copy holds on the in-memory test server, whose
+    // cache overflows when too many large copies exist at once.
+    let weight: u32 = datasets
+        .iter()
+        .map(|d| match *d {
+            "contacts" => 30,
+            "blog" => 16,
+            _ => 1,
+        })
+        .sum();
+    let _room = ROOM.acquire_many(weight).await.expect("semaphore open");
     let prefix = format!("{}_", unique_db("x"));
     let mut args = vec!["seed", target, "--prefix", &prefix];
     for d in datasets {
@@ -56,10 +75,24 @@ pub async fn case(
     let client = Client::with_uri_str(target).await.expect("client");
     fix(&client.database(&format!("{prefix}{}", datasets[0]))).await;
     let out = docshape_async(&[
-        "lesson", lesson, "--check", target, "--prefix", &prefix, "--lang", lang,
+        "lesson",
+        lesson,
+        "--check",
+        target,
+        "--prefix",
+        &prefix,
+        "--lang",
+        lang,
+        "--timeout",
+        "600",
     ])
     .await;
     let all = stdout(&out);
+    // The databases go once checked: the in-memory test server holds every
+    // case's copy otherwise (the contacts' avatars are 29 MB a copy).
+    for d in datasets {
+        let _ = client.database(&format!("{prefix}{d}")).drop().await;
+    }
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "--check failed ({}): {}\n{all}",
@@ -180,4 +213,93 @@ fn check_errors_are_one_sentence() {
     ]);
     let line = common::assert_fails_cleanly(&out, "nothing seeded");
     assert!(line.contains("seed"), "{line}");
+}
+
+/// A lesson without `--check` ends with its exercises' tasks, in both
+/// languages.
+#[test]
+fn lessons_end_with_their_exercises() {
+    let data = common::repo().join("sample-data");
+    let data = data.to_str().expect("utf-8");
+    for (lang, head) in [
+        ("en", "Exercises (check your fix"),
+        ("zh", "练习（检查你的修改"),
+    ] {
+        let out = common::docshape_env(
+            &["lesson", "cardinality", "--lang", lang],
+            &[("DOCSHAPE_SAMPLE_DATA", data), ("MONGODB_URI", "")],
+        );
+        let text = stdout(&out);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let tail = text
+            .split(head)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no exercises in: {text}"));
+        for id in [
+            "cardinality/embed-addresses",
+            "cardinality/part-references",
+            "cardinality/host-logs",
+        ] {
+            assert!(tail.contains(id), "{lang}: {id} missing from: {tail}");
+        }
+    }
+}
+
+/// `--check` in Chinese; exit 0 once every exercise of the lesson passes,
+/// 1 before.
+#[tokio::test(flavor = "current_thread")]
+async fn check_in_chinese_and_exit_codes() {
+    let target = uri();
+    let before = case(
+        &target,
+        &["two_way"],
+        "two-way",
+        "two-way/both-directions",
+        untouched,
+        "zh",
+    )
+    .await;
+    assert!(!before.passed);
+    assert_eq!(before.code, Some(1));
+    for w in [
+        "未通过",
+        "仍然存在：",
+        "missing-reference-index 仍然在",
+        "提示 1/3：",
+    ] {
+        assert!(
+            before.block.contains(w),
+            "{w:?} missing from:\n{}",
+            before.block
+        );
+    }
+    let after = case(
+        &target,
+        &["two_way"],
+        "two-way",
+        "two-way/both-directions",
+        index_owner,
+        "zh",
+    )
+    .await;
+    assert!(after.passed, "{}", after.block);
+    assert_eq!(
+        after.code,
+        Some(0),
+        "every exercise of two-way passed: exit 0"
+    );
+    assert!(after.block.contains("已确认："), "{}", after.block);
+}
+
+fn index_owner(db: &Database) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+    Box::pin(async move {
+        db.collection::<Document>("bad_tasks")
+            .create_index(
+                mongodb::IndexModel::builder()
+                    .keys(bson::doc! {"owner": 1})
+                    .build(),
+            )
+            .await
+            .expect("index");
+    })
 }
