@@ -16,6 +16,9 @@
 //! `pub const EXERCISES: &[Exercise]`; [`ALL`] lists them.
 
 mod cardinality;
+mod checks;
+mod esr;
+mod indexes;
 mod parts;
 
 use std::collections::BTreeMap;
@@ -36,7 +39,11 @@ use crate::source::{MongoSource, SourceError};
 pub use parts::{ChildMove, Moved};
 
 /// Every lesson's exercises: one line per lesson file.
-pub const ALL: &[&[Exercise]] = &[cardinality::EXERCISES];
+pub const ALL: &[&[Exercise]] = &[
+    cardinality::EXERCISES,
+    indexes::EXERCISES,
+    esr::EXERCISES,
+];
 
 /// The exercises of lesson `name`, in order.
 pub fn of(lesson: &str) -> Vec<&'static Exercise> {

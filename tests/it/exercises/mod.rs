@@ -7,6 +7,8 @@
 //! a prefix of its own, so a test's cases run at once (`join_all`).
 
 mod cardinality;
+mod esr;
+mod indexes;
 
 use std::future::Future;
 use std::pin::Pin;
