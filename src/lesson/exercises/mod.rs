@@ -15,6 +15,7 @@
 //! One file per lesson (`cardinality.rs` …), each exporting
 //! `pub const EXERCISES: &[Exercise]`; [`ALL`] lists them.
 
+mod bucket;
 mod cardinality;
 mod checks;
 mod esr;
@@ -43,6 +44,7 @@ pub const ALL: &[&[Exercise]] = &[
     cardinality::EXERCISES,
     indexes::EXERCISES,
     esr::EXERCISES,
+    bucket::EXERCISES,
 ];
 
 /// The exercises of lesson `name`, in order.

@@ -6,6 +6,7 @@
 //! One file per lesson. Each case seeds only the data sets it needs under
 //! a prefix of its own, so a test's cases run at once (`join_all`).
 
+mod bucket;
 mod cardinality;
 mod esr;
 mod indexes;
