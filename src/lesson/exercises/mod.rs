@@ -21,6 +21,7 @@ mod checks;
 mod esr;
 mod indexes;
 mod parts;
+mod polymorphic;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -45,6 +46,7 @@ pub const ALL: &[&[Exercise]] = &[
     indexes::EXERCISES,
     esr::EXERCISES,
     bucket::EXERCISES,
+    polymorphic::EXERCISES,
 ];
 
 /// The exercises of lesson `name`, in order.

@@ -10,6 +10,7 @@ mod bucket;
 mod cardinality;
 mod esr;
 mod indexes;
+mod polymorphic;
 
 use std::future::Future;
 use std::pin::Pin;
