@@ -22,6 +22,7 @@ mod esr;
 mod indexes;
 mod parts;
 mod polymorphic;
+mod pre_aggregated;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -47,6 +48,7 @@ pub const ALL: &[&[Exercise]] = &[
     esr::EXERCISES,
     bucket::EXERCISES,
     polymorphic::EXERCISES,
+    pre_aggregated::EXERCISES,
 ];
 
 /// The exercises of lesson `name`, in order.

@@ -11,6 +11,7 @@ mod cardinality;
 mod esr;
 mod indexes;
 mod polymorphic;
+mod pre_aggregated;
 
 use std::future::Future;
 use std::pin::Pin;
