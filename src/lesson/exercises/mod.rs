@@ -23,6 +23,7 @@ mod indexes;
 mod parts;
 mod polymorphic;
 mod pre_aggregated;
+mod refine_by_workload;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -49,6 +50,7 @@ pub const ALL: &[&[Exercise]] = &[
     bucket::EXERCISES,
     polymorphic::EXERCISES,
     pre_aggregated::EXERCISES,
+    refine_by_workload::EXERCISES,
 ];
 
 /// The exercises of lesson `name`, in order.

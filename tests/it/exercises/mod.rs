@@ -12,6 +12,7 @@ mod esr;
 mod indexes;
 mod polymorphic;
 mod pre_aggregated;
+mod refine_by_workload;
 
 use std::future::Future;
 use std::pin::Pin;
