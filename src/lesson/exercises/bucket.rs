@@ -33,6 +33,29 @@ pub const EXERCISES: &[Exercise] = &[Exercise {
         ),
     ],
     check: readings,
+}, Exercise {
+    id: "bucket/sensor-collections",
+    lesson: "bucket",
+    datasets: &["sensor_collections"],
+    task: (
+        "sensor_collections keeps each of 101 sensors in a collection of its own (bad_sensor_000 … bad_sensor_100). Merge them into one collection whose documents say which sensor they belong to, indexed by sensor, without losing a reading; then drop the per-sensor collections.",
+        "sensor_collections 把 101 个传感器各自存放在单独的集合中（bad_sensor_000 … bad_sensor_100）。把它们合并到一个集合里，每个文档注明属于哪个传感器，并按传感器建索引，一个读数也不能丢；然后删除按传感器划分的集合。",
+    ),
+    hints: &[
+        (
+            "Every collection costs its own files and indexes, and a question over all sensors must visit 101 of them. What turns a collection name into data?",
+            "每个集合都有自己的数据文件和索引，而涉及所有传感器的问题要访问 101 个集合。怎样把集合名变成数据？",
+        ),
+        (
+            "One collection (bad_readings, say) with a sensor field holding what the collection name held (s000 … s100), indexed by {sensor: 1, time: 1}; copy each collection's readings into it, count them (505), then drop the 101 collections.",
+            "建一个集合（例如 bad_readings），用 sensor 字段保存原来集合名中的信息（s000 … s100），按 {sensor: 1, time: 1} 建索引；把每个集合的读数复制进去，数一数（505 个），然后删除这 101 个集合。",
+        ),
+        (
+            "In mongosh: db.getCollectionNames().filter(n => n.startsWith(\"bad_sensor_\")).forEach(n => { db[n].find().forEach(r => db.bad_readings.insertOne({...r, sensor: \"s\" + n.slice(11)})); db[n].drop(); }); db.bad_readings.createIndex({sensor: 1, time: 1})",
+            "在 mongosh 中：db.getCollectionNames().filter(n => n.startsWith(\"bad_sensor_\")).forEach(n => { db[n].find().forEach(r => db.bad_readings.insertOne({...r, sensor: \"s\" + n.slice(11)})); db[n].drop(); }); db.bad_readings.createIndex({sensor: 1, time: 1})",
+        ),
+    ],
+    check: sensor_collections,
 }];
 
 const DATASET: &str = "time_series";
@@ -215,5 +238,111 @@ fn readings(v: &View) -> Checking<'_> {
                 format!("每个桶都写明了传感器（{path}，有索引），count、min、max 与读数一致"),
             ),
         ]))
+    })
+}
+
+const SENSORS_SET: &str = "sensor_collections";
+const PER_SENSOR: &str = "bad_sensor_";
+const SENSOR_COUNT: u32 = 101;
+
+/// Per reading time, the sensor (its collection's number) and value seed
+/// wrote: every reading's time is distinct.
+fn sensor_readings() -> BTreeMap<i64, (u32, f64)> {
+    let mut out = BTreeMap::new();
+    for s in 0..SENSOR_COUNT {
+        for d in seeded(SENSORS_SET, &format!("{PER_SENSOR}{s:03}")) {
+            if let (Ok(t), Some(x)) = (d.get_datetime("time"), d.get("value").and_then(number)) {
+                out.insert(t.timestamp_millis(), (s, x));
+            }
+        }
+    }
+    out
+}
+
+fn sensor_collections(v: &View) -> Checking<'_> {
+    Box::pin(async move {
+        for rule in ["collection-per-tenant", "too-many-collections"] {
+            if let Some(fail) = rule_gone(v, SENSORS_SET, rule, 0) {
+                return Ok(fail);
+            }
+        }
+        let want = sensor_readings();
+        let total = want.len() as u64;
+        // The collection holding the readings: the non-good one with most.
+        let mut best: Option<(String, Vec<Document>)> = None;
+        for c in v.collections(SENSORS_SET) {
+            let name = &c.meta.name;
+            if name.starts_with("good_") {
+                continue;
+            }
+            let docs = v.find(SENSORS_SET, name, doc! {}, total as i64 * 2).await?;
+            if best.as_ref().is_none_or(|b| docs.len() > b.1.len()) {
+                best = Some((name.clone(), docs));
+            }
+        }
+        let (coll, docs) = best.unwrap_or_default();
+        let found: Vec<(&Document, u32)> = docs
+            .iter()
+            .filter_map(|d| {
+                let t = d.get_datetime("time").ok()?.timestamp_millis();
+                let (s, x) = want.get(&t)?;
+                d.get("value")
+                    .and_then(number)
+                    .is_some_and(|y| close(*x, y))
+                    .then_some((d, *s))
+            })
+            .collect();
+        if (found.len() as u64) < total {
+            return Ok(Verdict::fail(
+                Text::new(
+                    format!("seed wrote {} readings of {SENSOR_COUNT} sensors, {} of them are in one collection{}", group(total), group(found.len() as u64), if coll.is_empty() { String::new() } else { format!(" ({coll})") }),
+                    format!("seed 写入了 {SENSOR_COUNT} 个传感器的 {} 个读数，其中只有 {} 个在同一个集合中{}", group(total), group(found.len() as u64), if coll.is_empty() { String::new() } else { format!("（{coll}）") }),
+                ),
+                1,
+            ));
+        }
+        // A field whose values match the sensors one to one.
+        let fields: Vec<String> = docs
+            .first()
+            .map(|d| {
+                d.keys()
+                    .filter(|k| !["_id", "time", "value"].contains(&k.as_str()))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let field = fields.into_iter().find(|f| {
+            let mut of_value: BTreeMap<String, u32> = BTreeMap::new();
+            let mut of_sensor: BTreeMap<u32, String> = BTreeMap::new();
+            found.iter().all(|(d, s)| {
+                let Some(val) = d.get(f).map(ToString::to_string) else {
+                    return false;
+                };
+                *of_value.entry(val.clone()).or_insert(*s) == *s
+                    && *of_sensor.entry(*s).or_insert(val.clone()) == val
+            })
+        });
+        let Some(field) = field else {
+            return Ok(Verdict::fail(
+                Text::new(
+                    format!("the {} readings are in {coll}, but no field says which of the {SENSOR_COUNT} sensors each belongs to: the collection name was the only place that said it", group(total)),
+                    format!("{} 个读数都在 {coll} 中，但没有字段说明每个读数属于 {SENSOR_COUNT} 个传感器中的哪一个：原来只有集合名说明了这一点", group(total)),
+                ),
+                1,
+            ));
+        };
+        if !v.indexed(SENSORS_SET, &coll, &field) {
+            return Ok(Verdict::fail(
+                Text::new(
+                    format!("no index of {coll} starts with {field}: one sensor's readings are found by scanning all {}", group(total)),
+                    format!("{coll} 没有以 {field} 开头的索引：查找一个传感器的读数要扫描全部 {} 个", group(total)),
+                ),
+                2,
+            ));
+        }
+        Ok(Verdict::Pass(vec![Text::new(
+            format!("all {} readings of the {SENSOR_COUNT} sensors are in {coll}, each saying its sensor in {field} (indexed); the per-sensor collections are gone", group(total)),
+            format!("{SENSOR_COUNT} 个传感器的全部 {} 个读数都在 {coll} 中，每个都在 {field} 中注明传感器（有索引）；按传感器划分的集合已经删除", group(total)),
+        )]))
     })
 }

@@ -157,3 +157,101 @@ async fn readings() {
     ];
     exercise("bucket", "bucket/readings", &["time_series"], cases).await;
 }
+
+/// Merges the 101 per-sensor collections into bad_readings, with the
+/// sensor as a field or not, dropping them or not.
+async fn merge(db: &Database, with_sensor: bool, drop: bool, index: bool) {
+    let readings = db.collection::<Document>("bad_readings");
+    for s in 0..101 {
+        let name = format!("bad_sensor_{s:03}");
+        let mut docs = all(db, &name).await;
+        if with_sensor {
+            for d in &mut docs {
+                d.insert("sensor", format!("s{s:03}"));
+            }
+        }
+        readings.insert_many(docs).await.expect("insert");
+        if drop {
+            db.collection::<Document>(&name).drop().await.expect("drop");
+        }
+    }
+    if index {
+        readings
+            .create_index(
+                IndexModel::builder()
+                    .keys(doc! {"sensor": 1, "time": 1})
+                    .build(),
+            )
+            .await
+            .expect("index");
+    }
+}
+
+fn merged(db: &Database) -> Fut<'_> {
+    Box::pin(merge(db, true, true, true))
+}
+
+/// Wrong: merged without saying which sensor a reading is from.
+fn merged_anonymous(db: &Database) -> Fut<'_> {
+    Box::pin(merge(db, false, true, true))
+}
+
+/// Wrong: merged, the per-sensor collections kept.
+fn merged_kept(db: &Database) -> Fut<'_> {
+    Box::pin(merge(db, true, false, true))
+}
+
+/// Wrong: the per-sensor collections dropped, nothing merged.
+fn sensors_dropped(db: &Database) -> Fut<'_> {
+    Box::pin(async move {
+        for s in 0..101 {
+            db.collection::<Document>(&format!("bad_sensor_{s:03}"))
+                .drop()
+                .await
+                .expect("drop");
+        }
+    })
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn sensor_collections() {
+    let cases: &[(&str, Fix, bool, &[&str])] = &[
+        (
+            "untouched",
+            untouched,
+            false,
+            &["collection-per-tenant still fires on"],
+        ),
+        (
+            "merged with a sensor field",
+            merged,
+            true,
+            &["all 505 readings of the 101 sensors are in bad_readings, each saying its sensor in sensor (indexed)"],
+        ),
+        (
+            "merged without a sensor",
+            merged_anonymous,
+            false,
+            &["no field says which of the 101 sensors"],
+        ),
+        (
+            "merged, collections kept",
+            merged_kept,
+            false,
+            &["collection-per-tenant still fires on"],
+        ),
+        (
+            "collections dropped",
+            sensors_dropped,
+            false,
+            &["seed wrote 505 readings of 101 sensors, 0 of them are in one collection"],
+        ),
+    ];
+    exercise(
+        "bucket",
+        "bucket/sensor-collections",
+        &["sensor_collections"],
+        cases,
+    )
+    .await;
+}
