@@ -32,6 +32,29 @@ pub const EXERCISES: &[Exercise] = &[Exercise {
         ),
     ],
     check: discriminator,
+}, Exercise {
+    id: "polymorphic/schema-version",
+    lesson: "polymorphic",
+    datasets: &["schema_evolution"],
+    task: (
+        "In bad_customers a new writer stored zip as a number and phone as an object, beside old documents with strings. Migrate so that every path holds one type — either every document in the new shape, or old and new shapes told apart by a schema_version field — without losing a customer, a zip code or a phone number.",
+        "bad_customers 中一个新的写入方把 zip 存成了数字，把 phone 存成了对象，与使用字符串的旧文档混在一起。迁移数据，让每个路径只有一种类型——要么所有文档都是新结构，要么用 schema_version 字段区分新旧结构——客户、邮编和电话号码一个都不能丢。",
+    ),
+    hints: &[
+        (
+            "mixed-types shows zip and phone holding two types each. A reader cannot know which it will get. How does schema versioning let old and new documents live side by side?",
+            "mixed-types 显示 zip 和 phone 各自保存了两种类型，读取方无法知道会拿到哪一种。模式版本化怎样让新旧文档并存？",
+        ),
+        (
+            "Give each shape its own path and a version: the new documents get zip back as a string, their phone object becomes phones: [{kind: \"mobile\", number}] and schema_version 2; the old ones schema_version 1. Keep every number.",
+            "让每种结构有自己的路径和版本号：新文档把 zip 改回字符串，phone 对象改成 phones: [{kind: \"mobile\", number}]，schema_version 设为 2；旧文档设为 schema_version 1。每个号码都要保留。",
+        ),
+        (
+            "In mongosh: db.bad_customers.updateMany({phone: {$type: \"object\"}}, [{$set: {zip: {$toString: \"$zip\"}, phones: [{kind: \"mobile\", number: \"$phone.number\"}], schema_version: 2}}, {$unset: \"phone\"}]); db.bad_customers.updateMany({schema_version: {$exists: false}}, {$set: {schema_version: 1}})",
+            "在 mongosh 中：db.bad_customers.updateMany({phone: {$type: \"object\"}}, [{$set: {zip: {$toString: \"$zip\"}, phones: [{kind: \"mobile\", number: \"$phone.number\"}], schema_version: 2}}, {$unset: \"phone\"}]); db.bad_customers.updateMany({schema_version: {$exists: false}}, {$set: {schema_version: 1}})",
+        ),
+    ],
+    check: schema_version,
 }];
 
 const DATASET: &str = "polymorphic";
@@ -60,12 +83,12 @@ fn separates(docs: &[Document], f: &str) -> Result<usize, Text> {
     if missing > 0 {
         return Err(Text::new(
             format!(
-                "{f} is missing from {} of the {} products: a reader cannot tell what those are",
+                "{f} is missing from {} of the {} documents: a reader cannot tell what those are",
                 group(missing as u64),
                 group(docs.len() as u64)
             ),
             format!(
-                "{} 个商品中有 {} 个没有 {f}：读取方无法知道它们是什么",
+                "{} 个文档中有 {} 个没有 {f}：读取方无法知道它们是什么",
                 group(docs.len() as u64),
                 group(missing as u64)
             ),
@@ -85,20 +108,20 @@ fn separates(docs: &[Document], f: &str) -> Result<usize, Text> {
             .map(|s| s.iter().cloned().collect::<Vec<_>>().join(", "))
             .collect();
         return Err(Text::new(
-            format!("{f} = {v} is given to products of {} shapes ({{{}}}): the value does not say what a product is", shapes.len(), list.join("}, {")),
-            format!("{f} = {v} 被赋给了 {} 种结构的商品（{{{}}}）：这个取值说明不了商品是什么", shapes.len(), list.join("}, {")),
+            format!("{f} = {v} is given to documents of {} shapes ({{{}}}): the value does not say which shape a document has", shapes.len(), list.join("}, {")),
+            format!("{f} = {v} 被赋给了 {} 种结构的文档（{{{}}}）：这个取值说明不了文档是哪种结构", shapes.len(), list.join("}, {")),
         ));
     }
     if let Some((s, values)) = values_of.iter().find(|(_, v)| v.len() > 1) {
         let fields: Vec<&str> = s.iter().map(String::as_str).collect();
         return Err(Text::new(
             format!(
-                "products of one shape ({}) carry {} values of {f}: one kind, one value",
+                "documents of one shape ({}) carry {} values of {f}: one shape, one value",
                 fields.join(", "),
                 values.len()
             ),
             format!(
-                "同一种结构（{}）的商品有 {} 个不同的 {f} 取值：一类商品只能有一个取值",
+                "同一种结构（{}）的文档有 {} 个不同的 {f} 取值：一种结构只能有一个取值",
                 fields.join(", "),
                 values.len()
             ),
@@ -172,6 +195,127 @@ fn discriminator(v: &View) -> Checking<'_> {
                 evidence: all,
                 hint,
             }
+        })
+    })
+}
+
+const EVOLVED: &str = "schema_evolution";
+const CUSTOMERS: &str = "bad_customers";
+
+/// The strings (numbers written as text) of a value, at any depth.
+fn texts(v: &Bson, out: &mut Vec<String>) {
+    match v {
+        Bson::String(s) => out.push(s.clone()),
+        Bson::Int32(x) => out.push(x.to_string()),
+        Bson::Int64(x) => out.push(x.to_string()),
+        Bson::Document(d) => d.values().for_each(|x| texts(x, out)),
+        Bson::Array(a) => a.iter().for_each(|x| texts(x, out)),
+        _ => {}
+    }
+}
+
+/// What a seeded customer must still hold: its zip code and phone number
+/// (as text).
+fn kept_values(d: &Document) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in ["zip", "phone"] {
+        if let Some(v) = d.get(f) {
+            let mut t = Vec::new();
+            texts(v, &mut t);
+            // The phone object's number, not its country code.
+            out.extend(t.into_iter().filter(|s| s.len() > 3));
+        }
+    }
+    out
+}
+
+fn schema_version(v: &View) -> Checking<'_> {
+    Box::pin(async move {
+        if let Some(fail) = documents_kept(v, EVOLVED, CUSTOMERS, 1).await? {
+            return Ok(fail);
+        }
+        if let Some(fail) = rule_gone(v, EVOLVED, "mixed-types", 0) {
+            return Ok(fail);
+        }
+        let want = seeded(EVOLVED, CUSTOMERS);
+        let docs = v
+            .find(EVOLVED, CUSTOMERS, doc! {}, want.len() as i64 * 2)
+            .await?;
+        let mut lost = 0u64;
+        let mut example = None;
+        for w in &want {
+            let Some(d) = docs.iter().find(|d| d.get("_id") == w.get("_id")) else {
+                continue;
+            };
+            let mut have = Vec::new();
+            texts(&Bson::Document(d.clone()), &mut have);
+            let missing: Vec<String> = kept_values(w)
+                .into_iter()
+                .filter(|x| !have.contains(x))
+                .collect();
+            if !missing.is_empty() {
+                lost += 1;
+                example.get_or_insert_with(|| missing.join(", "));
+            }
+        }
+        if lost > 0 {
+            let e = example.unwrap_or_default();
+            return Ok(Verdict::fail(
+                Text::new(
+                    format!(
+                        "{} of {} customers lost their zip code or phone number (e.g. {e})",
+                        group(lost),
+                        group(want.len() as u64)
+                    ),
+                    format!(
+                        "{} 个客户中有 {} 个丢失了邮编或电话号码（例如 {e}）",
+                        group(want.len() as u64),
+                        group(lost)
+                    ),
+                ),
+                1,
+            ));
+        }
+        let shapes: BTreeSet<BTreeSet<String>> = docs.iter().map(|d| shape(d, "")).collect();
+        if shapes.len() == 1 {
+            return Ok(Verdict::Pass(vec![Text::new(
+                format!("all {} customers are in one shape, one type per path, every zip code and phone number kept", group(docs.len() as u64)),
+                format!("全部 {} 个客户都是同一种结构，每个路径一种类型，邮编和电话号码都保留了", group(docs.len() as u64)),
+            )]));
+        }
+        let fields: BTreeSet<String> = docs
+            .iter()
+            .flat_map(|d| d.keys().cloned().collect::<Vec<_>>())
+            .filter(|k| k != "_id")
+            .collect();
+        if let Some((f, kinds)) = fields
+            .iter()
+            .find_map(|f| separates(&docs, f).ok().filter(|k| *k >= 2).map(|k| (f, k)))
+        {
+            return Ok(Verdict::Pass(vec![Text::new(
+                format!("{} customers in {kinds} shapes, told apart by {f}, one type per path, every zip code and phone number kept", group(docs.len() as u64)),
+                format!("{} 个客户分为 {kinds} 种结构，由 {f} 区分，每个路径一种类型，邮编和电话号码都保留了", group(docs.len() as u64)),
+            )]));
+        }
+        let evidence = match separates(&docs, "schema_version") {
+            Err(why) => why,
+            Ok(_) => Text::new(
+                "schema_version has one value for documents of different shapes",
+                "schema_version 对不同结构的文档取值相同",
+            ),
+        };
+        Ok(Verdict::Fail {
+            evidence: vec![
+                Text::new(
+                    format!(
+                        "{CUSTOMERS} holds {} shapes and no field tells them apart",
+                        shapes.len()
+                    ),
+                    format!("{CUSTOMERS} 有 {} 种结构，却没有字段区分它们", shapes.len()),
+                ),
+                evidence,
+            ],
+            hint: 1,
         })
     })
 }

@@ -73,8 +73,8 @@ async fn discriminator() {
             true,
             &["every one of the 60 products says what it is: type has one value per shape (3 kinds)"],
         ),
-        ("one value", one_value, false, &["type = product is given to products of 3 shapes", "Hint 2 of 3"]),
-        ("by position", by_position, false, &["is given to products of 3 shapes"]),
+        ("one value", one_value, false, &["type = product is given to documents of 3 shapes", "Hint 2 of 3"]),
+        ("by position", by_position, false, &["is given to documents of 3 shapes"]),
         (
             "lamps and shirts deleted",
             others_deleted,
@@ -83,4 +83,111 @@ async fn discriminator() {
         ),
     ];
     exercise("polymorphic", "polymorphic/type", &["polymorphic"], cases).await;
+}
+
+/// The new documents migrated: zip a string again, the phone object a
+/// phones array; every document versioned (or, `version` false, not).
+async fn migrate(db: &Database, version: bool) {
+    let c = db.collection::<Document>("bad_customers");
+    for d in all(db, "bad_customers").await {
+        let id = d.get("_id").cloned();
+        let update = match d.get_document("phone") {
+            Ok(p) => {
+                let zip = d.get_i32("zip").expect("zip").to_string();
+                let number = p.get_str("number").expect("number").to_owned();
+                let mut set = doc! {"zip": zip, "phones": [{"kind": "mobile", "number": number}]};
+                if version {
+                    set.insert("schema_version", 2);
+                }
+                doc! {"$set": set, "$unset": {"phone": 1}}
+            }
+            Err(_) if version => doc! {"$set": {"schema_version": 1}},
+            Err(_) => continue,
+        };
+        c.update_one(doc! {"_id": id}, update)
+            .await
+            .expect("update");
+    }
+}
+
+fn versioned(db: &Database) -> Fut<'_> {
+    Box::pin(migrate(db, true))
+}
+
+/// Wrong: migrated, nothing tells the shapes apart.
+fn unversioned(db: &Database) -> Fut<'_> {
+    Box::pin(migrate(db, false))
+}
+
+/// Wrong: the new writer's documents deleted.
+fn new_deleted(db: &Database) -> Fut<'_> {
+    Box::pin(async move {
+        db.collection::<Document>("bad_customers")
+            .delete_many(doc! {"phone": {"$type": "object"}})
+            .await
+            .expect("delete");
+    })
+}
+
+/// Wrong: the object phones dropped and zip made text: one type per path,
+/// the numbers gone.
+fn phones_dropped(db: &Database) -> Fut<'_> {
+    Box::pin(async move {
+        db.collection::<Document>("bad_customers")
+            .update_many(
+                doc! {"phone": {"$type": "object"}},
+                vec![
+                    doc! {"$set": {"zip": {"$toString": "$zip"}}},
+                    doc! {"$unset": "phone"},
+                ],
+            )
+            .await
+            .expect("update");
+    })
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn schema_version() {
+    let cases: &[(&str, Fix, bool, &[&str])] = &[
+        (
+            "untouched",
+            untouched,
+            false,
+            &[
+                "mixed-types still fires on",
+                "schema_evolution.bad_customers",
+            ],
+        ),
+        (
+            "versioned",
+            versioned,
+            true,
+            &["100 customers in 2 shapes, told apart by schema_version"],
+        ),
+        (
+            "not versioned",
+            unversioned,
+            false,
+            &["bad_customers holds 2 shapes and no field tells them apart"],
+        ),
+        (
+            "new documents deleted",
+            new_deleted,
+            false,
+            &["bad_customers lost documents: seed wrote 100, 70 of them are still there"],
+        ),
+        (
+            "phones dropped",
+            phones_dropped,
+            false,
+            &["30 of 100 customers lost their zip code or phone number"],
+        ),
+    ];
+    exercise(
+        "polymorphic",
+        "polymorphic/schema-version",
+        &["schema_evolution"],
+        cases,
+    )
+    .await;
 }
