@@ -8,11 +8,12 @@
 
 use std::collections::BTreeMap;
 
-use bson::{doc, Bson};
+use bson::{doc, Bson, Document};
 
 use super::{documents_kept, rule_gone, seeded, Checking, Exercise, Verdict, View};
 use crate::fmt::group;
 use crate::i18n::Text;
+use crate::source::SourceError;
 
 pub const EXERCISES: &[Exercise] = &[Exercise {
     id: "refine-by-workload/group-copies",
@@ -37,6 +38,29 @@ pub const EXERCISES: &[Exercise] = &[Exercise {
         ),
     ],
     check: group_copies,
+}, Exercise {
+    id: "refine-by-workload/avatars",
+    lesson: "refine-by-workload",
+    datasets: &["contacts"],
+    task: (
+        "Four contacts of bad_contacts embed a 5–10 MB avatar, and every read of a contact carries it, though the workload shows an avatar in one read of ten. Move each avatar out of its contact (GridFS, or a collection of its own), keep in the contact a reference to it, and lose no byte of any avatar.",
+        "bad_contacts 中有四个联系人内嵌了 5–10 MB 的头像，每次读取联系人都要带上它，而工作负载显示十次读取只有一次要显示头像。把每个头像移出联系人（GridFS 或独立的集合），在联系人中保留对它的引用，任何头像一个字节也不能丢。",
+    ),
+    hints: &[
+        (
+            "bloated-document shows which path carries the bytes. A field few queries want makes every other read carry it: where else could it live?",
+            "bloated-document 指出是哪个路径占用了字节。少数查询才需要的字段会让其余每次读取都背着它：它还可以放在哪里？",
+        ),
+        (
+            "Store each avatar apart — in GridFS (files and 255 KiB chunks: no document near the limit) or a collection of its own — put its _id into the contact as avatar_id, then unset avatar. Compare the byte lengths before and after.",
+            "把每个头像单独存放——放进 GridFS（files 加 255 KiB 的 chunks：不会有文档接近上限）或独立的集合——把它的 _id 作为 avatar_id 写进联系人，然后删除 avatar。前后比较字节长度。",
+        ),
+        (
+            "In a shell with the GridFS tools: mongofiles put each avatar, or in mongosh: db.bad_contacts.find({avatar: {$exists: true}}).forEach(c => { const id = db.bad_avatars.insertOne({contact: c._id, data: c.avatar}).insertedId; db.bad_contacts.updateOne({_id: c._id}, {$set: {avatar_id: id}, $unset: {avatar: 1}}); })",
+            "可以用 GridFS 工具：用 mongofiles 逐个存入头像；或者在 mongosh 中：db.bad_contacts.find({avatar: {$exists: true}}).forEach(c => { const id = db.bad_avatars.insertOne({contact: c._id, data: c.avatar}).insertedId; db.bad_contacts.updateOne({_id: c._id}, {$set: {avatar_id: id}, $unset: {avatar: 1}}); })",
+        ),
+    ],
+    check: avatars,
 }];
 
 const DATASET: &str = "contacts";
@@ -176,5 +200,127 @@ fn group_copies(v: &View) -> Checking<'_> {
                 format!("全部 {} 个联系人都通过 {path}（有索引）引用其分组，不再复制分组的字段：改名只需对 {GROUPS} 写一次", group(total)),
             ),
         ]))
+    })
+}
+
+/// The byte length of an avatar stored at `id` in collection `coll`: a
+/// GridFS file (its `length`, with every chunk there) or a document
+/// holding the bytes.
+async fn stored_length(v: &View, coll: &str, id: &Bson) -> Result<Option<u64>, SourceError> {
+    let Some(d) = v
+        .find(DATASET, coll, doc! {"_id": id.clone()}, 1)
+        .await?
+        .pop()
+    else {
+        return Ok(None);
+    };
+    if let (Some(len), Some(chunk)) = (
+        d.get("length").and_then(super::checks::number),
+        d.get("chunkSize").and_then(super::checks::number),
+    ) {
+        let bucket = coll.strip_suffix(".files").unwrap_or(coll);
+        let chunks = v
+            .count(
+                DATASET,
+                &format!("{bucket}.chunks"),
+                doc! {"files_id": id.clone()},
+            )
+            .await?;
+        let want = (len / chunk.max(1.0)).ceil() as u64;
+        return Ok((chunks >= want).then_some(len as u64));
+    }
+    Ok(d.values()
+        .filter_map(|x| match x {
+            Bson::Binary(b) => Some(b.bytes.len() as u64),
+            _ => None,
+        })
+        .max())
+}
+
+fn avatars(v: &View) -> Checking<'_> {
+    Box::pin(async move {
+        if let Some(fail) = documents_kept(v, DATASET, CONTACTS, 1).await? {
+            return Ok(fail);
+        }
+        let still: Vec<Text> = v
+            .fired(DATASET, "bloated-document")
+            .into_iter()
+            .filter(|f| f.namespace.ends_with(&format!(".{CONTACTS}")))
+            .map(super::still_fires)
+            .collect();
+        if !still.is_empty() {
+            return Ok(Verdict::Fail {
+                evidence: still,
+                hint: 0,
+            });
+        }
+        let with: Vec<Document> = seeded(DATASET, CONTACTS)
+            .into_iter()
+            .filter(|c| c.contains_key("avatar"))
+            .collect();
+        let others: Vec<String> = v
+            .collections(DATASET)
+            .iter()
+            .map(|c| c.meta.name.clone())
+            .filter(|n| !n.starts_with("good_") && n != CONTACTS && !n.ends_with(".chunks"))
+            .collect();
+        let mut bytes = 0u64;
+        for c in &with {
+            let id = c.get("_id").cloned().unwrap_or(Bson::Null);
+            let want = match c.get("avatar") {
+                Some(Bson::Binary(b)) => b.bytes.len() as u64,
+                _ => 0,
+            };
+            let now = v
+                .aggregate(
+                    DATASET,
+                    CONTACTS,
+                    vec![
+                        doc! {"$match": {"_id": id.clone()}},
+                        doc! {"$project": {"avatar": 0}},
+                    ],
+                )
+                .await?
+                .pop()
+                .unwrap_or_default();
+            let mut found = None;
+            'search: for (k, r) in &now {
+                if k == "_id" {
+                    continue;
+                }
+                for coll in &others {
+                    if let Some(len) = stored_length(v, coll, r).await? {
+                        found = Some((k.clone(), coll.clone(), len));
+                        break 'search;
+                    }
+                }
+            }
+            let name = c.get_str("name").unwrap_or_default();
+            match found {
+                None => {
+                    return Ok(Verdict::fail(
+                        Text::new(
+                            format!("{name}'s avatar ({}) is nowhere: no field of the contact references a document or GridFS file that holds it", crate::fmt::bytes(want as f64)),
+                            format!("{name} 的头像（{}）找不到了：联系人没有任何字段引用保存它的文档或 GridFS 文件", crate::fmt::bytes(want as f64)),
+                        ),
+                        1,
+                    ));
+                }
+                Some((field, coll, len)) if len != want => {
+                    return Ok(Verdict::fail(
+                        Text::new(
+                            format!("{name}'s avatar, referenced by {field} in {coll}, holds {} of its {} bytes", group(len), group(want)),
+                            format!("{name} 的头像（通过 {field} 引用，在 {coll} 中）只有 {} 字节，原有 {} 字节", group(len), group(want)),
+                        ),
+                        1,
+                    ));
+                }
+                Some(_) => bytes += want,
+            }
+        }
+        Ok(Verdict::Pass(vec![Text::new(
+            format!("the {} avatars ({} bytes) are out of {CONTACTS}, each referenced by its contact and whole", with.len(), group(bytes)),
+            format!("{} 个头像（{} 字节）已移出 {CONTACTS}，每个都由其联系人引用，且完整无缺", with.len(), group(bytes)),
+        )]))
     })
 }

@@ -4,6 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use bson::{doc, Document};
+use futures_util::TryStreamExt;
 use mongodb::{Database, IndexModel};
 
 use super::{exercise, untouched, Fix};
@@ -121,6 +122,104 @@ async fn group_copies() {
     exercise(
         "refine-by-workload",
         "refine-by-workload/group-copies",
+        &["contacts"],
+        cases,
+    )
+    .await;
+}
+
+/// Moves each embedded avatar into bad_avatars (cut short by `cut` bytes),
+/// referenced from the contact by avatar_id (or not).
+async fn move_avatars(db: &Database, cut: usize, reference: bool) {
+    let contacts = db.collection::<Document>("bad_contacts");
+    let avatars = db.collection::<Document>("bad_avatars");
+    let with: Vec<Document> = contacts
+        .find(doc! {"avatar": {"$exists": true}})
+        .await
+        .expect("find")
+        .try_collect()
+        .await
+        .expect("read");
+    for c in with {
+        let id = c.get("_id").cloned().expect("_id");
+        let mut bin = c.get_binary_generic("avatar").expect("avatar").clone();
+        bin.truncate(bin.len() - cut);
+        let data = bson::Binary {
+            subtype: bson::spec::BinarySubtype::Generic,
+            bytes: bin,
+        };
+        let new = avatars
+            .insert_one(doc! {"contact": id.clone(), "data": data})
+            .await
+            .expect("insert")
+            .inserted_id;
+        let mut update = doc! {"$unset": {"avatar": 1}};
+        if reference {
+            update.insert("$set", doc! {"avatar_id": new});
+        }
+        contacts
+            .update_one(doc! {"_id": id}, update)
+            .await
+            .expect("update");
+    }
+}
+
+fn avatars_out(db: &Database) -> Fut<'_> {
+    Box::pin(move_avatars(db, 0, true))
+}
+
+/// Wrong: moved, but the contacts do not say where.
+fn avatars_unreferenced(db: &Database) -> Fut<'_> {
+    Box::pin(move_avatars(db, 0, false))
+}
+
+/// Wrong: moved with their last kilobyte lost.
+fn avatars_cut(db: &Database) -> Fut<'_> {
+    Box::pin(move_avatars(db, 1024, true))
+}
+
+/// Wrong: the avatars deleted.
+fn avatars_deleted(db: &Database) -> Fut<'_> {
+    Box::pin(async move {
+        db.collection::<Document>("bad_contacts")
+            .update_many(doc! {}, doc! {"$unset": {"avatar": 1}})
+            .await
+            .expect("unset");
+    })
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn avatars() {
+    let cases: &[(&str, Fix, bool, &[&str])] = &[
+        (
+            "untouched",
+            untouched,
+            false,
+            &["bloated-document still fires on", "contacts.bad_contacts"],
+        ),
+        (
+            "moved to bad_avatars, referenced",
+            avatars_out,
+            true,
+            &["the 4 avatars (29,000,000 bytes) are out of bad_contacts"],
+        ),
+        (
+            "moved without a reference",
+            avatars_unreferenced,
+            false,
+            &["avatar (", "is nowhere"],
+        ),
+        (
+            "a kilobyte lost",
+            avatars_cut,
+            false,
+            &["referenced by avatar_id in bad_avatars, holds 4,998,976 of its 5,000,000 bytes"],
+        ),
+        ("deleted", avatars_deleted, false, &["is nowhere"]),
+    ];
+    exercise(
+        "refine-by-workload",
+        "refine-by-workload/avatars",
         &["contacts"],
         cases,
     )
