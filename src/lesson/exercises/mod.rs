@@ -15,11 +15,18 @@
 //! One file per lesson (`cardinality.rs` …), each exporting
 //! `pub const EXERCISES: &[Exercise]`; [`ALL`] lists them.
 
+mod bucket;
 mod cardinality;
+mod checks;
 mod computed;
 mod denormalization;
+mod esr;
 mod extended_reference;
+mod indexes;
 mod parts;
+mod polymorphic;
+mod pre_aggregated;
+mod refine_by_workload;
 mod two_way;
 mod when_to_reference;
 
@@ -49,8 +56,14 @@ pub const ALL: &[&[Exercise]] = &[
     two_way::EXERCISES,
     denormalization::EXERCISES,
     when_to_reference::EXERCISES,
+    polymorphic::EXERCISES,
+    bucket::EXERCISES,
     computed::EXERCISES,
     extended_reference::EXERCISES,
+    pre_aggregated::EXERCISES,
+    indexes::EXERCISES,
+    esr::EXERCISES,
+    refine_by_workload::EXERCISES,
 ];
 
 /// The exercises of lesson `name`, in order.

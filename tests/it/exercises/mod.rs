@@ -6,10 +6,16 @@
 //! One file per lesson. Each case seeds only the data sets it needs under
 //! a prefix of its own, so a test's cases run at once (`join_all`).
 
+mod bucket;
 mod cardinality;
 mod computed;
 mod denormalization;
+mod esr;
 mod extended_reference;
+mod indexes;
+mod polymorphic;
+mod pre_aggregated;
+mod refine_by_workload;
 mod two_way;
 
 use std::future::Future;
