@@ -21,6 +21,10 @@ mod exercises;
 // the in-memory test server's cache.
 #[path = "exercises/when_to_reference.rs"]
 mod exercises_when_to_reference;
+// So do refine-by-workload's six copies of the contacts data set (60 MB
+// each).
+#[path = "exercises/refine_by_workload.rs"]
+mod exercises_refine_by_workload;
 mod extremes;
 mod formats;
 mod fuzz_regressions;

@@ -15,7 +15,6 @@ mod extended_reference;
 mod indexes;
 mod polymorphic;
 mod pre_aggregated;
-mod refine_by_workload;
 mod two_way;
 
 use std::future::Future;

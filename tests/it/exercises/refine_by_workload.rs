@@ -7,8 +7,8 @@ use bson::{doc, Document};
 use futures_util::TryStreamExt;
 use mongodb::{Database, IndexModel};
 
-use super::{squash, untouched, Fix};
 use crate::common::{docshape_async, stderr, stdout, unique_db, uri};
+use crate::exercises::{squash, untouched, Fix};
 
 type Fut<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
@@ -52,7 +52,7 @@ fn id_only(db: &Database) -> Fut<'_> {
 fn refreshed(db: &Database) -> Fut<'_> {
     Box::pin(async move {
         let contacts = db.collection::<Document>("bad_contacts");
-        for g in super::all(db, "bad_groups").await {
+        for g in crate::exercises::all(db, "bad_groups").await {
             contacts
                 .update_many(
                     doc! {"group.id": g.get("_id").cloned()},
