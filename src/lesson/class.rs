@@ -40,6 +40,13 @@ pub struct Row {
 }
 
 impl Row {
+    /// Exercises whose data sets the student has.
+    pub fn seeded(&self) -> usize {
+        self.cells
+            .as_ref()
+            .map_or(0, |c| c.iter().filter(|c| **c != Cell::Missing).count())
+    }
+
     /// Exercises passed.
     pub fn passed(&self) -> usize {
         self.cells
@@ -221,7 +228,8 @@ fn counted(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The board as text: a numbered column per exercise (named below the
-/// table), a row per student with how many exercises passed.
+/// table), a row per student with how many of the exercises on the data
+/// sets they have passed.
 pub fn render(b: &Board, target: &str, lang: Lang) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -277,7 +285,7 @@ pub fn render(b: &Board, target: &str, lang: Lang) -> String {
                     line,
                     "  {}/{}",
                     group(r.passed() as u64),
-                    group(b.exercises.len() as u64)
+                    group(r.seeded() as u64)
                 );
             }
             Err(e) => {
