@@ -7,8 +7,6 @@ use std::time::{Duration, Instant};
 use bson::{doc, Document};
 use futures_util::TryStreamExt;
 use mongodb::{Client, IndexModel};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 use crate::common;
 use docshape::audit::Plan;
@@ -18,9 +16,7 @@ use docshape::tui::executor::{channel, Executor};
 use docshape::tui::keymap::{Action, Keymap};
 use docshape::tui::model::{Model, Tab};
 use docshape::tui::msg::Msg;
-use docshape::tui::theme::Theme;
 use docshape::tui::update::{action, start_sampling, update};
-use docshape::tui::views;
 
 const SETS: [&str; 2] = ["one_to_squillions", "one_to_few"];
 const EXERCISE: &str = "cardinality/host-logs";
@@ -110,6 +106,28 @@ fn parse(board: &str, id: &str) -> (Vec<(String, Vec<String>, String)>, usize) {
     (rows, column)
 }
 
+/// Checks that `board` marks [`EXERCISE`] ✗ ✓ ✗ for the three students of
+/// [`class`] (untouched, fixed as taught, data deleted), `shown` printed on
+/// failure; returns the board's rows.
+fn marked_as_taught(
+    board: &str,
+    students: &[String],
+    shown: &str,
+) -> Vec<(String, Vec<String>, String)> {
+    let (rows, col) = parse(board, EXERCISE);
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|(p, marks, _)| (p.as_str(), marks[col].as_str()))
+        .collect();
+    let want: Vec<(&str, &str)> = students
+        .iter()
+        .map(String::as_str)
+        .zip(["✗", "✓", "✗"])
+        .collect();
+    assert_eq!(got, want, "{shown}");
+    rows
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn class_board_has_a_row_per_student_and_a_mark_per_exercise() {
     let uri = common::uri();
@@ -124,17 +142,7 @@ async fn class_board_has_a_row_per_student_and_a_mark_per_exercise() {
     assert!(out.status.success(), "{}", common::stderr(&out));
     let board = common::stdout(&out);
     assert!(board.contains("3 students"), "{board}");
-    let (rows, col) = parse(&board, EXERCISE);
-    let got: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|(p, marks, _)| (p.as_str(), marks[col].as_str()))
-        .collect();
-    let want: Vec<(&str, &str)> = students
-        .iter()
-        .map(String::as_str)
-        .zip(["✗", "✓", "✗"])
-        .collect();
-    assert_eq!(got, want, "{board}");
+    let rows = marked_as_taught(&board, &students, &board);
     for (p, marks, passed) in &rows {
         let ok = marks.iter().filter(|m| *m == "✓").count();
         let seeded = marks.iter().filter(|m| *m != "·").count();
@@ -163,24 +171,6 @@ async fn class_board_has_a_row_per_student_and_a_mark_per_exercise() {
     ])
     .await;
     common::assert_fails_cleanly(&gone, "class on a closed port");
-}
-
-fn screen(m: &Model, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| views::render(m, &Theme::default(), f))
-        .expect("draw");
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for row in 0..h {
-        let mut col = 0;
-        while col < w {
-            let sym = buf[(col, row)].symbol();
-            out.push_str(sym);
-            col += u16::try_from(docshape::fmt::display_width(sym).max(1)).unwrap_or(1);
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// Runs the model's effects until `done` holds (60 s at most).
@@ -253,23 +243,13 @@ fn class_board_is_drawn_on_the_learn_tab_for_three_students() {
     pump(&mut m, &rt, &mut rx, &mut ex, |m| {
         m.learn.check.is_some() && m.learn.req.is_none()
     });
-    let s = screen(&m, 150, 45);
+    let s = common::screen(&m, 150, 45);
     assert!(s.contains("3 students"), "{s}");
     let board: String = s
         .lines()
         .map(|l| l.split('│').nth(5).unwrap_or("").trim_end().to_owned() + "\n")
         .collect();
-    let (rows, col) = parse(&board, EXERCISE);
-    let marks: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|(p, m, _)| (p.as_str(), m[col].as_str()))
-        .collect();
-    let want: Vec<(&str, &str)> = students
-        .iter()
-        .map(String::as_str)
-        .zip(["✗", "✓", "✗"])
-        .collect();
-    assert_eq!(marks, want, "{s}");
+    marked_as_taught(&board, &students, &s);
     // `v` checks again; another lesson forgets the board until checked.
     for fx in action(&mut m, Action::CheckExercises) {
         ex.run(fx, &mut Vec::new());

@@ -20,12 +20,8 @@ use docshape::tui::keymap::Keymap;
 use docshape::tui::model::{Level, Model, NavRow};
 use docshape::tui::msg::{Failure, Msg};
 use docshape::tui::picker::{Picker, Row};
-use docshape::tui::theme::Theme;
 use docshape::tui::update::{start_sampling, update};
-use docshape::tui::views;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
 
 fn saved() -> ConnectionsSection {
     let mut s = ConnectionsSection::new();
@@ -81,24 +77,6 @@ fn switched_to(fx: &[Effect]) -> Option<&Target> {
         Effect::Switch { target } => Some(target),
         _ => None,
     })
-}
-
-fn screen(m: &Model, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| views::render(m, &Theme::default(), f))
-        .expect("draw");
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for row in 0..h {
-        let mut col = 0;
-        while col < w {
-            let sym = buf[(col, row)].symbol();
-            out.push_str(sym);
-            col += u16::try_from(docshape::fmt::display_width(sym).max(1)).unwrap_or(1);
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[test]
@@ -249,7 +227,7 @@ fn tui_picker_asks_for_a_password_in_a_masked_prompt() {
     assert!(key(&mut m, KeyCode::Enter).is_empty());
     assert!(m.picker.open.as_ref().is_some_and(|o| o.asking.is_some()));
     typed(&mut m, "s3cret");
-    let s = screen(&m, 80, 24);
+    let s = common::screen(&m, 80, 24);
     assert!(
         s.contains("Password for mongodb+srv://ana@c.example.net/"),
         "{s}"
@@ -335,7 +313,7 @@ fn tui_picker_field_takes_a_path_a_uri_or_a_saved_name() {
     // remembered without it.
     key(&mut m, KeyCode::Char('C'));
     typed(&mut m, "mongodb://u:pw9@h3/");
-    let s = screen(&m, 80, 24);
+    let s = common::screen(&m, 80, 24);
     assert!(s.contains("mongodb://u:****@h3/"), "{s}");
     assert!(!s.contains("pw9"), "{s}");
     let fx = key(&mut m, KeyCode::Enter);
@@ -354,7 +332,7 @@ fn tui_picker_screen_lists_saved_connections_with_passwords_masked() {
         m.size = (80, 24);
         key(&mut m, KeyCode::Char('C'));
         key(&mut m, KeyCode::Down);
-        let s = screen(&m, 80, 24);
+        let s = common::screen(&m, 80, 24);
         for want in [
             "ask",
             "mongodb+srv://ana@c.example.net/",
@@ -404,7 +382,7 @@ fn tui_picker_is_offered_when_the_target_is_refused() {
             "{}",
             status.text
         );
-        let s = screen(&m, 80, 24);
+        let s = common::screen(&m, 80, 24);
         assert!(
             s.contains(lang.pick("C connects to another target", "C 连接到另一个目标")),
             "{s}"
@@ -414,7 +392,7 @@ fn tui_picker_is_offered_when_the_target_is_refused() {
     let mut m = model();
     m.help.open = true;
     m.size = (80, 60);
-    let s = screen(&m, 80, 60);
+    let s = common::screen(&m, 80, 60);
     assert!(s.contains("connect elsewhere"), "{s}");
 }
 

@@ -829,3 +829,23 @@ pub fn oid(secs: u32, n: u32) -> bson::oid::ObjectId {
     b[8..].copy_from_slice(&n.to_be_bytes());
     bson::oid::ObjectId::from_bytes(b)
 }
+
+/// The explorer drawn at `w`×`h` on a test backend, as text: one line per
+/// row, a wide character once (the cell it covers skipped).
+pub fn screen(m: &docshape::tui::model::Model, w: u16, h: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| docshape::tui::views::render(m, &docshape::tui::theme::Theme::default(), f))
+        .expect("draw");
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for row in 0..h {
+        let mut col = 0;
+        while col < w {
+            let sym = buf[(col, row)].symbol();
+            out.push_str(sym);
+            col += u16::try_from(docshape::fmt::display_width(sym).max(1)).unwrap_or(1);
+        }
+        out.push('\n');
+    }
+    out
+}
