@@ -242,6 +242,14 @@ impl View {
         self.server.timeout()
     }
 
+    /// The driver's handle on a collection of a data set's database.
+    fn handle(&self, dataset: &str, coll: &str) -> mongodb::Collection<Document> {
+        self.server
+            .client()
+            .database(&self.db(dataset))
+            .collection::<Document>(coll)
+    }
+
     /// Documents of a collection matching `filter` (a `count` bounded by
     /// the timeout; 0 for a collection that does not exist).
     pub async fn count(
@@ -250,11 +258,7 @@ impl View {
         coll: &str,
         filter: Document,
     ) -> Result<u64, SourceError> {
-        let c = self
-            .server
-            .client()
-            .database(&self.db(dataset))
-            .collection::<Document>(coll);
+        let c = self.handle(dataset, coll);
         let what = format!("counting documents of {}.{coll}", self.db(dataset));
         self.server
             .call(&what, async {
@@ -271,11 +275,7 @@ impl View {
         filter: Document,
         limit: i64,
     ) -> Result<Vec<Document>, SourceError> {
-        let c = self
-            .server
-            .client()
-            .database(&self.db(dataset))
-            .collection::<Document>(coll);
+        let c = self.handle(dataset, coll);
         let what = format!("reading {}.{coll}", self.db(dataset));
         self.server
             .call(&what, async {
@@ -297,11 +297,7 @@ impl View {
         dataset: &str,
         coll: &str,
     ) -> Result<std::collections::BTreeSet<String>, SourceError> {
-        let c = self
-            .server
-            .client()
-            .database(&self.db(dataset))
-            .collection::<Document>(coll);
+        let c = self.handle(dataset, coll);
         let what = format!("reading the _ids of {}.{coll}", self.db(dataset));
         let docs: Vec<Document> = self
             .server
@@ -326,11 +322,7 @@ impl View {
         projection: Document,
         limit: i64,
     ) -> Result<Vec<Document>, SourceError> {
-        let c = self
-            .server
-            .client()
-            .database(&self.db(dataset))
-            .collection::<Document>(coll);
+        let c = self.handle(dataset, coll);
         let what = format!("reading {}.{coll}", self.db(dataset));
         self.server
             .call(&what, async {
@@ -362,11 +354,7 @@ impl View {
                 "an exercise check may not write ({stage})"
             )));
         }
-        let c = self
-            .server
-            .client()
-            .database(&self.db(dataset))
-            .collection::<Document>(coll);
+        let c = self.handle(dataset, coll);
         let what = format!("aggregating {}.{coll}", self.db(dataset));
         self.server
             .call(&what, async {
