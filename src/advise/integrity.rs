@@ -979,19 +979,34 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
         s,
         "const strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});"
     );
+    // What the re-audit reports: strings that still name a document are
+    // the mismatch; strings that name none are dangling references.
     let _ = writeln!(
         s,
-        "print(`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} documents still hold a string there`);",
+        "const left = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
+        js_value(&named)
+    );
+    let _ = writeln!(
+        s,
+        "print(`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} documents still hold a string there, ${{left}} of them naming a document`);",
         r.to_ns
+    );
+    let _ = writeln!(
+        s,
+        "if (strings > left) print({});",
+        lang.pick(
+            format!("`${{strings - left}} strings left in ${{path}} name no document of {}: they are references to nothing, and the re-audit counts them as dangling, not as a second representation`", r.to_ns),
+            format!("`${{path}} 中剩下的 ${{strings - left}} 个字符串不指向 {} 中的任何文档：它们是悬空引用，重新审计时按悬空引用计，而不算作第二种表示`", r.to_ns),
+        )
     );
     let s = change::close(
         changes.then_some(&p),
         lang,
         s,
-        "strings > 0",
+        "left > 0",
         lang.pick(
-            "`${strings} documents still hold a string in ${path}`",
-            "`${strings} 个文档的 ${path} 仍是字符串`",
+            "`${left} documents still hold a string in ${path} that names a document`",
+            "`${left} 个文档的 ${path} 仍是指向某个文档的字符串`",
         ),
     );
     let mut summary = lang.pick(

@@ -9,12 +9,12 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::choice::{self, Scored};
 use super::drift::{self, DriftCheck, DriftKind};
-use super::evidence::Evidence;
-use super::keys::{self, Accepted, Candidate, Skip, TargetKey};
+use super::keys::{self, Candidate, Skip, TargetKey};
 use super::{
     embedded, has_leading_index, holding_array, kind_of, mark_two_way, Cardinality, CollectionView,
-    Family, Fanout, KeyUniqueness, Relationship,
+    Family, Fanout, KeyUniqueness, Polymorphic, Relationship,
 };
 use crate::profile::{query_path, render_path, Seg};
 use crate::source::value::{of_bson, ValueKey};
@@ -178,7 +178,7 @@ pub async fn relationships<S: Probes>(
             answers[i] = Some(reply);
         }
     }
-    let mut found = Vec::new();
+    let mut scored = Vec::new();
     for (pair, answer) in pending.iter().zip(answers) {
         let (ci, ti) = (pair.cand, pair.target);
         let cand = &cands[ci];
@@ -196,23 +196,33 @@ pub async fn relationships<S: Probes>(
         };
         let hits: HashSet<ValueKey> = hits.iter().filter_map(of_bson).collect();
         let tally = cand.refs.tally(&hits);
-        let evidence = Evidence::weigh(
-            pair.chance,
-            tally.values,
-            tally.found,
-            tally.rate(),
-            pair.name,
-            cand.structure,
-            cost.pairs,
-        );
-        if evidence.accepted() {
-            found.push(Accepted {
-                cand: ci,
-                target: ti,
-                evidence,
-                tally,
-            });
+        if tally.found == 0 {
+            continue;
         }
+        let evidence = keys::weigh(pair, cand, &targets[ti], &tally, cost.pairs);
+        let found_at: Vec<u32> = cand
+            .refs
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| hits.contains(*k))
+            .map(|(i, _)| i as u32)
+            .collect();
+        tracing::debug!(
+            from = %format!("{}.{}", colls[cand.coll].namespace(), cand.path),
+            to = %format!("{}.{}", colls[targets[ti].coll].namespace(), targets[ti].key),
+            found = tally.found,
+            values = tally.values,
+            accepted_by = ?evidence.accepted_by,
+            "reference scored"
+        );
+        scored.push(Scored {
+            cand: ci,
+            target: ti,
+            evidence,
+            tally,
+            hits: found_at,
+        });
     }
     if cost.skipped_over_budget > 0 {
         notes.push(format!(
@@ -222,15 +232,11 @@ pub async fn relationships<S: Probes>(
     }
     let mut out = Vec::new();
     let mut referencing: Vec<(usize, Vec<Seg>)> = Vec::new();
-    for a in keys::choose(found, &cands, &targets) {
-        let cand = &cands[a.cand];
-        let t = &targets[a.target];
+    for choice in choice::choose(&scored, &cands, &targets, colls) {
+        let cand = &cands[choice.cand];
         let from = &colls[cand.coll];
-        let to = &colls[t.coll];
         let from_profile = from.profile.get();
         let kind = kind_of(cand, &from_profile);
-        let (fanout, method, indexed) = fanout_of(source, cand, from, t, to, notes, cost).await?;
-        let target_unique = uniqueness(source, t, to, notes, cost).await?;
         let growing = holding_array(&cand.segments)
             .and_then(|arr| from_profile.fields.iter().find(|f| f.segments == arr))
             .and_then(|f| from.growth.get(&f.path))
@@ -242,33 +248,59 @@ pub async fn relationships<S: Probes>(
         } else {
             cand.path.clone()
         };
-        let rate = a.tally.rate();
-        let dangling = if a.tally.references == 0 {
+        let rate = choice.tally.rate();
+        let dangling = if choice.tally.references == 0 {
             0.0
         } else {
             1.0 - rate
         };
-        out.push(Relationship {
-            from: format!("{}.{from_path}", from.namespace()),
-            to: format!("{}.{}", to.namespace(), t.key),
-            kind,
-            cardinality: Cardinality::of(fanout.as_ref().map_or(0, |f| f.max), growing),
-            fanout,
-            match_rate: crate::profile::sketch::round2(rate),
-            dangling: crate::profile::sketch::round2(dangling),
-            references_probed: a.tally.references,
-            references_matched: a.tally.references_found,
-            probed: a.tally.values,
-            matched: a.tally.found,
-            evidence: Some(a.evidence),
-            target_unique,
-            representations: super::Representations::of(cand.family, &a.tally),
-            fanout_method: method,
-            indexed,
-            from_ns: from.namespace(),
-            from_path,
-            to_ns: to.namespace(),
-        });
+        let all_targets: Vec<String> = choice
+            .members
+            .iter()
+            .map(|m| {
+                let t = &targets[m.target];
+                format!("{}.{}", colls[t.coll].namespace(), t.key)
+            })
+            .collect();
+        let pointer = to_one_pointer(cand, from);
+        for m in &choice.members {
+            let t = &targets[m.target];
+            let to = &colls[t.coll];
+            let (fanout, method, indexed) =
+                fanout_of(source, cand, from, t, to, notes, cost).await?;
+            let target_unique = uniqueness(source, t, to, notes, cost).await?;
+            let polymorphic = choice.is_polymorphic().then(|| Polymorphic {
+                discriminator: choice.discriminator.clone(),
+                class: m.class.clone(),
+                targets: all_targets.clone(),
+                references: m.tally.references,
+                found: m.tally.references_found,
+            });
+            let one_to_one = fanout.as_ref().is_some_and(|f| f.max <= 1);
+            out.push(Relationship {
+                from: format!("{}.{from_path}", from.namespace()),
+                to: format!("{}.{}", to.namespace(), t.key),
+                kind,
+                cardinality: Cardinality::of(fanout.as_ref().map_or(0, |f| f.max), growing),
+                fanout,
+                match_rate: crate::profile::sketch::round2(rate),
+                dangling: crate::profile::sketch::round2(dangling),
+                references_probed: choice.tally.references,
+                references_matched: choice.tally.references_found,
+                probed: choice.tally.values,
+                matched: choice.tally.found,
+                evidence: Some(m.evidence.clone()),
+                target_unique,
+                representations: super::Representations::of(cand.family, &choice.tally),
+                fanout_method: method,
+                indexed,
+                polymorphic,
+                to_one_pointer: pointer && one_to_one,
+                from_ns: from.namespace(),
+                from_path: from_path.clone(),
+                to_ns: to.namespace(),
+            });
+        }
     }
     mark_two_way(&mut out);
     out.extend(embedded(colls, &referencing));
@@ -339,7 +371,7 @@ fn chance_decade(chance: f64) -> u64 {
 }
 
 struct Ranked {
-    key: (bool, u64, u64),
+    key: (bool, bool, bool, u64, u64),
     pair: keys::Pair,
 }
 
@@ -374,13 +406,23 @@ impl Chosen {
                 self.local.push(pair);
                 continue;
             }
-            // Greater is weaker: no name, more chance, found later. The
+            // Greater is weaker: no name, nothing seen, more chance, found
+            // later. The
             // chance counts by its order of magnitude: a sample's noise
             // (0.0032 or 0.0033) must not decide which pairs the budget
             // keeps, and the order offered (by collection and path) does
             // not depend on the sample.
+            let named = pair.name.is_some()
+                || pair
+                    .link
+                    .is_some_and(|l| l >= super::names::Link::Abbreviation);
+            // Then pairs whose target's kept sample already holds some of
+            // the values (a reference shows there first), then those whose
+            // ids were minted in the target's lifetime.
             let key = (
-                pair.name.is_none(),
+                !named,
+                !pair.seen,
+                !pair.in_span,
                 chance_decade(pair.chance),
                 self.offered,
             );
@@ -441,6 +483,59 @@ impl Chosen {
     }
 }
 
+/// Least share of a reference's values created after the document holding
+/// them for it to be a pointer to a dependent document.
+const POINTER_SHARE: f64 = 0.8;
+
+/// Whether a scalar ObjectId reference points at documents created after
+/// the documents holding it, by the ObjectIds' own clocks: a parent exists
+/// before its children, so a field pointing at later documents (a user's
+/// profile picture, a conversation's last message, a city's details) is
+/// the one side holding a pointer to a dependent, not a child naming its
+/// parent. Ids drawn at random (hashes) fall either way and decide
+/// nothing.
+fn to_one_pointer(cand: &Candidate, from: &CollectionView<'_>) -> bool {
+    use crate::profile::raw::{value::oid_seconds, BsonType};
+    if cand.family != Family::ObjectId || cand.segments.contains(&Seg::Elem) {
+        return false;
+    }
+    let (mut n, mut newer) = (0u64, 0u64);
+    for d in from.docs {
+        let Some(own) = crate::profile::extract::top(d, "_id")
+            .filter(|e| e.ty == BsonType::ObjectId)
+            .and_then(|e| oid_seconds(e.value))
+        else {
+            continue;
+        };
+        for el in crate::profile::extract::values(d, &cand.segments) {
+            if el.ty != BsonType::ObjectId {
+                continue;
+            }
+            let Some(at) = oid_seconds(el.value) else {
+                continue;
+            };
+            n += 1;
+            if at > own {
+                newer += 1;
+            }
+        }
+    }
+    n >= super::evidence::MIN_FOUND && newer as f64 >= POINTER_SHARE * n as f64
+}
+
+/// A value as the reference's family compares it: a string the family
+/// converts (a hex ObjectId, a numeric string) as that value.
+fn as_family(b: bson::Bson, family: Family) -> bson::Bson {
+    match &b {
+        bson::Bson::String(s) if family != Family::String => {
+            crate::source::value::converted(s, family)
+                .and_then(|k| k.to_bson())
+                .unwrap_or(b)
+        }
+        _ => b,
+    }
+}
+
 type FanoutOutcome = (Option<Fanout>, Option<String>, Option<bool>);
 
 /// Children per existing parent for one accepted reference.
@@ -467,13 +562,19 @@ async fn fanout_of<S: Probes>(
         return Ok((f, Some("array-length".into()), None));
     }
     let dotted = query_path(&cand.segments);
-    let indexed = Some(has_leading_index(from.indexes, &dotted));
+    // An export without metadata knows no index, not even `_id_`: whether
+    // one starts with the field is unknown.
+    let indexed = (!from.indexes.is_empty()).then(|| has_leading_index(from.indexes, &dotted));
     let big = from.documents.is_some_and(|d| d > GROUP_LIMIT);
     let what = format!("fan-out of {}.{}", from.namespace(), cand.path);
     if !big {
         cost.fanout_queries += 1;
         match source.value_counts(from.meta, &dotted, MAX_PARENTS).await {
             Ok(Some(rows)) => {
+                let rows: Vec<(bson::Bson, u64)> = rows
+                    .into_iter()
+                    .map(|(b, n)| (as_family(b, cand.family), n))
+                    .collect();
                 let values: Vec<bson::Bson> = rows.iter().map(|r| r.0.clone()).collect();
                 let rows: Vec<(ValueKey, u64)> = rows
                     .iter()
@@ -522,10 +623,10 @@ async fn fanout_of<S: Probes>(
     let mut per: HashMap<ValueKey, (bson::Bson, u64)> = HashMap::new();
     for d in from.docs {
         for el in crate::profile::extract::values(d, &cand.segments) {
-            let (Some(k), Some(b)) = (
-                crate::source::value::of_element(&el),
-                crate::profile::value_of(&el),
-            ) else {
+            let Some(b) = crate::profile::value_of(&el).map(|b| as_family(b, cand.family)) else {
+                continue;
+            };
+            let Some(k) = of_bson(&b) else {
                 continue;
             };
             per.entry(k).or_insert((b, 0)).1 += 1;
@@ -804,8 +905,10 @@ mod tests {
             family: Family::Number,
             name: format!("f{n}"),
             stem: format!("f{n}"),
+            referent: vec![format!("f{n}")],
             structure: evidence::Structure::Held,
             near_unique: false,
+            informative: true,
             refs: References {
                 weights: vec![1],
                 total: 1,
@@ -821,7 +924,10 @@ mod tests {
             cand: 0,
             target,
             name: name.then_some(Affinity::Collection),
+            link: None,
             chance,
+            in_span: true,
+            seen: false,
             local: false,
         }
     }
@@ -877,6 +983,48 @@ mod tests {
             [(0, 2), (0, 0), (1, 1)]
         );
         assert_eq!(cands.iter().map(|c| c.coll).collect::<Vec<_>>(), [0, 2]);
+    }
+
+    #[test]
+    fn a_pointer_to_later_documents_is_held_by_the_one_side() {
+        use crate::profile::Profiler;
+        let at = |secs: u32, n: u32| {
+            let mut b = [0u8; 12];
+            b[..4].copy_from_slice(&secs.to_be_bytes());
+            b[8..].copy_from_slice(&n.to_be_bytes());
+            bson::oid::ObjectId::from_bytes(b)
+        };
+        // (reference's clock relative to its holder's, expected)
+        for (offset, want) in [(3600i64, true), (-3600, false), (0, false)] {
+            let mut p = Profiler::default();
+            let mut docs = Vec::new();
+            for i in 0..20u32 {
+                let own = 1_600_000_000 + i * 86_400;
+                let d = bson::doc! {"_id": at(own, i), "profilePicture": at((i64::from(own) + offset) as u32, 100 + i)};
+                let mut v = Vec::new();
+                d.to_writer(&mut v).expect("serialise");
+                p.add(&v).expect("valid");
+                docs.push(v);
+            }
+            let prof = p.finish();
+            let meta = crate::source::CollectionMeta::new("db", "users");
+            let growth = crate::growth::ByPath::new();
+            let view = CollectionView {
+                db: "db",
+                name: "users",
+                profile: crate::profile::shelf::ProfileRef::here(&prof),
+                docs: &docs,
+                indexes: &[],
+                growth: &growth,
+                documents: Some(20),
+                meta: &meta,
+                complete: true,
+            };
+            let mut c = cand(0);
+            c.family = Family::ObjectId;
+            c.segments = vec![Seg::Key("profilePicture".into())];
+            assert_eq!(to_one_pointer(&c, &view), want, "{offset}");
+        }
     }
 
     #[test]

@@ -115,25 +115,78 @@ pub struct Evidence {
     pub by_values: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<Affinity>,
+    /// How the field's name links it to the target collection, when it
+    /// does (`AlbumId` → `Album`: `exact`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<super::names::Link>,
+    /// Share of the probed values inside the target key's range (numbers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_range: Option<f64>,
     pub structure: Structure,
-    /// `values`; absent when not accepted.
+    /// What the reference rests on: `values` (matches chance cannot
+    /// explain) or `name-and-values` (a name linking the field to the
+    /// target, with values that do not contradict it); absent when not
+    /// accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accepted_by: Option<&'static str>,
 }
 
+/// `accepted_by` of a reference whose name is the evidence.
+pub const BY_NAME_AND_VALUES: &str = "name-and-values";
+/// Expected chance matches among the probed values below which the
+/// matches found are free of chance (ObjectIds, hex strings, long codes):
+/// a handful proves a reference even when most values point nowhere.
+pub const CHANCE_FREE: f64 = 1e-3;
+/// Least share of a name-linked field's values inside the target key's
+/// range: values that mostly lie outside contradict the name.
+pub const MIN_IN_RANGE: f64 = 0.9;
+
+/// One probe's outcome and what the pair's names and place say, as
+/// [`Evidence::weigh`] takes them.
+#[derive(Clone, Copy, Debug)]
+pub struct Weighing {
+    pub chance_rate: f64,
+    /// Distinct values probed, and found among the target's keys.
+    pub values: u64,
+    pub found: u64,
+    /// References found / references probed.
+    pub reference_rate: f64,
+    pub name: Option<Affinity>,
+    pub link: Option<super::names::Link>,
+    /// Share of the probed values inside the key's range, for numbers.
+    pub in_range: Option<f64>,
+    pub structure: Structure,
+    /// Candidate pairs the run weighed.
+    pub tests: u64,
+    /// The field is a sub-document's own `_id`: its identity, which only a
+    /// copy of another document shares with that document.
+    pub identity: bool,
+}
+
 impl Evidence {
-    /// Weighs one probe result: `found` of `values` distinct values, and
-    /// the match rate over references, at the level of a run that weighed
-    /// `tests` pairs. A name is reported, never counted.
-    pub fn weigh(
-        chance_rate: f64,
-        values: u64,
-        found: u64,
-        reference_rate: f64,
-        name: Option<Affinity>,
-        structure: Structure,
-        tests: u64,
-    ) -> Evidence {
+    /// Weighs one probe result. Values accept a reference where chance
+    /// cannot explain the matches: beyond the chance rate by [`MARGIN`]
+    /// at the run's level, with half the references found, or with any
+    /// share found when the matches are free of chance ([`CHANCE_FREE`]:
+    /// the dangling share is then the finding, not a doubt) — except for a
+    /// sub-document's own `_id`, which is a copy of another document's
+    /// only when most of them are. Where values
+    /// cannot tell (dense integers, words), a name linking the field to
+    /// the target accepts it when the values do not contradict it: half
+    /// the references found, nine in ten values inside the key's range.
+    pub fn weigh(w: Weighing) -> Evidence {
+        let Weighing {
+            chance_rate,
+            values,
+            found,
+            reference_rate,
+            name,
+            link,
+            in_range,
+            structure,
+            tests,
+            identity,
+        } = w;
         let observed = if values == 0 {
             0.0
         } else {
@@ -141,11 +194,25 @@ impl Evidence {
         };
         let p_value = binomial_tail(values, found, chance_rate);
         let alpha = alpha_for(tests);
-        let by_values = found >= MIN_FOUND && observed >= chance_rate + MARGIN && p_value <= alpha;
-        let accepted_by = (structure != Structure::Operator
-            && by_values
-            && reference_rate >= MIN_MATCH_EVIDENCED)
-            .then_some(BY_VALUES);
+        let chance_free = chance_rate * values as f64 <= CHANCE_FREE;
+        let by_values = found >= MIN_FOUND
+            && (observed >= chance_rate + MARGIN || chance_free)
+            && p_value <= alpha;
+        let accepted_by = if structure == Structure::Operator {
+            None
+        } else if by_values && (reference_rate >= MIN_MATCH_EVIDENCED || (chance_free && !identity))
+        {
+            Some(BY_VALUES)
+        } else if link.is_some()
+            && structure == Structure::Held
+            && found >= MIN_FOUND
+            && reference_rate >= MIN_MATCH_EVIDENCED
+            && in_range.is_none_or(|r| r >= MIN_IN_RANGE)
+        {
+            Some(BY_NAME_AND_VALUES)
+        } else {
+            None
+        };
         Evidence {
             test: "binomial-chance",
             chance_rate: round4(chance_rate),
@@ -157,6 +224,8 @@ impl Evidence {
             alpha: significant(alpha),
             by_values,
             name,
+            link,
+            in_range: in_range.map(round4),
             structure,
             accepted_by,
         }
@@ -166,9 +235,21 @@ impl Evidence {
         self.accepted_by.is_some()
     }
 
-    /// Whether some probe result could make this pair a reference: even a
-    /// full match of `values` distinct values must beat chance at the
-    /// level of a run of one pair (the most lenient there is).
+    /// Whether the reference rests on its name (the values could not tell).
+    pub fn by_name(&self) -> bool {
+        self.accepted_by == Some(BY_NAME_AND_VALUES)
+    }
+
+    /// Whether the matches found are free of chance (ObjectIds, hex
+    /// strings, long codes).
+    pub fn chance_free(&self) -> bool {
+        self.chance_rate * self.values as f64 <= CHANCE_FREE
+    }
+
+    /// Whether some probe result could make this pair a reference by its
+    /// values: even a full match of `values` distinct values must beat
+    /// chance at the level of a run of one pair (the most lenient there
+    /// is).
     pub fn reachable(chance_rate: f64, values: u64, structure: Structure) -> bool {
         structure != Structure::Operator
             && values >= MIN_FOUND
@@ -418,6 +499,55 @@ impl StringChance {
     }
 }
 
+/// What a string value is, for chance: minted by a machine (hex, a uuid),
+/// a code (digits or an `@` among its letters, no space), or words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StringKind {
+    Minted,
+    Code,
+    Words,
+}
+
+impl StringKind {
+    pub fn of(s: &str) -> StringKind {
+        let hex = s.len() >= 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+        let uuid = s.len() == 36
+            && s.bytes().enumerate().all(|(i, b)| {
+                matches!(i, 8 | 13 | 18 | 23) == (b == b'-') && (b == b'-' || b.is_ascii_hexdigit())
+            });
+        if hex || uuid {
+            return StringKind::Minted;
+        }
+        let space = s.chars().any(char::is_whitespace);
+        let marked = s.bytes().any(|b| b.is_ascii_digit() || b == b'@');
+        if marked && !space {
+            StringKind::Code
+        } else {
+            StringKind::Words
+        }
+    }
+}
+
+/// Least share of a string field's distinct values that are words for
+/// the field to be read as a vocabulary.
+pub const VOCABULARY_SHARE: f64 = 0.5;
+
+/// Chance rate of words against a key of words, measured from the two
+/// vocabularies themselves: both fields draw from the words this
+/// application uses, at least the `values + keys − found` distinct ones the
+/// two show together, so a value is a key by chance with the key's share of
+/// them. The rate is never below the share found (the overlap the
+/// vocabularies explain), so words never prove a reference by their values:
+/// the name must (a dozen city names looked like proof when each word was
+/// weighed as a draw from all of English).
+pub fn vocabulary_chance(values: u64, keys: f64, found: u64) -> f64 {
+    let union = values as f64 + keys - found as f64;
+    if union <= 0.0 {
+        return 1.0;
+    }
+    (keys / union).clamp(0.0, 1.0)
+}
+
 /// What a candidate's chance rate against a key is computed from.
 #[derive(Clone, Debug)]
 pub enum ChanceBasis {
@@ -426,7 +556,11 @@ pub enum ChanceBasis {
     /// The probed integers (as doubles), weighed against the key's sampled
     /// integers ([`chance_rate_integers`]).
     Numbers(Vec<f64>),
+    /// Codes and minted strings, weighed by the information they carry.
     Strings(StringChance),
+    /// Words: weighed against the two fields' vocabularies
+    /// ([`vocabulary_chance`]).
+    Vocabulary,
 }
 
 impl ChanceBasis {
@@ -439,19 +573,49 @@ impl ChanceBasis {
                     .collect(),
             ),
             super::Family::String => {
-                ChanceBasis::Strings(StringChance::of(keys.iter().filter_map(|k| k.as_str())))
+                let strs: Vec<&str> = keys.iter().filter_map(|k| k.as_str()).collect();
+                let words = strs
+                    .iter()
+                    .filter(|s| StringKind::of(s) == StringKind::Words)
+                    .count();
+                if !strs.is_empty() && words as f64 >= VOCABULARY_SHARE * strs.len() as f64 {
+                    ChanceBasis::Vocabulary
+                } else {
+                    ChanceBasis::Strings(StringChance::of(strs))
+                }
             }
         }
     }
 
     /// The chance rate against a key with these sampled integers (sorted)
-    /// and estimated distinct values.
+    /// and estimated distinct values, before a probe: words are a
+    /// vocabulary whose every value may be a key.
     pub fn rate(&self, key_numbers: &[f64], key_distinct: f64) -> f64 {
         match self {
             ChanceBasis::ObjectId => 0.0,
             ChanceBasis::Numbers(values) => chance_rate_integers(values, key_numbers, key_distinct),
             ChanceBasis::Strings(s) => s.rate(key_distinct),
+            ChanceBasis::Vocabulary => 1.0,
         }
+    }
+
+    /// The chance rate once a probe found `found` of `values`.
+    pub fn rate_found(
+        &self,
+        key_numbers: &[f64],
+        key_distinct: f64,
+        values: u64,
+        found: u64,
+    ) -> f64 {
+        match self {
+            ChanceBasis::Vocabulary => vocabulary_chance(values, key_distinct, found),
+            _ => self.rate(key_numbers, key_distinct),
+        }
+    }
+
+    /// Whether the values are words.
+    pub fn is_vocabulary(&self) -> bool {
+        matches!(self, ChanceBasis::Vocabulary)
     }
 }
 
@@ -504,13 +668,34 @@ impl<'a> Shape<'a> {
         // Every container below the document root: its occurrences must
         // hold the next step of the path, and its fields must be uniform.
         for (i, s) in segs.iter().enumerate() {
-            if i == 0 || !matches!(s, Seg::Key(_)) {
+            if i == 0 {
                 continue;
             }
             let container = &segs[..i];
             let Some(c) = self.fields.get(container) else {
                 continue;
             };
+            // The container must mostly be what the step needs (an array
+            // for an element, a sub-document for a key): a path inside a
+            // minority shape (a payload's `notes` that is text in most
+            // documents) is not where the documents keep references.
+            let needed = if matches!(s, Seg::Elem) {
+                BsonType::Array
+            } else {
+                BsonType::Object
+            };
+            let present: u64 = c
+                .types
+                .iter()
+                .filter(|(t, _)| *t != BsonType::Null)
+                .map(|(_, n)| n)
+                .sum();
+            if present > 0 && (c.type_count(needed) as f64) < MIN_SHARE * present as f64 {
+                return Structure::Heterogeneous;
+            }
+            if !matches!(s, Seg::Key(_)) {
+                continue;
+            }
             let occurrences = c.type_count(BsonType::Object);
             if occurrences == 0 {
                 continue;
@@ -535,6 +720,7 @@ impl<'a> Shape<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Family;
     use super::*;
 
     #[test]
@@ -654,52 +840,139 @@ mod tests {
 
     #[test]
     fn weighing() {
+        use super::super::names::Link;
         use Structure::*;
-        // (chance, values, found, reference rate, name, structure, tests) → accepted by
+        // (chance, values, found, reference rate, link, in range,
+        // structure, tests) → accepted by
         type Case = (
             f64,
             u64,
             u64,
             f64,
-            Option<Affinity>,
+            Option<Link>,
+            Option<f64>,
             Structure,
             u64,
             Option<&'static str>,
         );
-        let name = Some(Affinity::Collection);
+        let exact = Some(Link::Exact);
+        let all = Some(1.0);
         let cases: &[Case] = &[
-            // Small ints against dense 0..199 ids: a name changes nothing.
-            (1.0, 100, 100, 1.0, name, Held, 1, None),
-            (1.0, 100, 100, 1.0, name, Heterogeneous, 1, None),
-            // The same values in a top-level `x_id` with 5 % dangling: the
-            // values cannot tell, so it is no reference, named or not.
-            (0.95, 100, 92, 0.95, name, Held, 1, None),
-            (0.95, 100, 92, 0.95, None, Held, 1, None),
+            // Small ints against dense 0..199 ids: the values cannot tell;
+            // without a name no reference, with one the name is the
+            // evidence.
+            (1.0, 100, 100, 1.0, None, all, Held, 1, None),
+            (
+                1.0,
+                100,
+                100,
+                1.0,
+                exact,
+                all,
+                Held,
+                1,
+                Some(BY_NAME_AND_VALUES),
+            ),
+            (
+                0.95,
+                100,
+                92,
+                0.95,
+                exact,
+                all,
+                Held,
+                1,
+                Some(BY_NAME_AND_VALUES),
+            ),
+            (0.95, 100, 92, 0.95, None, all, Held, 1, None),
+            // A name contradicted by its values: most references missing,
+            // or most values outside the key's range.
+            (1.0, 100, 40, 0.4, exact, all, Held, 1, None),
+            (0.8, 100, 90, 0.9, exact, Some(0.5), Held, 1, None),
+            // A name outside the places documents keep references (a
+            // logged query, an operator) is no evidence.
+            (1.0, 100, 100, 1.0, exact, all, Operator, 1, None),
+            (1.0, 100, 100, 1.0, exact, all, Heterogeneous, 1, None),
             // ObjectIds: the values speak, wherever the field is.
-            (0.0, 100, 62, 0.77, None, Held, 1, Some("values")),
-            (0.0, 100, 62, 0.77, None, Deep, 1, Some("values")),
-            // Found values but too few references match.
-            (0.0, 100, 30, 0.4, None, Held, 1, None),
+            (0.0, 100, 62, 0.77, None, None, Held, 1, Some(BY_VALUES)),
+            (0.0, 100, 62, 0.77, None, None, Deep, 1, Some(BY_VALUES)),
+            // Chance-free matches prove a reference even when most
+            // references point nowhere: the dangling share is the finding.
+            (0.0, 100, 30, 0.4, None, None, Held, 1, Some(BY_VALUES)),
+            (0.0, 55, 3, 0.09, None, None, Held, 1, Some(BY_VALUES)),
+            // Where chance explains some matches, half must be found.
+            (0.05, 100, 40, 0.4, None, None, Held, 1, None),
             // Emails found in a users table, no name needed.
-            (1e-30, 100, 100, 1.0, None, Held, 1, Some("values")),
+            (1e-30, 100, 100, 1.0, None, None, Held, 1, Some(BY_VALUES)),
             // One value found is not enough.
-            (0.0, 1, 1, 1.0, None, Held, 1, None),
+            (0.0, 1, 1, 1.0, None, None, Held, 1, None),
             // Values under an operator are never references.
-            (0.0, 100, 100, 1.0, None, Operator, 1, None),
-            // Two common words of two found, chance 1/2,000 each: enough
-            // for a run of ten pairs (p = 2.5e-7 ≤ 1e-3), not for a run of
-            // a hundred thousand (≤ 1e-7).
-            (5e-4, 2, 2, 1.0, None, Held, 10, Some("values")),
-            (5e-4, 2, 2, 1.0, None, Held, 100_000, None),
+            (0.0, 100, 100, 1.0, None, None, Operator, 1, None),
+            // Two codes of two found, chance 1/2,000 each: enough for a
+            // run of ten pairs (p = 2.5e-7 ≤ 1e-3), not for a run of a
+            // hundred thousand (≤ 1e-7).
+            (5e-4, 2, 2, 1.0, None, None, Held, 10, Some(BY_VALUES)),
+            (5e-4, 2, 2, 1.0, None, None, Held, 100_000, None),
         ];
-        for &(chance, n, k, rate, name, structure, tests, want) in cases {
-            let e = Evidence::weigh(chance, n, k, rate, name, structure, tests);
+        for &(chance, n, k, rate, link, in_range, structure, tests, want) in cases {
+            let e = Evidence::weigh(Weighing {
+                chance_rate: chance,
+                values: n,
+                found: k,
+                reference_rate: rate,
+                name: None,
+                link,
+                in_range,
+                structure,
+                tests,
+                identity: false,
+            });
             assert_eq!(
                 e.accepted_by, want,
-                "{chance} {n} {k} {rate} {name:?} {structure:?} {tests}"
+                "{chance} {n} {k} {rate} {link:?} {in_range:?} {structure:?} {tests}"
             );
             assert!((e.alpha - FAMILY_ALPHA / tests as f64).abs() <= 1e-3 * e.alpha);
         }
+    }
+
+    #[test]
+    fn words_are_weighed_against_their_vocabularies() {
+        for (s, want) in [
+            ("5e650433b4f14826d2a2cb80", StringKind::Minted),
+            ("123e4567-e89b-12d3-a456-426614174000", StringKind::Minted),
+            ("cash_1744035604652", StringKind::Code),
+            ("mercedes_tyler@fakegmail.com", StringKind::Code),
+            ("Mumbai", StringKind::Words),
+            ("Gateway of India, Mumbai", StringKind::Words),
+            ("Room 1", StringKind::Words),
+        ] {
+            assert_eq!(StringKind::of(s), want, "{s}");
+        }
+        // The overlap of two vocabularies is what they explain: the chance
+        // rate is never below the share found.
+        for (n, m, x) in [
+            (40u64, 12.0, 4u64),
+            (5, 20.0, 5),
+            (69, 12.0, 12),
+            (3, 3.0, 3),
+        ] {
+            let chance = vocabulary_chance(n, m, x);
+            assert!(
+                chance + 1e-12 >= x as f64 / n as f64,
+                "{n} {m} {x}: {chance}"
+            );
+        }
+        let words = ChanceBasis::of(
+            Family::String,
+            &["Mumbai", "Delhi", "Pune"]
+                .map(|s| crate::source::value::ValueKey::Str(s.as_bytes().into())),
+        );
+        assert!(words.is_vocabulary());
+        assert!(!Evidence::reachable(
+            words.rate(&[], 12.0),
+            3,
+            Structure::Held
+        ));
     }
 
     #[test]

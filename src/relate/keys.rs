@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::evidence::{self, Affinity, Evidence, Structure};
-use super::{stem, CollectionView, Family};
+use super::{names, stem, CollectionView, Family};
 use crate::profile::raw::{BsonType, Element};
 use crate::profile::{extract, query_path, FieldProfile, Seg};
 use crate::source::value::{self, ValueKey};
@@ -40,9 +40,15 @@ pub struct Candidate {
     /// (`customer_id` → `customer`; `customer.id` → `customer`).
     pub name: String,
     pub stem: String,
+    /// The words of what it names, without its collection's column prefix
+    /// and the words that say "reference" (`o_custkey` → cust).
+    pub referent: Vec<String>,
     pub structure: Structure,
     /// Nearly every value differs from every other (one-to-one).
     pub near_unique: bool,
+    /// The values carry at least [`MIN_EFFECTIVE_VALUES`] values' worth of
+    /// information: only then can they prove a reference by themselves.
+    pub informative: bool,
     pub refs: References,
 }
 
@@ -253,11 +259,17 @@ pub struct TargetKey {
     /// The stems of the collection's name and of the key's.
     pub coll_stem: String,
     pub key_stem: String,
+    /// The words of the collection's name, and whether it holds people.
+    pub coll_words: Vec<String>,
+    pub people: bool,
     /// Keys in the kept sample.
     pub seen: HashSet<ValueKey>,
     /// Numeric keys in the kept sample, sorted and distinct, for the
     /// density of the key.
     pub numbers: Vec<f64>,
+    /// The clock span of the kept ObjectId keys (their seconds, first and
+    /// last), and how many there are.
+    pub oid_span: Option<(u32, u32, usize)>,
     /// A key value held by two kept documents, if any.
     pub duplicate: Option<bson::Bson>,
     /// Estimated distinct keys in the whole collection.
@@ -307,12 +319,22 @@ fn main_family(f: &FieldProfile) -> Option<(Family, f64)> {
 /// the field's scalar values, and whether strings are to be read as that
 /// family's values too: a field holding ObjectIds beside strings (or
 /// numbers beside strings) may keep one reference in two representations;
-/// [`References::sample`] finds out whether the strings convert.
+/// [`References::sample`] finds out whether the strings convert. A field
+/// of strings alone is tried as the family its strings would convert to
+/// (24-hex strings as ObjectIds, numeric strings as numbers) by
+/// [`candidates_of`]. Numbers stored as doubles are amounts and
+/// measurements, never references.
 fn reference_family(f: &FieldProfile) -> Option<(Family, f64, bool)> {
     let (family, share) = main_family(f)?;
     let has = |t: BsonType| f.type_count(t) > 0;
     let strings = has(BsonType::String);
     let numbers = has(BsonType::Int) || has(BsonType::Long);
+    if family == Family::Number
+        && f.type_count(BsonType::Double)
+            > f.type_count(BsonType::Int) + f.type_count(BsonType::Long)
+    {
+        return None;
+    }
     if share >= MIN_FAMILY_SHARE {
         // Mostly one family: strings beside it may still be the same
         // references written by another writer.
@@ -330,6 +352,40 @@ fn reference_family(f: &FieldProfile) -> Option<(Family, f64, bool)> {
         Some((Family::Number, share, true))
     } else {
         Some((family, share, false))
+    }
+}
+
+/// The family a field of strings alone would convert to, when its first
+/// strings (in the reading order) all do: 24-hex strings are ObjectIds
+/// written as text, digit strings numbers.
+fn converts_to(docs: &[Vec<u8>], order: &[usize], segs: &[Seg]) -> Option<Family> {
+    const LOOK: usize = 32;
+    let mut seen = 0;
+    let (mut oid, mut num) = (true, true);
+    'docs: for &i in order {
+        for el in extract::values(&docs[i], segs) {
+            if el.ty != BsonType::String {
+                continue;
+            }
+            let Some(s) = crate::profile::raw::value::str(el.value) else {
+                continue;
+            };
+            oid &= value::converted(s, Family::ObjectId).is_some();
+            num &= value::converted(s, Family::Number).is_some();
+            seen += 1;
+            if seen >= LOOK || !(oid || num) {
+                break 'docs;
+            }
+        }
+    }
+    if seen == 0 {
+        None
+    } else if oid {
+        Some(Family::ObjectId)
+    } else if num {
+        Some(Family::Number)
+    } else {
+        None
     }
 }
 
@@ -354,6 +410,54 @@ fn names(segs: &[Seg]) -> Option<(String, String)> {
         name
     };
     Some((name.to_owned(), stem(named)))
+}
+
+/// The column prefix a collection's fields share (`l_` of TPC-H's
+/// `lineitem`), from its top-level fields and the parts of a composite
+/// `_id`.
+fn column_prefix_of(profile: &crate::profile::Profile) -> Option<String> {
+    names::column_prefix(
+        profile
+            .fields
+            .iter()
+            .filter_map(|f| match f.segments.as_slice() {
+                [Seg::Key(k)] => Some(k.as_str()),
+                [Seg::Key(id), Seg::Key(k)] if id == "_id" => Some(k.as_str()),
+                _ => None,
+            }),
+    )
+}
+
+/// The words of what the field at `segs` names ([`names::referent`]).
+fn referent_of(segs: &[Seg], prefix: Option<&str>) -> Vec<String> {
+    let mut keys = segs.iter().rev().filter_map(|s| match s {
+        Seg::Key(k) => Some(k.as_str()),
+        Seg::Elem => None,
+    });
+    let Some(name) = keys.next() else {
+        return Vec::new();
+    };
+    let holder = keys.find(|k| *k != "_id");
+    names::referent(name, holder, prefix)
+}
+
+/// Whether most values at `segs` equal the `_id` of the document holding
+/// them.
+fn holds_own_id(docs: &[Vec<u8>], segs: &[Seg]) -> bool {
+    let (mut refs, mut own) = (0u64, 0u64);
+    for d in docs {
+        let id = extract::top(d, "_id").and_then(|e| value::of_element(&e));
+        for el in extract::values(d, segs) {
+            let Some(v) = value::of_element(&el) else {
+                continue;
+            };
+            refs += 1;
+            if id.as_ref() == Some(&v) {
+                own += 1;
+            }
+        }
+    }
+    refs > 0 && 2 * own >= refs
 }
 
 /// Fields documents can be found by: `_id`, and top-level fields that are
@@ -387,7 +491,10 @@ pub fn target_keys(colls: &[CollectionView<'_>]) -> Vec<TargetKey> {
                 .population_distinct(documents, profile.sampled)
                 .is_some_and(|d| d.estimate as f64 >= NEAR_UNIQUE * d.population.max(1) as f64)
                 && f.count as f64 >= NEAR_UNIQUE * n;
-            if !(is_id || unique_index || near_unique) {
+            // A key other than `_id` identifies: unique by index, or unique
+            // over the collection and named as identifiers are (`account_id`,
+            // `isbn`, `email`, `name`; an amount, `totalPaid`, is not).
+            if !(is_id || unique_index || (near_unique && names::names_an_identifier(&f.name))) {
                 continue;
             }
             let Some(t) = sample_key(ci, c, f, family, unique_index) else {
@@ -408,6 +515,7 @@ fn sample_key(
 ) -> Option<TargetKey> {
     let mut seen = HashSet::new();
     let mut numbers = Vec::new();
+    let mut oid_span: Option<(u32, u32, usize)> = None;
     let mut duplicate = None;
     let (mut keys, mut not_keys) = (0u64, 0u64);
     for d in c.docs {
@@ -427,6 +535,17 @@ fn sample_key(
         keys += 1;
         if let Some(x) = k.as_f64() {
             numbers.push(x);
+        }
+        if let ValueKey::Oid(b) = &k {
+            let at = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            oid_span = Some(
+                oid_span.map_or((at, at, 0), |(lo, hi, n): (u32, u32, usize)| {
+                    (lo.min(at), hi.max(at), n)
+                }),
+            );
+            if let Some(span) = oid_span.as_mut() {
+                span.2 += 1;
+            }
         }
         if !seen.insert(k) && duplicate.is_none() {
             duplicate = crate::profile::value_of(&el);
@@ -451,8 +570,11 @@ fn sample_key(
         unique_index,
         coll_stem: stem(c.name),
         key_stem: stem(&f.path),
+        coll_words: names::collection_words(c.name),
+        people: names::holds_people(&names::collection_words(c.name)),
         seen,
         numbers,
+        oid_span,
         duplicate,
         distinct,
         complete: c.complete,
@@ -480,21 +602,15 @@ pub fn candidates_of(
         let mut order: Option<Vec<usize>> = None;
         let profile = c.profile.get();
         let shape = evidence::Shape::of(&profile);
+        let prefix = column_prefix_of(&profile);
         for f in &profile.fields {
             if f.segments == [Seg::Key("_id".into())] {
                 continue;
             }
-            let Some((family, share, convert)) = reference_family(f) else {
+            let Some((mut family, share, mut convert)) = reference_family(f) else {
                 continue;
             };
             if share < MIN_FAMILY_SHARE && !convert {
-                continue;
-            }
-            let dotted = query_path(&f.segments);
-            let has_target = targets.iter().any(|t| {
-                t.family == family && colls[t.coll].db == c.db && !(t.coll == ci && t.key == dotted)
-            });
-            if !has_target {
                 continue;
             }
             let structure = shape.structure(&f.segments);
@@ -504,6 +620,22 @@ pub fn candidates_of(
             if structure == Structure::Operator
                 || (structure != Structure::Held && distinct < evidence::MIN_FOUND)
             {
+                continue;
+            }
+            if family == Family::String {
+                // Strings alone that all convert: ObjectIds or numbers
+                // written as text, compared as what they convert to.
+                let order = order.get_or_insert_with(|| read_order(c.docs));
+                if let Some(to) = converts_to(c.docs, order, &f.segments) {
+                    family = to;
+                    convert = true;
+                }
+            }
+            let dotted = query_path(&f.segments);
+            let has_target = targets.iter().any(|t| {
+                t.family == family && colls[t.coll].db == c.db && !(t.coll == ci && t.key == dotted)
+            });
+            if !has_target {
                 continue;
             }
             let Some((name, stem)) = names(&f.segments) else {
@@ -518,9 +650,18 @@ pub fn candidates_of(
             // (a version counter, a flag, an enumeration used one way) —
             // fewer than two values' worth of information. ObjectIds
             // identify by what they are; two different ones are enough.
-            if (refs.keys.len() as u64) < evidence::MIN_FOUND
-                || (family != Family::ObjectId && refs.effective_values() < MIN_EFFECTIVE_VALUES)
-            {
+            // A field whose name links it to a collection may still be a
+            // reference to a small lookup table used mostly one way
+            // (`MediaTypeId`: nine tracks in ten of one type): such fields
+            // stay, for their names alone to decide.
+            if (refs.keys.len() as u64) < evidence::MIN_FOUND {
+                continue;
+            }
+            let informative =
+                family == Family::ObjectId || refs.effective_values() >= MIN_EFFECTIVE_VALUES;
+            // A field holding its own document's `_id` (a map-reduce
+            // output's `value.id`) is that document's identity again.
+            if holds_own_id(c.docs, &f.segments) {
                 continue;
             }
             let near_unique = f
@@ -532,10 +673,12 @@ pub fn candidates_of(
                 path: f.path.clone(),
                 segments: f.segments.clone(),
                 family,
+                referent: referent_of(&f.segments, prefix.as_deref()),
                 name,
                 stem,
                 structure,
                 near_unique,
+                informative,
                 refs,
             });
         }
@@ -566,7 +709,15 @@ pub struct Pair {
     pub cand: usize,
     pub target: usize,
     pub name: Option<Affinity>,
+    /// How the field's name links it to the target collection.
+    pub link: Option<names::Link>,
     pub chance: f64,
+    /// The candidate's ObjectIds lie, for the most part, within the clock
+    /// span of the target's kept ids (always true of other families): a
+    /// reference names documents minted in its target's lifetime.
+    pub in_span: bool,
+    /// The target's kept sample holds some of the candidate's values.
+    pub seen: bool,
     /// The target's kept sample holds every key: the pair is answered
     /// from it, with no probe (and takes nothing of the probe budget).
     pub local: bool,
@@ -594,9 +745,12 @@ pub enum Skip {
 /// Decides whether a pair is worth a probe; `local` is what the target's
 /// kept sample holds of the candidate's values ([`KeyIndex::tallies`]).
 ///
-/// The cheap reasons come first: a pair the kept sample already disproves
-/// is skipped by sample before its chance rate is computed, and counted
-/// there even when its values could not have shown a reference either.
+/// A pair is worth one when its values could prove a reference (chance
+/// cannot explain a full match), or when its name links the field to the
+/// target (where values cannot tell, the name is the evidence). A pair the
+/// target's kept sample already answers is answered from it: kept when
+/// some value was found (a reference, or one class of a polymorphic
+/// reference), skipped when none was.
 pub fn pair(
     ci: usize,
     cand: &Candidate,
@@ -627,35 +781,134 @@ pub fn pair(
     if local.found == 0 && (target.complete || expected_in_sample(values, target, colls) >= 3.0) {
         return Err(Skip::BySample);
     }
-    let chance = chance_rate(cand, target);
-    if !Evidence::reachable(chance, values, cand.structure) {
+    let link = link_of(cand, target, colls);
+    let chance = if cand.informative {
+        chance_rate(cand, target)
+    } else {
+        1.0
+    };
+    if !Evidence::reachable(chance, values, cand.structure)
+        && (link.is_none() || cand.structure != Structure::Held || values < evidence::MIN_FOUND)
+    {
         return Err(Skip::Uninformative);
     }
     if cand.coll == target.coll && names_own_document(cand, target, colls) {
         return Err(Skip::SameDocument);
     }
-    if target.complete {
-        // The kept sample holds every key: the probe's answer is known
-        // (weighed at the most lenient level; the run's own comes later).
-        let e = Evidence::weigh(
-            chance,
-            values,
-            local.found,
-            local.rate(),
-            name,
-            cand.structure,
-            1,
-        );
-        if !e.accepted() {
-            return Err(Skip::BySample);
-        }
-    }
     Ok(Pair {
         cand: ci,
         target: ti,
         name,
+        link,
         chance,
+        in_span: in_span(cand, target),
+        seen: local.found > 0,
         local: target.complete,
+    })
+}
+
+/// How the candidate's name links it to the target's collection: by the
+/// collection's name (exact, at the tail, abbreviated; any key), or, for
+/// an `_id`, by a person's role (the people of another collection) or a
+/// hierarchy (its own collection, when that holds people or the name says
+/// `parent`).
+pub fn link_of(
+    cand: &Candidate,
+    target: &TargetKey,
+    colls: &[CollectionView<'_>],
+) -> Option<names::Link> {
+    if let Some(l) = names::link(&cand.referent, &target.coll_words) {
+        return Some(l);
+    }
+    if target.key != "_id" {
+        return None;
+    }
+    let own = target.coll == cand.coll;
+    let own_people = names::holds_people(&names::collection_words(colls[cand.coll].name));
+    let hierarchy = names::is_hierarchy(&cand.referent)
+        && (own_people || cand.referent.iter().any(|w| w == "parent"));
+    if hierarchy {
+        return own.then_some(names::Link::Role);
+    }
+    (names::is_person_role(&cand.referent) && target.people && !own).then_some(names::Link::Role)
+}
+
+/// Kept target ids below which a clock span says nothing.
+const MIN_SPAN_KEYS: usize = 20;
+
+/// Whether at least half the candidate's ObjectIds were minted within the
+/// clock span of the target's kept ids. A sample of `k` ids misses the
+/// span's two ends by about `2 / (k + 1)` of the collection, so a
+/// reference's values lie inside with that share at least; values minted
+/// elsewhere in time name other documents. Orders the probes only: it
+/// decides nothing.
+pub fn in_span(cand: &Candidate, target: &TargetKey) -> bool {
+    let Some((lo, hi, n)) = target.oid_span else {
+        return true;
+    };
+    if cand.family != Family::ObjectId || n < MIN_SPAN_KEYS || cand.refs.keys.is_empty() {
+        return true;
+    }
+    let inside = cand
+        .refs
+        .keys
+        .iter()
+        .filter(|k| match k {
+            ValueKey::Oid(b) => (lo..=hi).contains(&u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            _ => false,
+        })
+        .count();
+    2 * inside >= cand.refs.keys.len()
+}
+
+/// Share of the candidate's probed references (numbers) inside the range
+/// of the target's kept keys; `None` for other families.
+pub fn in_range(cand: &Candidate, target: &TargetKey) -> Option<f64> {
+    if cand.family != Family::Number || cand.refs.total == 0 {
+        return None;
+    }
+    let (Some(&lo), Some(&hi)) = (target.numbers.first(), target.numbers.last()) else {
+        return Some(0.0);
+    };
+    let inside: u64 = cand
+        .refs
+        .keys
+        .iter()
+        .zip(&cand.refs.weights)
+        .filter(|(k, _)| k.as_f64().is_some_and(|v| (lo..=hi).contains(&v)))
+        .map(|(_, w)| w)
+        .sum();
+    Some(inside as f64 / cand.refs.total as f64)
+}
+
+/// The evidence of a pair once its probe found `tally`, at the level of a
+/// run that weighed `tests` pairs.
+pub fn weigh(
+    p: &Pair,
+    cand: &Candidate,
+    target: &TargetKey,
+    tally: &Tally,
+    tests: u64,
+) -> Evidence {
+    // Values worth less than two values cannot prove anything: a counter
+    // that is 0 nine times in ten matches every table's first id.
+    let chance = if cand.informative {
+        cand.chance
+            .rate_found(&target.numbers, target.distinct, tally.values, tally.found)
+    } else {
+        1.0
+    };
+    Evidence::weigh(evidence::Weighing {
+        chance_rate: chance,
+        values: tally.values,
+        found: tally.found,
+        reference_rate: tally.rate(),
+        name: p.name,
+        link: p.link,
+        in_range: in_range(cand, target),
+        structure: cand.structure,
+        tests,
+        identity: cand.segments.len() > 1 && cand.name == "_id",
     })
 }
 
@@ -762,144 +1015,6 @@ impl KeyIndex {
     }
 }
 
-/// An accepted reference, before its fan-out is measured.
-#[derive(Clone, Debug)]
-pub struct Accepted {
-    pub cand: usize,
-    pub target: usize,
-    pub evidence: Evidence,
-    pub tally: Tally,
-}
-
-impl Accepted {
-    /// Order of preference between targets of one candidate: value
-    /// evidence, then more references found, then a name, then less chance.
-    fn better_than(&self, other: &Accepted) -> bool {
-        let key = |a: &Accepted| {
-            (
-                a.evidence.by_values,
-                (a.tally.rate() * 1e6).round() as i64,
-                a.evidence.name.is_some(),
-            )
-        };
-        match key(self).cmp(&key(other)) {
-            std::cmp::Ordering::Equal => self.evidence.chance_rate < other.evidence.chance_rate,
-            o => o == std::cmp::Ordering::Greater,
-        }
-    }
-}
-
-/// Of two fields accepted as references to each other (`books.genres` →
-/// `genres.name` and `genres.name` → `books.genres`: the same values on
-/// both sides), keeps one direction: towards a key the server keeps unique
-/// (`_id`, a unique index), else the one whose values are the more
-/// contained in the other's, else the one whose name points at the other
-/// side, else towards the side with more distinct values.
-fn one_direction(best: Vec<Accepted>, cands: &[Candidate], targets: &[TargetKey]) -> Vec<Accepted> {
-    let field = |coll: usize, dotted: &str| (coll, dotted.to_owned());
-    let source = |a: &Accepted| {
-        let c = &cands[a.cand];
-        field(c.coll, &query_path(&c.segments))
-    };
-    let sink = |a: &Accepted| field(targets[a.target].coll, &targets[a.target].key);
-    let rank = |a: &Accepted| {
-        let t = &targets[a.target];
-        (
-            t.key == "_id" || t.unique_index,
-            (a.tally.rate() * 1e6).round() as i64,
-            a.evidence.name.is_some(),
-            t.distinct.round() as i64,
-        )
-    };
-    let drop: Vec<bool> = best
-        .iter()
-        .map(|a| {
-            best.iter().any(|b| {
-                source(b) == sink(a)
-                    && sink(b) == source(a)
-                    && (rank(b) > rank(a) || (rank(b) == rank(a) && source(b) < source(a)))
-            })
-        })
-        .collect();
-    best.into_iter()
-        .zip(drop)
-        .filter_map(|(a, d)| (!d).then_some(a))
-        .collect()
-}
-
-/// Keeps the best target of each candidate, then drops references that
-/// are copies riding along another reference:
-/// - a reference to a key other than `_id` of a collection the same
-///   collection already references by `_id` (`orders.customer.email` beside
-///   `orders.customer_id`), or from a sub-document that holds a reference
-///   by `_id` (an extended reference's copied `group.name` beside
-///   `group.id`, whatever other collection holds the same names);
-/// - of references from one holder to the same collection through
-///   different keys (`comments.name` and `comments.email` → `users`), all
-///   but the strongest key: unique by index, then identifiers rather than
-///   text, then value evidence, then the higher match rate.
-pub fn choose(found: Vec<Accepted>, cands: &[Candidate], targets: &[TargetKey]) -> Vec<Accepted> {
-    let mut best: Vec<Accepted> = Vec::new();
-    for a in found {
-        match best.iter_mut().find(|b| b.cand == a.cand) {
-            Some(b) if a.better_than(b) => *b = a,
-            Some(_) => {}
-            None => best.push(a),
-        }
-    }
-    let best = one_direction(best, cands, targets);
-    let to = |a: &Accepted| targets[a.target].coll;
-    let from = |a: &Accepted| cands[a.cand].coll;
-    let holder = |a: &Accepted| {
-        let s = &cands[a.cand].segments;
-        &s[..s.len() - 1]
-    };
-    let by_id: Vec<&Accepted> = best
-        .iter()
-        .filter(|a| targets[a.target].key == "_id")
-        .collect();
-    let copies: Vec<bool> = best
-        .iter()
-        .map(|a| {
-            targets[a.target].key != "_id"
-                && by_id.iter().any(|b| {
-                    from(b) == from(a)
-                        && (to(b) == to(a) || (!holder(a).is_empty() && holder(b) == holder(a)))
-                })
-        })
-        .collect();
-    let best: Vec<Accepted> = best
-        .into_iter()
-        .zip(copies)
-        .filter_map(|(a, copy)| (!copy).then_some(a))
-        .collect();
-    let strength = |a: &Accepted| {
-        (
-            targets[a.target].unique_index,
-            (cands[a.cand].refs.identifier_share * 1e6).round() as i64,
-            a.evidence.by_values,
-            (a.tally.rate() * 1e6).round() as i64,
-        )
-    };
-    let keep: Vec<bool> = best
-        .iter()
-        .map(|a| {
-            !best.iter().any(|b| {
-                from(b) == from(a)
-                    && to(b) == to(a)
-                    && holder(b) == holder(a)
-                    && targets[b.target].key != targets[a.target].key
-                    && (strength(b) > strength(a)
-                        || (strength(b) == strength(a) && cands[b.cand].path < cands[a.cand].path))
-            })
-        })
-        .collect();
-    best.into_iter()
-        .zip(keep)
-        .filter_map(|(a, k)| k.then_some(a))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -976,15 +1091,56 @@ mod tests {
         };
         let t = cands[ci].refs.tally(&targets[ti].seen);
         let p = pair(ci, &cands[ci], ti, &targets[ti], &v, t)?;
-        Ok(Evidence::weigh(
-            p.chance,
-            t.values,
-            t.found,
-            t.rate(),
-            p.name,
-            cands[ci].structure,
-            1,
-        ))
+        Ok(weigh(&p, &cands[ci], &targets[ti], &t, 1))
+    }
+
+    /// The references chosen over these collections, as the kept samples
+    /// (every document) answer every probe: `coll.path → coll.key`, sorted.
+    fn chosen(colls: &[Coll]) -> Vec<String> {
+        let v = views(colls);
+        let targets = target_keys(&v);
+        let cands = candidates(&v, &targets);
+        let mut scored = Vec::new();
+        for (ci, c) in cands.iter().enumerate() {
+            for (ti, t) in targets.iter().enumerate() {
+                let tally = c.refs.tally(&t.seen);
+                let Ok(p) = pair(ci, c, ti, t, &v, tally) else {
+                    continue;
+                };
+                if tally.found == 0 {
+                    continue;
+                }
+                let hits = c
+                    .refs
+                    .keys
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| t.seen.contains(*k))
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                scored.push(super::super::choice::Scored {
+                    cand: ci,
+                    target: ti,
+                    evidence: weigh(&p, c, t, &tally, 1),
+                    tally,
+                    hits,
+                });
+            }
+        }
+        let mut out: Vec<String> = super::super::choice::choose(&scored, &cands, &targets, &v)
+            .iter()
+            .flat_map(|ch| {
+                ch.members.iter().map(|m| {
+                    let t = &targets[m.target];
+                    format!(
+                        "{}.{} → {}.{}",
+                        v[cands[ch.cand].coll].name, cands[ch.cand].path, v[t.coll].name, t.key
+                    )
+                })
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     fn owners(n: i32) -> Vec<Document> {
@@ -1127,13 +1283,23 @@ mod tests {
             ("log", "q.student_id", "students", "_id", None),
             ("log", "q.$or[].student_id", "students", "_id", None),
             ("log", "command.filter.student_id", "students", "_id", None),
-            // Named after owners, but small ints where every integer is
-            // an owner's id: the values cannot tell, and a name is no proof.
-            ("children", "owner_id", "owners", "_id", None),
+            // Named after owners, small ints where every integer is an
+            // owner's id: the values cannot tell, the name is the evidence,
+            // and the values do not contradict it (95 % of the references
+            // found, the rest dangling).
+            (
+                "children",
+                "owner_id",
+                "owners",
+                "_id",
+                Some("name-and-values"),
+            ),
             ("comments", "email", "users", "email", Some("values")),
-            ("comments", "name", "users", "name", Some("values")),
+            // People's names are words: a vocabulary both fields draw
+            // from explains any overlap.
+            ("comments", "name", "users", "name", None),
             ("games", "score", "students", "_id", None),
-            ("games", "owner", "owners", "_id", None),
+            ("games", "owner", "owners", "_id", Some("name-and-values")),
         ];
         for &(from, path, to, key, want) in cases {
             let got = judge(&colls, from, path, to, key);
@@ -1144,10 +1310,20 @@ mod tests {
             );
         }
         // Two thirds of the values found where two thirds would be found by
-        // chance: the owners' sample (every owner) already says no.
+        // chance: the values alone say nothing.
+        let e = judge(&colls, "children", "owner_id", "owners", "_id").expect("probed");
+        assert!(!e.by_values && e.in_range == Some(0.95), "{e:?}");
+        // A name the values contradict: most references beyond the key's
+        // range.
+        let strays: Vec<Document> = (0..100)
+            .map(|i| doc! {"_id": i, "owner_id": if i < 20 { i % 10 + 1 } else { 500 + i }})
+            .collect();
+        let colls2 = [coll("owners", &owners(100)), coll("strays", &strays)];
         assert_eq!(
-            judge(&colls, "children", "owner_id", "owners", "_id"),
-            Err(Skip::BySample)
+            judge(&colls2, "strays", "owner_id", "owners", "_id")
+                .ok()
+                .and_then(|e| e.accepted_by),
+            None
         );
         let e = judge(&colls, "comments", "email", "users", "email").expect("accepted");
         assert!(e.chance_rate < 1e-20 && e.p_value < 1e-100, "{e:?}");
@@ -1219,68 +1395,21 @@ mod tests {
             coll("orders", &orders),
             coll("comments", &comments),
         ];
-        let v = views(&colls);
-        let targets = target_keys(&v);
-        let cands = candidates(&v, &targets);
-        let mut found = Vec::new();
-        for (ci, c) in cands.iter().enumerate() {
-            for (ti, t) in targets.iter().enumerate() {
-                let tally = c.refs.tally(&t.seen);
-                let Ok(p) = pair(ci, c, ti, t, &v, tally) else {
-                    continue;
-                };
-                let evidence = Evidence::weigh(
-                    p.chance,
-                    tally.values,
-                    tally.found,
-                    tally.rate(),
-                    p.name,
-                    c.structure,
-                    1,
-                );
-                if evidence.accepted() {
-                    found.push(Accepted {
-                        cand: ci,
-                        target: ti,
-                        evidence,
-                        tally,
-                    });
-                }
-            }
-        }
-        let names = |list: &[Accepted]| -> Vec<String> {
-            let mut n: Vec<String> = list
-                .iter()
-                .map(|a| {
-                    format!(
-                        "{}.{} → {}",
-                        v[cands[a.cand].coll].name, cands[a.cand].path, targets[a.target].key
-                    )
-                })
-                .collect();
-            n.sort();
-            n
-        };
-        assert_eq!(
-            names(&found),
-            [
-                "comments.email → email",
-                "comments.name → name",
-                "orders.customer.email → email",
-                "orders.customer.name → name",
-                "orders.customer_id → _id",
-            ]
-        );
-        let chosen = choose(found, &cands, &targets);
-        assert_eq!(
-            names(&chosen),
-            ["comments.email → email", "orders.customer_id → _id"]
-        );
+        // The deployment references customers by `_id`: the copied name
+        // and e-mail ride along it, and the comments' e-mails are an
+        // attribute of the same people, not a second way to reference them.
+        assert_eq!(chosen(&colls), ["orders.customer_id → customers._id"]);
+        // Where nothing references customers by `_id`, the comments name
+        // them by e-mail (a code: its values prove it); the names are words
+        // and prove nothing.
+        let colls = [coll("customers", &customers), coll("comments", &comments)];
+        assert_eq!(chosen(&colls), ["comments.email → customers.email"]);
     }
 
     #[test]
     fn the_same_attribute_twice_is_not_a_reference() {
-        // Two collections that both hold the same titles one to one.
+        // Two collections that both hold the same titles one to one: a
+        // title is no identifier, and words prove nothing.
         let movies: Vec<Document> = (0..50)
             .map(|i| doc! {"_id": i, "title": format!("Title {i}")})
             .collect();
@@ -1288,9 +1417,177 @@ mod tests {
             .map(|i| doc! {"_id": 1000 + i, "title": format!("Title {i}")})
             .collect();
         let colls = [coll("movies", &movies), coll("picks", &picks)];
+        assert!(chosen(&colls).is_empty(), "{:?}", chosen(&colls));
+        // Codes named alike, unique in both: the same attribute kept
+        // twice, never probed.
+        let movies: Vec<Document> = (0..50)
+            .map(|i| doc! {"_id": i, "imdb_id": format!("tt{:07}", 1000 + i)})
+            .collect();
+        let picks: Vec<Document> = (0..30)
+            .map(|i| doc! {"_id": 1000 + i, "imdb_id": format!("tt{:07}", 1000 + i)})
+            .collect();
+        let colls = [coll("movies", &movies), coll("picks", &picks)];
         assert_eq!(
-            judge(&colls, "picks", "title", "movies", "title"),
+            judge(&colls, "picks", "imdb_id", "movies", "imdb_id"),
             Err(Skip::SameAttribute)
+        );
+    }
+
+    /// Ids whose clock runs with `i`, as a server mints them.
+    fn oid(i: u32) -> bson::oid::ObjectId {
+        let mut b = [0u8; 12];
+        b[..4].copy_from_slice(&(1_600_000_000 + i * 60).to_be_bytes());
+        b[8..].copy_from_slice(&i.to_be_bytes());
+        bson::oid::ObjectId::from_bytes(b)
+    }
+
+    #[test]
+    fn a_key_that_references_another_collection_is_nobodys_target() {
+        // Profiles hold their user's id, one each; posts hold their
+        // author's: the same ObjectIds are in users._id and in
+        // profiles.userId, and the posts' parent is the users.
+        let users: Vec<Document> = (0..30)
+            .map(|i| doc! {"_id": oid(i), "login": format!("u{i}")})
+            .collect();
+        let profiles: Vec<Document> = (0..30)
+            .map(|i| doc! {"_id": oid(1000 + i), "userId": oid(i), "bio": "b"})
+            .collect();
+        let posts: Vec<Document> = (0..90)
+            .map(|i| doc! {"_id": oid(2000 + i), "author": oid(i % 30)})
+            .collect();
+        let colls = [
+            coll("users", &users),
+            coll("profiles", &profiles),
+            coll("posts", &posts),
+        ];
+        assert_eq!(
+            chosen(&colls),
+            ["posts.author → users._id", "profiles.userId → users._id"]
+        );
+    }
+
+    #[test]
+    fn a_discriminator_splits_a_polymorphic_reference() {
+        let articles: Vec<Document> = (0..10).map(|i| doc! {"_id": oid(i), "t": "a"}).collect();
+        let comments: Vec<Document> = (0..20)
+            .map(|i| doc! {"_id": oid(100 + i), "t": "c"})
+            .collect();
+        let likes: Vec<Document> = (0..40)
+            .map(|i| {
+                if i % 4 == 0 {
+                    doc! {"_id": oid(500 + i), "parentId": oid(i % 10), "parentType": "ARTICLE"}
+                } else {
+                    doc! {"_id": oid(500 + i), "parentId": oid(100 + i % 20), "parentType": "COMMENT"}
+                }
+            })
+            .collect();
+        let colls = [
+            coll("articles", &articles),
+            coll("comments", &comments),
+            coll("likes", &likes),
+        ];
+        assert_eq!(
+            chosen(&colls),
+            [
+                "likes.parentId → articles._id",
+                "likes.parentId → comments._id"
+            ]
+        );
+        // Twin collections and no discriminator: the values alone split.
+        let twins: Vec<Document> = (0..40)
+            .map(|i| {
+                let to = if i % 2 == 0 {
+                    oid(i % 10)
+                } else {
+                    oid(100 + i % 20)
+                };
+                doc! {"_id": oid(500 + i), "interactionId": to}
+            })
+            .collect();
+        let colls = [
+            coll("aichats", &articles),
+            coll("aiintegrations", &comments),
+            coll("credits", &twins),
+        ];
+        assert_eq!(
+            chosen(&colls),
+            [
+                "credits.interactionId → aichats._id",
+                "credits.interactionId → aiintegrations._id"
+            ]
+        );
+    }
+
+    #[test]
+    fn chance_free_matches_prove_a_mostly_dangling_reference() {
+        // 5 of 55 payments name a booking that still exists; the others
+        // were deleted. ObjectIds do not match by chance.
+        let bookings: Vec<Document> = (0..4).map(|i| doc! {"_id": oid(i)}).collect();
+        let payments: Vec<Document> = (0..55)
+            .map(|i| {
+                let b = if i < 5 { oid(i % 3) } else { oid(900 + i) };
+                doc! {"_id": oid(1000 + i), "bookingId": b}
+            })
+            .collect();
+        let colls = [coll("bookings", &bookings), coll("payments", &payments)];
+        assert_eq!(chosen(&colls), ["payments.bookingId → bookings._id"]);
+    }
+
+    #[test]
+    fn hex_strings_are_compared_as_the_ids_they_write() {
+        let users: Vec<Document> = (0..8).map(|i| doc! {"_id": oid(i)}).collect();
+        let entries: Vec<Document> = (0..60)
+            .map(|i| doc! {"_id": oid(100 + i), "user_id": oid(i % 8).to_hex()})
+            .collect();
+        let colls = [coll("users", &users), coll("entries", &entries)];
+        assert_eq!(chosen(&colls), ["entries.user_id → users._id"]);
+        let v = views(&colls);
+        let targets = target_keys(&v);
+        let c = candidates(&v, &targets)
+            .into_iter()
+            .find(|c| c.path == "user_id")
+            .expect("a candidate");
+        assert_eq!(c.family, Family::ObjectId);
+        assert_eq!(c.refs.converted.iter().sum::<u64>(), 60);
+    }
+
+    #[test]
+    fn names_decide_where_values_are_dense() {
+        // SQL ids as they are: every small integer is a key of every
+        // table; the names say which.
+        let ints = |n: i32| -> Vec<Document> { (1..=n).map(|i| doc! {"_id": i}).collect() };
+        let employees: Vec<Document> = (1..=8)
+            .map(|i| {
+                let mut d = doc! {"_id": i, "LastName": format!("n{i}")};
+                if i > 1 {
+                    d.insert("ReportsTo", if i < 3 { 1 } else { 2 });
+                }
+                d
+            })
+            .collect();
+        let customers: Vec<Document> = (1..=59)
+            .map(|i| doc! {"_id": i, "SupportRepId": 3 + i % 3, "Company": format!("c{i}")})
+            .collect();
+        let tracks: Vec<Document> = (1..=300)
+            .map(|i| {
+                doc! {"_id": i, "AlbumId": 1 + i % 40, "MediaTypeId": if i % 9 == 0 { 2 } else { 1 }, "Milliseconds": 200_000 + i * 37, "Bytes": 3_000_000 + i * 1_001}
+            })
+            .collect();
+        let colls = [
+            coll("Album", &ints(40)),
+            coll("MediaType", &ints(5)),
+            coll("Employee", &employees),
+            coll("Customer", &customers),
+            coll("Track", &tracks),
+        ];
+        assert_eq!(
+            chosen(&colls),
+            [
+                "Customer.SupportRepId → Employee._id",
+                "Employee.ReportsTo → Employee._id",
+                "Track.AlbumId → Album._id",
+                "Track.MediaTypeId → MediaType._id",
+            ]
         );
     }
 
@@ -1395,8 +1692,9 @@ mod tests {
 
     #[test]
     fn a_name_alone_is_no_reference() {
-        // The same names, the key unique: the name is reported, but counts
-        // in a small range carry no evidence, so nothing is probed.
+        // The same names, the field unique in both: a count is no
+        // identifier, so neither is a key, and nothing references the
+        // other.
         let unique: Vec<Document> = (0..10)
             .map(|i| doc! {"_id": 100 + i, "itemCount": 1 + i})
             .collect();
@@ -1404,10 +1702,14 @@ mod tests {
             .map(|i| doc! {"_id": 200 + i, "itemCount": 1 + i % 5})
             .collect();
         let colls = [coll("carts", &unique), coll("orders", &orders)];
-        assert_eq!(
-            judge(&colls, "orders", "itemCount", "carts", "itemCount"),
-            Err(Skip::Uninformative)
-        );
+        let v = views(&colls);
+        assert!(target_keys(&v).iter().all(|t| t.key == "_id"));
+        assert!(chosen(&colls).is_empty(), "{:?}", chosen(&colls));
+        // Small counts named after nothing, against dense ids: neither
+        // values nor names.
+        let games: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "score": i % 7}).collect();
+        let colls = [coll("carts", &owners(10)), coll("games", &games)];
+        assert!(chosen(&colls).is_empty(), "{:?}", chosen(&colls));
     }
 
     #[test]

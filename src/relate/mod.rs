@@ -8,10 +8,12 @@
 //! pure. `discover` asks the source (probes, per-parent counts, copies'
 //! sources) and puts the pieces together.
 
+pub mod choice;
 pub mod discover;
 pub mod drift;
 pub mod evidence;
 pub mod keys;
+pub mod names;
 
 use std::collections::{HashMap, HashSet};
 
@@ -288,15 +290,80 @@ pub struct Relationship {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fanout_method: Option<String>,
     /// For references found by a query on the child: whether an index of the
-    /// child collection starts with the reference field.
+    /// child collection starts with the reference field (absent when the
+    /// source knows no index, as an export without metadata).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub indexed: Option<bool>,
+    /// For a reference into several collections: what tells them apart,
+    /// and every target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub polymorphic: Option<Polymorphic>,
+    /// A to-one pointer held by the one side (a user's profile picture, a
+    /// conversation's last message): it points at a document created after
+    /// its holder, one holder per document. Nobody finds the holder by it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub to_one_pointer: bool,
     #[serde(skip)]
     pub from_ns: String,
     #[serde(skip)]
     pub from_path: String,
     #[serde(skip)]
     pub to_ns: String,
+}
+
+/// One reference path that points into several collections.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Polymorphic {
+    /// The field beside the reference whose value names the target's kind
+    /// (`parentType`), when one does; absent for twin collections that
+    /// only the values tell apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discriminator: Option<String>,
+    /// The discriminator's value naming this relationship's target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Every target, `db.coll.key`, strongest first.
+    pub targets: Vec<String>,
+    /// References probed and found in this target (of its class).
+    pub references: u64,
+    pub found: u64,
+}
+
+/// The references of one path counted once, whatever the number of
+/// targets: probed, and found in some target (each class in its own).
+pub fn field_integrity(rels: &[&Relationship], r: &Relationship) -> (u64, u64) {
+    match &r.polymorphic {
+        None => (r.references_probed, r.references_matched),
+        Some(_) => {
+            let first = rels
+                .iter()
+                .find(|x| {
+                    x.from_ns == r.from_ns && x.from_path == r.from_path && x.polymorphic.is_some()
+                })
+                .copied()
+                .unwrap_or(r);
+            (first.references_probed, first.references_matched)
+        }
+    }
+}
+
+/// Whether a reference lies where documents do not regularly keep fields
+/// (a minority shape of its container, a sub-document whose fields vary:
+/// a stored payload, a logged query): its values prove it, but what it says
+/// about the data is reported at info.
+pub fn in_varying_place(r: &Relationship) -> bool {
+    r.evidence
+        .as_ref()
+        .is_some_and(|e| e.structure != evidence::Structure::Held)
+}
+
+/// Whether `r` is the first of its path's relationships (a polymorphic
+/// reference is one relationship per target): a finding about the path is
+/// made once.
+pub fn first_of_path(rels: &[&Relationship], r: &Relationship) -> bool {
+    rels.iter()
+        .find(|x| x.from_ns == r.from_ns && x.from_path == r.from_path && x.kind != Kind::Embedded)
+        .is_none_or(|x| std::ptr::eq(*x, r))
 }
 
 /// What the relationship stage needs to know about one collection.
@@ -460,6 +527,8 @@ pub fn embedded(
                 representations: None,
                 fanout_method: Some("array-length".into()),
                 indexed: None,
+                polymorphic: None,
+                to_one_pointer: false,
                 from_ns: ns.clone(),
                 from_path: arr_path,
                 to_ns: ns,

@@ -423,6 +423,19 @@ fn relationships(out: &mut String, report: &Report, style: Style) {
                 crate::fmt::percent(e.chance_rate)
             ));
         }
+        if let Some(p) = &r.polymorphic {
+            facts.push(match (&p.discriminator, &p.class) {
+                (Some(d), Some(c)) => format!(
+                    "polymorphic: {d} = {c} ({} of {} targets)",
+                    1,
+                    p.targets.len()
+                ),
+                _ => format!("polymorphic: one of {} targets", p.targets.len()),
+            });
+        }
+        if r.to_one_pointer {
+            facts.push("a to-one pointer to a later document".into());
+        }
         if r.target_unique.as_ref().is_some_and(|u| !u.unique) {
             facts.push(style.yellow("target key not unique"));
         }

@@ -318,9 +318,13 @@ fn bloated_document_by_p95_or_by_one_heavy_path() {
 
 #[test]
 fn missing_reference_index_only_for_unindexed_parent_references() {
+    // (indexes known, indexed, a to-one pointer, warning from, critical
+    // from) → severity
+    type Case = (bool, Option<bool>, bool, f64, f64, Option<Severity>);
     let docs: Vec<Document> = (0..10).map(|i| doc! {"_id": i, "movie_id": i}).collect();
-    let r = super::testing::report("db.comments", &docs);
-    let rel = |indexed: Option<bool>| {
+    let mut r = super::testing::report("db.comments", &docs);
+    let known = vec![index("_id_", doc! {"_id": 1})];
+    let rel = |indexed: Option<bool>, pointer: bool| {
         let mut x = super::testing::relationship(
             "db.comments",
             "movie_id",
@@ -331,29 +335,59 @@ fn missing_reference_index_only_for_unindexed_parent_references() {
             None,
         );
         x.indexed = indexed;
+        x.to_one_pointer = pointer;
         x
     };
-    for (indexed, critical, want) in [
-        (Some(true), 1e6, None),
-        (None, 1e6, None),
-        (Some(false), 10.0, Some(Severity::Warning)),
-        (Some(false), 9.0, Some(Severity::Critical)),
-    ] {
-        let rels = [rel(indexed)];
+    let cases: &[Case] = &[
+        (true, Some(true), false, 1e3, 1e6, None),
+        // The 10 documents a lookup scans are below the warning's 1,000.
+        (true, Some(false), false, 1e3, 1e6, Some(Severity::Info)),
+        (true, Some(false), false, 10.0, 1e6, Some(Severity::Warning)),
+        (
+            true,
+            Some(false),
+            false,
+            10.0,
+            9.0,
+            Some(Severity::Critical),
+        ),
+        // A user's profile picture: nobody finds the user by it.
+        (true, Some(false), true, 10.0, 1e6, None),
+        // An export without index definitions: nothing is claimed where
+        // the scan is cheap; where it is not, the finding says the indexes
+        // are unknown, at info.
+        (false, None, false, 1e3, 1e6, None),
+        (false, None, false, 10.0, 1e6, Some(Severity::Info)),
+    ];
+    for &(known_indexes, indexed, pointer, warning, critical, want) in cases {
+        r.indexes = if known_indexes {
+            known.clone()
+        } else {
+            Vec::new()
+        };
+        let rels = [rel(indexed, pointer)];
         let ctx = super::testing::ctx(&r, &rels);
         let mut t = Thresholds::default();
+        t.missing_reference_index.warning_documents = warning;
         t.missing_reference_index.critical_documents = critical;
         let found = super::check_collection(&ctx, &t, Lang::En);
+        let what = format!("known {known_indexes}, indexed {indexed:?}, pointer {pointer}, warning {warning}, critical {critical}");
         assert_eq!(
             severity_of(&found, "missing-reference-index"),
             want,
-            "indexed {indexed:?}, critical-documents {critical}"
+            "{what}"
         );
         if let Some(f) = found.iter().find(|f| f.rule == "missing-reference-index") {
             assert!(
                 matches!(&f.remedy, Remedy::CreateIndex { keys } if keys == "movie_id"),
                 "{:?}",
                 f.remedy
+            );
+            assert_eq!(
+                f.message.contains("no index starts with it"),
+                known_indexes,
+                "{what}: {}",
+                f.message
             );
         }
     }

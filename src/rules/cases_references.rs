@@ -9,6 +9,7 @@ use bson::{doc, Document};
 use super::testing::{self, relationship};
 use super::{Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
+use crate::relate::evidence::Structure;
 use crate::relate::{DriftCheck, DriftKind, KeyUniqueness, Kind, Relationship};
 use crate::source::IndexInfo;
 
@@ -125,7 +126,10 @@ fn dangling_references_at_its_info_and_warning_shares() {
         (100, 95, Some(Severity::Info)),
         (100, 81, Some(Severity::Info)),
         (100, 80, Some(Severity::Warning)),
-        (100, 0, Some(Severity::Warning)),
+        (100, 51, Some(Severity::Warning)),
+        // Half the references or more point nowhere: critical.
+        (100, 50, Some(Severity::Critical)),
+        (100, 0, Some(Severity::Critical)),
         (0, 0, None),
     ] {
         let rels = [relationship(
@@ -148,16 +152,45 @@ fn dangling_references_at_its_info_and_warning_shares() {
         assert_eq!(f.evidence["dangling"], probed - matched);
         assert_eq!(
             crossed(f),
-            if f.severity == Severity::Warning {
-                "dangling-references.warning-share"
-            } else {
-                "dangling-references.info-share"
+            match f.severity {
+                Severity::Critical => "dangling-references.critical-share",
+                Severity::Warning => "dangling-references.warning-share",
+                Severity::Info => "dangling-references.info-share",
             }
         );
         assert!(
             matches!(&f.remedy, Remedy::Dangling { relationship } if relationship.from_path == "movie_id" && relationship.to == "db.movies._id"),
             "{:?}",
             f.remedy
+        );
+    }
+    // A reference its name alone proves stops at a warning, and one in a
+    // varying place (a stored payload) at info.
+    for (by_name, structure, want) in [
+        (true, Structure::Held, Severity::Warning),
+        (false, Structure::Heterogeneous, Severity::Info),
+    ] {
+        let mut r2 = relationship("db.comments", "movie_id", "db.movies", "_id", 100, 10, None);
+        r2.evidence = Some(crate::relate::Evidence::weigh(
+            crate::relate::evidence::Weighing {
+                chance_rate: if by_name { 1.0 } else { 0.0 },
+                values: 50,
+                found: if by_name { 45 } else { 5 },
+                reference_rate: if by_name { 0.9 } else { 0.1 },
+                name: None,
+                link: Some(crate::relate::names::Link::Exact),
+                in_range: Some(1.0),
+                structure,
+                tests: 1,
+                identity: false,
+            },
+        ));
+        let found = check(&r, &[r2], Vec::new(), &t);
+        let hits = only(&found, "dangling-references");
+        assert_eq!(
+            hits.first().map(|f| f.severity),
+            Some(want),
+            "{by_name} {structure:?}"
         );
     }
     // Embedded documents reference nothing, however few "match".

@@ -20,6 +20,8 @@ pub struct Limits {
     pub info_share: f64,
     /// share of references pointing at no document to warn
     pub warning_share: f64,
+    /// share of references pointing at no document that is critical
+    pub critical_share: f64,
 }
 
 impl Default for Limits {
@@ -27,6 +29,7 @@ impl Default for Limits {
         Limits {
             info_share: 0.01,
             warning_share: 0.1,
+            critical_share: 0.5,
         }
     }
 }
@@ -41,28 +44,56 @@ pub const THRESHOLDS: &[(&str, &str)] = &[
         "warning-share",
         "share of references pointing at no document to warn",
     ),
+    (
+        "critical-share",
+        "share of references pointing at no document that is critical",
+    ),
 ];
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let info = t.dangling_references.info_share;
-    let warn = t.dangling_references.warning_share;
+    let limits = &t.dangling_references;
     let mut out = Vec::new();
     for r in &ctx.relationships {
         if r.from_ns != ctx.ns() || r.kind == Kind::Embedded || r.references_probed == 0 {
             continue;
         }
-        let probed = r.references_probed;
-        let missing = probed.saturating_sub(r.references_matched);
-        // Counted over references (documents' values, array elements).
-        let share = missing as f64 / probed as f64;
-        if missing == 0 || share < info {
+        // A reference into several collections is one path: judged once,
+        // each class against its own target.
+        if !crate::relate::first_of_path(&ctx.relationships, r) {
             continue;
         }
-        let severity = if share >= warn {
-            Severity::Warning
+        let (probed, matched) = crate::relate::field_integrity(&ctx.relationships, r);
+        if probed == 0 {
+            continue;
+        }
+        let missing = probed.saturating_sub(matched);
+        // Counted over references (documents' values, array elements).
+        let share = missing as f64 / probed as f64;
+        if missing == 0 || share < limits.info_share {
+            continue;
+        }
+        // A reference its name alone proves (small integers) cannot claim
+        // that half of its data is broken: the values do not show which
+        // missing id was ever a parent.
+        let by_name = r
+            .evidence
+            .as_ref()
+            .is_some_and(crate::relate::Evidence::by_name);
+        let (severity, key) = if share >= limits.critical_share && !by_name {
+            (Severity::Critical, "critical-share")
+        } else if share >= limits.warning_share {
+            (Severity::Warning, "warning-share")
         } else {
-            Severity::Info
+            (Severity::Info, "info-share")
         };
+        // Where documents do not regularly keep the field (a stored
+        // payload), what its values say is for information.
+        let severity = if crate::relate::in_varying_place(r) {
+            Severity::Info
+        } else {
+            severity
+        };
+        let targets = targets_of(r);
         let (lo, hi) = crate::profile::sketch::wilson(missing, probed);
         out.push(Finding {
             rule: RULE,
@@ -76,7 +107,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     group(probed),
                     r.from_path,
                     percent(share),
-                    r.to
+                    targets
                 ),
                 format!(
                     "{} 中检查的 {} 个引用里有 {} 个（{}）指向 {} 中不存在的文档",
@@ -84,7 +115,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     group(probed),
                     group(missing),
                     percent(share),
-                    r.to
+                    targets
                 ),
             ),
             evidence: evidence([
@@ -96,17 +127,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("distinct_found", json!(r.matched)),
                 ("target", json!(r.to)),
                 (
-                    "threshold",
-                    crossed(
-                        t,
-                        RULE,
-                        if severity == Severity::Warning {
-                            "warning-share"
-                        } else {
-                            "info-share"
-                        },
-                    ),
+                    "basis",
+                    json!(r.evidence.as_ref().and_then(|e| e.accepted_by)),
                 ),
+                ("threshold", crossed(t, RULE, key)),
             ]),
             remedy: Remedy::Dangling {
                 relationship: (*r).clone(),
@@ -114,6 +138,15 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         });
     }
     out
+}
+
+/// The target a reference's values should find, or every target of a
+/// polymorphic one (`a._id or b._id`).
+fn targets_of(r: &crate::relate::Relationship) -> String {
+    match &r.polymorphic {
+        Some(p) if p.targets.len() > 1 => p.targets.join(" | "),
+        _ => r.to.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -134,7 +167,9 @@ mod tests {
             (1000, 990, Some(Severity::Info)),
             (1000, 901, Some(Severity::Info)),
             (1000, 900, Some(Severity::Warning)),
-            (838, 0, Some(Severity::Warning)),
+            (838, 0, Some(Severity::Critical)),
+            (1000, 501, Some(Severity::Warning)),
+            (1000, 500, Some(Severity::Critical)),
         ] {
             let rels = [testing::relationship(
                 "db.comments",

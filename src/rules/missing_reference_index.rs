@@ -1,14 +1,25 @@
 //! `missing-reference-index`: a parent reference with no index starting
 //! with it, so finding a parent's children scans the collection (seed 003:
 //! "确保引用字段有索引"; 004).
+//!
+//! Advised where a query needs it: with a workload, the reference its
+//! shapes filter or `$lookup` on; without one, parent references only —
+//! never a to-one pointer held by the one side (a user's profile picture:
+//! nobody finds the user by it). Its severity follows the cost measured,
+//! the documents one lookup scans: info below
+//! [`Limits::warning_documents`]. An export without metadata knows no
+//! index: there the finding says the indexes are unknown, and is made only
+//! where the scan would matter.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::context::ShapesView;
 use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::relate::Kind;
+use crate::workload::Predicate;
 
 const RULE: &str = "missing-reference-index";
 
@@ -16,6 +27,8 @@ const RULE: &str = "missing-reference-index";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Limits {
+    /// documents a lookup scans from which a missing index is a warning
+    pub warning_documents: f64,
     /// child collection size that makes a missing index critical
     pub critical_documents: f64,
 }
@@ -23,57 +36,127 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
+            warning_documents: 1_000.0,
             critical_documents: 1_000_000.0,
         }
     }
 }
 
 /// Each threshold's key and meaning, in the order the docs list them.
-pub const THRESHOLDS: &[(&str, &str)] = &[(
-    "critical-documents",
-    "child collection size that makes a missing index critical",
-)];
+pub const THRESHOLDS: &[(&str, &str)] = &[
+    (
+        "warning-documents",
+        "documents a lookup scans from which a missing index is a warning",
+    ),
+    (
+        "critical-documents",
+        "child collection size that makes a missing index critical",
+    ),
+];
+
+/// Whether the workload reads this collection by the reference: a shape
+/// filtering on it by equality (or `$in`), or a `$lookup` from another
+/// collection whose `foreignField` it is.
+fn queried_by(w: &ShapesView<'_>, ns: &str, dotted: &str) -> bool {
+    let filtered = w.shapes.iter().any(|(_, s)| {
+        s.predicates
+            .iter()
+            .any(|(f, p)| f == dotted && matches!(p, Predicate::Equality | Predicate::In))
+    });
+    let coll = ns.split_once('.').map_or(ns, |(_, c)| c);
+    filtered
+        || w.all.iter().any(|s| {
+            s.pipeline.as_ref().is_some_and(|p| {
+                super::lookup_on_hot_path::lookups(p)
+                    .iter()
+                    .any(|l| l.from == coll && l.foreign.as_deref() == Some(dotted))
+            })
+        })
+}
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let crit = t.missing_reference_index.critical_documents;
+    let limits = &t.missing_reference_index;
     let mut out = Vec::new();
+    let indexes_known = !ctx.data.indexes.is_empty();
+    let workload = ctx.workload.as_ref().filter(|w| !w.shapes.is_empty());
     for r in &ctx.relationships {
-        if r.from_ns != ctx.ns() || r.indexed != Some(false) {
+        // Whether an index starts with the field: known, or unknown for a
+        // field held once per document of a source without indexes.
+        let unindexed = match r.indexed {
+            Some(indexed) => !indexed,
+            None => !indexes_known && !r.from_path.contains("[]"),
+        };
+        if r.from_ns != ctx.ns() || !unindexed {
             continue;
         }
-        if !matches!(
-            r.kind,
-            Kind::ParentReference | Kind::TwoWayReference | Kind::ExtendedReference
-        ) {
-            continue;
-        }
-        // A reference copied along with a whole document is the source's
-        // to index, not the copy's.
-        if crate::relate::inside_a_copy(r, &ctx.relationships) {
+        if !crate::relate::first_of_path(&ctx.relationships, r) {
             continue;
         }
         let dotted = r.from_path.replace("[]", "");
-        let docs = ctx.documents();
-        let severity = if docs as f64 > crit {
-            Severity::Critical
+        if let Some(w) = workload {
+            // The workload says which references are read by.
+            if !queried_by(w, ctx.ns(), &dotted) {
+                continue;
+            }
         } else {
-            Severity::Warning
+            if !matches!(
+                r.kind,
+                Kind::ParentReference | Kind::TwoWayReference | Kind::ExtendedReference
+            ) || r.to_one_pointer
+            {
+                continue;
+            }
+            // A reference copied along with a whole document is the
+            // source's to index, not the copy's.
+            if crate::relate::inside_a_copy(r, &ctx.relationships) {
+                continue;
+            }
+        }
+        let docs = ctx.documents();
+        let (severity, key) = if docs as f64 > limits.critical_documents {
+            (Severity::Critical, "critical-documents")
+        } else if docs as f64 >= limits.warning_documents {
+            (Severity::Warning, "warning-documents")
+        } else {
+            (Severity::Info, "warning-documents")
+        };
+        // Unknown indexes claim nothing where the scan is cheap.
+        if !indexes_known && severity == Severity::Info {
+            continue;
+        }
+        let severity = if indexes_known {
+            severity
+        } else {
+            Severity::Info
+        };
+        let message = if indexes_known {
+            lang.pick(
+                format!("{} references {} but no index starts with it: finding one parent's children scans {} documents", r.from_path, r.to, group(docs)),
+                format!("{} 引用了 {}，但没有以它开头的索引：查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, group(docs)),
+            )
+        } else {
+            lang.pick(
+                format!("{} references {}; this source carries no index definitions, so whether an index starts with it is unknown: without one, finding one parent's children scans {} documents", r.from_path, r.to, group(docs)),
+                format!("{} 引用了 {}；该数据源不含索引定义，无法得知是否有以它开头的索引：若没有，查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, group(docs)),
+            )
         };
         out.push(Finding {
             rule: RULE,
             severity,
             namespace: ctx.ns().to_owned(),
             path: Some(r.from_path.clone()),
-            message: lang.pick(
-                format!("{} references {} but no index starts with it: finding one parent's children scans {} documents", r.from_path, r.to, group(docs)),
-                format!("{} 引用了 {}，但没有以它开头的索引：查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, group(docs)),
-            ),
+            message,
             evidence: evidence([
                 ("reference", json!(r.to)),
                 ("kind", json!(r.kind)),
                 ("documents", json!(docs)),
-                ("indexes", json!(ctx.data.indexes.iter().map(|i| &i.name).collect::<Vec<_>>())),
-                ("threshold", crossed(t, RULE, "critical-documents")),
+                (
+                    "indexes",
+                    json!(ctx.data.indexes.iter().map(|i| &i.name).collect::<Vec<_>>()),
+                ),
+                ("indexes_known", json!(indexes_known)),
+                ("queried", json!(workload.is_some())),
+                ("threshold", crossed(t, RULE, key)),
             ]),
             remedy: Remedy::CreateIndex { keys: dotted },
         });

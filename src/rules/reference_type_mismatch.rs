@@ -51,10 +51,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let native = 1.0 - strings;
         // Converting must find more of the references than they find as
         // they are stored: strings that convert to nothing are no mismatch.
-        if strings < min_share
-            || native < min_share
-            || rep.matched_converted <= rep.matched_as_stored
-        {
+        if strings < min_share || rep.matched_converted <= rep.matched_as_stored {
+            continue;
+        }
+        if native < min_share {
+            out.push(whole_field(ctx, t, lang, r, rep));
             continue;
         }
         let before = rep.matched_as_stored as f64 / rep.references as f64;
@@ -62,7 +63,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let strings_matched = rep.matched_converted - rep.matched_as_stored;
         out.push(Finding {
             rule: RULE,
-            severity: Severity::Warning,
+            severity: if crate::relate::in_varying_place(r) {
+                Severity::Info
+            } else {
+                Severity::Warning
+            },
             namespace: ctx.ns().to_owned(),
             path: Some(r.from_path.clone()),
             message: lang.pick(
@@ -115,6 +120,68 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     out
 }
 
+/// A reference stored whole in another representation than its target
+/// key: every `$lookup` and query by the target's value finds none.
+fn whole_field(
+    ctx: &CollectionCtx<'_>,
+    t: &Thresholds,
+    lang: Lang,
+    r: &crate::relate::Relationship,
+    rep: &crate::relate::Representations,
+) -> Finding {
+    let after = rep.matched_converted as f64 / rep.references as f64;
+    Finding {
+        rule: RULE,
+        severity: if crate::relate::in_varying_place(r) {
+            Severity::Info
+        } else {
+            Severity::Warning
+        },
+        namespace: ctx.ns().to_owned(),
+        path: Some(r.from_path.clone()),
+        message: lang.pick(
+            format!(
+                "{} stores its references to {} as strings, where the key is {}: a $lookup or a query by the {} finds none of them; read by {}, {} of {} sampled references ({}) find their document",
+                r.from_path,
+                r.to,
+                rep.native,
+                rep.native,
+                rep.conversion,
+                group(rep.matched_converted),
+                group(rep.references),
+                percent(after),
+            ),
+            format!(
+                "{} 以字符串保存指向 {} 的引用，而目标键是 {}：按 {} 做的 $lookup 或查询一个也找不到；用 {} 转换后，抽样的 {} 个引用中有 {} 个（{}）能找到对应文档",
+                r.from_path,
+                r.to,
+                rep.native,
+                rep.native,
+                rep.conversion,
+                group(rep.references),
+                group(rep.matched_converted),
+                percent(after),
+            ),
+        ),
+        evidence: evidence([
+            ("references", json!(rep.references)),
+            ("stored_as_strings", json!(rep.strings)),
+            ("strings_share", json!(rep.strings as f64 / rep.references as f64)),
+            ("native_type", json!(rep.native)),
+            ("conversion", json!(rep.conversion)),
+            ("match_rate_as_stored", json!(rep.matched_as_stored as f64 / rep.references as f64)),
+            ("match_rate_converted", json!(after)),
+            ("strings_matched", json!(rep.matched_converted - rep.matched_as_stored)),
+            ("target", json!(r.to)),
+            ("whole_field", json!(true)),
+            ("threshold", crossed(t, RULE, "min-share")),
+        ]),
+        remedy: Remedy::ConvertReference {
+            relationship: r.clone(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,7 +225,9 @@ mod tests {
             (41, 59, 99, true),
             (41, 59, 59, false), // the strings convert to nothing that exists
             (0, 100, 100, false),
-            (100, 0, 100, false), // one representation only: not a mix
+            // The whole field as strings: every $lookup misses.
+            (100, 0, 100, true),
+            (100, 0, 0, false), // strings that name nothing
             (1, 99, 100, true),
         ] {
             let rels = [rel(strings, before, after)];

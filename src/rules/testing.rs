@@ -145,6 +145,8 @@ pub fn relationship(
         representations: None,
         fanout_method: None,
         indexed: None,
+        polymorphic: None,
+        to_one_pointer: false,
         from_ns: from_ns.into(),
         from_path: from_path.into(),
         to_ns: to_ns.into(),

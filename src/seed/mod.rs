@@ -440,12 +440,10 @@ pub fn ejson_lines(docs: &[Document]) -> String {
     s
 }
 
-/// `COLL.metadata.json` as `mongodump` writes it, when the collection has
-/// indexes beyond `_id`.
-pub fn metadata_json(c: &Collection) -> Option<String> {
-    if c.indexes.is_empty() {
-        return None;
-    }
+/// `COLL.metadata.json` as `mongodump` writes it: every collection's,
+/// `_id_` alone when it has no other index (so that a reader knows the
+/// collection's indexes, not only that some were left out).
+pub fn metadata_json(c: &Collection) -> String {
     let mut idx = vec![serde_json::json!({"v": 2, "key": {"_id": 1}, "name": "_id_"})];
     for i in &c.indexes {
         let mut spec = serde_json::json!({
@@ -458,10 +456,10 @@ pub fn metadata_json(c: &Collection) -> Option<String> {
         }
         idx.push(spec);
     }
-    Some(format!(
+    format!(
         "{}\n",
         serde_json::json!({"indexes": idx, "collectionName": c.name, "type": "collection"})
-    ))
+    )
 }
 
 /// The committed files of every data set: `(relative path, contents)`.
@@ -474,9 +472,10 @@ pub fn committed_files() -> Vec<(String, String)> {
                 continue;
             }
             out.push((format!("{}/{}.json", ds.name, c.name), ejson_lines(&c.docs)));
-            if let Some(m) = metadata_json(c) {
-                out.push((format!("{}/{}.metadata.json", ds.name, c.name), m));
-            }
+            out.push((
+                format!("{}/{}.metadata.json", ds.name, c.name),
+                metadata_json(c),
+            ));
         }
     }
     out

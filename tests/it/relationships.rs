@@ -9,6 +9,7 @@ use std::path::Path;
 
 use bson::{doc, oid::ObjectId, Document};
 use common::{client, docshape, docshape_async, json_ok, unique_db, uri};
+use serde_json::Value;
 
 /// 2024-01-01T00:00:00Z: the newest document's creation time.
 /// Collections with planted relationships and growth:
@@ -128,8 +129,15 @@ fn check_truth(report: &serde_json::Value, db: &str, server: bool) {
     assert!((f["avg"].as_f64().expect("avg") - 59.5).abs() < 1e-9, "{f}");
     assert_eq!(f["parents"], 40);
     assert_eq!(logs["match_rate"], 1.0);
+    // The files carry no index definitions: whether one starts with
+    // host_id is unknown there (and absent from the report).
     assert_eq!(
-        logs["indexed"], server,
+        logs["indexed"],
+        if server {
+            Value::Bool(true)
+        } else {
+            Value::Null
+        },
         "an index on host_id exists only on the server"
     );
 

@@ -218,6 +218,29 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, detail: Rect) {
             ),
         ));
     }
+    if let Some(p) = &rel.polymorphic {
+        let targets = p.targets.join(" | ");
+        d.push(kv(
+            lang.pick("polymorphic", "多态引用"),
+            match (&p.discriminator, &p.class) {
+                (Some(dis), Some(c)) => lang.pick(
+                    format!("{dis} = {c}: one of {targets}"),
+                    format!("{dis} = {c}：{targets} 之一"),
+                ),
+                _ => lang.pick(format!("one of {targets}"), format!("{targets} 之一")),
+            },
+        ));
+    }
+    if rel.to_one_pointer {
+        d.push(kv(
+            lang.pick("pointer", "指针"),
+            lang.pick(
+                "to one later document (no index advised)",
+                "指向一个更晚创建的文档（不建议索引）",
+            )
+            .to_owned(),
+        ));
+    }
     if let Some(u) = &rel.target_unique {
         d.push(kv(
             lang.pick("key unique", "键唯一"),

@@ -551,6 +551,12 @@ pub async fn create_indexes(
 ) -> Vec<String> {
     let mut failed = Vec::new();
     for spec in specs {
+        // Options of MongoDB 2.x that today's servers refuse, and that
+        // mongorestore drops as well.
+        let mut spec = spec.clone();
+        for legacy in ["safe", "dropDups"] {
+            spec.remove(legacy);
+        }
         let r = client
             .database(db)
             .run_command(doc! {"createIndexes": coll, "indexes": [spec.clone()]})
