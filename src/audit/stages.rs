@@ -6,12 +6,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::advise;
 use crate::growth::{self, snapshot};
+use crate::i18n::Lang;
 use crate::profile::shelf::Shelf;
 use crate::relate::{self, CollectionView, RelateCost};
 use crate::report::{InputError, Report};
 use crate::rules;
-use crate::source::{CollectionMeta, Documents, Insight, Probes, SourceError};
+use crate::source::{CollectionMeta, Documents, Insight, Probes, Selection, SourceError};
 use crate::workload::Workload;
 
 use super::budget::{self, shelf_share};
@@ -100,7 +102,10 @@ impl<'a> Run<'a> {
         control: &mut Control<'_>,
     ) -> Result<Vec<CollectionMeta>, SourceError> {
         begin(control, Stage::Listing, 0);
-        let metas = source.collections(&self.plan.selection).await?;
+        let mut metas = source.collections(&self.plan.selection).await?;
+        if let Some(note) = leave_out_backups(&mut metas, &self.plan.selection, self.plan.lang) {
+            self.notes.push(note);
+        }
         self.total = metas.len();
         Ok(metas)
     }
@@ -284,6 +289,46 @@ impl<'a> Run<'a> {
             report.notes.push(note);
         }
     }
+}
+
+/// Takes the backup collections docshape's own scripts made
+/// ([`advise::change::backed_up`]) out of `metas`, unless `-c` names one
+/// without a wildcard or it is all there is (a file named on its own):
+/// copies of documents saved before a change are not the application's
+/// collections. The note naming them, if any were.
+fn leave_out_backups(
+    metas: &mut Vec<CollectionMeta>,
+    selection: &Selection,
+    lang: Lang,
+) -> Option<String> {
+    if metas.len() < 2 {
+        return None;
+    }
+    let named = |m: &CollectionMeta| selection.collections.iter().any(|p| *p == m.namespace());
+    let mut left: Vec<String> = Vec::new();
+    metas.retain(|m| match advise::change::backed_up(&m.name) {
+        Some(of) if !named(m) => {
+            left.push(lang.pick(
+                format!("{} (of {}.{of})", m.namespace(), m.db),
+                format!("{}（{}.{of} 的备份）", m.namespace(), m.db),
+            ));
+            false
+        }
+        _ => true,
+    });
+    let n = left.len();
+    (n > 0).then(|| lang.pick(
+        format!(
+            "left out {n} backup collection{} made by docshape's migration scripts: {}; {} the documents a script saved before changing them, not the application's data: drop each once its change is verified",
+            if n == 1 { "" } else { "s" },
+            left.join(", "),
+            if n == 1 { "it holds" } else { "they hold" },
+        ),
+        format!(
+            "已略过 docshape 迁移脚本创建的 {n} 个备份集合：{}；其中是脚本修改文档之前保存的副本，不是应用的数据：确认修改无误后即可删除",
+            left.join("、"),
+        ),
+    ))
 }
 
 /// The workload of the server's profiler (`--workload profile`), with
