@@ -43,6 +43,7 @@ mod migrations_patterns;
 mod migrations_types;
 mod profile_reference;
 mod query;
+mod real_apps;
 mod relationships;
 mod rules;
 mod scripts_on_real_data;
