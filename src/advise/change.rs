@@ -46,10 +46,45 @@ pub fn still_reported(lang: Lang) -> &'static str {
     )
 }
 
+/// The tags of the changes docshape's scripts make, as their backup
+/// collections are named (`_backup_<tag>_…`).
+pub const BACKUP_TAGS: [&str; 20] = [
+    "array",
+    "attribute",
+    "bucket",
+    "copies",
+    "dates",
+    "drift",
+    "esr",
+    "family",
+    "index",
+    "lookup",
+    "merge",
+    "numbers",
+    "refs",
+    "reftype",
+    "rename",
+    "split",
+    "subset",
+    "type",
+    "types",
+    "unique",
+];
+
+/// Hexadecimal digits of a backup's hash.
+const HASH_DIGITS: usize = 6;
+
 /// The backup collection's suffix for one finding: `_backup_<tag>_<hash>`,
 /// the hash of what the script does, so that two findings on one
 /// collection never share a backup and the same finding always has the same.
 fn suffix(tag: &str, what: &str) -> String {
+    // Checked in every unit test (release builds too) and debug build.
+    if cfg!(any(test, debug_assertions)) {
+        assert!(
+            BACKUP_TAGS.contains(&tag),
+            "a new change's tag, {tag}, belongs in BACKUP_TAGS so that audits leave its backups out"
+        );
+    }
     // FNV-1a: stable across runs and platforms.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in what.bytes() {
@@ -57,6 +92,22 @@ fn suffix(tag: &str, what: &str) -> String {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     format!("_backup_{tag}_{:06x}", h & 0xff_ffff)
+}
+
+/// The collection that `name` backs up, when `name` is a backup
+/// collection a docshape script made: `<collection>_backup_<tag>_<hash>`,
+/// with one of [`BACKUP_TAGS`] and six lowercase hexadecimal digits,
+/// exactly as [`Plan::backup`] names them (a user's `orders_backup` or
+/// `orders_backup_2024_01` is not one).
+pub fn backed_up(name: &str) -> Option<&str> {
+    let (rest, hash) = name.rsplit_once('_')?;
+    let hex = hash.len() == HASH_DIGITS
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let (rest, tag) = rest.rsplit_once('_')?;
+    let of = rest.strip_suffix("_backup")?;
+    (hex && BACKUP_TAGS.contains(&tag) && !of.is_empty()).then_some(of)
 }
 
 /// One changing script: its database, the collection its finding is about,
@@ -698,6 +749,30 @@ pub fn stays_line(lang: Lang, why: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backups_are_known_by_the_exact_name_scripts_give_them() {
+        for tag in BACKUP_TAGS {
+            let p = Plan::new(Lang::En, "shop", "fs.files", tag, "some change");
+            let name = p.backup("fs.files");
+            assert_eq!(backed_up(&name), Some("fs.files"), "{name}");
+        }
+        for user in [
+            "backup",
+            "orders_backup",
+            "orders_backup_old",
+            "orders_backup_2024_01",
+            "orders_backup_dates_2024",
+            "orders_backup_dates_12345g",
+            "orders_backup_dates_ABCDEF",
+            "orders_backup_daily_abcdef",
+            "_backup_dates_abcdef",
+            "backups_dates_abcdef",
+            "orders_backup_dates_abcdef1",
+        ] {
+            assert_eq!(backed_up(user), None, "{user}");
+        }
+    }
 
     #[test]
     fn a_backup_is_named_after_its_collection_and_finding() {

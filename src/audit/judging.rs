@@ -93,6 +93,11 @@ impl Run<'_> {
                     now,
                     workload: (workload.as_deref()).map(|w| rules::ShapesView::of(w, &c.namespace)),
                 };
+                // A GridFS bucket is the driver's layout, not the
+                // application's design: reported, not judged.
+                if c.meta.kind.is_gridfs() {
+                    return Vec::new();
+                }
                 let found = rules::check_collection(&ctx, &plan.thresholds, plan.lang);
                 found
                     .into_iter()
@@ -129,6 +134,13 @@ impl Run<'_> {
 /// the same findings the whole run will make for those rules, their advice
 /// pending (it comes with the run, which may weigh references and copies).
 pub fn early_findings(c: &Collection, plan: &Plan) -> Vec<Advice> {
+    let gridfs = crate::source::gridfs::part_of(&c.meta.name).is_some_and(|(_, part)| {
+        crate::source::gridfs::shape(part, c.profile.sampled, &c.profile.fields, &c.meta.indexes)
+            == crate::source::gridfs::Shape::Part
+    });
+    if gridfs || c.meta.kind.is_gridfs() {
+        return Vec::new();
+    }
     let ctx = CollectionCtx {
         data: c.data(),
         relationships: Vec::new(),
@@ -301,9 +313,15 @@ fn family_repeats(
         .collect()
 }
 
+/// The deployment as its rules see it: the application's collections,
+/// GridFS buckets left out.
 fn deployment_ctx(collections: &[Collection]) -> DeploymentCtx<'_> {
+    let collections: Vec<&Collection> = collections
+        .iter()
+        .filter(|c| !c.meta.kind.is_gridfs())
+        .collect();
     let mut dbs: Vec<(&str, Vec<&str>)> = Vec::new();
-    for c in collections {
+    for c in collections.iter().copied() {
         match dbs.iter_mut().find(|(d, _)| *d == c.meta.db) {
             Some((_, names)) => names.push(&c.meta.name),
             None => dbs.push((&c.meta.db, vec![&c.meta.name])),
@@ -313,7 +331,7 @@ fn deployment_ctx(collections: &[Collection]) -> DeploymentCtx<'_> {
         total: collections.len(),
         databases: dbs,
         summaries: collections
-            .iter()
+            .into_iter()
             .map(|c| rules::CollectionSummary {
                 db: &c.meta.db,
                 name: &c.meta.name,

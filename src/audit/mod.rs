@@ -169,6 +169,7 @@ pub async fn run_into_with<S: Source>(
     let metas = run.listing(source, control).await?;
     run.read(source, metas, control).await?;
     run.check_indexes(source, control).await?;
+    run.gridfs(source).await?;
     run.growth(source, control).await?;
     run.relationships(source, control).await?;
     Ok(run.judge(source, control, out))

@@ -6,12 +6,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::advise;
 use crate::growth::{self, snapshot};
+use crate::i18n::Lang;
 use crate::profile::shelf::Shelf;
 use crate::relate::{self, CollectionView, RelateCost};
 use crate::report::{InputError, Report};
 use crate::rules;
-use crate::source::{CollectionMeta, Documents, Insight, Probes, SourceError};
+use crate::source::gridfs;
+use crate::source::{
+    CollectionKind, CollectionMeta, Documents, Insight, Probes, Selection, SourceError,
+};
 use crate::workload::Workload;
 
 use super::budget::{self, shelf_share};
@@ -100,7 +105,10 @@ impl<'a> Run<'a> {
         control: &mut Control<'_>,
     ) -> Result<Vec<CollectionMeta>, SourceError> {
         begin(control, Stage::Listing, 0);
-        let metas = source.collections(&self.plan.selection).await?;
+        let mut metas = source.collections(&self.plan.selection).await?;
+        if let Some(note) = leave_out_backups(&mut metas, &self.plan.selection, self.plan.lang) {
+            self.notes.push(note);
+        }
         self.total = metas.len();
         Ok(metas)
     }
@@ -156,6 +164,95 @@ impl<'a> Run<'a> {
                     format!("indexed fields absent from the sample were not looked for in the whole collection: {e}"),
                     format!("样本中缺少的索引字段未在整个集合中查找：{e}"),
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// GridFS buckets: each collection shaped as a bucket's part
+    /// ([`gridfs::shape`]) takes the part's kind, and the bucket's figures
+    /// are measured on the source and given to both its parts.
+    pub async fn gridfs<S: Probes>(&mut self, source: &mut S) -> Result<(), SourceError> {
+        use gridfs::{Part, Shape};
+        let mut found: Vec<(usize, String, Part, Shape)> = Vec::new();
+        for (i, c) in self.collections.iter_mut().enumerate() {
+            let Some((bucket, part)) = gridfs::part_of(&c.meta.name) else {
+                continue;
+            };
+            let bucket = bucket.to_owned();
+            if c.bring_back(&self.shelf).is_err() {
+                continue;
+            }
+            let shape = gridfs::shape(part, c.profile.sampled, &c.profile.fields, &c.meta.indexes);
+            c.put_back();
+            found.push((i, bucket, part, shape));
+        }
+        let other_is_part = |db: &str, bucket: &str, part: Part| {
+            found.iter().any(|(j, b, p, s)| {
+                b == bucket && *p != part && *s == Shape::Part && self.collections[*j].meta.db == db
+            })
+        };
+        let parts: Vec<(usize, String, Part)> = found
+            .iter()
+            .filter(|(i, bucket, part, shape)| match shape {
+                Shape::Part => true,
+                Shape::Other => false,
+                Shape::Empty { indexed } => {
+                    *indexed || other_is_part(&self.collections[*i].meta.db, bucket, *part)
+                }
+            })
+            .map(|(i, b, p, _)| (*i, b.clone(), *p))
+            .collect();
+        for (i, _, part) in &parts {
+            self.collections[*i].meta.kind = match part {
+                Part::Files => CollectionKind::GridfsFiles,
+                Part::Chunks => CollectionKind::GridfsChunks,
+            };
+        }
+        let mut measured: Vec<(String, String)> = Vec::new();
+        for (i, bucket, _) in &parts {
+            let db = self.collections[*i].meta.db.clone();
+            if measured.contains(&(db.clone(), bucket.clone())) {
+                continue;
+            }
+            measured.push((db.clone(), bucket.clone()));
+            let of = |part: Part| {
+                parts
+                    .iter()
+                    .find(|(j, b, p)| {
+                        b == bucket && *p == part && self.collections[*j].meta.db == db
+                    })
+                    .map(|(j, _, _)| {
+                        (
+                            self.collections[*j].meta.clone(),
+                            self.collections[*j].documents,
+                        )
+                    })
+            };
+            let (files, chunks) = (of(Part::Files), of(Part::Chunks));
+            let b = gridfs::Bucket {
+                name: bucket,
+                files: files.as_ref().map(|(m, n)| (m, *n)),
+                chunks: chunks.as_ref().map(|(m, n)| (m, *n)),
+            };
+            let figures = if self.asks_server {
+                gridfs::measure(source, &b).await?
+            } else {
+                gridfs::Gridfs {
+                    bucket: bucket.clone(),
+                    files: b.files.and_then(|(_, n)| n),
+                    chunks: b.chunks.and_then(|(_, n)| n),
+                    not_measured: vec![
+                        "the reading stopped early: sizes and orphan chunks were not measured"
+                            .to_owned(),
+                    ],
+                    ..gridfs::Gridfs::default()
+                }
+            };
+            for (j, bj, _) in &parts {
+                if bj == bucket && self.collections[*j].meta.db == db {
+                    self.collections[*j].meta.gridfs = Some(figures.clone());
+                }
             }
         }
         Ok(())
@@ -284,6 +381,46 @@ impl<'a> Run<'a> {
             report.notes.push(note);
         }
     }
+}
+
+/// Takes the backup collections docshape's own scripts made
+/// ([`advise::change::backed_up`]) out of `metas`, unless `-c` names one
+/// without a wildcard or it is all there is (a file named on its own):
+/// copies of documents saved before a change are not the application's
+/// collections. The note naming them, if any were.
+fn leave_out_backups(
+    metas: &mut Vec<CollectionMeta>,
+    selection: &Selection,
+    lang: Lang,
+) -> Option<String> {
+    if metas.len() < 2 {
+        return None;
+    }
+    let named = |m: &CollectionMeta| selection.collections.iter().any(|p| *p == m.namespace());
+    let mut left: Vec<String> = Vec::new();
+    metas.retain(|m| match advise::change::backed_up(&m.name) {
+        Some(of) if !named(m) => {
+            left.push(lang.pick(
+                format!("{} (of {}.{of})", m.namespace(), m.db),
+                format!("{}（{}.{of} 的备份）", m.namespace(), m.db),
+            ));
+            false
+        }
+        _ => true,
+    });
+    let n = left.len();
+    (n > 0).then(|| lang.pick(
+        format!(
+            "left out {n} backup collection{} made by docshape's migration scripts: {}; {} the documents a script saved before changing them, not the application's data: drop each once its change is verified",
+            if n == 1 { "" } else { "s" },
+            left.join(", "),
+            if n == 1 { "it holds" } else { "they hold" },
+        ),
+        format!(
+            "已略过 docshape 迁移脚本创建的 {n} 个备份集合：{}；其中是脚本修改文档之前保存的副本，不是应用的数据：确认修改无误后即可删除",
+            left.join("、"),
+        ),
+    ))
 }
 
 /// The workload of the server's profiler (`--workload profile`), with

@@ -352,7 +352,14 @@ fn collection(out: &mut String, c: &CollectionReport, zh: bool) {
             ))
         );
     }
-    if c.findings.is_empty() {
+    if let Some(g) = &c.meta.gridfs {
+        let lang = if zh {
+            crate::i18n::Lang::Zh
+        } else {
+            crate::i18n::Lang::En
+        };
+        let _ = writeln!(out, "{}\n", md(&super::text::gridfs_line(g, c.kind, lang)));
+    } else if c.findings.is_empty() {
         let _ = writeln!(out, "{}", t("No findings.", "未发现问题。"));
     }
     for f in &c.findings {

@@ -267,9 +267,13 @@ impl Serialize for CollectionReport {
             kept: _,
             meta: _,
         } = self;
-        let mut out = s.serialize_struct("CollectionReport", 18)?;
+        let mut out = s.serialize_struct("CollectionReport", 19)?;
         out.serialize_field("namespace", namespace)?;
         out.serialize_field("kind", kind)?;
+        // A GridFS bucket's part: the bucket's figures, on both parts.
+        if let Some(g) = &self.meta.gridfs {
+            out.serialize_field("gridfs", g)?;
+        }
         out.serialize_field("documents", documents)?;
         out.serialize_field("sampled", sampled)?;
         out.serialize_field("sample_method", sample_method)?;

@@ -466,6 +466,10 @@ fn collection(out: &mut String, c: &CollectionReport, style: Style) {
     if let Some(p) = &c.partial {
         let _ = writeln!(out, "  {} {}", style.yellow("partial:"), safe(p));
     }
+    if let Some(g) = &c.meta.gridfs {
+        let line = gridfs_line(g, c.kind, crate::i18n::Lang::En);
+        let _ = writeln!(out, "  {} {}", style.dim("gridfs:"), safe(&line));
+    }
     for n in &c.notes {
         let _ = writeln!(out, "  {} {}", style.yellow("note:"), safe(n));
     }
@@ -679,6 +683,69 @@ pub fn safe(s: &str) -> String {
         }
     }
     out
+}
+
+/// A GridFS bucket's part in one line: what the bucket holds (files, their
+/// sizes, the chunk size, chunks, orphan chunks), what was not measured,
+/// and that it is not judged by the rules.
+pub fn gridfs_line(
+    g: &crate::source::gridfs::Gridfs,
+    kind: crate::source::CollectionKind,
+    lang: crate::i18n::Lang,
+) -> String {
+    let part = if kind == crate::source::CollectionKind::GridfsChunks {
+        lang.pick("its chunks", "块部分")
+    } else {
+        lang.pick("its files", "文件部分")
+    };
+    let mut parts = vec![lang.pick(
+        format!("GridFS bucket {} ({part})", g.bucket),
+        format!("GridFS 存储桶 {}（{part}）", g.bucket),
+    )];
+    if let Some(n) = g.files {
+        parts.push(lang.pick(
+            format!("{} files", group(n)),
+            format!("{} 个文件", group(n)),
+        ));
+    }
+    if let Some(b) = g.total_bytes {
+        let b = bytes(b as f64);
+        parts.push(lang.pick(format!("{b} in all"), format!("共 {b}")));
+    }
+    if let Some(b) = g.largest_bytes {
+        let b = bytes(b as f64);
+        parts.push(lang.pick(format!("largest {b}"), format!("最大 {b}")));
+    }
+    if !g.chunk_sizes.is_empty() {
+        let sizes: Vec<String> = g
+            .chunk_sizes
+            .iter()
+            .map(|c| bytes(c.bytes as f64))
+            .collect();
+        let sizes = sizes.join(", ");
+        parts.push(lang.pick(format!("chunk size {sizes}"), format!("块大小 {sizes}")));
+    }
+    if let Some(n) = g.chunks {
+        parts.push(lang.pick(format!("{} chunks", group(n)), format!("{} 个块", group(n))));
+    }
+    if let Some(n) = g.orphan_chunks {
+        parts.push(lang.pick(
+            format!("{} orphan chunks (no file names them)", group(n)),
+            format!("{} 个孤立块（没有文件指向）", group(n)),
+        ));
+    }
+    if !g.not_measured.is_empty() {
+        let why = g.not_measured.join("; ");
+        parts.push(lang.pick(format!("not measured: {why}"), format!("未测量：{why}")));
+    }
+    parts.push(
+        lang.pick(
+            "the driver's layout, not judged by the rules",
+            "驱动程序的存储布局，不按规则评判",
+        )
+        .to_owned(),
+    );
+    parts.join(" · ")
 }
 
 /// The whole-collection extremes in one line: the largest document, the

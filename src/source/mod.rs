@@ -11,6 +11,7 @@
 
 pub mod extremes;
 pub mod files;
+pub mod gridfs;
 pub mod index;
 pub mod opened;
 pub mod query;
@@ -85,6 +86,22 @@ pub enum CollectionKind {
     Collection,
     View,
     Timeseries,
+    /// The files of a GridFS bucket (`B.files`).
+    #[serde(rename = "gridfs-files")]
+    GridfsFiles,
+    /// The chunks of a GridFS bucket (`B.chunks`).
+    #[serde(rename = "gridfs-chunks")]
+    GridfsChunks,
+}
+
+impl CollectionKind {
+    /// A GridFS bucket's part: reported as GridFS, not judged by the rules.
+    pub fn is_gridfs(self) -> bool {
+        matches!(
+            self,
+            CollectionKind::GridfsFiles | CollectionKind::GridfsChunks
+        )
+    }
 }
 
 /// Reads any numeric BSON value as an `i64`.
@@ -142,6 +159,10 @@ pub struct CollectionMeta {
     pub presence_checks: Vec<PresenceCheck>,
     /// Things the source could not find out, said plainly.
     pub notes: Vec<String>,
+    /// The GridFS bucket it is a part of, measured (filled in after
+    /// profiling, when it is one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gridfs: Option<gridfs::Gridfs>,
 }
 
 impl CollectionMeta {
@@ -157,6 +178,7 @@ impl CollectionMeta {
             index_usage: None,
             presence_checks: Vec::new(),
             notes: Vec::new(),
+            gridfs: None,
         }
     }
 

@@ -44,6 +44,7 @@ mod migrations_types;
 mod profile_reference;
 mod query;
 mod refbench;
+mod real_apps;
 mod relationships;
 mod rules;
 mod scripts_on_real_data;

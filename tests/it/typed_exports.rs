@@ -58,14 +58,15 @@ fn corpus() -> &'static [Coll] {
         dbs.push(every_type());
         let mut out = Vec::new();
         for dir in dbs {
-            let db = name_of(&dir);
             let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
                 .expect("read a database directory")
                 .map(|e| e.expect("directory entry").path())
                 .collect();
             files.sort();
+            let (db, prefix) = exports_of(&files).unwrap_or_else(|| (name_of(&dir), String::new()));
             for file in files {
                 let name = name_of(&file);
+                let name = name.strip_prefix(&prefix).unwrap_or(&name).to_owned();
                 let (coll, bson) = if let Some(c) = name.strip_suffix(".bson") {
                     (c.to_owned(), true)
                 } else if let Some(c) = name.strip_suffix(".json") {
@@ -76,7 +77,9 @@ fn corpus() -> &'static [Coll] {
                 } else {
                     continue;
                 };
-                if coll.starts_with("system.") {
+                // The server's own collections, and mongodump's prelude
+                // (a tool's file, not a collection).
+                if coll.starts_with("system.") || name == "prelude.json" {
                     continue;
                 }
                 let docs = if bson {
@@ -111,6 +114,23 @@ fn corpus() -> &'static [Coll] {
         assert!(out.len() > 100, "the corpus has {} collections", out.len());
         out
     })
+}
+
+/// The database of a folder of Compass or `mongoexport` exports (every
+/// file a `DB.COLL.json` with one `DB`), and its `DB.`: as docshape names
+/// their collections.
+fn exports_of(files: &[PathBuf]) -> Option<(String, String)> {
+    let names: Vec<String> = files.iter().map(|f| name_of(f)).collect();
+    let first = names.first()?.split_once('.')?.0.to_owned();
+    let prefix = format!("{first}.");
+    names
+        .iter()
+        .all(|n| {
+            n.strip_prefix(&prefix)
+                .and_then(|c| c.strip_suffix(".json"))
+                .is_some_and(|c| !c.is_empty() && !c.ends_with(".metadata"))
+        })
+        .then_some((first, prefix))
 }
 
 /// A database of one collection holding every BSON type, the rare ones

@@ -406,6 +406,13 @@ fn collection(out: &mut String, c: &CollectionReport, anchor: &str, first: usize
             esc(&super::text::extremes_line(e, lang))
         );
     }
+    if let Some(g) = &c.meta.gridfs {
+        let _ = writeln!(
+            out,
+            "<p class=\"gridfs\">{}</p>",
+            esc(&super::text::gridfs_line(g, c.kind, lang))
+        );
+    }
     for n in &c.notes {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(n));
     }

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use super::buckets::{self, Spec};
 use super::ejson;
+use super::names::{self, Naming};
 use crate::i18n::Text;
 use crate::profile::parallel::{
     each_document, each_in, frame, new_batch, BATCH_BYTES, PARALLEL_AFTER, QUEUE,
@@ -60,6 +61,9 @@ struct Entry {
     path: PathBuf,
     format: Format,
     holds: Holds,
+    /// `DB.`, which begins the names of the file and of its metadata in a
+    /// folder of exports; empty in a database's folder.
+    prefix: String,
 }
 
 /// What a collection's file holds.
@@ -74,22 +78,23 @@ enum Holds {
 }
 
 impl Entry {
-    fn documents(db: &str, coll: String, path: PathBuf, format: Format) -> Entry {
+    fn documents(naming: &Naming, coll: &str, path: PathBuf, format: Format) -> Entry {
         Entry {
-            db: db.to_owned(),
-            coll,
+            db: naming.db.clone(),
+            coll: coll.to_owned(),
             path,
             format,
             holds: Holds::Documents,
+            prefix: naming.prefix.clone(),
         }
     }
 
     /// `system.buckets.NAME.bson`: the time-series collection `NAME`, as
     /// its metadata beside it describes it.
-    fn buckets(db: &str, name: &str, path: PathBuf) -> Entry {
+    fn buckets(naming: &Naming, name: &str, path: PathBuf) -> Entry {
         // Metadata that cannot be read, or that does not describe a
         // time-series collection, says nothing of the buckets.
-        let spec = buckets_metadata(&path, name)
+        let spec = buckets_metadata(&path, &naming.prefix, name)
             .and_then(|md| {
                 let opts = read_metadata_doc(&md)
                     .ok()?
@@ -101,11 +106,22 @@ impl Entry {
             })
             .unwrap_or_default();
         Entry {
-            db: db.to_owned(),
+            db: naming.db.clone(),
             coll: name.to_owned(),
             path,
             format: Format::Bson,
             holds: Holds::Buckets(Arc::new(spec)),
+            prefix: naming.prefix.clone(),
+        }
+    }
+
+    /// A file named `name` in a folder named by `naming`: the time-series
+    /// collection whose buckets it holds, or the collection it names.
+    fn of_file(naming: &Naming, name: &str, path: PathBuf, format: Format) -> Entry {
+        let local = name.strip_prefix(naming.prefix.as_str()).unwrap_or(name);
+        match buckets_of(local) {
+            Some(coll) if format == Format::Bson => Entry::buckets(naming, coll, path),
+            _ => Entry::documents(naming, naming.collection(&stem(&path)), path, format),
         }
     }
 
@@ -113,26 +129,29 @@ impl Entry {
         format!("{}.{}", self.db, self.coll)
     }
 
+    /// The name of a file of this collection beside its data file:
+    /// `ending` after the collection's name (and the folder's `DB.`).
+    fn sibling(&self, ending: &str) -> String {
+        format!("{}{}{ending}", self.prefix, self.coll)
+    }
+
     /// The file beside it naming its indexes and options.
     fn metadata_path(&self) -> Option<PathBuf> {
         match &self.holds {
             Holds::MetadataOnly => Some(self.path.clone()),
             Holds::Buckets(spec) => spec.metadata.clone(),
-            Holds::Documents => Some(
-                self.path
-                    .with_file_name(format!("{}.metadata.json", self.coll)),
-            ),
+            Holds::Documents => Some(self.path.with_file_name(self.sibling(".metadata.json"))),
         }
     }
 }
 
 /// The metadata of the time-series collection `name` whose buckets are
 /// `buckets`: `NAME.metadata.json` (as mongodump writes it), else
-/// `system.buckets.NAME.metadata.json`.
-fn buckets_metadata(buckets: &Path, name: &str) -> Option<PathBuf> {
+/// `system.buckets.NAME.metadata.json`, each after the folder's `prefix`.
+fn buckets_metadata(buckets: &Path, prefix: &str, name: &str) -> Option<PathBuf> {
     [
-        format!("{name}.metadata.json"),
-        format!("system.buckets.{name}.metadata.json"),
+        format!("{prefix}{name}.metadata.json"),
+        format!("{prefix}system.buckets.{name}.metadata.json"),
     ]
     .into_iter()
     .map(|f| buckets.with_file_name(f))
@@ -171,6 +190,9 @@ pub struct FileSource {
     legacy_indexes: HashMap<(String, String), Vec<IndexInfo>>,
     /// What could not be read of a database's `system.indexes.bson`.
     legacy_failures: Vec<(String, Text)>,
+    /// Files of a directory not read as a collection (a tool's file, a
+    /// second file of a collection already read), by database, with why.
+    left_out: Vec<(String, Text)>,
     /// One file was named, not a directory.
     named: bool,
     /// Notes on what the files hold, for the report.
@@ -264,24 +286,25 @@ impl FileSource {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let db = parent_name(path);
             if name == LEGACY_INDEXES {
                 return Err(SourceError::Malformed {
                     path: label,
                     reason: legacy_indexes_named(path),
                 });
             }
-            entries.push(match buckets_of(&name) {
-                Some(coll) if format == Format::Bson => Entry::buckets(&db, coll, path.to_owned()),
-                _ => Entry::documents(&db, stem(path), path.to_owned(), format),
-            });
+            if let Some(tool) = names::tool_file(path) {
+                return Err(SourceError::Malformed {
+                    path: label,
+                    reason: tool.refusal(),
+                });
+            }
+            let naming = file_naming(path);
+            entries.push(Entry::of_file(&naming, &name, path.to_owned(), format));
         } else {
-            let db = dir_name(path);
-            scan_dir(path, &db, &mut entries, &mut legacy)?;
+            scan_dir(path, &mut entries, &mut legacy)?;
             for sub in sorted_dir(path)? {
                 if sub.is_dir() {
-                    let db = dir_name(&sub);
-                    scan_dir(&sub, &db, &mut entries, &mut legacy)?;
+                    scan_dir(&sub, &mut entries, &mut legacy)?;
                 }
             }
             if entries.is_empty() {
@@ -298,6 +321,7 @@ impl FileSource {
             count_limit: None,
             legacy_indexes: legacy.indexes,
             legacy_failures: legacy.failures,
+            left_out: legacy.left_out,
             named: meta.is_file(),
             notes: Mutex::default(),
         })
@@ -443,21 +467,108 @@ fn sorted_dir(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// The indexes of the `system.indexes.bson` files read so far, and what
-/// could not be read of them.
+/// could not be read of them; the files of a directory left out, with why.
 #[derive(Default)]
 struct Legacy {
     indexes: HashMap<(String, String), Vec<IndexInfo>>,
     failures: Vec<(String, Text)>,
+    left_out: Vec<(String, Text)>,
 }
 
-fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>, legacy: &mut Legacy) -> Result<()> {
+/// The files of `dir` that may hold a collection's documents or metadata:
+/// leaving out the tool files (noted in `left_out` under the database
+/// `naming` gives them) and a 3.x dump's `system.indexes.bson`.
+fn collection_files(files: &[PathBuf]) -> (Vec<&PathBuf>, Vec<(&PathBuf, names::ToolFile)>) {
+    let mut kept = Vec::new();
+    let mut tools = Vec::new();
+    for p in files {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name == LEGACY_INDEXES {
+            continue;
+        }
+        match names::tool_file(p) {
+            Some(t) => tools.push((p, t)),
+            None if Format::of(p).is_some() || name.ends_with(".metadata.json") => kept.push(p),
+            None => {}
+        }
+    }
+    (kept, tools)
+}
+
+/// How the folder `dir` names the databases and collections of `files`
+/// (its collection files), by [`names::naming`]'s rule.
+fn folder_naming(dir: &Path, files: &[&PathBuf]) -> Naming {
+    let mut stems: Vec<String> = files
+        .iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            Some(match name.strip_suffix(".metadata.json") {
+                Some(s) => s.to_owned(),
+                None => stem(p),
+            })
+        })
+        .collect();
+    stems.sort();
+    stems.dedup();
+    let said: Vec<Option<String>> = stems
+        .iter()
+        .map(|s| {
+            let md = dir.join(format!("{s}.metadata.json"));
+            read_metadata_doc(&md)
+                .ok()
+                .and_then(|d| names::metadata_collection(&d))
+        })
+        .collect();
+    let pairs: Vec<(&str, Option<&str>)> = stems
+        .iter()
+        .zip(&said)
+        .map(|(s, c)| (s.as_str(), c.as_deref()))
+        .collect();
+    names::naming(&dir_name(dir), &pairs)
+}
+
+/// How the folder of the file `path`, named on its own, names it.
+fn file_naming(path: &Path) -> Naming {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    match sorted_dir(&dir) {
+        Ok(all) => {
+            let files: Vec<PathBuf> = all.into_iter().filter(|p| p.is_file()).collect();
+            let (kept, _) = collection_files(&files);
+            folder_naming(&dir, &kept)
+        }
+        Err(_) => Naming::database(&parent_name(path)),
+    }
+}
+
+/// The collections of the folder `dir`, added to `out`: a collection
+/// another file already gave is left out with a note, as are tool files.
+fn scan_dir(dir: &Path, out: &mut Vec<Entry>, legacy: &mut Legacy) -> Result<()> {
     let files: Vec<PathBuf> = sorted_dir(dir)?
         .into_iter()
         .filter(|p| p.is_file())
         .collect();
-    let first = out.len();
-    let taken = |out: &[Entry], coll: &str| out[first..].iter().any(|e| e.coll == coll);
-    for p in &files {
+    let (kept, tools) = collection_files(&files);
+    let naming = folder_naming(dir, &kept);
+    for (p, tool) in tools {
+        legacy
+            .left_out
+            .push((naming.db.clone(), tool.note(&p.display().to_string())));
+    }
+    if files
+        .iter()
+        .any(|p| p.file_name().is_some_and(|n| n == LEGACY_INDEXES))
+    {
+        read_legacy_indexes(&dir.join(LEGACY_INDEXES), &naming.db, legacy);
+    }
+    let taken = |out: &[Entry], coll: &str| {
+        out.iter()
+            .find(|e| e.db == naming.db && e.coll == coll)
+            .map(|e| e.path.clone())
+    };
+    for p in &kept {
         let Some(format) = Format::of(p) else {
             continue;
         };
@@ -465,20 +576,16 @@ fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>, legacy: &mut Legacy) -> 
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if name == LEGACY_INDEXES {
-            read_legacy_indexes(p, db, legacy);
-            continue;
-        }
-        let entry = match buckets_of(&name) {
-            Some(coll) if format == Format::Bson => Entry::buckets(db, coll, p.clone()),
-            _ => Entry::documents(db, stem(p), p.clone(), format),
-        };
-        if !taken(out, &entry.coll) {
-            out.push(entry);
+        let entry = Entry::of_file(&naming, &name, (*p).clone(), format);
+        match taken(out, &entry.coll) {
+            None => out.push(entry),
+            Some(first) => legacy
+                .left_out
+                .push((naming.db.clone(), read_once(&entry, &first))),
         }
     }
     // A collection of which only the metadata is left.
-    for p in &files {
+    for p in &kept {
         let Some(name) = p
             .file_name()
             .and_then(|n| n.to_str())
@@ -486,19 +593,30 @@ fn scan_dir(dir: &Path, db: &str, out: &mut Vec<Entry>, legacy: &mut Legacy) -> 
         else {
             continue;
         };
+        let name = naming.collection(name);
         let coll = name.strip_prefix("system.buckets.").unwrap_or(name);
-        if coll.is_empty() || taken(out, coll) {
+        if coll.is_empty() || taken(out, coll).is_some() {
             continue;
         }
         out.push(Entry {
-            db: db.to_owned(),
+            db: naming.db.clone(),
             coll: coll.to_owned(),
-            path: p.clone(),
+            path: (*p).clone(),
             format: Format::Bson,
             holds: Holds::MetadataOnly,
+            prefix: naming.prefix.clone(),
         });
     }
     Ok(())
+}
+
+/// The note on a second file of a collection already read from `first`.
+fn read_once(e: &Entry, first: &Path) -> Text {
+    let (ns, file, first) = (e.namespace(), e.path.display(), first.display());
+    Text::new(
+        format!("{ns}: {file} was not read: {first} holds the same collection and was read"),
+        format!("{ns}：未读取 {file}：{first} 是同一集合，已读取"),
+    )
 }
 
 /// Reads a MongoDB 3.x dump's `system.indexes.bson`: one document per
@@ -623,15 +741,19 @@ fn read_metadata(entry: &Entry, meta: &mut CollectionMeta) {
 
 /// The note on buckets read with no metadata beside them.
 fn no_buckets_metadata(e: &Entry) -> Text {
-    let (ns, name) = (e.namespace(), &e.coll);
+    let ns = e.namespace();
+    let (plain, buckets) = (
+        e.sibling(".metadata.json"),
+        format!("{}system.buckets.{}.metadata.json", e.prefix, e.coll),
+    );
     let file = e.path.display();
     Text::new(
         format!(
-            "{ns}: {file} holds the buckets of a time-series collection, and no readable {name}.metadata.json or system.buckets.{name}.metadata.json with its options.timeseries is beside it: its time field, meta field and granularity are unknown; its measurements are read with each bucket's meta value under `{m}`",
+            "{ns}: {file} holds the buckets of a time-series collection, and no readable {plain} or {buckets} with its options.timeseries is beside it: its time field, meta field and granularity are unknown; its measurements are read with each bucket's meta value under `{m}`",
             m = buckets::UNKNOWN_META
         ),
         format!(
-            "{ns}：{file} 存放的是时间序列集合的桶，旁边没有可读的、带 options.timeseries 的 {name}.metadata.json 或 system.buckets.{name}.metadata.json：时间字段、元字段和粒度未知；读出的测量把每个桶的 meta 值放在 `{m}` 下",
+            "{ns}：{file} 存放的是时间序列集合的桶，旁边没有可读的、带 options.timeseries 的 {plain} 或 {buckets}：时间字段、元字段和粒度未知；读出的测量把每个桶的 meta 值放在 `{m}` 下",
             m = buckets::UNKNOWN_META
         ),
     )
@@ -656,9 +778,9 @@ fn metadata_only(e: &Entry, meta: &CollectionMeta) -> Text {
         );
     }
     let data = if meta.kind == CollectionKind::Timeseries {
-        format!("system.buckets.{}.bson", e.coll)
+        format!("{}system.buckets.{}.bson", e.prefix, e.coll)
     } else {
-        format!("{}.bson", e.coll)
+        e.sibling(".bson")
     };
     Text::new(
         format!("{ns}: its data file ({data}) is missing from the dump, only {file} is there; listed with 0 documents"),
@@ -744,6 +866,19 @@ impl Documents for FileSource {
                 notes.insert((i, "system"), system_named(e));
             }
             out.push(meta);
+        }
+        let left_out: Vec<&Text> = self
+            .left_out
+            .iter()
+            .filter(|(db, _)| selection.wants_db(db) || named)
+            .map(|(_, t)| t)
+            .collect();
+        if !left_out.is_empty() {
+            let (en, zh): (Vec<&str>, Vec<&str>) = left_out
+                .iter()
+                .map(|t| (t.en.as_str(), t.zh.as_str()))
+                .unzip();
+            notes.insert((0, "left out"), Text::new(en.join("; "), zh.join("；")));
         }
         for (db, note) in &self.legacy_failures {
             if selection.wants_db(db) || named {

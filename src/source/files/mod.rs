@@ -5,5 +5,6 @@ pub mod bsoncolumn;
 pub mod buckets;
 pub mod ejson;
 pub mod file;
+pub mod names;
 
 pub use file::FileSource;
