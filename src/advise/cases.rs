@@ -53,6 +53,8 @@ fn drift(kind: DriftKind) -> DriftCheck {
         own_fields: vec!["qty".into()],
         snapshot: Vec::new(),
         changed: Vec::new(),
+        identities_converted: 0,
+        key_type: None,
         examples: vec![(
             "s1".into(),
             "name".into(),
@@ -690,4 +692,48 @@ fn a_refresh_never_writes_an_id_or_the_reference() {
     let s = refresh(&["name", "_id"]);
     assert!(s.migration.is_empty(), "{}", s.migration);
     assert!(s.summary.contains("`_id` of their own"), "{}", s.summary);
+}
+
+/// Copies that name their source by its id in another type (a user's
+/// `_id` copied as its hex string) are found by that id read as the key's
+/// type, in the refresh and in its count of copies left as they are; the
+/// reference itself is never written. Without a conversion, the lookups
+/// read the reference as it is.
+#[test]
+fn a_refresh_reads_a_copied_hex_id_as_the_objectid_it_names() {
+    let r = testing::report("shop.orders", &orders());
+    let ctx = testing::ctx(&r, &[]);
+    for (holder, reference) in [("items[]", "items[].product_id"), ("product", "product.id")] {
+        let script = |key_type: Option<&'static str>| {
+            suggest(
+                Some(&ctx),
+                &Remedy::RefreshCopies {
+                    drift: DriftCheck {
+                        holder: holder.into(),
+                        reference: reference.into(),
+                        fields: vec!["name".into()],
+                        identities_converted: 4,
+                        key_type,
+                        ..drift(DriftKind::Source)
+                    },
+                },
+                Lang::En,
+            )
+        };
+        let s = script(Some("objectId"));
+        let m = &s.migration;
+        assert!(m.starts_with("const apply = false;"), "{m}");
+        assert_eq!(
+            m.matches("\"to\": \"objectId\"").count() + m.matches("\"to\":\"objectId\"").count(),
+            if holder == "items[]" { 4 } else { 2 },
+            "the lookup, the match of each copy and the count convert: {m}"
+        );
+        assert!(s.summary.contains("as objectId"), "{}", s.summary);
+        assert!(
+            !m.contains("\"product_id\": {") && !m.contains("\"id\": {"),
+            "{m}"
+        );
+        let plain = script(None).migration;
+        assert!(!plain.contains("$convert"), "{plain}");
+    }
 }

@@ -1259,15 +1259,25 @@ pub fn refresh_copies(
             let s = scripts::refresh_copies(
                 &p,
                 ctx.coll(),
-                source_coll,
+                &scripts::CopySource {
+                    coll: source_coll,
+                    key_type: d.key_type,
+                },
                 &h,
                 &d.reference,
                 &fields,
                 &stays,
             );
+            let converted = match d.key_type {
+                Some(ty) => lang.pick(
+                    format!(" The copies name their `{source_coll}` document in another type than its `_id`: the script reads each copy's reference as {ty} to find it, and leaves the reference as it is."),
+                    format!(" 副本记录 `{source_coll}` 文档的类型与其 `_id` 不同：脚本按 {ty} 读取每份副本的引用来找到源文档，引用本身保持不变。"),
+                ),
+                None => String::new(),
+            };
             (
                 format!(
-                    "{summary}{}{never_note}",
+                    "{summary}{}{converted}{never_note}",
                     lang.pick(
                         format!(" The script refreshes {} once, from `{source_coll}`, where a copy and its source both hold the field.", fields.join(", ")),
                         format!(" 脚本从 `{source_coll}` 刷新一次 {}，只改副本与源文档都有的字段。", fields.join("、")),

@@ -577,36 +577,61 @@ fn refreshed(it: &str, src: &Value, fields: &[String]) -> Value {
     json!({ "$mergeObjects": [it, Value::Object(set)] })
 }
 
+/// The collection copies come from, and the type a copy's identity is
+/// read as when it names its source in another (`objectId` for ids copied
+/// as their hex strings).
+pub struct CopySource<'a> {
+    pub coll: &'a str,
+    pub key_type: Option<&'a str>,
+}
+
+impl CopySource<'_> {
+    /// The expression `expr` (a copy's identity) as the source's key: a
+    /// `$convert` to the key's type where the copies name it in another,
+    /// leaving a value that does not convert as it is.
+    fn identity(&self, expr: &str) -> Value {
+        match self.key_type {
+            Some(to) => {
+                json!({ "$convert": { "input": expr, "to": to, "onError": expr, "onNull": null } })
+            }
+            None => json!(expr),
+        }
+    }
+}
+
 /// Refreshes the copied `fields` of the copies at `holder` from
-/// `source_coll`, found by `reference` (relative to the document). Only
+/// `source`, found by `reference` (relative to the document). Only
 /// `fields` are written, and only where both the copy and its source hold
 /// them: the caller leaves out `_id` and the reference itself.
 pub fn refresh_copies(
     p: &Plan,
     coll: &str,
-    source_coll: &str,
+    source: &CopySource<'_>,
     holder: &Holder,
     reference: &str,
     fields: &[String],
     stays: &str,
 ) -> String {
+    let source_coll = source.coll;
     let mut pipeline = Vec::new();
     let unresolved = match holder {
         Holder::Elements(arr) => {
             let inner = elem_reference(arr, reference);
-            let refs = json!({ "$map": { "input": format!("${arr}"), "as": "x", "in": format!("$$x.{inner}") } });
+            let refs = json!({ "$map": { "input": format!("${arr}"), "as": "x", "in": source.identity(&format!("$$x.{inner}")) } });
             let ids = json!({ "$map": { "input": "$__src", "as": "x", "in": "$$x._id" } });
             pipeline.push(json!({ "$match": { arr.clone(): { "$type": "array" } } }));
             pipeline.push(json!({ "$set": { "__ref": refs } }));
             pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": "__ref", "foreignField": "_id", "as": "__src" } }));
             pipeline.push(json!({ "$set": { "__ids": ids.clone() } }));
-            let src = json!({ "$arrayElemAt": ["$__src", { "$indexOfArray": ["$__ids", format!("$$it.{inner}")] }] });
+            let at =
+                json!({ "$indexOfArray": ["$__ids", source.identity(&format!("$$it.{inner}"))] });
+            let src = json!({ "$arrayElemAt": ["$__src", at.clone()] });
             // An element that is no sub-document, or whose source was not
             // found, stays as it is.
             let elem = json!({ "$cond": [
                 { "$and": [
                     { "$eq": [ { "$type": "$$it" }, "object" ] },
-                    { "$gte": [ { "$indexOfArray": ["$__ids", format!("$$it.{inner}")] }, 0 ] }
+                    { "$gte": [ at, 0 ] }
                 ] },
                 refreshed("$$it", &src, fields),
                 "$$it"
@@ -626,21 +651,38 @@ pub fn refresh_copies(
         }
         Holder::Object(h) => {
             let local = reference.replace("[]", "");
+            // The copy's identity as the source's key, where it is written
+            // in another type.
+            let (lookup_by, unset): (String, Vec<&str>) = if source.key_type.is_some() {
+                ("__ref".to_owned(), vec!["__ref", "__src", "__new"])
+            } else {
+                (local.clone(), vec!["__src", "__new"])
+            };
+            let as_key = json!({ "$set": { "__ref": source.identity(&format!("${local}")) } });
             pipeline.push(json!({ "$match": { h.clone(): { "$type": "object" }, local.clone(): { "$exists": true } } }));
-            pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } }));
+            if source.key_type.is_some() {
+                pipeline.push(as_key.clone());
+            }
+            pipeline.push(json!({ "$lookup": { "from": source_coll, "localField": lookup_by.clone(), "foreignField": "_id", "as": "__src" } }));
             pipeline.push(json!({ "$match": { "__src.0": { "$exists": true } } }));
             let src = json!({ "$arrayElemAt": ["$__src", 0] });
             pipeline
                 .push(json!({ "$set": { "__new": refreshed(&format!("${h}"), &src, fields) } }));
             pipeline.push(json!({ "$match": { "$expr": { "$ne": ["$__new", format!("${h}")] } } }));
             pipeline.push(json!({ "$set": { h.clone(): "$__new" } }));
-            pipeline.push(json!({ "$unset": ["__src", "__new"] }));
-            json!([
-                { "$match": { h.clone(): { "$type": "object" }, local.clone(): { "$exists": true, "$ne": null } } },
-                { "$lookup": { "from": source_coll, "localField": local, "foreignField": "_id", "as": "__src" } },
-                { "$match": { "__src.0": { "$exists": false } } },
-                { "$count": "n" }
-            ])
+            pipeline.push(json!({ "$unset": unset }));
+            let mut count = vec![
+                json!({ "$match": { h.clone(): { "$type": "object" }, local.clone(): { "$exists": true, "$ne": null } } }),
+            ];
+            if source.key_type.is_some() {
+                count.push(as_key);
+            }
+            count.extend([
+                json!({ "$lookup": { "from": source_coll, "localField": lookup_by, "foreignField": "_id", "as": "__src" } }),
+                json!({ "$match": { "__src.0": { "$exists": false } } }),
+                json!({ "$count": "n" }),
+            ]);
+            Value::Array(count)
         }
     };
     let shown = match holder {

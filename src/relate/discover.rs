@@ -793,17 +793,24 @@ pub async fn drift_checks<S: Probes>(
             continue;
         }
         // The holder's own `_id` (an array element's, a sub-document's) is
-        // its identity, never a copied field.
+        // its identity, never a copied field. A list of values (a user's
+        // team ids) is copied as a whole, like a value.
         let copied: Vec<String> = siblings
             .iter()
             .filter(|f| f.name != "_id")
-            .filter(|f| f.main_type().is_some_and(|t| !t.is_container()))
+            .filter(|f| is_copied_value(f, &profile.fields))
             .map(|f| f.name.clone())
             .collect();
         if copied.is_empty() {
             continue;
         }
-        let copies = drift::copies(c.docs, holder_segs, ref_name);
+        let key = r.to.rsplit_once('.').map_or("_id", |(_, k)| k).to_owned();
+        // The copies name their source in the key's own type: an id copied
+        // as its hex string (or a number as text) is read as the key it
+        // names before the source is fetched.
+        let family = key_family(target, &key);
+        let mut copies = drift::copies(c.docs, holder_segs, ref_name);
+        let converted = family.map_or(0, |f| drift::identities_as(&mut copies, f));
         let mut ids: Vec<bson::Bson> = Vec::new();
         let mut seen: HashSet<ValueKey> = HashSet::new();
         for (rv, _) in &copies {
@@ -816,7 +823,6 @@ pub async fn drift_checks<S: Probes>(
                 }
             }
         }
-        let key = r.to.rsplit_once('.').map_or("_id", |(_, k)| k).to_owned();
         cost.drift_fetches += 1;
         let sources = source.fetch(target.meta, &key, &ids, &copied).await?;
         let by_id: HashMap<ValueKey, &bson::Document> = sources
@@ -831,6 +837,8 @@ pub async fn drift_checks<S: Probes>(
             holder: render_path(holder_segs),
             reference: r.from_path.clone(),
             source_ns: r.to_ns.clone(),
+            identities_converted: converted,
+            key_type: family.filter(|_| converted > 0).map(drift::type_name),
             ..DriftCheck::default()
         };
         if !shared.is_empty() {
@@ -855,6 +863,33 @@ pub async fn drift_checks<S: Probes>(
         }
     }
     Ok(out)
+}
+
+/// The family of the values of `key` in a collection, from its profile.
+fn key_family(c: &CollectionView<'_>, key: &str) -> Option<Family> {
+    let profile = c.profile.get();
+    let f = profile.fields.iter().find(|f| f.path == key)?;
+    keys::family_of(f.main_type()?)
+}
+
+/// Whether a field beside a copy's identity is a copied value: a scalar,
+/// or an array of scalars (compared as a whole).
+fn is_copied_value(
+    f: &crate::profile::FieldProfile,
+    fields: &[crate::profile::FieldProfile],
+) -> bool {
+    match f.main_type() {
+        Some(crate::profile::raw::BsonType::Array) => {
+            let mut elems = f.segments.clone();
+            elems.push(Seg::Elem);
+            fields
+                .iter()
+                .find(|e| e.segments == elems)
+                .is_none_or(|e| e.main_type().is_some_and(|t| !t.is_container()))
+        }
+        Some(t) => !t.is_container(),
+        None => false,
+    }
 }
 
 /// Whether the reference `ref_name` is the identity of the sub-document

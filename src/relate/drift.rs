@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::profile::raw::BsonType;
 use crate::profile::{extract, Seg};
-use crate::source::value::{of_bson, ValueKey};
+use crate::source::value::{self, of_bson, Family, ValueKey};
 
 /// What the copies were compared with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -61,6 +61,11 @@ pub struct DriftCheck {
     /// Against the source: copied fields that differ from it in at least
     /// one copy (a snapshot's fields that changed since it was taken).
     pub changed: Vec<String>,
+    /// Copies whose identity names its source in another type than the
+    /// source's key (an ObjectId copied as its hex string), read as that
+    /// key ([`identities_as`]); and the key's `$type`, when there were any.
+    pub identities_converted: u64,
+    pub key_type: Option<&'static str>,
 }
 
 impl DriftCheck {
@@ -93,11 +98,46 @@ pub fn copies(docs: &[Vec<u8>], holder: &[Seg], ref_name: &str) -> Vec<Copy> {
     out
 }
 
-/// Equality as a query sees it: numbers compare across widths.
+/// Reads each copy's identity as a value of `family`, the family of the
+/// key it names (a hex string as the ObjectId it writes, a numeric string
+/// as its number, and back): copies and their source are then matched by
+/// one key. Returns how many identities changed type.
+pub fn identities_as(copies: &mut [Copy], family: Family) -> u64 {
+    let mut converted = 0;
+    for (rv, _) in copies.iter_mut() {
+        if value::family_of_bson(rv) == Some(family) {
+            continue;
+        }
+        let Some(as_key) = value::key_as(rv, family).and_then(|k| k.to_bson()) else {
+            continue;
+        };
+        if value::family_of_bson(&as_key) == Some(family) {
+            *rv = as_key;
+            converted += 1;
+        }
+    }
+    converted
+}
+
+/// The `$type` a conversion to `family` writes (`$convert`'s `to`).
+pub fn type_name(family: Family) -> &'static str {
+    match family {
+        Family::ObjectId => "objectId",
+        Family::Number => "long",
+        Family::String => "string",
+    }
+}
+
+/// Equality as a query sees it: numbers compare across widths. A list of
+/// values (a copied list of ids) equals another holding the same values,
+/// in any order.
 pub fn same_value(a: &bson::Bson, b: &bson::Bson) -> bool {
     match (of_bson(a), of_bson(b)) {
         (Some(x), Some(y)) => x == y,
-        _ => a == b,
+        _ => match (a, b) {
+            (bson::Bson::Array(_), bson::Bson::Array(_)) => version_key(a) == version_key(b),
+            _ => a == b,
+        },
     }
 }
 
@@ -252,12 +292,20 @@ pub fn against_source<H: std::hash::BuildHasher>(
     }
 }
 
-/// A value's identity for counting versions: numbers across widths alike.
+/// A value's identity for counting versions: numbers across widths alike,
+/// a list by its values in any order.
 fn version_key(b: &bson::Bson) -> String {
     match of_bson(b) {
         Some(ValueKey::Int(i)) => format!("n:{i}"),
         Some(ValueKey::Num(bits)) => format!("n:{}", f64::from_bits(bits)),
-        _ => b.clone().relaxed().to_string(),
+        _ => match b {
+            bson::Bson::Array(items) => {
+                let mut keys: Vec<String> = items.iter().map(version_key).collect();
+                keys.sort_unstable();
+                format!("[{}]", keys.join(","))
+            }
+            _ => b.clone().relaxed().to_string(),
+        },
     }
 }
 
@@ -640,6 +688,77 @@ mod tests {
         // The copy of 9 has no source and is not counted.
         assert_eq!((c.checked, c.disagree), (2, 1));
         assert_eq!(c.examples[0].2, "\"bobby\"");
+    }
+
+    #[test]
+    fn copies_naming_their_source_by_its_hex_string_are_compared_with_it() {
+        // Teams embed whole users, each with the user's `_id` copied as its
+        // hex string; one copy's team list is empty where the user has one.
+        let oid =
+            |i: u8| bson::oid::ObjectId::from_bytes([0x61, 0x95, 0, 0, 0, 0, 0, 0, 0, 0, 0, i]);
+        let team = "61950b6f52f0ac35b0dc8433";
+        let users: Vec<bson::Document> = (0..3u8)
+            .map(|i| doc! {"_id": oid(i), "nickName": format!("n{i}"), "teams": [team]})
+            .collect();
+        let stored: Vec<Copy> = (0..3u8)
+            .map(|i| {
+                let teams: Vec<&str> = if i == 0 { Vec::new() } else { vec![team] };
+                (
+                    bson::Bson::String(oid(i).to_hex()),
+                    doc! {"_id": oid(i).to_hex(), "nickName": format!("n{i}"), "teams": teams},
+                )
+            })
+            .collect();
+        let fields = || DriftCheck {
+            fields: vec!["nickName".into(), "teams".into()],
+            ..DriftCheck::default()
+        };
+        // As stored, no copy finds its source.
+        let mut c = fields();
+        against_source(&mut c, &stored, &sources_by_id(&users));
+        assert_eq!(c.checked, 0);
+        // Read as the ObjectIds they write, each does, and the empty list
+        // disagrees.
+        let mut copies = stored.clone();
+        assert_eq!(identities_as(&mut copies, Family::ObjectId), 3);
+        assert_eq!(copies[1].0, bson::Bson::ObjectId(oid(1)));
+        let mut c = fields();
+        against_source(&mut c, &copies, &sources_by_id(&users));
+        assert_eq!((c.checked, c.disagree), (3, 1));
+        assert_eq!(c.fields, ["nickName", "teams"]);
+        assert_eq!(c.examples[0].1, "teams");
+        assert_eq!(c.examples[0].2, "[]");
+        // Identities already of the key's family, or that read as none,
+        // stay as they are.
+        let mut same = copies.clone();
+        assert_eq!(identities_as(&mut same, Family::ObjectId), 0);
+        let mut text = vec![(bson::Bson::String("ann".into()), doc! {})];
+        assert_eq!(identities_as(&mut text, Family::ObjectId), 0);
+        // Numbers named by numeric strings, and back.
+        let mut numbers = vec![(bson::Bson::String("42".into()), doc! {})];
+        assert_eq!(identities_as(&mut numbers, Family::Number), 1);
+        assert_eq!(numbers[0].0, bson::Bson::Int32(42));
+        let mut strings = vec![(bson::Bson::Int64(42), doc! {})];
+        assert_eq!(identities_as(&mut strings, Family::String), 1);
+        assert_eq!(strings[0].0, bson::Bson::String("42".into()));
+    }
+
+    #[test]
+    fn lists_compare_by_their_values_in_any_order() {
+        use bson::Bson;
+        let list = |v: Vec<Bson>| Bson::Array(v);
+        assert!(same_value(
+            &list(vec![Bson::String("a".into()), Bson::Int32(2)]),
+            &list(vec![Bson::Int64(2), Bson::String("a".into())])
+        ));
+        assert!(!same_value(
+            &list(vec![Bson::String("a".into())]),
+            &list(vec![])
+        ));
+        assert!(!same_value(
+            &list(vec![Bson::String("a".into()), Bson::String("a".into())]),
+            &list(vec![Bson::String("a".into())])
+        ));
     }
 
     fn sources_by_id(docs: &[bson::Document]) -> HashMap<ValueKey, &bson::Document> {

@@ -55,6 +55,8 @@ fn copies(kind: DriftKind, checked: u64, disagree: u64) -> DriftCheck {
         own_fields: Vec::new(),
         snapshot: Vec::new(),
         changed: Vec::new(),
+        identities_converted: 0,
+        key_type: None,
         examples: vec![(
             "4".into(),
             "name".into(),

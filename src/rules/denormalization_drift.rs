@@ -74,6 +74,22 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 }
             });
         let clock: Vec<&str> = d.snapshot.iter().map(|(f, _)| f.as_str()).collect();
+        // Copies that name their source in another type than its key (an
+        // ObjectId copied as its hex string) were matched as that key.
+        let converted = match d.key_type {
+            Some(ty) if d.identities_converted > 0 => lang.pick(
+                format!(
+                    " ({} of the copies name their source in another type than its key, read as {ty} to find it)",
+                    group(d.identities_converted)
+                ),
+                format!(
+                    "（其中 {} 份副本以不同于源文档键的类型记录来源，按 {ty} 读取后找到源文档）",
+                    group(d.identities_converted)
+                ),
+            ),
+            _ => String::new(),
+        };
+        let example = format!("{converted}{example}");
         let message = if snapshot {
             lang.pick(
                 format!(
@@ -139,6 +155,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ("source", json!(d.source_ns)),
                 ("fields", json!(d.fields)),
                 ("copy", json!(if snapshot { "snapshot" } else { "live" })),
+                ("identities_converted", json!(d.identities_converted)),
+                ("key_type", json!(d.key_type)),
                 ("lagging_fields", json!(d.snapshot.iter().map(|(f, n)| json!({"field": f, "copies_behind": n})).collect::<Vec<_>>())),
                 ("examples", json!(d.examples.iter().map(|(r, f, c, s)| json!({"reference": r, "field": f, "copy": c, "source": s})).collect::<Vec<_>>())),
                 ("threshold", crossed(t, RULE, "warning-share")),
@@ -190,6 +208,8 @@ mod tests {
                 own_fields: vec!["qty".into()],
                 snapshot: Vec::new(),
                 changed: Vec::new(),
+                identities_converted: 0,
+                key_type: None,
                 examples: vec![(
                     "7".into(),
                     "name".into(),

@@ -115,6 +115,38 @@ pub fn converted(s: &str, family: Family) -> Option<ValueKey> {
     }
 }
 
+/// The key a decoded value has once read as a value of `family`, the way
+/// the server's conversions read it: a hex string as the ObjectId it
+/// writes and an ObjectId as its hex string, a numeric string as its
+/// number and an integer as its decimal string. A value already of
+/// `family`, or one no conversion reads, keeps its own key. An id copied
+/// as text is then compared with the key it names.
+pub fn key_as(b: &bson::Bson, family: Family) -> Option<ValueKey> {
+    match (b, family) {
+        (bson::Bson::String(s), Family::ObjectId | Family::Number) => {
+            converted(s, family).or_else(|| of_bson(b))
+        }
+        (bson::Bson::ObjectId(o), Family::String) => {
+            Some(ValueKey::Str(o.to_hex().into_bytes().into()))
+        }
+        (bson::Bson::Int32(_) | bson::Bson::Int64(_), Family::String) => match of_bson(b)? {
+            ValueKey::Int(i) => Some(ValueKey::Str(i.to_string().into_bytes().into())),
+            k => Some(k),
+        },
+        _ => of_bson(b),
+    }
+}
+
+/// The family of a value's type, when values of that type can be keys.
+pub fn family_of_bson(b: &bson::Bson) -> Option<Family> {
+    match b {
+        bson::Bson::ObjectId(_) => Some(Family::ObjectId),
+        bson::Bson::Int32(_) | bson::Bson::Int64(_) | bson::Bson::Double(_) => Some(Family::Number),
+        bson::Bson::String(_) => Some(Family::String),
+        _ => None,
+    }
+}
+
 /// The key of a decoded value.
 pub fn of_bson(b: &bson::Bson) -> Option<ValueKey> {
     match b {
@@ -154,6 +186,62 @@ mod tests {
             of_bson(&bson::Bson::Double(2.5)),
             of_bson(&bson::Bson::Int32(2))
         );
+    }
+
+    #[test]
+    fn values_read_as_another_family_as_the_server_converts_them() {
+        use bson::Bson;
+        let oid = bson::oid::ObjectId::from_bytes([
+            0x61, 0x95, 0x0b, 0x47, 0x52, 0xf0, 0xac, 0x35, 0xb0, 0xdc, 0x84, 0x32,
+        ]);
+        let hex = Bson::String("61950b4752f0ac35b0dc8432".into());
+        let upper = Bson::String("61950B4752F0AC35B0DC8432".into());
+        let cases: Vec<(Bson, Family, Option<ValueKey>)> = vec![
+            // A hex string names the ObjectId it writes, in either case.
+            (hex.clone(), Family::ObjectId, of_bson(&Bson::ObjectId(oid))),
+            (upper, Family::ObjectId, of_bson(&Bson::ObjectId(oid))),
+            // An ObjectId read as text is its lower-case hex string.
+            (Bson::ObjectId(oid), Family::String, of_bson(&hex)),
+            // Numbers and numeric strings, both ways, across widths.
+            (
+                Bson::String("42".into()),
+                Family::Number,
+                of_bson(&Bson::Int64(42)),
+            ),
+            (
+                Bson::Int64(42),
+                Family::String,
+                of_bson(&Bson::String("42".into())),
+            ),
+            (
+                Bson::Int32(-7),
+                Family::String,
+                of_bson(&Bson::String("-7".into())),
+            ),
+            (Bson::Double(4.0), Family::Number, of_bson(&Bson::Int32(4))),
+            // What no conversion reads keeps its own key.
+            (
+                Bson::String("ann".into()),
+                Family::ObjectId,
+                of_bson(&Bson::String("ann".into())),
+            ),
+            (
+                Bson::String("4 2".into()),
+                Family::Number,
+                of_bson(&Bson::String("4 2".into())),
+            ),
+            (
+                Bson::ObjectId(oid),
+                Family::Number,
+                of_bson(&Bson::ObjectId(oid)),
+            ),
+            (Bson::Null, Family::String, None),
+        ];
+        for (b, family, want) in cases {
+            assert_eq!(key_as(&b, family), want, "{b:?} as {family:?}");
+        }
+        assert_eq!(family_of_bson(&Bson::Int64(1)), Some(Family::Number));
+        assert_eq!(family_of_bson(&Bson::Boolean(true)), None);
     }
 
     #[test]
