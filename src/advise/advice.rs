@@ -214,6 +214,9 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         Remedy::Dangling { relationship } => {
             Some(super::integrity::dangling(ctx, relationship, lang))
         }
+        Remedy::TwoWaySync { relationship } => {
+            Some(super::integrity::two_way_sync(ctx, relationship, lang))
+        }
         Remedy::UniqueKey {
             key,
             uniqueness,
@@ -239,6 +242,7 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
 fn unavailable(remedy: &Remedy) -> Suggestion {
     let pattern = match remedy {
         Remedy::ParentReference { .. } | Remedy::IdsToParentReference { .. } => "parent-reference",
+        Remedy::TwoWaySync { .. } => "two-way-reference",
         Remedy::Subset { .. } | Remedy::SlicePush { .. } => "subset",
         Remedy::Separate { .. } | Remedy::Flatten { .. } => "separate-collection",
         Remedy::Attribute { .. } => "attribute",

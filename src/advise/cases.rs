@@ -737,3 +737,97 @@ fn a_refresh_reads_a_copied_hex_id_as_the_objectid_it_names() {
         assert!(!plain.contains("$convert"), "{plain}");
     }
 }
+
+/// The links of a two-way reference held by one side only are listed both
+/// ways by a script that changes nothing; the summary keeps the side held
+/// once per document (the parent reference), and says which side is right
+/// is the application's to know.
+#[test]
+fn a_two_way_reference_out_of_step_is_listed_not_repaired() {
+    use crate::relate::twoway::{Direction, Disagreement, Side, TwoWaySync};
+    let rooms: Vec<Document> = (0..6)
+        .map(|i| doc! {"_id": i, "controllers": [i]})
+        .collect();
+    let r = testing::report("test.userrooms", &rooms);
+    let side = |ns: &str, path: &str, list: bool| Side {
+        namespace: ns.into(),
+        path: path.into(),
+        key: "_id".into(),
+        key_type: "objectId",
+        list,
+        values: if list {
+            format!("{path}[]")
+        } else {
+            path.into()
+        },
+    };
+    let dir = |checked: u64, agree: u64| Direction {
+        checked,
+        agree,
+        names_another: checked - agree,
+        examples: vec![Disagreement {
+            holder: serde_json::json!(1),
+            names: serde_json::json!(9),
+            back: Some(serde_json::json!(2)),
+        }],
+        ..Direction::default()
+    };
+    let mut rel = testing::relationship(
+        "test.userrooms",
+        "controllers",
+        "test.controllers",
+        "_id",
+        5,
+        5,
+        None,
+    );
+    rel.two_way = Some(TwoWaySync {
+        this: side("test.userrooms", "controllers", true),
+        other: side("test.controllers", "roomId", false),
+        from_this: dir(5, 4),
+        from_other: dir(5, 5),
+        scope: "collection",
+    });
+    let ctx = testing::ctx(&r, std::slice::from_ref(&rel));
+    for lang in [Lang::En, Lang::Zh] {
+        let s = suggest(
+            Some(&ctx),
+            &Remedy::TwoWaySync {
+                relationship: rel.clone(),
+            },
+            lang,
+        );
+        let m = &s.migration;
+        assert!(!m.contains("apply") && !m.contains("update"), "{m}");
+        assert!(!m.contains("insert") && !m.contains("delete"), "{m}");
+        assert_eq!(m.matches(".aggregate(").count(), 2, "both ways: {m}");
+        assert!(
+            m.contains("\"from\":\"controllers\"") && m.contains("\"from\":\"userrooms\""),
+            "{m}"
+        );
+        assert!(
+            m.contains("$convert"),
+            "ids compared whatever their type: {m}"
+        );
+        assert_eq!(s.pattern, "parent-reference");
+        assert!(s.summary.contains("`controllers.roomId`"), "{}", s.summary);
+        assert!(s.before.is_some());
+    }
+    let en = suggest(
+        Some(&ctx),
+        &Remedy::TwoWaySync {
+            relationship: rel.clone(),
+        },
+        Lang::En,
+    );
+    assert!(
+        en.summary.contains("only the application knows"),
+        "{}",
+        en.summary
+    );
+    assert!(
+        en.summary.contains("1 of 5 links in userrooms.controllers"),
+        "{}",
+        en.summary
+    );
+}

@@ -1028,3 +1028,192 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
         migration: s,
     }
 }
+
+/// A value read as text, for comparing ids whatever type each side
+/// stores them in (an ObjectId and its hex string read alike).
+fn as_text(v: serde_json::Value) -> serde_json::Value {
+    json!({ "$convert": { "input": v, "to": "string", "onError": null, "onNull": null } })
+}
+
+/// The pipeline listing the links side `from` holds that side `to` does
+/// not hold back: each with the document holding it, the document it
+/// names, what that one names back, and how they disagree.
+fn one_sided_links(
+    from: &crate::relate::twoway::Side,
+    to: &crate::relate::twoway::Side,
+) -> serde_json::Value {
+    let dotted = from.values.replace("[]", "");
+    let (_, to_coll) = to.namespace.split_once('.').unwrap_or(("", &to.namespace));
+    let mut pipeline = vec![
+        json!({ "$match": { dotted.clone(): { "$exists": true, "$ne": null } } }),
+        json!({ "$project": { "_id": 0, "holder": format!("${}", from.key), "names": format!("${dotted}") } }),
+    ];
+    for _ in 0..from.values.matches("[]").count() {
+        pipeline.push(json!({ "$unwind": "$names" }));
+    }
+    // The named document found by its key, the link read in the key's type.
+    pipeline.push(json!({ "$set": { "key": { "$convert": { "input": "$names", "to": to.key_type, "onError": "$names", "onNull": null } } } }));
+    pipeline.push(json!({ "$lookup": { "from": to_coll, "localField": "key", "foreignField": to.key, "as": "other" } }));
+    pipeline.push(json!({ "$set": { "other": { "$arrayElemAt": ["$other", 0] } } }));
+    pipeline.push(json!({ "$set": { "back": format!("$other.{}", to.values.replace("[]", "")) } }));
+    let back_list = json!({ "$cond": [
+        { "$isArray": "$back" },
+        "$back",
+        { "$cond": [ { "$eq": [ { "$ifNull": ["$back", null] }, null ] }, [], ["$back"] ] }
+    ] });
+    let state = json!({ "$cond": [
+        { "$eq": [ { "$type": "$other" }, "missing" ] },
+        "names a document that does not exist",
+        { "$cond": [
+            { "$in": [ as_text(json!("$holder")), { "$map": { "input": back_list.clone(), "as": "v", "in": as_text(json!("$$v")) } } ] },
+            "agrees",
+            { "$cond": [ { "$eq": [ { "$size": back_list }, 0 ] }, "names a document that names none back", "names a document that names another" ] }
+        ] }
+    ] });
+    pipeline.push(json!({ "$set": { "state": state } }));
+    pipeline.push(json!({ "$match": { "state": { "$ne": "agrees" } } }));
+    pipeline.push(json!({ "$project": { "holder": 1, "names": 1, "back": 1, "state": 1 } }));
+    json!(pipeline)
+}
+
+/// Lists the links of a two-way reference held by one side only, both
+/// ways, and counts them by how they disagree; changes nothing: which side
+/// is right only the application knows.
+pub fn two_way_sync(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
+    let Some(sync) = &r.two_way else {
+        return Suggestion {
+            pattern: "two-way-reference",
+            summary: String::new(),
+            before: None,
+            after: None,
+            effect: Map::new(),
+            migration: String::new(),
+        };
+    };
+    let (this, other) = (&sync.this, &sync.other);
+    let coll_of = |ns: &str| {
+        ns.split_once('.')
+            .map_or(ns.to_owned(), |(_, c)| c.to_owned())
+    };
+    let db_of = |ns: &str| {
+        ns.split_once('.')
+            .map_or(ctx.db().to_owned(), |(d, _)| d.to_owned())
+    };
+    let (this_coll, other_coll) = (coll_of(&this.namespace), coll_of(&other.namespace));
+    let side = |s: &crate::relate::twoway::Side| format!("{}.{}", coll_of(&s.namespace), s.path);
+    let mut s = change::read_only(
+        lang,
+        &format!(
+            "links held by one side of {} and {}",
+            side(this),
+            side(other)
+        ),
+    );
+    let _ = writeln!(
+        s,
+        "const here = {};",
+        js_coll(&db_of(&this.namespace), &this_coll)
+    );
+    let _ = writeln!(
+        s,
+        "const there = {};",
+        js_coll(&db_of(&other.namespace), &other_coll)
+    );
+    let _ = writeln!(
+        s,
+        "\n// {} and {} hold one link from both sides. Each side's links that the other does not\n// hold back, counted by how they disagree, with the first 20 of each. Nothing is changed.",
+        side(this),
+        side(other)
+    );
+    let _ = writeln!(
+        s,
+        "const tally = (rows, label) => {{ const n = {{}}; const shown = []; rows.forEach((r) => {{ n[r.state] = (n[r.state] || 0) + 1; if (shown.length < 20) shown.push(r); }}); print(`${{label}}: ${{JSON.stringify(n)}}`); shown.forEach((r) => printjson(r)); }};"
+    );
+    for (coll, from, to) in [("here", this, other), ("there", other, this)] {
+        let _ = writeln!(
+            s,
+            "tally({coll}.aggregate({}, {{ allowDiskUse: true }}), {});",
+            js_value(&one_sided_links(from, to)),
+            js(&format!(
+                "links in {} that {} does not hold back",
+                side(from),
+                side(to)
+            ))
+        );
+    }
+    s.push_str(&change::stays_line(
+        lang,
+        &js(lang.pick(
+            "which side of each link is right only the application knows: keep one side, or write both in one transaction",
+            "每个链接哪一边是对的，只有应用知道：只保留一边，或者在一个事务中同时写两边",
+        )),
+    ));
+    // The side to keep: a reference held once per document (it cannot
+    // name two parents), else the side whose links disagree less.
+    let keep = match (this.list, other.list) {
+        (true, false) => Some(other),
+        (false, true) => Some(this),
+        _ if sync.from_this.disagree() < sync.from_other.disagree() => Some(this),
+        _ if sync.from_other.disagree() < sync.from_this.disagree() => Some(other),
+        _ => None,
+    };
+    let drop = keep.map(|k| if std::ptr::eq(k, this) { other } else { this });
+    let counts = lang.pick(
+        format!(
+            "{} of {} links in {} are not held back, {} of {} in {}",
+            crate::fmt::group(sync.from_this.disagree()),
+            crate::fmt::group(sync.from_this.checked),
+            side(this),
+            crate::fmt::group(sync.from_other.disagree()),
+            crate::fmt::group(sync.from_other.checked),
+            side(other)
+        ),
+        format!(
+            "{} 的 {} 个链接中有 {} 个没有反向引用，{} 的 {} 个中有 {} 个",
+            side(this),
+            crate::fmt::group(sync.from_this.checked),
+            crate::fmt::group(sync.from_this.disagree()),
+            side(other),
+            crate::fmt::group(sync.from_other.checked),
+            crate::fmt::group(sync.from_other.disagree())
+        ),
+    );
+    let summary = match (keep, drop) {
+        (Some(k), Some(d)) if k.list == d.list => lang.pick(
+            format!("Keep one side of the link — `{}`, whose links agree more often with the other side's documents — and read the other direction by a query on it (indexed), or write both sides in one transaction (`session.withTransaction`) so that they cannot drift apart. The script lists the links held by one side only and changes nothing: which side is right for each link only the application knows ({counts}).", side(k)),
+            format!("只保留链接的一边——`{}`，它的链接与另一边的文档更常一致——另一方向用对它的查询读取（建立索引），或者在一个事务中（`session.withTransaction`）同时写两边，使两边不会分离。脚本列出只有一边保存的链接，不做任何修改：每个链接哪一边是对的，只有应用知道（{counts}）。", side(k)),
+        ),
+        (Some(k), Some(d)) => lang.pick(
+            format!("Keep the parent reference `{}`: held once per document, it cannot name two parents; index it and find the other side's documents by it, and stop writing the list `{}` — or, if both directions must be read without a query, write both sides in one transaction (`session.withTransaction`). The script lists the links held by one side only and changes nothing: which side is right for each link only the application knows ({counts}).", side(k), side(d)),
+            format!("保留父引用 `{}`：它在每个文档中只保存一次，不可能指向两个父文档；为它建立索引并用它查找另一边的文档，不再写入列表 `{}`——或者，如果两个方向都必须不经查询就能读取，就在一个事务中（`session.withTransaction`）同时写两边。脚本列出只有一边保存的链接，不做任何修改：每个链接哪一边是对的，只有应用知道（{counts}）。", side(k), side(d)),
+        ),
+        _ => lang.pick(
+            format!("Keep one side of the link and read the other direction by a query on it (indexed), or write both sides in one transaction (`session.withTransaction`). The script lists the links held by one side only and changes nothing: which side is right for each link only the application knows ({counts})."),
+            format!("只保留链接的一边，另一方向用对它的查询读取（建立索引），或者在一个事务中（`session.withTransaction`）同时写两边。脚本列出只有一边保存的链接，不做任何修改：每个链接哪一边是对的，只有应用知道（{counts}）。"),
+        ),
+    };
+    let before = sync
+        .from_this
+        .examples
+        .first()
+        .map(|e| (this, other, e))
+        .or_else(|| sync.from_other.examples.first().map(|e| (other, this, e)))
+        .map(|(from, to, e)| {
+            json!({
+                coll_of(&from.namespace): { from.key.clone(): e.holder, from.path.clone(): e.names },
+                coll_of(&to.namespace): { to.key.clone(): e.names, to.path.clone(): e.back },
+            })
+        });
+    Suggestion {
+        pattern: if this.list && other.list {
+            "two-way-reference"
+        } else {
+            "parent-reference"
+        },
+        summary,
+        before,
+        after: None,
+        effect: Map::new(),
+        migration: s,
+    }
+}

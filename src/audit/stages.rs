@@ -310,7 +310,11 @@ impl<'a> Run<'a> {
         begin(control, Stage::Relationships, self.total);
         let cost = &mut self.cost;
         let relationships = if self.plan.relationships && self.asks_server {
-            relate::discover::relationships(source, &views, &mut self.notes, cost).await?
+            let mut found =
+                relate::discover::relationships(source, &views, &mut self.notes, cost).await?;
+            relate::discover::two_way_checks(source, &views, &mut found, &mut self.notes, cost)
+                .await?;
+            found
         } else {
             Vec::new()
         };

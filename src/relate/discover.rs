@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::choice::{self, Scored};
 use super::drift::{self, DriftCheck, DriftKind};
 use super::keys::{self, Candidate, Skip, TargetKey};
+use super::twoway;
 use super::{
     embedded, has_leading_index, holding_array, kind_of, mark_two_way, Cardinality, CollectionView,
     Family, Fanout, KeyUniqueness, Polymorphic, Relationship,
@@ -63,6 +64,8 @@ pub struct RelateCost {
     pub uniqueness_queries: u64,
     /// Reads of the documents extended references copy from.
     pub drift_fetches: u64,
+    /// Reads of the documents the links of a two-way reference name.
+    pub two_way_fetches: u64,
 }
 
 impl RelateCost {
@@ -73,6 +76,7 @@ impl RelateCost {
             + self.existence_queries
             + self.uniqueness_queries
             + self.drift_fetches
+            + self.two_way_fetches
     }
 }
 
@@ -296,6 +300,7 @@ pub async fn relationships<S: Probes>(
                 indexed,
                 polymorphic,
                 to_one_pointer: pointer && one_to_one,
+                two_way: None,
                 from_ns: from.namespace(),
                 from_path: from_path.clone(),
                 to_ns: to.namespace(),
@@ -863,6 +868,222 @@ pub async fn drift_checks<S: Probes>(
         }
     }
     Ok(out)
+}
+
+/// Checks each pair of references between two collections that point at
+/// each other (`rooms.controllers[]` → `controllers._id`, and
+/// `controllers.roomId` → `rooms._id`): the links each side's kept
+/// documents hold, against the documents they name on the other side —
+/// those kept when the other side was read whole, else read by one
+/// bounded query per direction (at most [`DRIFT_REFS`] documents, under
+/// the run's timeout). A pair whose links agree both ways
+/// ([`twoway::TwoWaySync::is_two_way`]) is one two-way reference: both
+/// relationships say so (a copy's identity stays an extended reference),
+/// and the one whose side reports carries the check.
+pub async fn two_way_checks<S: Probes>(
+    source: &mut S,
+    colls: &[CollectionView<'_>],
+    rels: &mut [Relationship],
+    notes: &mut Vec<String>,
+    cost: &mut RelateCost,
+) -> Result<(), SourceError> {
+    let eligible = |r: &Relationship, all: &[&Relationship]| {
+        r.kind != super::Kind::Embedded
+            && r.polymorphic.is_none()
+            && r.from_ns != r.to_ns
+            && !super::inside_a_copy(r, all)
+    };
+    let couples: Vec<(usize, usize)> = {
+        let all: Vec<&Relationship> = rels.iter().collect();
+        (0..rels.len())
+            .flat_map(|i| (i + 1..rels.len()).map(move |j| (i, j)))
+            .filter(|&(i, j)| {
+                rels[i].from_ns == rels[j].to_ns
+                    && rels[i].to_ns == rels[j].from_ns
+                    && eligible(&rels[i], &all)
+                    && eligible(&rels[j], &all)
+            })
+            .collect()
+    };
+    for (i, j) in couples {
+        let sync = match two_way_check(source, colls, &rels[i], &rels[j], cost).await {
+            Ok(Some(s)) if s.is_two_way() => s,
+            Ok(_) => continue,
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) => {
+                notes.push(format!(
+                    "the two sides of {} and {} were not checked against each other: {e}",
+                    rels[i].from, rels[j].from
+                ));
+                continue;
+            }
+        };
+        for k in [i, j] {
+            if rels[k].kind != super::Kind::ExtendedReference {
+                rels[k].kind = super::Kind::TwoWayReference;
+            }
+        }
+        let carrier =
+            if sync.this.namespace == rels[i].from_ns && sync.this.path == rels[i].from_path {
+                i
+            } else {
+                j
+            };
+        rels[carrier].two_way = Some(sync);
+    }
+    Ok(())
+}
+
+/// The segments of a relationship's reference in its collection: an array
+/// of ids is named by the array (`controllers`), its values are its
+/// elements (`controllers[]`).
+fn reference_segments(profile: &crate::profile::Profile, path: &str) -> Option<Vec<Seg>> {
+    let elems = format!("{path}[]");
+    profile
+        .fields
+        .iter()
+        .find(|f| f.path == elems && f.main_type().is_some_and(|t| !t.is_container()))
+        .or_else(|| profile.fields.iter().find(|f| f.path == path))
+        .map(|f| f.segments.clone())
+}
+
+/// One side of a pair of references, as the check reads it.
+struct SideView<'r, 'c> {
+    rel: &'r Relationship,
+    coll: &'r CollectionView<'c>,
+    /// Its reference's values, and its own key the other side names.
+    reference: Vec<Seg>,
+    key: String,
+    family: Family,
+}
+
+/// The links of `a` (held by `a.rel`) checked against the documents of
+/// `b`: those kept when `b` was read whole, else read by one query.
+async fn check_direction<S: Probes>(
+    source: &mut S,
+    a: &SideView<'_, '_>,
+    b: &SideView<'_, '_>,
+    cost: &mut RelateCost,
+) -> Result<twoway::Direction, SourceError> {
+    let key_segs = |k: &str| -> Vec<Seg> { k.split('.').map(|p| Seg::Key(p.to_owned())).collect() };
+    let links = twoway::links(
+        a.coll.docs,
+        &key_segs(&a.key),
+        a.family,
+        &a.reference,
+        b.family,
+    );
+    if b.coll.complete {
+        let named = twoway::named_back(
+            b.coll.docs,
+            &key_segs(&b.key),
+            b.family,
+            &b.reference,
+            a.family,
+        );
+        return Ok(twoway::check(&links, &named, &|_| true));
+    }
+    let asked = twoway::named_keys(&links, DRIFT_REFS);
+    if asked.is_empty() {
+        return Ok(twoway::Direction::default());
+    }
+    let values: Vec<bson::Bson> = asked.iter().filter_map(ValueKey::to_bson).collect();
+    let Some(Seg::Key(top)) = b.reference.first() else {
+        return Ok(twoway::Direction::default());
+    };
+    cost.two_way_fetches += 1;
+    let found = source
+        .fetch(b.coll.meta, &b.key, &values, std::slice::from_ref(top))
+        .await?;
+    let raw: Vec<Vec<u8>> = found
+        .iter()
+        .filter_map(|d| {
+            let mut v = Vec::new();
+            d.to_writer(&mut v).ok().map(|()| v)
+        })
+        .collect();
+    let named = twoway::named_back(&raw, &key_segs(&b.key), b.family, &b.reference, a.family);
+    let asked: HashSet<ValueKey> = asked.into_iter().collect();
+    Ok(twoway::check(&links, &named, &|k| asked.contains(k)))
+}
+
+/// The two sides of references `r` (A → B) and `back` (B → A) checked
+/// against each other; `None` when either side holds no link to check.
+async fn two_way_check<S: Probes>(
+    source: &mut S,
+    colls: &[CollectionView<'_>],
+    r: &Relationship,
+    back: &Relationship,
+    cost: &mut RelateCost,
+) -> Result<Option<twoway::TwoWaySync>, SourceError> {
+    let side = |rel: &'_ Relationship, key_of: &Relationship| {
+        let coll = colls.iter().find(|c| c.namespace() == rel.from_ns)?;
+        let key = key_of
+            .to
+            .strip_prefix(&format!("{}.", key_of.to_ns))
+            .unwrap_or("_id")
+            .to_owned();
+        let reference = reference_segments(&coll.profile.get(), &rel.from_path)?;
+        let family = key_family(coll, &key)?;
+        Some((coll, reference, key, family))
+    };
+    let (Some(a), Some(b)) = (side(r, back), side(back, r)) else {
+        return Ok(None);
+    };
+    let a = SideView {
+        rel: r,
+        coll: a.0,
+        reference: a.1,
+        key: a.2,
+        family: a.3,
+    };
+    let b = SideView {
+        rel: back,
+        coll: b.0,
+        reference: b.1,
+        key: b.2,
+        family: b.3,
+    };
+    let from_a = check_direction(source, &a, &b, cost).await?;
+    if from_a.checked == 0 {
+        return Ok(None);
+    }
+    let from_b = check_direction(source, &b, &a, cost).await?;
+    if from_b.checked == 0 {
+        return Ok(None);
+    }
+    let described = |s: &SideView<'_, '_>| twoway::Side {
+        namespace: s.rel.from_ns.clone(),
+        path: s.rel.from_path.clone(),
+        key: s.key.clone(),
+        key_type: drift::type_name(s.family),
+        list: s.reference.contains(&Seg::Elem),
+        values: render_path(&s.reference),
+    };
+    let (side_a, side_b) = (described(&a), described(&b));
+    let scope = if a.coll.complete && b.coll.complete {
+        "collection"
+    } else {
+        "sample"
+    };
+    let a_reports = twoway::reported_by_first((&side_a, &from_a), (&side_b, &from_b));
+    Ok(Some(if a_reports {
+        twoway::TwoWaySync {
+            this: side_a,
+            other: side_b,
+            from_this: from_a,
+            from_other: from_b,
+            scope,
+        }
+    } else {
+        twoway::TwoWaySync {
+            this: side_b,
+            other: side_a,
+            from_this: from_b,
+            from_other: from_a,
+            scope,
+        }
+    }))
 }
 
 /// The family of the values of `key` in a collection, from its profile.

@@ -14,6 +14,7 @@ pub mod drift;
 pub mod evidence;
 pub mod keys;
 pub mod names;
+pub mod twoway;
 
 use std::collections::{HashMap, HashSet};
 
@@ -303,6 +304,10 @@ pub struct Relationship {
     /// its holder, one holder per document. Nobody finds the holder by it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub to_one_pointer: bool,
+    /// For one side of a two-way reference (the side that reports it): the
+    /// links each side holds, checked against the other side's documents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub two_way: Option<twoway::TwoWaySync>,
     #[serde(skip)]
     pub from_ns: String,
     #[serde(skip)]
@@ -529,6 +534,7 @@ pub fn embedded(
                 indexed: None,
                 polymorphic: None,
                 to_one_pointer: false,
+                two_way: None,
                 from_ns: ns.clone(),
                 from_path: arr_path,
                 to_ns: ns,

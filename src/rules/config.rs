@@ -167,6 +167,7 @@ thresholds! {
     "push-without-slice" => push_without_slice: super::push_without_slice::Limits,
     "write-amplified-copy" => write_amplified_copy: super::write_amplified_copy::Limits,
     "case-insensitive-regex" => case_insensitive_regex: super::case_insensitive_regex::Limits,
+    "two-way-out-of-sync" => two_way_out_of_sync: super::two_way_out_of_sync::Limits,
 }
 
 impl Thresholds {

@@ -77,6 +77,7 @@ pub mod time_series_per_event;
 pub mod too_many_collections;
 pub mod too_many_fields;
 pub mod too_many_indexes;
+pub mod two_way_out_of_sync;
 pub mod unbounded_array;
 pub mod unindexed_query;
 pub mod unused_index;

@@ -12,8 +12,8 @@ use super::{
     lossy_numbers, missing_reference_index, mixed_types, non_unique_reference_key,
     polymorphic_without_discriminator, push_without_slice, redundant_index,
     reference_type_mismatch, string_dates, time_series_per_event, too_many_collections,
-    too_many_fields, too_many_indexes, unbounded_array, unindexed_query, unused_index,
-    write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
+    too_many_fields, too_many_indexes, two_way_out_of_sync, unbounded_array, unindexed_query,
+    unused_index, write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
 
@@ -69,7 +69,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 31] = [
+pub const REGISTRY: [RuleInfo; 32] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -410,5 +410,16 @@ pub const REGISTRY: [RuleInfo; 31] = [
         source: "MongoDB Atlas Performance Advisor; MongoDB docs ($regex index use, case-insensitive indexes)",
         thresholds: case_insensitive_regex::THRESHOLDS,
         check: Check::Collection(case_insensitive_regex::check, Basis::Metadata),
+    },
+    RuleInfo {
+        id: "two-way-out-of-sync",
+        title: "Both sides of a two-way reference disagree",
+        explanation: (
+            "A two-way reference keeps one link twice: the parent lists its children's ids and each child names its parent. Either side can then be read without a join, but the two sides are two writes to two documents, and MongoDB updates one document atomically, not two: a child moved to another parent and still listed by the old one, or deleted and still listed, leaves the sides disagreeing, and readers of each side see a different relationship. The seeds: two-way referencing is worth it only when both directions are read often, and then every change must update both sides. Keep one side (the child's parent reference, indexed, cannot name two parents), or write both in one multi-document transaction.",
+            "双向引用把同一个链接保存两次：父文档列出子文档的 id，每个子文档也记录自己的父文档。这样从任一边读取都不需要关联查询，但两边是对两个文档的两次写入，而 MongoDB 只保证单个文档的更新是原子的，不保证两个：子文档换了父文档而旧的父文档仍然列着它，或者子文档已删除却仍被列出，两边就不再一致，从不同一边读取的人看到的是不同的关系。种子材料：只有两个方向都经常读取时双向引用才值得，而且每次修改都必须同时更新两边。只保留一边（子文档上建了索引的父引用不可能指向两个父文档），或者在一个多文档事务中同时写两边。",
+        ),
+        source: "seeds/000 (two-way referencing: the two sides are not updated atomically), MongoDB docs (multi-document transactions)",
+        thresholds: two_way_out_of_sync::THRESHOLDS,
+        check: Check::Collection(two_way_out_of_sync::check, Basis::Documents),
     },
 ];

@@ -147,6 +147,10 @@ pub enum Remedy {
     LossyNumbers { path: String, loss: Loss },
     /// Find and settle references that point at no document.
     Dangling { relationship: Relationship },
+    /// List the links of a two-way reference held by one side only (the
+    /// relationship carries the check): keep one side, or write both in
+    /// one transaction.
+    TwoWaySync { relationship: Relationship },
     /// Make the referenced key `key` unique.
     UniqueKey {
         key: String,

@@ -147,6 +147,7 @@ pub fn relationship(
         indexed: None,
         polymorphic: None,
         to_one_pointer: false,
+        two_way: None,
         from_ns: from_ns.into(),
         from_path: from_path.into(),
         to_ns: to_ns.into(),
