@@ -93,7 +93,7 @@ pub struct Dataset {
 }
 
 /// Every data set's name, in the order they are seeded.
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 18] = [
     "one_to_few",
     "one_to_many",
     "one_to_squillions",
@@ -111,6 +111,7 @@ pub const NAMES: [&str; 17] = [
     "tree",
     "indexes",
     "integrity",
+    "two_way_sync",
 ];
 
 /// Builds one data set by name (committed documents now, generators lazily).
@@ -133,6 +134,7 @@ pub fn build(name: &str) -> Option<Dataset> {
         "blog" => blog(n),
         "tree" => tree(n),
         "indexes" => indexes(n),
+        "two_way_sync" => two_way_sync(n),
         _ => integrity(n),
     })
 }
@@ -1060,6 +1062,105 @@ fn integrity(n: u8) -> Dataset {
             "string-dates",
             "non-unique-reference-key",
         ],
+        collections: out,
+    }
+}
+
+/// 000 two-way referencing and 003 extended reference, written by the
+/// application on both sides: rooms list their controllers and each
+/// controller names its room; teams copy their players from the users.
+/// In the bad variant four controllers were moved without being taken off
+/// their old room's list (listed by two rooms), and the copies name their
+/// user by the hex string of its id, four users having changed their
+/// nickname or e-mail since.
+fn two_way_sync(n: u8) -> Dataset {
+    const KINDS: [&str; 4] = ["switch", "dimmer", "thermostat", "sensor"];
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut ids = Ids::new(n, variant);
+        let bad = variant == 2;
+        let mut rooms: Vec<Document> = (0..12u32)
+            .map(|r| doc! {"_id": ids.days_ago(400 - r * 3), "name": format!("{} room {}", CITIES[(r % 8) as usize], r + 1)})
+            .collect();
+        let mut listed: Vec<Vec<Bson>> = vec![Vec::new(); rooms.len()];
+        let mut controllers = Vec::new();
+        for c in 0..36u32 {
+            let room = ((c * 5) % 12) as usize;
+            let id = ids.days_ago(300 - c * 4);
+            listed[room].push(Bson::ObjectId(id));
+            // Moved since: its new room lists it, and so does the old one.
+            let now_in = if bad && c % 9 == 4 {
+                (room + 1) % 12
+            } else {
+                room
+            };
+            if now_in != room {
+                listed[now_in].push(Bson::ObjectId(id));
+            }
+            controllers.push(
+                doc! {"_id": id, "name": format!("{} {}", KINDS[(c % 4) as usize], c + 1),
+                "room_id": id_of(&rooms[now_in]), "online": c % 7 != 0},
+            );
+        }
+        for (room, list) in rooms.iter_mut().zip(listed) {
+            room.insert("controller_ids", list);
+        }
+        out.push(Collection::new(&format!("{prefix}_rooms"), rooms));
+        out.push(
+            Collection::new(&format!("{prefix}_controllers"), controllers)
+                .index(doc! {"room_id": 1}),
+        );
+        // Users, and teams copying some of their fields.
+        let users: Vec<Document> = (0..24u32)
+            .map(|u| {
+                // Renamed, or a new address, after the teams copied them.
+                let changed = bad && u % 6 == 1;
+                let nickname = if changed && u % 12 == 1 {
+                    format!("player{u}-renamed")
+                } else {
+                    format!("player{u}")
+                };
+                let address = if changed && u % 12 == 7 {
+                    email(u + 100, "poker")
+                } else {
+                    email(u, "poker")
+                };
+                doc! {"_id": ids.days_ago(500 - u * 5), "nickname": nickname, "email": address, "name": person(u)}
+            })
+            .collect();
+        let teams: Vec<Document> = (0..6u32)
+            .map(|t| {
+                let players: Vec<Document> = (0..4u32)
+                    .map(|k| {
+                        let u = t * 4 + k;
+                        let user = id_of(&users[u as usize]);
+                        if bad {
+                            let hex = match &user {
+                                Bson::ObjectId(o) => o.to_hex(),
+                                _ => String::new(),
+                            };
+                            doc! {"_id": hex, "nickname": format!("player{u}"), "email": email(u, "poker"), "name": person(u)}
+                        } else {
+                            doc! {"user_id": user, "nickname": format!("player{u}")}
+                        }
+                    })
+                    .collect();
+                doc! {"_id": ids.days_ago(200 - t * 10), "name": format!("table {}", t + 1), "players": players}
+            })
+            .collect();
+        out.push(Collection::new(&format!("{prefix}_users"), users));
+        let teams = Collection::new(&format!("{prefix}_teams"), teams);
+        out.push(if bad {
+            teams
+        } else {
+            teams.index(doc! {"players.user_id": 1})
+        });
+    }
+    Dataset {
+        name: "two_way_sync",
+        title: "Links kept on both sides: rooms list their controllers and controllers name their room, teams copy their players' nicknames by the user's id, all in step (good) vs four controllers moved and still listed by their old room, and teams copying whole users by the hex string of their id, four users changed since (bad)",
+        seeds: "000, 003",
+        bad_fires: &["two-way-out-of-sync", "denormalization-drift"],
         collections: out,
     }
 }
