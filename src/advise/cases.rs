@@ -680,7 +680,7 @@ fn a_refresh_never_writes_an_id_or_the_reference() {
         s.migration
     );
     assert!(
-        s.migration.contains("\"name\": {") && !s.migration.contains("\"sku\": {"),
+        s.migration.contains("\"k\": \"name\"") && !s.migration.contains("\"k\": \"sku\""),
         "{}",
         s.migration
     );
@@ -730,7 +730,9 @@ fn a_refresh_reads_a_copied_hex_id_as_the_objectid_it_names() {
         );
         assert!(s.summary.contains("as objectId"), "{}", s.summary);
         assert!(
-            !m.contains("\"product_id\": {") && !m.contains("\"id\": {"),
+            m.contains("\"k\": \"name\"")
+                && !m.contains("\"k\": \"product_id\"")
+                && !m.contains("\"k\": \"id\""),
             "{m}"
         );
         let plain = script(None).migration;

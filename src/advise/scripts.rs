@@ -558,23 +558,25 @@ fn holds(obj: &str, f: &str) -> Value {
 
 /// The refreshed copy `it` (an expression naming a sub-document): each of
 /// `fields` that both the copy and the source document `src` hold takes
-/// the source's value; everything else stays as it is.
+/// the source's value; everything else stays as it is. The fields set are
+/// built as `{k, v}` pairs of exactly those fields, so a field the copy
+/// lacks is never added (not even as null, as some servers write a missing
+/// value in an object expression).
 fn refreshed(it: &str, src: &Value, fields: &[String]) -> Value {
-    let mut set = serde_json::Map::new();
-    for f in fields {
-        set.insert(
-            f.clone(),
-            json!({ "$let": {
-                "vars": { "s": src },
-                "in": { "$cond": [
-                    { "$and": [ holds(it, f), holds("$$s", f) ] },
-                    format!("$$s.{f}"),
-                    format!("{it}.{f}")
-                ] }
-            } }),
-        );
-    }
-    json!({ "$mergeObjects": [it, Value::Object(set)] })
+    let pairs: Vec<Value> = fields
+        .iter()
+        .map(|f| {
+            json!({ "$cond": [
+                { "$and": [ holds(it, f), holds("$$s", f) ] },
+                [ { "k": f, "v": format!("$$s.{f}") } ],
+                []
+            ] })
+        })
+        .collect();
+    json!({ "$mergeObjects": [
+        it,
+        { "$let": { "vars": { "s": src }, "in": { "$arrayToObject": { "$concatArrays": pairs } } } }
+    ] })
 }
 
 /// The collection copies come from, and the type a copy's identity is
