@@ -61,6 +61,7 @@ mod tui_query;
 mod tui_screens;
 mod tui_update;
 mod tui_widths;
+mod two_way;
 mod typed_exports;
 mod workload;
 mod workload_profile;
