@@ -1009,40 +1009,32 @@ async fn check_direction<S: Probes>(
 
 /// The two sides of references `r` (A → B) and `back` (B → A) checked
 /// against each other; `None` when either side holds no link to check.
-async fn two_way_check<S: Probes>(
+async fn two_way_check<'r, 'c, S: Probes>(
     source: &mut S,
-    colls: &[CollectionView<'_>],
-    r: &Relationship,
-    back: &Relationship,
+    colls: &'r [CollectionView<'c>],
+    r: &'r Relationship,
+    back: &'r Relationship,
     cost: &mut RelateCost,
 ) -> Result<Option<twoway::TwoWaySync>, SourceError> {
-    let side = |rel: &'_ Relationship, key_of: &Relationship| {
+    // A side: its relationship, collection, reference and own key named
+    // by the other relationship.
+    let side = |rel: &'r Relationship, key_of: &Relationship| -> Option<SideView<'r, 'c>> {
         let coll = colls.iter().find(|c| c.namespace() == rel.from_ns)?;
         let key = key_of
             .to
             .strip_prefix(&format!("{}.", key_of.to_ns))
             .unwrap_or("_id")
             .to_owned();
-        let reference = reference_segments(&coll.profile.get(), &rel.from_path)?;
-        let family = key_family(coll, &key)?;
-        Some((coll, reference, key, family))
+        Some(SideView {
+            rel,
+            reference: reference_segments(&coll.profile.get(), &rel.from_path)?,
+            family: key_family(coll, &key)?,
+            coll,
+            key,
+        })
     };
     let (Some(a), Some(b)) = (side(r, back), side(back, r)) else {
         return Ok(None);
-    };
-    let a = SideView {
-        rel: r,
-        coll: a.0,
-        reference: a.1,
-        key: a.2,
-        family: a.3,
-    };
-    let b = SideView {
-        rel: back,
-        coll: b.0,
-        reference: b.1,
-        key: b.2,
-        family: b.3,
     };
     let from_a = check_direction(source, &a, &b, cost).await?;
     if from_a.checked == 0 {

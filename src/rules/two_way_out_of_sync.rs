@@ -59,40 +59,34 @@ fn verb(n: u64) -> &'static str {
 /// names another").
 fn found(d: &Direction, from: &Side, to: &Side, lang: Lang) -> String {
     let (other, back) = (coll(&to.namespace), &to.path);
-    let mut parts = Vec::new();
-    if d.names_another > 0 {
-        parts.push(lang.pick(
-            format!(
-                "{} {} a {other} document whose {back} names another",
-                group(d.names_another),
-                verb(d.names_another)
-            ),
-            format!(
-                "{} 个指向的 {other} 文档的 {back} 指向别处",
-                group(d.names_another)
-            ),
-        ));
-    }
-    if d.names_none > 0 {
-        parts.push(lang.pick(
-            format!(
-                "{} {} a {other} document with no {back}",
-                group(d.names_none),
-                verb(d.names_none)
-            ),
-            format!("{} 个指向的 {other} 文档没有 {back}", group(d.names_none)),
-        ));
-    }
-    if d.missing > 0 {
-        parts.push(lang.pick(
-            format!(
-                "{} {} a {other} document that does not exist",
-                group(d.missing),
-                verb(d.missing)
-            ),
-            format!("{} 个指向的 {other} 文档不存在", group(d.missing)),
-        ));
-    }
+    // (links, what the document they name holds, in English and Chinese)
+    let kinds = [
+        (
+            d.names_another,
+            format!("whose {back} names another"),
+            format!("的 {back} 指向别处"),
+        ),
+        (
+            d.names_none,
+            format!("with no {back}"),
+            format!("没有 {back}"),
+        ),
+        (
+            d.missing,
+            "that does not exist".to_owned(),
+            "不存在".to_owned(),
+        ),
+    ];
+    let parts: Vec<String> = kinds
+        .into_iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|(n, en, zh)| {
+            lang.pick(
+                format!("{} {} a {other} document {en}", group(n), verb(n)),
+                format!("{} 个指向的 {other} 文档{zh}", group(n)),
+            )
+        })
+        .collect();
     let detail = if parts.is_empty() {
         lang.pick(
             "all held back".to_owned(),
