@@ -1058,7 +1058,7 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
 
 /// A value read as text, for comparing ids whatever type each side
 /// stores them in (an ObjectId and its hex string read alike).
-fn as_text(v: serde_json::Value) -> serde_json::Value {
+fn as_text(v: &serde_json::Value) -> serde_json::Value {
     json!({ "$convert": { "input": v, "to": "string", "onError": null, "onNull": null } })
 }
 
@@ -1092,7 +1092,7 @@ fn one_sided_links(
         { "$eq": [ { "$type": "$other" }, "missing" ] },
         "names a document that does not exist",
         { "$cond": [
-            { "$in": [ as_text(json!("$holder")), { "$map": { "input": back_list.clone(), "as": "v", "in": as_text(json!("$$v")) } } ] },
+            { "$in": [ as_text(&json!("$holder")), { "$map": { "input": back_list.clone(), "as": "v", "in": as_text(&json!("$$v")) } } ] },
             "agrees",
             { "$cond": [ { "$eq": [ { "$size": back_list }, 0 ] }, "names a document that names none back", "names a document that names another" ] }
         ] }

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::profile::extjson::Relaxed as _;
+use crate::profile::extjson::Relaxed;
 use crate::profile::{extract, Seg};
 use crate::source::value::{self, Family, ValueKey};
 
@@ -220,12 +220,12 @@ pub fn named_back(
             .filter_map(|v| value::key_as(v, back_family))
             .collect();
         let shown = if reference.contains(&Seg::Elem) {
-            serde_json::Value::Array(stored.into_iter().map(|v| v.relaxed()).collect())
+            serde_json::Value::Array(stored.into_iter().map(Relaxed::relaxed).collect())
         } else {
             stored
                 .into_iter()
                 .next()
-                .map_or(serde_json::Value::Null, |v| v.relaxed())
+                .map_or(serde_json::Value::Null, Relaxed::relaxed)
         };
         out.entry(k).or_insert((back, shown));
     }
@@ -339,13 +339,13 @@ mod tests {
     /// room 2 and is still listed by room 1; controller 8 names room 7,
     /// deleted.
     fn home() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
-        let rooms = vec![
+        let rooms = [
             doc! {"_id": oid(1), "controllers": [oid(9)]},
             doc! {"_id": oid(2), "controllers": [oid(9)]},
             doc! {"_id": oid(3), "controllers": [oid(4), oid(5)]},
             doc! {"_id": oid(6), "controllers": []},
         ];
-        let controllers = vec![
+        let controllers = [
             doc! {"_id": oid(9), "roomId": oid(2)},
             doc! {"_id": oid(4), "roomId": oid(3)},
             doc! {"_id": oid(5), "roomId": oid(3)},

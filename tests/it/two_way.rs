@@ -108,17 +108,20 @@ fn a_controller_listed_by_two_rooms_puts_the_two_sides_out_of_step() {
         "two-way-reference"
     );
     assert!(relationship(&r, "userrooms.controllers")["two_way"].is_object());
-    let s = &f["suggestion"];
-    assert_eq!(s["pattern"], "parent-reference");
+    let suggestion = &f["suggestion"];
+    assert_eq!(suggestion["pattern"], "parent-reference");
     assert!(
-        s["summary"]
+        suggestion["summary"]
             .as_str()
             .unwrap_or("")
             .contains("`controllers.roomId`"),
-        "{s}"
+        "{suggestion}"
     );
-    let m = s["migration"].as_str().unwrap_or("");
-    assert!(!m.contains("const apply"), "the script only reads: {m}");
+    let migration = suggestion["migration"].as_str().unwrap_or("");
+    assert!(
+        !migration.contains("const apply"),
+        "the script only reads: {migration}"
+    );
 }
 
 #[test]
