@@ -811,6 +811,12 @@ fn a_two_way_reference_out_of_step_is_listed_not_repaired() {
             m.contains("$convert"),
             "ids compared whatever their type: {m}"
         );
+        // What the script prints is in the report's language.
+        let label = lang.pick(
+            "that controllers.roomId does not hold back",
+            "没有被 controllers.roomId 反向保存",
+        );
+        assert_eq!(m.matches(label).count(), 1, "{m}");
         assert_eq!(s.pattern, "parent-reference");
         assert!(s.summary.contains("`controllers.roomId`"), "{}", s.summary);
         assert!(s.before.is_some());

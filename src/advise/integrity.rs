@@ -1161,10 +1161,13 @@ pub fn two_way_sync(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Su
             s,
             "tally({coll}.aggregate({}, {{ allowDiskUse: true }}), {});",
             js_value(&one_sided_links(from, to)),
-            js(&format!(
-                "links in {} that {} does not hold back",
-                side(from),
-                side(to)
+            js(&lang.pick(
+                format!(
+                    "links in {} that {} does not hold back",
+                    side(from),
+                    side(to)
+                ),
+                format!("{} 中没有被 {} 反向保存的链接", side(from), side(to))
             ))
         );
     }
