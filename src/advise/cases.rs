@@ -221,7 +221,13 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
                 reference: Some("customer_id".into()),
             },
             "polymorphic",
-            vec!["\"gifts\"", "\"vouchers\"", "$unionWith", "countDocuments", "\"kind\""],
+            vec![
+                "\"gifts\"",
+                "\"vouchers\"",
+                "$unionWith",
+                "countDocuments",
+                "\"kind\"",
+            ],
             vec!["gift", "customer_id", "kind"],
         ),
         (
@@ -456,19 +462,31 @@ fn the_siblings_script_only_reports() {
             Lang::En,
         );
         assert_eq!(s.pattern, "polymorphic");
-        assert!(s.migration.contains("This script only reads"), "{}", s.migration);
+        assert!(
+            s.migration.contains("This script only reads"),
+            "{}",
+            s.migration
+        );
         assert!(!s.migration.contains("const apply"), "{}", s.migration);
         for w in WRITES {
             assert!(!s.migration.contains(w), "{w} in {}", s.migration);
         }
-        assert!(s.migration.contains("{\"cityId\":1,\"category\":1}"), "{}", s.migration);
+        assert!(
+            s.migration.contains("{\"cityId\":1,\"category\":1}"),
+            "{}",
+            s.migration
+        );
         assert_eq!(
-            s.summary.contains("already record their kind in `category`"),
+            s.summary
+                .contains("already record their kind in `category`"),
             recorded,
             "{}",
             s.summary
         );
-        assert_eq!(s.after.as_ref().map(|a| a["document"]["category"].clone()), Some(serde_json::json!("adventure")));
+        assert_eq!(
+            s.after.as_ref().map(|a| a["document"]["category"].clone()),
+            Some(serde_json::json!("adventure"))
+        );
     }
 }
 

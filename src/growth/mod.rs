@@ -537,9 +537,9 @@ pub fn element_dates(profile: &Profile, docs: &[Vec<u8>], largest: u64) -> Vec<(
                 continue;
             };
             measured += 1;
-            let better = best.as_ref().is_none_or(|b| {
-                (p.elements, p.per_day) > (b.elements, b.per_day)
-            });
+            let better = best
+                .as_ref()
+                .is_none_or(|b| (p.elements, p.per_day) > (b.elements, b.per_day));
             if better {
                 best = Some(p);
             }
@@ -993,7 +993,9 @@ mod tests {
         let d = g.decision.as_deref().expect("the cross-section set aside");
         assert_eq!(d.reason, Reason::ElementDatesSawGrowth);
         assert_eq!(d.other.method, "age-correlation");
-        assert!(g.strength(Lang::En).contains("120 elements of one document"));
+        assert!(g
+            .strength(Lang::En)
+            .contains("120 elements of one document"));
         assert!(g.decision_text(Lang::Zh).is_some());
         // 19 dated elements are measured, but are not growth to rely on:
         // the cross-section stays.
@@ -1022,7 +1024,8 @@ mod tests {
         assert_eq!(g.within.map(|w| w.elements), Some(3), "the burst is not");
         // Dated a year before their document was created: embedded copies
         // of older records.
-        let g = measured(&|k, n| Some(T0 - 365 * DAY + k * 60 * DAY / (n - 1))).expect("the others");
+        let g =
+            measured(&|k, n| Some(T0 - 365 * DAY + k * 60 * DAY / (n - 1))).expect("the others");
         assert_eq!(g.within.map(|w| w.elements), Some(3));
         // Most elements undated: no clock.
         let (p, docs) = users(400, &|k, _| (k % 3 == 0).then_some(T0 + k * DAY));
@@ -1037,7 +1040,8 @@ mod tests {
                 let items: Vec<bson::Document> = (0..30u32)
                     .map(|k| bson::doc! {"_id": oid(T0 + k * DAY, k), "text": "hi"})
                     .collect();
-                bson::serialize_to_vec(&bson::doc! {"_id": oid(T0, 1000 + u), "items": items}).expect("bson")
+                bson::serialize_to_vec(&bson::doc! {"_id": oid(T0, 1000 + u), "items": items})
+                    .expect("bson")
             })
             .collect();
         let mut p = crate::profile::Profiler::default();

@@ -493,7 +493,10 @@ fn unbounded_array_severity_follows_its_forecast() {
             .iter()
             .find(|f| f.rule == "unbounded-array")
             .expect("fires");
-        assert_eq!(f.severity, want, "critical-days {critical}, warning-days {warning}");
+        assert_eq!(
+            f.severity, want,
+            "critical-days {critical}, warning-days {warning}"
+        );
         assert_eq!(f.evidence["forecast_severity"]["severity"], want.name());
         assert_eq!(
             f.message.contains("the limit is no concern"),
@@ -540,8 +543,15 @@ fn unbounded_array_sees_growth_inside_one_document() {
         .expect("growth inside one document");
     assert_eq!(f.evidence["growth"]["method"], "element-dates");
     assert_eq!(f.evidence["growth"]["within"]["elements"], 150);
-    assert_eq!(f.evidence["threshold"]["name"], "unbounded-array.min-dated-elements");
-    assert!(f.message.contains("grows inside its documents"), "{}", f.message);
+    assert_eq!(
+        f.evidence["threshold"]["name"],
+        "unbounded-array.min-dated-elements"
+    );
+    assert!(
+        f.message.contains("grows inside its documents"),
+        "{}",
+        f.message
+    );
     assert!(f.message.contains("by logins[].at"), "{}", f.message);
     // ~2.98 elements of ~820 bytes a day: 16 MiB in about 19 years.
     assert_eq!(f.severity, Severity::Info, "{}", f.message);
@@ -559,7 +569,11 @@ fn unbounded_array_sees_growth_inside_one_document() {
         &Thresholds::default(),
         Lang::Zh,
     );
-    assert!(zh[0].message.contains("在单个文档内增长"), "{}", zh[0].message);
+    assert!(
+        zh[0].message.contains("在单个文档内增长"),
+        "{}",
+        zh[0].message
+    );
 }
 
 /// Small events, one per document: `series` sensors, `per` readings each.

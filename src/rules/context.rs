@@ -305,7 +305,12 @@ impl TopField {
                     name: f.name.clone(),
                     main_type: f.main_type(),
                     constant: one
-                        .then(|| f.examples.first().and_then(|v| v.as_str()).map(str::to_owned))
+                        .then(|| {
+                            f.examples
+                                .first()
+                                .and_then(|v| v.as_str())
+                                .map(str::to_owned)
+                        })
                         .flatten(),
                 }
             })

@@ -11,9 +11,9 @@ use super::{
     id_led_index, index_esr, large_reference_array, long_field_names, lookup_on_hot_path,
     lossy_numbers, missing_reference_index, mixed_types, non_unique_reference_key,
     polymorphic_without_discriminator, push_without_slice, redundant_index,
-    reference_type_mismatch, sibling_collections, string_dates, time_series_per_event, too_many_collections,
-    too_many_fields, too_many_indexes, unbounded_array, unindexed_query, unused_index,
-    write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
+    reference_type_mismatch, sibling_collections, string_dates, time_series_per_event,
+    too_many_collections, too_many_fields, too_many_indexes, unbounded_array, unindexed_query,
+    unused_index, write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
 

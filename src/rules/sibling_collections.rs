@@ -156,18 +156,25 @@ fn head(w: &[String]) -> Option<String> {
 }
 
 /// Whether two names are two kinds rather than variants of one: their
-/// head words differ and neither is the other with words added before or
-/// after it.
+/// head words differ, neither is the other with words added before or
+/// after it, and past the words they both begin with (a prefix naming
+/// their group: `bad_`, `app_`) they share no word (`bad_orders_backup`
+/// and `good_orders` are both about orders).
 fn kinds_apart(a: &str, b: &str) -> bool {
     let (wa, wb) = (words(a), words(b));
     let (Some(ha), Some(hb)) = (head(&wa), head(&wb)) else {
         return false;
     };
     let within = |short: &[String], long: &[String]| {
-        short.len() < long.len()
-            && (long.starts_with(short) || long.ends_with(short))
+        short.len() < long.len() && (long.starts_with(short) || long.ends_with(short))
     };
-    ha != hb && !within(&wa, &wb) && !within(&wb, &wa)
+    let lead = wa.iter().zip(&wb).take_while(|(x, y)| x == y).count();
+    let rest = |w: &[String]| -> Vec<String> {
+        w[lead..].iter().map(|x| crate::i18n::singular(x)).collect()
+    };
+    let (ra, rb) = (rest(&wa), rest(&wb));
+    let shared_word = ra.iter().any(|x| rb.contains(x));
+    ha != hb && !within(&wa, &wb) && !within(&wb, &wa) && !shared_word
 }
 
 /// Whether two collections hold (some of) the same documents: more than
@@ -318,9 +325,9 @@ fn described(db: &str, members: &[&CollectionSummary<'_>], l: &Limits) -> Option
     let reference = shared
         .iter()
         .find(|name| {
-            members.iter().all(|m| {
-                field(m, name).is_some_and(|f| f.main_type == Some(BsonType::ObjectId))
-            })
+            members
+                .iter()
+                .all(|m| field(m, name).is_some_and(|f| f.main_type == Some(BsonType::ObjectId)))
         })
         .cloned();
     let similarity = members
@@ -434,9 +441,7 @@ mod tests {
                 } else {
                     BsonType::String
                 }),
-                constant: constant
-                    .filter(|(f, _)| f == p)
-                    .map(|(_, v)| v.to_owned()),
+                constant: constant.filter(|(f, _)| f == p).map(|(_, v)| v.to_owned()),
             })
             .collect();
         Coll {
@@ -453,6 +458,10 @@ mod tests {
     }
 
     fn run(colls: &[Coll], t: &Thresholds) -> Vec<Finding> {
+        run_in(colls, t, Lang::En)
+    }
+
+    fn run_in(colls: &[Coll], t: &Thresholds, lang: Lang) -> Vec<Finding> {
         let summaries: Vec<CollectionSummary<'_>> = colls
             .iter()
             .map(|c| CollectionSummary {
@@ -470,12 +479,22 @@ mod tests {
             total: colls.len(),
             summaries,
         };
-        check(&ctx, t, Lang::En)
+        check(&ctx, t, lang)
     }
 
     const ITEM: &[&str] = &[
-        "_id", "name", "description", "city", "cityId", "images", "images[]", "category",
-        "rating", "createdAt", "updatedAt", "__v",
+        "_id",
+        "name",
+        "description",
+        "city",
+        "cityId",
+        "images",
+        "images[]",
+        "category",
+        "rating",
+        "createdAt",
+        "updatedAt",
+        "__v",
     ];
 
     #[test]
@@ -488,7 +507,12 @@ mod tests {
         ]
         .iter()
         .map(|(n, v)| coll(n, ITEM, Some(("category", v)), &fresh(8)))
-        .chain([coll("users", &["_id", "email", "password", "name", "role"], None, &fresh(9))])
+        .chain([coll(
+            "users",
+            &["_id", "email", "password", "name", "role"],
+            None,
+            &fresh(9),
+        )])
         .collect();
         let f = run(&colls, &Thresholds::default());
         assert_eq!(f.len(), 1, "{f:?}");
@@ -513,7 +537,15 @@ mod tests {
 
     #[test]
     fn twins_without_a_type_field_get_one_no_member_uses() {
-        let chat = &["_id", "userId", "query", "response", "responseStatus", "type", "createdAt"];
+        let chat = &[
+            "_id",
+            "userId",
+            "query",
+            "response",
+            "responseStatus",
+            "type",
+            "createdAt",
+        ];
         let colls = vec![
             coll("aichats", chat, None, &fresh(34)),
             coll("aiintegrations", chat, None, &fresh(50)),
@@ -526,6 +558,24 @@ mod tests {
             "{:?}",
             f[0].remedy
         );
+        let zh = run_in(&colls, &Thresholds::default(), Lang::Zh);
+        assert!(
+            zh[0].message.contains("保存同一类文档的一对孪生集合"),
+            "{}",
+            zh[0].message
+        );
+        // Similarity just below the threshold: one field apart of 7 and 8
+        // paths is 7/8.
+        let mut chat2 = chat.to_vec();
+        chat2.push("model");
+        let apart = vec![
+            coll("aichats", chat, None, &fresh(34)),
+            coll("aiintegrations", &chat2, None, &fresh(50)),
+        ];
+        assert!(run(&apart, &Thresholds::default()).is_empty());
+        let mut loose = Thresholds::default();
+        loose.sibling_collections.min_similarity = 7.0 / 8.0;
+        assert_eq!(run(&apart, &loose).len(), 1);
     }
 
     #[test]
@@ -533,8 +583,18 @@ mod tests {
         let t = Thresholds::default();
         // {_id, name, code}: lookup tables share no fields of their own.
         let tables = vec![
-            coll("countries", &["_id", "name", "code", "__v"], None, &fresh(20)),
-            coll("languages", &["_id", "name", "code", "__v"], None, &fresh(20)),
+            coll(
+                "countries",
+                &["_id", "name", "code", "__v"],
+                None,
+                &fresh(20),
+            ),
+            coll(
+                "languages",
+                &["_id", "name", "code", "__v"],
+                None,
+                &fresh(20),
+            ),
         ];
         assert!(run(&tables, &t).is_empty());
         // One more shared field of their own and they would be.
@@ -548,8 +608,12 @@ mod tests {
             ("good_orders", "bad_orders"),
             ("orders_2023", "orders_2024"),
             ("accesstokens", "oauth_accesstokens"),
+            ("bad_orders_backup", "good_orders"),
         ] {
-            let colls = vec![coll(a, ITEM, None, &fresh(8)), coll(b, ITEM, None, &fresh(8))];
+            let colls = vec![
+                coll(a, ITEM, None, &fresh(8)),
+                coll(b, ITEM, None, &fresh(8)),
+            ];
             assert!(run(&colls, &t).is_empty(), "{a} / {b}");
         }
         // Copies: half of one's documents in the other.
@@ -562,12 +626,20 @@ mod tests {
         ];
         assert!(run(&colls, &t).is_empty());
         // A collection of 4 documents.
-        let colls = vec![coll("adventures", ITEM, None, &fresh(4)), coll("events", ITEM, None, &fresh(8))];
+        let colls = vec![
+            coll("adventures", ITEM, None, &fresh(4)),
+            coll("events", ITEM, None, &fresh(8)),
+        ];
         assert!(run(&colls, &t).is_empty());
         // Different shapes.
         let colls = vec![
             coll("adventures", ITEM, None, &fresh(8)),
-            coll("events", &["_id", "title", "startsAt", "venue", "price", "seats"], None, &fresh(8)),
+            coll(
+                "events",
+                &["_id", "title", "startsAt", "venue", "price", "seats"],
+                None,
+                &fresh(8),
+            ),
         ];
         assert!(run(&colls, &t).is_empty());
     }
@@ -575,9 +647,13 @@ mod tests {
     #[test]
     fn ten_of_one_shape_are_too_many_for_siblings() {
         let names = [
-            "apples", "bananas", "cherries", "dates", "figs", "grapes", "kiwis", "lemons", "mangos", "pears",
+            "apples", "bananas", "cherries", "dates", "figs", "grapes", "kiwis", "lemons",
+            "mangos", "pears",
         ];
-        let colls: Vec<Coll> = names.iter().map(|n| coll(n, ITEM, None, &fresh(6))).collect();
+        let colls: Vec<Coll> = names
+            .iter()
+            .map(|n| coll(n, ITEM, None, &fresh(6)))
+            .collect();
         assert!(run(&colls, &Thresholds::default()).is_empty());
         assert_eq!(run(&colls[..9], &Thresholds::default()).len(), 1);
     }
@@ -592,6 +668,10 @@ mod tests {
         assert!(kinds_apart("aichats", "aiintegrations"));
         assert!(!kinds_apart("event", "events"));
         assert!(!kinds_apart("users_v1", "users_v2"));
+        // A group's prefix is not a shared word; a word past it is.
+        assert!(kinds_apart("bad_adventures", "bad_events"));
+        assert!(!kinds_apart("bad_orders_backup", "good_orders"));
+        assert!(!kinds_apart("user_settings", "settings_history"));
         assert!(bookkeeping("created_at") && bookkeeping("updatedAt") && !bookkeeping("name"));
     }
 }

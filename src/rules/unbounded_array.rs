@@ -295,7 +295,8 @@ fn forecast_text(ctx: &CollectionCtx<'_>, g: &Growth, l: &Limits, lang: Lang) ->
         Some(d) => {
             let (en, zh) = crate::fmt::duration_days(d);
             let size = crate::fmt::bytes(ctx.largest_bytes() as f64);
-            let when_en = format!("at this pace the largest document ({size}) passes 16 MiB in {en}");
+            let when_en =
+                format!("at this pace the largest document ({size}) passes 16 MiB in {en}");
             let when_zh = format!("按此速度，最大的文档（{size}）将在{zh}后超过 16 MiB");
             if d > l.warning_days {
                 beyond(&when_en, &when_zh)

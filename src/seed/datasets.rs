@@ -1077,17 +1077,38 @@ fn sibling_collections(n: u8) -> Dataset {
         (
             "adventures",
             "Adventures",
-            &["Gorge trek", "River rafting", "Night climb", "Canyon ride", "Cliff walk", "Cave dive"],
+            &[
+                "Gorge trek",
+                "River rafting",
+                "Night climb",
+                "Canyon ride",
+                "Cliff walk",
+                "Cave dive",
+            ],
         ),
         (
             "attractions",
             "Attractions",
-            &["Old town gate", "Temple of Heaven", "Silk market", "Bell tower", "Lake pagoda", "City wall", "Stone bridge"],
+            &[
+                "Old town gate",
+                "Temple of Heaven",
+                "Silk market",
+                "Bell tower",
+                "Lake pagoda",
+                "City wall",
+                "Stone bridge",
+            ],
         ),
         (
             "events",
             "Events",
-            &["Lantern festival", "Spring fair", "Dragon boat race", "Jazz night", "Harvest market"],
+            &[
+                "Lantern festival",
+                "Spring fair",
+                "Dragon boat race",
+                "Jazz night",
+                "Harvest market",
+            ],
         ),
     ];
     let mut out = Vec::new();
@@ -1123,14 +1144,10 @@ fn sibling_collections(n: u8) -> Dataset {
         }
         out.push(Collection::new(&format!("{prefix}_cities"), cities));
         if variant == 1 {
-            out.push(
-                Collection::new("good_places", places).index(doc! {"city_id": 1, "type": 1}),
-            );
+            out.push(Collection::new("good_places", places).index(doc! {"city_id": 1, "type": 1}));
         } else {
             for ((kind, _, _), docs) in KINDS.iter().zip(per_kind) {
-                out.push(
-                    Collection::new(&format!("bad_{kind}"), docs).index(doc! {"city_id": 1}),
-                );
+                out.push(Collection::new(&format!("bad_{kind}"), docs).index(doc! {"city_id": 1}));
             }
         }
     }
@@ -1150,7 +1167,12 @@ fn sibling_collections(n: u8) -> Dataset {
 /// the power user's 220 dated sign-ins in 30 days show it inside one.
 fn login_history(n: u8) -> Dataset {
     let mut rng = Rng::new(19);
-    let devices = ["iPhone 15 / iOS 18", "Pixel 8 / Android 15", "Firefox 131 / Linux", "Safari 18 / macOS"];
+    let devices = [
+        "iPhone 15 / iOS 18",
+        "Pixel 8 / Android 15",
+        "Firefox 131 / Linux",
+        "Safari 18 / macOS",
+    ];
     let mut out = Vec::new();
     for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
         let mut ids = Ids::new(n, variant);
@@ -1166,10 +1188,17 @@ fn login_history(n: u8) -> Dataset {
             let span = (joined - 2).min(30) * DAY;
             let mut mine = Vec::new();
             for k in 0..count {
-                let at = first + (u64::from(span) * u64::from(k) / u64::from(count)) as u32 + rng.range(0, 600);
-                let token: String = (0..48).map(|_| format!("{:016x}", rng.next_u64())).collect::<Vec<_>>().join(".");
-                mine.push(doc! {"at": date(at), "ip": format!("10.0.{}.{}", u, rng.range(2, 250)),
-                    "device": *rng.pick(&devices), "token": token});
+                let at = first
+                    + (u64::from(span) * u64::from(k) / u64::from(count)) as u32
+                    + rng.range(0, 600);
+                let token: String = (0..48)
+                    .map(|_| format!("{:016x}", rng.next_u64()))
+                    .collect::<Vec<_>>()
+                    .join(".");
+                mine.push(
+                    doc! {"at": date(at), "ip": format!("10.0.{}.{}", u, rng.range(2, 250)),
+                    "device": *rng.pick(&devices), "token": token},
+                );
             }
             let user = doc! {"_id": uid, "name": person(u), "email": email(u, "mail")};
             if variant == 1 {
