@@ -501,7 +501,7 @@ fn doc_pace(
     let order: Vec<f64> = (0..times.len()).map(|i| i as f64).collect();
     let id = extract::top(doc, "_id")
         .and_then(|e| crate::profile::value_of(&e))
-        .map(|b| b.into_relaxed_extjson());
+        .map(bson::Bson::into_relaxed_extjson);
     Some(DocPace {
         elements: times.len(),
         span_days,

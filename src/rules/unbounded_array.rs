@@ -116,9 +116,9 @@ pub fn forecast_severity(days_to_limit: Option<f64>, l: &Limits) -> Severity {
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let l = &t.unbounded_array;
-    let max_len = l.max_length;
-    let max_sub = l.max_subdocument_length;
+    let limits = &t.unbounded_array;
+    let max_len = limits.max_length;
+    let max_sub = limits.max_subdocument_length;
     let mut out = Vec::new();
     for f in ctx.fields() {
         let Some(a) = f.array else { continue };
@@ -127,7 +127,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .find(|c| c.segments.last() == Some(&Seg::Elem))
             .and_then(crate::profile::FieldProfile::main_type);
         let heavy_elems = matches!(elem_type, Some(BsonType::Object | BsonType::String));
-        let growing = ctx.growth_of(&f.path).filter(|g| grows(g, l));
+        let growing = ctx.growth_of(&f.path).filter(|g| grows(g, limits));
         // The longest in the whole collection, where it was measured: a
         // sample almost never holds the one array that grew without bound.
         let whole = ctx
@@ -146,7 +146,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             continue;
         }
         // The forecast's severity, and the length's: the worse decides.
-        let by_forecast = growing.map(|g| forecast_severity(g.days_to_limit, l));
+        let by_forecast = growing.map(|g| forecast_severity(g.days_to_limit, limits));
         let by_length = if too_long {
             Some(Severity::Critical)
         } else if long_heavy {
@@ -186,11 +186,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 json!({
                     "days_to_limit": g.days_to_limit,
                     "severity": by_forecast.map(Severity::name),
-                    "critical_days": l.critical_days,
-                    "warning_days": l.warning_days,
+                    "critical_days": limits.critical_days,
+                    "warning_days": limits.warning_days,
                 }),
             );
-            let forecast = forecast_text(ctx, g, l, lang);
+            let forecast = forecast_text(ctx, g, limits, lang);
             match &g.within {
                 Some(w) => {
                     let (en, zh) = crate::fmt::span_days(w.span_days);
