@@ -98,6 +98,29 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
     if let Remedy::DuplicateCollection { a, b } = remedy {
         return super::family::duplicate(a, b, lang);
     }
+    if let Remedy::Siblings {
+        db,
+        members,
+        kinds,
+        shared,
+        type_field,
+        recorded,
+        reference,
+    } = remedy
+    {
+        return super::family::siblings(
+            db,
+            &super::family::Kinds {
+                members,
+                kinds,
+                type_field,
+                recorded: *recorded,
+            },
+            shared,
+            reference.as_deref(),
+            lang,
+        );
+    }
     let Some(ctx) = ctx else {
         return unavailable(remedy);
     };
@@ -234,6 +257,26 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             db, target, key_field, members, lang,
         )),
         Remedy::DuplicateCollection { a, b } => Some(super::family::duplicate(a, b, lang)),
+        Remedy::Siblings {
+            db,
+            members,
+            kinds,
+            shared,
+            type_field,
+            recorded,
+            reference,
+        } => Some(super::family::siblings(
+            db,
+            &super::family::Kinds {
+                members,
+                kinds,
+                type_field,
+                recorded: *recorded,
+            },
+            shared,
+            reference.as_deref(),
+            lang,
+        )),
     };
     built.unwrap_or_else(|| unavailable(remedy))
 }
@@ -260,7 +303,8 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         | Remedy::UniqueKey { .. } => "index",
         Remedy::Discriminator { .. }
         | Remedy::MergeCollections { .. }
-        | Remedy::ConsolidateFamily { .. } => "polymorphic",
+        | Remedy::ConsolidateFamily { .. }
+        | Remedy::Siblings { .. } => "polymorphic",
         Remedy::DuplicateCollection { .. } => "computed",
         Remedy::RefreshCopies { .. }
         | Remedy::CopiesDisagree { .. }

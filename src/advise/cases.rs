@@ -213,6 +213,26 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
             vec![],
         ),
         (
+            Remedy::Siblings {
+                db: "shop".into(),
+                members: vec!["gifts".into(), "vouchers".into()],
+                kinds: vec!["gift".into(), "voucher".into()],
+                shared: vec!["customer_id".into(), "items".into(), "notes".into()],
+                type_field: "kind".into(),
+                recorded: false,
+                reference: Some("customer_id".into()),
+            },
+            "polymorphic",
+            vec![
+                "\"gifts\"",
+                "\"vouchers\"",
+                "$unionWith",
+                "countDocuments",
+                "\"kind\"",
+            ],
+            vec!["gift", "customer_id", "kind"],
+        ),
+        (
             Remedy::Flatten {
                 path: "deep".into(),
             },
@@ -426,6 +446,51 @@ const WRITES: [&str; 8] = [
     "$merge",
     "insert",
 ];
+
+#[test]
+fn the_siblings_script_only_reports() {
+    for recorded in [false, true] {
+        let s = suggest(
+            None,
+            &Remedy::Siblings {
+                db: "travel".into(),
+                members: vec!["adventures".into(), "events".into()],
+                kinds: vec!["adventure".into(), "event".into()],
+                shared: vec!["name".into(), "cityId".into()],
+                type_field: "category".into(),
+                recorded,
+                reference: Some("cityId".into()),
+            },
+            Lang::En,
+        );
+        assert_eq!(s.pattern, "polymorphic");
+        assert!(
+            s.migration.contains("This script only reads"),
+            "{}",
+            s.migration
+        );
+        assert!(!s.migration.contains("const apply"), "{}", s.migration);
+        for w in WRITES {
+            assert!(!s.migration.contains(w), "{w} in {}", s.migration);
+        }
+        assert!(
+            s.migration.contains("{\"cityId\":1,\"category\":1}"),
+            "{}",
+            s.migration
+        );
+        assert_eq!(
+            s.summary
+                .contains("already record their kind in `category`"),
+            recorded,
+            "{}",
+            s.summary
+        );
+        assert_eq!(
+            s.after.as_ref().map(|a| a["document"]["category"].clone()),
+            Some(serde_json::json!("adventure"))
+        );
+    }
+}
 
 #[test]
 fn number_scripts_follow_what_was_lost() {

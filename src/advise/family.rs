@@ -56,7 +56,7 @@ pub fn consolidate(
         s,
         "// Each copy keeps its _id: two members holding one _id cannot share a collection so."
     );
-    let _ = writeln!(s, "const twice = here.length < 2 ? [] : database.getCollection(here[0][0]).aggregate(\n  [{{ $project: {{ _id: 1 }} }}]\n    .concat(here.slice(1).map(([n]) => ({{ $unionWith: {{ coll: n, pipeline: [{{ $project: {{ _id: 1 }} }}] }} }})))\n    .concat([{{ $group: {{ _id: \"$_id\", n: {{ $sum: 1 }} }} }}, {{ $match: {{ n: {{ $gt: 1 }} }} }}, {{ $limit: 5 }}]),\n  {{ allowDiskUse: true }}).toArray();");
+    let _ = writeln!(s, "const twice = {};", held_twice("here.map(([n]) => n)"));
     let _ = writeln!(s, "if (clash.length > 0) {{");
     let _ = writeln!(s, "  ds.stop(`${{clash.join(\", \")}} already use the field ${{key}}: rename it there first`);");
     let _ = writeln!(s, "}} else if (twice.length > 0) {{");
@@ -111,6 +111,135 @@ pub fn consolidate(
         after: Some(json!({ "collection": target, "document": { "_id": "…", key_field: first_key }, "index": { key_field: 1 } })),
         effect: Map::new(),
         migration: p.finish(&s),
+    }
+}
+
+/// A mongosh expression: up to five `_id`s held by more than one of the
+/// collections of `database` named by the JavaScript array `names`.
+fn held_twice(names: &str) -> String {
+    format!("((names) => names.length < 2 ? [] : database.getCollection(names[0]).aggregate(\n  [{{ $project: {{ _id: 1 }} }}]\n    .concat(names.slice(1).map((n) => ({{ $unionWith: {{ coll: n, pipeline: [{{ $project: {{ _id: 1 }} }}] }} }})))\n    .concat([{{ $group: {{ _id: \"$_id\", n: {{ $sum: 1 }} }} }}, {{ $match: {{ n: {{ $gt: 1 }} }} }}, {{ $limit: 5 }}]),\n  {{ allowDiskUse: true }}).toArray())({names})")
+}
+
+/// Sibling collections and the field that would tell them apart in one.
+pub struct Kinds<'a> {
+    pub members: &'a [String],
+    /// Each member's value of `type_field`.
+    pub kinds: &'a [String],
+    pub type_field: &'a str,
+    /// The members already hold their kind in `type_field`.
+    pub recorded: bool,
+}
+
+/// Sibling collections of `db` (one kind of document kept per type) as
+/// one collection with a type field telling the kinds apart
+/// (`polymorphic`), and one index serving every kind. The script only
+/// reports what a merge would meet: each member's documents, how many
+/// hold every shared field, the values of the type field, and `_id`s held
+/// by two members.
+pub fn siblings(
+    db: &str,
+    k: &Kinds<'_>,
+    shared: &[String],
+    reference: Option<&str>,
+    lang: Lang,
+) -> Suggestion {
+    let (members, type_field, recorded) = (k.members, k.type_field, k.recorded);
+    let names = members.join(", ");
+    // The reference first: one index finds every kind of one parent (the
+    // query only a merge makes possible) and, with the type, one kind.
+    let mut index = Map::new();
+    if let Some(r) = reference {
+        index.insert(r.to_owned(), json!(1));
+    }
+    index.insert(type_field.to_owned(), json!(1));
+    let index = serde_json::Value::Object(index);
+    let mut s = change::read_only(
+        lang,
+        &format!("what merging {names} of {db} into one collection would meet"),
+    );
+    let _ = writeln!(s, "const database = db.getSiblingDB({});", js(db));
+    let pairs: Vec<serde_json::Value> = members
+        .iter()
+        .zip(k.kinds)
+        .map(|(m, v)| json!([m, v]))
+        .collect();
+    let _ = writeln!(
+        s,
+        "// (collection, its kind): one kind of document, one collection per type."
+    );
+    let _ = writeln!(s, "const members = {};", js_value(&json!(pairs)));
+    let _ = writeln!(
+        s,
+        "const shared = {}; // the fields every member holds",
+        js_value(&json!(shared))
+    );
+    let _ = writeln!(
+        s,
+        "const typeField = {}; // the field that tells the kinds apart in one collection",
+        js(type_field)
+    );
+    let _ = writeln!(
+        s,
+        "const here = members.filter(([n]) => database.getCollectionNames().includes(n));"
+    );
+    let _ = writeln!(s, "const whole = shared.length === 0 ? {{}} : {{ $and: shared.map((f) => ({{ [f]: {{ $exists: true }} }})) }};");
+    let _ = writeln!(s, "for (const [n, kind] of here) {{");
+    let _ = writeln!(s, "  const c = database.getCollection(n);");
+    let _ = writeln!(
+        s,
+        "  const types = c.distinct(typeField).slice(0, 5).map((v) => EJSON.stringify(v));"
+    );
+    let _ = writeln!(s, "  print(`${{n}}: ${{c.countDocuments({{}})}} documents, ${{c.countDocuments(whole)}} with every shared field; ${{typeField}} now: ${{types.length === 0 ? \"none\" : types.join(\", \")}}; in one collection: ${{EJSON.stringify(kind)}}`);");
+    let _ = writeln!(s, "}}");
+    let _ = writeln!(
+        s,
+        "// A merge that keeps each _id (references to the documents stay valid) must settle these first."
+    );
+    let _ = writeln!(s, "const twice = {};", held_twice("here.map(([n]) => n)"));
+    let _ = writeln!(s, "if (twice.length > 0) print(`_ids held by more than one of them (e.g. ${{twice.map((x) => EJSON.stringify(x._id)).join(\", \")}}): give those copies new _ids before a merge`);");
+    let _ = writeln!(
+        s,
+        "else print(`no _id is held by two of them: each document can keep its _id in one collection`);"
+    );
+    let _ = writeln!(
+        s,
+        "print(`one collection, each document with ${{typeField}}, needs one index: ${{EJSON.stringify({})}}`);",
+        js_value(&index)
+    );
+    s.push_str(&change::stays_line(
+        lang,
+        &js(lang.pick(
+            "this script only reports; merging is a change of the application's writes, yours to make",
+            "这个脚本只做报告；合并需要修改应用的写入，由你来完成",
+        )),
+    ));
+    let first_kind = k.kinds.first().map_or("", String::as_str);
+    let mut before_doc = Map::new();
+    before_doc.insert("_id".into(), json!("…"));
+    for f in shared.iter().take(3) {
+        before_doc.insert(f.clone(), json!("…"));
+    }
+    let mut after_doc = before_doc.clone();
+    after_doc.insert(type_field.to_owned(), json!(first_kind));
+    let (already_en, already_zh) = if recorded {
+        (
+            format!(" They already record their kind in `{type_field}`: only the collections keep the kinds apart."),
+            format!("它们已经在 `{type_field}` 中记录了自己的种类：把种类分开的只是集合本身。"),
+        )
+    } else {
+        (String::new(), String::new())
+    };
+    let idx = crate::advise::js_value(&index);
+    Suggestion {
+        pattern: "polymorphic",
+        summary: lang.pick(
+            format!("Keep {names} in one collection, each document with `{type_field}` saying which kind it is (the polymorphic pattern), and one index `{idx}` serving every kind where each collection now needs its own.{already_en} The application's write per type becomes one insert with `{type_field}` set; reads of one kind filter on it, and reads across kinds need no union. The script only reports what a merge would meet: each collection's documents, how many hold every shared field, the values of `{type_field}`, and any _id two of them hold; it changes nothing."),
+            format!("把 {names} 放进一个集合，每个文档用 `{type_field}` 说明自己的种类（多态模式），一个索引 `{idx}` 就能服务所有种类，而现在每个集合都要有自己的索引。{already_zh}应用按类型的写入变成一次设置了 `{type_field}` 的插入；读取某一种类时按它过滤，跨种类读取也不再需要合并多个集合。脚本只报告合并会遇到的情况：每个集合的文档数、含有全部共有字段的文档数、`{type_field}` 的取值，以及两个集合共有的 _id；它不做任何修改。"),
+        ),
+        before: Some(json!({ "collections": members, "document": before_doc })),
+        after: Some(json!({ "collection": lang.pick("one collection", "一个集合"), "document": after_doc, "index": index })),
+        effect: Map::new(),
+        migration: s,
     }
 }
 

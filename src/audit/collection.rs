@@ -66,6 +66,8 @@ pub struct Collection {
     pub shape: Vec<u64>,
     /// A bounded sketch of the `_id`s read, for comparing collections.
     pub ids: crate::profile::ids::IdSketch,
+    /// Its top-level fields, for comparing collections.
+    pub top: Vec<crate::rules::context::TopField>,
 }
 
 impl Collection {
@@ -131,6 +133,7 @@ impl Collection {
             notes,
             round_trips: None,
             shape: crate::profile::ids::shape_of(profile.fields.iter().map(|f| f.path.as_str())),
+            top: crate::rules::context::TopField::of(&profile.fields, profile.sampled),
             ids: crate::profile::ids::IdSketch::default(),
             profile,
             shelved: None,
@@ -255,6 +258,7 @@ impl Collection {
             round_trips,
             shape: _,
             ids: _,
+            top: _,
         } = self;
         CollectionReport {
             namespace,

@@ -339,6 +339,7 @@ fn deployment_ctx(collections: &[Collection]) -> DeploymentCtx<'_> {
                 ids: &c.ids,
                 documents: c.documents,
                 complete: c.complete,
+                top: &c.top,
             })
             .collect(),
     }

@@ -107,7 +107,9 @@ pub(crate) async fn read_all<S: Documents>(
                         let r = match read_collection(source, meta, plan.mode, plan.lang, tracker)
                             .await
                         {
-                            Ok(c) => with_extremes(source, c, plan, stop).await.map(grown),
+                            Ok(c) => with_extremes(source, c, plan, stop)
+                                .await
+                                .map(|c| grown(c, plan)),
                             Err(e) => Err(e),
                         };
                         (namespace, r)
@@ -393,11 +395,13 @@ impl Reading {
     }
 }
 
-/// The collection with the cross-section growth of every array path, from
-/// its kept sample: measured where it was read, before its profile waits
-/// on the shelf.
-fn grown(mut c: Collection) -> Collection {
-    let g = growth::cross_section_from(&c.profile, &c.kept, c.largest_bytes());
+/// The collection with the growth of every array path its kept sample
+/// shows (across documents of different ages, or inside one document by
+/// its elements' dates): measured where it was read, before its profile
+/// waits on the shelf.
+fn grown(mut c: Collection, plan: &Plan) -> Collection {
+    let min_corr = plan.thresholds.unbounded_array.min_correlation;
+    let g = growth::measure(&c.profile, &c.kept, c.largest_bytes(), min_corr);
     c.growth.extend(g);
     c
 }
@@ -526,7 +530,7 @@ fn read_side_by_side(
                     }
                     None => Ok(c),
                 })
-                .map(grown);
+                .map(|c| grown(c, plan));
             if tx.send(Sent::Read(i, namespace, Box::new(read))).is_err() {
                 break;
             }

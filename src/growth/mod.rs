@@ -4,6 +4,10 @@
 //! observed bytes per element turn the pace into a date at which the largest
 //! document would pass MongoDB's 16 MiB limit.
 //!
+//! Growth is also read inside one document, where its elements carry the
+//! time they were appended ([`element_dates`]): one user's 117 logins in
+//! eight weeks show a log growing without 30 documents of different ages.
+//!
 //! Pure maths over the kept sample; no I/O.
 
 pub mod snapshot;
@@ -50,10 +54,45 @@ pub struct Growth {
     /// Days between the two snapshots (snapshot method only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub days_observed: Option<f64>,
+    /// The elements of the measured document and the days between its
+    /// first and last element date (element-dates method only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within: Option<Within>,
     /// When both methods measured the path: why this one decides, and the
     /// other measurement with its own strength.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<Box<Decision>>,
+}
+
+/// The method that reads growth off the dates the elements of one
+/// document carry.
+pub const ELEMENT_DATES: &str = "element-dates";
+/// Dated elements, in the array's order and over at least a day, from
+/// which one document shows a pace the catalogue treats as real (the
+/// rule's `min-dated-elements` is the configurable form): arrays whose
+/// elements carry dates but record a bounded process (a few statuses, the
+/// readers of one message, a chat's participants) rarely hold this many.
+pub const MIN_DATED_ELEMENTS: u64 = 20;
+/// Fewer dated elements than this in one document measure nothing.
+const MIN_DATED_MEASURED: usize = 3;
+/// Elements whose dates span less than this were written at once (with
+/// their document, or in one update): a burst, not a pace.
+pub const MIN_SPAN_DAYS: f64 = 1.0;
+/// An element dated earlier than its document's creation by more than
+/// this was not appended to it: it is a copy of a record with its own
+/// history (an embedded user, a quoted message).
+const BIRTH_SLACK_SECS: f64 = 86_400.0;
+
+/// What growth inside one document rests on (`element-dates`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Within {
+    /// Dated elements of the document measured: the one holding the most.
+    pub elements: u64,
+    /// Days from its first element's date to its last one's.
+    pub span_days: f64,
+    /// The `_id` of that document, as relaxed Extended JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<serde_json::Value>,
 }
 
 /// Why one growth measurement was preferred to the other.
@@ -74,6 +113,9 @@ pub enum Reason {
     SnapshotWindowTooShort,
     /// Too few documents were found again to measure anything.
     SnapshotTooFewDocuments,
+    /// The dates one document's elements carry show it growing; the
+    /// cross-section shows no trend (too few documents, or none).
+    ElementDatesSawGrowth,
     /// Neither shows growth; the snapshot, measured over time, is kept.
     NeitherGrows,
 }
@@ -86,6 +128,7 @@ impl Reason {
             Reason::SnapshotSawNoGrowth => "snapshot-saw-no-growth",
             Reason::SnapshotWindowTooShort => "snapshot-window-too-short",
             Reason::SnapshotTooFewDocuments => "snapshot-too-few-documents",
+            Reason::ElementDatesSawGrowth => "element-dates-saw-growth",
             Reason::NeitherGrows => "neither-grows",
         }
     }
@@ -95,6 +138,24 @@ impl Growth {
     /// The measurement in a few words, with its strength: how many
     /// documents, over what window or ages, and how strongly.
     pub fn strength(&self, lang: Lang) -> String {
+        if let Some(w) = &self.within {
+            let (en, zh) = span_days(w.span_days);
+            let clock = self.age_from.as_deref().unwrap_or("");
+            return lang.pick(
+                format!(
+                    "element dates: {} elements of one document over {en} by {clock}, {} elements/day, ρ {:.2} with their order",
+                    w.elements,
+                    signed(self.per_day),
+                    self.correlation
+                ),
+                format!(
+                    "元素日期：一个文档的 {} 个元素，按 {clock} 跨越{zh}，每天 {} 个元素，与顺序的 ρ {:.2}",
+                    w.elements,
+                    signed(self.per_day),
+                    self.correlation
+                ),
+            );
+        }
         match self.days_observed {
             Some(days) => {
                 let (en, zh) = span_days(days);
@@ -157,6 +218,10 @@ impl Growth {
                 format!("too few documents were found again ({MIN_DOCS} needed)"),
                 format!("重新找到的文档太少（至少需要 {MIN_DOCS} 个）"),
             ),
+            Reason::ElementDatesSawGrowth => lang.pick(
+                "the dates of one document's elements show it growing, the cross-section shows no trend".to_owned(),
+                "一个文档内元素的日期显示它在增长，横截面没有趋势".to_owned(),
+            ),
             Reason::NeitherGrows => lang.pick(
                 "neither shows growth".to_owned(),
                 "两者都没有显示增长".to_owned(),
@@ -201,10 +266,15 @@ pub struct Decision {
 }
 
 impl Growth {
-    /// Growth the rule catalogue treats as real: enough documents, a rank
-    /// correlation of at least `min_corr`, and a positive pace.
+    /// Growth the rule catalogue treats as real: enough documents (or,
+    /// inside one document, enough dated elements), a rank correlation of
+    /// at least `min_corr`, and a positive pace.
     pub fn is_significant(&self, min_corr: f64) -> bool {
-        self.n as usize >= MIN_DOCS && self.correlation >= min_corr && self.per_day > 0.0
+        let enough = match &self.within {
+            Some(w) => w.elements >= MIN_DATED_ELEMENTS,
+            None => self.n as usize >= MIN_DOCS,
+        };
+        enough && self.correlation >= min_corr && self.per_day > 0.0
     }
 }
 
@@ -299,9 +369,202 @@ pub fn cross_section_from(
                 AgeSource::DateField(_, p) => p.clone(),
             }),
             days_observed: None,
+            within: None,
             decision: None,
         };
         out.push((f.path.clone(), growth));
+    }
+    out
+}
+
+/// Every growth measurement the kept documents allow, by path: the
+/// cross-section where it shows growth at `min_corr`, else growth inside
+/// one document read off its elements' dates, with the cross-section set
+/// aside in its decision.
+pub fn measure(profile: &Profile, docs: &[Vec<u8>], largest: u64, min_corr: f64) -> ByPath {
+    let mut out: ByPath = cross_section_from(profile, docs, largest)
+        .into_iter()
+        .collect();
+    for (path, within) in element_dates(profile, docs, largest) {
+        let cross = out.remove(&path);
+        let decided = match cross {
+            Some(c) if c.is_significant(min_corr) || !within.is_significant(min_corr) => c,
+            Some(c) => Growth {
+                decision: Some(Box::new(Decision {
+                    reason: Reason::ElementDatesSawGrowth,
+                    expected_elements: 0.0,
+                    other: c,
+                })),
+                ..within
+            },
+            None => within,
+        };
+        out.insert(path, decided);
+    }
+    out
+}
+
+/// Where the elements of an array carry the time they were added: a date
+/// field of theirs (`platforms[].date`), else their own generated
+/// ObjectId `_id` (a sub-document's, as Mongoose adds).
+fn element_clock(profile: &Profile, f: &FieldProfile) -> Option<(Vec<Seg>, String, BsonType)> {
+    let mut elem = f.segments.clone();
+    elem.push(Seg::Elem);
+    let objects = profile
+        .fields
+        .iter()
+        .find(|e| e.segments == elem)?
+        .type_count(BsonType::Object);
+    if objects == 0 {
+        return None;
+    }
+    let inside = |e: &&FieldProfile| {
+        e.segments.len() == elem.len() + 1 && e.segments[..elem.len()] == elem[..]
+    };
+    let most = |e: &FieldProfile, t: BsonType| e.type_count(t) as f64 >= 0.95 * objects as f64;
+    let date = profile
+        .fields
+        .iter()
+        .filter(inside)
+        .filter(|e| most(e, BsonType::Date))
+        .max_by_key(|e| e.type_count(BsonType::Date));
+    let id = || {
+        profile
+            .fields
+            .iter()
+            .filter(inside)
+            .find(|e| e.name == "_id" && most(e, BsonType::ObjectId))
+    };
+    let (e, ty) = match date {
+        Some(e) => (e, BsonType::Date),
+        None => (id()?, BsonType::ObjectId),
+    };
+    Some((e.segments[f.segments.len()..].to_vec(), e.path.clone(), ty))
+}
+
+/// Seconds since the epoch of a date or an ObjectId's time.
+fn seconds(e: &raw::Element<'_>, ty: BsonType) -> Option<f64> {
+    if e.ty != ty {
+        return None;
+    }
+    match ty {
+        BsonType::Date => raw::value::i64(e.value).map(|ms| ms as f64 / 1000.0),
+        _ => raw::value::oid_seconds(e.value).map(f64::from),
+    }
+}
+
+/// One document's dated array, measured.
+struct DocPace {
+    elements: usize,
+    span_days: f64,
+    per_day: f64,
+    order: f64,
+    id: Option<serde_json::Value>,
+}
+
+/// The dated elements of one document's array at `f`, in the array's
+/// order; `None` when fewer than 3 are dated, when their dates span less
+/// than a day (written at once), or when one predates the document itself
+/// by more than a day (a copy of an older record, not an append).
+fn doc_pace(
+    doc: &[u8],
+    f: &FieldProfile,
+    clock: &[Seg],
+    ty: BsonType,
+    born: Option<f64>,
+) -> Option<DocPace> {
+    let arr = extract::values(doc, &f.segments)
+        .into_iter()
+        .find(|e| e.ty == BsonType::Array)?;
+    let mut times = Vec::new();
+    for item in raw::elements(arr.value).ok()?.flatten() {
+        if item.ty != BsonType::Object {
+            continue;
+        }
+        let at = extract::values(item.value, &clock[1..]);
+        if let Some(t) = at.first().and_then(|e| seconds(e, ty)) {
+            times.push(t);
+        }
+    }
+    if times.len() < MIN_DATED_MEASURED {
+        return None;
+    }
+    let first = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let last = times.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if born.is_some_and(|b| first < b - BIRTH_SLACK_SECS) {
+        return None;
+    }
+    let span_days = (last - first) / 86_400.0;
+    if span_days < MIN_SPAN_DAYS {
+        return None;
+    }
+    let order: Vec<f64> = (0..times.len()).map(|i| i as f64).collect();
+    let id = extract::top(doc, "_id")
+        .and_then(|e| crate::profile::value_of(&e))
+        .map(bson::Bson::into_relaxed_extjson);
+    Some(DocPace {
+        elements: times.len(),
+        span_days,
+        per_day: (times.len() - 1) as f64 / span_days,
+        order: spearman(&order, &times),
+        id,
+    })
+}
+
+/// Growth inside single documents, by array path: where the elements of
+/// an array of sub-documents carry the time they were added (a date field
+/// of theirs, or their own ObjectId `_id`), each kept document's elements
+/// per day over the span of their dates. The document holding the most
+/// dated elements is the one measured (the longest log is the strongest
+/// evidence, and the document at risk); `correlation` is the rank
+/// correlation of its elements' dates with their order in the array
+/// (appends come in order), `n` the documents whose dated elements could
+/// be measured. Elements dated before their document was created are
+/// copies of older records, not appends: such documents are not measured.
+pub fn element_dates(profile: &Profile, docs: &[Vec<u8>], largest: u64) -> Vec<(String, Growth)> {
+    let largest = largest.max(profile.doc_sizes.max()) as f64;
+    let births = age_source(profile).map(|src| Births::of(docs, &src));
+    let mut out = Vec::new();
+    for f in profile.fields.iter().filter(|f| grows(f)) {
+        let Some((clock, clock_path, ty)) = element_clock(profile, f) else {
+            continue;
+        };
+        let mut measured = 0u64;
+        let mut best: Option<DocPace> = None;
+        for (i, doc) in docs.iter().enumerate() {
+            let born = births.as_ref().and_then(|b| b.births[i]);
+            let Some(p) = doc_pace(doc, f, &clock, ty, born) else {
+                continue;
+            };
+            measured += 1;
+            let better = best
+                .as_ref()
+                .is_none_or(|b| (p.elements, p.per_day) > (b.elements, b.per_day));
+            if better {
+                best = Some(p);
+            }
+        }
+        let Some(b) = best else { continue };
+        let bpe = bytes_per_element(profile, f);
+        out.push((
+            f.path.clone(),
+            Growth {
+                method: ELEMENT_DATES.into(),
+                correlation: round(b.order, 3),
+                per_day: round(b.per_day, 4),
+                days_to_limit: days_to_limit(largest, b.per_day, bpe),
+                n: measured,
+                bytes_per_element: round(bpe, 1),
+                age_from: Some(clock_path),
+                days_observed: None,
+                within: Some(Within {
+                    elements: b.elements as u64,
+                    span_days: round(b.span_days, 1),
+                    document: b.id,
+                }),
+                decision: None,
+            },
+        ));
     }
     out
 }
@@ -365,8 +628,15 @@ pub fn decide(cross: Option<Growth>, snap: Option<Growth>, min_corr: f64) -> Opt
     let days = snap.days_observed.unwrap_or(0.0);
     let cross_grows = cross.is_significant(min_corr);
     let snap_grew = snap.per_day > 0.0 && snap.correlation > 0.0;
+    // A pace read inside one document is that document's, not every
+    // re-read one's.
+    let documents = if cross.within.is_some() {
+        1.0
+    } else {
+        snap.n as f64
+    };
     let expected = if cross_grows {
-        cross.per_day * days * snap.n as f64
+        cross.per_day * days * documents
     } else {
         0.0
     };
@@ -563,6 +833,7 @@ mod tests {
             bytes_per_element: 10.0,
             age_from: None,
             days_observed: days,
+            within: None,
             decision: None,
         }
     }
@@ -662,6 +933,126 @@ mod tests {
         let only = decide(cross(0.9, 3.0, 800), None, 0.5).expect("one");
         assert!(only.decision.is_none() && only.decision_text(Lang::En).is_none());
         assert!(decide(None, None, 0.5).is_none());
+    }
+
+    /// An ObjectId created at `secs`, numbered `n`.
+    fn oid(secs: u32, n: u32) -> bson::oid::ObjectId {
+        let mut b = [0u8; 12];
+        b[..4].copy_from_slice(&secs.to_be_bytes());
+        b[8..].copy_from_slice(&n.to_be_bytes());
+        bson::oid::ObjectId::from_bytes(b)
+    }
+
+    const T0: u32 = 1_700_000_000;
+    const DAY: u32 = 86_400;
+
+    /// Forty users created together, 10 days before `T0`: the first with
+    /// `many` logins dated by `at` (the date of login `k` of `n`, seconds;
+    /// `None` leaves it undated), each other with 3 over 10 days.
+    fn users(many: u32, at: &dyn Fn(u32, u32) -> Option<u32>) -> (Profile, Vec<Vec<u8>>) {
+        let docs: Vec<Vec<u8>> = (0..40u32)
+            .map(|u| {
+                let n = if u == 0 { many } else { 3 };
+                let logins: Vec<bson::Document> = (0..n)
+                    .map(|k| {
+                        let t = if u == 0 { at(k, n) } else { Some(T0 + k * 5 * DAY) };
+                        match t {
+                            Some(t) => bson::doc! {"at": bson::DateTime::from_millis(i64::from(t) * 1000), "ip": "10.0.0.1"},
+                            None => bson::doc! {"ip": "10.0.0.1"},
+                        }
+                    })
+                    .collect();
+                bson::serialize_to_vec(&bson::doc! {"_id": oid(T0 - 10 * DAY, u), "logins": logins})
+                    .expect("bson")
+            })
+            .collect();
+        let mut p = crate::profile::Profiler::default();
+        for d in &docs {
+            p.add(d).expect("valid");
+        }
+        (p.finish(), docs)
+    }
+
+    #[test]
+    fn growth_inside_one_document_from_its_elements_dates() {
+        // 120 logins over 60 days, in order.
+        let (p, docs) = users(120, &|k, n| Some(T0 + k * 60 * DAY / (n - 1)));
+        let by_path = measure(&p, &docs, p.doc_sizes.max(), 0.5);
+        let g = &by_path["logins"];
+        assert_eq!(g.method, ELEMENT_DATES);
+        assert_eq!(g.age_from.as_deref(), Some("logins[].at"));
+        let w = g.within.as_ref().expect("within");
+        assert_eq!((w.elements, w.span_days), (120, 60.0));
+        assert!((g.per_day - 119.0 / 60.0).abs() < 1e-3, "{g:?}");
+        assert!(g.correlation > 0.99, "{g:?}");
+        assert_eq!(g.n, 40, "every user's dated logins were measured");
+        assert!(g.is_significant(0.5));
+        assert!(g.days_to_limit.is_some_and(|d| d > 0.0));
+        // Users created together show no growth across documents: the
+        // cross-section is kept aside.
+        let d = g.decision.as_deref().expect("the cross-section set aside");
+        assert_eq!(d.reason, Reason::ElementDatesSawGrowth);
+        assert_eq!(d.other.method, "age-correlation");
+        assert!(g
+            .strength(Lang::En)
+            .contains("120 elements of one document"));
+        assert!(g.decision_text(Lang::Zh).is_some());
+        // 19 dated elements are measured, but are not growth to rely on:
+        // the cross-section stays.
+        let (p, docs) = users(19, &|k, n| Some(T0 + k * 60 * DAY / (n - 1)));
+        let within = element_dates(&p, &docs, p.doc_sizes.max());
+        assert_eq!(within[0].1.within.as_ref().map(|w| w.elements), Some(19));
+        assert!(!within[0].1.is_significant(0.5));
+        let g = &measure(&p, &docs, p.doc_sizes.max(), 0.5)["logins"];
+        assert_eq!(g.method, "age-correlation");
+    }
+
+    #[test]
+    fn elements_that_are_not_appends_show_no_growth_inside() {
+        let measured = |at: &dyn Fn(u32, u32) -> Option<u32>| {
+            let (p, docs) = users(120, at);
+            element_dates(&p, &docs, p.doc_sizes.max())
+                .into_iter()
+                .find(|(path, _)| path == "logins")
+                .map(|(_, g)| g)
+        };
+        // Dates against the array's order: a copy sorted otherwise.
+        let g = measured(&|k, n| Some(T0 + (n - 1 - k) * 60 * DAY / (n - 1))).expect("measured");
+        assert!(g.correlation < -0.99 && !g.is_significant(0.5), "{g:?}");
+        // Written at once: 120 elements within an hour.
+        let g = measured(&|k, _| Some(T0 + k * 30)).expect("the others are measured");
+        assert_eq!(g.within.map(|w| w.elements), Some(3), "the burst is not");
+        // Dated a year before their document was created: embedded copies
+        // of older records.
+        let g =
+            measured(&|k, n| Some(T0 - 365 * DAY + k * 60 * DAY / (n - 1))).expect("the others");
+        assert_eq!(g.within.map(|w| w.elements), Some(3));
+        // Most elements undated: no clock.
+        let (p, docs) = users(400, &|k, _| (k % 3 == 0).then_some(T0 + k * DAY));
+        let found = element_dates(&p, &docs, p.doc_sizes.max());
+        assert!(found.iter().all(|(path, _)| path != "logins"), "{found:?}");
+    }
+
+    #[test]
+    fn an_elements_own_object_id_is_its_clock() {
+        let docs: Vec<Vec<u8>> = (0..3u32)
+            .map(|u| {
+                let items: Vec<bson::Document> = (0..30u32)
+                    .map(|k| bson::doc! {"_id": oid(T0 + k * DAY, k), "text": "hi"})
+                    .collect();
+                bson::serialize_to_vec(&bson::doc! {"_id": oid(T0, 1000 + u), "items": items})
+                    .expect("bson")
+            })
+            .collect();
+        let mut p = crate::profile::Profiler::default();
+        for d in &docs {
+            p.add(d).expect("valid");
+        }
+        let p = p.finish();
+        let g = &measure(&p, &docs, p.doc_sizes.max(), 0.5)["items"];
+        assert_eq!(g.age_from.as_deref(), Some("items[]._id"));
+        assert_eq!(g.within.as_ref().map(|w| w.elements), Some(30));
+        assert!((g.per_day - 1.0).abs() < 1e-9, "{g:?}");
     }
 
     #[test]

@@ -151,6 +151,7 @@ pub fn compare(
                 n: deltas.len() as u64,
                 bytes_per_element: (bpe * 10.0).round() / 10.0,
                 age_from: None,
+                within: None,
                 days_observed: Some((days * 100.0).round() / 100.0),
                 decision: None,
             },

@@ -461,6 +461,121 @@ fn unbounded_array_at_max_length() {
     }
 }
 
+/// An ObjectId created `days` days before 1.7e9 s, numbered `n`.
+fn aged(days: u32, n: u32) -> ObjectId {
+    let mut b = [0u8; 12];
+    b[..4].copy_from_slice(&(1_700_000_000 - days * 86_400).to_be_bytes());
+    b[8..].copy_from_slice(&n.to_be_bytes());
+    ObjectId::from_bytes(b)
+}
+
+#[test]
+fn unbounded_array_severity_follows_its_forecast() {
+    // 40 posts, post `i` `i` days old with `2 i` comments: growth across
+    // documents, a forecast of centuries.
+    let docs: Vec<Document> = (0..40u32)
+        .map(|i| doc! {"_id": aged(i, i), "comments": (0..2 * i).map(|c| doc! {"by": format!("u{}", c % 9), "text": "nice"}).collect::<Vec<_>>()})
+        .collect();
+    let r = report("posts", &docs, 40);
+    let days = r.growth["comments"].days_to_limit.expect("a forecast");
+    assert!(days > 3650.0, "{days}");
+    // (critical-days, warning-days) → severity.
+    for (critical, warning, want) in [
+        (days, days, Severity::Critical),
+        (days - 1.0, days, Severity::Warning),
+        (days - 1.0, days - 1.0, Severity::Info),
+    ] {
+        let mut t = Thresholds::default();
+        t.unbounded_array.critical_days = critical;
+        t.unbounded_array.warning_days = warning;
+        let found = check_with(&r, &t);
+        let f = found
+            .iter()
+            .find(|f| f.rule == "unbounded-array")
+            .expect("fires");
+        assert_eq!(
+            f.severity, want,
+            "critical-days {critical}, warning-days {warning}"
+        );
+        assert_eq!(f.evidence["forecast_severity"]["severity"], want.name());
+        assert_eq!(
+            f.message.contains("the limit is no concern"),
+            want == Severity::Info,
+            "{}",
+            f.message
+        );
+    }
+    // At the defaults: centuries away, info.
+    let found = check_with(&r, &Thresholds::default());
+    assert_eq!(severity_of(&found, "unbounded-array"), Some(Severity::Info));
+    // A length over the sub-document threshold keeps its warning whatever
+    // the forecast.
+    let mut t = Thresholds::default();
+    t.unbounded_array.max_subdocument_length = 70.0;
+    assert_eq!(
+        severity_of(&check_with(&r, &t), "unbounded-array"),
+        Some(Severity::Warning)
+    );
+}
+
+#[test]
+fn unbounded_array_sees_growth_inside_one_document() {
+    // Twelve users (too few for a cross-section); the first signs in 150
+    // times over 50 days, each sign-in with an 800-byte token.
+    let token = "t".repeat(800);
+    let docs: Vec<Document> = (0..12u32)
+        .map(|u| {
+            let n = if u == 0 { 150 } else { 4 };
+            let logins: Vec<Document> = (0..n)
+                .map(|k| {
+                    let at = 1_700_000_000 - 55 * 86_400 + i64::from(k * 50 * 86_400 / n);
+                    doc! {"at": bson::DateTime::from_millis(at * 1000), "token": &token}
+                })
+                .collect();
+            doc! {"_id": aged(60, u), "name": format!("user {u}"), "logins": logins}
+        })
+        .collect();
+    let r = report("users", &docs, 12);
+    let found = check_with(&r, &Thresholds::default());
+    let f = found
+        .iter()
+        .find(|f| f.rule == "unbounded-array")
+        .expect("growth inside one document");
+    assert_eq!(f.evidence["growth"]["method"], "element-dates");
+    assert_eq!(f.evidence["growth"]["within"]["elements"], 150);
+    assert_eq!(
+        f.evidence["threshold"]["name"],
+        "unbounded-array.min-dated-elements"
+    );
+    assert!(
+        f.message.contains("grows inside its documents"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("by logins[].at"), "{}", f.message);
+    // ~2.98 elements of ~820 bytes a day: 16 MiB in about 19 years.
+    assert_eq!(f.severity, Severity::Info, "{}", f.message);
+    assert!(
+        matches!(&f.remedy, Remedy::ParentReference { array } if array == "logins"),
+        "{:?}",
+        f.remedy
+    );
+    let mut t = Thresholds::default();
+    t.unbounded_array.min_dated_elements = 151.0;
+    assert_eq!(severity_of(&check_with(&r, &t), "unbounded-array"), None);
+    // The Chinese message says the same.
+    let zh = super::unbounded_array::check(
+        &super::testing::ctx(&r, &[]),
+        &Thresholds::default(),
+        Lang::Zh,
+    );
+    assert!(
+        zh[0].message.contains("在单个文档内增长"),
+        "{}",
+        zh[0].message
+    );
+}
+
 /// Small events, one per document: `series` sensors, `per` readings each.
 fn readings(series: i32, per: i32) -> Vec<Document> {
     (0..series * per)

@@ -160,31 +160,42 @@ fn push_without_slice_is_critical_on_a_growing_array_from_min_documents() {
     let g = r.growth.get("comments").expect("growth measured");
     assert_eq!(g.n, 40);
     assert!(g.correlation > 0.99 && g.per_day > 0.0, "{g:?}");
-    // (min-documents, min-correlation) → severity (39 comments at most,
-    // under the critical length).
-    for (min_docs, min_corr, want) in [
-        (40.0, 0.5, Severity::Critical),
-        (41.0, 0.5, Severity::Warning),
-        (40.0, g.correlation, Severity::Critical),
-        (40.0, g.correlation + 0.001, Severity::Warning),
+    let days = g.days_to_limit.expect("a forecast");
+    // (min-documents, min-correlation, critical-days) → severity (39
+    // comments at most, under the critical length).
+    for (min_docs, min_corr, critical_days, want) in [
+        (40.0, 0.5, days, Severity::Critical),
+        (41.0, 0.5, days, Severity::Warning),
+        (40.0, g.correlation, days, Severity::Critical),
+        (40.0, g.correlation + 0.001, days, Severity::Warning),
+        // Growth whose forecast is further off than the horizon keeps the
+        // warning: one comment a day takes centuries to fill 16 MiB.
+        (40.0, 0.5, days - 1.0, Severity::Warning),
     ] {
         let mut t = Thresholds::default();
         t.push_without_slice.min_documents = min_docs;
         t.push_without_slice.min_correlation = min_corr;
+        t.push_without_slice.critical_days = critical_days;
         let found = check(&r, &t, &pushes(1, false), &[], Vec::new());
         let f = only(&found, "push-without-slice");
         assert_eq!(
             f.first().map(|f| f.severity),
             Some(want),
-            "min-documents {min_docs}, min-correlation {min_corr}"
+            "min-documents {min_docs}, min-correlation {min_corr}, critical-days {critical_days}"
         );
+        let growing = min_docs <= 40.0 && min_corr <= g.correlation;
         if want == Severity::Critical {
-            assert_eq!(crossed(f[0]), "push-without-slice.min-correlation");
+            assert_eq!(crossed(f[0]), "push-without-slice.critical-days");
+        }
+        if growing {
             assert!(f[0].evidence["growth"]["per_day"].as_f64() > Some(0.0));
+            assert!(f[0].message.contains("16 MiB in"), "{}", f[0].message);
         } else {
             assert!(f[0].evidence["growth"].is_null(), "{:?}", f[0].evidence);
         }
     }
+    // At the defaults, that forecast (centuries) is no emergency.
+    assert!(days > Thresholds::default().push_without_slice.critical_days);
 }
 
 fn authors() -> Collection {

@@ -382,6 +382,7 @@ mod tests {
                 ids: &ids,
                 documents: Some(10),
                 complete: true,
+                top: &[],
             })
             .collect();
         let ctx = DeploymentCtx {

@@ -161,6 +161,7 @@ thresholds! {
     "id-led-index" => id_led_index: super::id_led_index::Limits,
     "collection-per-tenant" => collection_per_tenant: super::collection_per_tenant::Limits,
     "duplicate-collection" => duplicate_collection: super::duplicate_collection::Limits,
+    "sibling-collections" => sibling_collections: super::sibling_collections::Limits,
     "index-esr" => index_esr: super::index_esr::Limits,
     "unindexed-query" => unindexed_query: super::unindexed_query::Limits,
     "lookup-on-hot-path" => lookup_on_hot_path: super::lookup_on_hot_path::Limits,

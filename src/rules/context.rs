@@ -273,6 +273,49 @@ pub struct CollectionSummary<'a> {
     pub documents: Option<u64>,
     /// Every document was read.
     pub complete: bool,
+    /// Its top-level fields, by name, in the profile's order.
+    pub top: &'a [TopField],
+}
+
+/// A top-level field as the rules that compare collections see it: its
+/// name, its most common type, and its one value where every document
+/// read holds the same string there (a collection's own label: `category:
+/// "Events"` in every document of `events`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopField {
+    pub name: String,
+    pub main_type: Option<crate::profile::raw::BsonType>,
+    pub constant: Option<String>,
+}
+
+impl TopField {
+    /// The top-level fields of a profile of `sampled` documents.
+    pub fn of(fields: &[FieldProfile], sampled: u64) -> Vec<TopField> {
+        use crate::profile::raw::BsonType;
+        fields
+            .iter()
+            .filter(|f| f.depth == 0)
+            .map(|f| {
+                let one = f.count == sampled
+                    && sampled > 0
+                    && f.types.len() == 1
+                    && f.main_type() == Some(BsonType::String)
+                    && f.distinct.is_some_and(|d| d.exact && d.estimate == 1);
+                TopField {
+                    name: f.name.clone(),
+                    main_type: f.main_type(),
+                    constant: one
+                        .then(|| {
+                            f.examples
+                                .first()
+                                .and_then(|v| v.as_str())
+                                .map(str::to_owned)
+                        })
+                        .flatten(),
+                }
+            })
+            .collect()
+    }
 }
 
 /// Adds to the profile's fields what the collection knows of them: each

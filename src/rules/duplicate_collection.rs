@@ -328,6 +328,7 @@ mod tests {
             ids,
             documents: Some(documents),
             complete,
+            top: &[],
         }
     }
 

@@ -31,9 +31,8 @@ pub fn report(name: &str, sampled: &[Document], documents: u64) -> Collection {
         skipped: 0,
     };
     let mut r = Collection::new(meta, &outcome, kept);
-    r.growth = crate::growth::cross_section(&r.profile, &r.kept)
-        .into_iter()
-        .collect();
+    let largest = r.profile.doc_size.max;
+    r.growth = crate::growth::measure(&r.profile, &r.kept, largest, 0.5);
     r
 }
 

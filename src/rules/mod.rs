@@ -34,6 +34,15 @@
 //!   index leads with, and `lookup-on-hot-path` a join of many documents
 //!   by a reference that is indexed (the fix each suggests, made after the
 //!   log was written).
+//! - `unbounded-array`'s severity follows its forecast: critical within a
+//!   year (as rules.md), a warning within ten years (`warning-days`), info
+//!   beyond — rules.md's "else warning" would rate an array passing 16 MiB
+//!   in 5,480 years as one. Growth is also read inside one document
+//!   (`element-dates`), from 20 dated elements (`min-dated-elements`), where
+//!   too few documents exist for the cross-section's 30.
+//! - `push-without-slice` is critical with measured growth only when that
+//!   growth passes 16 MiB within `critical-days` (a year); further off, the
+//!   unbounded `$push` keeps its warning.
 //! - Growth forecasts (`days_to_limit`, `document-near-limit`,
 //!   `unbounded-array`) start from the largest document, not the p99 one
 //!   the contract names: the largest is the document at risk, and a
@@ -70,6 +79,7 @@ pub mod polymorphic_without_discriminator;
 pub mod push_without_slice;
 pub mod redundant_index;
 pub mod reference_type_mismatch;
+pub mod sibling_collections;
 pub mod string_dates;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -1,7 +1,12 @@
 //! `push-without-slice`: an update `$push`es onto an array without
 //! `$slice`, so nothing bounds the array (seed 000: keep the last 1000 with
 //! `$push` + `$slice`; 001). Corroborated by the path's measured growth
-//! and length in the sample.
+//! and length in the sample: critical when the array also grows so that
+//! the largest document passes 16 MiB within `critical-days`, or is over
+//! `critical-length` elements. Growth whose forecast is further off keeps
+//! the warning the unbounded `$push` earns by itself (as `unbounded-array`
+//! calibrates its own severity: a limit reached only in years is no
+//! emergency).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -26,6 +31,8 @@ pub struct Limits {
     pub min_documents: f64,
     /// most elements a suggested `$slice` keeps
     pub keep: f64,
+    /// forecast (days to 16 MiB) within which measured growth makes the finding critical
+    pub critical_days: f64,
 }
 
 impl Default for Limits {
@@ -35,6 +42,7 @@ impl Default for Limits {
             min_correlation: 0.5,
             min_documents: 30.0,
             keep: 1000.0,
+            critical_days: 365.0,
         }
     }
 }
@@ -51,6 +59,10 @@ pub const THRESHOLDS: &[(&str, &str)] = &[
     ),
     ("min-documents", "documents needed to judge growth"),
     ("keep", "most elements a suggested `$slice` keeps"),
+    (
+        "critical-days",
+        "forecast (days to 16 MiB) within which measured growth makes the finding critical",
+    ),
 ];
 
 /// The array paths an update shape `$push`es onto without `$slice`.
@@ -81,12 +93,17 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             let field = ctx.field(&path);
             let len = field.and_then(|f| f.array);
             let growth = field.and_then(|f| ctx.growth_of(&f.path)).filter(|g| {
-                g.n as f64 >= l.min_documents
-                    && g.correlation >= l.min_correlation
-                    && g.per_day > 0.0
+                let enough = match &g.within {
+                    Some(w) => w.elements as f64 >= t.unbounded_array.min_dated_elements,
+                    None => g.n as f64 >= l.min_documents,
+                };
+                enough && g.correlation >= l.min_correlation && g.per_day > 0.0
             });
             let long = len.is_some_and(|a| a.max as f64 > l.critical_length);
-            let severity = if growth.is_some() || long {
+            let soon = growth
+                .and_then(|g| g.days_to_limit)
+                .is_some_and(|d| d <= l.critical_days);
+            let severity = if soon || long {
                 Severity::Critical
             } else {
                 Severity::Warning
@@ -109,16 +126,33 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 ));
             }
             if let Some(g) = growth {
-                measured.push(lang.pick(
-                    format!(
-                        "growing with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents)",
-                        g.per_day, g.correlation, g.n
+                let when = g.days_to_limit.map(|d| {
+                    let (en, zh) = crate::fmt::duration_days(d);
+                    (format!("; 16 MiB in {en}"), format!("；{zh}后达到 16 MiB"))
+                });
+                let (when_en, when_zh) = when.unwrap_or_default();
+                measured.push(match &g.within {
+                    Some(w) => lang.pick(
+                        format!(
+                            "growing inside one document (+{:.2} elements/day over its {} dated elements{when_en})",
+                            g.per_day, w.elements
+                        ),
+                        format!(
+                            "在单个文档内增长（{} 个带日期的元素，每天 +{:.2} 个{when_zh}）",
+                            w.elements, g.per_day
+                        ),
                     ),
-                    format!(
-                        "随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}）",
-                        g.per_day, g.n, g.correlation
+                    None => lang.pick(
+                        format!(
+                            "growing with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents{when_en})",
+                            g.per_day, g.correlation, g.n
+                        ),
+                        format!(
+                            "随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}{when_zh}）",
+                            g.per_day, g.n, g.correlation
+                        ),
                     ),
-                ));
+                });
             }
             let measured = if measured.is_empty() {
                 String::new()
@@ -145,10 +179,12 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     shapes::cost(s, w.total_ms, lang),
                 ),
             );
-            let threshold = if growth.is_some() {
-                crossed(t, RULE, "min-correlation")
+            let threshold = if soon {
+                crossed(t, RULE, "critical-days")
             } else if long {
                 crossed(t, RULE, "critical-length")
+            } else if growth.is_some() {
+                crossed(t, RULE, "min-correlation")
             } else {
                 json!({"name": "push-without-slice", "value": "a $push without $slice", "profile": t.profile_name()})
             };

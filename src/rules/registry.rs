@@ -11,8 +11,9 @@ use super::{
     id_led_index, index_esr, large_reference_array, long_field_names, lookup_on_hot_path,
     lossy_numbers, missing_reference_index, mixed_types, non_unique_reference_key,
     polymorphic_without_discriminator, push_without_slice, redundant_index,
-    reference_type_mismatch, string_dates, time_series_per_event, too_many_collections,
-    too_many_fields, too_many_indexes, two_way_out_of_sync, unbounded_array, unindexed_query,
+    reference_type_mismatch, sibling_collections, string_dates, time_series_per_event,
+    too_many_collections, too_many_fields, too_many_indexes, two_way_out_of_sync, unbounded_array,
+    unindexed_query,
     unused_index, write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
@@ -69,7 +70,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 32] = [
+pub const REGISTRY: [RuleInfo; 33] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -344,6 +345,17 @@ pub const REGISTRY: [RuleInfo; 32] = [
         source: "MongoDB docs (views); storage and index costs per collection",
         thresholds: duplicate_collection::THRESHOLDS,
         check: Check::Deployment(duplicate_collection::check),
+    },
+    RuleInfo {
+        id: "sibling-collections",
+        title: "A few collections of one shape, one per type",
+        explanation: (
+            "Collections that hold the same shape under the names of its types (adventures, attractions, events — usually written by one switch on the type) or as twins (chat logs in two collections) keep one kind of document in several places: each needs its own indexes, a query across the kinds is one query per collection merged by the application, and every change of the shape must be made in each. The seeds keep one kind of document in one collection and tell the kinds apart by a field (the polymorphic pattern): one collection with a type field, and one index — the type, then the field the queries filter on — serves every kind. A few collections cost little by themselves; this is advice for the next change of the schema, not an emergency.",
+            "以类型名命名、结构相同的几个集合（adventures、attractions、events——通常由同一个按类型的 switch 写入），或保存同一类文档的一对孪生集合，把同一类文档放在了好几个地方：每个集合都要有自己的索引，跨类型查询要对每个集合各查一次再由应用合并，结构的每次改动也要在每个集合里重复一遍。种子材料主张同一类文档放在同一个集合中，用字段区分种类（多态模式）：一个带类型字段的集合，加一个索引——先是类型，再是查询过滤的字段——就能服务所有种类。几个集合本身代价不大；这是给下一次结构调整的建议，而不是紧急问题。",
+        ),
+        source: "seeds/002 (one collection per kind of document, polymorphic schemas), seeds/003 (polymorphic pattern)",
+        thresholds: sibling_collections::THRESHOLDS,
+        check: Check::Deployment(sibling_collections::check),
     },
     RuleInfo {
         id: "index-esr",

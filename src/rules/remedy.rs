@@ -129,6 +129,22 @@ pub enum Remedy {
         key_field: String,
         members: Vec<(String, String)>,
     },
+    /// Collections of database `db` holding one kind of document under the
+    /// names of its types: one collection with `type_field` telling them
+    /// apart (`polymorphic`). `shared` are the top-level fields all hold;
+    /// `recorded`: each member already holds its type in `type_field`;
+    /// `kinds`: each member's value of it (the one recorded, else the
+    /// member's name in the singular); `reference`: a shared reference
+    /// field, the one index's first key.
+    Siblings {
+        db: String,
+        members: Vec<String>,
+        kinds: Vec<String>,
+        shared: Vec<String>,
+        type_field: String,
+        recorded: bool,
+        reference: Option<String>,
+    },
     /// Two collections holding the same documents: count what they share,
     /// then drop one or make it a view (`a` and `b` are `db.coll`).
     DuplicateCollection { a: String, b: String },

@@ -1,6 +1,21 @@
 //! `unbounded-array`: arrays that grow with the document's age, or are
 //! already too long to stay embedded (seed 000, rule 3: "数组不应该无限制增长";
 //! 001: when to reference; Atlas > 10,000; Compass ≥ 250).
+//!
+//! Growth is measured across documents of different ages (30 or more), or
+//! inside one document whose elements carry the time they were appended
+//! (`element-dates`: one user's 117 logins in eight weeks).
+//!
+//! Severity follows the forecast: critical when the largest document
+//! passes 16 MiB within `critical-days` (a year); a warning within
+//! `warning-days` (ten years); beyond, info. Ten years is the horizon an
+//! engineer plans a schema for: data models are reworked, applications
+//! rewritten and hardware renewed well within it, and a straight line
+//! drawn from weeks or months of data says nothing reliable about the
+//! decades after it. An array that reaches the limit only then still costs
+//! every read and write that carries it — reported, as info. Lengths keep
+//! their own severity (critical ≥ `max-length`, a warning ≥
+//! `max-subdocument-length`): they are a cost paid now, not a forecast.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -8,6 +23,7 @@ use serde_json::json;
 use super::context::SCOPE_COLLECTION;
 use super::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
+use crate::growth::Growth;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 use crate::profile::Seg;
@@ -28,6 +44,10 @@ pub struct Limits {
     pub max_subdocument_length: f64,
     /// forecast (days to 16 MiB) that makes growth critical
     pub critical_days: f64,
+    /// forecast (days to 16 MiB) within which growth is a warning; beyond, info
+    pub warning_days: f64,
+    /// dated elements in one document, in the array's order, that show growth inside it
+    pub min_dated_elements: f64,
 }
 
 impl Default for Limits {
@@ -38,6 +58,8 @@ impl Default for Limits {
             max_length: 10_000.0,
             max_subdocument_length: 250.0,
             critical_days: 365.0,
+            warning_days: 3650.0,
+            min_dated_elements: crate::growth::MIN_DATED_ELEMENTS as f64,
         }
     }
 }
@@ -61,14 +83,42 @@ pub const THRESHOLDS: &[(&str, &str)] = &[
         "critical-days",
         "forecast (days to 16 MiB) that makes growth critical",
     ),
+    (
+        "warning-days",
+        "forecast (days to 16 MiB) within which growth is a warning; beyond, info",
+    ),
+    (
+        "min-dated-elements",
+        "dated elements in one document, in the array's order, that show growth inside it",
+    ),
 ];
 
+/// Whether a growth measurement is growth at these thresholds: enough
+/// documents of different ages, or (inside one document) enough dated
+/// elements; a rank correlation of at least `min-correlation`; a positive
+/// pace.
+pub fn grows(g: &Growth, l: &Limits) -> bool {
+    let enough = match &g.within {
+        Some(w) => w.elements as f64 >= l.min_dated_elements,
+        None => g.n as f64 >= l.min_documents,
+    };
+    enough && g.correlation >= l.min_correlation && g.per_day > 0.0
+}
+
+/// The severity a growth forecast earns: critical within `critical-days`,
+/// a warning within `warning-days`, else info (no forecast: never).
+pub fn forecast_severity(days_to_limit: Option<f64>, l: &Limits) -> Severity {
+    match days_to_limit {
+        Some(d) if d <= l.critical_days => Severity::Critical,
+        Some(d) if d <= l.warning_days => Severity::Warning,
+        _ => Severity::Info,
+    }
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
-    let min_corr = t.unbounded_array.min_correlation;
-    let min_docs = t.unbounded_array.min_documents;
-    let max_len = t.unbounded_array.max_length;
-    let max_sub = t.unbounded_array.max_subdocument_length;
-    let critical_days = t.unbounded_array.critical_days;
+    let limits = &t.unbounded_array;
+    let max_len = limits.max_length;
+    let max_sub = limits.max_subdocument_length;
     let mut out = Vec::new();
     for f in ctx.fields() {
         let Some(a) = f.array else { continue };
@@ -77,9 +127,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .find(|c| c.segments.last() == Some(&Seg::Elem))
             .and_then(crate::profile::FieldProfile::main_type);
         let heavy_elems = matches!(elem_type, Some(BsonType::Object | BsonType::String));
-        let growing = ctx
-            .growth_of(&f.path)
-            .filter(|g| g.n as f64 >= min_docs && g.correlation >= min_corr && g.per_day > 0.0);
+        let growing = ctx.growth_of(&f.path).filter(|g| grows(g, limits));
         // The longest in the whole collection, where it was measured: a
         // sample almost never holds the one array that grew without bound.
         let whole = ctx
@@ -97,14 +145,16 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if growing.is_none() && elem_type == Some(BsonType::ObjectId) {
             continue;
         }
-        let soon = growing
-            .and_then(|g| g.days_to_limit)
-            .is_some_and(|d| d <= critical_days);
-        let severity = if soon || too_long {
-            Severity::Critical
+        // The forecast's severity, and the length's: the worse decides.
+        let by_forecast = growing.map(|g| forecast_severity(g.days_to_limit, limits));
+        let by_length = if too_long {
+            Some(Severity::Critical)
+        } else if long_heavy {
+            Some(Severity::Warning)
         } else {
-            Severity::Warning
+            None
         };
+        let severity = by_forecast.max(by_length).unwrap_or(Severity::Warning);
         let mut ev = evidence([
             ("array_length", json!(a)),
             ("sampled", json!(ctx.sampled())),
@@ -125,33 +175,36 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         };
         let message = if let Some(g) = growing {
             ev.insert("growth".into(), json!(g));
-            ev.insert("threshold".into(), crossed(t, RULE, "min-correlation"));
-            let forecast = g.days_to_limit.map_or_else(
-                || {
-                    lang.pick(
-                        "it would take centuries to reach 16 MiB at this pace".to_owned(),
-                        "按此速度需要几百年才会达到 16 MiB".to_owned(),
-                    )
-                },
-                |d| {
-                    let (en, zh) = crate::fmt::duration_days(d);
-                    let when = lang.pick(en, zh);
-                    lang.pick(
-                        format!(
-                            "at this pace the largest document ({}) passes 16 MiB in {when}",
-                            crate::fmt::bytes(ctx.largest_bytes() as f64)
-                        ),
-                        format!(
-                            "按此速度，最大的文档（{}）将在{when}后超过 16 MiB",
-                            crate::fmt::bytes(ctx.largest_bytes() as f64)
-                        ),
-                    )
-                },
+            let key = if g.within.is_some() {
+                "min-dated-elements"
+            } else {
+                "min-correlation"
+            };
+            ev.insert("threshold".into(), crossed(t, RULE, key));
+            ev.insert(
+                "forecast_severity".into(),
+                json!({
+                    "days_to_limit": g.days_to_limit,
+                    "severity": by_forecast.map(Severity::name),
+                    "critical_days": limits.critical_days,
+                    "warning_days": limits.warning_days,
+                }),
             );
-            lang.pick(
-                format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, group(longest)),
-                format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, group(longest)),
-            )
+            let forecast = forecast_text(ctx, g, limits, lang);
+            match &g.within {
+                Some(w) => {
+                    let (en, zh) = crate::fmt::span_days(w.span_days);
+                    let clock = g.age_from.as_deref().unwrap_or("");
+                    lang.pick(
+                        format!("{} grows inside its documents: one holds {} elements dated over {en} by {clock} (+{:.2} elements/day; their dates follow the array's order, rank correlation {:.2}; {} documents measured; longest {}); {forecast}", f.path, group(w.elements), g.per_day, g.correlation, g.n, group(longest)),
+                        format!("{} 在单个文档内增长：一个文档有 {} 个元素，按 {clock} 的日期跨越{zh}（每天 +{:.2} 个元素；日期与数组顺序一致，秩相关系数 {:.2}；测量了 {} 个文档；最长 {}）；{forecast}", f.path, group(w.elements), g.per_day, g.correlation, g.n, group(longest)),
+                    )
+                }
+                None => lang.pick(
+                    format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, group(longest)),
+                    format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, group(longest)),
+                ),
+            }
         } else if too_long {
             ev.insert("threshold".into(), crossed(t, RULE, "max-length"));
             lang.pick(
@@ -221,4 +274,35 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         });
     }
     out
+}
+
+/// When the largest document passes 16 MiB at the measured pace, and what
+/// that horizon makes of the finding: beyond `warning-days`, the cost of
+/// carrying the array, not the limit, is why it is reported.
+fn forecast_text(ctx: &CollectionCtx<'_>, g: &Growth, l: &Limits, lang: Lang) -> String {
+    let beyond = |when_en: &str, when_zh: &str| {
+        let (en, zh) = crate::fmt::duration_days(l.warning_days);
+        lang.pick(
+            format!("{when_en}: beyond the {en} within which growth is a warning, so the limit is no concern; the cost is every read and write carrying the whole array"),
+            format!("{when_zh}：超出了作为警告的{zh}期限，16 MiB 上限不足为虑；代价在于每次读写都要带上整个数组"),
+        )
+    };
+    match g.days_to_limit {
+        None => beyond(
+            "it would take centuries to reach 16 MiB at this pace",
+            "按此速度需要几百年才会达到 16 MiB",
+        ),
+        Some(d) => {
+            let (en, zh) = crate::fmt::duration_days(d);
+            let size = crate::fmt::bytes(ctx.largest_bytes() as f64);
+            let when_en =
+                format!("at this pace the largest document ({size}) passes 16 MiB in {en}");
+            let when_zh = format!("按此速度，最大的文档（{size}）将在{zh}后超过 16 MiB");
+            if d > l.warning_days {
+                beyond(&when_en, &when_zh)
+            } else {
+                lang.pick(when_en, when_zh)
+            }
+        }
+    }
 }

@@ -93,7 +93,7 @@ pub struct Dataset {
 }
 
 /// Every data set's name, in the order they are seeded.
-pub const NAMES: [&str; 18] = [
+pub const NAMES: [&str; 20] = [
     "one_to_few",
     "one_to_many",
     "one_to_squillions",
@@ -112,6 +112,8 @@ pub const NAMES: [&str; 18] = [
     "indexes",
     "integrity",
     "two_way_sync",
+    "sibling_collections",
+    "login_history",
 ];
 
 /// Builds one data set by name (committed documents now, generators lazily).
@@ -135,6 +137,8 @@ pub fn build(name: &str) -> Option<Dataset> {
         "tree" => tree(n),
         "indexes" => indexes(n),
         "two_way_sync" => two_way_sync(n),
+        "sibling_collections" => sibling_collections(n),
+        "login_history" => login_history(n),
         _ => integrity(n),
     })
 }
@@ -1161,6 +1165,167 @@ fn two_way_sync(n: u8) -> Dataset {
         title: "Links kept on both sides: rooms list their controllers and controllers name their room, teams copy their players' nicknames by the user's id, all in step (good) vs four controllers moved and still listed by their old room, and teams copying whole users by the hex string of their id, four users changed since (bad)",
         seeds: "000, 003",
         bad_fires: &["two-way-out-of-sync", "denormalization-drift"],
+        collections: out,
+    }
+}
+
+/// 002/003 polymorphic pattern: the things to do in a city, one collection
+/// with a `type` field and one index (good), or one collection per type
+/// written by a `switch` on the type, each of one shape and each saying its
+/// type again in `category` (bad).
+fn sibling_collections(n: u8) -> Dataset {
+    const KINDS: [(&str, &str, &[&str]); 3] = [
+        (
+            "adventures",
+            "Adventures",
+            &[
+                "Gorge trek",
+                "River rafting",
+                "Night climb",
+                "Canyon ride",
+                "Cliff walk",
+                "Cave dive",
+            ],
+        ),
+        (
+            "attractions",
+            "Attractions",
+            &[
+                "Old town gate",
+                "Temple of Heaven",
+                "Silk market",
+                "Bell tower",
+                "Lake pagoda",
+                "City wall",
+                "Stone bridge",
+            ],
+        ),
+        (
+            "events",
+            "Events",
+            &[
+                "Lantern festival",
+                "Spring fair",
+                "Dragon boat race",
+                "Jazz night",
+                "Harvest market",
+            ],
+        ),
+    ];
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut ids = Ids::new(n, variant);
+        let cities: Vec<Document> = CITIES
+            .iter()
+            .take(4)
+            .enumerate()
+            .map(|(i, c)| doc! {"_id": ids.days_ago(500 - i as u32), "name": *c, "country": "CN"})
+            .collect();
+        let mut places = Vec::new();
+        let mut per_kind: Vec<Vec<Document>> = vec![Vec::new(); KINDS.len()];
+        let mut age = 300u32;
+        for (k, (kind, category, names)) in KINDS.iter().enumerate() {
+            for (i, name) in names.iter().enumerate() {
+                let city = &cities[(i + k) % cities.len()];
+                let id = ids.days_ago(age);
+                age -= 7;
+                let image = format!("https://img.example/{kind}/{}.jpg", i + 1);
+                let rating = f64::from((i as u32 * 3 + k as u32) % 5 + 1);
+                if variant == 1 {
+                    places.push(doc! {"_id": id, "type": &kind[..kind.len() - 1], "name": *name,
+                        "description": format!("{name} in {}", city.get_str("name").unwrap_or("")),
+                        "city_id": id_of(city), "images": [image], "rating": rating, "created_at": date(NOW - age * DAY)});
+                } else {
+                    per_kind[k].push(doc! {"_id": id, "name": *name,
+                        "description": format!("{name} in {}", city.get_str("name").unwrap_or("")),
+                        "category": *category, "city": city.get_str("name").unwrap_or(""), "city_id": id_of(city),
+                        "images": [image], "rating": rating, "created_at": date(NOW - age * DAY)});
+                }
+            }
+        }
+        out.push(Collection::new(&format!("{prefix}_cities"), cities));
+        if variant == 1 {
+            out.push(Collection::new("good_places", places).index(doc! {"city_id": 1, "type": 1}));
+        } else {
+            for ((kind, _, _), docs) in KINDS.iter().zip(per_kind) {
+                out.push(Collection::new(&format!("bad_{kind}"), docs).index(doc! {"city_id": 1}));
+            }
+        }
+    }
+    Dataset {
+        name: "sibling_collections",
+        title: "Polymorphic pattern: a city's adventures, attractions and events in one collection with a type field and one index (good), or one collection per type of one shape, each repeating its type in category (bad)",
+        seeds: "002, 003",
+        bad_fires: &["sibling-collections"],
+        collections: out,
+    }
+}
+
+/// 000/001 growth inside one document: each sign-in of a user, with the
+/// access token issued, kept in a collection of its own referencing the
+/// user (good), or appended to the user's `logins` array and never pruned
+/// (bad): a dozen users are too few to see growth across documents, but
+/// the power user's 220 dated sign-ins in 30 days show it inside one.
+fn login_history(n: u8) -> Dataset {
+    let mut rng = Rng::new(19);
+    let devices = [
+        "iPhone 15 / iOS 18",
+        "Pixel 8 / Android 15",
+        "Firefox 131 / Linux",
+        "Safari 18 / macOS",
+    ];
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut ids = Ids::new(n, variant);
+        let mut users = Vec::new();
+        let mut logins = Vec::new();
+        for u in 0..12u32 {
+            let joined = 40 - u;
+            let uid = ids.days_ago(joined);
+            // The first user signs in 7 times a day or more; the others now
+            // and then.
+            let count = if u == 0 { 220 } else { 2 + (u * 5) % 17 };
+            let first = NOW - (joined - 1) * DAY;
+            let span = (joined - 2).min(30) * DAY;
+            let mut mine = Vec::new();
+            for k in 0..count {
+                let at = first
+                    + (u64::from(span) * u64::from(k) / u64::from(count)) as u32
+                    + rng.range(0, 600);
+                let token: String = (0..48)
+                    .map(|_| format!("{:016x}", rng.next_u64()))
+                    .collect::<Vec<_>>()
+                    .join(".");
+                mine.push(
+                    doc! {"at": date(at), "ip": format!("10.0.{}.{}", u, rng.range(2, 250)),
+                    "device": *rng.pick(&devices), "token": token},
+                );
+            }
+            let user = doc! {"_id": uid, "name": person(u), "email": email(u, "mail")};
+            if variant == 1 {
+                for l in mine {
+                    let mut d = doc! {"_id": ids.at(l.get_datetime("at").map_or(NOW, |t| (t.timestamp_millis() / 1000) as u32)), "user_id": uid};
+                    d.extend(l);
+                    logins.push(d);
+                }
+                users.push(user);
+            } else {
+                let mut user = user;
+                user.insert("logins", mine);
+                users.push(user);
+            }
+        }
+        out.push(Collection::new(&format!("{prefix}_users"), users));
+        if variant == 1 {
+            logins.sort_by_key(|d| d.get_object_id("_id").map(|o| o.timestamp()).ok());
+            out.push(Collection::new("good_logins", logins).index(doc! {"user_id": 1, "at": -1}));
+        }
+    }
+    Dataset {
+        name: "login_history",
+        title: "Growth inside one document: sign-ins in a collection of their own referencing the user (good), or appended to the user's logins array and never pruned, one user holding 220 in 30 days (bad)",
+        seeds: "000, 001",
+        bad_fires: &["unbounded-array"],
         collections: out,
     }
 }

@@ -421,3 +421,121 @@ async fn docshapes_own_backups_are_left_out() {
     );
     assert!(files["notes"].to_string().contains(backup.as_str()));
 }
+
+/// The deployment findings of `report` by rule `rule`.
+fn deployment_findings<'a>(report: &'a Value, rule: &str) -> Vec<&'a Value> {
+    report["findings"]
+        .as_array()
+        .expect("report findings")
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+/// travelerconnect writes its things to do in a city with one `switch
+/// (type)` into four collections of one shape, and its chat logs into two
+/// twins: `sibling-collections` names each group once, as info, and its
+/// script only reads, in the real namespace.
+#[test]
+fn sibling_collections_on_a_real_application() {
+    let report = audit(&realapps("travelerconnect/database"));
+    let found = deployment_findings(&report, "sibling-collections");
+    let groups: BTreeSet<Vec<String>> = found
+        .iter()
+        .map(|f| {
+            f["evidence"]["collections"]
+                .as_array()
+                .expect("collections")
+                .iter()
+                .map(|c| c.as_str().expect("name").to_owned())
+                .collect()
+        })
+        .collect();
+    let want: BTreeSet<Vec<String>> = [
+        vec!["adventures", "attractions", "cuisines", "events"],
+        vec!["aichats", "aiintegrations"],
+    ]
+    .into_iter()
+    .map(|g| g.into_iter().map(str::to_owned).collect())
+    .collect();
+    assert_eq!(groups, want, "{found:#?}");
+    for f in &found {
+        assert_eq!(f["severity"], "info", "{f:#}");
+        let script = f["suggestion"]["migration"].as_str().expect("a script");
+        for write in [
+            "insert",
+            "update",
+            "delete",
+            "drop",
+            "rename",
+            "createIndex",
+        ] {
+            assert!(!script.contains(write), "{write} in {script}");
+        }
+        let members = f["evidence"]["collections"].as_array().expect("members");
+        for m in members {
+            let m = m.as_str().expect("name");
+            assert!(script.contains(&format!("\"{m}\"")), "{m} in {script}");
+        }
+        assert!(script.contains("getSiblingDB(\"test\")"), "{script}");
+    }
+}
+
+/// One linkedout user's `platforms[]` gains an element per login (117
+/// between December and February, never pruned): eleven users are too few
+/// for growth across documents, the dates of that user's elements show it.
+#[test]
+fn growth_inside_one_document_on_a_real_application() {
+    let dir = realapps("linkedout/linkedoutdev");
+    // The longest dated log, counted here from the dump.
+    let users = read_bson_file(&dir.join("users.bson"));
+    let (elements, span_days) = users
+        .iter()
+        .filter_map(|u| u.get_array("platforms").ok())
+        .map(|p| {
+            let dates: Vec<i64> = p
+                .iter()
+                .filter_map(|e| e.as_document()?.get_datetime("date").ok())
+                .map(|d| d.timestamp_millis())
+                .collect();
+            let span = dates.iter().max().zip(dates.iter().min());
+            let days = span.map_or(0.0, |(a, b)| (a - b) as f64 / 86_400_000.0);
+            (dates.len() as u64, days)
+        })
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .expect("users with platforms");
+    let report = audit(&dir);
+    let users = collection(&report, "linkedoutdev.users");
+    let f = users["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "unbounded-array" && f["path"] == "platforms")
+        .unwrap_or_else(|| panic!("unbounded-array on platforms: {:#}", users["findings"]));
+    let g = &f["evidence"]["growth"];
+    assert_eq!(g["method"], "element-dates", "{g:#}");
+    assert_eq!(g["age_from"], "platforms[].date", "{g:#}");
+    assert_eq!(g["within"]["elements"], elements, "{g:#}");
+    let measured = g["within"]["span_days"].as_f64().expect("span");
+    assert!(
+        (measured - span_days).abs() < 0.1,
+        "{measured} vs {span_days}"
+    );
+    let per_day = g["per_day"].as_f64().expect("pace");
+    let want = (elements - 1) as f64 / span_days;
+    assert!((per_day - want).abs() < 0.01, "{per_day} vs {want}");
+    // The severity its forecast earns.
+    let days = g["days_to_limit"].as_f64();
+    let want = match days {
+        Some(d) if d <= 365.0 => "critical",
+        Some(d) if d <= 3650.0 => "warning",
+        _ => "info",
+    };
+    assert_eq!(f["severity"], want, "{f:#}");
+    assert!(
+        f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("grows inside its documents")),
+        "{f:#}"
+    );
+}
