@@ -18,6 +18,9 @@ pub type Generator = Box<dyn FnOnce() -> Box<dyn Iterator<Item = Document>>>;
 pub struct Index {
     pub keys: Document,
     pub unique: bool,
+    /// A TTL index: seconds after the date it keys on that a document is
+    /// deleted.
+    pub expire_after_seconds: Option<u32>,
 }
 
 impl Index {
@@ -25,6 +28,7 @@ impl Index {
         Index {
             keys,
             unique: false,
+            expire_after_seconds: None,
         }
     }
 
@@ -66,7 +70,19 @@ impl Collection {
     }
 
     fn unique(mut self, keys: Document) -> Collection {
-        self.indexes.push(Index { keys, unique: true });
+        self.indexes.push(Index {
+            unique: true,
+            ..Index::on(keys)
+        });
+        self
+    }
+
+    /// A TTL index on `keys`: a document goes `secs` after its date.
+    fn ttl(mut self, keys: Document, secs: u32) -> Collection {
+        self.indexes.push(Index {
+            expire_after_seconds: Some(secs),
+            ..Index::on(keys)
+        });
         self
     }
 
@@ -93,7 +109,7 @@ pub struct Dataset {
 }
 
 /// Every data set's name, in the order they are seeded.
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 19] = [
     "one_to_few",
     "one_to_many",
     "one_to_squillions",
@@ -111,6 +127,8 @@ pub const NAMES: [&str; 17] = [
     "tree",
     "indexes",
     "integrity",
+    "expiring_tokens",
+    "numeric_text",
 ];
 
 /// Builds one data set by name (committed documents now, generators lazily).
@@ -133,6 +151,8 @@ pub fn build(name: &str) -> Option<Dataset> {
         "blog" => blog(n),
         "tree" => tree(n),
         "indexes" => indexes(n),
+        "expiring_tokens" => expiring_tokens(n),
+        "numeric_text" => numeric_text(n),
         _ => integrity(n),
     })
 }
@@ -1060,6 +1080,107 @@ fn integrity(n: u8) -> Dataset {
             "string-dates",
             "non-unique-reference-key",
         ],
+        collections: out,
+    }
+}
+
+/// 002 TTL: refresh tokens that expire a week after they are issued, each
+/// found by its token; the good store lets the server delete them once
+/// expired, the bad one keeps every token it ever issued.
+fn expiring_tokens(n: u8) -> Dataset {
+    let mut rng = Rng::new(19);
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut ids = Ids::new(n, variant);
+        let users: Vec<Document> = (0..40u32)
+            .map(|u| doc! {"_id": ids.days_ago(400 - u * 5), "name": person(u), "email": email(u, "app")})
+            .collect();
+        // One token every 4.8 hours over the 60 days before NOW: those
+        // issued more than a week before it have expired (265 of 300), and
+        // the rest a week after it.
+        let mut tokens = Vec::new();
+        let mut secret = || {
+            (0..4)
+                .map(|_| format!("{:016x}", rng.next_u64()))
+                .collect::<String>()
+        };
+        for t in 0..300u32 {
+            let issued = NOW - 60 * DAY + t * 17_280 + 17 * 60;
+            let user = id_of(&users[((t * 7) % 40) as usize]);
+            let mut d = doc! {"_id": ids.at(issued), "user": user, "token": secret(),
+            "issued": date(issued), "expires": date(issued + 7 * DAY)};
+            // Most tokens were rotated: each names the one that replaced it.
+            if t % 5 != 4 {
+                d.insert("replaced_by", secret());
+            }
+            tokens.push(d);
+        }
+        out.push(Collection::new(&format!("{prefix}_users"), users));
+        let tokens = Collection::new(&format!("{prefix}_refresh_tokens"), tokens);
+        out.push(if variant == 1 {
+            tokens
+                .ttl(doc! {"expires": 1}, 0)
+                .unique(doc! {"token": 1})
+                .index(doc! {"user": 1})
+        } else {
+            tokens
+        });
+    }
+    Dataset {
+        name: "expiring_tokens",
+        title: "Refresh tokens that expire a week after they are issued: a TTL index deletes each once expired and tokens are found by an index on token (good) vs every token ever issued kept, most of them long expired, and each lookup by token scanning the collection (bad)",
+        seeds: "002",
+        bad_fires: &["expiring-without-ttl"],
+        collections: out,
+    }
+}
+
+/// 002 types: a climbing guide's routes with a score, a length and a
+/// rating count; the good guide stores numbers, the bad one the text a
+/// form sent (a few scores left empty), beside a postcode, which is text
+/// in both.
+fn numeric_text(n: u8) -> Dataset {
+    const AREAS: [&str; 4] = ["Schrammsteine", "Bielatal", "Rathen", "Affensteine"];
+    const GRADES: [&str; 6] = ["III", "IV", "V", "VIIa", "VIIb", "VIIIa"];
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut rng = Rng::new(23);
+        let mut ids = Ids::new(n, variant);
+        let bad = variant == 2;
+        let routes: Vec<Document> = (0..300u32)
+            .map(|r| {
+                let score = rng.range(0, 6) as i32 - 3;
+                let tenths = rng.range(80, 450);
+                let ratings = rng.range(0, 140) as i32;
+                let mut d = doc! {"_id": ids.days_ago(900 - r * 3), "name": format!("{} route {r}", AREAS[(r % 4) as usize]),
+                "area": AREAS[(r % 4) as usize], "grade": GRADES[(r % 6) as usize],
+                "postcode": format!("0{}", 1_800 + (r % 4) * 24)};
+                if bad {
+                    // The form sent every number as text, and an empty
+                    // score for routes nobody scored.
+                    d.insert("score", if r % 60 == 7 { String::new() } else { score.to_string() });
+                    d.insert("length_m", format!("{}.{}", tenths / 10, tenths % 10));
+                    d.insert("ratings", ratings.to_string());
+                } else {
+                    if r % 60 != 7 {
+                        d.insert("score", score);
+                    }
+                    d.insert("length_m", f64::from(tenths) / 10.0);
+                    d.insert("ratings", ratings);
+                }
+                d
+            })
+            .collect();
+        out.push(
+            Collection::new(&format!("{prefix}_routes"), routes)
+                .index(doc! {"area": 1, "score": -1}),
+        );
+    }
+    Dataset {
+        name: "numeric_text",
+        title: "A climbing guide's routes: score, length and rating count stored as numbers, postcodes as text (good) vs every number stored as the text a form sent, a few scores left empty, beside the same postcodes (bad)",
+        seeds: "002",
+        bad_fires: &["numeric-strings"],
         collections: out,
     }
 }
