@@ -920,7 +920,27 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
         .unwrap_or((ctx.db(), r.to_ns.as_str()));
     let key = r.to.strip_prefix(&format!("{}.", r.to_ns)).unwrap_or("_id");
     let identity = r.from_path.rsplit('.').next() == Some("_id");
-    let in_array = r.from_path.contains("[]");
+    // An array of ids is named by the array itself (`settings.resources`);
+    // references inside arrays of sub-documents carry `[]` in their path.
+    let ids_array = r.fanout_method.as_deref() == Some("array-length");
+    let in_array = r.from_path.contains("[]") || ids_array;
+    // Each array on the way is unwound, so that every element is counted
+    // and converted on its own.
+    let mut unwind: Vec<serde_json::Value> = Vec::new();
+    let mut prefix = String::new();
+    let segments: Vec<&str> = r.from_path.split("[]").collect();
+    for (i, seg) in segments.iter().enumerate() {
+        let seg = seg.trim_start_matches('.');
+        if !seg.is_empty() {
+            if !prefix.is_empty() {
+                prefix.push('.');
+            }
+            prefix.push_str(seg);
+        }
+        if i + 1 < segments.len() || ids_array {
+            unwind.push(json!({ "$unwind": format!("${prefix}") }));
+        }
+    }
     let other_db = to_db != ctx.db();
     let changes = !identity && !in_array && !other_db;
     let what = format!("{}.{}: string -> {}", ctx.ns(), r.from_path, rep.native);
@@ -935,14 +955,20 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     let convert = json!({ "$convert": { "input": format!("${dotted}"), "to": rep.native, "onError": null, "onNull": null } });
     // The strings that convert to an existing target key: the same
     // identity in the other representation.
-    let named = json!([
-        { "$match": { dotted.clone(): { "$type": "string" } } },
-        { "$project": { "v": convert } },
-        { "$match": { "v": { "$ne": null } } },
-        { "$lookup": { "from": to_coll, "localField": "v", "foreignField": key, "as": "t" } },
-        { "$match": { "t.0": { "$exists": true } } },
-        { "$project": { "_id": 1 } }
+    let mut stages = vec![json!({ "$match": { dotted.clone(): { "$type": "string" } } })];
+    stages.extend(unwind);
+    // The strings themselves, one per element: what `named` is a share of.
+    let mut strings = stages.clone();
+    strings.push(json!({ "$match": { dotted.clone(): { "$type": "string" } } }));
+    let strings = serde_json::Value::Array(strings);
+    stages.extend([
+        json!({ "$project": { "v": convert } }),
+        json!({ "$match": { "v": { "$ne": null } } }),
+        json!({ "$lookup": { "from": to_coll, "localField": "v", "foreignField": key, "as": "t" } }),
+        json!({ "$match": { "t.0": { "$exists": true } } }),
+        json!({ "$project": { "_id": 1 } }),
     ]);
+    let named = serde_json::Value::Array(stages);
     let _ = writeln!(
         s,
         "\n// References stored as strings that name a {} document once read by {}.",
@@ -977,7 +1003,8 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     }
     let _ = writeln!(
         s,
-        "const strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});"
+        "const strings = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
+        js_value(&strings)
     );
     // What the re-audit reports: strings that still name a document are
     // the mismatch; strings that name none are dangling references.
@@ -988,7 +1015,7 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     );
     let _ = writeln!(
         s,
-        "print(`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} documents still hold a string there, ${{left}} of them naming a document`);",
+        "print(`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} strings are left there, ${{left}} of them naming a document`);",
         r.to_ns
     );
     let _ = writeln!(
@@ -1005,8 +1032,8 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
         s,
         "left > 0",
         lang.pick(
-            "`${left} documents still hold a string in ${path} that names a document`",
-            "`${left} 个文档的 ${path} 仍是指向某个文档的字符串`",
+            "`${left} strings in ${path} still name a document`",
+            "`${path} 中仍有 ${left} 个字符串指向某个文档`",
         ),
     );
     let mut summary = lang.pick(
