@@ -102,7 +102,8 @@ pub fn expire_documents(
     }
     let _ = writeln!(
         s,
-        "if (apply && ds.ok()) print({});",
+        "if (ds.ok()) print((apply ? \"\" : {}) + {});",
+        js(lang.pick("once applied: ", "执行之后：")),
         lang.pick(
             "`docshape will no longer report expiring-without-ttl on ${coll.getFullName()}: a TTL index removes its documents as they expire`",
             "`docshape 不会再在 ${coll.getFullName()} 上报告 expiring-without-ttl：TTL 索引会在文档过期时删除它们`",

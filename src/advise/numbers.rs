@@ -133,6 +133,10 @@ pub fn numeric_strings(
         }
     );
     let _ = writeln!(s, "const holding = coll.countDocuments(strings);");
+    let _ = writeln!(
+        s,
+        "const numeric = {{ [path]: {{ $type: \"number\" }} }};\nconst numbersNow = coll.countDocuments(numeric);"
+    );
     let removal = if field {
         lang.pick(
             "hold empty text: the field is removed from them (an empty string is no number)",
@@ -167,25 +171,24 @@ pub fn numeric_strings(
             "ds.update(coll, blank, {{ $unset: {{ [path]: \"\" }} }});"
         );
     }
-    let _ = writeln!(s, "\n// What the next audit reports.");
-    let _ = writeln!(s, "const left = coll.countDocuments(strings);");
     let _ = writeln!(
         s,
-        "const numbers = coll.countDocuments({{ [path]: {{ $type: \"number\" }} }});"
+        "\n// What the next audit reports: measured after a run, foreseen by a dry run."
     );
     let _ = writeln!(s, "const mixedFloor = {mixed_floor};");
-    let still = p.stays(lang.pick(
-        "`${left} documents still hold numbers written as text in ${path}, and none holds a number`",
-        "`${path} 中仍有 ${left} 个文档存着写成文本的数字，而没有一个是数字`",
-    ));
+    let _ = writeln!(s, "function verdict(left, numbers) {{");
     let _ = writeln!(
         s,
-        "if (apply && left > 0 && numbers === 0) {}",
-        still.trim_end()
+        "  if (left > 0 && numbers === 0) return {} + {};",
+        js(super::change::still_reported(lang)),
+        lang.pick(
+            "`${left} documents still hold numbers written as text in ${path}, and none holds a number`",
+            "`${path} 中仍有 ${left} 个文档存着写成文本的数字，而没有一个是数字`",
+        )
     );
     let _ = writeln!(
         s,
-        "else if (apply && left > 0 && left >= (left + numbers) * mixedFloor) print({});",
+        "  if (left > 0 && left >= (left + numbers) * mixedFloor) return {};",
         lang.pick(
             "`docshape will report mixed-types on ${path} instead: ${left} documents still hold text beside ${numbers} holding numbers`",
             "`docshape 将改为在 ${path} 上报告 mixed-types：仍有 ${left} 个文档存着文本，另有 ${numbers} 个文档存着数字`",
@@ -193,7 +196,7 @@ pub fn numeric_strings(
     );
     let _ = writeln!(
         s,
-        "else if (apply && left > 0) print({});",
+        "  if (left > 0) return {};",
         lang.pick(
             "`docshape will report neither numeric-strings nor mixed-types on ${path}: the ${left} documents still holding text are under mixed-types' floor of ${mixedFloor * 100} % of its values`",
             "`docshape 不会在 ${path} 上报告 numeric-strings 或 mixed-types：仍存着文本的 ${left} 个文档低于 mixed-types 的下限（其值的 ${mixedFloor * 100} %）`",
@@ -201,11 +204,20 @@ pub fn numeric_strings(
     );
     let _ = writeln!(
         s,
-        "else if (apply) print({});",
+        "  return {};\n}}",
         lang.pick(
             "`docshape will no longer report numeric-strings on ${path}: every value is a number`",
             "`docshape 不会再在 ${path} 上报告 numeric-strings：每个值都是数字`",
         )
+    );
+    let _ = writeln!(
+        s,
+        "if (apply) print(verdict(coll.countDocuments(strings), coll.countDocuments(numeric)));"
+    );
+    let _ = writeln!(
+        s,
+        "else print({} + verdict(Math.max(0, holding - willConvert - willRemove), numbersNow + willConvert));",
+        js(lang.pick("once applied: ", "执行之后："))
     );
     Suggestion {
         pattern: "schema-versioning",

@@ -220,7 +220,10 @@ async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo()
         dry.contains(&format!("936 documents of {ns} expired before"))
             && dry.contains(&format!("would delete 936 documents of {ns}"))
             && dry.contains("would create the index {\"expires\":1} {\"expireAfterSeconds\":0}")
-            && dry.contains("would create the index {\"token\":1}"),
+            && dry.contains("would create the index {\"token\":1}")
+            && dry.contains(&format!(
+                "once applied: docshape will no longer report expiring-without-ttl on {ns}"
+            )),
         "{dry}"
     );
     assert!(
@@ -315,8 +318,19 @@ async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo()
 async fn gipfels_scores_become_numbers_on_the_server() {
     let c = client().await;
     let db = unique_db("gipfel_num");
-    let (made, failed) = load_dir(&c, &realapps("gipfel/test"), &db).await;
-    assert!(failed.is_empty() && made.contains(&"routes".to_owned()));
+    // gipfel's own routes: every one whose score is empty, and every
+    // tenth of the others (13,043 routes in all take minutes to convert,
+    // back up and restore on the test server; the whole dump's scripts run
+    // in scripts_on_real_data).
+    let all_routes = common::read_bson_file(&realapps("gipfel/test/routes.bson"));
+    let empty_score = |d: &Document| d.get_str("teufelsturmScore").ok() == Some("");
+    let kept: Vec<Document> = all_routes
+        .iter()
+        .enumerate()
+        .filter(|(i, d)| empty_score(d) || i % 10 == 0)
+        .map(|(_, d)| d.clone())
+        .collect();
+    insert_all(&c, &db, "routes", &kept).await;
     let ns = format!("{db}.routes");
     let report = migrate::audit(&ns).await;
     let f = at(&report, &ns, "numeric-strings", "teufelsturmScore")
@@ -328,16 +342,15 @@ async fn gipfels_scores_become_numbers_on_the_server() {
         .values()
         .filter(|d| d.get_str("teufelsturmScore").is_ok_and(|t| !t.is_empty()))
         .count();
-    let empty = before
-        .values()
-        .filter(|d| d.get_str("teufelsturmScore").ok() == Some(""))
-        .count();
-    assert_eq!((texts, empty), (13_038, 5));
+    let empty = before.values().filter(|d| empty_score(d)).count();
+    assert!(texts > 1_000 && empty > 0, "{texts} scores, {empty} empty");
+    let dry_counts = format!("{texts} documents hold numbers written as text in teufelsturmScore: they become int; {empty} hold empty text: the field is removed from them");
 
     let (ok, dry) = run_as_written(&s, "gipfel_num_dry");
     assert!(ok, "{dry}");
     assert!(
-        dry.contains("13038 documents hold numbers written as text in teufelsturmScore: they become int; 5 hold empty text: the field is removed from them"),
+        dry.contains(&dry_counts)
+            && dry.contains("once applied: docshape will no longer report numeric-strings on teufelsturmScore: every value is a number"),
         "{dry}"
     );
     assert!(
@@ -494,10 +507,14 @@ async fn expired_sessions_are_counted_on_the_whole_collection_and_a_clean_twin_i
     c.database(&db).drop().await.expect("drop");
 }
 
+/// Items of a shop: enough that one late text among them stays under
+/// mixed-types' floor of 1 %.
+const ITEMS: i64 = 150;
+
 /// Items of a shop whose form sent every number as text (`bad`), or the
 /// numbers themselves.
 fn items(bad: bool) -> Vec<Document> {
-    (0..300i64)
+    (0..ITEMS)
         .map(|i| {
             let qty = i * 7 % 500;
             let cents = 1_250 + i * 13;
@@ -505,7 +522,7 @@ fn items(bad: bool) -> Vec<Document> {
             let zip = format!("0{}", 1_000 + i % 90);
             let mut d = doc! {"_id": i, "name": format!("item {i}"), "zip": zip.clone()};
             if bad {
-                // Ten quantities left empty by the form.
+                // One quantity in thirty left empty by the form.
                 d.insert(
                     "qty",
                     if i % 30 == 7 {
@@ -581,7 +598,7 @@ async fn numbers_written_as_text_are_converted_and_the_last_line_tells_the_truth
 
     // A writer added an item since the audit, its quantity not a plain
     // number: the script leaves it, says so, and says what the audit will
-    // then report (one text among 300 numbers: under mixed-types' floor).
+    // then report (one text among 150 items: under mixed-types' floor).
     insert_all(
         &c,
         &db,
@@ -591,21 +608,28 @@ async fn numbers_written_as_text_are_converted_and_the_last_line_tells_the_truth
     .await;
     let coll = c.database(&db).collection::<Document>("bad_items");
     let before = by_id(all(&coll).await);
+    let empty_qty = before
+        .values()
+        .filter(|d| d.get_str("qty").ok() == Some(""))
+        .count() as i64;
+    assert!(empty_qty > 0);
     let snap = snapshot(&c, &db).await;
     let mut undos = Vec::new();
     for path in ["qty", "price", "weight", "lines[].n"] {
         let f = at(&r, &bad, "numeric-strings", path).expect("finding");
+        let here = snapshot(&c, &db).await;
         let (ok, dry) = run_as_written(script(f), &format!("num_dry_{path}"));
         assert!(ok, "{dry}");
         assert!(
-            snapshot(&c, &db).await == snap,
+            snapshot(&c, &db).await == here,
             "the dry run of {path} changed data"
         );
         let (first, second) = run_twice(&db, script(f), &format!("num_{path}")).await;
         assert!(second.contains("nothing was changed"), "{second}");
         if path == "qty" {
             assert!(
-                dry.contains("290 documents hold numbers written as text in qty: they become int; 10 hold empty text: the field is removed from them; 1 hold other text, left as it is"),
+                dry.contains(&format!("{} documents hold numbers written as text in qty: they become int; {} hold empty text: the field is removed from them (an empty string is no number); 1 hold other text, left as it is", ITEMS - empty_qty, empty_qty))
+                    && dry.contains("once applied: docshape will report neither numeric-strings nor mixed-types on qty: the 1 documents still holding text are under mixed-types' floor of 1 % of its values"),
                 "{dry}"
             );
             assert_eq!(
@@ -633,7 +657,11 @@ async fn numbers_written_as_text_are_converted_and_the_last_line_tells_the_truth
             assert_eq!(new, old, "the late item is left as it was");
             continue;
         }
-        assert_eq!(new.get_str("zip").ok(), old.get_str("zip").ok(), "codes stay text");
+        assert_eq!(
+            new.get_str("zip").ok(),
+            old.get_str("zip").ok(),
+            "codes stay text"
+        );
         match old.get_str("qty") {
             Ok("") => assert!(new.get("qty").is_none(), "{new}"),
             Ok(t) => assert_eq!(new.get_i32("qty").ok(), t.parse().ok(), "{new}"),
