@@ -17,9 +17,7 @@ use bson::{doc, Bson, Document};
 use serde_json::Value;
 
 use common::{client, docshape, insert_all, json_ok, load_dir, unique_db};
-use migrate::{
-    all, findings, run_as_written, run_once, run_twice, snapshot, undo_command, Snapshot,
-};
+use migrate::{all, applied, findings, snapshot, undo_command, Shell, Snapshot};
 
 fn realapps(rel: &str) -> PathBuf {
     let p = common::repo().join("../shared/realapps").join(rel);
@@ -182,6 +180,35 @@ fn codes_and_business_dates_are_left_alone_in_the_real_applications() {
     assert!(rule_paths(&r, "test.ros", "numeric-strings").is_empty());
 }
 
+/// Runs `script` switched on in `sh`, asserting it succeeded.
+fn run_once(sh: &mut Shell, script: &str) -> String {
+    let (ok, out) = sh.run(&applied(script));
+    assert!(ok, "{out}\nscript:\n{script}");
+    out
+}
+
+/// Runs `script` switched on twice in `sh`: the second run must change
+/// nothing in `db`, and no `_id` may change. The output of both runs.
+async fn run_twice(sh: &mut Shell, db: &str, script: &str) -> (String, String) {
+    let c = client().await;
+    let before = snapshot(&c, db).await;
+    let first = run_once(sh, script);
+    let once = snapshot(&c, db).await;
+    let second = run_once(sh, script);
+    assert!(
+        snapshot(&c, db).await == once,
+        "the second run changed the data\nfirst run said: {first}\nsecond run said: {second}"
+    );
+    for (coll, held) in &before {
+        let now = once.get(coll).expect("collection kept");
+        assert!(
+            held.docs.keys().eq(now.docs.keys()),
+            "the _ids of {coll} changed"
+        );
+    }
+    (first, second)
+}
+
 /// Documents by `_id`, whatever order the server returns them in.
 fn by_id(docs: Vec<Document>) -> BTreeMap<String, Document> {
     docs.into_iter()
@@ -200,6 +227,7 @@ fn originals(snap: &Snapshot) -> Snapshot {
 #[tokio::test(flavor = "current_thread")]
 async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo() {
     let c = client().await;
+    let mut sh = Shell::start();
     let db = unique_db("zion_ttl");
     let (made, failed) = load_dir(&c, &realapps("zion/test"), &db).await;
     assert!(failed.is_empty() && made.contains(&"refreshtokens".to_owned()));
@@ -214,7 +242,7 @@ async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo()
 
     // The dry run says how many documents the index deletes, and changes
     // nothing.
-    let (ok, dry) = run_as_written(&s, "zion_ttl_dry");
+    let (ok, dry) = sh.run(&s);
     assert!(ok, "{dry}");
     assert!(
         dry.contains(&format!("936 documents of {ns} expired before"))
@@ -232,7 +260,7 @@ async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo()
     );
 
     // The run: the expired tokens saved whole, deleted, the two indexes built.
-    let out = run_once(&s, "zion_ttl");
+    let out = run_once(&mut sh, &s);
     let after = snapshot(&c, &db).await;
     let tokens = &after["refreshtokens"];
     assert!(tokens.docs.is_empty(), "every token had expired");
@@ -292,7 +320,7 @@ async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo()
     );
 
     // A second run finds the TTL index and changes nothing.
-    let second = run_once(&s, "zion_ttl_again");
+    let second = run_once(&mut sh, &s);
     assert!(
         second.contains(&format!(
             "{ns} already has a TTL index (expires_1 on expires)"
@@ -305,7 +333,7 @@ async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo()
     );
 
     // The undo drops both indexes and puts every token back.
-    let (ok, undone) = run_as_written(&undo, "zion_ttl_undo");
+    let (ok, undone) = sh.run(&undo);
     assert!(ok, "{undone}\n{undo}");
     assert!(
         originals(&snapshot(&c, &db).await) == before,
@@ -317,6 +345,7 @@ async fn zions_refresh_tokens_expire_on_the_server_and_come_back_with_the_undo()
 #[tokio::test(flavor = "current_thread")]
 async fn gipfels_scores_become_numbers_on_the_server() {
     let c = client().await;
+    let mut sh = Shell::start();
     let db = unique_db("gipfel_num");
     // gipfel's own routes: every one whose score is empty, and every
     // tenth of the others (13,043 routes in all take minutes to convert,
@@ -346,7 +375,7 @@ async fn gipfels_scores_become_numbers_on_the_server() {
     assert!(texts > 1_000 && empty > 0, "{texts} scores, {empty} empty");
     let dry_counts = format!("{texts} documents hold numbers written as text in teufelsturmScore: they become int; {empty} hold empty text: the field is removed from them");
 
-    let (ok, dry) = run_as_written(&s, "gipfel_num_dry");
+    let (ok, dry) = sh.run(&s);
     assert!(ok, "{dry}");
     assert!(
         dry.contains(&dry_counts)
@@ -358,7 +387,7 @@ async fn gipfels_scores_become_numbers_on_the_server() {
         "the dry run changed data"
     );
 
-    let (first, second) = run_twice(&db, &s, "gipfel_num").await;
+    let (first, second) = run_twice(&mut sh, &db, &s).await;
     assert!(
         before_undo(&first).last().copied()
             == Some("docshape will no longer report numeric-strings on teufelsturmScore: every value is a number"),
@@ -401,7 +430,7 @@ async fn gipfels_scores_become_numbers_on_the_server() {
         );
     }
     let undo = undo_command(&first).expect("an undo command").to_owned();
-    let (ok, undone) = run_as_written(&undo, "gipfel_num_undo");
+    let (ok, undone) = sh.run(&undo);
     assert!(ok, "{undone}");
     assert!(
         by_id(all(&routes).await) == before,
@@ -433,6 +462,7 @@ fn sessions(n: i64) -> Vec<Document> {
 #[tokio::test(flavor = "current_thread")]
 async fn expired_sessions_are_counted_on_the_whole_collection_and_a_clean_twin_is_silent() {
     let c = client().await;
+    let mut sh = Shell::start();
     let db = unique_db("ttl_planted");
     insert_all(&c, &db, "bad_sessions", &sessions(2_000)).await;
     insert_all(&c, &db, "good_sessions", &sessions(2_000)).await;
@@ -494,7 +524,7 @@ async fn expired_sessions_are_counted_on_the_whole_collection_and_a_clean_twin_i
     let plain = format!("{db}.plain_sessions");
     let f = at(&r, &plain, "expiring-without-ttl", "expiresAt").expect("plain_sessions");
     let before = snapshot(&c, &db).await;
-    let (ok, said) = migrate::run_status(script(f), "plain_sessions");
+    let (ok, said) = sh.run(&applied(script(f)));
     assert!(!ok, "it stops: {said}");
     assert!(
         said.contains("the index expiresAt_1 on expiresAt is not a TTL index")
@@ -561,6 +591,7 @@ fn items(bad: bool) -> Vec<Document> {
 #[tokio::test(flavor = "current_thread")]
 async fn numbers_written_as_text_are_converted_and_the_last_line_tells_the_truth() {
     let c = client().await;
+    let mut sh = Shell::start();
     let db = unique_db("num_planted");
     insert_all(&c, &db, "bad_items", &items(true)).await;
     insert_all(&c, &db, "good_items", &items(false)).await;
@@ -618,13 +649,13 @@ async fn numbers_written_as_text_are_converted_and_the_last_line_tells_the_truth
     for path in ["qty", "price", "weight", "lines[].n"] {
         let f = at(&r, &bad, "numeric-strings", path).expect("finding");
         let here = snapshot(&c, &db).await;
-        let (ok, dry) = run_as_written(script(f), &format!("num_dry_{path}"));
+        let (ok, dry) = sh.run(script(f));
         assert!(ok, "{dry}");
         assert!(
             snapshot(&c, &db).await == here,
             "the dry run of {path} changed data"
         );
-        let (first, second) = run_twice(&db, script(f), &format!("num_{path}")).await;
+        let (first, second) = run_twice(&mut sh, &db, script(f)).await;
         assert!(second.contains("nothing was changed"), "{second}");
         if path == "qty" {
             assert!(
@@ -695,7 +726,7 @@ async fn numbers_written_as_text_are_converted_and_the_last_line_tells_the_truth
         common::collection(&again, &bad)["findings"]
     );
     for undo in undos.iter().rev() {
-        let (ok, out) = run_as_written(undo, "num_undo");
+        let (ok, out) = sh.run(undo);
         assert!(ok, "{out}");
     }
     assert!(
