@@ -375,12 +375,12 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         )
     };
     let key_note = match lookup {
-        Some(k) if indexes_known && !lookup_indexed => lang.pick(
+        Some(key) if indexes_known && !lookup_indexed => lang.pick(
             format!(
                 "; nor does an index lead with {}, the field a token is found by",
-                k.path
+                key.path
             ),
-            format!("；也没有以 {}（查找令牌所用的字段）开头的索引", k.path),
+            format!("；也没有以 {}（查找令牌所用的字段）开头的索引", key.path),
         ),
         _ => String::new(),
     };
@@ -497,12 +497,12 @@ mod tests {
             .collect()
     }
 
-    fn index(spec: Document) -> IndexInfo {
-        IndexInfo::from_spec(&spec).expect("index spec")
+    fn index(spec: &Document) -> IndexInfo {
+        IndexInfo::from_spec(spec).expect("index spec")
     }
 
     fn id_index() -> IndexInfo {
-        index(doc! {"v": 2, "name": "_id_", "key": {"_id": 1}})
+        index(&doc! {"v": 2, "name": "_id_", "key": {"_id": 1}})
     }
 
     fn run_with(ns: &str, docs: &[Document], indexes: Vec<IndexInfo>) -> Vec<Finding> {
@@ -589,12 +589,12 @@ mod tests {
     #[test]
     fn a_ttl_index_or_an_index_on_the_key_is_seen() {
         let ttl = index(
-            doc! {"v": 2, "name": "expires_1", "key": {"expires": 1}, "expireAfterSeconds": 0},
+            &doc! {"v": 2, "name": "expires_1", "key": {"expires": 1}, "expireAfterSeconds": 0},
         );
         assert_eq!(ttl.expire_after_seconds, Some(0));
         let f = run_with("auth.refreshtokens", &tokens(50, 50), vec![id_index(), ttl]);
         assert!(f.is_empty(), "{f:?}");
-        let keyed = index(doc! {"v": 2, "name": "token_1", "key": {"token": 1}});
+        let keyed = index(&doc! {"v": 2, "name": "token_1", "key": {"token": 1}});
         let f = run_with(
             "auth.refreshtokens",
             &tokens(50, 50),

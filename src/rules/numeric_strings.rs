@@ -269,10 +269,11 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let range = tl
             .range
             .map(|[lo, hi]| {
+                let (lo, hi) = (show_number(lo), show_number(hi));
                 if lo == hi {
-                    format!("\"{}\"", show_number(lo))
+                    format!("\"{lo}\"")
                 } else {
-                    format!("\"{}\" … \"{}\"", show_number(lo), show_number(hi))
+                    format!("\"{lo}\" … \"{hi}\"")
                 }
             })
             .unwrap_or_default();

@@ -1493,7 +1493,7 @@ impl MongoSource {
             }
             for (i, path) in dated.iter().enumerate() {
                 let at = |k: &str| {
-                    r.get_datetime(&format!("d{i}{k}"))
+                    r.get_datetime(format!("d{i}{k}"))
                         .ok()
                         .map(|d| d.timestamp_millis())
                 };
