@@ -231,6 +231,32 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             formats,
             example,
         } => field(path).map(|f| super::integrity::string_dates(ctx, f, formats, example, lang)),
+        Remedy::NumericStrings {
+            path,
+            target,
+            empty,
+            example,
+            mixed_floor,
+        } => field(path).map(|f| {
+            super::numbers::numeric_strings(ctx, f, *target, *empty, example, *mixed_floor, lang)
+        }),
+        Remedy::ExpireDocuments {
+            path,
+            start,
+            expired,
+            lookup,
+            indexes_known,
+        } => field(path).map(|f| {
+            super::expiry::expire_documents(
+                ctx,
+                f,
+                *start,
+                *expired,
+                lookup.as_deref(),
+                *indexes_known,
+                lang,
+            )
+        }),
         Remedy::LossyNumbers { path, loss } => {
             field(path).map(|f| super::integrity::lossy_numbers(ctx, f, loss, lang))
         }
@@ -300,6 +326,7 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         | Remedy::EmptySparseIndex { .. }
         | Remedy::IdLedIndex { .. }
         | Remedy::DropLeadAbsent { .. }
+        | Remedy::ExpireDocuments { .. }
         | Remedy::UniqueKey { .. } => "index",
         Remedy::Discriminator { .. }
         | Remedy::MergeCollections { .. }
@@ -317,6 +344,7 @@ fn unavailable(remedy: &Remedy) -> Suggestion {
         | Remedy::Rename { .. }
         | Remedy::StringDates { .. }
         | Remedy::ConvertReference { .. }
+        | Remedy::NumericStrings { .. }
         | Remedy::LossyNumbers { .. } => "schema-versioning",
     };
     Suggestion {

@@ -13,6 +13,7 @@
 //!   (and only those), which replaces the document by `_id`;
 //! - `ds.save(coll, filter)`: saves what a change made by the script
 //!   itself (a loop in JavaScript) is about to touch;
+//! - `ds.remove(coll, filter)`: a `deleteMany`, each document saved first;
 //! - `ds.creates(name)` and `ds.write(source, pipeline, name, whenMatched)`:
 //!   documents written into a collection the script creates;
 //! - `ds.createIndex`, `ds.uniqueIndex`, `ds.dropIndex`;
@@ -48,7 +49,7 @@ pub fn still_reported(lang: Lang) -> &'static str {
 
 /// The tags of the changes docshape's scripts make, as their backup
 /// collections are named (`_backup_<tag>_…`).
-pub const BACKUP_TAGS: [&str; 20] = [
+pub const BACKUP_TAGS: [&str; 21] = [
     "array",
     "attribute",
     "bucket",
@@ -66,6 +67,7 @@ pub const BACKUP_TAGS: [&str; 20] = [
     "rename",
     "split",
     "subset",
+    "ttl",
     "type",
     "types",
     "unique",
@@ -156,7 +158,11 @@ impl Plan {
         let lang = self.lang;
         let what = &self.what;
         let uses = |m: &str| body.contains(&format!("ds.{m}("));
-        let documents = uses("update") || uses("updateEach") || uses("rewrite") || uses("save");
+        let documents = uses("update")
+            || uses("updateEach")
+            || uses("rewrite")
+            || uses("save")
+            || uses("remove");
         let mut lines: Vec<String> = vec![
             lang.pick(
                 format!("docshape migration: {what}"),
@@ -194,6 +200,15 @@ impl Plan {
                 "apply = true to do it.".to_owned(),
                 "apply = true 才会执行。".to_owned(),
             ));
+        }
+        if uses("remove") {
+            lines.push(
+                lang.pick(
+                    "It deletes documents: each is saved there first, and the undo puts it back.",
+                    "它会删除文档：每个文档都先保存在那里，撤销命令会把它放回去。",
+                )
+                .to_owned(),
+            );
         }
         if uses("dropIndex") {
             lines.push(
@@ -285,7 +300,7 @@ impl Plan {
             code.push_str(m.code);
         }
         code.push_str("  };\n})();\n");
-        let msgs: [(&str, String); 25] = [
+        let msgs: [(&str, String); 27] = [
             ("MSG_DUPLICATES_WHY", t(
                 "`${dups.length} values of ${key} are held by more than one document`",
                 "`${key} 有 ${dups.length} 个值出现在多个文档中`",
@@ -314,6 +329,14 @@ impl Plan {
             ("MSG_CHANGED_REWRITE", t(
                 "`changed ${n} documents of ${c.getFullName()}, each saved first in ${backupOf(c.getName())}`",
                 "`修改了 ${c.getFullName()} 的 ${n} 个文档，每个都先保存到了 ${backupOf(c.getName())}`",
+            )),
+            ("MSG_WOULD_REMOVE", t(
+                "`would delete ${n} documents of ${c.getFullName()}${ids.length ? \" (e.g. _id \" + ids.join(\", \") + \")\" : \"\"}, each saved first in ${backupOf(c.getName())}`",
+                "`将删除 ${c.getFullName()} 的 ${n} 个文档${ids.length ? \"（例如 _id \" + ids.join(\"、\") + \"）\" : \"\"}，每个都先保存到 ${backupOf(c.getName())}`",
+            )),
+            ("MSG_REMOVED", t(
+                "`deleted ${r.deletedCount} documents of ${c.getFullName()}, each saved first in ${backupOf(c.getName())}`",
+                "`删除了 ${c.getFullName()} 的 ${r.deletedCount} 个文档，每个都先保存到了 ${backupOf(c.getName())}`",
             )),
             ("MSG_SAVED", t(
                 "`saved ${n} documents of ${c.getFullName()} in ${backupOf(c.getName())} before changing them`",
@@ -605,6 +628,27 @@ const METHODS: &[Piece] = &[
       keep(c, c, [{ $match: filter }]);
       print(MSG_SAVED);
       return true;
+    },
+",
+    },
+    Piece {
+        name: "remove",
+        needs: &["keep"],
+        always: false,
+        code: r"    // Deletes the documents `filter` matches, each saved whole first: the undo puts them back.
+    remove(c, filter) {
+      if (stopped) return 0;
+      const n = c.countDocuments(filter);
+      if (!apply) {
+        const ids = c.find(filter, { _id: 1 }).limit(3).toArray().map((d) => show(d._id));
+        print(MSG_WOULD_REMOVE);
+        return n;
+      }
+      if (n === 0) return 0;
+      keep(c, c, [{ $match: filter }]);
+      const r = c.deleteMany(filter);
+      print(MSG_REMOVED);
+      return r.deletedCount;
     },
 ",
     },

@@ -31,44 +31,9 @@ use serde_json::{json, Value};
 use super::change::{self, Plan};
 use super::{js, js_coll, js_value};
 use crate::i18n::Lang;
-
-/// A numeric type a path can be converted to, narrowest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Target {
-    Int,
-    Long,
-    Double,
-    Decimal,
-}
-
-impl Target {
-    pub fn alias(self) -> &'static str {
-        match self {
-            Target::Int => "int",
-            Target::Long => "long",
-            Target::Double => "double",
-            Target::Decimal => "decimal",
-        }
-    }
-
-    fn of(b: &Bson) -> Option<Target> {
-        match b {
-            Bson::Int32(_) => Some(Target::Int),
-            Bson::Int64(_) => Some(Target::Long),
-            Bson::Double(_) => Some(Target::Double),
-            Bson::Decimal128(_) => Some(Target::Decimal),
-            _ => None,
-        }
-    }
-
-    /// The `$regexMatch` pattern a string must match to be converted.
-    fn pattern(self) -> &'static str {
-        match self {
-            Target::Int | Target::Long => "^-?(0|[1-9][0-9]*)$",
-            Target::Double | Target::Decimal => "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?$",
-        }
-    }
-}
+pub use crate::rules::number_text::looks_like_codes;
+use crate::rules::number_text::plain_number;
+pub use crate::rules::number_text::Target;
 
 /// Why the target was chosen, for the summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,24 +55,6 @@ pub enum Outcome {
     Already,
     Convert(Bson),
     Stay,
-}
-
-/// A string that is a plain number: optional minus, digits without a
-/// leading zero, and (when `fraction`) an optional `.digits`.
-fn plain_number(s: &str, fraction: bool) -> bool {
-    let body = s.strip_prefix('-').unwrap_or(s);
-    let (int, frac) = match body.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
-        None => (body, None),
-    };
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    if !digits(int) || (int.len() > 1 && int.starts_with('0')) {
-        return false;
-    }
-    match frac {
-        None => true,
-        Some(f) => fraction && digits(f),
-    }
 }
 
 /// Number of digits after the point in the shortest text of `x`.
@@ -136,56 +83,6 @@ pub fn money_name(name: &str) -> bool {
         words.push(cur);
     }
     words.iter().any(|w| WORDS.contains(&w.as_str()))
-}
-
-/// Whether digit strings at this path are codes (postal codes, phone
-/// numbers, SKUs) rather than quantities: most values are digit strings,
-/// and they keep a leading zero, or all have the same width (three digits
-/// or more), or the field is named like a code. Turning codes into numbers
-/// drops their zeros and makes them sortable and summable, which they are
-/// not; the numbers beside them are the ones that lost their form.
-pub fn looks_like_codes(values: &[Bson], name: &str) -> bool {
-    let digits: Vec<&str> = values
-        .iter()
-        .filter_map(|v| match v {
-            Bson::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
-                Some(s.as_str())
-            }
-            _ => None,
-        })
-        .collect();
-    let non_null = values
-        .iter()
-        .filter(|v| !matches!(v, Bson::Null | Bson::Undefined))
-        .count();
-    if digits.is_empty() || digits.len() * 2 < non_null {
-        return false;
-    }
-    let zeros = digits
-        .iter()
-        .filter(|s| s.len() > 1 && s.starts_with('0'))
-        .count();
-    let leading_zero = zeros * 10 >= digits.len();
-    // One width for the strings and for the whole numbers beside them.
-    let width = digits[0].len();
-    let fixed = width >= 3
-        && digits.iter().all(|s| s.len() == width)
-        && values.iter().all(|v| match v {
-            Bson::Int32(i) => i.unsigned_abs().to_string().len() == width,
-            Bson::Int64(i) => i.unsigned_abs().to_string().len() == width,
-            _ => true,
-        });
-    leading_zero || fixed || code_name(name)
-}
-
-fn code_name(name: &str) -> bool {
-    const WORDS: [&str; 12] = [
-        "zip", "zipcode", "postcode", "postal", "phone", "tel", "mobile", "sku", "isbn", "ean",
-        "upc", "code",
-    ];
-    name.to_lowercase()
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|w| WORDS.contains(&w))
 }
 
 /// The lossless numeric target for these values, or `None` when most
@@ -382,7 +279,7 @@ fn field_ref(p: &str) -> String {
 
 /// The converted value of the expression `v` (unchanged when it does not
 /// convert; a missing value stays missing).
-fn conv(v: &str, to: Target) -> Value {
+pub(super) fn conv(v: &str, to: Target) -> Value {
     let widen: Vec<&str> = [Target::Int, Target::Long, Target::Double]
         .into_iter()
         .filter(|t| *t < to)
@@ -406,7 +303,7 @@ fn conv(v: &str, to: Target) -> Value {
 }
 
 /// True when `v` is not yet of the target type and converts to it.
-fn converts(v: &str, to: Target) -> Value {
+pub(super) fn converts(v: &str, to: Target) -> Value {
     json!({ "$and": [
         { "$ne": [ { "$type": v }, to.alias() ] },
         { "$eq": [ { "$type": conv(v, to) }, to.alias() ] }
@@ -414,7 +311,7 @@ fn converts(v: &str, to: Target) -> Value {
 }
 
 /// The values at the place, as an array expression.
-fn values_expr(p: &Place) -> Value {
+pub(super) fn values_expr(p: &Place) -> Value {
     match p {
         Place::Field(f) => json!([field_ref(f)]),
         Place::Elements(a) => {
@@ -429,7 +326,7 @@ fn values_expr(p: &Place) -> Value {
 }
 
 /// The `$set` stage converting the values at the place.
-fn set_stage(p: &Place, to: Target) -> Value {
+pub(super) fn set_stage(p: &Place, to: Target) -> Value {
     match p {
         Place::Field(f) => json!({ "$set": { f.clone(): conv(&field_ref(f), to) } }),
         Place::Elements(a) => json!({ "$set": { a.clone(): { "$map": {
@@ -611,25 +508,6 @@ mod tests {
         let v = [s("red"), s("blue"), s("green"), Bson::Int32(3)];
         assert_eq!(plan(&v, "colour"), None);
         assert_eq!(plan(&[s("a"), Bson::Boolean(true)], "x"), None);
-    }
-
-    #[test]
-    fn digit_codes_are_not_quantities() {
-        let zips: Vec<Bson> = ["100000", "200000", "310000"]
-            .iter()
-            .map(|z| s(z))
-            .chain([Bson::Int32(100_001)])
-            .collect();
-        assert!(looks_like_codes(&zips, "zip"));
-        assert!(looks_like_codes(&zips, "whatever"), "fixed width");
-        let zeros = vec![s("0123"), s("45"), Bson::Int32(7)];
-        assert!(looks_like_codes(&zeros, "n"), "a leading zero");
-        let widths = vec![s("4200"), s("1700"), Bson::Int32(17)];
-        assert!(!looks_like_codes(&widths, "n"), "numbers of another width");
-        let amounts = vec![s("4200"), s("17"), Bson::Double(4200.5)];
-        assert!(!looks_like_codes(&amounts, "amount"));
-        let mostly_numbers = vec![s("12345"), Bson::Int32(1), Bson::Int32(2)];
-        assert!(!looks_like_codes(&mostly_numbers, "count"));
     }
 
     #[test]

@@ -11,8 +11,10 @@ mod cases;
 pub mod change;
 mod convert;
 mod examples;
+mod expiry;
 pub mod family;
 pub mod integrity;
+mod numbers;
 mod scripts;
 mod workload;
 

@@ -435,7 +435,12 @@ fn extremes_ask(
     if !plan.extremes || stop.stopped() || c.complete || plan.mode == SampleMode::Full {
         return None;
     }
-    Some(rules::extremes::ask(&c.profile.fields, &plan.thresholds))
+    Some(rules::extremes::ask(
+        &c.meta.name,
+        &c.profile.fields,
+        &plan.thresholds,
+        super::stages::now_secs(),
+    ))
 }
 
 /// The collection with its whole-collection extremes, or a note on why

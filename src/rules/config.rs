@@ -162,6 +162,8 @@ thresholds! {
     "collection-per-tenant" => collection_per_tenant: super::collection_per_tenant::Limits,
     "duplicate-collection" => duplicate_collection: super::duplicate_collection::Limits,
     "sibling-collections" => sibling_collections: super::sibling_collections::Limits,
+    "expiring-without-ttl" => expiring_without_ttl: super::expiring_without_ttl::Limits,
+    "numeric-strings" => numeric_strings: super::numeric_strings::Limits,
     "index-esr" => index_esr: super::index_esr::Limits,
     "unindexed-query" => unindexed_query: super::unindexed_query::Limits,
     "lookup-on-hot-path" => lookup_on_hot_path: super::lookup_on_hot_path::Limits,

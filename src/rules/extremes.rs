@@ -1,7 +1,8 @@
 //! What the size and array rules want measured over the whole collection
-//! (see [`crate::source::extremes`]): the array paths the sample found and
-//! the size thresholds `document-near-limit` and `bloated-document` judge
-//! by, under the names their evidence uses.
+//! (see [`crate::source::extremes`]): the array paths the sample found, the
+//! size thresholds `document-near-limit` and `bloated-document` judge by,
+//! under the names their evidence uses, and the dates
+//! `expiring-without-ttl` counts expired documents by.
 
 use super::Thresholds;
 use crate::i18n::Lang;
@@ -16,8 +17,9 @@ pub const NEAR_LIMIT_CRITICAL: &str = "document-near-limit.critical-bytes";
 pub const BLOATED_P95: &str = "bloated-document.p95-bytes";
 
 /// The whole-collection figures the rules would use for these profiled
-/// `fields` under thresholds `t`.
-pub fn ask(fields: &[FieldProfile], t: &Thresholds) -> ExtremesAsk {
+/// `fields` of the collection `coll` under thresholds `t`, the dates
+/// counted against `now` (seconds since the epoch).
+pub fn ask(coll: &str, fields: &[FieldProfile], t: &Thresholds, now: f64) -> ExtremesAsk {
     let bytes = |v: f64| {
         if v.is_finite() && v > 0.0 {
             v as u64
@@ -43,6 +45,11 @@ pub fn ask(fields: &[FieldProfile], t: &Thresholds) -> ExtremesAsk {
             ),
             (BLOATED_P95.into(), bytes(t.bloated_document.p95_bytes)),
         ],
+        dates: super::expiring_without_ttl::dated_paths(coll, fields)
+            .into_iter()
+            .map(|(f, _)| (f.path.clone(), f.segments.clone()))
+            .collect(),
+        now_ms: (now * 1000.0) as i64,
     }
 }
 

@@ -43,6 +43,22 @@
 //! - `push-without-slice` is critical with measured growth only when that
 //!   growth passes 16 MiB within `critical-days` (a year); further off, the
 //!   unbounded `$push` keeps its warning.
+//! - `numeric-strings` needs at least `min-values` numbers written as
+//!   text (5): a handful of values cannot tell a quantity from a label.
+//!   Digit strings that are codes are never reported (leading zeros in one
+//!   value in ten, one fixed width of three digits or more, whole numbers
+//!   of nine digits or more, names such as `…Id`, `code`, `zip`, `phone`,
+//!   `version`, a name ending in `number`, HTTP `headers`): a fixed width
+//!   sorts as text the way it does as a number, so a year written as
+//!   `"2019"` is left too, as the conversions of `mixed-types` leave it.
+//! - `expiring-without-ttl` is a warning only in a store of sessions or
+//!   tokens (named so), whose expired documents the application has no use
+//!   for; an expiry field elsewhere (`jobs.dateExpire`) is an info, and none
+//!   at all in a collection a reference points at, where most documents
+//!   lack the date (a library's few reservations among its loans) or for a
+//!   qualified name (`users.local.resetPasswordExpires` dates a reset, not
+//!   the user): a TTL index deletes whole documents. It is an info too when the indexes are
+//!   unknown (an export without metadata), which it says.
 //! - Growth forecasts (`days_to_limit`, `document-near-limit`,
 //!   `unbounded-array`) start from the largest document, not the p99 one
 //!   the contract names: the largest is the document at risk, and a
@@ -53,6 +69,7 @@ pub mod context;
 pub mod date_text;
 pub mod docs;
 pub mod extremes;
+pub mod number_text;
 pub mod registry;
 pub mod remedy;
 pub mod shapes;
@@ -66,6 +83,7 @@ pub mod denormalization_drift;
 pub mod document_near_limit;
 pub mod duplicate_collection;
 pub mod dynamic_keys;
+pub mod expiring_without_ttl;
 pub mod id_led_index;
 pub mod index_esr;
 pub mod large_reference_array;
@@ -75,6 +93,7 @@ pub mod lossy_numbers;
 pub mod missing_reference_index;
 pub mod mixed_types;
 pub mod non_unique_reference_key;
+pub mod numeric_strings;
 pub mod polymorphic_without_discriminator;
 pub mod push_without_slice;
 pub mod redundant_index;

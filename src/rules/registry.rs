@@ -8,13 +8,13 @@
 use super::{
     bloated_document, case_insensitive_regex, collection_per_tenant, dangling_references,
     deep_nesting, denormalization_drift, document_near_limit, duplicate_collection, dynamic_keys,
-    id_led_index, index_esr, large_reference_array, long_field_names, lookup_on_hot_path,
-    lossy_numbers, missing_reference_index, mixed_types, non_unique_reference_key,
-    polymorphic_without_discriminator, push_without_slice, redundant_index,
-    reference_type_mismatch, sibling_collections, string_dates, time_series_per_event,
-    too_many_collections, too_many_fields, too_many_indexes, two_way_out_of_sync, unbounded_array,
-    unindexed_query,
-    unused_index, write_amplified_copy, CollectionCtx, DeploymentCtx, Finding, Thresholds,
+    expiring_without_ttl, id_led_index, index_esr, large_reference_array, long_field_names,
+    lookup_on_hot_path, lossy_numbers, missing_reference_index, mixed_types,
+    non_unique_reference_key, numeric_strings, polymorphic_without_discriminator,
+    push_without_slice, redundant_index, reference_type_mismatch, sibling_collections,
+    string_dates, time_series_per_event, too_many_collections, too_many_fields, too_many_indexes,
+    two_way_out_of_sync, unbounded_array, unindexed_query, unused_index, write_amplified_copy,
+    CollectionCtx, DeploymentCtx, Finding, Thresholds,
 };
 use crate::i18n::Lang;
 
@@ -70,7 +70,7 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
 }
 
 /// Every rule, in the contract's order.
-pub const REGISTRY: [RuleInfo; 33] = [
+pub const REGISTRY: [RuleInfo; 35] = [
     RuleInfo {
         id: "unbounded-array",
         title: "Array grows without bound or is too long to embed",
@@ -356,6 +356,28 @@ pub const REGISTRY: [RuleInfo; 33] = [
         source: "seeds/002 (one collection per kind of document, polymorphic schemas), seeds/003 (polymorphic pattern)",
         thresholds: sibling_collections::THRESHOLDS,
         check: Check::Deployment(sibling_collections::check),
+    },
+    RuleInfo {
+        id: "expiring-without-ttl",
+        title: "Expired documents nothing removes",
+        explanation: (
+            "Sessions, refresh tokens and one-time codes carry the date they expire; once it has passed the application refuses them, yet they stay: every scan and backup carries them, the collection only grows, and a token that should be gone is still there to be stolen with the rest. A TTL index with expireAfterSeconds: 0 on the expiry date lets the server delete each document when its date passes (its TTL monitor runs every 60 seconds) — the seeds prefer it to capped collections for data that ages out. A store of tokens is also read by the token itself: without an index on that field every lookup scans the collection.",
+            "会话、刷新令牌和一次性验证码都带有过期时间；过期之后应用不再接受它们，它们却仍然留在库里：每次扫描和备份都要带上它们，集合只增不减，本该消失的令牌还留在那里，可能和其他数据一起被窃取。在过期时间字段上建立 expireAfterSeconds: 0 的 TTL 索引，服务器就会在每个文档的时间到达后删除它（TTL 监视器每 60 秒运行一次）——对于会过期的数据，种子材料更推荐 TTL 而不是固定集合。令牌集合还要按令牌本身查找：这个字段没有索引时，每次查找都要扫描整个集合。",
+        ),
+        source: "seeds/002 (expire data with a TTL index rather than a capped collection), MongoDB docs (TTL indexes: expire documents at a specific clock time)",
+        thresholds: expiring_without_ttl::THRESHOLDS,
+        check: Check::Collection(expiring_without_ttl::check, Basis::Documents),
+    },
+    RuleInfo {
+        id: "numeric-strings",
+        title: "Numbers stored as text",
+        explanation: (
+            "A number kept as a string is text to the server: it sorts and compares character by character (\"10\" before \"9\", \"-1\" before \"-3\"), so a range query or a sort answers wrongly; $sum and $avg skip it, $inc refuses it, and an index on it orders text. When every value is text there is no second type for mixed-types to see. The seeds' advice on types: store a value in the type queries can use — int or long for whole numbers, double for measurements, decimal (Decimal128) for money. Codes made of digits (postal codes, phone numbers, ids with leading zeros, versions) are text and stay text.",
+            "以字符串保存的数字对服务器来说是文本：它按字符逐个排序和比较（\"10\" 排在 \"9\" 前面，\"-1\" 排在 \"-3\" 前面），所以范围查询和排序的结果都不对；$sum 和 $avg 会跳过它，$inc 会拒绝它，它上面的索引按文本排序。当所有值都是文本时，也就没有第二种类型能让 mixed-types 发现问题。种子材料关于类型的建议：用查询能使用的类型保存数据——整数用 int 或 long，测量值用 double，金额用 decimal（Decimal128）。由数字组成的编码（邮政编码、电话号码、带前导零的编号、版本号）本来就是文本，应保持为文本。",
+        ),
+        source: "seeds/002 (BSON types a query can use), MongoDB docs (comparison and sort order of BSON types; $convert)",
+        thresholds: numeric_strings::THRESHOLDS,
+        check: Check::Collection(numeric_strings::check, Basis::Documents),
     },
     RuleInfo {
         id: "index-esr",

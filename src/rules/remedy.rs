@@ -7,6 +7,7 @@ use crate::relate::{DriftCheck, KeyUniqueness, Relationship};
 use crate::source::IndexInfo;
 
 use super::lossy_numbers::Loss;
+use super::number_text::Target;
 use super::string_dates::DateFormat;
 
 /// One variant per suggestion `advise` can build. Paths are the profile's
@@ -158,6 +159,29 @@ pub enum Remedy {
         path: String,
         formats: Vec<(DateFormat, u64)>,
         example: String,
+    },
+    /// Store the numbers written as text at `path` as `target`, empty text
+    /// removed (`empty` values of it in the sample); what does not convert
+    /// stays, and beside numbers it is `mixed-types`' from `mixed_floor`
+    /// of the values on (`schema-versioning`).
+    NumericStrings {
+        path: String,
+        target: Target,
+        empty: u64,
+        example: String,
+        mixed_floor: f64,
+    },
+    /// Let the server delete documents once their date at `path` has
+    /// passed: a TTL index (`expireAfterSeconds: 0`; with `start`, the date
+    /// is when the document began and the lifetime is the application's),
+    /// deleting the `expired` documents as soon as it exists; and an index
+    /// on `lookup`, the key documents are found by (`index`).
+    ExpireDocuments {
+        path: String,
+        start: bool,
+        expired: u64,
+        lookup: Option<String>,
+        indexes_known: bool,
     },
     /// Give numbers at `path` a type that holds them exactly.
     LossyNumbers { path: String, loss: Loss },

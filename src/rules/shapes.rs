@@ -260,6 +260,36 @@ pub fn profile_path(ctx: &CollectionCtx<'_>, dotted: &str) -> String {
     path
 }
 
+/// How the shape orders the profile path `path` by its values, if it
+/// does: a range predicate on it (`$gt`, `$lt` …) or a sort by it (a
+/// find's sort, or a `$sort` stage of a pipeline). Equality does not order:
+/// text and numbers match themselves alike.
+pub fn orders_by(ctx: &CollectionCtx<'_>, s: &Shape, path: &str) -> Option<&'static str> {
+    if s.predicates
+        .iter()
+        .any(|(f, p)| *p == Predicate::Range && profile_path(ctx, f) == path)
+    {
+        return Some("range");
+    }
+    let sorts = s.sort.iter().chain(
+        s.pipeline
+            .as_ref()
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|stage| stage.get("$sort")),
+    );
+    for sort in sorts {
+        if sort
+            .as_object()
+            .is_some_and(|o| o.keys().any(|k| profile_path(ctx, k) == path))
+        {
+            return Some("sort");
+        }
+    }
+    None
+}
+
 /// Distinct values of a field in the sample.
 fn distinct(ctx: &CollectionCtx<'_>, dotted: &str) -> Option<u64> {
     let f = ctx.field(&profile_path(ctx, dotted))?;

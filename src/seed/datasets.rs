@@ -6,6 +6,8 @@
 //! match this code); large or numerous documents come from a collection's
 //! [`Collection::generated`] part and are written only by `docshape seed`.
 
+use std::fmt::Write as _;
+
 use bson::{doc, Bson, Document};
 
 use super::gen::{blob, blob_bytes, date, email, person, street, Ids, Rng, CITIES, DAY, HOUR, NOW};
@@ -18,6 +20,9 @@ pub type Generator = Box<dyn FnOnce() -> Box<dyn Iterator<Item = Document>>>;
 pub struct Index {
     pub keys: Document,
     pub unique: bool,
+    /// A TTL index: seconds after the date it keys on that a document is
+    /// deleted.
+    pub expire_after_seconds: Option<u32>,
 }
 
 impl Index {
@@ -25,6 +30,7 @@ impl Index {
         Index {
             keys,
             unique: false,
+            expire_after_seconds: None,
         }
     }
 
@@ -66,7 +72,19 @@ impl Collection {
     }
 
     fn unique(mut self, keys: Document) -> Collection {
-        self.indexes.push(Index { keys, unique: true });
+        self.indexes.push(Index {
+            unique: true,
+            ..Index::on(keys)
+        });
+        self
+    }
+
+    /// A TTL index on `keys`: a document goes `secs` after its date.
+    fn ttl(mut self, keys: Document, secs: u32) -> Collection {
+        self.indexes.push(Index {
+            expire_after_seconds: Some(secs),
+            ..Index::on(keys)
+        });
         self
     }
 
@@ -93,7 +111,7 @@ pub struct Dataset {
 }
 
 /// Every data set's name, in the order they are seeded.
-pub const NAMES: [&str; 20] = [
+pub const NAMES: [&str; 22] = [
     "one_to_few",
     "one_to_many",
     "one_to_squillions",
@@ -114,6 +132,8 @@ pub const NAMES: [&str; 20] = [
     "two_way_sync",
     "sibling_collections",
     "login_history",
+    "expiring_tokens",
+    "numeric_text",
 ];
 
 /// Builds one data set by name (committed documents now, generators lazily).
@@ -139,6 +159,8 @@ pub fn build(name: &str) -> Option<Dataset> {
         "two_way_sync" => two_way_sync(n),
         "sibling_collections" => sibling_collections(n),
         "login_history" => login_history(n),
+        "expiring_tokens" => expiring_tokens(n),
+        "numeric_text" => numeric_text(n),
         _ => integrity(n),
     })
 }
@@ -1066,6 +1088,109 @@ fn integrity(n: u8) -> Dataset {
             "string-dates",
             "non-unique-reference-key",
         ],
+        collections: out,
+    }
+}
+
+/// 002 TTL: refresh tokens that expire a week after they are issued, each
+/// found by its token; the good store lets the server delete them once
+/// expired, the bad one keeps every token it ever issued.
+fn expiring_tokens(n: u8) -> Dataset {
+    let mut rng = Rng::new(19);
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut ids = Ids::new(n, variant);
+        let users: Vec<Document> = (0..40u32)
+            .map(|u| doc! {"_id": ids.days_ago(400 - u * 5), "name": person(u), "email": email(u, "app")})
+            .collect();
+        // One token every 4.8 hours over the 60 days before NOW: those
+        // issued more than a week before it have expired (265 of 300), and
+        // the rest a week after it.
+        let mut tokens = Vec::new();
+        let mut secret = || {
+            let mut s = String::new();
+            for _ in 0..4 {
+                let _ = write!(s, "{:016x}", rng.next_u64());
+            }
+            s
+        };
+        for t in 0..300u32 {
+            let issued = NOW - 60 * DAY + t * 17_280 + 17 * 60;
+            let user = id_of(&users[((t * 7) % 40) as usize]);
+            let mut d = doc! {"_id": ids.at(issued), "user": user, "token": secret(),
+            "issued": date(issued), "expires": date(issued + 7 * DAY)};
+            // Most tokens were rotated: each names the one that replaced it.
+            if t % 5 != 4 {
+                d.insert("replaced_by", secret());
+            }
+            tokens.push(d);
+        }
+        out.push(Collection::new(&format!("{prefix}_users"), users));
+        let tokens = Collection::new(&format!("{prefix}_refresh_tokens"), tokens);
+        out.push(if variant == 1 {
+            tokens
+                .ttl(doc! {"expires": 1}, 0)
+                .unique(doc! {"token": 1})
+                .index(doc! {"user": 1})
+        } else {
+            tokens
+        });
+    }
+    Dataset {
+        name: "expiring_tokens",
+        title: "Refresh tokens that expire a week after they are issued: a TTL index deletes each once expired and tokens are found by an index on token (good) vs every token ever issued kept, most of them long expired, and each lookup by token scanning the collection (bad)",
+        seeds: "002",
+        bad_fires: &["expiring-without-ttl"],
+        collections: out,
+    }
+}
+
+/// 002 types: a climbing guide's routes with a score, a length and a
+/// rating count; the good guide stores numbers, the bad one the text a
+/// form sent (a few scores left empty), beside a postcode, which is text
+/// in both.
+fn numeric_text(n: u8) -> Dataset {
+    const AREAS: [&str; 4] = ["Schrammsteine", "Bielatal", "Rathen", "Affensteine"];
+    const GRADES: [&str; 6] = ["III", "IV", "V", "VIIa", "VIIb", "VIIIa"];
+    let mut out = Vec::new();
+    for (variant, prefix) in [(1u8, "good"), (2u8, "bad")] {
+        let mut rng = Rng::new(23);
+        let mut ids = Ids::new(n, variant);
+        let bad = variant == 2;
+        let routes: Vec<Document> = (0..300u32)
+            .map(|r| {
+                let score = rng.range(0, 6) as i32 - 3;
+                let tenths = rng.range(80, 450);
+                let ratings = rng.range(0, 140) as i32;
+                let mut d = doc! {"_id": ids.days_ago(900 - r * 3), "name": format!("{} route {r}", AREAS[(r % 4) as usize]),
+                "area": AREAS[(r % 4) as usize], "grade": GRADES[(r % 6) as usize],
+                "postcode": format!("0{}", 1_800 + (r % 4) * 24)};
+                if bad {
+                    // The form sent every number as text, and an empty
+                    // score for routes nobody scored.
+                    d.insert("score", if r % 60 == 7 { String::new() } else { score.to_string() });
+                    d.insert("length_m", format!("{}.{}", tenths / 10, tenths % 10));
+                    d.insert("ratings", ratings.to_string());
+                } else {
+                    if r % 60 != 7 {
+                        d.insert("score", score);
+                    }
+                    d.insert("length_m", f64::from(tenths) / 10.0);
+                    d.insert("ratings", ratings);
+                }
+                d
+            })
+            .collect();
+        out.push(
+            Collection::new(&format!("{prefix}_routes"), routes)
+                .index(doc! {"area": 1, "score": -1}),
+        );
+    }
+    Dataset {
+        name: "numeric_text",
+        title: "A climbing guide's routes: score, length and rating count stored as numbers, postcodes as text (good) vs every number stored as the text a form sent, a few scores left empty, beside the same postcodes (bad)",
+        seeds: "002",
+        bad_fires: &["numeric-strings"],
         collections: out,
     }
 }

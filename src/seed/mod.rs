@@ -254,6 +254,10 @@ async fn load_collection(
         let opts = IndexOptions::builder()
             .name(i.name())
             .unique(i.unique.then_some(true))
+            .expire_after(
+                i.expire_after_seconds
+                    .map(|s| std::time::Duration::from_secs(u64::from(s))),
+            )
             .build();
         coll.create_index(
             IndexModel::builder()
@@ -453,6 +457,9 @@ pub fn metadata_json(c: &Collection) -> String {
         });
         if i.unique {
             spec["unique"] = serde_json::Value::Bool(true);
+        }
+        if let Some(secs) = i.expire_after_seconds {
+            spec["expireAfterSeconds"] = serde_json::Value::from(secs);
         }
         idx.push(spec);
     }

@@ -36,6 +36,12 @@ pub struct ExtremesAsk {
     pub arrays: Vec<(String, Vec<Seg>)>,
     /// Size thresholds to count documents over: `(name, bytes)`.
     pub thresholds: Vec<(String, u64)>,
+    /// Date paths (outside arrays) whose documents to count before
+    /// `now_ms`: the profile's notation and its steps.
+    pub dates: Vec<(String, Vec<Seg>)>,
+    /// The instant the dates are counted against (milliseconds since the
+    /// epoch).
+    pub now_ms: i64,
 }
 
 /// What an extremes pass came to.
@@ -63,6 +69,21 @@ pub struct ArrayExtreme {
     pub max_length: u64,
 }
 
+/// The dates one path holds over the whole collection.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DateExtreme {
+    pub path: String,
+    /// Documents holding a date there.
+    pub documents: u64,
+    /// Of them, those dated before the instant asked (`before`).
+    pub past: u64,
+    /// Milliseconds since the epoch the dates were counted against.
+    pub before: i64,
+    /// The earliest and latest date, in milliseconds since the epoch.
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
 /// How many documents are over one size threshold.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OverThreshold {
@@ -88,6 +109,9 @@ pub struct Extremes {
     pub arrays: Vec<ArrayExtreme>,
     /// Documents over each size threshold.
     pub over: Vec<OverThreshold>,
+    /// Dates of each date path asked for, where measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dates: Vec<DateExtreme>,
     /// Array paths asked for that this pass could not measure, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_measured: Vec<String>,
@@ -104,6 +128,7 @@ impl Extremes {
             largest: Vec::new(),
             arrays: Vec::new(),
             over: Vec::new(),
+            dates: Vec::new(),
             not_measured: Vec::new(),
             millis: 0,
         }

@@ -25,6 +25,7 @@ mod exercises_when_to_reference;
 // each).
 #[path = "exercises/refine_by_workload.rs"]
 mod exercises_refine_by_workload;
+mod expiry_and_numbers;
 mod extremes;
 mod formats;
 mod fuzz_regressions;

@@ -5,7 +5,9 @@
 //! written (a dry run), switched on, and switched on again — after which:
 //!
 //! - (a) the dry run changed nothing at all;
-//! - (b) every collection holds the same documents, by `_id`;
+//! - (b) every collection holds the same documents, by `_id` (but for
+//!   those a TTL index deletes, `expiring-without-ttl`: each, as it was,
+//!   in a backup the undo names);
 //! - (c) nothing changed outside the paths the finding names (a field no
 //!   document held before may appear elsewhere: a discriminator, a version
 //!   stamp), no `_id` changed at any depth, and no value a reference joins
@@ -323,16 +325,37 @@ fn check_apply(
             continue;
         };
         if held.docs.keys().ne(now.docs.keys()) {
-            bad.push(format!(
-                "(b) {name} no longer holds the same documents: {} before, {} after",
-                held.docs.len(),
-                now.docs.len()
-            ));
-            continue;
+            // A TTL index deletes what has expired, and says so: the
+            // documents gone must be, as they were, in a backup the undo
+            // names; none may appear.
+            let gone: Vec<&String> = held
+                .docs
+                .keys()
+                .filter(|id| !now.docs.contains_key(*id))
+                .collect();
+            let saved = |id: &String| {
+                fresh
+                    .iter()
+                    .filter(|b| named.contains(b.as_str()))
+                    .any(|b| after[*b].docs.get(id) == held.docs.get(id))
+            };
+            let deletes = s.rule == "expiring-without-ttl" && Some(name) == home.as_ref();
+            let appeared = now.docs.keys().any(|id| !held.docs.contains_key(id));
+            if !deletes || appeared || !gone.iter().all(|id| saved(id)) {
+                bad.push(format!(
+                    "(b) {name} no longer holds the same documents: {} before, {} after",
+                    held.docs.len(),
+                    now.docs.len()
+                ));
+                continue;
+            }
         }
         let mut held_before: Option<BTreeSet<String>> = None;
         for (id, old) in &held.docs {
-            let new = &now.docs[id];
+            // Deleted (and saved) by a TTL index, checked above.
+            let Some(new) = now.docs.get(id) else {
+                continue;
+            };
             if new == old {
                 continue;
             }

@@ -266,6 +266,9 @@ impl SizeTally {
         out.not_measured.extend(ask.arrays.iter().map(|(p, _)| {
             format!("{p}: array lengths are the sample's (only document sizes are tallied)")
         }));
+        out.not_measured.extend(ask.dates.iter().map(|(p, _)| {
+            format!("{p}: dates are the sample's (only document sizes are tallied)")
+        }));
         out
     }
 }
@@ -1888,6 +1891,11 @@ pub fn skim_bson(
         .arrays
         .iter()
         .map(|(p, _)| format!("{p}: a skim of length prefixes does not read arrays"))
+        .chain(
+            ask.dates
+                .iter()
+                .map(|(p, _)| format!("{p}: a skim of length prefixes does not read dates")),
+        )
         .collect();
     out.set_elapsed(start.elapsed());
     Ok(out)

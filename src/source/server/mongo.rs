@@ -1322,7 +1322,7 @@ impl MongoSource {
         ask: &crate::source::ExtremesAsk,
     ) -> Result<crate::source::ExtremesOutcome> {
         use crate::source::extremes::{
-            self, ArrayExtreme, ArrayReach, LargeDocument, OverThreshold,
+            self, ArrayExtreme, ArrayReach, DateExtreme, LargeDocument, OverThreshold,
         };
         use crate::source::{Extremes, ExtremesOutcome};
         let start = std::time::Instant::now();
@@ -1383,6 +1383,38 @@ impl MongoSource {
             project.insert(&key, length);
             group.insert(&key, doc! {"$max": format!("${key}")});
             measured.push(path.clone());
+        }
+        // Dates: documents holding one, those before the instant asked,
+        // the earliest and the latest.
+        let mut dated = Vec::new();
+        let before = bson::DateTime::from_millis(ask.now_ms);
+        for (path, segments) in &ask.dates {
+            let Ok(ArrayReach::Direct(p)) = extremes::reach(segments) else {
+                out.not_measured
+                    .push(format!("{path}: dates inside an array are the sample's"));
+                continue;
+            };
+            let key = format!("d{}", dated.len());
+            let v = format!("${key}");
+            let is_date = doc! {"$eq": [{"$type": &v}, "date"]};
+            project.insert(&key, format!("${p}"));
+            group.insert(
+                format!("{key}n"),
+                doc! {"$sum": {"$cond": [is_date.clone(), 1, 0]}},
+            );
+            group.insert(
+                format!("{key}p"),
+                doc! {"$sum": {"$cond": [{"$and": [is_date.clone(), {"$lt": [&v, before]}]}, 1, 0]}},
+            );
+            group.insert(
+                format!("{key}lo"),
+                doc! {"$min": {"$cond": [is_date.clone(), &v, null]}},
+            );
+            group.insert(
+                format!("{key}hi"),
+                doc! {"$max": {"$cond": [is_date, &v, null]}},
+            );
+            dated.push(path.clone());
         }
         for (i, (_, bytes)) in ask.thresholds.iter().enumerate() {
             let at = i64::try_from(*bytes).unwrap_or(i64::MAX);
@@ -1458,6 +1490,21 @@ impl MongoSource {
                         max_length: n,
                     });
                 }
+            }
+            for (i, path) in dated.iter().enumerate() {
+                let at = |k: &str| {
+                    r.get_datetime(format!("d{i}{k}"))
+                        .ok()
+                        .map(|d| d.timestamp_millis())
+                };
+                out.dates.push(DateExtreme {
+                    path: path.clone(),
+                    documents: as_u64(r, &format!("d{i}n")).unwrap_or(0),
+                    past: as_u64(r, &format!("d{i}p")).unwrap_or(0),
+                    before: ask.now_ms,
+                    min: at("lo"),
+                    max: at("hi"),
+                });
             }
             for (i, (name, bytes)) in ask.thresholds.iter().enumerate() {
                 out.over.push(OverThreshold {
