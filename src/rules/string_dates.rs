@@ -267,22 +267,28 @@ pub fn date_format(s: &str) -> Option<DateFormat> {
 
 /// The formats of a path with the order of its dates in digits settled
 /// over all its values: one entry per layout (separator, clock, zone), in
-/// the order the values together say.
+/// the order the values together say. The order is the separator's: a
+/// day above 12 in any value written with `-` settles every value written
+/// with `-`, with or without a time (one writer's habit), while values
+/// written with another separator are another writer's and settle apart.
 fn settle_numeric(formats: BTreeMap<DateFormat, u64>) -> BTreeMap<DateFormat, u64> {
     let mut out = BTreeMap::new();
-    let mut numeric: BTreeMap<(u8, date_text::Clock, date_text::Zone), (Vec<Order>, u64)> =
+    // Year first (`2017/06/08`) is a layout of its own, whatever its separator.
+    let mut numeric: BTreeMap<(bool, u8, date_text::Clock, date_text::Zone), u64> =
         BTreeMap::new();
+    let mut by_sep: BTreeMap<(bool, u8), Vec<Order>> = BTreeMap::new();
     for (f, n) in formats {
         match f {
             DateFormat::Numeric(x) => {
-                let e = numeric.entry((x.sep, x.clock, x.zone)).or_default();
-                e.0.push(x.order);
-                e.1 += n;
+                let year = x.order == Order::YearFirst;
+                *numeric.entry((year, x.sep, x.clock, x.zone)).or_default() += n;
+                by_sep.entry((year, x.sep)).or_default().push(x.order);
             }
             other => *out.entry(other).or_insert(0) += n,
         }
     }
-    for ((sep, clock, zone), (orders, n)) in numeric {
+    for ((year, sep, clock, zone), n) in numeric {
+        let orders = by_sep.get(&(year, sep)).cloned().unwrap_or_default();
         let order = date_text::settle(orders);
         let f = DateFormat::Numeric(Numeric {
             order,
@@ -359,6 +365,44 @@ fn tally(docs: &[Vec<u8>], segs: &[Seg], give_up: u64) -> Tally {
     t
 }
 
+/// The strings of a path, as dates: how many strings there are, how many
+/// of them are dates, their formats (the order of dates in digits settled
+/// over them all), most frequent first, and an example date.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Strings {
+    pub strings: u64,
+    pub dates: u64,
+    pub formats: Vec<(DateFormat, u64)>,
+    pub example: String,
+}
+
+/// [`Strings`] of the path `segs` in `docs`.
+pub fn strings(docs: &[Vec<u8>], segs: &[Seg]) -> Strings {
+    let mut out = Strings::default();
+    let mut formats = BTreeMap::new();
+    for d in docs {
+        for e in extract::values(d, segs) {
+            if e.ty != BsonType::String {
+                continue;
+            }
+            let Some(bson::Bson::String(text)) = value_of(&e) else {
+                continue;
+            };
+            out.strings += 1;
+            if let Some(f) = date_format(&text) {
+                out.dates += 1;
+                *formats.entry(f).or_insert(0) += 1;
+                if out.example.is_empty() {
+                    out.example = text;
+                }
+            }
+        }
+    }
+    out.formats = settle_numeric(formats).into_iter().collect();
+    out.formats.sort_by_key(|x| std::cmp::Reverse(x.1));
+    out
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let min_share = t.string_dates.min_share;
     let mut out = Vec::new();
@@ -408,6 +452,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 path: f.path.clone(),
                 formats,
                 example,
+                reaudit: super::Reaudit::of(t),
             },
         });
     }
