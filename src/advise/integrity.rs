@@ -669,7 +669,27 @@ pub fn convert_reference(
         .unwrap_or((ctx.db(), r.to_ns.as_str()));
     let key = r.to.strip_prefix(&format!("{}.", r.to_ns)).unwrap_or("_id");
     let identity = r.from_path.rsplit('.').next() == Some("_id");
-    let in_array = r.from_path.contains("[]");
+    // An array of ids is named by the array itself (`settings.resources`);
+    // references inside arrays of sub-documents carry `[]` in their path.
+    let ids_array = r.fanout_method.as_deref() == Some("array-length");
+    let in_array = r.from_path.contains("[]") || ids_array;
+    // Each array on the way is unwound, so that every element is counted
+    // and converted on its own.
+    let mut unwind: Vec<serde_json::Value> = Vec::new();
+    let mut prefix = String::new();
+    let segments: Vec<&str> = r.from_path.split("[]").collect();
+    for (i, seg) in segments.iter().enumerate() {
+        let seg = seg.trim_start_matches('.');
+        if !seg.is_empty() {
+            if !prefix.is_empty() {
+                prefix.push('.');
+            }
+            prefix.push_str(seg);
+        }
+        if i + 1 < segments.len() || ids_array {
+            unwind.push(json!({ "$unwind": format!("${prefix}") }));
+        }
+    }
     let other_db = to_db != ctx.db();
     let changes = !identity && !in_array && !other_db;
     let what = format!("{}.{}: string -> {}", ctx.ns(), r.from_path, rep.native);
@@ -684,14 +704,20 @@ pub fn convert_reference(
     let convert = json!({ "$convert": { "input": format!("${dotted}"), "to": rep.native, "onError": null, "onNull": null } });
     // The strings that convert to an existing target key: the same
     // identity in the other representation.
-    let named = json!([
-        { "$match": { dotted.clone(): { "$type": "string" } } },
-        { "$project": { "v": convert } },
-        { "$match": { "v": { "$ne": null } } },
-        { "$lookup": { "from": to_coll, "localField": "v", "foreignField": key, "as": "t" } },
-        { "$match": { "t.0": { "$exists": true } } },
-        { "$project": { "_id": 1 } }
+    let mut stages = vec![json!({ "$match": { dotted.clone(): { "$type": "string" } } })];
+    stages.extend(unwind);
+    // The strings themselves, one per element: what `named` is a share of.
+    let mut strings = stages.clone();
+    strings.push(json!({ "$match": { dotted.clone(): { "$type": "string" } } }));
+    let strings = serde_json::Value::Array(strings);
+    stages.extend([
+        json!({ "$project": { "v": convert } }),
+        json!({ "$match": { "v": { "$ne": null } } }),
+        json!({ "$lookup": { "from": to_coll, "localField": "v", "foreignField": key, "as": "t" } }),
+        json!({ "$match": { "t.0": { "$exists": true } } }),
+        json!({ "$project": { "_id": 1 } }),
     ]);
+    let named = serde_json::Value::Array(stages);
     let _ = writeln!(
         s,
         "{}",
@@ -707,7 +733,8 @@ pub fn convert_reference(
     );
     let _ = writeln!(
         s,
-        "const strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});"
+        "const strings = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
+        js_value(&strings)
     );
     if identity {
         let _ = writeln!(s, "{}", lang.pick(
@@ -794,21 +821,40 @@ print({head});
         );
         p.finish(&s)
     } else {
+        // What the re-audit reports: strings that still name a document are
+        // the mismatch; strings that name none are dangling references.
+        let _ = writeln!(
+            s,
+            "const left = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
+            js_value(&named)
+        );
         let _ = writeln!(
             s,
             "print({});",
             lang.pick(
-                format!("`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} documents hold a string there; this script changes nothing`", r.to_ns),
-                format!("`${{path}} 中有 ${{named}} 个字符串转换后指向 {} 中的文档；共有 ${{strings}} 个文档在该处保存字符串；这个脚本不做任何修改`", r.to_ns),
+                format!("`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} strings are left there, ${{left}} of them naming a document; this script changes nothing`", r.to_ns),
+                format!("`${{path}} 中有 ${{named}} 个字符串转换后指向 {} 中的文档；该处剩下 ${{strings}} 个字符串，其中 ${{left}} 个指向某个文档；这个脚本不做任何修改`", r.to_ns),
             )
         );
-        s.push_str(&change::stays_line(
-            lang,
+        let _ = writeln!(
+            s,
+            "if (strings > left) print({});",
             lang.pick(
-                "`${named} strings in ${path} name a document, and this script changes nothing`",
-                "`${path} 中有 ${named} 个字符串指向某个文档，而这个脚本不做任何修改`",
+                format!("`${{strings - left}} strings left in ${{path}} name no document of {}: they are references to nothing, and the re-audit counts them as dangling, not as a second representation`", r.to_ns),
+                format!("`${{path}} 中剩下的 ${{strings - left}} 个字符串不指向 {} 中的任何文档：它们是悬空引用，重新审计时按悬空引用计，而不算作第二种表示`", r.to_ns),
+            )
+        );
+        let mut s = change::close(
+            None,
+            lang,
+            s,
+            "left > 0",
+            lang.pick(
+                "`${left} strings in ${path} still name a document`",
+                "`${path} 中仍有 ${left} 个字符串指向某个文档`",
             ),
-        ));
+        );
+        // Nothing changes: the re-audit says what the audit said.
         s.push_str(&super::reaudit::unchanged(
             lang,
             &r.from_path,

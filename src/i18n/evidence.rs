@@ -10,6 +10,7 @@ use super::Lang;
 const ZH: &[(&str, &str)] = &[
     ("_id", "_id"),
     ("absence", "缺失的核实"),
+    ("advised_for", "建议依据"),
     ("after_id", "_id 之后的键"),
     ("age_from", "年龄来自"),
     ("array_length", "数组长度"),
@@ -156,7 +157,6 @@ const ZH: &[(&str, &str)] = &[
     ("preallocated", "预分配"),
     ("profile", "配置"),
     ("projection", "投影"),
-    ("queried", "按工作负载判断"),
     ("range", "范围字段"),
     ("rank", "排名"),
     ("read_share", "读取占比"),
@@ -232,6 +232,8 @@ pub fn key(key: &str, lang: Lang) -> &str {
 const WORDS: &[(&str, &str, &str)] = &[
     ("accepted_by", "name-and-values", "名称与值"),
     ("accepted_by", "values", "值"),
+    ("advised_for", "parent-reference", "父引用"),
+    ("advised_for", "workload", "工作负载中的查询"),
     ("basis", "name-and-values", "名称与值"),
     ("basis", "values", "值"),
     ("cardinality", "one-to-few", "一对少"),

@@ -454,7 +454,7 @@ impl Chosen {
     /// to the candidates kept), and how many pairs were left out.
     fn finish(self) -> (Vec<Candidate>, Vec<keys::Pair>, u64) {
         let mut ranked = self.heap.into_vec();
-        ranked.sort_unstable_by_key(|r| r.key.2);
+        ranked.sort_unstable_by_key(|r| r.key.4);
         let probed = ranked.len() as u64;
         // Every pair answered locally, then the probed ones; each group in
         // the order offered.

@@ -562,3 +562,74 @@ fn lookup_on_hot_path_takes_the_server_reads_when_only_slow_ones_were_profiled()
         assert_eq!(f.evidence["server_counts"]["reads"], server_reads);
     }
 }
+
+/// A find of `kit.COLL` by equality on `field`.
+fn find_by(coll: &str, field: &str) -> Value {
+    json!({
+        "type": "command", "ns": format!("kit.{coll}"),
+        "command": {"find": coll, "filter": {field: 1}, "$db": "kit"},
+        "planSummary": "COLLSCAN", "keysExamined": 0, "docsExamined": 2000, "nreturned": 3,
+        "durationMillis": 4,
+    })
+}
+
+#[test]
+fn missing_reference_index_follows_the_workload_when_given() {
+    // 2,000 comments referencing movies and users; the workload reads
+    // comments by movie (a find, or a $lookup from movies), never by user.
+    let docs: Vec<Document> = (0..2000)
+        .map(|i| doc! {"_id": i, "movie_id": i % 50, "user_id": i % 70})
+        .collect();
+    let mut r = report("comments", &docs, 2000);
+    r.indexes = vec![crate::source::IndexInfo::from_spec(
+        &doc! {"v": 2, "name": "_id_", "key": {"_id": 1}},
+    )
+    .expect("index spec")];
+    let rel = |path: &str, to: &str| {
+        let mut x = relationship(
+            "kit.comments",
+            path,
+            &format!("kit.{to}"),
+            "_id",
+            100,
+            100,
+            None,
+        );
+        x.indexed = Some(false);
+        x
+    };
+    let rels = [rel("movie_id", "movies"), rel("user_id", "users")];
+    let t = Thresholds::default();
+    let indexed_paths = |w: &Workload| -> Vec<String> {
+        let mut p: Vec<String> = only(
+            &check(&r, &t, w, &rels, Vec::new()),
+            "missing-reference-index",
+        )
+        .iter()
+        .filter_map(|f| f.path.clone())
+        .collect();
+        p.sort();
+        p
+    };
+    // No shape of this collection: every parent reference, by its cost.
+    assert_eq!(
+        indexed_paths(&workload(&[(5, by_id("movies"))])),
+        ["movie_id", "user_id"]
+    );
+    // Shapes of this collection: only the reference they filter on.
+    assert_eq!(
+        indexed_paths(&workload(&[
+            (5, find_by("comments", "movie_id")),
+            (5, by_id("comments"))
+        ])),
+        ["movie_id"]
+    );
+    // A $lookup from movies whose foreignField is the reference.
+    assert_eq!(
+        indexed_paths(&workload(&[
+            (5, joins("movies", "comments", "_id", "movie_id")),
+            (5, by_id("comments"))
+        ])),
+        ["movie_id"]
+    );
+}

@@ -155,7 +155,14 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                     json!(ctx.data.indexes.iter().map(|i| &i.name).collect::<Vec<_>>()),
                 ),
                 ("indexes_known", json!(indexes_known)),
-                ("queried", json!(workload.is_some())),
+                (
+                    "advised_for",
+                    json!(if workload.is_some() {
+                        "workload"
+                    } else {
+                        "parent-reference"
+                    }),
+                ),
                 ("threshold", crossed(t, RULE, key)),
             ]),
             remedy: Remedy::CreateIndex { keys: dotted },
