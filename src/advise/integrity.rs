@@ -53,7 +53,7 @@ pub fn lossy_numbers(
         format!("\n// double 中已经丢失的精度无法恢复：超过 2^53（{limit}）的整数在写入时就已被舍入，\n// 只有产生它的系统知道真实值。请先修正写入方（NumberLong、Decimal128，不透明的 ID 可用\n// 字符串）；这个脚本让其余的值从此保持精确。"),
     ));
     if changes {
-        let (target, conversion, note) = if loss.integral {
+        let (conversion, target, note) = if loss.integral {
             let exact = json!({ "$and": [
                 { "$eq": [{ "$type": field }, "double"] },
                 { "$gte": [field, -9_007_199_254_740_992_i64] },
@@ -61,8 +61,8 @@ pub fn lossy_numbers(
                 { "$eq": [{ "$convert": { "input": field, "to": "long", "onError": null, "onNull": null } }, field] }
             ] });
             (
-                "long",
                 json!({ "$cond": [exact, { "$toLong": field }, field] }),
+                "long",
                 lang.pick(
                     "\n// Integral doubles within +-2^53 are exact: they become long. A double with a fraction\n// (which a long would cut off) or beyond 2^53 stays a double.",
                     "\n// ±2^53 以内的整数 double 是精确的：转换为 long。带小数的 double（long 会截断小数）\n// 或超过 2^53 的 double 保持不变。",
@@ -72,10 +72,10 @@ pub fn lossy_numbers(
             let places = loss.places.max(2);
             let rounded = json!({ "$round": [{ "$toDecimal": field }, places] });
             (
-                "decimal",
                 json!({ "$let": { "vars": { "d": rounded }, "in": {
                     "$cond": [{ "$eq": [{ "$toDouble": "$$d" }, field] }, "$$d", field]
                 } } }),
+                "decimal",
                 lang.pick(
                     "\n// Money: the decimal with as many places as the amounts are written with that reads back\n// as the same double is the amount the writer meant; a double with no such decimal stays.",
                     "\n// 金额：按金额书写的小数位数取整、且能还原为同一 double 的十进制数，就是写入方想写的金额；\n// 没有这样的十进制数的 double 保持不变。",
