@@ -522,6 +522,62 @@ mod tests {
         }
     }
 
+    /// The order of day and month of dates in digits is the separator's,
+    /// over every value of the path: a day above 12 in one value written
+    /// with `-` settles the others written with `-`, with a time or
+    /// without; values written with `/` settle apart; ISO dates are no
+    /// dates in digits at all.
+    #[test]
+    fn a_day_above_12_settles_every_date_written_with_its_separator() {
+        let orders = |values: &[&str]| -> Vec<(char, Order, u64)> {
+            let docs: Vec<Vec<u8>> = values
+                .iter()
+                .map(|v| bson::serialize_to_vec(&doc! {"at": *v}).expect("bson"))
+                .collect();
+            let mut out: Vec<(char, Order, u64)> = strings(&docs, &[Seg::Key("at".into())])
+                .formats
+                .into_iter()
+                .filter_map(|(f, n)| match f {
+                    DateFormat::Numeric(x) => Some((char::from(x.sep), x.order, n)),
+                    _ => None,
+                })
+                .collect();
+            out.sort_by_key(|x| (x.0, x.2));
+            out
+        };
+        // The values of sdl3's dossiers: ISO dates beside "11-01-2022",
+        // which nothing settles.
+        let mut dossiers = vec!["2022-11-02"; 5];
+        dossiers.push("2021-11-11");
+        dossiers.extend(["11-01-2022"; 9]);
+        assert_eq!(orders(&dossiers), [('-', Order::Undecided, 9)]);
+        // One value with a day above 12 settles them all, a time or not.
+        let mut settled = dossiers.clone();
+        settled.push("13-01-2022 10:00");
+        assert_eq!(
+            orders(&settled),
+            [('-', Order::DayFirst, 1), ('-', Order::DayFirst, 9)]
+        );
+        let mut month = dossiers.clone();
+        month.push("01-13-2022");
+        assert_eq!(orders(&month), [('-', Order::MonthFirst, 10)]);
+        // Another separator is another writer's habit.
+        let mut apart = settled.clone();
+        apart.push("11/01/2022");
+        assert_eq!(
+            orders(&apart),
+            [
+                ('-', Order::DayFirst, 1),
+                ('-', Order::DayFirst, 9),
+                ('/', Order::Undecided, 1)
+            ]
+        );
+        // Both orders with one separator: none is trusted.
+        let mut both = month.clone();
+        both.push("13-01-2022");
+        assert_eq!(orders(&both), [('-', Order::Mixed, 11)]);
+    }
+
     #[test]
     fn dates_written_for_people_are_dates_and_their_order_is_the_values() {
         let label = |s: &str| date_format(s).map(DateFormat::label);
