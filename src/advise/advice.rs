@@ -216,8 +216,9 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             formats,
             example,
             reaudit,
-        } => field(path)
-            .map(|f| super::dates::string_dates(ctx, f, formats, example, reaudit, lang)),
+        } => {
+            field(path).map(|f| super::dates::string_dates(ctx, f, formats, example, reaudit, lang))
+        }
         Remedy::LossyNumbers {
             path,
             loss,

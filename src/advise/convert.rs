@@ -545,7 +545,14 @@ const after = () => {{
         js_value(&set_stage(place, to)),
         js_value(&stamp)
     );
-    let _ = writeln!(s, "{}", lang.pick("\n// 3. Report, and what docshape's re-audit will report on the path.", "\n// 3. 报告，以及 docshape 重新审计时会在该路径上报告什么。"));
+    let _ = writeln!(
+        s,
+        "{}",
+        lang.pick(
+            "\n// 3. Report, and what docshape's re-audit will report on the path.",
+            "\n// 3. 报告，以及 docshape 重新审计时会在该路径上报告什么。"
+        )
+    );
     let _ = writeln!(
         s,
         "print({});",
@@ -558,8 +565,14 @@ const after = () => {{
         s,
         "print({});",
         lang.pick(
-            format!("`${{coll.countDocuments({})}} documents have {marked}: 2`", js_value(&json!({ marked.clone(): 2 }))),
-            format!("`${{coll.countDocuments({})}} 个文档带有 {marked}: 2`", js_value(&json!({ marked.clone(): 2 }))),
+            format!(
+                "`${{coll.countDocuments({})}} documents have {marked}: 2`",
+                js_value(&json!({ marked.clone(): 2 }))
+            ),
+            format!(
+                "`${{coll.countDocuments({})}} 个文档带有 {marked}: 2`",
+                js_value(&json!({ marked.clone(): 2 }))
+            ),
         )
     );
     let _ = writeln!(
@@ -605,12 +618,7 @@ pub fn count_only(
         lang.pick("documents", "个文档"),
     );
     s.push_str(&change::stays_line(lang, &js(why)));
-    s.push_str(&super::reaudit::unchanged(
-        lang,
-        shown,
-        &["mixed-types"],
-        r,
-    ));
+    s.push_str(&super::reaudit::unchanged(lang, shown, &["mixed-types"], r));
     s
 }
 
@@ -726,7 +734,13 @@ mod tests {
         assert_eq!(key("items[].qty").as_deref(), Some("items_qty"));
         assert_eq!(key("tags[]").as_deref(), Some("tags"));
         let p = Plan::new(Lang::En, "db", "c", "types", "x");
-        let script = script(&p, "c", &Place::Field("amount".into()), Target::Double, &Reaudit::default());
+        let script = script(
+            &p,
+            "c",
+            &Place::Field("amount".into()),
+            Target::Double,
+            &Reaudit::default(),
+        );
         assert!(script.contains("schema_versions.amount"), "{script}");
         assert!(!script.contains("\"schema_version\""), "{script}");
     }

@@ -184,7 +184,10 @@ const after = (converted) => {{
             s,
             "{}",
             lang.pick(
-                format!("// {} lies inside an array: convert it in the application that writes it.", f.path),
+                format!(
+                    "// {} lies inside an array: convert it in the application that writes it.",
+                    f.path
+                ),
                 format!("// {} 位于数组中：请在写入它的应用中转换。", f.path),
             )
         );
@@ -722,8 +725,14 @@ pub fn convert_reference(
         s,
         "{}",
         lang.pick(
-            format!("\n// References stored as strings that name a {} document once read by {}.", r.to_ns, rep.conversion),
-            format!("\n// 以字符串保存、用 {} 读取后指向 {} 中文档的引用。", rep.conversion, r.to_ns),
+            format!(
+                "\n// References stored as strings that name a {} document once read by {}.",
+                r.to_ns, rep.conversion
+            ),
+            format!(
+                "\n// 以字符串保存、用 {} 读取后指向 {} 中文档的引用。",
+                rep.conversion, r.to_ns
+            ),
         )
     );
     let _ = writeln!(
@@ -742,15 +751,29 @@ pub fn convert_reference(
             format!("// {} 是子文档的标识，脚本从不修改它：请在写入它的应用中转换。", r.from_path),
         ));
     } else if in_array {
-        let _ = writeln!(s, "{}", lang.pick(
-            format!("// {} lies inside an array: convert it in the application that writes it.", r.from_path),
-            format!("// {} 位于数组中：请在写入它的应用中转换。", r.from_path),
-        ));
+        let _ = writeln!(
+            s,
+            "{}",
+            lang.pick(
+                format!(
+                    "// {} lies inside an array: convert it in the application that writes it.",
+                    r.from_path
+                ),
+                format!("// {} 位于数组中：请在写入它的应用中转换。", r.from_path),
+            )
+        );
     } else if other_db {
-        let _ = writeln!(s, "{}", lang.pick(
-            format!("// {} is in another database: check the conversion there first.", r.to_ns),
-            format!("// {} 在另一个数据库中：请先在那里核对转换。", r.to_ns),
-        ));
+        let _ = writeln!(
+            s,
+            "{}",
+            lang.pick(
+                format!(
+                    "// {} is in another database: check the conversion there first.",
+                    r.to_ns
+                ),
+                format!("// {} 在另一个数据库中：请先在那里核对转换。", r.to_ns),
+            )
+        );
     }
     let s = if changes {
         // What the path holds once the strings that name a document are
@@ -758,7 +781,12 @@ pub fn convert_reference(
         // representation ("", "none") makes it a path of two types that no
         // second representation explains, which the re-audit reports as
         // mixed-types; strings that still name a document are the mismatch.
-        s.push_str(&super::reaudit::js_helpers(lang, &r.from_path, reaudit, true));
+        s.push_str(&super::reaudit::js_helpers(
+            lang,
+            &r.from_path,
+            reaudit,
+            true,
+        ));
         let _ = writeln!(
             s,
             r#"const mismatchMin = {min};

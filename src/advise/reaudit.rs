@@ -134,9 +134,10 @@ pub fn as_audited(
     r: &Reaudit,
 ) -> Vec<&'static str> {
     let mut rules = vec![rule];
-    let two_representations = ctx.relationships.iter().any(|x| {
-        x.from_ns == ctx.ns() && x.from_path == f.path && x.representations.is_some()
-    });
+    let two_representations = ctx
+        .relationships
+        .iter()
+        .any(|x| x.from_ns == ctx.ns() && x.from_path == f.path && x.representations.is_some());
     let mixed = rule != "mixed-types"
         && !two_representations
         && r.mixed_types
@@ -155,10 +156,7 @@ pub fn unchanged(lang: Lang, shown: &str, rules: &[&str], r: &Reaudit) -> String
         s,
         "print(reaudit({}, {}));",
         js_value(&serde_json::json!(rules)),
-        js(lang.pick(
-            "this script changes nothing",
-            "这个脚本不做任何修改"
-        ))
+        js(lang.pick("this script changes nothing", "这个脚本不做任何修改"))
     );
     s
 }
@@ -184,7 +182,10 @@ mod tests {
             read_line("re-audit: nothing on items[].qty — x"),
             Some((Vec::new(), "items[].qty".to_owned()))
         );
-        assert_eq!(read_line("docshape will still report this finding: x"), None);
+        assert_eq!(
+            read_line("docshape will still report this finding: x"),
+            None
+        );
     }
 
     #[test]

@@ -274,8 +274,7 @@ pub fn date_format(s: &str) -> Option<DateFormat> {
 fn settle_numeric(formats: BTreeMap<DateFormat, u64>) -> BTreeMap<DateFormat, u64> {
     let mut out = BTreeMap::new();
     // Year first (`2017/06/08`) is a layout of its own, whatever its separator.
-    let mut numeric: BTreeMap<(bool, u8, date_text::Clock, date_text::Zone), u64> =
-        BTreeMap::new();
+    let mut numeric: BTreeMap<(bool, u8, date_text::Clock, date_text::Zone), u64> = BTreeMap::new();
     let mut by_sep: BTreeMap<(bool, u8), Vec<Order>> = BTreeMap::new();
     for (f, n) in formats {
         match f {
