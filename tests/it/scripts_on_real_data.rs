@@ -462,13 +462,16 @@ fn last_line(out: &str) -> String {
         .to_owned()
 }
 
+/// The last conversion of a path: the script, the rules its last line
+/// named, and the rules the lines of the path's conversions speak about.
+type LastSaid = (usize, Vec<String>, BTreeSet<String>);
+
 /// (h): each conversion's re-audit lines against one another and against
 /// the audit of what every script left (`later`); the failures.
 fn check_reaudit(scripts: &[Script], ran: &[Ran], later: &Value) -> Vec<String> {
     let mut bad = Vec::new();
     // The last conversion of each path: what it said, and what it speaks of.
-    let mut last: BTreeMap<(String, String), (usize, Vec<String>, BTreeSet<String>)> =
-        BTreeMap::new();
+    let mut last: BTreeMap<(String, String), LastSaid> = BTreeMap::new();
     for r in ran {
         let s = &scripts[r.script];
         let watched = reaudit::watched(&s.rule);
