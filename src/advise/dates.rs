@@ -193,6 +193,7 @@ struct Words {
     will_hold: &'static str,
     dates_left: &'static str,
     stays: &'static str,
+    stays_mixed: &'static str,
 }
 
 fn words(lang: Lang) -> Words {
@@ -246,6 +247,10 @@ fn words(lang: Lang) -> Words {
             "`${dateTexts} of the ${holding} documents holding ${path} still hold a date as a string`",
             "`持有 ${path} 的 ${holding} 个文档中仍有 ${dateTexts} 个以字符串保存日期`",
         ),
+        stays_mixed: lang.pick(
+            "`the strings left keep ${path} mixed (${heldText(types)})`",
+            "`剩下的字符串使 ${path} 仍混有多种类型（${heldText(types)}）`",
+        ),
     }
 }
 
@@ -295,7 +300,7 @@ fn census_script(
     lang: Lang,
     shown: &str,
     formats: &[(DateFormat, u64)],
-    r: &Reaudit,
+    (r, rule): (&Reaudit, &str),
 ) {
     let w = words(lang);
     let sampled: Map<String, serde_json::Value> = sampled_orders(formats)
@@ -432,8 +437,13 @@ const why = (applying ? {holds} : {will_hold}) + (dateTexts > 0 ? {dates_left} :
     );
     let _ = writeln!(
         s,
-        "if (apply && rules.includes(\"string-dates\")) ds.stays({});\nds.last(reaudit(rules, why));",
-        w.stays
+        "if (apply && rules.includes({rule})) ds.stays({});\nds.last(reaudit(rules, why));",
+        if rule == "mixed-types" {
+            w.stays_mixed
+        } else {
+            w.stays
+        },
+        rule = js(rule),
     );
 }
 
@@ -520,7 +530,7 @@ fn convert(
                 "\n// 没有时区偏移的字符串按 UTC 读取。不是日期的字符串，或无法分辨日和月的字符串，保持原样\n// 并计数。重复运行不会二次转换：转换后的值已不再是字符串。",
             )
         );
-        census_script(&mut s, lang, &f.path, formats, r);
+        census_script(&mut s, lang, &f.path, formats, (r, rule));
         s = Plan::new(lang, ctx.db(), ctx.coll(), "dates", what).finish(&s);
     } else {
         let why = kept.clone().unwrap_or_else(|| {
