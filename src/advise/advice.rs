@@ -206,7 +206,9 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         }
         Remedy::EmptySparseIndex { index } => Some(super::empty_sparse_index(ctx, index, lang)),
         Remedy::ReviewIndexes => Some(review_indexes(ctx, lang)),
-        Remedy::ConvertType { path } => field(path).map(|f| super::convert_types(ctx, f, lang)),
+        Remedy::ConvertType { path, reaudit } => {
+            field(path).map(|f| super::convert_types(ctx, f, reaudit, lang))
+        }
         Remedy::Discriminator { shapes } => Some(super::polymorphic(ctx, shapes, lang)),
         Remedy::Rename { renames } => Some(super::rename(ctx, renames, lang)),
         Remedy::IdsToParentReference {
@@ -219,9 +221,15 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
         Remedy::CopiesDisagree { drift } => {
             Some(super::integrity::copies_disagree(ctx, drift, lang))
         }
-        Remedy::ConvertReference { relationship } => {
-            Some(super::integrity::convert_reference(ctx, relationship, lang))
-        }
+        Remedy::ConvertReference {
+            relationship,
+            reaudit,
+        } => Some(super::integrity::convert_reference(
+            ctx,
+            relationship,
+            reaudit,
+            lang,
+        )),
         Remedy::SnapshotCopies { drift } => {
             Some(super::integrity::snapshot_copies(ctx, drift, lang))
         }
@@ -230,7 +238,10 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
             path,
             formats,
             example,
-        } => field(path).map(|f| super::integrity::string_dates(ctx, f, formats, example, lang)),
+            reaudit,
+        } => {
+            field(path).map(|f| super::dates::string_dates(ctx, f, formats, example, reaudit, lang))
+        }
         Remedy::NumericStrings {
             path,
             target,
@@ -257,9 +268,11 @@ pub fn suggest(ctx: Option<&CollectionCtx<'_>>, remedy: &Remedy, lang: Lang) -> 
                 lang,
             )
         }),
-        Remedy::LossyNumbers { path, loss } => {
-            field(path).map(|f| super::integrity::lossy_numbers(ctx, f, loss, lang))
-        }
+        Remedy::LossyNumbers {
+            path,
+            loss,
+            reaudit,
+        } => field(path).map(|f| super::integrity::lossy_numbers(ctx, f, loss, reaudit, lang)),
         Remedy::Dangling { relationship } => {
             Some(super::integrity::dangling(ctx, relationship, lang))
         }

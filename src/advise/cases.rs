@@ -9,7 +9,7 @@ use super::suggest;
 use crate::i18n::Lang;
 use crate::relate::{DriftCheck, DriftKind, KeyUniqueness};
 use crate::rules::lossy_numbers::Loss;
-use crate::rules::{testing, Remedy};
+use crate::rules::{testing, Reaudit, Remedy};
 use crate::source::IndexInfo;
 
 fn orders() -> Vec<Document> {
@@ -153,6 +153,7 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
         (
             Remedy::ConvertType {
                 path: "price".into(),
+                reaudit: Reaudit::default(),
             },
             "schema-versioning",
             vec!["price", "schema_version"],
@@ -245,6 +246,7 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
                 path: "when".into(),
                 formats: Vec::new(),
                 example: "2024-01-01".into(),
+                reaudit: Reaudit::default(),
             },
             "schema-versioning",
             vec!["when"],
@@ -260,6 +262,7 @@ fn cases() -> Vec<(Remedy, &'static str, Vec<&'static str>, Vec<&'static str>)> 
                     money: false,
                     places: 2,
                 },
+                reaudit: Reaudit::default(),
             },
             "schema-versioning",
             vec!["reading"],
@@ -356,6 +359,7 @@ fn a_remedy_on_a_path_the_profile_lacks_still_names_its_pattern() {
         (
             Remedy::ConvertType {
                 path: "nowhere".into(),
+                reaudit: Reaudit::default(),
             },
             "schema-versioning",
         ),
@@ -515,18 +519,24 @@ fn number_scripts_follow_what_was_lost() {
 }
 
 #[test]
-fn date_strings_convert_with_date_from_string() {
+fn date_strings_are_read_as_the_rule_reads_them_and_the_script_ends_with_the_reaudit() {
     let docs: Vec<Document> = (0..100)
         .map(|i| doc! {"_id": i, "lastupdated": format!("2015-08-{:02} 00:29:49.000000000", i % 28 + 1)})
         .collect();
     let s = advised_by(crate::rules::string_dates::check, &docs, &[]);
     assert_eq!(s.len(), 1);
-    assert!(
-        s[0].migration.contains("$dateFromString"),
-        "{}",
-        s[0].migration
-    );
-    assert!(s[0].migration.contains("lastupdated"));
+    let m = &s[0].migration;
+    assert!(m.starts_with("const apply = false;"), "{m}");
+    for part in [
+        "dates.read(",
+        "ds.setEach(coll, path",
+        "ds.last(reaudit(rules, why))",
+        "const mixedMin = 0.01;",
+        "const datesMin = 0.95;",
+        "lastupdated",
+    ] {
+        assert!(m.contains(part), "{part}: {m}");
+    }
 }
 
 #[test]
@@ -706,7 +716,10 @@ fn conversions_leave_references_and_inner_ids_alone() {
         let ctx = testing::ctx(&r, rels);
         suggest(
             Some(&ctx),
-            &Remedy::ConvertType { path: path.into() },
+            &Remedy::ConvertType {
+                path: path.into(),
+                reaudit: Reaudit::default(),
+            },
             Lang::En,
         )
         .migration

@@ -14,11 +14,16 @@
 //! - `ds.save(coll, filter)`: saves what a change made by the script
 //!   itself (a loop in JavaScript) is about to touch;
 //! - `ds.remove(coll, filter)`: a `deleteMany`, each document saved first;
+//! - `ds.setEach(coll, path, each)`: sets `path` to a value computed per
+//!   document (a date read from its text), where it still holds the old
+//!   value, a thousand documents at a time;
 //! - `ds.creates(name)` and `ds.write(source, pipeline, name, whenMatched)`:
 //!   documents written into a collection the script creates;
 //! - `ds.createIndex`, `ds.uniqueIndex`, `ds.dropIndex`;
 //! - `ds.stop(why)`: nothing further is done; `ds.stays(why)`: says why the
-//!   finding will still be reported; `ds.done()`: the closing report.
+//!   finding will still be reported; `ds.last(line)`: the line printed
+//!   last, after the undo command (a conversion's: what the re-audit will
+//!   report, see [`super::reaudit`]); `ds.done()`: the closing report.
 //!
 //! While `apply` is false each helper only counts and shows a few `_id`s
 //! (or the index it would build or drop) and changes nothing. Once it is
@@ -162,7 +167,8 @@ impl Plan {
             || uses("updateEach")
             || uses("rewrite")
             || uses("save")
-            || uses("remove");
+            || uses("remove")
+            || uses("setEach");
         let mut lines: Vec<String> = vec![
             lang.pick(
                 format!("docshape migration: {what}"),
@@ -456,6 +462,7 @@ const PIECES: &[Piece] = &[
         always: true,
         code: r#"  const undo = [];
   let stopped = false;
+  let lastLine = null;
   const show = (v) => EJSON.stringify(v);
   const here = (name) => `db.getSiblingDB(${JSON.stringify(base.getName())}).getCollection(${JSON.stringify(name)})`;
   const has = (name) => base.getCollectionNames().includes(name);
@@ -554,7 +561,7 @@ const METHODS: &[Piece] = &[
         name: "ok",
         needs: &[],
         always: true,
-        code: "    ok() { return !stopped; },\n    stop,\n    stays(why) { print(MSG_STAYS); },\n",
+        code: "    ok() { return !stopped; },\n    stop,\n    stays(why) { print(MSG_STAYS); },\n    // The line printed last, after the undo command: what the re-audit will say.\n    last(line) { lastLine = line; },\n",
     },
     Piece {
         name: "update",
@@ -649,6 +656,39 @@ const METHODS: &[Piece] = &[
       const r = c.deleteMany(filter);
       print(MSG_REMOVED);
       return r.deletedCount;
+    },
+",
+    },
+    Piece {
+        name: "setEach",
+        needs: &["keep", "would"],
+        always: false,
+        code: r"    // Sets `path` in each document `each(put)` names by calling put(_id, old, value): only
+    // where the path still holds `old`, a thousand documents at a time, each saved first
+    // (by _id: no list of them is held whole). In a dry run it counts them.
+    setEach(c, path, each) {
+      if (stopped) return 0;
+      let n = 0;
+      let changed = 0;
+      const shown = [];
+      let batch = [];
+      const flush = () => {
+        if (batch.length > 0 && apply) {
+          keep(c, c, [{ $match: { _id: { $in: batch.map((b) => b.id) } } }]);
+          changed += c.bulkWrite(batch.map((b) => ({ updateOne: { filter: { _id: b.id, [path]: b.old }, update: { $set: { [path]: b.value } } } })), { ordered: false }).modifiedCount;
+        }
+        batch = [];
+      };
+      each((id, old, value) => {
+        n += 1;
+        if (shown.length < 3) shown.push({ _id: id });
+        batch.push({ id, old, value });
+        if (batch.length === 1000) flush();
+      });
+      flush();
+      if (!apply) { would(c, n, shown); return n; }
+      if (changed > 0) print(MSG_CHANGED_EACH);
+      return changed;
     },
 ",
     },
@@ -750,10 +790,10 @@ const METHODS: &[Piece] = &[
         needs: &[],
         always: true,
         code: r"    done() {
-      if (!apply) { print(MSG_DRY); return; }
-      if (undo.length === 0) { print(MSG_NOTHING); return; }
-      print(MSG_UNDO);
-      print(undoLine());
+      if (!apply) print(MSG_DRY);
+      else if (undo.length === 0) print(MSG_NOTHING);
+      else { print(MSG_UNDO); print(undoLine()); }
+      if (lastLine !== null) print(lastLine);
     },
 ",
     },

@@ -34,6 +34,7 @@ use crate::i18n::Lang;
 pub use crate::rules::number_text::looks_like_codes;
 use crate::rules::number_text::plain_number;
 pub use crate::rules::number_text::Target;
+use crate::rules::Reaudit;
 
 /// Why the target was chosen, for the summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,7 +348,7 @@ pub(super) fn set_stage(p: &Place, to: Target) -> Value {
 }
 
 /// The conversion script for a place an update can reach.
-pub fn script(p: &Plan, coll: &str, place: &Place, to: Target) -> String {
+pub fn script(p: &Plan, coll: &str, place: &Place, to: Target, r: &Reaudit) -> String {
     let t = to.alias();
     let vals = values_expr(place);
     let kind = json!({ "$switch": {
@@ -379,17 +380,61 @@ pub fn script(p: &Plan, coll: &str, place: &Place, to: Target) -> String {
             "$schema_versions"
         ]
     } } });
+    let lang = p.lang;
+    let shown = field_path(place);
+    // Each value as it would be: the target for one that converts, its own
+    // type for the others; and whether a number (converted) reaches 2^53.
+    let typed = json!([
+        { "$project": { "_id": 0, "v": vals } },
+        { "$unwind": "$v" },
+        { "$project": { "t": { "$cond": [ converts("$v", to), t, { "$type": "$v" } ] }, "c": conv("$v", to) } }
+    ]);
     let mut s = String::new();
     let _ = writeln!(s, "const coll = {};", p.coll(coll));
     let _ = writeln!(s, "const classify = {};", js_value(&classify));
-    let _ = writeln!(s, "\n// 1. What the conversion does to each value: already {t}, converts exactly, or stays as it is.");
+    let _ = writeln!(s, "const typed = {};", js_value(&typed));
+    s.push_str(&super::reaudit::js_helpers(lang, &shown, r, true));
+    let _ = writeln!(s, "{}", lang.pick(
+        format!("\n// 1. What the conversion does to each value: already {t}, converts exactly, or stays as it is."),
+        format!("\n// 1. 转换对每个值的作用：已是 {t}、可以精确转换，或保持原样。"),
+    ));
     let _ = writeln!(
         s,
         "const counts = {{ already: 0, convert: 0, stay: 0, null: 0 }};"
     );
     let _ = writeln!(s, "coll.aggregate(classify.concat([{{ $group: {{ _id: \"$kind\", n: {{ $sum: 1 }} }} }}]), {{ allowDiskUse: true }}).forEach((g) => {{ counts[g._id] = g.n; }});");
     let _ = writeln!(s, "const stays = coll.aggregate(classify.concat([{{ $match: {{ kind: \"stay\" }} }}, {{ $group: {{ _id: \"$v\", n: {{ $sum: 1 }} }} }}, {{ $sort: {{ n: -1 }} }}, {{ $limit: 5 }}]), {{ allowDiskUse: true }}).toArray();");
-    let _ = writeln!(s, "\n// 2. Convert only what converts exactly; stamp {marked} only where every value is now {t}. _id is never set.");
+    let _ = writeln!(
+        s,
+        "const shown = stays.map((g) => `${{EJSON.stringify(g._id)}} x${{g.n}}`).join(\", \");"
+    );
+    let _ = writeln!(
+        s,
+        r#"// The types the path holds once the values that convert are {t} (at any time: after a run
+// none is left to convert), and what the re-audit makes of them.
+const after = () => {{
+  const types = {{}};
+  coll.aggregate(typed.concat([{{ $group: {{ _id: "$t", n: {{ $sum: 1 }} }} }}]), {{ allowDiskUse: true }}).forEach((g) => {{ types[g._id] = g.n; }});
+  const wide = coll.aggregate(typed.concat([{{ $match: {{ $or: [{{ c: {{ $gte: 9007199254740992 }} }}, {{ c: {{ $lte: -9007199254740992 }} }}] }} }}, {{ $limit: 1 }}]), {{ allowDiskUse: true }}).toArray().length > 0;
+  return {{ types, rules: mixedTypes(types, wide) ? ["mixed-types"] : [] }};
+}};"#
+    );
+    let _ = writeln!(
+        s,
+        "print({});\n{{\n  const {{ types, rules }} = after();\n  if (rules.includes(\"mixed-types\")) print({});\n}}",
+        lang.pick(
+            format!("`{shown}: ${{counts.convert}} values ${{apply ? \"are\" : \"would be\"}} converted to {t}, ${{counts.already}} already are, ${{counts.stay}} stay as they are${{shown ? \" (\" + shown + \")\" : \"\"}}`"),
+            format!("`{shown}：${{counts.convert}} 个值${{apply ? \"被\" : \"将被\"}}转换为 {t}，${{counts.already}} 个已是 {t}，${{counts.stay}} 个保持原样${{shown ? \"（\" + shown + \"）\" : \"\"}}`"),
+        ),
+        lang.pick(
+            format!("`the values that stay keep {shown} mixed (${{heldText(types)}}): the re-audit will still report mixed-types on it`"),
+            format!("`保持原样的值使 {shown} 仍混有多种类型（${{heldText(types)}}）：重新审计时仍会报告 mixed-types`"),
+        ),
+    );
+    let _ = writeln!(s, "{}", lang.pick(
+        format!("\n// 2. Convert only what converts exactly; stamp {marked} only where every value is now {t}. _id is never set."),
+        format!("\n// 2. 只转换能精确转换的值；只有所有值都已是 {t} 的文档才标记 {marked}。从不修改 _id。"),
+    ));
     let _ = writeln!(
         s,
         "const changed = ds.update(coll, {}, [{}, {}]);",
@@ -397,25 +442,45 @@ pub fn script(p: &Plan, coll: &str, place: &Place, to: Target) -> String {
         js_value(&set_stage(place, to)),
         js_value(&stamp)
     );
-    let _ = writeln!(s, "\n// 3. Report.");
     let _ = writeln!(
         s,
-        "const shown = stays.map((g) => `${{EJSON.stringify(g._id)}} x${{g.n}}`).join(\", \");"
-    );
-    let _ = writeln!(s, "print(`${{apply ? \"converted\" : \"would convert\"}} ${{counts.convert}} values to {t} in ${{changed}} documents; left ${{counts.stay}} values untouched${{shown ? \" (\" + shown + \")\" : \"\"}}; ${{counts.already}} values were already {t}`);");
-    let _ = writeln!(
-        s,
-        "print(`${{coll.countDocuments({})}} documents have {marked}: 2`);",
-        js_value(&json!({ marked.clone(): 2 }))
+        "{}",
+        lang.pick(
+            "\n// 3. Report, and what docshape's re-audit will report on the path.",
+            "\n// 3. 报告，以及 docshape 重新审计时会在该路径上报告什么。"
+        )
     );
     let _ = writeln!(
         s,
-        "if (counts.stay > 0) {}",
-        p.stays(&format!(
-            "`${{counts.stay}} values of {} are not plain numbers and stay as they are`",
-            field_path(place)
+        "print({});",
+        lang.pick(
+            format!("`${{apply ? \"converted\" : \"would convert\"}} ${{counts.convert}} values to {t} in ${{changed}} documents; left ${{counts.stay}} values untouched${{shown ? \" (\" + shown + \")\" : \"\"}}; ${{counts.already}} values were already {t}`"),
+            format!("`${{apply ? \"已转换\" : \"将转换\"}} ${{changed}} 个文档中的 ${{counts.convert}} 个值为 {t}；${{counts.stay}} 个值保持原样${{shown ? \"（\" + shown + \"）\" : \"\"}}；${{counts.already}} 个值原本就是 {t}`"),
+        )
+    );
+    let _ = writeln!(
+        s,
+        "print({});",
+        lang.pick(
+            format!(
+                "`${{coll.countDocuments({})}} documents have {marked}: 2`",
+                js_value(&json!({ marked.clone(): 2 }))
+            ),
+            format!(
+                "`${{coll.countDocuments({})}} 个文档带有 {marked}: 2`",
+                js_value(&json!({ marked.clone(): 2 }))
+            ),
+        )
+    );
+    let _ = writeln!(
+        s,
+        "{{\n  const {{ types, rules }} = after();\n  if (apply && rules.includes(\"mixed-types\")) {}\n  ds.last(reaudit(rules, {}));\n}}",
+        p.stays(&lang.pick(
+            format!("`${{counts.stay}} values of {shown} are not plain numbers and stay as they are`"),
+            format!("`{shown} 中有 ${{counts.stay}} 个值不是普通数字，保持原样`"),
         ))
-        .trim_end()
+        .trim_end(),
+        js(lang.pick("it holds ", "它保存 ")) + " + heldText(types)",
     );
     p.finish(&s)
 }
@@ -430,17 +495,28 @@ fn field_path(p: &Place) -> String {
 }
 
 /// A script that only counts the types at a path it must not (or cannot)
-/// update, and says why the finding stays.
-pub fn count_only(lang: Lang, what: &str, db: &str, coll: &str, dotted: &str, why: &str) -> String {
+/// update, says why the finding stays, and ends with the re-audit line
+/// (`shown`: the path as the profile names it).
+pub fn count_only(
+    lang: Lang,
+    what: &str,
+    (db, coll): (&str, &str),
+    (dotted, shown): (&str, &str),
+    why: &str,
+    stays: &[&str],
+    r: &Reaudit,
+) -> String {
     let mut s = change::read_only(lang, what);
     let _ = writeln!(s, "const coll = {};", js_coll(db, coll));
     let _ = writeln!(s, "// {why}.");
     let _ = writeln!(
         s,
-        "coll.aggregate([{{ $group: {{ _id: {{ $type: {} }}, n: {{ $sum: 1 }} }} }}, {{ $sort: {{ n: -1 }} }}]).forEach((g) => print(`${{g._id}}: ${{g.n}} documents`));",
-        js(&format!("${dotted}"))
+        "coll.aggregate([{{ $group: {{ _id: {{ $type: {} }}, n: {{ $sum: 1 }} }} }}, {{ $sort: {{ n: -1 }} }}]).forEach((g) => print(`${{g._id}}: ${{g.n}} {}`));",
+        js(&format!("${dotted}")),
+        lang.pick("documents", "个文档"),
     );
     s.push_str(&change::stays_line(lang, &js(why)));
+    s.push_str(&super::reaudit::unchanged(lang, shown, stays, r));
     s
 }
 
@@ -537,7 +613,13 @@ mod tests {
         assert_eq!(key("items[].qty").as_deref(), Some("items_qty"));
         assert_eq!(key("tags[]").as_deref(), Some("tags"));
         let p = Plan::new(Lang::En, "db", "c", "types", "x");
-        let script = script(&p, "c", &Place::Field("amount".into()), Target::Double);
+        let script = script(
+            &p,
+            "c",
+            &Place::Field("amount".into()),
+            Target::Double,
+            &Reaudit::default(),
+        );
         assert!(script.contains("schema_versions.amount"), "{script}");
         assert!(!script.contains("\"schema_version\""), "{script}");
     }

@@ -1,8 +1,9 @@
 //! Suggestions for data that is stored in a form that loses or hides
-//! information: dates as strings, numbers a double cannot hold, references
-//! to nothing, referenced keys that are not unique. Every script only
-//! converts what it can convert exactly, counts what it leaves, and never
-//! deletes.
+//! information: numbers a double cannot hold, references to nothing,
+//! references kept in two representations, referenced keys that are not
+//! unique (dates as strings: [`super::dates`]). Every script only converts
+//! what it can convert exactly, counts what it leaves, never deletes, and
+//! a conversion ends with what the re-audit will report.
 
 use std::fmt::Write;
 
@@ -13,416 +14,21 @@ use super::{js, js_coll, js_value, Suggestion};
 use crate::i18n::Lang;
 use crate::profile::{query_path, FieldProfile, Seg};
 use crate::relate::{KeyUniqueness, Relationship};
-use crate::rules::CollectionCtx;
-
-/// `$substrCP` of the string at `field` from `start`, `len` code points.
-fn sub(field: &str, start: usize, len: usize) -> serde_json::Value {
-    json!({ "$substrCP": [field, start, len] })
-}
-
-/// The expression rewriting one ISO-8601 format into
-/// `YYYY-MM-DDThh:mm:ss.fff+hhmm`, which `$dateFromString` reads with the
-/// format `%Y-%m-%dT%H:%M:%S.%L%z` on every server version.
-fn iso_canonical(
-    field: &str,
-    date_only: bool,
-    seconds: bool,
-    frac: u8,
-    offset: crate::rules::string_dates::Offset,
-) -> serde_json::Value {
-    use crate::rules::string_dates::Offset;
-    let mut parts = vec![sub(field, 0, 10)];
-    let mut at = 10;
-    if date_only {
-        parts.push(json!("T00:00:00.000"));
-    } else {
-        parts.push(json!("T"));
-        parts.push(sub(field, 11, 5));
-        at = 16;
-        if seconds {
-            parts.push(sub(field, 16, 3));
-            at = 19;
-            let frac = usize::from(frac);
-            if frac == 0 {
-                parts.push(json!(".000"));
-            } else {
-                parts.push(json!("."));
-                parts.push(sub(field, 20, frac.min(3)));
-                if frac < 3 {
-                    parts.push(json!("0".repeat(3 - frac)));
-                }
-                at = 20 + frac;
-            }
-        } else {
-            parts.push(json!(":00.000"));
-        }
-    }
-    match offset {
-        Offset::None | Offset::Z => parts.push(json!("+0000")),
-        Offset::Colon => {
-            parts.push(sub(field, at, 3));
-            parts.push(sub(field, at + 4, 2));
-        }
-        Offset::Plain => parts.push(sub(field, at, 5)),
-    }
-    json!({ "$concat": parts })
-}
-
-/// A JavaScript regular expression matching exactly one format.
-fn iso_regex(
-    date_only: bool,
-    sep: u8,
-    seconds: bool,
-    frac: u8,
-    offset: crate::rules::string_dates::Offset,
-) -> String {
-    use crate::rules::string_dates::Offset;
-    let mut r = String::from(r"/^\d{4}-\d{2}-\d{2}");
-    if !date_only {
-        r.push_str(if sep == b'T' { "T" } else { " " });
-        r.push_str(r"\d{2}:\d{2}");
-        if seconds {
-            r.push_str(r":\d{2}");
-            if frac > 0 {
-                let _ = write!(r, r"\.\d{{{frac}}}");
-            }
-        }
-        r.push_str(match offset {
-            Offset::None => "",
-            Offset::Z => "[Zz]",
-            Offset::Colon => r"[+-]\d{2}:\d{2}",
-            Offset::Plain => r"[+-]\d{4}",
-        });
-    }
-    r.push_str("$/");
-    r
-}
-
-const RFC2822_REGEX: &str = r"/^\s*(?:[A-Z][a-z]{2},\s*)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+\d{2}:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|UT|GMT|[ECMP][SD]T)\s*$/";
-
-/// The JavaScript that reads dates written for people, with the very
-/// expressions the rule recognised them by (`rules::date_text`): `read(text)`
-/// gives `{ kind, order, at(order) }` — `kind` `named` or `digits`, `order`
-/// what this value settles (`day`, `month`, `year` or `either`), `at` the
-/// instant in the given order, `null` for a part out of range.
-fn people_dates_js() -> String {
-    use crate::rules::date_text::{
-        named_source, numeric_source, year_first_source, MONTHS, WEEKDAYS,
-    };
-    let list = |names: &[&str]| js_value(&json!(names));
-    format!(
-        r#"const people = (() => {{
-  const months = {months};
-  const weekdays = {weekdays};
-  const named = new RegExp({named}, "i");
-  const digits = new RegExp({digits}, "i");
-  const yearFirst = new RegExp({year_first}, "i");
-  const nameOf = (w, names) => {{
-    const x = w.toLowerCase();
-    return names.findIndex((n) => x === n || (x.length === 3 && n.startsWith(x)));
-  }};
-  // The instant of a date and the time and zone the expression captured.
-  const instant = (g, y, m, d) => {{
-    const day = new Date(Date.UTC(y, m - 1, d));
-    if (m < 1 || m > 12 || day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return null;
-    let h = g.h === undefined ? 0 : Number(g.h);
-    const mi = g.mi === undefined ? 0 : Number(g.mi);
-    const s = g.s === undefined ? 0 : Number(g.s);
-    if (g.ap !== undefined) {{
-      if (h < 1 || h > 12 || g.f !== undefined) return null;
-      h = (h % 12) + (g.ap.toLowerCase() === "p" ? 12 : 0);
-    }}
-    if (h > 23 || mi > 59 || s > 59) return null;
-    const ms = g.f === undefined ? 0 : Number((g.f + "00").slice(0, 3));
-    let off = 0;
-    if (g.off !== undefined) {{
-      const o = g.off.replace(":", "");
-      const oh = Number(o.slice(1, 3));
-      const om = Number(o.slice(3, 5));
-      if (oh > 23 || om > 59) return null;
-      off = (o[0] === "-" ? -1 : 1) * (oh * 60 + om);
-    }} else if (g.z === undefined && g.zn !== undefined) return null;
-    return {{ when: new Date(Date.UTC(y, m - 1, d, h, mi, s, ms) - off * 60000), weekday: day.getUTCDay() }};
-  }};
-  const read = (text) => {{
-    const t = text.trim();
-    let c = named.exec(t);
-    if (c !== null) {{
-      const g = c.groups;
-      const m = nameOf(g.mon1 !== undefined ? g.mon1 : g.mon2, months) + 1;
-      const d = Number(g.d1 !== undefined ? g.d1 : g.d2);
-      const at = () => {{
-        const r = m === 0 ? null : instant(g, Number(g.y), m, d);
-        if (r === null) return null;
-        if (g.wd !== undefined && nameOf(g.wd, weekdays) !== r.weekday) return null;
-        return r.when;
-      }};
-      return {{ kind: "named", order: "name", at }};
-    }}
-    let year = false;
-    c = digits.exec(t);
-    if (c === null) {{ c = yearFirst.exec(t); year = true; }}
-    if (c === null || c.groups.sep !== c.groups.sep2) return null;
-    const g = c.groups;
-    const a = Number(g.a);
-    const b = Number(g.b);
-    const order = year ? "year" : a > 12 && b <= 12 ? "day" : b > 12 && a <= 12 ? "month" : a <= 12 && b <= 12 ? "either" : null;
-    if (order === null) return null;
-    const at = (o) => {{
-      const r = o === "month" ? instant(g, Number(g.y), a, b) : instant(g, Number(g.y), b, a);
-      return r === null ? null : r.when;
-    }};
-    return {{ kind: "digits", order, at }};
-  }};
-  return {{ read }};
-}})();
-"#,
-        months = list(&MONTHS),
-        weekdays = list(&WEEKDAYS),
-        named = js(&named_source()),
-        digits = js(&numeric_source()),
-        year_first = js(&year_first_source()),
-    )
-}
-
-/// The part of a string-dates script that converts dates written for
-/// people: every string of the path is read once to check the order the
-/// sample settled against the whole collection (a value written the other
-/// way stops the conversion of dates in digits), then the dates are
-/// converted in batches, each saved first (`ds.save`).
-fn people_dates_script(s: &mut String, named: bool, order: Option<crate::rules::date_text::Order>) {
-    use crate::rules::date_text::Order;
-    let order = match order {
-        Some(Order::DayFirst) => "\"day\"",
-        Some(Order::MonthFirst) => "\"month\"",
-        Some(Order::YearFirst) => "\"year\"",
-        _ => "null",
-    };
-    s.push_str(&people_dates_js());
-    let _ = writeln!(
-        s,
-        r#"const convertNamed = {named};
-// The order of day and month the sample settled (null: dates in digits are not converted).
-let digitOrder = {order};
-const stringFilter = {{ [path]: {{ $type: "string" }} }};
-if (digitOrder !== null && digitOrder !== "year") {{
-  const other = digitOrder === "day" ? "month" : "day";
-  let against = null;
-  coll.find(stringFilter, {{ [path]: 1 }}).forEach((d) => {{
-    const text = path.split(".").reduce((o, k) => (o == null ? o : o[k]), d);
-    const r = typeof text === "string" ? people.read(text) : null;
-    if (against === null && r !== null && r.kind === "digits" && r.order === other) against = text;
-  }});
-  if (against !== null) {{
-    print(`not converting dates in digits: "${{against}}" reads ${{other}} first, against the order the sample showed`);
-    digitOrder = null;
-  }}
-}}
-let batch = [];
-const flush = () => {{
-  if (batch.length === 0) return;
-  if (ds.save(coll, {{ _id: {{ $in: batch.map((b) => b.id) }}, [path]: {{ $type: "string" }} }})) {{
-    for (const b of batch) coll.updateOne({{ _id: b.id, [path]: b.text }}, {{ $set: {{ [path]: b.when }} }});
-  }}
-  batch = [];
-}};
-coll.find(stringFilter, {{ [path]: 1 }}).forEach((d) => {{
-  const text = path.split(".").reduce((o, k) => (o == null ? o : o[k]), d);
-  const r = typeof text === "string" ? people.read(text) : null;
-  if (r === null) return;
-  let when = null;
-  if (r.kind === "named" && convertNamed) when = r.at();
-  if (r.kind === "digits" && digitOrder !== null) {{
-    if (r.order === "year" || r.order === "either" || r.order === digitOrder) when = r.at(r.order === "year" ? "year" : digitOrder);
-  }}
-  if (when === null) return;
-  batch.push({{ id: d._id, text, when }});
-  if (batch.length === 1000) flush();
-}});
-flush();"#
-    );
-}
-
-/// Converts date strings to BSON dates (`schema-versioning`): each detected
-/// format with `$dateFromString` (RFC 2822 with JavaScript's `Date`, which
-/// reads it on every server); strings that do not parse stay and are
-/// counted.
-pub fn string_dates(
-    ctx: &CollectionCtx<'_>,
-    f: &FieldProfile,
-    formats: &[(crate::rules::string_dates::DateFormat, u64)],
-    example: &str,
-    lang: Lang,
-) -> Suggestion {
-    use crate::rules::date_text::{settle, Order};
-    use crate::rules::string_dates::DateFormat;
-    let dotted = query_path(&f.segments);
-    let in_array = f.segments.contains(&Seg::Elem);
-    let kept = super::kept_value(ctx, f, lang);
-    let reads = in_array || kept.is_some();
-    let what = format!("{}.{}: string -> date", ctx.ns(), f.path);
-    let p = Plan::new(lang, ctx.db(), ctx.coll(), "dates", &what);
-    // Dates written for people: by name always; in digits only in an
-    // order the values settled.
-    let named = formats
-        .iter()
-        .any(|(f, _)| matches!(f, DateFormat::Named(_)));
-    let digit_orders: Vec<Order> = formats
-        .iter()
-        .filter_map(|(f, _)| match f {
-            DateFormat::Numeric(n) => Some(n.order),
-            _ => None,
-        })
-        .collect();
-    let digit_order = (!digit_orders.is_empty()).then(|| settle(digit_orders.iter().copied()));
-    let digits_convert = digit_order
-        .is_some_and(|o| matches!(o, Order::DayFirst | Order::MonthFirst | Order::YearFirst));
-    let undecided = digit_order.filter(|o| matches!(o, Order::Undecided | Order::Mixed));
-    let machine = formats
-        .iter()
-        .any(|(f, _)| matches!(f, DateFormat::Iso { .. } | DateFormat::Rfc2822));
-    // Nothing it could convert exactly: the script only counts.
-    let counts_only = reads || !(machine || named || digits_convert);
-    let mut s = if counts_only {
-        change::read_only(lang, &what)
-    } else {
-        String::new()
-    };
-    let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
-    let _ = writeln!(s, "const path = {};", js(&dotted));
-    if let Some(o) = undecided {
-        let why = if o == Order::Mixed {
-            "some values are day-first and others month-first"
-        } else {
-            "no value has a day over 12"
-        };
-        let _ = writeln!(s, "\n// Dates in digits ({}) are not converted: which number is the day and which the month\n// cannot be told from the values ({why}). Fix the writer, or convert them yourself once you know.", formats.iter().filter(|(f, _)| matches!(f, DateFormat::Numeric(_))).map(|(f, _)| f.label()).collect::<Vec<_>>().join(", "));
-    }
-    if let Some(why) = &kept {
-        let _ = writeln!(
-            s,
-            "\n// {why};\n// this script only counts the documents still holding strings."
-        );
-    } else if in_array {
-        let _ = writeln!(s, "\n// {} lies inside an array: convert it in the application that writes it;\n// this script only counts the documents still holding strings.", f.path);
-    } else if counts_only {
-        let _ = writeln!(
-            s,
-            "\n// This script only counts the documents still holding strings."
-        );
-    } else {
-        let field = format!("${dotted}");
-        let _ = writeln!(s, "\n// Each detected format is converted with $dateFromString; a string that is not a\n// valid date stays as it is (onError) and is counted at the end. Strings without an\n// offset are read as UTC. Re-running converts nothing twice: dates are no longer strings.");
-        for (fmt, n) in formats {
-            match *fmt {
-                DateFormat::Iso {
-                    date_only,
-                    sep,
-                    seconds,
-                    frac,
-                    offset,
-                } => {
-                    let expr = json!({ "$dateFromString": {
-                        "dateString": iso_canonical(&field, date_only, seconds, frac, offset),
-                        "format": "%Y-%m-%dT%H:%M:%S.%L%z",
-                        "onError": field,
-                        "onNull": field,
-                    } });
-                    let _ = writeln!(s, "\n// {} ({} in the sample)", fmt.label(), n);
-                    // Only strings that become dates: one that does not
-                    // parse is never matched, so a re-run changes nothing.
-                    let _ = writeln!(
-                        s,
-                        "ds.update(coll, {{ [path]: {{ $type: \"string\", $regex: {} }}, $expr: {{ $eq: [{{ $type: {} }}, \"date\"] }} }}, [{{ $set: {{ [path]: {} }} }}]);",
-                        iso_regex(date_only, sep, seconds, frac, offset),
-                        js_value(&expr),
-                        js_value(&expr)
-                    );
-                }
-                DateFormat::Named(_) | DateFormat::Numeric(_) => {
-                    let _ = writeln!(s, "\n// {} ({n} in the sample)", fmt.label());
-                }
-                DateFormat::Rfc2822 => {
-                    let _ = writeln!(s, "\n// RFC 2822 ({n} in the sample): read by JavaScript's Date, which knows its day and month names.");
-                    let _ = writeln!(s, "const rfc2822 = {RFC2822_REGEX};");
-                    let _ = writeln!(s, "if (ds.save(coll, {{ [path]: {{ $type: \"string\", $regex: rfc2822 }} }})) {{");
-                    let _ = writeln!(s, "  coll.find({{ [path]: {{ $type: \"string\", $regex: rfc2822 }} }}, {{ [path]: 1 }}).forEach((d) => {{\n    const text = path.split(\".\").reduce((o, k) => (o == null ? o : o[k]), d);\n    const when = new Date(text);\n    if (typeof text === \"string\" && !isNaN(when.getTime())) {{\n      coll.updateOne({{ _id: d._id, [path]: text }}, {{ $set: {{ [path]: when }} }});\n    }}\n  }});");
-                    let _ = writeln!(s, "}}");
-                }
-            }
-        }
-        if named || digits_convert {
-            let _ = writeln!(s, "\n// Dates written for people, read by the expressions docshape recognised them with;\n// without an offset they are read as UTC.");
-            people_dates_script(&mut s, named, digit_order.filter(|_| digits_convert));
-        }
-    }
-    let _ = writeln!(
-        s,
-        "\nconst strings = coll.countDocuments({{ [path]: {{ $type: \"string\" }} }});"
-    );
-    let _ = writeln!(
-        s,
-        "print(`${{strings}} documents still hold a string in ${{path}} (left as they were)`);"
-    );
-    let s = change::close(
-        (!counts_only).then_some(&p),
-        lang,
-        s,
-        "strings > 0",
-        lang.pick(
-            "`${strings} documents still hold a string in ${path}`",
-            "`${strings} 个文档的 ${path} 仍是字符串`",
-        ),
-    );
-    let mut summary = lang.pick(
-        format!("Store `{dotted}` as a BSON date: fix the writer to send dates, not text, and convert the existing strings with $dateFromString (the script converts each detected format and leaves anything that does not parse untouched, counted)."),
-        format!("把 `{dotted}` 保存为 BSON 日期：修正写入方，让它写入日期而不是文本，并用 $dateFromString 转换已有的字符串（脚本按检测到的每种格式转换，无法解析的值保持原样并计数）。"),
-    );
-    if undecided.is_some() {
-        summary.push_str(lang.pick(
-            " Its dates in digits are ambiguous: no value tells which number is the day and which the month (a day over 12 would), so the script converts none of them; the writer knows the order.",
-            " 其中用数字写的日期有歧义：没有任何值能说明哪个数字是日、哪个是月（大于 12 的日才能说明），所以脚本不转换它们；顺序只有写入方知道。",
-        ));
-    }
-    let summary = match &kept {
-        Some(why) => lang.pick(
-            format!("{summary} Here the script converts nothing: {why}."),
-            format!("{summary}此处脚本不做转换：{why}。"),
-        ),
-        None => summary,
-    };
-    Suggestion {
-        pattern: "schema-versioning",
-        summary,
-        before: Some(json!({ dotted.clone(): example })),
-        after: Some(json!({ dotted: { "$date": example_iso(example) } })),
-        effect: Map::new(),
-        migration: s,
-    }
-}
-
-/// The example as it would read once converted, for display (best effort).
-fn example_iso(example: &str) -> String {
-    let e = example.trim();
-    if e.len() >= 19 && e.as_bytes()[4] == b'-' {
-        let mut out = e[..10].to_owned();
-        out.push('T');
-        out.push_str(&e[11..19]);
-        out.push('Z');
-        out
-    } else {
-        e.to_owned()
-    }
-}
+use crate::rules::{CollectionCtx, Reaudit};
 
 /// What to do with numbers a double cannot hold (`schema-versioning`):
-/// integers within 2^53 become `long` exactly, money becomes `decimal`
-/// where the rounded decimal reads back as the same double, and values
-/// whose precision is already gone are listed, not touched.
+/// integral doubles within 2^53 become `long` exactly, money becomes
+/// `decimal` where the rounded decimal reads back as the same double, and
+/// values whose precision is already gone (or that would not convert
+/// exactly) are listed, not touched. The script says first how many
+/// doubles it converts and how many it leaves, and why, and ends with what
+/// the re-audit will report on the path ([`super::reaudit`]): doubles left
+/// beside longs or decimals can make it `mixed-types`.
 pub fn lossy_numbers(
     ctx: &CollectionCtx<'_>,
     f: &FieldProfile,
     loss: &crate::rules::lossy_numbers::Loss,
+    r: &Reaudit,
     lang: Lang,
 ) -> Suggestion {
     let dotted = query_path(&f.segments);
@@ -442,51 +48,172 @@ pub fn lossy_numbers(
     };
     let _ = writeln!(s, "const coll = {};", js_coll(ctx.db(), ctx.coll()));
     let _ = writeln!(s, "const path = {};", js(&dotted));
-    let _ = writeln!(s, "\n// Precision already lost in a double cannot be restored: an integer beyond 2^53\n// ({limit}) was rounded when it was written, and only the system that\n// produced it knows the true value. Fix the writer first (NumberLong, Decimal128,\n// or a string for opaque ids); this script makes the rest safe from now on.");
-    if let Some(why) = &kept {
+    let _ = writeln!(s, "{}", lang.pick(
+        format!("\n// Precision already lost in a double cannot be restored: an integer beyond 2^53\n// ({limit}) was rounded when it was written, and only the system that\n// produced it knows the true value. Fix the writer first (NumberLong, Decimal128,\n// or a string for opaque ids); this script makes the rest safe from now on."),
+        format!("\n// double 中已经丢失的精度无法恢复：超过 2^53（{limit}）的整数在写入时就已被舍入，\n// 只有产生它的系统知道真实值。请先修正写入方（NumberLong、Decimal128，不透明的 ID 可用\n// 字符串）；这个脚本让其余的值从此保持精确。"),
+    ));
+    if changes {
+        let (conversion, target, note) = if loss.integral {
+            let exact = json!({ "$and": [
+                { "$eq": [{ "$type": field }, "double"] },
+                { "$gte": [field, -9_007_199_254_740_992_i64] },
+                { "$lte": [field, 9_007_199_254_740_992_i64] },
+                { "$eq": [{ "$convert": { "input": field, "to": "long", "onError": null, "onNull": null } }, field] }
+            ] });
+            (
+                json!({ "$cond": [exact, { "$toLong": field }, field] }),
+                "long",
+                lang.pick(
+                    "\n// Integral doubles within +-2^53 are exact: they become long. A double with a fraction\n// (which a long would cut off) or beyond 2^53 stays a double.",
+                    "\n// ±2^53 以内的整数 double 是精确的：转换为 long。带小数的 double（long 会截断小数）\n// 或超过 2^53 的 double 保持不变。",
+                ),
+            )
+        } else {
+            let places = loss.places.max(2);
+            let rounded = json!({ "$round": [{ "$toDecimal": field }, places] });
+            (
+                json!({ "$let": { "vars": { "d": rounded }, "in": {
+                    "$cond": [{ "$eq": [{ "$toDouble": "$$d" }, field] }, "$$d", field]
+                } } }),
+                "decimal",
+                lang.pick(
+                    "\n// Money: the decimal with as many places as the amounts are written with that reads back\n// as the same double is the amount the writer meant; a double with no such decimal stays.",
+                    "\n// 金额：按金额书写的小数位数取整、且能还原为同一 double 的十进制数，就是写入方想写的金额；\n// 没有这样的十进制数的 double 保持不变。",
+                ),
+            )
+        };
+        let _ = writeln!(s, "{note}");
+        s.push_str(&super::reaudit::js_helpers(lang, &f.path, r, true));
+        let _ = writeln!(
+            s,
+            "const conversion = {};\nconst target = {};\nconst limit = {limit};\nconst moneyName = {};\nconst lossyMin = {};\nconst moneyShare = {};",
+            js_value(&conversion),
+            js(target),
+            crate::rules::lossy_numbers::money_name(&f.name),
+            r.lossy_min_values.map_or_else(|| "null".to_owned(), |m| format!("{m}")),
+            r.lossy_money_share,
+        );
+        let _ = writeln!(
+            s,
+            r#"// Whether a double's shortest decimal is not exactly the double (19.99 is not, 0.5 is).
+const inexact = (v) => {{
+  const t = String(Math.abs(v));
+  if (t.includes("e")) return false;
+  const [i, f = ""] = t.split(".");
+  if (f.length > 20) return false;
+  return BigInt(i + f) % (5n ** BigInt(f.length)) !== 0n;
+}};
+
+// 1. Every double of the path: what becomes {target}, and what stays a double, and why.
+const tally = () => {{
+  const t = {{ doubles: 0, convert: 0, beyond: 0, beyondExample: null, other: 0, otherExample: null, inexact: 0 }};
+  coll.aggregate([{{ $match: {{ [path]: {{ $type: "double" }} }} }}, {{ $project: {{ _id: 0, v: "$" + path, to: {{ $type: conversion }} }} }}], {{ allowDiskUse: true }}).forEach((d) => {{
+    t.doubles += 1;
+    if (d.to !== "double") {{ t.convert += 1; return; }}
+    const v = Number(d.v);
+    if (inexact(v)) t.inexact += 1;
+    if (Number.isInteger(v) && Math.abs(v) > limit) {{
+      t.beyond += 1;
+      if (t.beyondExample === null) t.beyondExample = v;
+    }} else {{
+      t.other += 1;
+      if (t.otherExample === null) t.otherExample = v;
+    }}
+  }});
+  return t;
+}};
+const census = tally();
+// What the path holds once the doubles that convert are {target}, and what the re-audit makes of it.
+const after = (converted) => {{
+  const types = {{}};
+  coll.aggregate([{{ $group: {{ _id: {{ $type: "$" + path }}, n: {{ $sum: 1 }} }} }}]).forEach((g) => {{ types[g._id] = g.n; }});
+  const left = converted ? tally() : census;
+  if (!converted && census.convert > 0) {{
+    types.double = (types.double || 0) - census.convert;
+    types[target] = (types[target] || 0) + census.convert;
+  }}
+  const doubles = left.doubles - left.convert;
+  const wide = coll.countDocuments({{ $or: [{{ [path]: {{ $gte: limit }} }}, {{ [path]: {{ $lte: -limit }} }}] }}) > 0;
+  const rules = [];
+  const big = lossyMin !== null && left.beyond > 0 && left.beyond >= lossyMin;
+  const money = lossyMin !== null && moneyName && left.inexact > 0 && left.inexact / doubles >= moneyShare;
+  if (big || money) rules.push("lossy-numbers");
+  if (mixedTypes(types, wide)) rules.push("mixed-types");
+  return {{ types, doubles, rules }};
+}};"#
+        );
+        let _ = writeln!(
+            s,
+            "print({});\nif (census.beyond > 0) print({});\nif (census.other > 0) print({});\n{{\n  const {{ types, rules }} = after(false);\n  if (rules.includes(\"mixed-types\")) print({});\n}}",
+            lang.pick(
+                "`${path}: ${census.doubles} documents hold a double; ${census.convert} of them ${apply ? \"are\" : \"would be\"} converted to ${target}, ${census.doubles - census.convert} stay doubles`",
+                "`${path}：${census.doubles} 个文档保存的是 double；其中 ${census.convert} 个${apply ? \"被\" : \"将被\"}转换为 ${target}，${census.doubles - census.convert} 个仍是 double`",
+            ),
+            lang.pick(
+                "`  left: ${census.beyond} integers beyond 2^53 (e.g. ${census.beyondExample}), already rounded when they were written`",
+                "`  保留：${census.beyond} 个超过 2^53 的整数（例如 ${census.beyondExample}），写入时就已被舍入`",
+            ),
+            if loss.integral {
+                lang.pick(
+                    "`  left: ${census.other} doubles with a fraction (e.g. ${census.otherExample}), which a long would cut off`",
+                    "`  保留：${census.other} 个带小数的 double（例如 ${census.otherExample}），转换为 long 会截断小数`",
+                )
+            } else {
+                lang.pick(
+                    "`  left: ${census.other} doubles with no decimal of that many places that reads back as the same double (e.g. ${census.otherExample})`",
+                    "`  保留：${census.other} 个 double 找不到该位数、且能还原为同一 double 的十进制数（例如 ${census.otherExample}）`",
+                )
+            },
+            lang.pick(
+                "`this leaves ${path} mixed (${heldText(types)}): the re-audit will report mixed-types on it`",
+                "`这会使 ${path} 混有多种类型（${heldText(types)}）：重新审计时会在其上报告 mixed-types`",
+            ),
+        );
+        let _ = writeln!(
+            s,
+            "\n// 2. Convert only the doubles that become {target} exactly: a re-run finds none left."
+        );
+        let _ = writeln!(
+            s,
+            "ds.update(coll, {{ [path]: {{ $type: \"double\" }}, $expr: {{ $ne: [{{ $type: conversion }}, \"double\"] }} }}, [{{ $set: {{ [path]: conversion }} }}]);"
+        );
+    } else if let Some(why) = &kept {
         let _ = writeln!(s, "// {why}.");
     } else if in_array {
         let _ = writeln!(
             s,
-            "// {} lies inside an array: convert it in the application that writes it.",
-            f.path
-        );
-    } else if loss.integral {
-        let _ = writeln!(
-            s,
-            "\n// Integral doubles within +-2^53 are exact: convert them to long."
-        );
-        let _ = writeln!(
-            s,
-            "ds.update(coll, {{ [path]: {{ $type: \"double\", $gte: -{limit}, $lte: {limit} }} }}, [{{ $set: {{ [path]: {{ $toLong: {} }} }} }}]);",
-            js(&field)
-        );
-    } else if loss.money {
-        let places = loss.places.max(2);
-        let rounded = json!({ "$round": [{ "$toDecimal": field }, places] });
-        let expr = json!({ "$let": { "vars": { "d": rounded }, "in": {
-            "$cond": [{ "$eq": [{ "$toDouble": "$$d" }, field] }, "$$d", field]
-        } } });
-        let _ = writeln!(s, "\n// Money: the decimal with {places} places that reads back as the same double is the\n// amount the writer meant; values with no such decimal stay doubles and are counted.");
-        // Only the doubles that become decimals are matched: a re-run finds none.
-        let _ = writeln!(
-            s,
-            "ds.update(coll, {{ [path]: {{ $type: \"double\" }}, $expr: {{ $eq: [{{ $type: {} }}, \"decimal\"] }} }}, [{{ $set: {{ [path]: {} }} }}]);",
-            js_value(&expr),
-            js_value(&expr)
+            "{}",
+            lang.pick(
+                format!(
+                    "// {} lies inside an array: convert it in the application that writes it.",
+                    f.path
+                ),
+                format!("// {} 位于数组中：请在写入它的应用中转换。", f.path),
+            )
         );
     }
     if loss.beyond > 0 {
         let _ = writeln!(
             s,
-            "\n// Values beyond 2^53 are listed, not changed: check them against their source."
+            "{}",
+            lang.pick(
+                "\n// Values beyond 2^53 are listed, not changed: check them against their source.",
+                "\n// 超过 2^53 的值只列出、不修改：请与其来源核对。",
+            )
         );
         let _ = writeln!(s, "const beyond = {{ [path]: {{ $type: \"double\", $not: {{ $gte: -{limit}, $lte: {limit} }} }} }};");
         let _ = writeln!(
             s,
             "coll.find(beyond, {{ [path]: 1 }}).limit(20).forEach((d) => printjson(d));"
         );
-        let _ = writeln!(s, "print(`${{coll.countDocuments(beyond)}} documents hold a double beyond 2^53 in ${{path}}`);");
+        let _ = writeln!(
+            s,
+            "print({});",
+            lang.pick(
+                "`${coll.countDocuments(beyond)} documents hold a double beyond 2^53 in ${path}`",
+                "`${coll.countDocuments(beyond)} 个文档的 ${path} 是超过 2^53 的 double`",
+            )
+        );
     }
     let _ = writeln!(
         s,
@@ -494,27 +221,47 @@ pub fn lossy_numbers(
     );
     let _ = writeln!(
         s,
-        "print(`${{doubles}} documents still hold a double in ${{path}}`);"
-    );
-    let s = change::close(
-        changes.then_some(&p),
-        lang,
-        s,
-        "doubles > 0",
+        "print({});",
         lang.pick(
             "`${doubles} documents still hold a double in ${path}`",
             "`${doubles} 个文档的 ${path} 仍是 double`",
-        ),
+        )
     );
+    let s = if changes {
+        let _ = writeln!(
+            s,
+            "\n// 3. What the path holds now, and what docshape's re-audit will report on it.\n{{\n  const {{ types, doubles, rules }} = after(apply);\n  if (apply && rules.includes(\"lossy-numbers\")) ds.stays({});\n  ds.last(reaudit(rules, {}));\n}}",
+            lang.pick(
+                "`${doubles} documents still hold a double a type of its own would hold exactly`",
+                "`仍有 ${doubles} 个文档保存着本应用精确类型保存的 double`",
+            ),
+            lang.pick(
+                "(apply ? \"it holds \" : \"it will hold \") + heldText(types)",
+                "(apply ? \"它现在保存 \" : \"届时它将保存 \") + heldText(types)",
+            ),
+        );
+        p.finish(&s)
+    } else {
+        s.push_str(&change::stays_line(
+            lang,
+            lang.pick(
+                "`${doubles} documents still hold a double in ${path}`",
+                "`${doubles} 个文档的 ${path} 仍是 double`",
+            ),
+        ));
+        let rules = super::reaudit::as_audited(ctx, f, "lossy-numbers", r);
+        s.push_str(&super::reaudit::unchanged(lang, &f.path, &rules, r));
+        s
+    };
     let summary = if loss.money && !loss.integral {
         lang.pick(
-            format!("Store `{dotted}` as decimal (Decimal128): fix the writer, then convert the existing doubles to the decimal they were meant to be (the script converts only values whose {}-place decimal reads back as the same double).", loss.places.max(2)),
-            format!("把 `{dotted}` 保存为 decimal（Decimal128）：先修正写入方，再把已有的 double 转换为原本想表示的十进制数（脚本只转换保留 {} 位小数后仍能还原为同一 double 的值）。", loss.places.max(2)),
+            format!("Store `{dotted}` as decimal (Decimal128): fix the writer, then convert the existing doubles to the decimal they were meant to be (the script converts only values whose {}-place decimal reads back as the same double, says first how many it leaves, and ends with what the re-audit will report).", loss.places.max(2)),
+            format!("把 `{dotted}` 保存为 decimal（Decimal128）：先修正写入方，再把已有的 double 转换为原本想表示的十进制数（脚本只转换保留 {} 位小数后仍能还原为同一 double 的值，先说明会保留多少，最后说明重新审计时会报告什么）。", loss.places.max(2)),
         )
     } else {
         lang.pick(
-            format!("Store `{dotted}` as long (or a string for opaque ids): fix the writer; integers within 2^53 convert exactly, but the {} values beyond it were already rounded and must be recovered from their source.", loss.beyond),
-            format!("把 `{dotted}` 保存为 long（不透明的 ID 可用字符串）：先修正写入方；2^53 以内的整数可以精确转换，但超出范围的 {} 个值已经被舍入，只能从原始数据源恢复。", loss.beyond),
+            format!("Store `{dotted}` as long (or a string for opaque ids): fix the writer; integers within 2^53 convert exactly, but the {} values beyond it were already rounded and must be recovered from their source. Longs beside the doubles left make the path mixed-types until those are fixed; the script says so.", loss.beyond),
+            format!("把 `{dotted}` 保存为 long（不透明的 ID 可用字符串）：先修正写入方；2^53 以内的整数可以精确转换，但超出范围的 {} 个值已经被舍入，只能从原始数据源恢复。在修正这些值之前，long 与剩下的 double 并存会使该路径出现 mixed-types；脚本会说明这一点。", loss.beyond),
         )
     };
     let summary = match &kept {
@@ -902,7 +649,12 @@ pub fn snapshot_copies(
 /// in the representation the others have), with a backup; the others are
 /// counted. A sub-document's `_id` and a path inside an array are never
 /// changed: there the script only counts.
-pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
+pub fn convert_reference(
+    ctx: &CollectionCtx<'_>,
+    r: &Relationship,
+    reaudit: &Reaudit,
+    lang: Lang,
+) -> Suggestion {
     let Some(rep) = &r.representations else {
         return Suggestion {
             pattern: "schema-versioning",
@@ -971,71 +723,174 @@ pub fn convert_reference(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) 
     let named = serde_json::Value::Array(stages);
     let _ = writeln!(
         s,
-        "\n// References stored as strings that name a {} document once read by {}.",
-        r.to_ns, rep.conversion
+        "{}",
+        lang.pick(
+            format!(
+                "\n// References stored as strings that name a {} document once read by {}.",
+                r.to_ns, rep.conversion
+            ),
+            format!(
+                "\n// 以字符串保存、用 {} 读取后指向 {} 中文档的引用。",
+                rep.conversion, r.to_ns
+            ),
+        )
     );
     let _ = writeln!(
         s,
         "const named = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
         js_value(&named)
     );
+    let _ = writeln!(
+        s,
+        "const strings = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
+        js_value(&strings)
+    );
     if identity {
-        let _ = writeln!(s, "// {} is the identity of a sub-document, which a script never changes: convert it in the\n// application that writes it.", r.from_path);
+        let _ = writeln!(s, "{}", lang.pick(
+            format!("// {} is the identity of a sub-document, which a script never changes: convert it in the\n// application that writes it.", r.from_path),
+            format!("// {} 是子文档的标识，脚本从不修改它：请在写入它的应用中转换。", r.from_path),
+        ));
     } else if in_array {
         let _ = writeln!(
             s,
-            "// {} lies inside an array: convert it in the application that writes it.",
-            r.from_path
+            "{}",
+            lang.pick(
+                format!(
+                    "// {} lies inside an array: convert it in the application that writes it.",
+                    r.from_path
+                ),
+                format!("// {} 位于数组中：请在写入它的应用中转换。", r.from_path),
+            )
         );
     } else if other_db {
         let _ = writeln!(
             s,
-            "// {} is in another database: check the conversion there first.",
-            r.to_ns
+            "{}",
+            lang.pick(
+                format!(
+                    "// {} is in another database: check the conversion there first.",
+                    r.to_ns
+                ),
+                format!("// {} 在另一个数据库中：请先在那里核对转换。", r.to_ns),
+            )
         );
-    } else {
+    }
+    let s = if changes {
+        // What the path holds once the strings that name a document are
+        // converted: a string left that does not even read as the other
+        // representation ("", "none") makes it a path of two types that no
+        // second representation explains, which the re-audit reports as
+        // mixed-types; strings that still name a document are the mismatch.
+        s.push_str(&super::reaudit::js_helpers(
+            lang,
+            &r.from_path,
+            reaudit,
+            true,
+        ));
+        let _ = writeln!(
+            s,
+            r#"const mismatchMin = {min};
+const readable = () => coll.aggregate([{{ $match: {{ [path]: {{ $type: "string" }} }} }}, {{ $project: {{ v: {convert} }} }}, {{ $match: {{ v: {{ $ne: null }} }} }}, {{ $count: "n" }}], {{ allowDiskUse: true }}).toArray().reduce((t, r) => t + r.n, 0);
+const after = (converted) => {{
+  const types = {{}};
+  coll.aggregate([{{ $group: {{ _id: {{ $type: "$" + path }}, n: {{ $sum: 1 }} }} }}]).forEach((g) => {{ types[g._id] = g.n; }});
+  let convertible = readable();
+  let naming = 0;
+  if (converted) naming = coll.aggregate({named}.concat([{{ $count: "n" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);
+  else {{
+    types.string = (types.string || 0) - named;
+    types[{native}] = (types[{native}] || 0) + named;
+    convertible -= named;
+  }}
+  const holding = heldTypes(types).reduce((n, t) => n + types[t], 0);
+  const rules = [];
+  if (mismatchMin !== null && naming > 0 && holding > 0 && convertible / holding >= mismatchMin) rules.push("reference-type-mismatch");
+  if (convertible === 0 && mixedTypes(types, false)) rules.push("mixed-types");
+  return {{ types, naming, rules }};
+}};
+print({head});
+{{
+  const {{ types, rules }} = after(false);
+  if (rules.includes("mixed-types")) print({mixes});
+}}"#,
+            min = reaudit
+                .reference_type_mismatch
+                .map_or_else(|| "null".to_owned(), |m| format!("{m}")),
+            convert = js_value(&convert),
+            named = js_value(&named),
+            native = js(rep.native),
+            head = lang.pick(
+                format!("`${{path}}: ${{strings}} documents hold a string; ${{named}} of them name a {} document and ${{apply ? \"are\" : \"would be\"}} converted by {}, ${{strings - named}} stay strings (they name no document: dangling references)`", r.to_ns, rep.conversion),
+                format!("`${{path}}：${{strings}} 个文档保存的是字符串；其中 ${{named}} 个指向 {} 中的文档，${{apply ? \"已\" : \"将\"}}用 {} 转换，${{strings - named}} 个仍是字符串（它们不指向任何文档：悬空引用）`", r.to_ns, rep.conversion),
+            ),
+            mixes = lang.pick(
+                "`the strings left keep ${path} mixed (${heldText(types)}): the re-audit will report mixed-types on it`",
+                "`剩下的字符串使 ${path} 仍混有多种类型（${heldText(types)}）：重新审计时会在其上报告 mixed-types`",
+            ),
+        );
         let _ = writeln!(
             s,
             "ds.updateEach(coll, () => coll.aggregate({}, {{ allowDiskUse: true }}), {{ [path]: {{ $type: \"string\" }} }}, [{{ $set: {{ [path]: {} }} }}]);",
             js_value(&named),
             js_value(&json!({ rep.conversion: format!("${dotted}") }))
         );
-    }
-    let _ = writeln!(
-        s,
-        "const strings = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
-        js_value(&strings)
-    );
-    // What the re-audit reports: strings that still name a document are
-    // the mismatch; strings that name none are dangling references.
-    let _ = writeln!(
-        s,
-        "const left = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
-        js_value(&named)
-    );
-    let _ = writeln!(
-        s,
-        "print(`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} strings are left there, ${{left}} of them naming a document`);",
-        r.to_ns
-    );
-    let _ = writeln!(
-        s,
-        "if (strings > left) print({});",
-        lang.pick(
-            format!("`${{strings - left}} strings left in ${{path}} name no document of {}: they are references to nothing, and the re-audit counts them as dangling, not as a second representation`", r.to_ns),
-            format!("`${{path}} 中剩下的 ${{strings - left}} 个字符串不指向 {} 中的任何文档：它们是悬空引用，重新审计时按悬空引用计，而不算作第二种表示`", r.to_ns),
-        )
-    );
-    let s = change::close(
-        changes.then_some(&p),
-        lang,
-        s,
-        "left > 0",
-        lang.pick(
-            "`${left} strings in ${path} still name a document`",
-            "`${path} 中仍有 ${left} 个字符串指向某个文档`",
-        ),
-    );
+        let _ = writeln!(
+            s,
+            "{{\n  const {{ types, naming, rules }} = after(apply);\n  if (apply && rules.includes(\"reference-type-mismatch\")) {}\n  ds.last(reaudit(rules, {}));\n}}",
+            p.stays(lang.pick(
+                "`${naming} documents still hold a string in ${path} that names a document`",
+                "`${naming} 个文档的 ${path} 仍是指向某个文档的字符串`",
+            ))
+            .trim_end(),
+            lang.pick(
+                "(apply ? \"it holds \" : \"it will hold \") + heldText(types) + (types.string > 0 ? \"; the strings left name no document, and count as dangling references\" : \"\")",
+                "(apply ? \"它现在保存 \" : \"届时它将保存 \") + heldText(types) + (types.string > 0 ? \"；剩下的字符串不指向任何文档，按悬空引用计\" : \"\")",
+            ),
+        );
+        p.finish(&s)
+    } else {
+        // What the re-audit reports: strings that still name a document are
+        // the mismatch; strings that name none are dangling references.
+        let _ = writeln!(
+            s,
+            "const left = coll.aggregate({}.concat([{{ $count: \"n\" }}]), {{ allowDiskUse: true }}).toArray().reduce((n, r) => n + r.n, 0);",
+            js_value(&named)
+        );
+        let _ = writeln!(
+            s,
+            "print({});",
+            lang.pick(
+                format!("`${{named}} strings in ${{path}} name a {} document once converted; ${{strings}} strings are left there, ${{left}} of them naming a document; this script changes nothing`", r.to_ns),
+                format!("`${{path}} 中有 ${{named}} 个字符串转换后指向 {} 中的文档；该处剩下 ${{strings}} 个字符串，其中 ${{left}} 个指向某个文档；这个脚本不做任何修改`", r.to_ns),
+            )
+        );
+        let _ = writeln!(
+            s,
+            "if (strings > left) print({});",
+            lang.pick(
+                format!("`${{strings - left}} strings left in ${{path}} name no document of {}: they are references to nothing, and the re-audit counts them as dangling, not as a second representation`", r.to_ns),
+                format!("`${{path}} 中剩下的 ${{strings - left}} 个字符串不指向 {} 中的任何文档：它们是悬空引用，重新审计时按悬空引用计，而不算作第二种表示`", r.to_ns),
+            )
+        );
+        let mut s = change::close(
+            None,
+            lang,
+            s,
+            "left > 0",
+            lang.pick(
+                "`${left} strings in ${path} still name a document`",
+                "`${path} 中仍有 ${left} 个字符串指向某个文档`",
+            ),
+        );
+        // Nothing changes: the re-audit says what the audit said.
+        s.push_str(&super::reaudit::unchanged(
+            lang,
+            &r.from_path,
+            &["reference-type-mismatch"],
+            reaudit,
+        ));
+        s
+    };
     let mut summary = lang.pick(
         format!("Store {} in one representation ({}): fix the writer that stores strings, and read the strings that name a document of {} with {}.", r.from_path, rep.native, r.to_ns, rep.conversion),
         format!("{} 只用一种表示（{}）保存：修正写入字符串的写入方，并把能指向 {} 中文档的字符串用 {} 转换过来。", r.from_path, rep.native, r.to_ns, rep.conversion),

@@ -10,11 +10,13 @@ mod advice;
 mod cases;
 pub mod change;
 mod convert;
+pub mod dates;
 mod examples;
 mod expiry;
 pub mod family;
 pub mod integrity;
 mod numbers;
+pub mod reaudit;
 mod scripts;
 mod workload;
 
@@ -687,7 +689,12 @@ pub fn drop_index(ctx: &CollectionCtx<'_>, name: &str, why: String, lang: Lang) 
 /// nothing (see [`convert`] for the rule), leaving every value that does not
 /// convert exactly as it is and counting it (`schema-versioning`). `_id` is
 /// never updated: its suggestion only counts.
-pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) -> Suggestion {
+pub fn convert_types(
+    ctx: &CollectionCtx<'_>,
+    field: &FieldProfile,
+    r: &crate::rules::Reaudit,
+    lang: Lang,
+) -> Suggestion {
     use convert::{Outcome, Reason};
     let dotted = query_path(&field.segments);
     let per_doc: Vec<(Option<bson::Bson>, Vec<bson::Bson>)> = ctx
@@ -724,12 +731,32 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
             migration: convert::count_only(
                 lang,
                 &what("types (counted)"),
-                ctx.db(),
-                ctx.coll(),
-                &dotted,
+                (ctx.db(), ctx.coll()),
+                (&dotted, &field.path),
                 &why,
+&["mixed-types"],
+                r,
             ),
         };
+    }
+    // Dates beside dates written as text: the strings that are dates
+    // become dates.
+    if !is_id {
+        use crate::profile::raw::BsonType;
+        let only_dates = field.types.iter().all(|(t, _)| {
+            matches!(
+                t,
+                BsonType::String | BsonType::Date | BsonType::Null | BsonType::Undefined
+            )
+        });
+        if only_dates && field.type_count(BsonType::Date) > 0 {
+            // Most strings are dates: those become dates, the rest stay
+            // (counted, and the script says what the re-audit makes of them).
+            let st = crate::rules::string_dates::strings(ctx.data.kept, &field.segments);
+            if st.dates > 0 && st.dates * 2 > st.strings {
+                return dates::mixed_dates(ctx, field, &st.formats, &st.example, r, lang);
+            }
+        }
     }
     if !is_id && convert::looks_like_codes(&all, &field.name) {
         return Suggestion {
@@ -744,13 +771,14 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
             migration: convert::count_only(
                 lang,
                 &what("types (counted)"),
-                ctx.db(),
-                ctx.coll(),
-                &dotted,
+                (ctx.db(), ctx.coll()),
+                (&dotted, &field.path),
                 lang.pick(
                     "digit strings here are codes: converting them to numbers would lose leading zeros",
                     "这里的数字字符串是编码：转换成数字会丢掉前导零",
                 ),
+                &["mixed-types"],
+                r,
             ),
         };
     }
@@ -770,13 +798,14 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 migration: convert::count_only(
                     lang,
                     &what("types of _id (counted, never updated)"),
-                    ctx.db(),
-                    ctx.coll(),
-                    &dotted,
+                    (ctx.db(), ctx.coll()),
+                    (&dotted, &field.path),
                     lang.pick(
                         "MongoDB never changes an _id in place; a document keeps the _id it was created with",
                         "MongoDB 从不原地修改 _id；文档保留创建时的 _id",
                     ),
+                    &["mixed-types"],
+                    r,
                 ),
             };
         }
@@ -793,13 +822,14 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 migration: convert::count_only(
                     lang,
                     &what("types (counted)"),
-                    ctx.db(),
-                    ctx.coll(),
-                    &dotted,
+                    (ctx.db(), ctx.coll()),
+                    (&dotted, &field.path),
                     lang.pick(
                         "most values are not numbers: there is no lossless conversion to write",
                         "大多数值不是数字：没有不丢信息的转换可写",
                     ),
+                    &["mixed-types"],
+                    r,
                 ),
             };
         }
@@ -816,13 +846,14 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
                 migration: convert::count_only(
                     lang,
                     &what("types (counted)"),
-                    ctx.db(),
-                    ctx.coll(),
-                    &dotted,
+                    (ctx.db(), ctx.coll()),
+                    (&dotted, &field.path),
                     lang.pick(
                         "the path lies inside nested arrays: convert it where it is written",
                         "该路径位于多层嵌套数组中：请在写入它的地方转换",
                     ),
+                    &["mixed-types"],
+                    r,
                 ),
             };
         }
@@ -996,6 +1027,7 @@ pub fn convert_types(ctx: &CollectionCtx<'_>, field: &FieldProfile, lang: Lang) 
             ctx.coll(),
             &place,
             to,
+            r,
         ),
     }
 }

@@ -82,10 +82,11 @@ pub fn numeric_strings(
             migration: convert::count_only(
                 lang,
                 &format!("{what} (counted)"),
-                ctx.db(),
-                ctx.coll(),
-                &dotted,
+                (ctx.db(), ctx.coll()),
+                (&dotted, &f.path),
                 &why,
+                &["numeric-strings"],
+                &crate::rules::Reaudit::default(),
             ),
         };
     };

@@ -249,6 +249,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             remedy: Remedy::LossyNumbers {
                 path: f.path.clone(),
                 loss,
+                reaudit: super::Reaudit::of(t),
             },
         });
     }

@@ -61,6 +61,50 @@ fn family(t: BsonType) -> u16 {
     }
 }
 
+/// What the rule makes of a path's types (counted per value) and the
+/// range of its numbers: the types that count, their total, and, when they
+/// are all numbers, why their mix matters; `None` when it does not fire.
+#[allow(clippy::type_complexity)]
+fn judge(
+    types: &[(BsonType, u64)],
+    range: Option<[f64; 2]>,
+    min_share: f64,
+) -> Option<(Vec<(BsonType, u64)>, u64, Option<&'static str>)> {
+    let non_null: Vec<(BsonType, u64)> = types
+        .iter()
+        .copied()
+        .filter(|(t, _)| !matches!(t, BsonType::Null | BsonType::Undefined))
+        .collect();
+    let total: u64 = non_null.iter().map(|x| x.1).sum();
+    if total == 0 {
+        return None;
+    }
+    let counted: Vec<(BsonType, u64)> = non_null
+        .into_iter()
+        .filter(|(_, c)| *c as f64 / total as f64 >= min_share)
+        .collect();
+    if counted.len() < 2 {
+        return None;
+    }
+    let mut families: Vec<u16> = counted.iter().map(|(t, _)| family(*t)).collect();
+    families.sort_unstable();
+    families.dedup();
+    if families.len() > 1 {
+        return Some((counted, total, None));
+    }
+    // Only widths of one number differ: nothing to act on, unless the mix
+    // loses something.
+    let why = numeric_mix_matters(&counted, range)?;
+    Some((counted, total, Some(why)))
+}
+
+/// Whether the rule fires on a path holding `types` (counted per value)
+/// with numbers in `range`, at the share `min_share`, the relationships
+/// of the path aside.
+pub fn fires(types: &[(BsonType, u64)], range: Option<[f64; 2]>, min_share: f64) -> bool {
+    judge(types, range, min_share).is_some()
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let min_share = t.mixed_types.min_share;
     let mut out = Vec::new();
@@ -75,36 +119,13 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         {
             continue;
         }
-        let non_null: Vec<(BsonType, u64)> = f
-            .types
-            .iter()
-            .copied()
-            .filter(|(t, _)| !matches!(t, BsonType::Null | BsonType::Undefined))
-            .collect();
-        let total: u64 = non_null.iter().map(|x| x.1).sum();
-        if total == 0 {
+        let Some((counted, total, numeric_reason)) = judge(&f.types, f.number_range, min_share)
+        else {
             continue;
-        }
-        let counted: Vec<(BsonType, u64)> = non_null
-            .into_iter()
-            .filter(|(_, c)| *c as f64 / total as f64 >= min_share)
-            .collect();
-        if counted.len() < 2 {
-            continue;
-        }
-        let mut families: Vec<u16> = counted.iter().map(|(t, _)| family(*t)).collect();
-        families.sort_unstable();
-        families.dedup();
-        let numeric_reason = if families.len() > 1 {
-            None
-        } else {
-            match numeric_mix_matters(&counted, f.number_range) {
-                Some(why) => Some(why),
-                // Only widths of one number differ: nothing to act on.
-                None => continue,
-            }
         };
-        let severity = if families.len() > 1 {
+        // Across families (string, number, date …) a warning; a numeric
+        // mix that loses something, info.
+        let severity = if numeric_reason.is_none() {
             Severity::Warning
         } else {
             Severity::Info
@@ -149,6 +170,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ]),
             remedy: Remedy::ConvertType {
                 path: f.path.clone(),
+                reaudit: super::Reaudit::of(t),
             },
         });
     }

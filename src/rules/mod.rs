@@ -128,7 +128,7 @@ use serde::Serialize;
 pub use config::{ConfigError, Thresholds};
 pub use context::{CollectionCtx, CollectionSummary, DeploymentCtx, DriftCheck, ShapesView};
 pub use registry::{Basis, Check, RuleInfo, REGISTRY};
-pub use remedy::Remedy;
+pub use remedy::{Reaudit, Remedy};
 
 use crate::i18n::Lang;
 

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use super::{crossed, evidence, CollectionCtx, Finding, Reaudit, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 
@@ -114,6 +114,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             ]),
             remedy: Remedy::ConvertReference {
                 relationship: (*r).clone(),
+                reaudit: Reaudit::of(t),
             },
         });
     }
@@ -178,6 +179,7 @@ fn whole_field(
         ]),
         remedy: Remedy::ConvertReference {
             relationship: r.clone(),
+            reaudit: Reaudit::of(t),
         },
     }
 }

@@ -9,6 +9,48 @@ use crate::source::IndexInfo;
 use super::lossy_numbers::Loss;
 use super::number_text::Target;
 use super::string_dates::DateFormat;
+use super::Thresholds;
+
+/// What the next audit judges a converted path by: the thresholds of the
+/// rules that what a conversion leaves behind can set off (`None`: the
+/// rule is switched off). A conversion script reads them to say, at run
+/// time, which findings the re-audit will make on its path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reaudit {
+    /// `mixed-types`' `min-share`: the share of values a second type needs.
+    pub mixed_types: Option<f64>,
+    /// `string-dates`' `min-share`: the share of documents holding dates as text.
+    pub string_dates: Option<f64>,
+    /// `reference-type-mismatch`' `min-share`: the share of references
+    /// stored as strings.
+    pub reference_type_mismatch: Option<f64>,
+    /// `lossy-numbers`' `min-values`: integral doubles beyond 2^53.
+    pub lossy_min_values: Option<f64>,
+    /// `lossy-numbers`' `money-share`.
+    pub lossy_money_share: f64,
+}
+
+impl Reaudit {
+    pub fn of(t: &Thresholds) -> Reaudit {
+        let on = |rule: &str, v: f64| t.enabled(rule).then_some(v);
+        Reaudit {
+            mixed_types: on("mixed-types", t.mixed_types.min_share),
+            string_dates: on("string-dates", t.string_dates.min_share),
+            reference_type_mismatch: on(
+                "reference-type-mismatch",
+                t.reference_type_mismatch.min_share,
+            ),
+            lossy_min_values: on("lossy-numbers", t.lossy_numbers.min_values),
+            lossy_money_share: t.lossy_numbers.money_share,
+        }
+    }
+}
+
+impl Default for Reaudit {
+    fn default() -> Reaudit {
+        Reaudit::of(&Thresholds::default())
+    }
+}
 
 /// One variant per suggestion `advise` can build. Paths are the profile's
 /// paths (`reviews`, `a.b[]`) of the finding's collection.
@@ -98,7 +140,7 @@ pub enum Remedy {
     ReviewIndexes,
     /// Convert the values at `path` to the one type that loses nothing
     /// (`schema-versioning`).
-    ConvertType { path: String },
+    ConvertType { path: String, reaudit: Reaudit },
     /// Add a discriminator telling the shapes apart: `(name, first field)`
     /// per shape (`polymorphic`).
     Discriminator { shapes: Vec<(String, String)> },
@@ -117,7 +159,10 @@ pub enum Remedy {
     CopiesDisagree { drift: DriftCheck },
     /// Read the strings of a reference kept in two representations as the
     /// other one, where they name an existing document (`schema-versioning`).
-    ConvertReference { relationship: Relationship },
+    ConvertReference {
+        relationship: Relationship,
+        reaudit: Reaudit,
+    },
     /// Copies that are a snapshot of their source: keep only the fields
     /// that do not change, or a reference — never a refresh, which would
     /// rewrite what the holder recorded (`extended-reference`).
@@ -159,6 +204,7 @@ pub enum Remedy {
         path: String,
         formats: Vec<(DateFormat, u64)>,
         example: String,
+        reaudit: Reaudit,
     },
     /// Store the numbers written as text at `path` as `target`, empty text
     /// removed (`empty` values of it in the sample); what does not convert
@@ -184,7 +230,11 @@ pub enum Remedy {
         indexes_known: bool,
     },
     /// Give numbers at `path` a type that holds them exactly.
-    LossyNumbers { path: String, loss: Loss },
+    LossyNumbers {
+        path: String,
+        loss: Loss,
+        reaudit: Reaudit,
+    },
     /// Find and settle references that point at no document.
     Dangling { relationship: Relationship },
     /// List the links of a two-way reference held by one side only (the

@@ -267,22 +267,27 @@ pub fn date_format(s: &str) -> Option<DateFormat> {
 
 /// The formats of a path with the order of its dates in digits settled
 /// over all its values: one entry per layout (separator, clock, zone), in
-/// the order the values together say.
+/// the order the values together say. The order is the separator's: a
+/// day above 12 in any value written with `-` settles every value written
+/// with `-`, with or without a time (one writer's habit), while values
+/// written with another separator are another writer's and settle apart.
 fn settle_numeric(formats: BTreeMap<DateFormat, u64>) -> BTreeMap<DateFormat, u64> {
     let mut out = BTreeMap::new();
-    let mut numeric: BTreeMap<(u8, date_text::Clock, date_text::Zone), (Vec<Order>, u64)> =
-        BTreeMap::new();
+    // Year first (`2017/06/08`) is a layout of its own, whatever its separator.
+    let mut numeric: BTreeMap<(bool, u8, date_text::Clock, date_text::Zone), u64> = BTreeMap::new();
+    let mut by_sep: BTreeMap<(bool, u8), Vec<Order>> = BTreeMap::new();
     for (f, n) in formats {
         match f {
             DateFormat::Numeric(x) => {
-                let e = numeric.entry((x.sep, x.clock, x.zone)).or_default();
-                e.0.push(x.order);
-                e.1 += n;
+                let year = x.order == Order::YearFirst;
+                *numeric.entry((year, x.sep, x.clock, x.zone)).or_default() += n;
+                by_sep.entry((year, x.sep)).or_default().push(x.order);
             }
             other => *out.entry(other).or_insert(0) += n,
         }
     }
-    for ((sep, clock, zone), (orders, n)) in numeric {
+    for ((year, sep, clock, zone), n) in numeric {
+        let orders = by_sep.get(&(year, sep)).cloned().unwrap_or_default();
         let order = date_text::settle(orders);
         let f = DateFormat::Numeric(Numeric {
             order,
@@ -359,6 +364,44 @@ fn tally(docs: &[Vec<u8>], segs: &[Seg], give_up: u64) -> Tally {
     t
 }
 
+/// The strings of a path, as dates: how many strings there are, how many
+/// of them are dates, their formats (the order of dates in digits settled
+/// over them all), most frequent first, and an example date.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Strings {
+    pub strings: u64,
+    pub dates: u64,
+    pub formats: Vec<(DateFormat, u64)>,
+    pub example: String,
+}
+
+/// [`Strings`] of the path `segs` in `docs`.
+pub fn strings(docs: &[Vec<u8>], segs: &[Seg]) -> Strings {
+    let mut out = Strings::default();
+    let mut formats = BTreeMap::new();
+    for d in docs {
+        for e in extract::values(d, segs) {
+            if e.ty != BsonType::String {
+                continue;
+            }
+            let Some(bson::Bson::String(text)) = value_of(&e) else {
+                continue;
+            };
+            out.strings += 1;
+            if let Some(f) = date_format(&text) {
+                out.dates += 1;
+                *formats.entry(f).or_insert(0) += 1;
+                if out.example.is_empty() {
+                    out.example = text;
+                }
+            }
+        }
+    }
+    out.formats = settle_numeric(formats).into_iter().collect();
+    out.formats.sort_by_key(|x| std::cmp::Reverse(x.1));
+    out
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let min_share = t.string_dates.min_share;
     let mut out = Vec::new();
@@ -408,6 +451,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 path: f.path.clone(),
                 formats,
                 example,
+                reaudit: super::Reaudit::of(t),
             },
         });
     }
@@ -475,6 +519,62 @@ mod tests {
         ] {
             assert_eq!(date_format(s), want, "{s}");
         }
+    }
+
+    /// The order of day and month of dates in digits is the separator's,
+    /// over every value of the path: a day above 12 in one value written
+    /// with `-` settles the others written with `-`, with a time or
+    /// without; values written with `/` settle apart; ISO dates are no
+    /// dates in digits at all.
+    #[test]
+    fn a_day_above_12_settles_every_date_written_with_its_separator() {
+        let orders = |values: &[&str]| -> Vec<(char, Order, u64)> {
+            let docs: Vec<Vec<u8>> = values
+                .iter()
+                .map(|v| bson::serialize_to_vec(&doc! {"at": *v}).expect("bson"))
+                .collect();
+            let mut out: Vec<(char, Order, u64)> = strings(&docs, &[Seg::Key("at".into())])
+                .formats
+                .into_iter()
+                .filter_map(|(f, n)| match f {
+                    DateFormat::Numeric(x) => Some((char::from(x.sep), x.order, n)),
+                    _ => None,
+                })
+                .collect();
+            out.sort_by_key(|x| (x.0, x.2));
+            out
+        };
+        // The values of sdl3's dossiers: ISO dates beside "11-01-2022",
+        // which nothing settles.
+        let mut dossiers = vec!["2022-11-02"; 5];
+        dossiers.push("2021-11-11");
+        dossiers.extend(["11-01-2022"; 9]);
+        assert_eq!(orders(&dossiers), [('-', Order::Undecided, 9)]);
+        // One value with a day above 12 settles them all, a time or not.
+        let mut settled = dossiers.clone();
+        settled.push("13-01-2022 10:00");
+        assert_eq!(
+            orders(&settled),
+            [('-', Order::DayFirst, 1), ('-', Order::DayFirst, 9)]
+        );
+        let mut month = dossiers.clone();
+        month.push("01-13-2022");
+        assert_eq!(orders(&month), [('-', Order::MonthFirst, 10)]);
+        // Another separator is another writer's habit.
+        let mut apart = settled.clone();
+        apart.push("11/01/2022");
+        assert_eq!(
+            orders(&apart),
+            [
+                ('-', Order::DayFirst, 1),
+                ('-', Order::DayFirst, 9),
+                ('/', Order::Undecided, 1)
+            ]
+        );
+        // Both orders with one separator: none is trusted.
+        let mut both = month.clone();
+        both.push("13-01-2022");
+        assert_eq!(orders(&both), [('-', Order::Mixed, 11)]);
     }
 
     #[test]

@@ -385,7 +385,8 @@ fn apps_file_run(trees: &BTreeMap<String, PathBuf>) -> Run {
 
 /// Every application's dump loaded into the test server (one database per
 /// dumped database, `apps_APP_DB`, with its indexes, as mongorestore makes
-/// it) and audited with `--full`.
+/// it; a folder of exports `test.X.json` as the collections `X` of
+/// `apps_APP_test`) and audited with `--full`.
 fn apps_server_run(trees: &BTreeMap<String, PathBuf>) -> Run {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -400,13 +401,17 @@ fn apps_server_run(trees: &BTreeMap<String, PathBuf>) -> Run {
             if !d.is_dir() {
                 continue;
             }
-            let db = d
-                .file_name()
-                .and_then(|s| s.to_str())
-                .expect("directory name")
-                .to_owned();
+            // The database the folder holds, as docshape names it: a dump
+            // folder's own name, or `test` for a folder of exports
+            // `test.users.json` (whose collections load as `users`).
+            let db = common::dir_naming(&d).db;
             let server_db = format!("{APPS_PREFIX}{app}_{db}");
-            names.insert(server_db.clone(), format!("{app}/{db}"));
+            let key = format!("{app}/{db}");
+            assert!(
+                !names.values().any(|k| *k == key),
+                "two folders of {app} hold the database {db}"
+            );
+            names.insert(server_db.clone(), key);
             dirs.push((server_db, d));
         }
     }

@@ -207,17 +207,39 @@ async fn dates_written_for_people_become_dates_only_when_exact() {
             .unwrap_or_else(|| panic!("{p}: {f:#?}"))
     };
     let undecided = by("undecided");
-    assert!(
-        !script(undecided).contains("const apply"),
-        "no converting script: {}",
-        script(undecided)
-    );
     assert!(undecided["suggestion"]["summary"]
         .as_str()
         .expect("summary")
         .contains("ambiguous"));
+    // Nothing in the whole collection settles the order: the script says
+    // so before anything changes, converts none, and ends saying the
+    // finding stays.
+    let (dry, first, _) = dry_then_twice(&db, script(undecided), "dates_undecided").await;
+    for out in [&dry, &first] {
+        assert!(
+            out.contains("40 documents hold a string; 0 of them")
+                && out
+                    .contains("left: 40 dates in digits whose day and month cannot be told apart"),
+            "{out}"
+        );
+    }
+    assert!(
+        dry.trim_end()
+            .ends_with("re-audit once applied: string-dates on undecided — it will hold string ×40; 40 of the strings are dates it could not convert"),
+        "{dry}"
+    );
     for p in ["named", "digits"] {
-        dry_then_twice(&db, script(by(p)), &format!("dates_{p}")).await;
+        let (dry, _, second) = dry_then_twice(&db, script(by(p)), &format!("dates_{p}")).await;
+        assert!(
+            dry.contains(&format!("{p}: 40 documents hold a string; 40 of them would be converted to dates, 0 stay strings")),
+            "{dry}"
+        );
+        assert!(
+            second
+                .trim_end()
+                .ends_with(&format!("re-audit: nothing on {p} — it holds date ×40")),
+            "{second}"
+        );
     }
     for d in all(&client.database(&db).collection::<Document>("events")).await {
         let i = d.get_i64("_id").expect("_id");
@@ -240,6 +262,89 @@ async fn dates_written_for_people_become_dates_only_when_exact() {
         .filter_map(|f| f["path"].as_str())
         .collect();
     assert_eq!(left, ["undecided"]);
+}
+
+/// Dates as sdl3's dossiers hold them (ISO beside `11-01-2022`, which no
+/// value settles), and the same with one value whose day is above 12: the
+/// script says first what it converts and what it leaves and why, and its
+/// last line is what the re-audit then reports on the path.
+#[tokio::test(flavor = "current_thread")]
+async fn a_partial_conversion_says_first_that_the_path_will_be_mixed() {
+    let client = client().await;
+    let db = unique_db("dossiers");
+    let values = |extra: Option<&str>| -> Vec<Document> {
+        let mut v: Vec<String> = (0..5).map(|_| "2022-11-02".to_owned()).collect();
+        v.push("2021-11-11".to_owned());
+        v.extend((0..9).map(|_| "11-01-2022".to_owned()));
+        v.extend(extra.map(str::to_owned));
+        v.into_iter()
+            .enumerate()
+            .map(|(i, d)| doc! {"_id": i as i64, "date_depo": d})
+            .collect()
+    };
+    insert(&client, &db, "ambiguous", values(None)).await;
+    insert(&client, &db, "settled", values(Some("13-01-2022"))).await;
+    let mut said = Vec::new();
+    for coll in ["ambiguous", "settled"] {
+        let ns = format!("{db}.{coll}");
+        let report = audit(&ns).await;
+        let f = findings(&report, &ns, "string-dates");
+        assert_eq!(f.len(), 1, "{coll}: {f:#?}");
+        let (dry, first, second) =
+            dry_then_twice(&db, script(f[0]), &format!("dossiers_{coll}")).await;
+        let line = |out: &str| out.trim_end().lines().last().unwrap_or_default().to_owned();
+        // The dry run says what the run does.
+        let (d, r) = (line(&dry), line(&first));
+        assert_eq!(
+            d.strip_prefix("re-audit once applied: ")
+                .map(|x| x.split(" — ").next()),
+            r.strip_prefix("re-audit: ").map(|x| x.split(" — ").next()),
+            "{dry}\n{first}"
+        );
+        let after = audit(&ns).await;
+        let found: Vec<String> = common::collection(&after, &ns)["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["path"] == "date_depo")
+            .filter_map(|f| f["rule"].as_str().map(str::to_owned))
+            .collect();
+        said.push((coll, dry, second, found));
+    }
+    let (_, dry, second, found) = &said[0];
+    assert!(
+        dry.contains("date_depo: 15 documents hold a string; 6 of them would be converted to dates, 9 stay strings")
+            && dry.contains("left: 9 dates in digits whose day and month cannot be told apart (ambiguous day/month)")
+            && dry.contains("this leaves date_depo mixed (string ×9, date ×6): the re-audit will report mixed-types on it"),
+        "{dry}"
+    );
+    assert!(
+        second.trim_end().ends_with("re-audit: mixed-types on date_depo — it holds string ×9, date ×6; 9 of the strings are dates it could not convert"),
+        "{second}"
+    );
+    assert_eq!(found, &["mixed-types".to_owned()]);
+    let (_, dry, second, found) = &said[1];
+    assert!(
+        dry.contains(
+            "16 documents hold a string; 16 of them would be converted to dates, 0 stay strings"
+        ) && dry.contains("are day first over the whole collection, as \"13-01-2022\" shows"),
+        "{dry}"
+    );
+    assert!(
+        second
+            .trim_end()
+            .ends_with("re-audit: nothing on date_depo — it holds date ×16"),
+        "{second}"
+    );
+    assert!(found.is_empty(), "{found:?}");
+    let settled = all(&client.database(&db).collection::<Document>("settled")).await;
+    let jan11 = settled
+        .iter()
+        .find(|d| d.get_i64("_id").ok() == Some(6))
+        .and_then(|d| d.get_datetime("date_depo").ok())
+        .map(|d| d.timestamp_millis());
+    // 11 January 2022, day first.
+    assert_eq!(jan11, Some(1_641_859_200_000));
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -258,7 +258,17 @@ async fn new_rules_scripts_run_twice_and_the_audit_sees_the_result() {
         "string_dates",
     )
     .await;
-    assert!(out.1.contains("1 documents still hold a string"), "{out:?}");
+    assert!(
+        out.1
+            .contains("left: 1 strings that are not dates (unparseable, e.g. \"not recorded\")"),
+        "{out:?}"
+    );
+    assert!(
+        out.1.trim_end().lines().last().is_some_and(
+            |l| l.starts_with("re-audit: ") && l.contains(" on lastupdated — it holds date ×")
+        ),
+        "{out:?}"
+    );
     let movies = c.database(&db).collection::<Document>("movies");
     for m in all(&movies).await {
         let i = m.get_i64("n").expect("n");

@@ -17,6 +17,12 @@
 //! - (f) the second run changed nothing;
 //! - (g) once every script of the database ran, the audit no longer finds
 //!   what each fixed, or the script said why it would;
+//! - (h) a conversion (of dates, numbers, types, references) ends each run
+//!   with what the re-audit will report on its path, and tells the truth:
+//!   the dry run says what the run then says, and the re-audit finds on
+//!   the path exactly the rules the last conversion of it named, among
+//!   those a conversion can leave behind (a path left `mixed-types` is
+//!   said to be, before anything changed);
 //! - (e) the undo command each printed, run in the reverse order, gives
 //!   back every document and index byte for byte, leaving only the backups
 //!   it names.
@@ -36,13 +42,17 @@ use bson::Document;
 use serde_json::Value;
 
 use docshape::advise::change::still_reported;
+use docshape::advise::reaudit;
 use docshape::i18n::Lang;
 use migrate::{
     applied, changes, held_paths, inner_ids, leaf_paths, named_collections, undo_command, Change,
     Shell, Snapshot, DRY,
 };
 
-/// One database to load: a directory of documents.
+/// One database to load: a directory of documents, loaded under the names
+/// the application gives its collections (a folder of exports
+/// `test.users.json` as collection `users`, in a database standing for
+/// `test`).
 struct Job {
     /// Where it comes from (`realapps/trudesk/ticketdesk`).
     label: String,
@@ -154,7 +164,10 @@ fn jobs() -> Vec<Job> {
                     .map(|m| m.len())
                     .sum()
             });
-            let tag: String = format!("{}_{name}", root_label.rsplit('/').next().unwrap_or("d"))
+            // The database the folder holds (`test` for a folder of exports
+            // `test.users.json`), in a name unique to this run.
+            let held = common::dir_naming(&dir).db;
+            let tag: String = format!("{}_{held}", root_label.rsplit('/').next().unwrap_or("d"))
                 .chars()
                 .map(|c| {
                     if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -459,6 +472,82 @@ struct Ran {
     undo: Option<String>,
     /// What it printed.
     out: String,
+    /// What it printed last in its dry run, its run and its second run.
+    last: [String; 3],
+}
+
+/// The last line a run printed.
+fn last_line(out: &str) -> String {
+    out.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The last conversion of a path: the script, the rules its last line
+/// named, and the rules the lines of the path's conversions speak about.
+type LastSaid = (usize, Vec<String>, BTreeSet<String>);
+
+/// (h): each conversion's re-audit lines against one another and against
+/// the audit of what every script left (`later`); the failures.
+fn check_reaudit(scripts: &[Script], ran: &[Ran], later: &Value) -> Vec<String> {
+    let mut bad = Vec::new();
+    // The last conversion of each path: what it said, and what it speaks of.
+    let mut last: BTreeMap<(String, String), LastSaid> = BTreeMap::new();
+    for r in ran {
+        let s = &scripts[r.script];
+        let watched = reaudit::watched(&s.rule);
+        if watched.is_empty() {
+            continue;
+        }
+        let said: Vec<Option<(Vec<String>, String)>> =
+            r.last.iter().map(|l| reaudit::read_line(l)).collect();
+        let [Some(dry), Some(run), Some(again)] = [&said[0], &said[1], &said[2]] else {
+            bad.push(format!(
+                "{}: (h) a conversion's runs must each end with what the re-audit will report; they ended with:\n{}",
+                s.name(),
+                r.last.join("\n")
+            ));
+            continue;
+        };
+        if dry.0 != run.0 {
+            bad.push(format!(
+                "{}: (h) the dry run said one thing, the run another:\n{}\n{}",
+                s.name(),
+                r.last[0],
+                r.last[1]
+            ));
+        }
+        let Some(path) = s.path.clone() else { continue };
+        let key = (s.namespace.clone(), path);
+        let mut speaks: BTreeSet<String> = watched.iter().map(|w| (*w).to_owned()).collect();
+        if let Some((_, _, before)) = last.get(&key) {
+            speaks.extend(before.iter().cloned());
+        }
+        speaks.extend(again.0.iter().cloned());
+        last.insert(key, (r.script, again.0.clone(), speaks));
+    }
+    for ((ns, path), (i, said, speaks)) in &last {
+        let found: BTreeSet<String> = common::collections(later)
+            .iter()
+            .filter(|c| c["namespace"] == ns.as_str())
+            .flat_map(|c| c["findings"].as_array().into_iter().flatten())
+            .filter(|f| f["path"].as_str() == Some(path.as_str()))
+            .filter_map(|f| f["rule"].as_str().map(str::to_owned))
+            .filter(|r| speaks.contains(r))
+            .collect();
+        let said: BTreeSet<String> = said.iter().cloned().collect();
+        if found != said {
+            let r = ran.iter().find(|r| r.script == *i).expect("ran");
+            bad.push(format!(
+                "{}: (h) its last line says the re-audit reports {said:?} on {path}, the re-audit reports {found:?}:\n{}",
+                scripts[*i].name(),
+                r.last[2]
+            ));
+        }
+    }
+    bad
 }
 
 /// Seconds since `t`, and `t` set to now.
@@ -527,6 +616,7 @@ fn run_job(
             .collect();
         // (a)
         let (ok, dry) = shell.run(&s.migration);
+        let mut last = [last_line(&dry), String::new(), String::new()];
         if !ok && !dry.contains(still) {
             fail(format!("the dry run failed:\n{dry}"));
         }
@@ -539,6 +629,7 @@ fn run_job(
         }
         let text = applied(&s.migration);
         let (ok, out) = shell.run(&text);
+        last[1] = last_line(&out);
         if !ok && !out.contains(still) {
             fail(format!("the run failed:\n{out}"));
         }
@@ -548,6 +639,7 @@ fn run_job(
         }
         // (f)
         let (ok, again) = shell.run(&text);
+        last[2] = last_line(&again);
         if !ok && !again.contains(still) {
             fail(format!("the second run failed:\n{again}"));
         }
@@ -568,6 +660,7 @@ fn run_job(
             names,
             undo: undo_command(&out).map(str::to_owned),
             out: format!("{dry}{out}"),
+            last,
         });
     }
     o.phases.push(("scripts", lap(&mut t)));
@@ -589,6 +682,9 @@ fn run_job(
                     s.name()
                 ));
             }
+        }
+        for m in check_reaudit(&scripts, &ran, &later) {
+            o.failures.push(format!("{}: {m}", job.label));
         }
     }
     o.phases.push(("re-audit", lap(&mut t)));

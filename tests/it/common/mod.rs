@@ -511,7 +511,13 @@ pub async fn insert_all(client: &Client, db: &str, coll: &str, docs: &[Document]
 /// of `COLL.metadata.json`, else (a MongoDB 3.x dump) those of
 /// `system.indexes.bson` whose `ns` names the collection.
 pub fn dumped_indexes(dir: &Path, db_name: &str, coll: &str) -> Vec<Document> {
-    let meta = dir.join(format!("{coll}.metadata.json"));
+    indexes_of(dir, db_name, coll, coll)
+}
+
+/// [`dumped_indexes`] of the collection `coll` of `db_name` whose files are
+/// named `stem` (`DB.COLL` in a folder of exports).
+fn indexes_of(dir: &Path, db_name: &str, stem: &str, coll: &str) -> Vec<Document> {
+    let meta = dir.join(format!("{stem}.metadata.json"));
     let mut specs: Vec<Document> = std::fs::read_to_string(&meta)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -593,56 +599,110 @@ async fn expire(client: &Client, db: &str, coll: &str, specs: &[Document]) {
     }
 }
 
-/// One directory of documents loaded as database `db`: every `.bson` file
-/// (`mongodump`) and every Extended JSON file (`.json`, `.jsonl`,
-/// `.ndjson`) a collection named after its stem, with the indexes its dump
-/// names; a `COLL.metadata.json` without documents an empty collection with
-/// its indexes, as `mongorestore` makes it. Returns the collections made
-/// and the indexes the server could not build.
-pub async fn load_dir(client: &Client, dir: &Path, db: &str) -> (Vec<String>, Vec<String>) {
-    let dumped_db = dir
+/// The collection files of the folder `dir`, sorted, each with its stem
+/// (its name less `.bson`, `.json`, `.jsonl`, `.ndjson` or
+/// `.metadata.json`) and whether it is a collection's metadata: a tool's
+/// own file (mongodump's `prelude.json`) and the server's `system.*` files
+/// are not collections, as `mongorestore` restores none of them.
+fn collection_files(dir: &Path) -> Vec<(String, PathBuf, bool)> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    entries.sort();
+    let mut out = Vec::new();
+    for p in entries {
+        let Some(file) = p.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        if docshape::source::files::names::tool_file(&p).is_some() {
+            continue;
+        }
+        let (stem, meta) = match file.strip_suffix(".metadata.json") {
+            Some(stem) => (stem.to_owned(), true),
+            None => match [".bson", ".json", ".jsonl", ".ndjson"]
+                .iter()
+                .find_map(|ext| file.strip_suffix(ext))
+            {
+                Some(stem) => (stem.to_owned(), false),
+                None => continue,
+            },
+        };
+        if !stem.starts_with("system.") {
+            out.push((stem, p, meta));
+        }
+    }
+    out
+}
+
+/// How docshape names the database and collections of the folder `dir`
+/// ([`docshape::source::files::names::naming`]): a `mongodump` folder is
+/// the database it is named after, each file a collection named after its
+/// stem; a folder of Compass or `mongoexport` exports (`test.users.json`)
+/// holds the collections (`users`) of the database their names begin
+/// with (`test`).
+pub fn dir_naming(dir: &Path) -> docshape::source::files::names::Naming {
+    let folder = dir
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default()
         .to_owned();
-    let mut names: Vec<(String, Option<PathBuf>)> = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    let mut stems: Vec<(String, Option<String>)> = Vec::new();
+    for (stem, path, meta) in collection_files(dir) {
+        let said = meta
+            .then(|| std::fs::read_to_string(&path).ok())
+            .flatten()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| docshape::source::files::ejson::to_bson(v).ok())
+            .and_then(|b| match b {
+                bson::Bson::Document(d) => docshape::source::files::names::metadata_collection(&d),
+                _ => None,
+            });
+        match stems.iter_mut().find(|(s, _)| *s == stem) {
+            Some(e) => e.1 = e.1.take().or(said),
+            None => stems.push((stem, said)),
+        }
+    }
+    let pairs: Vec<(&str, Option<&str>)> = stems
+        .iter()
+        .map(|(s, c)| (s.as_str(), c.as_deref()))
         .collect();
-    entries.sort();
-    for p in &entries {
-        let Some(file) = p.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if let Some(coll) = file.strip_suffix(".metadata.json") {
-            if !names.iter().any(|(n, _)| n == coll) {
-                names.push((coll.to_owned(), None));
-            }
-            continue;
-        }
-        let coll = [".bson", ".json", ".jsonl", ".ndjson"]
-            .iter()
-            .find_map(|ext| file.strip_suffix(ext));
-        let Some(coll) = coll else { continue };
-        if coll.starts_with("system.") {
-            continue;
-        }
-        match names.iter_mut().find(|(n, _)| n == coll) {
-            Some(e) => e.1 = Some(p.clone()),
-            None => names.push((coll.to_owned(), Some(p.clone()))),
+    docshape::source::files::names::naming(&folder, &pairs)
+}
+
+/// One directory of documents loaded into the database `db`, which stands
+/// for the database the folder holds ([`dir_naming`]): every `.bson` file
+/// (`mongodump`) and every Extended JSON file (`.json`, `.jsonl`,
+/// `.ndjson`) a collection named as the application names it — after its
+/// stem, less the `DB.` of a folder of exports (`test.users.json` is
+/// `users`) — with the indexes its dump names; a `COLL.metadata.json`
+/// without documents an empty collection with its indexes, as `mongorestore`
+/// makes it (which restores no tool file: mongodump's `prelude.json` is
+/// left out). Returns the collections made and the indexes the server
+/// could not build.
+pub async fn load_dir(client: &Client, dir: &Path, db: &str) -> (Vec<String>, Vec<String>) {
+    let naming = dir_naming(dir);
+    // (collection, stem, file of documents)
+    let mut names: Vec<(String, String, Option<PathBuf>)> = Vec::new();
+    for (stem, path, meta) in collection_files(dir) {
+        let coll = naming.collection(&stem).to_owned();
+        let file = (!meta).then_some(path);
+        match names.iter_mut().find(|(n, _, _)| *n == coll) {
+            Some(e) => e.2 = e.2.take().or(file),
+            None => names.push((coll, stem, file)),
         }
     }
     let mut failed = Vec::new();
     let mut made = Vec::new();
-    for (coll, file) in names {
+    for (coll, stem, file) in names {
         let docs = match &file {
             Some(f) if f.extension().is_some_and(|e| e == "bson") => read_bson_file(f),
             Some(f) => read_ejson(f),
             None => Vec::new(),
         };
         insert_all(client, db, &coll, &docs).await;
-        let specs = dumped_indexes(dir, &dumped_db, &coll);
+        let specs = indexes_of(dir, &naming.db, &stem, &coll);
         failed.extend(create_indexes(client, db, &coll, &specs).await);
         expire(client, db, &coll, &specs).await;
         made.push(coll);
