@@ -120,10 +120,12 @@ fn the_bundled_workload_draws_its_findings_on_the_bad_variants_only() {
     let want: BTreeSet<(String, String, String)> = [
         ("indexes.bad_orders", "index-esr", "warning"),
         ("one_to_few.bad_people", "lookup-on-hot-path", "warning"),
+        // The hosts' arrays grow, but reach 16 MiB in years, not within one:
+        // a warning.
         (
             "one_to_squillions.bad_hosts",
             "push-without-slice",
-            "critical",
+            "warning",
         ),
         ("contacts.bad_contacts", "write-amplified-copy", "warning"),
         ("extended_reference.bad_orders", "index-esr", "warning"),
