@@ -67,7 +67,7 @@ pub struct Collection {
     /// A bounded sketch of the `_id`s read, for comparing collections.
     pub ids: crate::profile::ids::IdSketch,
     /// Its top-level fields, for comparing collections.
-    pub top: Vec<crate::rules::context::TopField>,
+    pub top: crate::rules::context::TopFields,
 }
 
 impl Collection {
@@ -133,7 +133,7 @@ impl Collection {
             notes,
             round_trips: None,
             shape: crate::profile::ids::shape_of(profile.fields.iter().map(|f| f.path.as_str())),
-            top: crate::rules::context::TopField::of(&profile.fields, profile.sampled),
+            top: crate::rules::context::TopFields::of(&profile.fields, profile.sampled),
             ids: crate::profile::ids::IdSketch::default(),
             profile,
             shelved: None,

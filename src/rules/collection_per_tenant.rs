@@ -363,6 +363,10 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No top-level fields: these rules compare shapes only.
+    static NO_TOP: std::sync::LazyLock<crate::rules::context::TopFields> =
+        std::sync::LazyLock::new(Default::default);
     use crate::profile::ids::{path_hash, IdSketch};
 
     fn shape(paths: &[&str]) -> Vec<u64> {
@@ -382,7 +386,7 @@ mod tests {
                 ids: &ids,
                 documents: Some(10),
                 complete: true,
-                top: &[],
+                top: &NO_TOP,
             })
             .collect();
         let ctx = DeploymentCtx {

@@ -274,47 +274,98 @@ pub struct CollectionSummary<'a> {
     /// Every document was read.
     pub complete: bool,
     /// Its top-level fields, by name, in the profile's order.
-    pub top: &'a [TopField],
+    pub top: &'a TopFields,
 }
 
 /// A top-level field as the rules that compare collections see it: its
 /// name, its most common type, and its one value where every document
 /// read holds the same string there (a collection's own label: `category:
 /// "Events"` in every document of `events`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TopField {
-    pub name: String,
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TopField<'a> {
+    pub name: &'a str,
     pub main_type: Option<crate::profile::raw::BsonType>,
-    pub constant: Option<String>,
+    pub constant: Option<&'a str>,
 }
 
-impl TopField {
+/// A collection's top-level fields, in the profile's order, held for the
+/// whole run (every collection keeps them until the rules that compare
+/// collections have run), so compactly: the names in one string, one byte
+/// per type, and the constants, which are few.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TopFields {
+    /// The names, each ended by a NUL (which a BSON key cannot hold).
+    names: Box<str>,
+    types: Box<[Option<crate::profile::raw::BsonType>]>,
+    /// Place in the list and value of each field holding one string.
+    constants: Box<[(u32, Box<str>)]>,
+}
+
+impl TopFields {
     /// The top-level fields of a profile of `sampled` documents.
-    pub fn of(fields: &[FieldProfile], sampled: u64) -> Vec<TopField> {
+    pub fn of(fields: &[FieldProfile], sampled: u64) -> TopFields {
         use crate::profile::raw::BsonType;
-        fields
-            .iter()
-            .filter(|f| f.depth == 0)
-            .map(|f| {
-                let one = f.count == sampled
-                    && sampled > 0
-                    && f.types.len() == 1
-                    && f.main_type() == Some(BsonType::String)
-                    && f.distinct.is_some_and(|d| d.exact && d.estimate == 1);
-                TopField {
-                    name: f.name.clone(),
-                    main_type: f.main_type(),
-                    constant: one
-                        .then(|| {
-                            f.examples
-                                .first()
-                                .and_then(|v| v.as_str())
-                                .map(str::to_owned)
-                        })
-                        .flatten(),
-                }
+        TopFields::from_fields(fields.iter().filter(|f| f.depth == 0).map(|f| {
+            let one = f.count == sampled
+                && sampled > 0
+                && f.types.len() == 1
+                && f.main_type() == Some(BsonType::String)
+                && f.distinct.is_some_and(|d| d.exact && d.estimate == 1);
+            TopField {
+                name: &f.name,
+                main_type: f.main_type(),
+                constant: one
+                    .then(|| f.examples.first().and_then(|v| v.as_str()))
+                    .flatten(),
+            }
+        }))
+    }
+
+    /// Held from fields listed one by one.
+    pub fn from_fields<'a>(fields: impl IntoIterator<Item = TopField<'a>>) -> TopFields {
+        let mut names = String::new();
+        let mut types = Vec::new();
+        let mut constants = Vec::new();
+        for (i, f) in fields.into_iter().enumerate() {
+            names.push_str(f.name);
+            names.push('\0');
+            types.push(f.main_type);
+            if let Some(c) = f.constant {
+                constants.push((u32::try_from(i).unwrap_or(u32::MAX), c.into()));
+            }
+        }
+        TopFields {
+            names: names.into_boxed_str(),
+            types: types.into_boxed_slice(),
+            constants: constants.into_boxed_slice(),
+        }
+    }
+
+    /// The fields, in the profile's order.
+    pub fn iter(&self) -> impl Iterator<Item = TopField<'_>> + '_ {
+        self.names
+            .split_terminator('\0')
+            .zip(self.types.iter())
+            .enumerate()
+            .map(|(i, (name, &main_type))| TopField {
+                name,
+                main_type,
+                constant: self
+                    .constants
+                    .iter()
+                    .find(|(at, _)| u32::try_from(i).ok() == Some(*at))
+                    .map(|(_, c)| &**c),
             })
-            .collect()
+    }
+
+    /// The field named `name`.
+    pub fn get(&self, name: &str) -> Option<TopField<'_>> {
+        self.iter().find(|f| f.name == name)
+    }
+
+    /// Whether a field is named `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.split_terminator('\0').any(|n| n == name)
     }
 }
 
@@ -338,5 +389,42 @@ pub fn measure_fields(profile: &mut Profile, meta: &CollectionMeta, documents: O
         if !f.path.contains("[]") && unique.contains(&f.path.as_str()) && f.array.is_none() {
             f.set_unique();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::raw::BsonType;
+
+    #[test]
+    fn top_fields_keep_each_name_type_and_constant_in_order() {
+        let listed = [
+            TopField {
+                name: "_id",
+                main_type: Some(BsonType::ObjectId),
+                constant: None,
+            },
+            TopField {
+                name: "category",
+                main_type: Some(BsonType::String),
+                constant: Some("Events"),
+            },
+            TopField {
+                name: "",
+                main_type: None,
+                constant: None,
+            },
+            TopField {
+                name: "名称",
+                main_type: Some(BsonType::String),
+                constant: Some(""),
+            },
+        ];
+        let top = TopFields::from_fields(listed);
+        assert_eq!(top.iter().collect::<Vec<_>>(), listed);
+        assert_eq!(top.get("category").and_then(|f| f.constant), Some("Events"));
+        assert!(top.contains("") && top.contains("名称") && !top.contains("cat"));
+        assert_eq!(TopFields::default().iter().count(), 0);
     }
 }

@@ -303,6 +303,10 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No top-level fields: these rules compare shapes only.
+    static NO_TOP: std::sync::LazyLock<crate::rules::context::TopFields> =
+        std::sync::LazyLock::new(Default::default);
     use crate::profile::ids::{shape_of, IdSketch, IdSketcher};
     use bson::doc;
 
@@ -328,7 +332,7 @@ mod tests {
             ids,
             documents: Some(documents),
             complete,
-            top: &[],
+            top: &NO_TOP,
         }
     }
 

@@ -278,7 +278,7 @@ pub fn siblings(ctx: &DeploymentCtx<'_>, t: &Thresholds) -> Vec<Siblings> {
 
 /// The group as a finding describes it, when its members share enough
 /// fields of their own.
-fn described(db: &str, members: &[&CollectionSummary<'_>], l: &Limits) -> Option<Siblings> {
+fn described<'a>(db: &str, members: &[&CollectionSummary<'a>], l: &Limits) -> Option<Siblings> {
     let mut common: Vec<u64> = members[0].shape.to_vec();
     for m in &members[1..] {
         common.retain(|h| m.shape.binary_search(h).is_ok());
@@ -286,33 +286,31 @@ fn described(db: &str, members: &[&CollectionSummary<'_>], l: &Limits) -> Option
     let first = members[0].top;
     let kept_out = first
         .iter()
-        .filter(|f| bookkeeping(&f.name) && common.binary_search(&path_hash(&f.name)).is_ok())
+        .filter(|f| bookkeeping(f.name) && common.binary_search(&path_hash(f.name)).is_ok())
         .count();
     let shared_paths = common.len().saturating_sub(kept_out);
     if (shared_paths as f64) < l.min_shared_fields {
         return None;
     }
-    let everywhere = |name: &str| members.iter().all(|m| m.top.iter().any(|f| f.name == name));
+    let everywhere = |name: &str| members.iter().all(|m| m.top.contains(name));
     let shared: Vec<String> = first
         .iter()
-        .filter(|f| !bookkeeping(&f.name) && everywhere(&f.name))
-        .map(|f| f.name.clone())
+        .filter(|f| !bookkeeping(f.name) && everywhere(f.name))
+        .map(|f| f.name.to_owned())
         .collect();
-    let field = |m: &CollectionSummary<'_>, name: &str| -> Option<TopField> {
-        m.top.iter().find(|f| f.name == name).cloned()
-    };
+    let field = |m: &CollectionSummary<'a>, name: &str| -> Option<TopField<'a>> { m.top.get(name) };
     // A field holding one string per member, a different one in each.
     let discriminator = shared.iter().find_map(|name| {
         let values: Vec<String> = members
             .iter()
-            .map(|m| field(m, name).and_then(|f| f.constant))
+            .map(|m| field(m, name).and_then(|f| f.constant).map(str::to_owned))
             .collect::<Option<Vec<String>>>()?;
         let mut distinct = values.clone();
         distinct.sort();
         distinct.dedup();
         (distinct.len() == values.len()).then(|| (name.clone(), values))
     });
-    let used = |name: &str| members.iter().any(|m| m.top.iter().any(|f| f.name == name));
+    let used = |name: &str| members.iter().any(|m| m.top.contains(name));
     let type_field = discriminator.as_ref().map_or_else(
         || {
             ["type", "kind", "docType", "itemType"]
@@ -413,6 +411,7 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
 mod tests {
     use super::*;
     use crate::profile::ids::{shape_of, IdSketch, IdSketcher};
+    use crate::rules::context::TopFields;
     use bson::{doc, oid::ObjectId};
 
     /// A collection as the deployment rules see it: its paths, its
@@ -421,7 +420,7 @@ mod tests {
     struct Coll {
         name: String,
         shape: Vec<u64>,
-        top: Vec<TopField>,
+        top: TopFields,
         ids: IdSketch,
         documents: u64,
     }
@@ -431,19 +430,20 @@ mod tests {
         for id in ids {
             s.add(&bson::serialize_to_vec(&doc! {"_id": *id}).expect("bson"));
         }
-        let top = paths
-            .iter()
-            .filter(|p| !p.contains('.') && !p.contains('['))
-            .map(|p| TopField {
-                name: (*p).to_owned(),
-                main_type: Some(if p.ends_with("Id") {
-                    BsonType::ObjectId
-                } else {
-                    BsonType::String
+        let top = TopFields::from_fields(
+            paths
+                .iter()
+                .filter(|p| !p.contains('.') && !p.contains('['))
+                .map(|p| TopField {
+                    name: p,
+                    main_type: Some(if p.ends_with("Id") {
+                        BsonType::ObjectId
+                    } else {
+                        BsonType::String
+                    }),
+                    constant: constant.filter(|(f, _)| f == p).map(|(_, v)| v),
                 }),
-                constant: constant.filter(|(f, _)| f == p).map(|(_, v)| v.to_owned()),
-            })
-            .collect();
+        );
         Coll {
             name: name.to_owned(),
             shape: shape_of(paths.iter().copied()),
