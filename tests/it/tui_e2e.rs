@@ -590,8 +590,11 @@ fn a_newcomer_goes_from_all_findings_to_a_script_and_to_a_collection() {
     // On its collection's Findings tab, its detail focused.
     let opened = s.wait_for(&format!("{rule} · e evidence"), 10);
     let top = opened.lines().next().unwrap_or_default();
+    // A namespace wider than its room is cut in its middle (`contac…bad_contacts`).
+    let shown = top.rsplit(' ').next().unwrap_or("?");
+    let (head, tail) = shown.split_once('…').unwrap_or((shown, ""));
     assert!(
-        where_.starts_with(top.rsplit(' ').next().unwrap_or("?")),
+        !head.is_empty() && where_.starts_with(head) && where_[head.len()..].contains(tail),
         "the tab bar names {where_}'s collection: {top}"
     );
     s.keys(&["m"]);
