@@ -308,9 +308,7 @@ impl FileSource {
                 }
             }
             if entries.is_empty() {
-                return Err(SourceError::NotFound(format!(
-                    "{label} holds no document files (.json, .jsonl, .ndjson, .bson) at its top level or one directory down"
-                )));
+                return Err(SourceError::NotFound(deeper_hint(path, &label)?));
             }
         }
         Ok(FileSource {
@@ -457,6 +455,43 @@ fn parent_name(path: &Path) -> String {
         Some(p) if !p.as_os_str().is_empty() => dir_name(p),
         _ => dir_name(Path::new(".")),
     }
+}
+
+/// Why a directory gives no collection; where its folders hold dumps of
+/// their own one level deeper (a folder of applications, each with its
+/// databases), which to audit one at a time: two applications may both
+/// name a database `test`.
+fn deeper_hint(path: &Path, label: &str) -> Result<String> {
+    let mut dumps = Vec::new();
+    for sub in sorted_dir(path)?.into_iter().filter(|p| p.is_dir()) {
+        let holds = sorted_dir(&sub)?
+            .into_iter()
+            .filter(|p| p.is_dir())
+            .any(|db| {
+                sorted_dir(&db)
+                    .is_ok_and(|files| files.iter().any(|f| f.is_file() && Format::of(f).is_some()))
+            });
+        if holds {
+            dumps.push(sub.display().to_string());
+        }
+    }
+    let mut why = format!(
+        "{label} holds no document files (.json, .jsonl, .ndjson, .bson) at its top level or one directory down"
+    );
+    if !dumps.is_empty() {
+        let shown: Vec<&str> = dumps.iter().take(3).map(String::as_str).collect();
+        let more = if dumps.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        };
+        why.push_str(&format!(
+            "; {} of its folders hold databases of their own: audit each alone (docshape audit {}{more})",
+            dumps.len(),
+            shown.join(", docshape audit ")
+        ));
+    }
+    Ok(why)
 }
 
 fn sorted_dir(dir: &Path) -> Result<Vec<PathBuf>> {
