@@ -159,6 +159,39 @@ fn a_dump_tree_keeps_a_database_per_folder() {
     }
 }
 
+/// A folder of applications, each holding its databases, is no database:
+/// the audit refuses it and names the folders to audit one at a time
+/// (two applications may both name a database `test`).
+#[test]
+fn a_folder_of_applications_names_the_folders_to_audit() {
+    let root = common::repo().join("../shared/realapps");
+    let out = audit_as(&root, "json", "en");
+    assert!(!out.status.success(), "a folder of applications is refused");
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("hold databases of their own: audit each alone"),
+        "{err}"
+    );
+    let apps = std::fs::read_dir(&root)
+        .expect("list")
+        .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
+        .count();
+    assert!(
+        err.contains(&format!("{apps} of its folders")),
+        "every application's folder is counted: {err}"
+    );
+    let first = std::fs::read_dir(&root)
+        .expect("list")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .min()
+        .expect("an application");
+    assert!(
+        err.contains(&format!("docshape audit {}", first.display())),
+        "{err}"
+    );
+}
+
 /// mongodump's `prelude.json`, at the dump's top or in a database's
 /// folder, is noted with what it says and never read as a collection;
 /// named on its own it is refused in one sentence; a collection exported

@@ -462,6 +462,7 @@ fn parent_name(path: &Path) -> String {
 /// databases), which to audit one at a time: two applications may both
 /// name a database `test`.
 fn deeper_hint(path: &Path, label: &str) -> Result<String> {
+    use std::fmt::Write as _;
     let mut dumps = Vec::new();
     for sub in sorted_dir(path)?.into_iter().filter(|p| p.is_dir()) {
         let holds = sorted_dir(&sub)?
@@ -485,11 +486,12 @@ fn deeper_hint(path: &Path, label: &str) -> Result<String> {
         } else {
             ""
         };
-        why.push_str(&format!(
+        let _ = write!(
+            why,
             "; {} of its folders hold databases of their own: audit each alone (docshape audit {}{more})",
             dumps.len(),
             shown.join(", docshape audit ")
-        ));
+        );
     }
     Ok(why)
 }
