@@ -311,7 +311,7 @@ impl FileSource {
                 }
             }
             if entries.is_empty() {
-                return Err(SourceError::NotFound(deeper_hint(path, &label)?));
+                return Err(SourceError::NotFound(deeper_hint(path, &label)));
             }
         }
         Ok(FileSource {
@@ -464,17 +464,18 @@ fn parent_name(path: &Path) -> String {
 /// their own one level deeper (a folder of applications, each with its
 /// databases), which to audit one at a time: two applications may both
 /// name a database `test`.
-fn deeper_hint(path: &Path, label: &str) -> Result<String> {
+/// Folders that cannot be read are passed over: the hint never replaces
+/// the reason with an error of its own.
+fn deeper_hint(path: &Path, label: &str) -> String {
     use std::fmt::Write as _;
+    let listed = |dir: &Path| sorted_dir(dir).unwrap_or_default();
     let mut dumps = Vec::new();
-    for sub in sorted_dir(path)?.into_iter().filter(|p| p.is_dir()) {
-        let holds = sorted_dir(&sub)?
-            .into_iter()
-            .filter(|p| p.is_dir())
-            .any(|db| {
-                sorted_dir(&db)
-                    .is_ok_and(|files| files.iter().any(|f| f.is_file() && Format::of(f).is_some()))
-            });
+    for sub in listed(path).into_iter().filter(|p| p.is_dir()) {
+        let holds = listed(&sub).into_iter().filter(|p| p.is_dir()).any(|db| {
+            listed(&db)
+                .iter()
+                .any(|f| f.is_file() && Format::of(f).is_some())
+        });
         if holds {
             dumps.push(sub.display().to_string());
         }
@@ -496,7 +497,7 @@ fn deeper_hint(path: &Path, label: &str) -> Result<String> {
             shown.join(", docshape audit ")
         );
     }
-    Ok(why)
+    why
 }
 
 fn sorted_dir(dir: &Path) -> Result<Vec<PathBuf>> {
