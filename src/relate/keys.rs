@@ -975,34 +975,33 @@ impl KeyIndex {
     /// ascending order of target, what [`References::tally`] against its
     /// `seen` gives.
     pub fn tallies(&self, refs: &References, targets: &[TargetKey]) -> Vec<(usize, Tally)> {
-        let mut by_target: HashMap<usize, Tally> = HashMap::new();
-        for (i, (k, &w)) in refs.keys.iter().zip(&refs.weights).enumerate() {
+        // Each value found, as (target, value), then summed per target:
+        // sorting the few hits costs less than a map entry per hit.
+        let mut hits: Vec<(u32, u32)> = Vec::new();
+        for (i, k) in refs.keys.iter().enumerate() {
             let h = key_hash(k);
             let from = self.entries.partition_point(|e| e.0 < h);
             for &(_, ti) in self.entries[from..].iter().take_while(|e| e.0 == h) {
-                let ti = ti as usize;
-                if targets[ti].seen.contains(k) {
-                    let t = by_target.entry(ti).or_default();
-                    t.found += 1;
-                    t.references_found += w;
-                    t.converted_found += refs.converted.get(i).copied().unwrap_or(0);
+                if targets[ti as usize].seen.contains(k) {
+                    hits.push((ti, u32::try_from(i).unwrap_or(u32::MAX)));
                 }
             }
         }
+        hits.sort_unstable();
         let empty = refs.empty_tally();
-        let mut out: Vec<(usize, Tally)> = by_target
-            .into_iter()
-            .map(|(ti, t)| {
-                let t = Tally {
-                    values: empty.values,
-                    references: empty.references,
-                    converted: empty.converted,
-                    ..t
-                };
-                (ti, t)
-            })
-            .collect();
-        out.sort_unstable_by_key(|(ti, _)| *ti);
+        let mut out: Vec<(usize, Tally)> = Vec::new();
+        for (ti, i) in hits {
+            let ti = ti as usize;
+            let i = i as usize;
+            if out.last().is_none_or(|(last, _)| *last != ti) {
+                out.push((ti, empty));
+            }
+            if let Some((_, t)) = out.last_mut() {
+                t.found += 1;
+                t.references_found += refs.weights.get(i).copied().unwrap_or(0);
+                t.converted_found += refs.converted.get(i).copied().unwrap_or(0);
+            }
+        }
         out
     }
 
