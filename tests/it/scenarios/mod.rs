@@ -162,6 +162,24 @@ pub fn posts() -> Vec<Document> {
         .collect()
 }
 
+/// A `push-without-slice` finding on the [`posts`] comments, corroborated
+/// by their measured growth, which reaches 16 MiB in centuries, not within
+/// a year: a warning, not critical.
+pub fn grows_beyond_a_year(f: &Value) {
+    assert_eq!(f["severity"], "warning", "{f}");
+    assert!(
+        f["evidence"]["growth"]["days_to_limit"]
+            .as_f64()
+            .expect("forecast")
+            > 365.0,
+        "{f}"
+    );
+    assert!(
+        f["evidence"]["growth"]["per_day"].as_f64().expect("growth") > 1.0,
+        "{f}"
+    );
+}
+
 /// `count` sources of `name` and three copies of each in `copies`, each
 /// copy holding the source's id and name under `holder`.
 pub fn sources_and_copies(name: &str, holder: &str, base: u32) -> (Vec<Document>, Vec<Document>) {
