@@ -11,8 +11,7 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
+use super::Thresholds;
 use crate::config::{self, rules::RulesSection};
 
 /// The named profiles: TOML overlays on the defaults, read exactly as a
@@ -95,82 +94,11 @@ pub const PROFILE_NAMES: [&str; 4] = ["default", "atlas", "compass", "strict"];
 /// Why a configuration was refused (the configuration's own error).
 pub use crate::config::ConfigError;
 
-/// Declares [`Thresholds`]: one typed field per rule, serialised as the
-/// rule's `[rule-id]` table.
-macro_rules! thresholds {
-    ($($id:literal => $field:ident: $ty:ty,)*) => {
-        /// Thresholds in force (one typed struct per rule, read with serde
-        /// from the rule's table), the profile they start from, and the
-        /// rules switched off.
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        pub struct Thresholds {
-            #[serde(skip)]
-            profile: String,
-            #[serde(skip)]
-            disabled: Vec<String>,
-            $(
-                #[serde(rename = $id)]
-                pub $field: $ty,
-            )*
-        }
-
-        impl Thresholds {
-            /// Every rule's own defaults, profile `default`.
-            fn defaults() -> Thresholds {
-                Thresholds {
-                    profile: "default".into(),
-                    disabled: Vec::new(),
-                    $($field: <$ty>::default(),)*
-                }
-            }
-        }
-    };
-}
-
 impl Default for Thresholds {
     /// The `default` profile.
     fn default() -> Self {
         Thresholds::profile("default").unwrap_or_else(Thresholds::defaults)
     }
-}
-
-thresholds! {
-    "unbounded-array" => unbounded_array: super::unbounded_array::Limits,
-    "large-reference-array" => large_reference_array: super::large_reference_array::Limits,
-    "document-near-limit" => document_near_limit: super::document_near_limit::Limits,
-    "bloated-document" => bloated_document: super::bloated_document::Limits,
-    "time-series-per-event" => time_series_per_event: super::time_series_per_event::Limits,
-    "dynamic-keys" => dynamic_keys: super::dynamic_keys::Limits,
-    "mixed-types" => mixed_types: super::mixed_types::Limits,
-    "denormalization-drift" => denormalization_drift: super::denormalization_drift::Limits,
-    "missing-reference-index" => missing_reference_index: super::missing_reference_index::Limits,
-    "redundant-index" => redundant_index: super::redundant_index::Limits,
-    "unused-index" => unused_index: super::unused_index::Limits,
-    "too-many-indexes" => too_many_indexes: super::too_many_indexes::Limits,
-    "too-many-collections" => too_many_collections: super::too_many_collections::Limits,
-    "deep-nesting" => deep_nesting: super::deep_nesting::Limits,
-    "too-many-fields" => too_many_fields: super::too_many_fields::Limits,
-    "polymorphic-without-discriminator" => polymorphic_without_discriminator: super::polymorphic_without_discriminator::Limits,
-    "long-field-names" => long_field_names: super::long_field_names::Limits,
-    "dangling-references" => dangling_references: super::dangling_references::Limits,
-    "string-dates" => string_dates: super::string_dates::Limits,
-    "lossy-numbers" => lossy_numbers: super::lossy_numbers::Limits,
-    "non-unique-reference-key" => non_unique_reference_key: super::non_unique_reference_key::Limits,
-    "reference-type-mismatch" => reference_type_mismatch: super::reference_type_mismatch::Limits,
-    "id-led-index" => id_led_index: super::id_led_index::Limits,
-    "collection-per-tenant" => collection_per_tenant: super::collection_per_tenant::Limits,
-    "duplicate-collection" => duplicate_collection: super::duplicate_collection::Limits,
-    "sibling-collections" => sibling_collections: super::sibling_collections::Limits,
-    "expiring-without-ttl" => expiring_without_ttl: super::expiring_without_ttl::Limits,
-    "numeric-strings" => numeric_strings: super::numeric_strings::Limits,
-    "index-esr" => index_esr: super::index_esr::Limits,
-    "unindexed-query" => unindexed_query: super::unindexed_query::Limits,
-    "lookup-on-hot-path" => lookup_on_hot_path: super::lookup_on_hot_path::Limits,
-    "push-without-slice" => push_without_slice: super::push_without_slice::Limits,
-    "write-amplified-copy" => write_amplified_copy: super::write_amplified_copy::Limits,
-    "case-insensitive-regex" => case_insensitive_regex: super::case_insensitive_regex::Limits,
-    "two-way-out-of-sync" => two_way_out_of_sync: super::two_way_out_of_sync::Limits,
 }
 
 impl Thresholds {
@@ -190,20 +118,6 @@ impl Thresholds {
 
     pub fn profile_name(&self) -> &str {
         &self.profile
-    }
-
-    /// A threshold's value by rule and key, for evidence and docs; an
-    /// unknown name reads as NaN.
-    pub fn get(&self, rule: &str, key: &str) -> f64 {
-        self.tables()
-            .ok()
-            .and_then(|t| t.get(rule)?.get(key)?.as_float())
-            .unwrap_or(f64::NAN)
-    }
-
-    /// Every rule's thresholds as TOML tables, by rule id.
-    fn tables(&self) -> Result<toml::Table, toml::ser::Error> {
-        toml::Table::try_from(self)
     }
 
     pub fn disabled(&self) -> &[String] {
@@ -251,8 +165,9 @@ impl Thresholds {
         Ok(t)
     }
 
-    /// Switches off the section's rules and reads its rules' tables over
-    /// the thresholds in force, with each rule's `Limits`.
+    /// Switches off the section's rules and sets its rules' thresholds over
+    /// those in force. On an error the thresholds are left part-set: the
+    /// caller drops them.
     fn overlay(&mut self, section: &RulesSection, path: &str) -> Result<(), ConfigError> {
         let bad = |key: String, expected: &str| ConfigError::BadValue {
             path: path.to_owned(),
@@ -270,9 +185,6 @@ impl Thresholds {
         }
         // Rules switched off by `enabled = false`, in the file's key order.
         let mut switched_off: Vec<&str> = Vec::new();
-        let mut merged = self
-            .tables()
-            .map_err(|e| bad("thresholds".into(), &e.to_string()))?;
         for (rule, value) in &section.tables {
             let Some(info) = super::registry::rule(rule) else {
                 return Err(ConfigError::UnknownKey {
@@ -284,9 +196,6 @@ impl Thresholds {
             let table = value
                 .as_table()
                 .ok_or_else(|| bad(rule.clone(), "a table of thresholds"))?;
-            let Some(toml::Value::Table(current)) = merged.get_mut(rule.as_str()) else {
-                continue;
-            };
             for (k, v) in table {
                 let key = format!("{rule}.{k}");
                 if k == "enabled" {
@@ -295,8 +204,12 @@ impl Thresholds {
                     }
                     continue;
                 }
-                if !info.thresholds.iter().any(|(known, _)| known == k) {
-                    let known: Vec<&str> = info.thresholds.iter().map(|d| d.0).collect();
+                if !info.has_threshold(k) {
+                    let known: Vec<String> = info
+                        .thresholds
+                        .iter()
+                        .map(super::registry::Meaning::key)
+                        .collect();
                     return Err(ConfigError::UnknownKey {
                         path: path.to_owned(),
                         key,
@@ -311,7 +224,7 @@ impl Thresholds {
                 if n < 0.0 {
                     return Err(bad(key, "a number ≥ 0"));
                 }
-                current.insert(k.clone(), toml::Value::Float(n));
+                self.set(rule, k, n);
             }
         }
         // The rules switched off, in the order of the file's sorted
@@ -325,14 +238,6 @@ impl Thresholds {
         {
             self.disable(id);
         }
-        let read: Thresholds = toml::Value::Table(merged)
-            .try_into()
-            .map_err(|e: toml::de::Error| bad("thresholds".into(), e.message()))?;
-        *self = Thresholds {
-            profile: std::mem::take(&mut self.profile),
-            disabled: std::mem::take(&mut self.disabled),
-            ..read
-        };
         Ok(())
     }
 }
@@ -346,11 +251,13 @@ mod tests {
         let d = Thresholds::profile("default").expect("default");
         let a = Thresholds::profile("atlas").expect("atlas");
         let c = Thresholds::profile("compass").expect("compass");
-        assert!((d.get("too-many-indexes", "warning") - 30.0).abs() < 1e-9);
-        assert!((c.get("too-many-indexes", "warning") - 10.0).abs() < 1e-9);
-        assert!((a.get("too-many-indexes", "info") - 30.0).abs() < 1e-9);
+        assert!((d.too_many_indexes.warning - 30.0).abs() < 1e-9);
+        assert!((c.too_many_indexes.warning - 10.0).abs() < 1e-9);
+        assert!((a.too_many_indexes.info - 30.0).abs() < 1e-9);
         assert!(Thresholds::profile("nope").is_none());
-        assert!(d.get("no-rule", "x").is_nan());
+        assert_eq!(d.value("too-many-indexes", "warning"), Some(30.0));
+        assert_eq!(d.value("no-rule", "x"), None);
+        assert_eq!(d.value("too-many-indexes", "x"), None);
         for name in PROFILE_NAMES {
             assert_eq!(
                 Thresholds::profile(name).map(|t| t.profile),
@@ -368,7 +275,7 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(t.profile_name(), "strict");
-        assert!((t.get("unbounded-array", "max-length") - 42.0).abs() < 1e-9);
+        assert!((t.unbounded_array.max_length - 42.0).abs() < 1e-9);
         assert!(!t.enabled("long-field-names"));
         for (text, needle) in [
             (
@@ -403,7 +310,7 @@ mod tests {
         }
         let t = Thresholds::parse("[long-field-names]\nmin-saved-bytes = 0\n", "x.toml", None)
             .expect("valid");
-        assert!(t.get("long-field-names", "min-saved-bytes").abs() < 1e-9);
+        assert!(t.long_field_names.min_saved_bytes.abs() < 1e-9);
         assert_eq!(t, {
             let mut d = Thresholds::default();
             d.long_field_names.min_saved_bytes = 0.0;

@@ -5,8 +5,10 @@
 
 use std::fmt::Write;
 
-use super::config::{Thresholds, PROFILE_NAMES};
-use super::registry::{Basis, Check, REGISTRY};
+use super::config::PROFILE_NAMES;
+use super::registry::{Basis, Check};
+use super::Thresholds;
+use super::REGISTRY;
 use crate::i18n::Lang;
 
 /// The whole of `docs/rules.md`.
@@ -17,7 +19,7 @@ pub fn rules_md() -> String {
         .collect();
     let mut s = String::new();
     s.push_str("# docshape rules\n\n");
-    s.push_str("<!-- Generated from src/rules/registry.rs and src/rules/config.rs; do not edit.\n     Regenerate: DOCSHAPE_WRITE_DOCS=1 cargo test --lib rules::docs -->\n\n");
+    s.push_str("<!-- Generated from src/rules/catalog/ and src/rules/config.rs; do not edit.\n     Regenerate: DOCSHAPE_WRITE_DOCS=1 cargo test --lib rules::docs -->\n\n");
     s.push_str("Every rule `audit` checks, in the contract's order. Thresholds are set per\nrule in `docshape.toml` (`[rule-id]` tables, `enabled = false` to switch a\nrule off) over a named profile (`--rules default|atlas|compass|strict`).\n\n");
     s.push_str("| rule | looks at | what it finds |\n| --- | --- | --- |\n");
     for r in &REGISTRY {
@@ -45,12 +47,14 @@ pub fn rules_md() -> String {
             s.push_str(" | meaning |\n| --- |");
             s.push_str(&" ---: |".repeat(PROFILE_NAMES.len()));
             s.push_str(" --- |\n");
-            for (key, meaning) in r.thresholds {
+            for m in r.thresholds {
+                let key = m.key();
                 let _ = write!(s, "| `{key}` |");
                 for p in &profiles {
-                    let _ = write!(s, " {} |", number(p.get(r.id, key)));
+                    let value = p.value(r.id, &key).map_or_else(String::new, number);
+                    let _ = write!(s, " {value} |");
                 }
-                let _ = writeln!(s, " {meaning} |");
+                let _ = writeln!(s, " {} |", m.meaning());
             }
             s.push('\n');
         }

@@ -64,9 +64,11 @@
 //!   the contract names: the largest is the document at risk, and a
 //!   forecast from a smaller one contradicts its size told beside it.
 
+pub mod catalog;
 pub mod config;
 pub mod context;
 pub mod date_text;
+pub(crate) mod declare;
 pub mod docs;
 pub mod extremes;
 pub mod number_text;
@@ -74,43 +76,8 @@ pub mod registry;
 pub mod remedy;
 pub mod shapes;
 
-pub mod bloated_document;
-pub mod case_insensitive_regex;
-pub mod collection_per_tenant;
-pub mod dangling_references;
-pub mod deep_nesting;
-pub mod denormalization_drift;
-pub mod document_near_limit;
-pub mod duplicate_collection;
-pub mod dynamic_keys;
-pub mod expiring_without_ttl;
-pub mod id_led_index;
-pub mod index_esr;
-pub mod large_reference_array;
-pub mod long_field_names;
-pub mod lookup_on_hot_path;
-pub mod lossy_numbers;
-pub mod missing_reference_index;
-pub mod mixed_types;
-pub mod non_unique_reference_key;
-pub mod numeric_strings;
-pub mod polymorphic_without_discriminator;
-pub mod push_without_slice;
-pub mod redundant_index;
-pub mod reference_type_mismatch;
-pub mod sibling_collections;
-pub mod string_dates;
 #[cfg(test)]
 pub(crate) mod testing;
-pub mod time_series_per_event;
-pub mod too_many_collections;
-pub mod too_many_fields;
-pub mod too_many_indexes;
-pub mod two_way_out_of_sync;
-pub mod unbounded_array;
-pub mod unindexed_query;
-pub mod unused_index;
-pub mod write_amplified_copy;
 
 #[cfg(test)]
 mod cases;
@@ -125,9 +92,10 @@ mod tests;
 
 use serde::Serialize;
 
-pub use config::{ConfigError, Thresholds};
+pub use catalog::*;
+pub use config::ConfigError;
 pub use context::{CollectionCtx, CollectionSummary, DeploymentCtx, DriftCheck, ShapesView};
-pub use registry::{Basis, Check, RuleInfo, REGISTRY};
+pub use registry::{Basis, Check, Needs, RuleInfo};
 pub use remedy::{Reaudit, Remedy};
 
 use crate::i18n::Lang;
@@ -181,35 +149,20 @@ pub struct Finding {
 }
 
 /// Every rule identifier, in the contract's order.
-pub const RULES: [&str; REGISTRY.len()] = {
-    let mut ids = [""; REGISTRY.len()];
-    let mut i = 0;
-    while i < REGISTRY.len() {
-        ids[i] = REGISTRY[i].id;
-        i += 1;
-    }
-    ids
-};
+pub const RULES: [&str; REGISTRY.len()] = registry::ids(&[
+    Needs::Itself,
+    Needs::Everything,
+    Needs::Workload,
+    Needs::Shapes,
+]);
 
 /// The collection rules that read nothing but the collection itself (its
 /// documents, profile, growth, extremes and indexes): never the
-/// relationships, the copies' drift, the index statistics or the workload.
-/// They can judge a collection as soon as it is read; the others wait for
-/// every collection (a test holds each of these to its final findings).
-pub const ALONE_RULES: [&str; 12] = [
-    "unbounded-array",
-    "document-near-limit",
-    "deep-nesting",
-    "dynamic-keys",
-    "long-field-names",
-    "lossy-numbers",
-    "polymorphic-without-discriminator",
-    "redundant-index",
-    "string-dates",
-    "time-series-per-event",
-    "too-many-fields",
-    "too-many-indexes",
-];
+/// relationships, the copies' drift, the index statistics or the workload
+/// ([`Needs::Itself`]). They can judge a collection as soon as it is read;
+/// the others wait for every collection (a test holds each of these to its
+/// final findings).
+pub const ALONE_RULES: [&str; 12] = registry::ids(&[Needs::Itself]);
 
 /// Runs every enabled rule on one collection. Findings come sorted by
 /// severity (worst first), then rule and path.
@@ -252,23 +205,11 @@ fn check_collection_where(
     out
 }
 
-/// The rules that need only the workload's query shapes.
-pub const SHAPE_RULES: [&str; 4] = [
-    "index-esr",
-    "lookup-on-hot-path",
-    "push-without-slice",
-    "case-insensitive-regex",
-];
+/// The rules that need only the workload's query shapes ([`Needs::Shapes`]).
+pub const SHAPE_RULES: [&str; 4] = registry::ids(&[Needs::Shapes]);
 
 /// Every rule that judges a workload's query shapes (`--workload`).
-pub const WORKLOAD_RULES: [&str; 6] = [
-    "index-esr",
-    "unindexed-query",
-    "lookup-on-hot-path",
-    "push-without-slice",
-    "write-amplified-copy",
-    "case-insensitive-regex",
-];
+pub const WORKLOAD_RULES: [&str; 6] = registry::ids(&[Needs::Workload, Needs::Shapes]);
 
 /// Runs the [`SHAPE_RULES`] on a collection known only from the workload
 /// (`audit --workload LOG` with no target). The others need documents,
@@ -348,11 +289,12 @@ pub fn evidence<const N: usize>(
     pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
 }
 
-/// The `threshold` entry of a finding's evidence: which number it crossed.
-pub fn crossed(t: &Thresholds, rule: &str, key: &str) -> serde_json::Value {
+/// The `threshold` entry of a finding's evidence: which number it crossed
+/// (a rule's typed `Key`), its value in force and the profile.
+pub fn crossed<K: registry::Threshold>(t: &Thresholds, key: K) -> serde_json::Value {
     serde_json::json!({
-        "name": format!("{rule}.{key}"),
-        "value": t.get(rule, key),
+        "name": key.name(),
+        "value": key.value(t),
         "profile": t.profile_name(),
     })
 }
