@@ -156,3 +156,102 @@ macro_rules! catalog {
     };
 }
 pub(crate) use catalog;
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::registry::{Basis, Check, Needs, Threshold};
+    use crate::rules::{CollectionCtx, Finding, Thresholds, REGISTRY, RULES};
+
+    /// A rule as a new file declares it (listing it in the catalogue is
+    /// the one other line; this one stays out of the real catalogue).
+    mod example {
+        use super::*;
+        use crate::i18n::Lang;
+
+        rule! {
+            id: "example-rule",
+            title: "An example",
+            explanation: ("Why, in English.", "为什么。"),
+            source: "a test",
+            check: Check::Collection(check, Basis::Documents),
+            needs: Itself,
+            limits: {
+                /// share of documents that
+                /// counts
+                min_share: 0.25,
+                /// documents needed
+                min_documents: 30.0,
+            },
+        }
+
+        pub fn check(_: &CollectionCtx<'_>, _: &Thresholds, _: Lang) -> Vec<Finding> {
+            Vec::new()
+        }
+
+        pub fn id() -> &'static str {
+            RULE
+        }
+
+        /// What the catalogue's line makes for a listed rule: its limits
+        /// inside [`Thresholds`] (here, the defaults).
+        impl crate::rules::registry::Of for Limits {
+            fn of(_: &Thresholds) -> &Self {
+                static DEFAULTS: std::sync::LazyLock<Limits> =
+                    std::sync::LazyLock::new(Limits::default);
+                &DEFAULTS
+            }
+        }
+    }
+
+    #[test]
+    fn one_declaration_gives_the_rule_its_entry_limits_and_keys() {
+        let d = example::DECLARATION;
+        assert_eq!((d.id, example::id()), ("example-rule", "example-rule"));
+        assert_eq!(d.explanation(crate::i18n::Lang::Zh), "为什么。");
+        assert_eq!(d.needs, Needs::Itself);
+        assert!(matches!(d.check, Check::Collection(_, Basis::Documents)));
+        let keys: Vec<(String, &str)> = d
+            .thresholds
+            .iter()
+            .map(|m| (m.key(), m.meaning()))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("min-share".to_owned(), "share of documents that counts"),
+                ("min-documents".to_owned(), "documents needed"),
+            ]
+        );
+        assert!(d.has_threshold("min-share") && !d.has_threshold("min_share"));
+        let mut l = example::Limits::default();
+        assert_eq!(
+            l.get("min_share").map(f64::to_bits),
+            Some(0.25f64.to_bits())
+        );
+        assert!(l.set("min_share", 0.5) && !l.set("max_share", 0.5));
+        assert_eq!(l.min_share.to_bits(), 0.5f64.to_bits());
+        let key = example::Key::min_documents;
+        assert_eq!(key.name(), "example-rule.min-documents");
+        assert_eq!(key.value(&Thresholds::default()).to_bits(), 30f64.to_bits());
+    }
+
+    #[test]
+    fn the_catalogue_declares_every_rule_once_with_its_thresholds() {
+        let t = Thresholds::default();
+        for (i, r) in REGISTRY.iter().enumerate() {
+            assert_eq!(
+                RULES.iter().filter(|id| **id == r.id).count(),
+                1,
+                "{}",
+                r.id
+            );
+            assert_eq!(RULES[i], r.id);
+            for m in r.thresholds {
+                let v = t.value(r.id, &m.key());
+                assert!(v.is_some_and(f64::is_finite), "{}.{}", r.id, m.key());
+                assert!(!m.meaning().is_empty(), "{}.{}", r.id, m.key());
+            }
+            assert_eq!(t.value(r.id, "no-such-key"), None);
+        }
+    }
+}
