@@ -208,18 +208,20 @@ impl CollectionCtx<'_> {
     /// "in a sample of 1,000 documents" / "in all 840 documents", for a
     /// figure measured on `n` documents; never "all" unless `n` is every one.
     pub fn scope_of(&self, n: u64, lang: crate::i18n::Lang) -> String {
-        let g = crate::fmt::group(n);
-        if self.scope_name(n) == SCOPE_SAMPLE {
-            lang.pick(
-                format!("in a sample of {g} documents"),
-                format!("在抽样的 {g} 个文档中"),
-            )
-        } else {
-            lang.pick(
-                format!("in all {g} documents"),
-                format!("在全部 {g} 个文档中"),
-            )
+        self.measured_on(n).words(lang)
+    }
+
+    /// The documents a figure measured on `n` of them rests on.
+    pub fn measured_on(&self, n: u64) -> Measured {
+        Measured {
+            documents: n,
+            whole: self.scope_name(n) == SCOPE_COLLECTION,
         }
+    }
+
+    /// The documents the profile's figures rest on.
+    pub fn measured(&self) -> Measured {
+        self.measured_on(self.sampled())
     }
 
     /// [`CollectionCtx::scope_of`] for a figure counted on the kept sample:
@@ -242,6 +244,32 @@ impl CollectionCtx<'_> {
     /// [`CollectionCtx::scope_of`] for the profiled documents.
     pub fn scope(&self, lang: crate::i18n::Lang) -> String {
         self.scope_of(self.sampled(), lang)
+    }
+}
+
+/// The documents a figure rests on: how many, and whether that is every
+/// document of the collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Measured {
+    pub documents: u64,
+    pub whole: bool,
+}
+
+impl Measured {
+    /// "in a sample of 1,000 documents" / "in all 840 documents".
+    pub fn words(self, lang: crate::i18n::Lang) -> String {
+        let g = crate::fmt::group(self.documents);
+        if self.whole {
+            lang.pick(
+                format!("in all {g} documents"),
+                format!("在全部 {g} 个文档中"),
+            )
+        } else {
+            lang.pick(
+                format!("in a sample of {g} documents"),
+                format!("在抽样的 {g} 个文档中"),
+            )
+        }
     }
 }
 

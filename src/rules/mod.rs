@@ -94,7 +94,9 @@ use serde::Serialize;
 
 pub use catalog::*;
 pub use config::ConfigError;
-pub use context::{CollectionCtx, CollectionSummary, DeploymentCtx, DriftCheck, ShapesView};
+pub use context::{
+    CollectionCtx, CollectionSummary, DeploymentCtx, DriftCheck, Measured, ShapesView,
+};
 pub use registry::{Basis, Check, Needs, RuleInfo};
 pub use remedy::{Reaudit, Remedy};
 
@@ -282,6 +284,44 @@ pub fn sort(findings: &mut [Finding]) {
     });
 }
 
+/// A rule's evidence: the typed facts a finding rests on. Serialised, it
+/// is the report's `evidence` object (its fields, in order, are the
+/// report's keys); described, it is the finding's message in either
+/// language, so the words come from the facts and from one place.
+pub trait Evidence: Serialize {
+    /// The finding's message in `lang`.
+    fn describe(&self, lang: Lang) -> String;
+}
+
+impl Finding {
+    /// A finding from its typed evidence, its message the evidence
+    /// described in `lang`.
+    pub fn new(
+        rule: &'static str,
+        severity: Severity,
+        namespace: &str,
+        path: Option<String>,
+        evidence: &impl Evidence,
+        lang: Lang,
+        remedy: Remedy,
+    ) -> Finding {
+        let message = evidence.describe(lang);
+        let evidence = match serde_json::to_value(evidence) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        Finding {
+            rule,
+            severity,
+            namespace: namespace.to_owned(),
+            path,
+            message,
+            evidence,
+            remedy,
+        }
+    }
+}
+
 /// Builds the evidence object from `(name, value)` pairs.
 pub fn evidence<const N: usize>(
     pairs: [(&str, serde_json::Value); N],
@@ -291,10 +331,24 @@ pub fn evidence<const N: usize>(
 
 /// The `threshold` entry of a finding's evidence: which number it crossed
 /// (a rule's typed `Key`), its value in force and the profile.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Crossed {
+    pub name: String,
+    pub value: f64,
+    pub profile: String,
+}
+
+impl Crossed {
+    pub fn of<K: registry::Threshold>(t: &Thresholds, key: K) -> Crossed {
+        Crossed {
+            name: key.name(),
+            value: key.value(t),
+            profile: t.profile_name().to_owned(),
+        }
+    }
+}
+
+/// [`Crossed`] as a JSON value, for evidence still built as a map.
 pub fn crossed<K: registry::Threshold>(t: &Thresholds, key: K) -> serde_json::Value {
-    serde_json::json!({
-        "name": key.name(),
-        "value": key.value(t),
-        "profile": t.profile_name(),
-    })
+    serde_json::json!(Crossed::of(t, key))
 }

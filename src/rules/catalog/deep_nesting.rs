@@ -1,9 +1,11 @@
 //! `deep-nesting`: documents nested dozens of levels deep (the server
 //! refuses 100 levels).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::i18n::Lang;
 use crate::profile::Seg;
 use crate::rules::declare::rule;
@@ -46,43 +48,53 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .iter()
             .find(|f| f.segments == [first.clone()] && first != Seg::Elem)
     });
-    let mut findings = Vec::new();
-    let Some(top) = top else { return findings };
-    findings.push(Finding {
-        rule: RULE,
-        severity,
-        namespace: ctx.ns().to_owned(),
-        path: deepest.map(|d| d.path.clone()),
-        message: lang.pick(
-            format!(
-                "documents nest {} levels deep {} (under {})",
-                ctx.data.max_depth,
-                ctx.scope(lang),
-                top.path
-            ),
-            format!(
-                "{}文档嵌套深达 {} 层（在 {} 之下）",
-                ctx.scope(lang),
-                ctx.data.max_depth,
-                top.path
-            ),
-        ),
-        evidence: evidence([
-            ("max_depth", json!(ctx.data.max_depth)),
-            ("deepest_path", json!(deepest.map(|d| &d.path))),
-            ("server_limit", json!(100)),
-            (
-                "threshold",
-                crossed(t, if severity == Severity::Critical {
-                        Key::critical
-                    } else {
-                        Key::warning
-                    }),
-            ),
-        ]),
-        remedy: Remedy::Flatten {
-            path: top.path.clone(),
-        },
-    });
-    findings
+    let Some(top) = top else {
+        return Vec::new();
+    };
+    let key = if severity == Severity::Critical {
+        Key::critical
+    } else {
+        Key::warning
+    };
+    let evidence = Nesting {
+        max_depth: ctx.data.max_depth,
+        deepest_path: deepest.map(|d| d.path.as_str()),
+        server_limit: SERVER_LIMIT,
+        threshold: Crossed::of(t, key),
+        measured: ctx.measured(),
+        under: &top.path,
+    };
+    let remedy = Remedy::Flatten {
+        path: top.path.clone(),
+    };
+    let path = deepest.map(|d| d.path.clone());
+    vec![Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy)]
+}
+
+/// The nesting depth the server refuses.
+const SERVER_LIMIT: u32 = 100;
+
+/// What `deep-nesting` measured.
+#[derive(Serialize)]
+struct Nesting<'a> {
+    max_depth: u32,
+    deepest_path: Option<&'a str>,
+    server_limit: u32,
+    threshold: Crossed,
+    #[serde(skip)]
+    measured: Measured,
+    /// The top-level field holding the deepest path.
+    #[serde(skip)]
+    under: &'a str,
+}
+
+impl Evidence for Nesting<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (depth, under) = (self.max_depth, self.under);
+        let scope = self.measured.words(lang);
+        lang.pick(
+            format!("documents nest {depth} levels deep {scope} (under {under})"),
+            format!("{scope}文档嵌套深达 {depth} 层（在 {under} 之下）"),
+        )
+    }
 }
