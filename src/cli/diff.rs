@@ -9,8 +9,8 @@ use clap::Parser;
 use serde_json::Value;
 
 use super::args::{AuditArgs, Common, DiffArgs, FailOn};
-use super::audit::{exit_code, profile, unreadable_parts};
 use super::output::{open, written};
+use super::run::{exit_code, profile, unreadable_parts};
 use super::Fatal;
 use crate::diff::{self, render};
 
@@ -109,29 +109,24 @@ async fn side(arg: &str, d: &DiffArgs) -> Result<Read, Fatal> {
             unreadable: false,
         });
     }
-    let mut args: Vec<String> = Vec::new();
-    for db in &d.dbs {
-        args.extend(["--db".into(), db.clone()]);
-    }
-    for c in &d.collections {
-        args.extend(["-c".into(), c.clone()]);
-    }
+    // The target with every setting as `docshape TARGET` has it, then the
+    // diff's own selection and sample.
+    let mut common = Side::try_parse_from(["docshape", "--", arg])
+        .map_err(|e| {
+            let e = e.to_string();
+            let first = e.lines().next().unwrap_or_default().to_owned();
+            Fatal(format!(
+                "{arg} is neither a JSON report nor a target: {first}"
+            ))
+        })?
+        .common;
+    common.dbs.clone_from(&d.dbs);
+    common.collections.clone_from(&d.collections);
     if let Some(n) = d.sample {
-        args.extend(["--sample".into(), n.to_string()]);
+        common.sample = n;
     }
-    if d.full {
-        args.push("--full".into());
-    }
-    let words = ["docshape".to_owned()].into_iter().chain(args);
-    let words = words.chain(["--".to_owned(), arg.to_owned()]);
-    let parsed = Side::try_parse_from(words).map_err(|e| {
-        let e = e.to_string();
-        let first = e.lines().next().unwrap_or_default().to_owned();
-        Fatal(format!(
-            "{arg} is neither a JSON report nor a target: {first}"
-        ))
-    })?;
-    audited(&parsed.common, None).await
+    common.full = d.full;
+    audited(&common, None).await
 }
 
 /// The target `c` names, audited, as one side of a diff.

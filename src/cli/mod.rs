@@ -13,9 +13,9 @@ mod output;
 mod password;
 mod plan;
 mod progress;
+mod run;
 mod schema;
 
-pub use audit::run_audit;
 pub use class::run_class;
 pub use diff::run_diff;
 pub use explore::run_explorer;
@@ -23,7 +23,18 @@ pub use lesson::run_lesson;
 pub use progress::clear_progress;
 pub use schema::run_schema;
 
+use std::process::ExitCode;
+
 use crate::source::SourceError;
+
+/// `docshape audit`: the report, or with `--baseline FILE` what changed
+/// since the report in FILE.
+pub async fn run_audit(a: args::AuditArgs) -> Result<ExitCode, Fatal> {
+    match &a.baseline {
+        Some(baseline) => diff::against_baseline(&a, baseline).await,
+        None => audit::run_audit(a).await,
+    }
+}
 
 /// A failure the user must see: one sentence, exit code 2.
 pub struct Fatal(pub String);

@@ -5,8 +5,8 @@
 use std::process::ExitCode;
 
 use super::args::{SchemaArgs, SchemaFormat};
-use super::audit::{profile, unreadable_parts};
 use super::output::emit;
+use super::run::{profile, unreadable_parts};
 use super::Fatal;
 use crate::report;
 
