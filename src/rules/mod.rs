@@ -1,8 +1,9 @@
-//! The rule catalogue (`../shared/spec/rules.md`). Every rule is a pure
-//! function of what was measured — the profile, the collection's metadata,
+//! The rules (`../shared/spec/rules.md`). Every rule is a pure function of
+//! what was measured — the profile, the collection's metadata,
 //! relationships and growth — returning findings with their evidence and a
-//! typed [`Remedy`]; `advise` turns the remedy into a suggestion, and the
-//! explanation and source come from the [`registry`].
+//! typed [`Remedy`]; `advise` turns the remedy into a suggestion. Each rule
+//! is one declaration in its file of the [`catalog`] (`declare.rs`),
+//! from which its explanation, source and thresholds come.
 //!
 //! Every finding's evidence says its `scope` (`sample` or `collection`),
 //! stamped in [`check_collection`] from what the rule's figures rest on;

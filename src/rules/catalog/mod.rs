@@ -1,5 +1,5 @@
 //! The rule catalogue (`../shared/spec/rules.md`): one file per rule, each
-//! one [`rule!`](super::declare) declaration beside its check, and this
+//! one `rule!` declaration beside its check, and this
 //! list of them in the contract's order, from which the registry and the
 //! thresholds are made. Adding a rule: its file here, one line below.
 
