@@ -19,6 +19,7 @@ pub mod profile;
 pub mod relate;
 pub mod report;
 pub mod rules;
+pub mod secret;
 pub mod seed;
 pub mod source;
 pub mod target;

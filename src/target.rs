@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::config::connections::{Connection, ConnectionsSection};
+use crate::secret;
 
 /// Where documents will be read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +38,7 @@ impl Target {
     /// The target as it may be shown to anyone.
     pub fn label(&self) -> String {
         match self {
-            Target::Mongo(u) => mask_uri(u),
+            Target::Mongo(u) => secret::mask_uri(u),
             Target::Path(p) => p.display().to_string(),
         }
     }
@@ -140,71 +141,6 @@ pub fn sample_data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")
 }
 
-/// Splits `scheme://userinfo@hosts/...` into its parts, if it has userinfo.
-fn userinfo_span(uri: &str) -> Option<(usize, usize)> {
-    let start = uri.find("://")? + 3;
-    let rest = &uri[start..];
-    let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let at = rest[..auth_end].rfind('@')?;
-    Some((start, start + at))
-}
-
-/// The password in a connection string, percent-decoded, if any.
-pub fn uri_password(uri: &str) -> Option<String> {
-    let (s, e) = userinfo_span(uri)?;
-    let (_, pw) = uri[s..e].split_once(':')?;
-    Some(percent_decode(pw))
-}
-
-/// A connection string without its password (`user@` kept): what may be
-/// written down, as the explorer's list of recent targets is.
-pub fn without_password(uri: &str) -> String {
-    let Some((s, e)) = userinfo_span(uri) else {
-        return uri.to_owned();
-    };
-    match uri[s..e].split_once(':') {
-        Some((user, _)) => format!("{}{user}{}", &uri[..s], &uri[e..]),
-        None => uri.to_owned(),
-    }
-}
-
-/// A connection string names a user and no password, and authenticates
-/// with one (not X.509): the password must be asked for.
-pub fn needs_password(uri: &str) -> bool {
-    let Some((s, e)) = userinfo_span(uri) else {
-        return false;
-    };
-    !uri[s..e].contains(':') && !uri.to_ascii_uppercase().contains("MONGODB-X509")
-}
-
-/// `uri` (a user and no password) with `password` put in, percent-encoded.
-pub fn with_password(uri: &str, password: &str) -> String {
-    let Some((_, end)) = userinfo_span(uri) else {
-        return uri.to_owned();
-    };
-    let encoded =
-        percent_encoding::utf8_percent_encode(password, percent_encoding::NON_ALPHANUMERIC);
-    format!("{}:{encoded}{}", &uri[..end], &uri[end..])
-}
-
-/// A connection string with its password replaced by `****`.
-pub fn mask_uri(uri: &str) -> String {
-    let Some((s, e)) = userinfo_span(uri) else {
-        return uri.to_owned();
-    };
-    let info = &uri[s..e];
-    match info.split_once(':') {
-        Some((user, _)) => format!("{}{user}:****{}", &uri[..s], &uri[e..]),
-        None => uri.to_owned(),
-    }
-}
-
-fn percent_decode(s: &str) -> String {
-    percent_encoding::percent_decode_str(s)
-        .decode_utf8_lossy()
-        .into_owned()
-}
-
 /// Why a saved connection cannot be used (its `Display` the sentence the
 /// user sees, naming the configuration file and the entry).
 #[derive(Debug, thiserror::Error)]
@@ -261,19 +197,19 @@ fn connection_uri<E: std::fmt::Display>(
             name: name.to_owned(),
         });
     }
-    if uri_password(&c.uri).is_some() {
+    if secret::uri_password(&c.uri).is_some() {
         return Err(ConnectionError::PasswordInUri {
             file: file.to_owned(),
             name: name.to_owned(),
         });
     }
-    if userinfo_span(&c.uri).is_none() {
+    if !secret::names_a_user(&c.uri) {
         // No user: nothing to authenticate with.
         return Ok(c.uri.clone());
     }
     let password = match c.password_env.as_deref().and_then(&env) {
         Some(p) => p,
-        None => prompt(&mask_uri(&c.uri)).map_err(|e| match &c.password_env {
+        None => prompt(&secret::mask_uri(&c.uri)).map_err(|e| match &c.password_env {
             Some(v) => ConnectionError::NotAskedNorSet {
                 reason: e.to_string(),
                 var: v.clone(),
@@ -282,7 +218,7 @@ fn connection_uri<E: std::fmt::Display>(
             None => ConnectionError::NotAsked(e.to_string()),
         })?,
     };
-    Ok(with_password(&c.uri, &password))
+    Ok(secret::with_password(&c.uri, &password))
 }
 
 #[cfg(test)]
@@ -319,43 +255,6 @@ mod tests {
     }
 
     #[test]
-    fn masks_passwords() {
-        for (uri, want) in [
-            (
-                "mongodb://app:s3cret@db:27017/x",
-                "mongodb://app:****@db:27017/x",
-            ),
-            (
-                "mongodb+srv://u:p%40ss@c.example.net/?tls=true",
-                "mongodb+srv://u:****@c.example.net/?tls=true",
-            ),
-            ("mongodb://u:a@b@h1,h2/db", "mongodb://u:****@h1,h2/db"),
-            ("mongodb://host:27017", "mongodb://host:27017"),
-            ("mongodb://onlyuser@host", "mongodb://onlyuser@host"),
-            ("mongodb://host/db?x=a@b", "mongodb://host/db?x=a@b"),
-        ] {
-            assert_eq!(mask_uri(uri), want, "{uri}");
-        }
-        assert_eq!(uri_password("mongodb://u:p%40ss@h"), Some("p@ss".into()));
-        assert_eq!(
-            without_password("mongodb://u:s3cret@db:27017/x?authSource=a"),
-            "mongodb://u@db:27017/x?authSource=a"
-        );
-        assert_eq!(without_password("mongodb://h/db"), "mongodb://h/db");
-        assert!(needs_password("mongodb://u@h/"));
-        assert!(!needs_password("mongodb://u:p@h/"));
-        assert!(!needs_password("mongodb://h/?x=a@b"));
-        assert!(!needs_password(
-            "mongodb://CN=me@h/?authMechanism=MONGODB-X509"
-        ));
-        assert_eq!(
-            with_password("mongodb://u@h/", "p@ss"),
-            "mongodb://u:p%40ss@h/"
-        );
-        assert_eq!(uri_password("mongodb://h"), None);
-    }
-
-    #[test]
     fn parses_targets() {
         assert_eq!(
             Target::parse("mongodb://x"),
@@ -388,7 +287,7 @@ mod tests {
             uri,
             "mongodb://reader:p%40ss%3Aw%2Frd@db1.example.com:27017/?replicaSet=rs0"
         );
-        assert_eq!(uri_password(&uri).as_deref(), Some("p@ss:w/rd"));
+        assert_eq!(secret::uri_password(&uri).as_deref(), Some("p@ss:w/rd"));
         assert_eq!(
             saved_connection(t, "f", "local", env, never).expect("ok"),
             Some("mongodb://127.0.0.1:27017".into())

@@ -12,7 +12,7 @@ use crate::lesson::class;
 
 pub async fn run_class(a: ClassArgs) -> Result<ExitCode, Fatal> {
     let lang = a.lang.unwrap_or_else(Lang::from_env);
-    let target = crate::target::mask_uri(&a.uri);
+    let target = crate::secret::mask_uri(&a.uri);
     let interactive = !a.once && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     loop {
         if interactive {

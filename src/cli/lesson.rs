@@ -35,7 +35,7 @@ pub async fn run_lesson(l: LessonArgs) -> Result<ExitCode, Fatal> {
         )
         .await
         .map_err(|e| Fatal(e.to_string()))?;
-        let target = crate::target::mask_uri(uri);
+        let target = crate::secret::mask_uri(uri);
         emit(&crate::lesson::exercises::render(
             &checked, &target, &l.prefix, lang,
         ))?;

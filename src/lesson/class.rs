@@ -184,7 +184,7 @@ pub async fn check_lesson(
             .pick("This lesson has no exercises.", "这一课没有练习。")
             .to_owned());
     }
-    let target = crate::target::mask_uri(uri);
+    let target = crate::secret::mask_uri(uri);
     match students {
         [] => {
             let mut sets: Vec<&str> = list

@@ -26,7 +26,7 @@ use mongodb::{Client, IndexModel};
 pub use datasets::{Collection, Dataset, Index, NAMES};
 pub use workload::Ran;
 
-use crate::target::mask_uri;
+use crate::secret::{mask_uri, Masked, Secrets};
 
 /// Documents per `insert_many`, at most.
 const BATCH_DOCS: usize = 1000;
@@ -84,8 +84,9 @@ pub enum SeedError {
     Usage(String),
     #[error("{ns} already holds documents; refusing to write to it (pass --drop to replace the data sets' collections)")]
     NotEmpty { ns: String },
-    #[error("{0}")]
-    Server(String),
+    /// What the server (or the driver) said, with the causes it gave.
+    #[error(transparent)]
+    Server(Masked),
     /// The target is not a connection string (shown with its password
     /// masked).
     #[error("seed writes to a MongoDB server: give a connection string (mongodb://… or mongodb+srv://…), not \"{0}\"")]
@@ -94,15 +95,31 @@ pub enum SeedError {
     Connect(#[from] crate::source::SourceError),
 }
 
+/// A driver's error: its words in one line, its causes kept (connection
+/// strings masked in each).
+impl From<mongodb::error::Error> for SeedError {
+    fn from(e: mongodb::error::Error) -> SeedError {
+        let cause = std::error::Error::source(&e);
+        SeedError::Server(Masked::new(
+            &one_line(&e.to_string()),
+            cause,
+            &Secrets::new(),
+        ))
+    }
+}
+
 impl SeedError {
-    /// The error with the password `secret` (if any) masked in the server's
-    /// words.
-    fn scrubbed(self, secret: Option<&str>) -> SeedError {
-        match (self, secret) {
-            (SeedError::Server(s), Some(p)) if !p.is_empty() => {
-                SeedError::Server(s.replace(p, "****"))
-            }
-            (e, _) => e,
+    /// The server's words (connection strings masked).
+    fn server(message: &str) -> SeedError {
+        SeedError::Server(Masked::new(message, None, &Secrets::new()))
+    }
+
+    /// The error with `secrets` masked in the server's words and in each
+    /// of their causes.
+    fn scrubbed(self, secrets: &Secrets) -> SeedError {
+        match self {
+            SeedError::Server(m) => SeedError::Server(m.hiding(secrets)),
+            e => e,
         }
     }
 }
@@ -150,7 +167,6 @@ pub async fn seed(
     drop: bool,
     progress: Progress<'_>,
 ) -> Result<Vec<Written>, SeedError> {
-    let server = |e: mongodb::error::Error| SeedError::Server(one_line(&e.to_string()));
     for name in names {
         check_db_name(&format!("{prefix}{name}"))?;
     }
@@ -171,8 +187,7 @@ pub async fn seed(
         let any = c
             .find_one(bson::doc! {})
             .projection(bson::doc! {"_id": 1})
-            .await
-            .map_err(server)?;
+            .await?;
         if any.is_some() {
             if !drop {
                 return Err(SeedError::NotEmpty {
@@ -184,7 +199,7 @@ pub async fn seed(
     }
     for c in to_drop {
         progress(&format!("dropping {}.{}", c.namespace().db, c.name()));
-        c.drop().await.map_err(server)?;
+        c.drop().await?;
     }
     let mut out = Vec::new();
     for name in names {
@@ -206,7 +221,6 @@ async fn load_collection(
     c: Collection,
     progress: Progress<'_>,
 ) -> Result<Written, SeedError> {
-    let server = |e: mongodb::error::Error| SeedError::Server(one_line(&e.to_string()));
     let coll = client.database(db).collection::<Document>(&c.name);
     let mut w = Written {
         db: db.to_owned(),
@@ -227,7 +241,7 @@ async fn load_collection(
     for d in docs {
         let size = bson::serialize_to_vec(&d).map_or(0, |v| v.len());
         if !batch.is_empty() && (batch.len() >= BATCH_DOCS || batch_bytes + size > BATCH_BYTES) {
-            coll.insert_many(&batch).await.map_err(server)?;
+            coll.insert_many(&batch).await?;
             w.documents += batch.len() as u64;
             progress(&format!("seeding {ns}: {} documents", w.documents));
             batch.clear();
@@ -238,16 +252,12 @@ async fn load_collection(
         batch.push(d);
     }
     if !batch.is_empty() {
-        coll.insert_many(&batch).await.map_err(server)?;
+        coll.insert_many(&batch).await?;
         w.documents += batch.len() as u64;
     }
     if w.documents == 0 {
         // An empty collection still exists (and keeps its indexes).
-        client
-            .database(db)
-            .create_collection(&c.name)
-            .await
-            .map_err(server)?;
+        client.database(db).create_collection(&c.name).await?;
     }
     w.generated = w.documents - committed.min(w.documents);
     for i in &c.indexes {
@@ -265,8 +275,7 @@ async fn load_collection(
                 .options(opts)
                 .build(),
         )
-        .await
-        .map_err(server)?;
+        .await?;
     }
     progress(&format!("seeding {ns}: {} documents", w.documents));
     Ok(w)
@@ -301,7 +310,7 @@ pub async fn cli(args: SeedArgs) -> Result<(), SeedError> {
     }
     let label = mask_uri(&args.uri);
     let src = crate::target::connect(&args.uri, Duration::from_secs(args.timeout)).await?;
-    let secret = crate::target::uri_password(&args.uri);
+    let secrets = Secrets::of_uri(&args.uri);
     let tty = std::io::stderr().is_terminal();
     let shown = std::cell::Cell::new(false);
     let mut progress = |msg: &str| {
@@ -332,7 +341,7 @@ pub async fn cli(args: SeedArgs) -> Result<(), SeedError> {
         if shown.get() {
             eprint!("\r\x1b[2K");
         }
-        let written = result.map_err(|e| e.scrubbed(secret.as_deref()))?;
+        let written = result.map_err(|e| e.scrubbed(&secrets))?;
         print!("{}", summary(&label, prefix, &written, started.elapsed()));
         if let Some(app) = &app {
             let started = Instant::now();
@@ -340,7 +349,7 @@ pub async fn cli(args: SeedArgs) -> Result<(), SeedError> {
             if shown.get() {
                 eprint!("\r\x1b[2K");
             }
-            let ran = ran.map_err(|e| e.scrubbed(secret.as_deref()))?;
+            let ran = ran.map_err(|e| e.scrubbed(&secrets))?;
             print!("{}", workload_summary(&ran, started.elapsed()));
         }
     }
@@ -498,4 +507,21 @@ pub fn export(dir: &Path) -> std::io::Result<()> {
         std::fs::write(p, text)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_errors_hide_passwords() {
+        let uri = "mongodb://app:s3cr3t@h";
+        let e = SeedError::server("refused by mongodb://app:s3cr3t@h\n(s3cr3t)");
+        assert_eq!(e.to_string(), "refused by mongodb://app:****@h\n(s3cr3t)");
+        let e = e.scrubbed(&Secrets::of_uri(uri));
+        assert_eq!(e.to_string(), "refused by mongodb://app:****@h\n(****)");
+        let e = SeedError::from(mongodb::error::Error::custom(0u8));
+        assert!(matches!(e, SeedError::Server(_)), "{e:?}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
 }

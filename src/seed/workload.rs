@@ -792,7 +792,6 @@ pub async fn run(
     only: &[&str],
     progress: Progress<'_>,
 ) -> Result<Ran, SeedError> {
-    let server = |e: mongodb::error::Error| SeedError::Server(one_line(&e.to_string()));
     let data = Data::load();
     let sets: Vec<&str> = datasets()
         .into_iter()
@@ -803,18 +802,17 @@ pub async fn run(
         let db = client.database(&format!("{prefix}{set}"));
         let level = db
             .run_command(doc! {"profile": -1})
-            .await
-            .map_err(server)?
+            .await?
             .get("was")
             .and_then(crate::source::bson_as_i64)
             .unwrap_or(0);
-        db.run_command(doc! {"profile": 0}).await.map_err(server)?;
+        db.run_command(doc! {"profile": 0}).await?;
         if let Err(e) = db.collection::<Document>("system.profile").drop().await {
             if !e.to_string().contains("ns not found") {
-                return Err(server(e));
+                return Err(e.into());
             }
         }
-        db.run_command(doc! {"profile": 2}).await.map_err(server)?;
+        db.run_command(doc! {"profile": 2}).await?;
         was.push((db.name().to_owned(), level as i32));
     }
     let mut ran = Ran::default();
@@ -829,12 +827,12 @@ pub async fn run(
             .await;
         match res {
             Err(e) => {
-                result = Err(server(e));
+                result = Err(e.into());
                 break;
             }
             // A write that failed answers ok with its errors listed.
             Ok(reply) if reply.contains_key("writeErrors") => {
-                result = Err(SeedError::Server(format!(
+                result = Err(SeedError::server(&format!(
                     "the workload's {} on {db}.{} failed: {}",
                     match r.op {
                         Op::Insert { .. } => "insert",
@@ -865,8 +863,7 @@ pub async fn run(
         client
             .database(&db)
             .run_command(doc! {"profile": level})
-            .await
-            .map_err(server)?;
+            .await?;
     }
     result.map(|()| ran)
 }

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::connections::{Connection, ConnectionsSection};
-use crate::target::{self, Target};
+use crate::secret;
+use crate::target::Target;
 
 /// Targets remembered, most recent first.
 pub const RECENT: usize = 8;
@@ -99,7 +100,7 @@ impl Secret {
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("****")
+        f.write_str(secret::MASK)
     }
 }
 
@@ -131,7 +132,7 @@ impl Picker {
         let saved_uris: Vec<String> = self
             .saved
             .values()
-            .map(|c| target::without_password(&c.uri))
+            .map(|c| secret::without_password(&c.uri))
             .collect();
         self.saved
             .iter()
@@ -157,7 +158,7 @@ impl Picker {
 /// a path made absolute (so that it reads from anywhere).
 pub fn remembered(t: &Target) -> String {
     match t {
-        Target::Mongo(uri) => target::without_password(uri),
+        Target::Mongo(uri) => secret::without_password(uri),
         Target::Path(p) => std::path::absolute(p)
             .unwrap_or_else(|_| p.clone())
             .display()
@@ -202,7 +203,7 @@ pub fn load_recent(dir: &Path) -> Vec<String> {
         .unwrap_or_default();
     let mut out = Vec::new();
     for t in file.targets.into_iter().rev() {
-        record(&mut out, target::without_password(&t));
+        record(&mut out, secret::without_password(&t));
     }
     out
 }

@@ -23,7 +23,7 @@ use ratatui::crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
 
-use crate::target::mask_uri;
+use crate::secret::Secrets;
 
 /// Whether the explorer owns the terminal (raw mode, alternate screen).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -31,7 +31,7 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 static UI_THREAD: OnceLock<ThreadId> = OnceLock::new();
 /// Strings never to print: the passwords of the targets read, raw and
 /// decoded.
-static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+static SECRETS: Mutex<Secrets> = Mutex::new(Secrets::new());
 
 /// How long the loop has to finish after a signal before the watchdog
 /// restores the terminal and exits by itself.
@@ -82,60 +82,10 @@ impl Drop for Guard {
 /// percent-decoded) so that no panic message shows it: the start-up
 /// target's, and each one the connection picker opens.
 pub fn keep_secrets_of(uri: &str) {
-    let mut secrets = Vec::new();
-    if let Some(pw) = crate::target::uri_password(uri) {
-        secrets.push(pw);
-    }
-    if let Some(raw) = raw_password(uri) {
-        secrets.push(raw.to_owned());
-    }
-    secrets.retain(|s| !s.is_empty());
-    let mut kept = SECRETS
+    SECRETS
         .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    for s in secrets {
-        if !kept.contains(&s) {
-            kept.push(s);
-        }
-    }
-}
-
-/// The password of `scheme://user:password@hosts/…` as written.
-fn raw_password(uri: &str) -> Option<&str> {
-    let start = uri.find("://")? + 3;
-    let rest = &uri[start..];
-    let auth = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
-    let info = &auth[..auth.rfind('@')?];
-    Some(info.split_once(':')?.1)
-}
-
-/// `text` with the password of every connection string in it, and every
-/// kept secret, replaced by `****`.
-pub fn scrub(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("mongodb") {
-        out.push_str(&rest[..i]);
-        let from = &rest[i..];
-        if from.starts_with("mongodb://") || from.starts_with("mongodb+srv://") {
-            let end = from
-                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>'))
-                .unwrap_or(from.len());
-            out.push_str(&mask_uri(&from[..end]));
-            rest = &from[end..];
-        } else {
-            out.push_str("mongodb");
-            rest = &from["mongodb".len()..];
-        }
-    }
-    out.push_str(rest);
-    let kept = SECRETS
-        .lock()
-        .map_or_else(|p| p.into_inner().clone(), |k| k.clone());
-    for s in &kept {
-        out = out.replace(s.as_str(), "****");
-    }
-    out
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .keep_all(&Secrets::of_uri(uri));
 }
 
 fn on_ui_thread() -> bool {
@@ -178,14 +128,18 @@ pub fn install_panic_hook() {
     });
 }
 
-/// What a caught panic's payload says, scrubbed.
+/// What a caught panic's payload says, scrubbed: the password of every
+/// connection string in it, and every kept secret, masked.
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     let text = payload
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("(no message)");
-    scrub(text)
+    let kept = SECRETS
+        .lock()
+        .map_or_else(|p| p.into_inner().clone(), |k| k.clone());
+    kept.scrub(text)
 }
 
 /// The signals that stop the explorer: SIGTERM, SIGINT, SIGHUP, SIGQUIT.
@@ -270,26 +224,3 @@ pub fn inject_panic(at: &str, context: &dyn std::fmt::Display) {
 /// Release builds: nothing.
 #[cfg(not(debug_assertions))]
 pub fn inject_panic(_at: &str, _context: &dyn std::fmt::Display) {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scrubs_connection_strings() {
-        assert_eq!(
-            scrub("cannot reach mongodb://app:s3cret@db:27017/x now"),
-            "cannot reach mongodb://app:****@db:27017/x now"
-        );
-        assert_eq!(
-            scrub("\"mongodb+srv://u:p%40ss@c.example.net/?tls=true\""),
-            "\"mongodb+srv://u:****@c.example.net/?tls=true\""
-        );
-        assert_eq!(
-            scrub("mongodb rocks, mongodb://h"),
-            "mongodb rocks, mongodb://h"
-        );
-        assert_eq!(raw_password("mongodb://u:p%40ss@h/db"), Some("p%40ss"));
-        assert_eq!(raw_password("mongodb://h/db?x=a:b@c"), None);
-    }
-}

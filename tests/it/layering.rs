@@ -12,6 +12,7 @@ use crate::common;
 const STAGES: &[(&str, u8)] = &[
     ("fmt", 0),
     ("i18n", 0),
+    ("secret", 0),
     ("profile", 0),
     ("config", 0),
     ("paths", 0),

@@ -615,11 +615,11 @@ fn tui_picker_leaves_a_refused_host_for_a_saved_connection() {
     let recent = std::fs::read_to_string(home.path().join("docshape/recent-targets.json"))
         .expect("recent targets");
     assert!(
-        recent.contains(&docshape::target::without_password(&uri)),
+        recent.contains(&docshape::secret::without_password(&uri)),
         "{recent}"
     );
     assert!(!recent.contains(&format!("127.0.0.1:{closed}")), "{recent}");
-    if let Some(pw) = docshape::target::uri_password(&uri) {
+    if let Some(pw) = docshape::secret::uri_password(&uri) {
         assert!(!recent.contains(&pw), "a password was kept");
     }
 }

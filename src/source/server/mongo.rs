@@ -22,12 +22,12 @@ use mongodb::event::EventHandler;
 use mongodb::options::{ClientOptions, ServerAddress};
 use mongodb::{Client, Collection};
 
+use crate::secret::{mask_uri, Secrets};
 use crate::source::{
     CheckMethod, CollectionKind, CollectionMeta, Documents, IndexInfo, IndexUsage, Insight,
     PresenceCheck, Probes, Reread, Result, SampleMode, SampleOutcome, Selection, Sink, SourceError,
     StorageStats,
 };
-use crate::target::mask_uri;
 
 /// Documents per cursor batch for small reads (probes, re-reads).
 pub const BATCH_SIZE: u32 = 1000;
@@ -77,7 +77,7 @@ pub struct MongoSource {
     /// not list databases.
     default_db: Option<String>,
     /// Passwords to scrub from any message shown.
-    secret: Option<String>,
+    secrets: Secrets,
     /// Commands sent, per namespace and command name, as the driver's
     /// command monitoring sees them (every round trip to a server).
     trips: Arc<Mutex<RoundTrips>>,
@@ -161,8 +161,8 @@ impl MongoSource {
     /// workload runs as the application it stands for, not as docshape).
     pub async fn connect_as(uri: &str, timeout: Duration, app: &str) -> Result<MongoSource> {
         let label = mask_uri(uri);
-        let secret = crate::target::uri_password(uri);
-        let scrub = |s: String| scrub(&s, secret.as_deref());
+        let secrets = Secrets::of_uri(uri);
+        let scrub = |s: String| secrets.scrub(&s);
         let mut opts = within(timeout, "parsing the connection string", async {
             ClientOptions::parse(uri).await
         })
@@ -206,7 +206,7 @@ impl MongoSource {
             label,
             timeout,
             default_db,
-            secret,
+            secrets,
             trips,
             in_flight: IN_FLIGHT.min(pool),
             pool,
@@ -285,7 +285,7 @@ impl MongoSource {
     }
 
     fn map_error(&self, what: &str, e: &mongodb::error::Error) -> SourceError {
-        let s = |x: String| scrub(&x, self.secret.as_deref());
+        let s = |x: String| self.secrets.scrub(&x);
         match &*e.kind {
             ErrorKind::ServerSelection { message, .. } => SourceError::Unreachable {
                 target: self.label.clone(),
@@ -1300,13 +1300,6 @@ fn short_message(e: &mongodb::error::Error) -> String {
     let m = e.kind.to_string();
     let m = m.split(", Topology:").next().unwrap_or(&m);
     m.lines().next().unwrap_or("").trim().to_owned()
-}
-
-fn scrub(s: &str, secret: Option<&str>) -> String {
-    match secret {
-        Some(p) if !p.is_empty() => s.replace(p, "****"),
-        _ => s.to_owned(),
-    }
 }
 
 impl MongoSource {

@@ -6,6 +6,7 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::secret;
 use crate::target::{self, ConnectionError, Target};
 
 use super::super::effects::Effect;
@@ -138,7 +139,7 @@ fn chosen(m: &mut Model, choice: &Choice, password: Option<String>) -> Vec<Effec
                         .picker
                         .saved
                         .get(name)
-                        .map(|c| target::mask_uri(&c.uri))
+                        .map(|c| secret::mask_uri(&c.uri))
                         .unwrap_or_default();
                     ask(m, choice.clone(), shown);
                     Vec::new()
@@ -150,13 +151,13 @@ fn chosen(m: &mut Model, choice: &Choice, password: Option<String>) -> Vec<Effec
             }
         }
         Choice::Uri(t) if target::is_uri(t) => match password {
-            None if target::needs_password(t) => {
-                ask(m, choice.clone(), target::mask_uri(t));
+            None if secret::needs_password(t) => {
+                ask(m, choice.clone(), secret::mask_uri(t));
                 Vec::new()
             }
             // Nothing typed: the connection string as it is (its
             // mechanism may need no password).
-            Some(p) if !p.is_empty() => switch(m, Target::Mongo(target::with_password(t, &p))),
+            Some(p) if !p.is_empty() => switch(m, Target::Mongo(secret::with_password(t, &p))),
             _ => switch(m, Target::Mongo(t.clone())),
         },
         Choice::Uri(path) => switch(m, Target::Path(path.into())),

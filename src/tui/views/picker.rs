@@ -14,7 +14,7 @@ use super::super::picker::{Overlay, Row};
 use super::super::theme::Theme;
 use super::widgets::block;
 use crate::fmt::display_width;
-use crate::target::mask_uri;
+use crate::secret::mask_uri;
 
 /// Draws the overlay when it is open.
 pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
