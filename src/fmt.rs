@@ -60,7 +60,7 @@ pub fn percent(share: f64) -> String {
 /// A length of time given in days, as people say it, also below a day:
 /// `("1.2 hours", " 1.2 小时")`, `("35 minutes", " 35 分钟")`, else as
 /// [`duration_days`].
-pub fn span_days(d: f64) -> (String, String) {
+pub(crate) fn span_days(d: f64) -> (String, String) {
     let hours = d * 24.0;
     if hours < 1.0 {
         let m = (hours * 60.0).round();
@@ -77,7 +77,7 @@ pub fn span_days(d: f64) -> (String, String) {
 /// A number of days as people say it, in English and in Chinese:
 /// `("40 days", " 40 天")` below two years, `("3.5 years", " 3.5 年")` past.
 /// The Chinese text starts with a space, as it follows a Chinese word.
-pub fn duration_days(d: f64) -> (String, String) {
+pub(crate) fn duration_days(d: f64) -> (String, String) {
     if d < 730.0 {
         (format!("{d:.0} days"), format!(" {d:.0} 天"))
     } else {
@@ -98,7 +98,7 @@ pub fn display_width(s: &str) -> usize {
 }
 
 /// Terminal columns of one character (control characters count none).
-pub fn char_width(c: char) -> usize {
+pub(crate) fn char_width(c: char) -> usize {
     unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
 }
 
@@ -146,7 +146,7 @@ pub fn fit_end(s: &str, cells: usize) -> String {
 
 /// `s` in at most `cells` terminal cells, its start cut and marked `…`:
 /// for text being typed, whose end (where the cursor is) must show.
-pub fn fit_start(s: &str, cells: usize) -> String {
+pub(crate) fn fit_start(s: &str, cells: usize) -> String {
     if display_width(s) <= cells {
         return s.to_owned();
     }
@@ -189,14 +189,14 @@ pub fn pad(s: &str, cells: usize) -> String {
 }
 
 /// `s` right-aligned in `cells` terminal cells, as numbers are.
-pub fn pad_left(s: &str, cells: usize) -> String {
+pub(crate) fn pad_left(s: &str, cells: usize) -> String {
     let used = display_width(s);
     format!("{}{s}", " ".repeat(cells.saturating_sub(used)))
 }
 
 /// `s` fitted into exactly `cells` cells: cut in the middle when longer
 /// ([`fit`]), padded when shorter; `right` aligns it to the right.
-pub fn cell(s: &str, cells: usize, right: bool) -> String {
+pub(crate) fn cell(s: &str, cells: usize, right: bool) -> String {
     let t = fit(s, cells);
     if right {
         pad_left(&t, cells)
@@ -216,7 +216,7 @@ pub struct Column {
 
 impl Column {
     /// A column as wide as the widest of `texts`, cut no narrower than `min`.
-    pub fn of<'a>(texts: impl IntoIterator<Item = &'a str>, min: usize) -> Self {
+    pub(crate) fn of<'a>(texts: impl IntoIterator<Item = &'a str>, min: usize) -> Self {
         let want = texts.into_iter().map(display_width).max().unwrap_or(0);
         Column {
             want,
@@ -225,7 +225,7 @@ impl Column {
     }
 
     /// A column never cut: as wide as the widest of `texts`.
-    pub fn whole<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
+    pub(crate) fn whole<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
         let c = Column::of(texts, 0);
         Column {
             want: c.want,
@@ -239,7 +239,12 @@ impl Column {
 /// they fit; else the widest are cut first, down to a common width, never
 /// below their `min` (short columns, such as numbers, keep their width).
 /// Room left over goes to the column `grow`, if any.
-pub fn column_widths(cols: &[Column], room: usize, gap: usize, grow: Option<usize>) -> Vec<usize> {
+pub(crate) fn column_widths(
+    cols: &[Column],
+    room: usize,
+    gap: usize,
+    grow: Option<usize>,
+) -> Vec<usize> {
     let gaps = gap * cols.len().saturating_sub(1);
     let avail = room.saturating_sub(gaps);
     let wanted: usize = cols.iter().map(|c| c.want).sum();
@@ -282,7 +287,7 @@ pub fn column_widths(cols: &[Column], room: usize, gap: usize, grow: Option<usiz
 /// (UAX #14: between words, and between Chinese characters, never inside
 /// an identifier such as `movie_id`); a word longer than the width is
 /// split. Paragraphs (`\n`) are kept, and no text is ever dropped.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let opts = textwrap::Options::new(width.max(10))
         .word_separator(textwrap::WordSeparator::UnicodeBreakProperties)
         .break_words(true);
@@ -303,7 +308,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// A count in at most five characters, for a status line or a chart axis
 /// (`999`, `1.2k`, `3.4M`): where the exact count is shown elsewhere.
-pub fn compact(n: u64) -> String {
+pub(crate) fn compact(n: u64) -> String {
     match n {
         0..=999 => n.to_string(),
         1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
@@ -341,7 +346,7 @@ pub fn evidence(key: &str, v: &serde_json::Value) -> String {
 /// a user's fields); units still follow the keys themselves. A nested
 /// string is shown as `word(parent, key, value)` where that gives one
 /// (docshape's own words in the reader's language).
-pub fn evidence_named(
+pub(crate) fn evidence_named(
     key: &str,
     v: &serde_json::Value,
     name: &dyn Fn(&str, &str) -> String,

@@ -9,13 +9,13 @@ use std::path::PathBuf;
 use etcetera::BaseStrategy;
 
 /// `docshape.toml` and `themes/` live here.
-pub fn config_dir() -> Option<PathBuf> {
+pub(crate) fn config_dir() -> Option<PathBuf> {
     let base = etcetera::choose_base_strategy().ok()?;
     Some(base.config_dir().join("docshape"))
 }
 
 /// Growth snapshots and the explorer's query history live here.
-pub fn state_dir() -> Option<PathBuf> {
+pub(crate) fn state_dir() -> Option<PathBuf> {
     let base = etcetera::choose_base_strategy().ok()?;
     Some(base.state_dir()?.join("docshape"))
 }

@@ -70,7 +70,7 @@ pub fn uri_password(uri: &str) -> Option<String> {
 /// A connection string with each password in it (the userinfo's, and the
 /// value of each option named `…password`) replaced by [`MASK`]: what may
 /// be shown. Anything else is returned as it is.
-pub fn mask_uri(uri: &str) -> String {
+pub(crate) fn mask_uri(uri: &str) -> String {
     let mut out = String::with_capacity(uri.len());
     let mut from = 0;
     for (s, e) in password_spans(uri) {
@@ -95,13 +95,13 @@ pub fn without_password(uri: &str) -> String {
 }
 
 /// A connection string names a user (`user@` or `user:password@`).
-pub fn names_a_user(uri: &str) -> bool {
+pub(crate) fn names_a_user(uri: &str) -> bool {
     userinfo_span(uri).is_some()
 }
 
 /// A connection string names a user and no password, and authenticates
 /// with one (not X.509): the password must be asked for.
-pub fn needs_password(uri: &str) -> bool {
+pub(crate) fn needs_password(uri: &str) -> bool {
     let Some((s, e)) = userinfo_span(uri) else {
         return false;
     };
@@ -109,7 +109,7 @@ pub fn needs_password(uri: &str) -> bool {
 }
 
 /// `uri` (a user and no password) with `password` put in, percent-encoded.
-pub fn with_password(uri: &str, password: &str) -> String {
+pub(crate) fn with_password(uri: &str, password: &str) -> String {
     let Some((_, end)) = userinfo_span(uri) else {
         return uri.to_owned();
     };
@@ -154,7 +154,7 @@ impl Secrets {
 
     /// The passwords of the connection string `uri`, as written and
     /// percent-decoded.
-    pub fn of_uri(uri: &str) -> Secrets {
+    pub(crate) fn of_uri(uri: &str) -> Secrets {
         let mut secrets = Secrets::new();
         for (s, e) in password_spans(uri) {
             secrets.keep(&uri[s..e]);
@@ -164,14 +164,14 @@ impl Secrets {
     }
 
     /// Keeps `secret` too (an empty one hides nothing and is not kept).
-    pub fn keep(&mut self, secret: &str) {
+    pub(crate) fn keep(&mut self, secret: &str) {
         if !secret.is_empty() && !self.0.iter().any(|s| s == secret) {
             self.0.push(secret.to_owned());
         }
     }
 
     /// Keeps `other`'s secrets too.
-    pub fn keep_all(&mut self, other: &Secrets) {
+    pub(crate) fn keep_all(&mut self, other: &Secrets) {
         for s in &other.0 {
             self.keep(s);
         }
@@ -184,7 +184,7 @@ impl Secrets {
     /// `text` with the password of every connection string in it, and
     /// every secret kept, replaced by [`MASK`] (the longest secrets first,
     /// so that none is left half shown by a shorter one inside it).
-    pub fn scrub(&self, text: &str) -> String {
+    pub(crate) fn scrub(&self, text: &str) -> String {
         let mut out = mask_uris_in(text);
         let mut longest_first: Vec<&str> = self.0.iter().map(String::as_str).collect();
         longest_first.sort_by_key(|s| std::cmp::Reverse(s.len()));
@@ -228,7 +228,7 @@ impl Masked {
     }
 
     /// The error `e` and its causes, scrubbed.
-    pub fn of(e: &(dyn std::error::Error + 'static), secrets: &Secrets) -> Masked {
+    pub(crate) fn of(e: &(dyn std::error::Error + 'static), secrets: &Secrets) -> Masked {
         Masked::new(&e.to_string(), e.source(), secrets)
     }
 

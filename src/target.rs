@@ -22,12 +22,12 @@ pub enum Origin {
     BundledSample,
 }
 
-pub fn is_uri(s: &str) -> bool {
+pub(crate) fn is_uri(s: &str) -> bool {
     s.starts_with("mongodb://") || s.starts_with("mongodb+srv://")
 }
 
 impl Target {
-    pub fn parse(s: &str) -> Target {
+    pub(crate) fn parse(s: &str) -> Target {
         if is_uri(s) {
             Target::Mongo(s.to_owned())
         } else {
@@ -57,7 +57,7 @@ pub struct OpenOptions {
 /// Opens `target` for a run: the one place the command line, the
 /// explorer and the lessons open what they read, so that they read it
 /// alike.
-pub async fn open(
+pub(crate) async fn open(
     target: &Target,
     options: &OpenOptions,
 ) -> Result<crate::source::Opened, crate::source::SourceError> {
@@ -73,7 +73,7 @@ pub async fn open(
 /// The server at `uri`, connected (the handshake bounded by `timeout`):
 /// what [`open`] does for a server, for those that need the server itself
 /// (the explorer's queries, the profiler, `seed`).
-pub async fn connect(
+pub(crate) async fn connect(
     uri: &str,
     timeout: Duration,
 ) -> Result<crate::source::MongoSource, crate::source::SourceError> {
@@ -92,7 +92,7 @@ pub async fn connect_as(
 
 /// The files at `path` (a file or a directory), opened: what [`open`] does
 /// for a path, without a run's counting bound.
-pub fn open_files(
+pub(crate) fn open_files(
     path: &std::path::Path,
 ) -> Result<crate::source::FileSource, crate::source::SourceError> {
     crate::source::FileSource::open(path)
@@ -103,7 +103,7 @@ pub const LOCAL_URI: &str = "mongodb://127.0.0.1:27017";
 
 /// Resolves an optional target: given, else `$MONGODB_URI`, else a local
 /// server answering within 1 s, else the bundled sample data.
-pub async fn resolve(given: Option<&str>) -> (Target, Origin) {
+pub(crate) async fn resolve(given: Option<&str>) -> (Target, Origin) {
     if let Some(g) = given {
         return (Target::parse(g), Origin::Given);
     }
@@ -126,7 +126,7 @@ pub async fn resolve(given: Option<&str>) -> (Target, Origin) {
 /// The bundled `sample-data/` directory: `$DOCSHAPE_SAMPLE_DATA`, else next
 /// to the installed binary (`../share/docshape/sample-data`), else the source
 /// tree docshape was built from.
-pub fn sample_data_dir() -> PathBuf {
+pub(crate) fn sample_data_dir() -> PathBuf {
     if let Ok(p) = std::env::var("DOCSHAPE_SAMPLE_DATA") {
         return PathBuf::from(p);
     }
@@ -170,7 +170,7 @@ pub enum ConnectionError {
 /// URI). `Ok(None)` when there is no such entry. The password is never part
 /// of the configuration: a URI holding one is refused. `file` names the
 /// configuration in errors.
-pub fn saved_connection<E: std::fmt::Display>(
+pub(crate) fn saved_connection<E: std::fmt::Display>(
     connections: &ConnectionsSection,
     file: &str,
     name: &str,

@@ -130,7 +130,7 @@ pub struct Plan {
 impl Plan {
     /// `tag` is a short name of the change (`drift`, `types` …); `what`
     /// describes it fully (it names the backup).
-    pub fn new(lang: Lang, db: &str, main: &str, tag: &str, what: &str) -> Plan {
+    pub(crate) fn new(lang: Lang, db: &str, main: &str, tag: &str, what: &str) -> Plan {
         Plan {
             lang,
             what: what.to_owned(),
@@ -142,12 +142,12 @@ impl Plan {
 
     /// The collection the documents of `coll` are saved in before they
     /// change.
-    pub fn backup(&self, coll: &str) -> String {
+    pub(crate) fn backup(&self, coll: &str) -> String {
         format!("{coll}{}", self.suffix)
     }
 
     /// `db.getSiblingDB(…).getCollection(name)` in the script's database.
-    pub fn coll(&self, name: &str) -> String {
+    pub(crate) fn coll(&self, name: &str) -> String {
         js_coll(&self.db, name)
     }
 
@@ -427,7 +427,7 @@ impl Plan {
     /// The whole script: `const apply = false;`, what it does, `body` and
     /// the closing report (in `run`, first, for a reader), the helpers
     /// `body` uses, then the call of `run`.
-    pub fn finish(&self, body: &str) -> String {
+    pub(crate) fn finish(&self, body: &str) -> String {
         let mut s = self.head(body);
         s.push_str("const run = () => {\n");
         for line in body.lines() {
@@ -800,7 +800,7 @@ const METHODS: &[Piece] = &[
 ];
 
 /// The opening of a script that only reads: no `apply`.
-pub fn read_only(lang: Lang, what: &str) -> String {
+pub(crate) fn read_only(lang: Lang, what: &str) -> String {
     lang.pick(
         format!("// docshape: {what}\n// This script only reads: it changes nothing.\n"),
         format!("// docshape：{what}\n// 这个脚本只读取数据：不做任何修改。\n"),
@@ -811,7 +811,13 @@ pub fn read_only(lang: Lang, what: &str) -> String {
 /// `Some`) and otherwise only reads: a changing script says `why` the
 /// finding stays after a run that leaves `left` (JavaScript) true, and is
 /// finished; one that reads says `why` always. Both are JavaScript.
-pub fn close(plan: Option<&Plan>, lang: Lang, mut body: String, left: &str, why: &str) -> String {
+pub(crate) fn close(
+    plan: Option<&Plan>,
+    lang: Lang,
+    mut body: String,
+    left: &str,
+    why: &str,
+) -> String {
     match plan {
         Some(p) => {
             let _ = writeln!(body, "if (apply && {left}) {}", p.stays(why).trim_end());
@@ -826,7 +832,7 @@ pub fn close(plan: Option<&Plan>, lang: Lang, mut body: String, left: &str, why:
 
 /// A line of JavaScript printing why docshape will still report the
 /// finding; `why` is JavaScript (a string or template literal).
-pub fn stays_line(lang: Lang, why: &str) -> String {
+pub(crate) fn stays_line(lang: Lang, why: &str) -> String {
     format!("print({} + {why});\n", js(still_reported(lang)))
 }
 

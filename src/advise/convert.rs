@@ -65,7 +65,7 @@ fn fraction_digits(x: f64) -> usize {
 }
 
 /// `amount`, `unit_price`, `totalCost` …: a path named like money.
-pub fn money_name(name: &str) -> bool {
+pub(crate) fn money_name(name: &str) -> bool {
     const WORDS: [&str; 14] = [
         "amount", "price", "cost", "total", "balance", "fee", "fees", "salary", "payment",
         "revenue", "tax", "discount", "subtotal", "paid",
@@ -88,7 +88,7 @@ pub fn money_name(name: &str) -> bool {
 
 /// The lossless numeric target for these values, or `None` when most
 /// values are not numbers.
-pub fn plan(values: &[Bson], name: &str) -> Option<(Target, Reason)> {
+pub(crate) fn plan(values: &[Bson], name: &str) -> Option<(Target, Reason)> {
     let mut numeric = 0usize;
     let mut non_null = 0usize;
     let mut widest = None::<Target>;
@@ -156,7 +156,7 @@ fn double_text(x: f64) -> String {
 }
 
 /// What the script does with one value (the same rule, in Rust).
-pub fn classify(v: &Bson, to: Target) -> Outcome {
+pub(crate) fn classify(v: &Bson, to: Target) -> Outcome {
     if matches!(v, Bson::Null) {
         return Outcome::Null;
     }
@@ -209,14 +209,14 @@ pub struct Tally {
 }
 
 /// A value as a short text for messages (`"N/A"`, `true`).
-pub fn show(v: &Bson) -> String {
+pub(crate) fn show(v: &Bson) -> String {
     match v {
         Bson::String(s) => js(s),
         other => other.clone().relaxed().to_string(),
     }
 }
 
-pub fn tally<'a>(values: impl IntoIterator<Item = &'a Bson>, to: Target) -> Tally {
+pub(crate) fn tally<'a>(values: impl IntoIterator<Item = &'a Bson>, to: Target) -> Tally {
     let mut t = Tally::default();
     let mut stays: Vec<(Bson, u64)> = Vec::new();
     for v in values {
@@ -251,7 +251,7 @@ pub enum Place {
 }
 
 /// The place of a profile path (`items[].qty`), when the script can reach it.
-pub fn place(path: &str) -> Option<Place> {
+pub(crate) fn place(path: &str) -> Option<Place> {
     match path.split_once("[]") {
         None => Some(Place::Field(path.to_owned())),
         Some((arr, "")) if !arr.is_empty() => Some(Place::Elements(arr.to_owned())),
@@ -266,7 +266,7 @@ pub fn place(path: &str) -> Option<Place> {
 /// The key under `schema_versions` recording the conversion of the values
 /// at a place: the path without `[]`, `.` written `_` (`amount`,
 /// `grades_rating`, `items_qty`).
-pub fn version_key(p: &Place) -> String {
+pub(crate) fn version_key(p: &Place) -> String {
     match p {
         Place::Field(f) | Place::Elements(f) => f.replace('.', "_"),
         Place::ElementField(a, f) => format!("{a}_{f}").replace('.', "_"),
@@ -348,7 +348,7 @@ pub(super) fn set_stage(p: &Place, to: Target) -> Value {
 }
 
 /// The conversion script for a place an update can reach.
-pub fn script(p: &Plan, coll: &str, place: &Place, to: Target, r: &Reaudit) -> String {
+pub(crate) fn script(p: &Plan, coll: &str, place: &Place, to: Target, r: &Reaudit) -> String {
     let t = to.alias();
     let vals = values_expr(place);
     let kind = json!({ "$switch": {
@@ -497,7 +497,7 @@ fn field_path(p: &Place) -> String {
 /// A script that only counts the types at a path it must not (or cannot)
 /// update, says why the finding stays, and ends with the re-audit line
 /// (`shown`: the path as the profile names it).
-pub fn count_only(
+pub(crate) fn count_only(
     lang: Lang,
     what: &str,
     (db, coll): (&str, &str),

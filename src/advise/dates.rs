@@ -449,7 +449,7 @@ const why = (applying ? {holds} : {will_hold}) + (dateTexts > 0 ? {dates_left} :
 
 /// Converts date strings to BSON dates (`schema-versioning`), see the
 /// module's note.
-pub fn string_dates(
+pub(crate) fn string_dates(
     ctx: &CollectionCtx<'_>,
     f: &FieldProfile,
     formats: &[(DateFormat, u64)],
@@ -469,7 +469,7 @@ pub fn string_dates(
 /// The suggestion for a path holding dates beside dates written as text
 /// (`mixed-types`): the strings become dates, as [`string_dates`] converts
 /// them.
-pub fn mixed_dates(
+pub(crate) fn mixed_dates(
     ctx: &CollectionCtx<'_>,
     f: &FieldProfile,
     formats: &[(DateFormat, u64)],

@@ -95,7 +95,7 @@ fn array_mut<'a>(d: &'a mut Document, segs: &[Seg]) -> Option<&'a mut Vec<Bson>>
 
 /// Keeps the last `keep` elements of the array at `segs`, as the subset
 /// script's `$slice` does; false when there is no such array.
-pub fn keep_last(d: &mut Document, segs: &[Seg], keep: u64) -> bool {
+pub(crate) fn keep_last(d: &mut Document, segs: &[Seg], keep: u64) -> bool {
     let Some(a) = array_mut(d, segs) else {
         return false;
     };
@@ -108,7 +108,7 @@ pub fn keep_last(d: &mut Document, segs: &[Seg], keep: u64) -> bool {
 
 /// Removes the value at `segs`, as the scripts' `$unset` does; false when
 /// the path holds nothing or crosses an array.
-pub fn remove(d: &mut Document, segs: &[Seg]) -> bool {
+pub(crate) fn remove(d: &mut Document, segs: &[Seg]) -> bool {
     remove_path(d, segs).is_some()
 }
 
@@ -154,7 +154,7 @@ fn parent_id_text(v: &Value) -> String {
 }
 
 /// An array moved to a child collection with a parent reference.
-pub fn moved_out(
+pub(crate) fn moved_out(
     raw: Option<&[u8]>,
     segs: &[Seg],
     child: &str,
@@ -211,7 +211,7 @@ pub fn subset(
 }
 
 /// A large value split off into a one-per-parent collection.
-pub fn split_off(
+pub(crate) fn split_off(
     raw: Option<&[u8]>,
     segs: &[Seg],
     child: &str,

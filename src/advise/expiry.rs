@@ -23,7 +23,7 @@ use crate::rules::CollectionCtx;
 /// The suggestion for documents dated by `f` that nothing removes: with
 /// `start`, `f` is when each began and the lifetime is the application's
 /// (a script that only reads); otherwise `f` is when each expires.
-pub fn expire_documents(
+pub(crate) fn expire_documents(
     ctx: &CollectionCtx<'_>,
     f: &FieldProfile,
     start: bool,

@@ -17,7 +17,7 @@ use crate::i18n::Lang;
 /// keeps what is there, so a second run adds nothing. It counts each
 /// member's documents in `target` and never drops a member: it prints the
 /// commands that do, for after the check.
-pub fn consolidate(
+pub(crate) fn consolidate(
     db: &str,
     target: &str,
     key_field: &str,
@@ -136,7 +136,7 @@ pub struct Kinds<'a> {
 /// reports what a merge would meet: each member's documents, how many
 /// hold every shared field, the values of the type field, and `_id`s held
 /// by two members.
-pub fn siblings(
+pub(crate) fn siblings(
     db: &str,
     k: &Kinds<'_>,
     shared: &[String],
@@ -246,7 +246,7 @@ pub fn siblings(
 /// Counts the `_id`s two collections share and those only one holds, and
 /// how many shared documents are the same (`computed`: a view). Reads
 /// only.
-pub fn duplicate(a: &str, b: &str, lang: Lang) -> Suggestion {
+pub(crate) fn duplicate(a: &str, b: &str, lang: Lang) -> Suggestion {
     let coll = |ns: &str| {
         let (d, c) = ns.split_once('.').unwrap_or((ns, ""));
         format!("db.getSiblingDB({}).getCollection({})", js(d), js(c))

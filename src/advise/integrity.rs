@@ -24,7 +24,7 @@ use crate::rules::{CollectionCtx, Reaudit};
 /// doubles it converts and how many it leaves, and why, and ends with what
 /// the re-audit will report on the path ([`super::reaudit`]): doubles left
 /// beside longs or decimals can make it `mixed-types`.
-pub fn lossy_numbers(
+pub(crate) fn lossy_numbers(
     ctx: &CollectionCtx<'_>,
     f: &FieldProfile,
     loss: &crate::rules::lossy_numbers::Loss,
@@ -283,7 +283,7 @@ const after = (converted) => {{
 
 /// Lists references to missing documents and counts them; changes nothing
 /// (the pattern of the reference itself stays).
-pub fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
+pub(crate) fn dangling(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
     let key =
         r.to.strip_prefix(&format!("{}.", r.to_ns))
             .unwrap_or("_id")
@@ -411,7 +411,7 @@ fn not_a_key(ctx: &CollectionCtx<'_>, key: &str, lang: Lang) -> Option<String> {
 /// right before building it, prints them and refuses when there are any,
 /// and says that from then on a write repeating a value fails. Elsewhere a
 /// script that only counts the duplicates over the whole collection.
-pub fn unique_key(
+pub(crate) fn unique_key(
     ctx: &CollectionCtx<'_>,
     key: &str,
     u: &KeyUniqueness,
@@ -506,7 +506,7 @@ pub fn unique_key(
 /// Lists references whose copies disagree with each other, for fields the
 /// referenced documents do not hold (`extended-reference`). Nothing is
 /// changed: which version is right only the writer knows.
-pub fn copies_disagree(
+pub(crate) fn copies_disagree(
     ctx: &CollectionCtx<'_>,
     d: &crate::rules::context::DriftCheck,
     lang: Lang,
@@ -571,7 +571,7 @@ pub fn copies_disagree(
 /// the suggestion is to keep only the fields that do not change (an
 /// extended reference) or the reference alone, and the script only
 /// reports how far the copies lag.
-pub fn snapshot_copies(
+pub(crate) fn snapshot_copies(
     ctx: &CollectionCtx<'_>,
     d: &crate::rules::context::DriftCheck,
     lang: Lang,
@@ -649,7 +649,7 @@ pub fn snapshot_copies(
 /// in the representation the others have), with a backup; the others are
 /// counted. A sub-document's `_id` and a path inside an array are never
 /// changed: there the script only counts.
-pub fn convert_reference(
+pub(crate) fn convert_reference(
     ctx: &CollectionCtx<'_>,
     r: &Relationship,
     reaudit: &Reaudit,
@@ -961,7 +961,7 @@ fn one_sided_links(
 /// Lists the links of a two-way reference held by one side only, both
 /// ways, and counts them by how they disagree; changes nothing: which side
 /// is right only the application knows.
-pub fn two_way_sync(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
+pub(crate) fn two_way_sync(ctx: &CollectionCtx<'_>, r: &Relationship, lang: Lang) -> Suggestion {
     let Some(sync) = &r.two_way else {
         return Suggestion {
             pattern: "two-way-reference",

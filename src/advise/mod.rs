@@ -64,27 +64,27 @@ pub struct Suggestion {
 }
 
 /// `db.getSiblingDB("db").getCollection("coll")`, quoted safely.
-pub fn js_coll(db: &str, coll: &str) -> String {
+pub(crate) fn js_coll(db: &str, coll: &str) -> String {
     format!("db.getSiblingDB({}).getCollection({})", js(db), js(coll))
 }
 
 /// A string as a JavaScript literal.
-pub fn js(s: &str) -> String {
+pub(crate) fn js(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
 /// A JSON value as JavaScript source.
-pub fn js_value(v: &Value) -> String {
+pub(crate) fn js_value(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
 /// `threads` → `thread`: the name one document of a collection goes by.
-pub fn singular(name: &str) -> String {
+pub(crate) fn singular(name: &str) -> String {
     crate::i18n::singular(name.rsplit('.').next().unwrap_or(name))
 }
 
 /// A collection name made of a parent's name and a field's.
-pub fn child_collection(coll: &str, field: &str) -> String {
+pub(crate) fn child_collection(coll: &str, field: &str) -> String {
     let f: String = field
         .chars()
         .map(|c| {
@@ -106,7 +106,7 @@ fn plan(ctx: &CollectionCtx<'_>, lang: Lang, tag: &str, what: &str) -> change::P
 
 /// An MQL path for a profile path: array steps (`[]`) left out, as a query
 /// or an index key reaches the elements of an array.
-pub fn mql_path(path: &str) -> String {
+pub(crate) fn mql_path(path: &str) -> String {
     path.replace("[]", "")
 }
 

@@ -36,7 +36,7 @@ fn why_type(target: Target, lang: Lang) -> &'static str {
 
 /// The conversion of the numbers written as text at `f` to `target`, with
 /// a backup; empty text removed (outside arrays); the rest counted.
-pub fn numeric_strings(
+pub(crate) fn numeric_strings(
     ctx: &CollectionCtx<'_>,
     f: &FieldProfile,
     target: Target,

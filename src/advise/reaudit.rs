@@ -28,7 +28,7 @@ use crate::rules::{CollectionCtx, Reaudit};
 
 /// The words a re-audit line begins with, after a run that changed data
 /// (or one that reads only) and in a dry run.
-pub fn words(lang: Lang, dry: bool) -> &'static str {
+pub(crate) fn words(lang: Lang, dry: bool) -> &'static str {
     if dry {
         lang.pick("re-audit once applied: ", "应用后重新审计：")
     } else {
@@ -75,7 +75,7 @@ pub fn read_line(line: &str) -> Option<(Vec<String>, String)> {
 ///
 /// `changing`: the script has `apply` (a read-only one always speaks of
 /// the data as it is).
-pub fn js_helpers(lang: Lang, shown: &str, r: &Reaudit, changing: bool) -> String {
+pub(crate) fn js_helpers(lang: Lang, shown: &str, r: &Reaudit, changing: bool) -> String {
     let min = r
         .mixed_types
         .map_or_else(|| "null".to_owned(), |m| format!("{m}"));
@@ -127,7 +127,7 @@ const heldText = (types) => heldTypes(types).sort((a, b) => types[b] - types[a])
 /// `f`, as a script that changes nothing leaves them: `rule` itself, and
 /// `mixed-types` when the path's types set it off (a reference kept in two
 /// representations is `reference-type-mismatch`'s instead).
-pub fn as_audited(
+pub(crate) fn as_audited(
     ctx: &CollectionCtx<'_>,
     f: &FieldProfile,
     rule: &'static str,
@@ -150,7 +150,7 @@ pub fn as_audited(
 
 /// The end of a script that changes nothing: its re-audit line, naming the
 /// rules the audit made ([`as_audited`]).
-pub fn unchanged(lang: Lang, shown: &str, rules: &[&str], r: &Reaudit) -> String {
+pub(crate) fn unchanged(lang: Lang, shown: &str, rules: &[&str], r: &Reaudit) -> String {
     let mut s = js_helpers(lang, shown, r, false);
     let _ = writeln!(
         s,

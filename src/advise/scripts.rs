@@ -14,7 +14,7 @@ use super::{js, js_value};
 
 /// Moves the elements of the array at `dotted` into `child` (`keep`: the
 /// last `keep` elements stay in the parent).
-pub fn move_array_out(
+pub(crate) fn move_array_out(
     p: &Plan,
     coll: &str,
     dotted: &str,
@@ -158,7 +158,13 @@ fn kept_arrays(s: &mut String, p: &Plan, dotted: &str, done: &str) {
 }
 
 /// Moves the value at `dotted` into `child`, one document per parent.
-pub fn split_off(p: &Plan, coll: &str, dotted: &str, child: &str, parent_key: &str) -> String {
+pub(crate) fn split_off(
+    p: &Plan,
+    coll: &str,
+    dotted: &str,
+    child: &str,
+    parent_key: &str,
+) -> String {
     let name = dotted.rsplit('.').next().unwrap_or(dotted);
     let copy = json!([
         { "$match": { dotted: { "$exists": true } } },
@@ -330,7 +336,12 @@ pub fn bucket(
     p.finish(&s)
 }
 
-pub fn discriminator(p: &Plan, coll: &str, field: &str, shapes: &[(String, String)]) -> String {
+pub(crate) fn discriminator(
+    p: &Plan,
+    coll: &str,
+    field: &str,
+    shapes: &[(String, String)],
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "const coll = {};", p.coll(coll));
     let _ = writeln!(s, "\n// Each shape is recognised by a field only it has; documents already typed are skipped.");
@@ -419,7 +430,7 @@ fn ident(name: &str) -> String {
 /// Each child listed in the parents' arrays at `dotted` gets `parent_key`,
 /// its parent's `_id`; a parent's array goes once every child it lists
 /// points back to it. A child that already names a parent keeps it.
-pub fn ids_to_parent(
+pub(crate) fn ids_to_parent(
     p: &Plan,
     coll: &str,
     dotted: &str,
@@ -525,7 +536,7 @@ pub enum Holder {
 impl Holder {
     /// `None` for copies inside nested arrays or inside the elements of an
     /// array (`a[].b`, `a[].b[]`): no refresh is written for them.
-    pub fn of(holder: &str) -> Option<Holder> {
+    pub(crate) fn of(holder: &str) -> Option<Holder> {
         match holder.strip_suffix("[]") {
             Some(arr) if !arr.is_empty() && !arr.contains("[]") => {
                 Some(Holder::Elements(arr.to_owned()))
@@ -540,7 +551,7 @@ impl Holder {
 
 /// The field of a copy that names its source (`user` in `participants[]`
 /// found by `participants[].user`), when the reference lies in the copy.
-pub fn copy_reference(holder: &Holder, reference: &str) -> Option<String> {
+pub(crate) fn copy_reference(holder: &Holder, reference: &str) -> Option<String> {
     let inner = match holder {
         Holder::Elements(arr) => reference
             .strip_prefix(&format!("{arr}[]."))
@@ -800,7 +811,7 @@ pub fn merge_collections(p: &Plan, db: &str, colls: &[String]) -> String {
 
 /// The collection [`merge_collections`] copies into: the name the
 /// collections share, else `merged`.
-pub fn merge_target(colls: &[String]) -> String {
+pub(crate) fn merge_target(colls: &[String]) -> String {
     let base = common_base(colls);
     if base.is_empty() {
         "merged".to_owned()

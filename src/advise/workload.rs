@@ -13,7 +13,7 @@ use crate::rules::CollectionCtx;
 /// `$push` with `$each` + `$slice` in the writer; the elements already
 /// past the last `keep` move to a child collection (`subset`) when the
 /// profile knows the array.
-pub fn slice_push(
+pub(crate) fn slice_push(
     ctx: &CollectionCtx<'_>,
     array: &str,
     update_path: &str,
@@ -44,7 +44,7 @@ pub fn slice_push(
 
 /// A case-insensitive collation index on `field`, for `/^value$/i`-style
 /// matches rewritten as equality under the same collation.
-pub fn collation_index(ctx: &CollectionCtx<'_>, field: &str, lang: Lang) -> Suggestion {
+pub(crate) fn collation_index(ctx: &CollectionCtx<'_>, field: &str, lang: Lang) -> Suggestion {
     let collation = json!({ "locale": "en", "strength": 2 });
     let name = format!("{field}_ci");
     let p = Plan::new(
@@ -89,7 +89,7 @@ pub fn collation_index(ctx: &CollectionCtx<'_>, field: &str, lang: Lang) -> Sugg
 /// reference) when the fan-out is small, else an index on the field it
 /// joins by.
 #[allow(clippy::too_many_arguments)]
-pub fn hot_lookup(
+pub(crate) fn hot_lookup(
     ctx: &CollectionCtx<'_>,
     from: &str,
     local: Option<&str>,
@@ -205,7 +205,7 @@ pub fn hot_lookup(
 
 /// Copies only of read-mostly fields: the fields written often are
 /// unset from the copies and read from their source.
-pub fn stop_copying(
+pub(crate) fn stop_copying(
     ctx: &CollectionCtx<'_>,
     holder: &str,
     reference: &str,

@@ -78,7 +78,7 @@ impl Collection {
     }
 
     /// As [`Collection::new`], with notes in `lang`.
-    pub fn new_in(
+    pub(crate) fn new_in(
         meta: CollectionMeta,
         outcome: &SampleOutcome,
         mut profile: Profile,
@@ -142,7 +142,7 @@ impl Collection {
     }
 
     /// Puts the profile's paths on `shelf` until a stage needs them.
-    pub fn shelve(&mut self, shelf: &Shelf) {
+    pub(crate) fn shelve(&mut self, shelf: &Shelf) {
         if self.shelved.is_none() {
             self.shelved = Some(shelf.put(&mut self.profile));
         }
@@ -151,7 +151,7 @@ impl Collection {
     /// Brings the profile's paths back for a stage that reads them; they
     /// stay on the shelf too, and [`Collection::put_back`] lets go of them
     /// again.
-    pub fn bring_back(&mut self, shelf: &Shelf) -> Result<(), ShelfError> {
+    pub(crate) fn bring_back(&mut self, shelf: &Shelf) -> Result<(), ShelfError> {
         match self.shelved {
             Some(slot) if self.profile.fields.is_empty() => shelf.restore(&mut self.profile, slot),
             _ => Ok(()),
@@ -161,7 +161,7 @@ impl Collection {
     /// Lets go of the paths [`Collection::bring_back`] brought back: the
     /// shelf still has them, unchanged (the stages in between read the
     /// profile and change the rest).
-    pub fn put_back(&mut self) {
+    pub(crate) fn put_back(&mut self) {
         if self.shelved.is_some() {
             self.profile.fields = Vec::new();
             self.profile.doc_sizes = crate::profile::sketch::LogHistogram::default();
@@ -170,7 +170,7 @@ impl Collection {
 
     /// Takes the profile's paths back from the shelf for good: for the
     /// rules and the report.
-    pub fn unshelve(&mut self, shelf: &Shelf) -> Result<(), ShelfError> {
+    pub(crate) fn unshelve(&mut self, shelf: &Shelf) -> Result<(), ShelfError> {
         match self.shelved.take() {
             Some(slot) => shelf.take(&mut self.profile, slot),
             None => Ok(()),
@@ -179,7 +179,7 @@ impl Collection {
 
     /// Size of the largest document known: over the whole collection when
     /// its extremes were measured, else the profile's.
-    pub fn largest_bytes(&self) -> u64 {
+    pub(crate) fn largest_bytes(&self) -> u64 {
         let profiled = self.profile.doc_size.max;
         self.extremes
             .as_ref()
@@ -188,7 +188,7 @@ impl Collection {
     }
 
     /// What the rules read of this collection.
-    pub fn data(&self) -> CollectionData<'_> {
+    pub(crate) fn data(&self) -> CollectionData<'_> {
         CollectionData {
             meta: &self.meta,
             namespace: &self.namespace,
@@ -209,7 +209,7 @@ impl Collection {
 
     /// What the relationship stage sees of it, its profile read back from
     /// `shelf` when a question needs its paths.
-    pub fn view<'a>(&'a self, shelf: &'a Shelf) -> CollectionView<'a> {
+    pub(crate) fn view<'a>(&'a self, shelf: &'a Shelf) -> CollectionView<'a> {
         CollectionView {
             db: &self.meta.db,
             name: &self.meta.name,
@@ -228,7 +228,7 @@ impl Collection {
 
     /// The report of this collection, with at most `docs` of its kept
     /// documents: what the explorer shows of it before the run ends.
-    pub fn preview(&self, docs: usize) -> CollectionReport {
+    pub(crate) fn preview(&self, docs: usize) -> CollectionReport {
         let n = self.kept.len().min(docs);
         let mut c = self.clone();
         c.kept.truncate(n);

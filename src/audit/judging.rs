@@ -25,7 +25,7 @@ impl Run<'_> {
     /// with the report's head, in the listing's order; the report returned
     /// has the run's findings, relationships, errors and notes, and no
     /// collection.
-    pub fn judge<S: Documents + Insight>(
+    pub(crate) fn judge<S: Documents + Insight>(
         mut self,
         source: &S,
         control: &mut Control<'_>,

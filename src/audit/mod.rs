@@ -41,7 +41,7 @@ pub use stages::check_index_fields;
 
 /// Most documents a collection keeps when read in `mode`
 /// ([`SampleMode::kept_at_most`]).
-pub fn kept_at_most(mode: SampleMode) -> u64 {
+pub(crate) fn kept_at_most(mode: SampleMode) -> u64 {
     mode.kept_at_most()
 }
 
@@ -65,7 +65,7 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub fn name(self, lang: Lang) -> &'static str {
+    pub(crate) fn name(self, lang: Lang) -> &'static str {
         match self {
             Stage::Workload => lang.pick("reading the profiler", "读取性能分析器"),
             Stage::Listing => lang.pick("listing", "列出集合"),
@@ -100,7 +100,7 @@ pub struct Progress<'a> {
 }
 
 impl Progress<'_> {
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         let s = self.elapsed.as_secs_f64();
         if s > 0.0 {
             self.documents as f64 / s
@@ -144,7 +144,7 @@ pub async fn run_with<S: Source>(
 /// report returned has no collections. Nothing is handed out before every
 /// question to the source has been answered, so a run that fails hands out
 /// nothing.
-pub async fn run_into<S: Source>(
+pub(crate) async fn run_into<S: Source>(
     source: &mut S,
     plan: &Plan,
     progress: &mut dyn FnMut(&Progress<'_>),
@@ -154,7 +154,7 @@ pub async fn run_into<S: Source>(
 }
 
 /// As [`run_into`], steered by `control` (see [`run_with`]).
-pub async fn run_into_with<S: Source>(
+pub(crate) async fn run_into_with<S: Source>(
     source: &mut S,
     plan: &Plan,
     mut control: Control<'_>,
@@ -213,7 +213,7 @@ pub fn workload_only(plan: &Plan, label: String, workload: crate::workload::Work
 }
 
 /// How a run of `plan` draws documents, for the report.
-pub fn sampling_of(plan: &Plan) -> Sampling {
+pub(crate) fn sampling_of(plan: &Plan) -> Sampling {
     match plan.mode {
         SampleMode::Sample(n) => Sampling {
             mode: "sample",
@@ -227,7 +227,7 @@ pub fn sampling_of(plan: &Plan) -> Sampling {
 }
 
 /// The rules a run of `plan` judges by, for the report.
-pub fn rules_used(plan: &Plan) -> crate::report::RulesUsed {
+pub(crate) fn rules_used(plan: &Plan) -> crate::report::RulesUsed {
     crate::report::RulesUsed {
         profile: plan.thresholds.profile_name().to_owned(),
         lang: plan.lang,

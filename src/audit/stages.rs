@@ -63,7 +63,7 @@ pub(super) fn begin(control: &mut Control<'_>, stage: Stage, total: usize) {
 }
 
 impl<'a> Run<'a> {
-    pub fn new(plan: &'a Plan) -> Run<'a> {
+    pub(crate) fn new(plan: &'a Plan) -> Run<'a> {
         Run {
             plan,
             total: 0,
@@ -82,7 +82,7 @@ impl<'a> Run<'a> {
 
     /// The query shapes: the plan's, or the server's profiler read before
     /// any collection is (`--workload profile`).
-    pub async fn workload<S: Insight>(
+    pub(crate) async fn workload<S: Insight>(
         &mut self,
         source: &S,
         control: &mut Control<'_>,
@@ -99,7 +99,7 @@ impl<'a> Run<'a> {
     }
 
     /// The collections to read.
-    pub async fn listing<S: Documents>(
+    pub(crate) async fn listing<S: Documents>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -115,7 +115,7 @@ impl<'a> Run<'a> {
 
     /// Reads the collections listed. When nothing could be read but the
     /// one collection selected, its error is the run's, said once.
-    pub async fn read<S: Documents>(
+    pub(crate) async fn read<S: Documents>(
         &mut self,
         source: &S,
         metas: Vec<CollectionMeta>,
@@ -139,7 +139,7 @@ impl<'a> Run<'a> {
 
     /// Looks in the whole collection for the indexed fields its sample
     /// lacks ([`check_index_fields`]).
-    pub async fn check_indexes<S: Probes>(
+    pub(crate) async fn check_indexes<S: Probes>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -172,7 +172,7 @@ impl<'a> Run<'a> {
     /// GridFS buckets: each collection shaped as a bucket's part
     /// ([`gridfs::shape`]) takes the part's kind, and the bucket's figures
     /// are measured on the source and given to both its parts.
-    pub async fn gridfs<S: Probes>(&mut self, source: &mut S) -> Result<(), SourceError> {
+    pub(crate) async fn gridfs<S: Probes>(&mut self, source: &mut S) -> Result<(), SourceError> {
         use gridfs::{Part, Shape};
         let mut found: Vec<(usize, String, Part, Shape)> = Vec::new();
         for (i, c) in self.collections.iter_mut().enumerate() {
@@ -260,7 +260,7 @@ impl<'a> Run<'a> {
 
     /// Growth over time, against the last snapshot of each collection:
     /// growth across the kept sample was measured as each was read.
-    pub async fn growth<S: Documents + Probes>(
+    pub(crate) async fn growth<S: Documents + Probes>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -297,7 +297,7 @@ impl<'a> Run<'a> {
 
     /// References between the collections, and the copies of each
     /// checked against their source.
-    pub async fn relationships<S: Probes>(
+    pub(crate) async fn relationships<S: Probes>(
         &mut self,
         source: &mut S,
         control: &mut Control<'_>,
@@ -346,7 +346,7 @@ impl<'a> Run<'a> {
     /// The report's notes: the source's, the run's, and what keeping to
     /// the memory budget took (`kept_bytes` of documents, `shelf_peak` of
     /// profiles in memory, for `collections` collections).
-    pub fn notes<S: Documents>(
+    pub(crate) fn notes<S: Documents>(
         &mut self,
         source: &S,
         report: &mut Report,

@@ -19,7 +19,7 @@ pub struct Settings {
 impl Settings {
     /// Reads `--config`, else the default file when it exists. A file that
     /// cannot be read or holds a mistake stops the command with the reason.
-    pub fn read(c: &Common) -> Result<Settings, Fatal> {
+    pub(crate) fn read(c: &Common) -> Result<Settings, Fatal> {
         let Some(path) = crate::config::path(c.config.as_deref()) else {
             return Ok(Settings { file: None });
         };
@@ -31,7 +31,7 @@ impl Settings {
 
     /// The thresholds: `--rules`, else the file's profile, with the file's
     /// overrides.
-    pub fn thresholds(&self, c: &Common) -> Result<Thresholds, Fatal> {
+    pub(crate) fn thresholds(&self, c: &Common) -> Result<Thresholds, Fatal> {
         match &self.file {
             Some((path, config)) => Thresholds::from_section(
                 &config.rules,
@@ -48,7 +48,7 @@ impl Settings {
     /// The target as given, or the URI of the saved connection it names
     /// (`[connections.NAME]`) when it is neither a connection string nor an
     /// existing file or directory.
-    pub fn target(&self, c: &Common) -> Result<Option<String>, Fatal> {
+    pub(crate) fn target(&self, c: &Common) -> Result<Option<String>, Fatal> {
         let Some(given) = c.target.clone() else {
             return Ok(None);
         };
@@ -71,7 +71,7 @@ impl Settings {
     }
 
     /// The file and what it holds, for the explorer's keys and theme.
-    pub fn into_file(self) -> Option<(PathBuf, Config)> {
+    pub(crate) fn into_file(self) -> Option<(PathBuf, Config)> {
         self.file
     }
 }

@@ -7,7 +7,7 @@ use crate::report::{self, WriteError};
 
 /// Opens `output`, or standard output, buffered, when the report's first
 /// byte is due.
-pub fn open(output: Option<PathBuf>) -> report::Open {
+pub(crate) fn open(output: Option<PathBuf>) -> report::Open {
     Box::new(move || {
         Ok(match output {
             Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
@@ -18,7 +18,7 @@ pub fn open(output: Option<PathBuf>) -> report::Open {
 
 /// A report's failure to be written as the user is told it, to `output`
 /// or standard output.
-pub fn written(result: Result<(), WriteError>, output: Option<&Path>) -> Result<(), Fatal> {
+pub(crate) fn written(result: Result<(), WriteError>, output: Option<&Path>) -> Result<(), Fatal> {
     let e = match result {
         Ok(()) => return Ok(()),
         Err(WriteError::Spool(e)) => {
@@ -37,7 +37,7 @@ pub fn written(result: Result<(), WriteError>, output: Option<&Path>) -> Result<
 }
 
 /// Writes `text` to standard output.
-pub fn emit(text: &str) -> Result<(), Fatal> {
+pub(crate) fn emit(text: &str) -> Result<(), Fatal> {
     let result = report::write_to(open(None), |w| w.write_all(text.as_bytes()));
     written(result, None)
 }

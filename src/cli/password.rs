@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 
 /// Asks for a password on the terminal without echoing it.
-pub fn ask_password(shown: &str) -> Result<String, String> {
+pub(crate) fn ask_password(shown: &str) -> Result<String, String> {
     use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
     use ratatui::crossterm::terminal;
     if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {

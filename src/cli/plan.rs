@@ -8,7 +8,7 @@ use crate::i18n::Lang;
 use crate::source::{SampleMode, Selection};
 
 /// The plan of a run: what to read, how, and how to judge it.
-pub fn plan(c: &Common, settings: &Settings) -> Result<Plan, Fatal> {
+pub(crate) fn plan(c: &Common, settings: &Settings) -> Result<Plan, Fatal> {
     let mut plan = Plan::new(
         Selection {
             dbs: c.dbs.clone(),
@@ -36,13 +36,13 @@ pub fn plan(c: &Common, settings: &Settings) -> Result<Plan, Fatal> {
 
 /// `--workload profile`: the server's profiler, read by the run itself
 /// (a log file named `profile` is given as `./profile`).
-pub fn workload_from_profile(c: &Common) -> bool {
+pub(crate) fn workload_from_profile(c: &Common) -> bool {
     c.workload.as_deref() == Some(std::path::Path::new(crate::workload::profile::PROFILE))
 }
 
 /// The workload of `--workload LOG|DIR`, read before any target is
 /// opened (`profile` is read by the run, once connected).
-pub fn read_workload(c: &Common) -> Result<Option<crate::workload::Workload>, Fatal> {
+pub(crate) fn read_workload(c: &Common) -> Result<Option<crate::workload::Workload>, Fatal> {
     if workload_from_profile(c) {
         return Ok(None);
     }

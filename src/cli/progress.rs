@@ -6,7 +6,7 @@ use crate::audit::{self, Progress};
 use crate::report;
 
 /// Progress on stderr when it is a terminal: one line, rewritten in place.
-pub fn progress_printer() -> impl FnMut(&Progress<'_>) {
+pub(crate) fn progress_printer() -> impl FnMut(&Progress<'_>) {
     let tty = std::io::stderr().is_terminal();
     move |p: &Progress<'_>| {
         if !tty {

@@ -20,7 +20,7 @@ type JudgedOut<'a> = dyn FnMut(&Report, CollectionReport) + 'a;
 
 /// Opens the target and profiles what the plan selects; with `out`, each
 /// judged collection goes there as it comes, not into the report.
-pub async fn profile(
+pub(crate) async fn profile(
     c: &Common,
     workload: Option<Arc<crate::workload::Workload>>,
     mut out: Option<&mut JudgedOut<'_>>,
@@ -63,7 +63,7 @@ async fn run<S: Source>(
 }
 
 /// 1 when `worst` is at or above `fail_on`, else 0.
-pub fn exit_code(fail_on: FailOn, worst: Option<crate::rules::Severity>) -> ExitCode {
+pub(crate) fn exit_code(fail_on: FailOn, worst: Option<crate::rules::Severity>) -> ExitCode {
     let threshold = match fail_on {
         FailOn::Info => Some(crate::rules::Severity::Info),
         FailOn::Warning => Some(crate::rules::Severity::Warning),
@@ -81,7 +81,7 @@ pub fn exit_code(fail_on: FailOn, worst: Option<crate::rules::Severity>) -> Exit
 /// Each part of the target that could not be read, on stderr, one
 /// sentence each; true when there was one (then the exit code is 2, once
 /// the report is written).
-pub fn unreadable_parts(report: &Report) -> bool {
+pub(crate) fn unreadable_parts(report: &Report) -> bool {
     for e in &report.errors {
         eprintln!("docshape: {}", report::text::safe(&e.message));
     }

@@ -19,7 +19,7 @@ pub enum Binding {
 
 impl Binding {
     /// The keys as written.
-    pub fn keys(&self) -> Vec<&str> {
+    pub(crate) fn keys(&self) -> Vec<&str> {
         match self {
             Binding::One(k) => vec![k.as_str()],
             Binding::Many(ks) => ks.iter().map(String::as_str).collect(),

@@ -99,7 +99,7 @@ pub enum ConfigError {
 }
 
 /// Reads and parses a configuration file.
-pub fn load(path: &Path) -> Result<Config, ConfigError> {
+pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: shown.clone(),
@@ -109,13 +109,13 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 }
 
 /// Parses a configuration's text; `path` names it in errors.
-pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
+pub(crate) fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
     from_toml(text, path)
 }
 
 /// Reads a TOML text into a typed value. An error says where: the line, the
 /// column and the table, with toml's own words (which name the key).
-pub fn from_toml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, ConfigError> {
+pub(crate) fn from_toml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, ConfigError> {
     toml::from_str(text).map_err(|e| {
         let at = e.span().map_or(0, |s| s.start);
         let (line, column) = line_column(text, at);
@@ -195,13 +195,13 @@ fn floor(text: &str, i: usize) -> usize {
 
 /// The configuration file docshape reads when `--config` is not given:
 /// `$XDG_CONFIG_HOME/docshape/docshape.toml` (or `~/.config/…`), if present.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     let p = crate::paths::config_dir()?.join("docshape.toml");
     p.is_file().then_some(p)
 }
 
 /// The file to read: the one given (`--config`), else [`default_path`].
-pub fn path(given: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn path(given: Option<&Path>) -> Option<PathBuf> {
     given.map(Path::to_path_buf).or_else(default_path)
 }
 

@@ -46,7 +46,7 @@ macro_rules! slots {
             pub const SLOTS: &'static [&'static str] = &[$($name),*];
 
             /// The slots this theme sets, with their values.
-            pub fn set(&self) -> Vec<(&'static str, &str)> {
+            pub(crate) fn set(&self) -> Vec<(&'static str, &str)> {
                 let mut out = Vec::new();
                 $(
                     if let Some(v) = &self.$field {
@@ -57,7 +57,7 @@ macro_rules! slots {
             }
 
             /// These colours with `over`'s wherever it sets one.
-            pub fn overlay(&mut self, over: Colors) {
+            pub(crate) fn overlay(&mut self, over: Colors) {
                 $(
                     if over.$field.is_some() {
                         self.$field = over.$field;

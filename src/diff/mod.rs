@@ -105,7 +105,7 @@ impl Kind {
         Kind::FindingResolved,
     ];
 
-    pub fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         crate::report::plain(&self)
     }
 }
@@ -117,7 +117,7 @@ pub struct NotAReport(pub String);
 
 /// Checks that `v` is a docshape JSON report (an object with `docshape`
 /// and a `collections` array).
-pub fn check(v: &Value) -> Result<(), NotAReport> {
+pub(crate) fn check(v: &Value) -> Result<(), NotAReport> {
     let ok = v.get("docshape").is_some_and(Value::is_string)
         && v.get("collections").is_some_and(Value::is_array);
     if ok {
@@ -132,7 +132,7 @@ pub fn check(v: &Value) -> Result<(), NotAReport> {
 /// Keeps of report `r` what `selection` selects: its collections, the
 /// references from them, and the deployment-wide findings about a
 /// selected database or collection.
-pub fn select(r: &mut Value, selection: &crate::source::select::Selection) {
+pub(crate) fn select(r: &mut Value, selection: &crate::source::select::Selection) {
     let wants = |ns: &str| match ns.split_once('.') {
         Some((db, coll)) => selection.wants(db, coll),
         None => selection.wants_db(ns),
@@ -169,7 +169,7 @@ struct Candidate {
 }
 
 /// Compares report `b` (before) with report `a` (after).
-pub fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> Diff {
+pub(crate) fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> Diff {
     let mut sure = Vec::new();
     let mut tested = Vec::new();
     let bc = collections(b);
@@ -231,7 +231,7 @@ pub fn compare(before_label: &str, b: &Value, after_label: &str, a: &Value) -> D
 
 impl Diff {
     /// The worst change's severity.
-    pub fn worst(&self) -> Option<Severity> {
+    pub(crate) fn worst(&self) -> Option<Severity> {
         self.changes.iter().map(|c| c.severity).max()
     }
 }

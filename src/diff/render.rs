@@ -22,7 +22,7 @@ pub enum DiffFormat {
     Sarif,
 }
 
-pub fn render(d: &Diff, format: DiffFormat) -> String {
+pub(crate) fn render(d: &Diff, format: DiffFormat) -> String {
     match format {
         DiffFormat::Text => text(d),
         DiffFormat::Json => {

@@ -30,7 +30,7 @@ pub struct Share {
 }
 
 impl Share {
-    pub fn rate(self) -> f64 {
+    pub(crate) fn rate(self) -> f64 {
         if self.n == 0 {
             0.0
         } else {
@@ -40,7 +40,7 @@ impl Share {
 }
 
 /// The two-sided p-value of "`a` and `b` are the same proportion".
-pub fn p_value(a: Share, b: Share) -> f64 {
+pub(crate) fn p_value(a: Share, b: Share) -> f64 {
     if a.n == 0 || b.n == 0 {
         return 1.0;
     }
@@ -114,7 +114,7 @@ fn aligned(a: &[[u64; 3]], b: &[[u64; 3]]) -> Vec<(u64, u64)> {
 /// bins (a Kolmogorov–Smirnov distance on the bins): 0 for the same
 /// distribution, 1 when every value of one side lies below every value of
 /// the other. Read as the share of values that moved past some size.
-pub fn distance(a: Binned, b: Binned) -> f64 {
+pub(crate) fn distance(a: Binned, b: Binned) -> f64 {
     let cells = aligned(a.bins, b.bins);
     let (na, nb) = totals(&cells);
     if na == 0 || nb == 0 {
@@ -140,7 +140,7 @@ fn totals(cells: &[(u64, u64)]) -> (u64, u64) {
 /// expects at least 5 values on each sampled side. Two whole sides differ
 /// whenever their shares do; a sample holding a bin the whole side has
 /// nothing in differs for certain.
-pub fn distribution_p_value(a: Binned, b: Binned) -> f64 {
+pub(crate) fn distribution_p_value(a: Binned, b: Binned) -> f64 {
     let cells = aligned(a.bins, b.bins);
     let (na, nb) = totals(&cells);
     if na == 0 || nb == 0 {
@@ -232,7 +232,7 @@ fn close(pools: &mut Vec<(f64, f64)>, open: (f64, f64)) {
 }
 
 /// P(X ≥ x) for a chi-square X with `df` degrees of freedom; 1 with none.
-pub fn chi_square_tail(x: f64, df: usize) -> f64 {
+pub(crate) fn chi_square_tail(x: f64, df: usize) -> f64 {
     if df == 0 || !x.is_finite() || x <= 0.0 {
         return if x.is_infinite() && df > 0 { 0.0 } else { 1.0 };
     }

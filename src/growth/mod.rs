@@ -137,7 +137,7 @@ impl Reason {
 impl Growth {
     /// The measurement in a few words, with its strength: how many
     /// documents, over what window or ages, and how strongly.
-    pub fn strength(&self, lang: Lang) -> String {
+    pub(crate) fn strength(&self, lang: Lang) -> String {
         if let Some(w) = &self.within {
             let (en, zh) = span_days(w.span_days);
             let clock = self.age_from.as_deref().unwrap_or("");
@@ -193,7 +193,7 @@ impl Growth {
 
     /// Why this measurement decides over the other one, in a sentence; `None`
     /// when only one method measured the path.
-    pub fn decision_text(&self, lang: Lang) -> Option<String> {
+    pub(crate) fn decision_text(&self, lang: Lang) -> Option<String> {
         let d = self.decision.as_deref()?;
         let expected = decimal(d.expected_elements);
         let why = match d.reason {
@@ -269,7 +269,7 @@ impl Growth {
     /// Growth the rule catalogue treats as real: enough documents (or,
     /// inside one document, enough dated elements), a rank correlation of
     /// at least `min_corr`, and a positive pace.
-    pub fn is_significant(&self, min_corr: f64) -> bool {
+    pub(crate) fn is_significant(&self, min_corr: f64) -> bool {
         let enough = match &self.within {
             Some(w) => w.elements >= MIN_DATED_ELEMENTS,
             None => self.n as usize >= MIN_DOCS,
@@ -287,13 +287,13 @@ pub enum AgeSource {
 
 /// Chooses the age source: `_id` when it is an ObjectId in nearly every
 /// document, else the top-level date field present in ≥ 95 % of them.
-pub fn age_source(profile: &Profile) -> Option<AgeSource> {
+pub(crate) fn age_source(profile: &Profile) -> Option<AgeSource> {
     age_source_of(&profile.fields, profile.sampled)
 }
 
 /// [`age_source`], from a profile's paths and its sample size (a report
 /// holds its paths apart from its profile).
-pub fn age_source_of(fields: &[FieldProfile], sampled: u64) -> Option<AgeSource> {
+pub(crate) fn age_source_of(fields: &[FieldProfile], sampled: u64) -> Option<AgeSource> {
     let n = sampled.max(1) as f64;
     let is_top = |f: &&FieldProfile| f.depth == 0;
     if let Some(id) = fields.iter().filter(is_top).find(|f| f.path == "_id") {
@@ -310,7 +310,7 @@ pub fn age_source_of(fields: &[FieldProfile], sampled: u64) -> Option<AgeSource>
 }
 
 /// Seconds since the epoch at which a document was created, per the source.
-pub fn birth(doc: &[u8], src: &AgeSource) -> Option<f64> {
+pub(crate) fn birth(doc: &[u8], src: &AgeSource) -> Option<f64> {
     match src {
         AgeSource::ObjectId => {
             let id = extract::top(doc, "_id")?;
@@ -335,7 +335,7 @@ pub fn cross_section(profile: &Profile, docs: &[Vec<u8>]) -> Vec<(String, Growth
 /// [`cross_section`], forecasting from a largest document of `largest`
 /// bytes (measured over the whole collection, it may be larger than any
 /// the profile saw).
-pub fn cross_section_from(
+pub(crate) fn cross_section_from(
     profile: &Profile,
     docs: &[Vec<u8>],
     largest: u64,
@@ -381,7 +381,7 @@ pub fn cross_section_from(
 /// cross-section where it shows growth at `min_corr`, else growth inside
 /// one document read off its elements' dates, with the cross-section set
 /// aside in its decision.
-pub fn measure(profile: &Profile, docs: &[Vec<u8>], largest: u64, min_corr: f64) -> ByPath {
+pub(crate) fn measure(profile: &Profile, docs: &[Vec<u8>], largest: u64, min_corr: f64) -> ByPath {
     let mut out: ByPath = cross_section_from(profile, docs, largest)
         .into_iter()
         .collect();
@@ -521,7 +521,11 @@ fn doc_pace(
 /// (appends come in order), `n` the documents whose dated elements could
 /// be measured. Elements dated before their document was created are
 /// copies of older records, not appends: such documents are not measured.
-pub fn element_dates(profile: &Profile, docs: &[Vec<u8>], largest: u64) -> Vec<(String, Growth)> {
+pub(crate) fn element_dates(
+    profile: &Profile,
+    docs: &[Vec<u8>],
+    largest: u64,
+) -> Vec<(String, Growth)> {
     let largest = largest.max(profile.doc_sizes.max()) as f64;
     let births = age_source(profile).map(|src| Births::of(docs, &src));
     let mut out = Vec::new();
@@ -571,7 +575,7 @@ pub fn element_dates(profile: &Profile, docs: &[Vec<u8>], largest: u64) -> Vec<(
 
 /// Whether the cross-section measures path `f`: an array not itself
 /// inside an array.
-pub fn grows(f: &FieldProfile) -> bool {
+pub(crate) fn grows(f: &FieldProfile) -> bool {
     f.array.is_some() && !f.segments.contains(&Seg::Elem)
 }
 
@@ -583,7 +587,7 @@ pub struct Births {
 }
 
 impl Births {
-    pub fn of(docs: &[Vec<u8>], src: &AgeSource) -> Births {
+    pub(crate) fn of(docs: &[Vec<u8>], src: &AgeSource) -> Births {
         let births: Vec<Option<f64>> = docs.iter().map(|d| birth(d, src)).collect();
         let newest = births.iter().flatten().copied().fold(f64::MIN, f64::max);
         Births { births, newest }
@@ -592,7 +596,7 @@ impl Births {
     /// The age in days (from the newest document) and the length of array
     /// path `f` in each document of `docs` (the documents the births were
     /// taken of) that has both: the points the fitted slope rests on.
-    pub fn lengths(&self, docs: &[Vec<u8>], f: &FieldProfile) -> (Vec<f64>, Vec<f64>) {
+    pub(crate) fn lengths(&self, docs: &[Vec<u8>], f: &FieldProfile) -> (Vec<f64>, Vec<f64>) {
         let mut ages = Vec::new();
         let mut lens = Vec::new();
         for (doc, b) in docs.iter().zip(&self.births) {
@@ -620,7 +624,7 @@ pub const MIN_REFUTING_ELEMENTS: f64 = 3.0;
 /// Chooses between the cross-section (`cross`) and the snapshot (`snap`) of
 /// one array path: the measurement with the evidence decides, and keeps the
 /// other, with the reason, in its `decision`. Either alone decides alone.
-pub fn decide(cross: Option<Growth>, snap: Option<Growth>, min_corr: f64) -> Option<Growth> {
+pub(crate) fn decide(cross: Option<Growth>, snap: Option<Growth>, min_corr: f64) -> Option<Growth> {
     let (cross, snap) = match (cross, snap) {
         (Some(c), Some(s)) => (c, s),
         (c, s) => return c.or(s),
@@ -671,7 +675,7 @@ pub fn decide(cross: Option<Growth>, snap: Option<Growth>, min_corr: f64) -> Opt
 }
 
 /// Average bytes one element of the array at `f` takes, from the profile.
-pub fn bytes_per_element(profile: &Profile, f: &FieldProfile) -> f64 {
+pub(crate) fn bytes_per_element(profile: &Profile, f: &FieldProfile) -> f64 {
     let elem_path = format!("{}[]", f.path);
     match profile.fields.iter().find(|e| e.path == elem_path) {
         Some(e) if e.values > 0 => e.bytes_avg * profile.sampled as f64 / e.values as f64,
@@ -681,7 +685,7 @@ pub fn bytes_per_element(profile: &Profile, f: &FieldProfile) -> f64 {
 
 /// Days until a document of `size` bytes passes 16 MiB when it gains
 /// `per_day` elements of `bytes_per_element` bytes a day.
-pub fn days_to_limit(size: f64, per_day: f64, bytes_per_element: f64) -> Option<f64> {
+pub(crate) fn days_to_limit(size: f64, per_day: f64, bytes_per_element: f64) -> Option<f64> {
     let pace = per_day * bytes_per_element;
     if pace <= 0.0 || !pace.is_finite() {
         return None;
@@ -717,7 +721,7 @@ fn ranks(xs: &[f64]) -> Vec<f64> {
 
 /// Spearman's rank correlation (Pearson's on ranks, so ties are handled);
 /// 0 when either side is constant.
-pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
+pub(crate) fn spearman(x: &[f64], y: &[f64]) -> f64 {
     if x.len() != y.len() || x.len() < 2 {
         return 0.0;
     }
@@ -743,7 +747,7 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
 
 /// The Theil–Sen line's intercept for `slope`: the median of `y − slope·x`
 /// (0 with no points).
-pub fn intercept(x: &[f64], y: &[f64], slope: f64) -> f64 {
+pub(crate) fn intercept(x: &[f64], y: &[f64], slope: f64) -> f64 {
     let mut offsets: Vec<f64> = x
         .iter()
         .zip(y)
@@ -762,7 +766,7 @@ pub fn intercept(x: &[f64], y: &[f64], slope: f64) -> f64 {
 /// Pairs with (nearly) equal x are skipped. Large inputs use a fixed,
 /// evenly strided subset of pairs.
 #[allow(clippy::many_single_char_names)]
-pub fn theil_sen(x: &[f64], y: &[f64]) -> f64 {
+pub(crate) fn theil_sen(x: &[f64], y: &[f64]) -> f64 {
     let n = x.len().min(y.len());
     let total = n * n.saturating_sub(1) / 2;
     let stride = (total / MAX_SLOPE_PAIRS).max(1);

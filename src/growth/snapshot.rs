@@ -37,19 +37,19 @@ pub struct SnapDoc {
 
 /// Where snapshots live: `$XDG_STATE_HOME/docshape/snapshots`, else
 /// `~/.local/state/docshape/snapshots`.
-pub fn dir() -> Option<PathBuf> {
+pub(crate) fn dir() -> Option<PathBuf> {
     Some(crate::paths::state_dir()?.join("snapshots"))
 }
 
 /// The snapshot file of one collection of one (password-masked) target.
-pub fn file_for(dir: &Path, target_label: &str, namespace: &str) -> PathBuf {
+pub(crate) fn file_for(dir: &Path, target_label: &str, namespace: &str) -> PathBuf {
     let key = format!("{target_label}\u{0}{namespace}");
     let h = crate::profile::sketch::hash_bytes(0xD0C5_4A9E, key.as_bytes());
     dir.join(format!("{h:016x}.json"))
 }
 
 /// The array paths a snapshot follows: arrays not nested in arrays.
-pub fn tracked_paths(profile: &Profile) -> Vec<(String, Vec<Seg>)> {
+pub(crate) fn tracked_paths(profile: &Profile) -> Vec<(String, Vec<Seg>)> {
     profile
         .fields
         .iter()
@@ -59,7 +59,7 @@ pub fn tracked_paths(profile: &Profile) -> Vec<(String, Vec<Seg>)> {
 }
 
 /// Array lengths of one document at the tracked paths.
-pub fn lengths_of(doc: &[u8], segs: &[Vec<Seg>]) -> Vec<Option<u64>> {
+pub(crate) fn lengths_of(doc: &[u8], segs: &[Vec<Seg>]) -> Vec<Option<u64>> {
     segs.iter()
         .map(|s| extract::values(doc, s).first().and_then(extract::array_len))
         .collect()
@@ -67,7 +67,7 @@ pub fn lengths_of(doc: &[u8], segs: &[Vec<Seg>]) -> Vec<Option<u64>> {
 
 /// Takes a snapshot from the kept documents; `sizes` holds each one's
 /// size as read (a kept document may be cut), its own length where absent.
-pub fn take(
+pub(crate) fn take(
     namespace: &str,
     profile: &Profile,
     docs: &[Vec<u8>],
@@ -105,7 +105,7 @@ pub fn take(
 
 /// Compares an old snapshot with the same documents re-read now (`now`
 /// holds, per id found again, its size and lengths at `old.paths`).
-pub fn compare(
+pub(crate) fn compare(
     old: &Snapshot,
     now: &[SnapDoc],
     now_secs: f64,
@@ -161,13 +161,13 @@ pub fn compare(
 }
 
 /// Reads a snapshot, if one exists and is readable.
-pub fn load(path: &Path) -> Option<Snapshot> {
+pub(crate) fn load(path: &Path) -> Option<Snapshot> {
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
 }
 
 /// Writes a snapshot readable by the user only.
-pub fn save(path: &Path, snap: &Snapshot) -> std::io::Result<()> {
+pub(crate) fn save(path: &Path, snap: &Snapshot) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         create_private_dir(parent)?;
     }

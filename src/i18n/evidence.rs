@@ -257,7 +257,7 @@ const ZH: &[(&str, &str)] = &[
 
 /// The key `key` as a reader of `lang` reads it: English keeps the report's
 /// key; Chinese gets its name, or the key where none is known.
-pub fn key(key: &str, lang: Lang) -> &str {
+pub(crate) fn key(key: &str, lang: Lang) -> &str {
     match lang {
         Lang::En => key,
         Lang::Zh => ZH
@@ -318,7 +318,7 @@ const WORDS: &[(&str, &str, &str)] = &[
 
 /// The value of an evidence key as a reader of `lang` reads it, where the
 /// value is one of docshape's words (`scope`: `collection` or `sample`).
-pub fn value(k: &str, v: &str, lang: Lang) -> Option<&'static str> {
+pub(crate) fn value(k: &str, v: &str, lang: Lang) -> Option<&'static str> {
     match lang {
         Lang::Zh => WORDS
             .iter()
@@ -331,7 +331,7 @@ pub fn value(k: &str, v: &str, lang: Lang) -> Option<&'static str> {
 /// A string below `parent` as a reader of `lang` reads it, when it is one
 /// of docshape's words under one of docshape's own objects (never a
 /// user's value below a user's field).
-pub fn nested_value(parent: &str, k: &str, v: &str, lang: Lang) -> Option<String> {
+pub(crate) fn nested_value(parent: &str, k: &str, v: &str, lang: Lang) -> Option<String> {
     STRUCTURE
         .contains(&parent)
         .then(|| value(k, v, lang))
@@ -341,7 +341,7 @@ pub fn nested_value(parent: &str, k: &str, v: &str, lang: Lang) -> Option<String
 
 /// One of docshape's words (see [`value`]) as a reader of `lang` reads it:
 /// itself when it has no translation.
-pub fn word(k: &str, v: &str, lang: Lang) -> String {
+pub(crate) fn word(k: &str, v: &str, lang: Lang) -> String {
     value(k, v, lang).map_or_else(|| v.to_owned(), str::to_owned)
 }
 
@@ -379,7 +379,7 @@ const STRUCTURE: &[&str] = &[
 /// A key nested in the evidence object `parent`, as a reader of `lang`
 /// reads it: translated where `parent` is docshape's own structure, as it
 /// is where it is a user's document.
-pub fn nested(parent: &str, k: &str, lang: Lang) -> String {
+pub(crate) fn nested(parent: &str, k: &str, lang: Lang) -> String {
     if STRUCTURE.contains(&parent) {
         key(k, lang).to_owned()
     } else {
@@ -389,7 +389,7 @@ pub fn nested(parent: &str, k: &str, lang: Lang) -> String {
 
 /// An evidence or effect value as a reader of `lang` reads it: docshape's
 /// keys and words in that language, units as the keys say.
-pub fn shown(k: &str, v: &serde_json::Value, lang: Lang) -> String {
+pub(crate) fn shown(k: &str, v: &serde_json::Value, lang: Lang) -> String {
     crate::fmt::evidence_named(
         k,
         v,
@@ -400,7 +400,7 @@ pub fn shown(k: &str, v: &serde_json::Value, lang: Lang) -> String {
 
 /// An evidence entry's value as [`shown`], or, for a word of docshape's
 /// own (a pattern, a method), that word in `lang`.
-pub fn shown_entry(k: &str, v: &serde_json::Value, lang: Lang) -> String {
+pub(crate) fn shown_entry(k: &str, v: &serde_json::Value, lang: Lang) -> String {
     match v.as_str().and_then(|t| value(k, t, lang)) {
         Some(word) => word.to_owned(),
         None => shown(k, v, lang),

@@ -16,7 +16,7 @@ pub enum Lang {
 
 impl Lang {
     /// From `LC_ALL`, `LC_MESSAGES` or `LANG`: Chinese for `zh*`, else English.
-    pub fn from_env() -> Lang {
+    pub(crate) fn from_env() -> Lang {
         for var in ["LC_ALL", "LC_MESSAGES", "LANG"] {
             if let Ok(v) = std::env::var(var) {
                 if v.is_empty() {
@@ -49,14 +49,14 @@ pub struct Text {
 }
 
 impl Text {
-    pub fn new(en: impl Into<String>, zh: impl Into<String>) -> Text {
+    pub(crate) fn new(en: impl Into<String>, zh: impl Into<String>) -> Text {
         Text {
             en: en.into(),
             zh: zh.into(),
         }
     }
 
-    pub fn get(&self, lang: Lang) -> &str {
+    pub(crate) fn get(&self, lang: Lang) -> &str {
         match lang {
             Lang::En => &self.en,
             Lang::Zh => &self.zh,
@@ -102,7 +102,7 @@ const IE_NOUNS: [&str; 16] = [
 /// `categories` → `category`, `statuses` → `status`, `series` → `series`).
 /// One singulariser for every place docshape names one document of a
 /// collection or reads a field's name as the collection it points to.
-pub fn singular(name: &str) -> String {
+pub(crate) fn singular(name: &str) -> String {
     let mut start = 0;
     let mut prev: Option<char> = None;
     for (i, c) in name.char_indices() {

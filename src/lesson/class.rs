@@ -41,14 +41,14 @@ pub struct Row {
 
 impl Row {
     /// Exercises whose data sets the student has.
-    pub fn seeded(&self) -> usize {
+    pub(crate) fn seeded(&self) -> usize {
         self.cells
             .as_ref()
             .map_or(0, |c| c.iter().filter(|c| **c != Cell::Missing).count())
     }
 
     /// Exercises passed.
-    pub fn passed(&self) -> usize {
+    pub(crate) fn passed(&self) -> usize {
         self.cells
             .as_ref()
             .map_or(0, |c| c.iter().filter(|c| **c == Cell::Pass).count())
@@ -64,7 +64,7 @@ pub struct Board {
 /// The student prefixes among database names `dbs`: every non-empty
 /// prefix matching `pattern` (`*` globs) under which at least
 /// [`MIN_DATASETS`] of the data sets `seed` writes are, sorted.
-pub fn prefixes(dbs: &[String], pattern: &str) -> Vec<String> {
+pub(crate) fn prefixes(dbs: &[String], pattern: &str) -> Vec<String> {
     let sets = crate::seed::datasets::NAMES;
     let mut found = std::collections::BTreeMap::<&str, usize>::new();
     for db in dbs {
@@ -84,7 +84,7 @@ pub fn prefixes(dbs: &[String], pattern: &str) -> Vec<String> {
 }
 
 /// Every exercise, in the order of the lessons.
-pub fn all_exercises() -> Vec<&'static Exercise> {
+pub(crate) fn all_exercises() -> Vec<&'static Exercise> {
     super::LESSONS
         .iter()
         .flat_map(|l| exercises::of(l.name))
@@ -93,7 +93,7 @@ pub fn all_exercises() -> Vec<&'static Exercise> {
 
 /// Checks `exercises` for every student prefix matching `pattern` on the
 /// server at `uri`. Only reads.
-pub async fn board(
+pub(crate) async fn board(
     uri: &str,
     pattern: &str,
     exercises: Vec<&'static Exercise>,
@@ -156,7 +156,7 @@ async fn board_of(
 
 /// The students among `dbs` (database names) with a copy of one of
 /// `lesson`'s exercises' data sets.
-pub fn students_of(lesson: &str, dbs: &[String]) -> Vec<String> {
+pub(crate) fn students_of(lesson: &str, dbs: &[String]) -> Vec<String> {
     let sets: Vec<&str> = exercises::of(lesson)
         .iter()
         .flat_map(|e| e.datasets.iter().copied())
@@ -171,7 +171,7 @@ pub fn students_of(lesson: &str, dbs: &[String]) -> Vec<String> {
 /// (prefixes, found by [`students_of`]), as the explorer's Learn tab shows
 /// them: the student's own verdicts, evidence and hints for one student;
 /// the lesson's board for several. Only reads.
-pub async fn check_lesson(
+pub(crate) async fn check_lesson(
     uri: &str,
     lesson: &str,
     students: &[String],
@@ -214,7 +214,7 @@ pub async fn check_lesson(
 }
 
 /// A cell as drawn.
-pub fn mark(c: &Cell) -> &'static str {
+pub(crate) fn mark(c: &Cell) -> &'static str {
     match c {
         Cell::Pass => "✓",
         Cell::Fail => "✗",
@@ -230,7 +230,7 @@ fn counted(n: usize, one: &str, many: &str) -> String {
 /// The board as text: a numbered column per exercise (named below the
 /// table), a row per student with how many of the exercises on the data
 /// sets they have passed.
-pub fn render(b: &Board, target: &str, lang: Lang) -> String {
+pub(crate) fn render(b: &Board, target: &str, lang: Lang) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -40,7 +40,7 @@ impl Lesson {
     }
 }
 
-pub fn find(name: &str) -> Option<&'static Lesson> {
+pub(crate) fn find(name: &str) -> Option<&'static Lesson> {
     LESSONS.iter().find(|l| l.name == name)
 }
 
@@ -74,7 +74,7 @@ fn variant(c: &CollectionReport) -> Option<&'static str> {
 }
 
 /// Renders a lesson with the numbers of `reports` (one per data set).
-pub fn render(lesson: &Lesson, reports: &[(String, Report)], lang: Lang) -> String {
+pub(crate) fn render(lesson: &Lesson, reports: &[(String, Report)], lang: Lang) -> String {
     let mut out = String::new();
     let title = lesson.title(lang);
     let _ = writeln!(
@@ -345,7 +345,7 @@ fn shape_line(s: &crate::workload::Shape, lang: Lang) -> String {
 
 /// Wraps text to `width` columns (East Asian characters count two),
 /// paragraphs (blank lines) kept.
-pub fn wrap(text: &str, width: usize) -> String {
+pub(crate) fn wrap(text: &str, width: usize) -> String {
     crate::fmt::wrap(text, width).join("\n")
 }
 
@@ -405,7 +405,7 @@ pub async fn measure(
 
 /// The bundled workload (`sample-data/workload/mongod.log`), its databases
 /// renamed `<prefix><dataset>` for a seeded server.
-pub fn bundled_workload(
+pub(crate) fn bundled_workload(
     prefix: Option<&str>,
 ) -> Result<crate::workload::Workload, crate::source::SourceError> {
     let path = crate::target::sample_data_dir().join(crate::seed::workload::LOG_PATH);

@@ -8,7 +8,7 @@ use super::Seg;
 
 /// Calls `each` with every element found at `segs` in the document `doc`.
 /// Missing steps yield nothing; malformed bytes end the walk quietly.
-pub fn visit<'a>(doc: &'a [u8], segs: &[Seg], each: &mut dyn FnMut(&Element<'a>)) {
+pub(crate) fn visit<'a>(doc: &'a [u8], segs: &[Seg], each: &mut dyn FnMut(&Element<'a>)) {
     walk(doc, false, segs, each);
 }
 
@@ -43,7 +43,7 @@ fn walk<'a>(body: &'a [u8], is_array: bool, segs: &[Seg], each: &mut dyn FnMut(&
 /// Calls `each` with every value a query on the dotted `keys` would compare
 /// against: arrays are traversed implicitly at every step, and an array at
 /// the end yields its elements (as MongoDB's `$in` matches them).
-pub fn query_visit<'a>(doc: &'a [u8], keys: &[&str], each: &mut dyn FnMut(&Element<'a>)) {
+pub(crate) fn query_visit<'a>(doc: &'a [u8], keys: &[&str], each: &mut dyn FnMut(&Element<'a>)) {
     let Some((first, rest)) = keys.split_first() else {
         return;
     };
@@ -88,7 +88,7 @@ fn descend<'a>(el: &Element<'a>, rest: &[&str], each: &mut dyn FnMut(&Element<'a
 /// `{path: {$ne: null}}` matches it: arrays are traversed at every step, a
 /// numeric step also names an array position (`a.0.b`), and an array (even
 /// an empty one) is a value.
-pub fn has_value(doc: &[u8], keys: &[&str]) -> bool {
+pub(crate) fn has_value(doc: &[u8], keys: &[&str]) -> bool {
     let Some((first, rest)) = keys.split_first() else {
         return false;
     };
@@ -128,7 +128,7 @@ pub fn values<'a>(doc: &'a [u8], segs: &[Seg]) -> Vec<Element<'a>> {
 }
 
 /// The first top-level element named `key`.
-pub fn top<'a>(doc: &'a [u8], key: &str) -> Option<Element<'a>> {
+pub(crate) fn top<'a>(doc: &'a [u8], key: &str) -> Option<Element<'a>> {
     raw::elements(doc)
         .ok()?
         .filter_map(Result::ok)
@@ -136,7 +136,7 @@ pub fn top<'a>(doc: &'a [u8], key: &str) -> Option<Element<'a>> {
 }
 
 /// Number of elements of an array value.
-pub fn array_len(el: &Element<'_>) -> Option<u64> {
+pub(crate) fn array_len(el: &Element<'_>) -> Option<u64> {
     (el.ty == BsonType::Array).then(|| raw::elements(el.value).map_or(0, Iterator::count) as u64)
 }
 
@@ -173,7 +173,7 @@ pub struct Weighed {
 impl Weighed {
     /// `doc` measured path by path; malformed bytes end the walk where they
     /// start.
-    pub fn of(doc: &[u8]) -> Weighed {
+    pub(crate) fn of(doc: &[u8]) -> Weighed {
         let mut at: HashMap<Vec<Seg>, usize> = HashMap::new();
         let mut paths = Vec::new();
         weigh(doc, false, &mut Vec::new(), &mut at, &mut paths);
@@ -199,7 +199,7 @@ impl Weighed {
 
     /// What it carries at `segs` (nothing when it holds no such path, or
     /// one lighter than 1 % of it).
-    pub fn at(&self, segs: &[Seg]) -> PathWeight {
+    pub(crate) fn at(&self, segs: &[Seg]) -> PathWeight {
         self.paths
             .iter()
             .find(|(p, _)| p.as_slice() == segs)

@@ -37,12 +37,12 @@ pub struct IdSketch {
 
 /// A field path's hash, for sets of paths (a collection's shape) that
 /// compare without holding the names.
-pub fn path_hash(path: &str) -> u64 {
+pub(crate) fn path_hash(path: &str) -> u64 {
     hash_bytes(0x5a4e_5e7d, path.as_bytes())
 }
 
 /// A collection's shape: the sorted hashes of its field paths.
-pub fn shape_of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<u64> {
+pub(crate) fn shape_of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<u64> {
     let mut v: Vec<u64> = paths.into_iter().map(path_hash).collect();
     v.sort_unstable();
     v.dedup();
@@ -50,7 +50,7 @@ pub fn shape_of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<u64> {
 }
 
 impl IdSketcher {
-    pub fn new(k: usize) -> IdSketcher {
+    pub(crate) fn new(k: usize) -> IdSketcher {
         IdSketcher {
             k: k.max(1),
             heap: BinaryHeap::new(),
@@ -60,7 +60,7 @@ impl IdSketcher {
     }
 
     /// Adds one raw BSON document; one without an `_id` is left out.
-    pub fn add(&mut self, doc: &[u8]) {
+    pub(crate) fn add(&mut self, doc: &[u8]) {
         let Ok(raw) = bson::RawDocument::from_bytes(doc) else {
             return;
         };
@@ -82,7 +82,7 @@ impl IdSketcher {
         }
     }
 
-    pub fn finish(self) -> IdSketch {
+    pub(crate) fn finish(self) -> IdSketch {
         let mut entries = self.heap.into_vec();
         entries.sort_unstable();
         entries.dedup_by_key(|e| e.0);
@@ -142,13 +142,13 @@ fn value_len(ty: u8, b: &[u8]) -> Option<usize> {
 
 impl IdSketch {
     /// Whether it holds every document read.
-    pub fn holds_all(&self) -> bool {
+    pub(crate) fn holds_all(&self) -> bool {
         self.read as usize <= self.k && self.entries.len() as u64 == self.read
     }
 
     /// `(shared, same)`: entries of `self` whose `_id` hash `other` holds
     /// too, and of those, the ones whose document hash is equal as well.
-    pub fn shared_with(&self, other: &IdSketch) -> (u64, u64) {
+    pub(crate) fn shared_with(&self, other: &IdSketch) -> (u64, u64) {
         let (mut i, mut j, mut shared, mut same) = (0, 0, 0, 0);
         while i < self.entries.len() && j < other.entries.len() {
             let (a, b) = (self.entries[i], other.entries[j]);
@@ -167,7 +167,7 @@ impl IdSketch {
     }
 
     /// Whether every `_id` read is unique by construction.
-    pub fn ids_unique_by_kind(&self) -> bool {
+    pub(crate) fn ids_unique_by_kind(&self) -> bool {
         self.read > 0 && self.unique_kind == self.read
     }
 }

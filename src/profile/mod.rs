@@ -215,7 +215,7 @@ impl Profiler {
     /// split between several profilers; numbers must increase. Profilers
     /// fed disjoint parts of a stream merge into exactly the profile of the
     /// whole stream (as long as the path cap is not reached).
-    pub fn add_numbered(&mut self, doc: &[u8], no: u64) -> Result<(), RawError> {
+    pub(crate) fn add_numbered(&mut self, doc: &[u8], no: u64) -> Result<(), RawError> {
         debug_assert!(no > self.doc_no, "document numbers increase");
         self.doc_no = no;
         self.ord = 0;
@@ -386,7 +386,7 @@ impl Profiler {
 
     /// Merges another profiler's accumulators into this one. Counts, types,
     /// bytes, histograms and sketches merge exactly; the path cap still holds.
-    pub fn merge(&mut self, other: &Profiler) {
+    pub(crate) fn merge(&mut self, other: &Profiler) {
         self.docs += other.docs;
         self.doc_no = self.doc_no.max(other.doc_no);
         self.sizes.merge(&other.sizes);
@@ -594,7 +594,7 @@ fn depth_of(body: &[u8], depth: u32) -> u32 {
 
 /// Checks the framing of a document and all its sub-documents, as
 /// `Profiler::add` does before counting anything of it.
-pub fn check(doc: &[u8]) -> Result<(), RawError> {
+pub(crate) fn check(doc: &[u8]) -> Result<(), RawError> {
     validate(doc, 0)
 }
 
@@ -626,7 +626,7 @@ pub struct Profile {
 }
 
 /// Decodes the value of one raw element.
-pub fn value_of(el: &Element<'_>) -> Option<bson::Bson> {
+pub(crate) fn value_of(el: &Element<'_>) -> Option<bson::Bson> {
     value::to_bson(el.ty, el.value)
 }
 
@@ -638,7 +638,7 @@ pub enum Seg {
 }
 
 /// Renders steps in the contract's notation (`a.b`, `items[].sku`).
-pub fn render_path(segs: &[Seg]) -> String {
+pub(crate) fn render_path(segs: &[Seg]) -> String {
     let mut out = String::new();
     for s in segs {
         match s {
@@ -656,7 +656,7 @@ pub fn render_path(segs: &[Seg]) -> String {
 
 /// The dotted form a query or an index uses (`items.sku`): array steps are
 /// implicit in MongoDB's query language.
-pub fn query_path(segs: &[Seg]) -> String {
+pub(crate) fn query_path(segs: &[Seg]) -> String {
     let keys: Vec<&str> = segs
         .iter()
         .filter_map(|s| match s {
@@ -726,11 +726,11 @@ pub struct FieldProfile {
 
 impl FieldProfile {
     /// The most common type.
-    pub fn main_type(&self) -> Option<BsonType> {
+    pub(crate) fn main_type(&self) -> Option<BsonType> {
         self.types.first().map(|t| t.0)
     }
 
-    pub fn type_count(&self, t: BsonType) -> u64 {
+    pub(crate) fn type_count(&self, t: BsonType) -> u64 {
         self.types
             .iter()
             .find(|(x, _)| *x == t)
@@ -742,7 +742,7 @@ impl FieldProfile {
     /// Marks every value of this path as different from every other (the
     /// `_id`, a unique index): the distinct count is the number of values,
     /// exactly, however the sketch rounded it.
-    pub fn set_unique(&mut self) {
+    pub(crate) fn set_unique(&mut self) {
         let scalars: u64 = self
             .types
             .iter()
@@ -757,7 +757,7 @@ impl FieldProfile {
         }
     }
 
-    pub fn set_confidence(&mut self, sampled: u64, population: Option<u64>) {
+    pub(crate) fn set_confidence(&mut self, sampled: u64, population: Option<u64>) {
         let is_sample = population.is_none_or(|p| p > sampled);
         self.presence_ci = is_sample.then(|| {
             let (lo, hi) = wilson(self.count, sampled);
@@ -786,7 +786,7 @@ impl FieldProfile {
     /// Distinct values of this path in the whole collection of
     /// `documents`, estimated from the profile (Duj1 over the values
     /// profiled; exact when every document was).
-    pub fn population_distinct(
+    pub(crate) fn population_distinct(
         &self,
         documents: u64,
         sampled: u64,

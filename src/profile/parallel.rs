@@ -76,7 +76,7 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 /// order, so that what follows does not depend on the number of threads.
 /// On one thread (or when no thread could be started) they are computed
 /// in turn on the caller's thread.
-pub fn map_ordered<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+pub(crate) fn map_ordered<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
     use rayon::prelude::*;
     match pool().filter(|p| n > 1 && p.current_num_threads() > 1) {
         Some(p) => p.install(|| (0..n).into_par_iter().map(f).collect()),
@@ -200,7 +200,7 @@ impl ShardedProfiler {
     /// Profiles `docs`, BSON documents one after another, each starting
     /// with its own length (as [`each_document`] reads them): past the
     /// first MiB they go to a worker as they are, without a copy.
-    pub fn add_documents(&mut self, docs: Vec<u8>) {
+    pub(crate) fn add_documents(&mut self, docs: Vec<u8>) {
         if self.profiles_here() {
             each_document(&docs, |d| {
                 let _ = self.add(d);
@@ -271,7 +271,7 @@ impl ShardedProfiler {
     }
 
     /// Waits for the workers and returns the profiler of the whole stream.
-    pub fn into_profiler(mut self) -> Profiler {
+    pub(crate) fn into_profiler(mut self) -> Profiler {
         self.flush();
         // The workers end once the queue is closed and drained.
         self.queue = None;
@@ -310,19 +310,19 @@ fn profile_batch(p: &mut Profiler, batch: &Batch) {
 }
 
 /// An empty batch, with room for a full one.
-pub fn new_batch() -> Vec<u8> {
+pub(crate) fn new_batch() -> Vec<u8> {
     Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 3))
 }
 
 /// Appends `doc` to a batch: its length as a little-endian `u32`, then its
 /// bytes. The caller keeps documents over `u32::MAX` bytes out.
-pub fn frame(batch: &mut Vec<u8>, doc: &[u8]) {
+pub(crate) fn frame(batch: &mut Vec<u8>, doc: &[u8]) {
     batch.extend_from_slice(&(doc.len() as u32).to_le_bytes());
     batch.extend_from_slice(doc);
 }
 
 /// Calls `each` on every document of a batch built by [`frame`].
-pub fn each_framed(batch: &[u8], mut each: impl FnMut(&[u8])) {
+pub(crate) fn each_framed(batch: &[u8], mut each: impl FnMut(&[u8])) {
     let mut at = 0usize;
     while let Some(len) = batch
         .get(at..at + 4)
@@ -357,7 +357,7 @@ pub fn each_document(docs: &[u8], mut each: impl FnMut(&[u8])) {
 
 /// Calls `each` on every document of a batch: built by [`frame`] when
 /// `framed`, else documents as they come (see [`each_document`]).
-pub fn each_in(batch: &[u8], framed: bool, each: impl FnMut(&[u8])) {
+pub(crate) fn each_in(batch: &[u8], framed: bool, each: impl FnMut(&[u8])) {
     if framed {
         each_framed(batch, each);
     } else {

@@ -64,7 +64,7 @@ impl BsonType {
         BsonType::MaxKey,
     ];
 
-    pub fn from_tag(tag: u8) -> Option<BsonType> {
+    pub(crate) fn from_tag(tag: u8) -> Option<BsonType> {
         Some(match tag {
             0x01 => BsonType::Double,
             0x02 => BsonType::String,
@@ -92,7 +92,7 @@ impl BsonType {
     }
 
     /// Dense index in `0..TYPE_SLOTS`.
-    pub fn slot(self) -> usize {
+    pub(crate) fn slot(self) -> usize {
         match self {
             BsonType::MinKey => 19,
             BsonType::MaxKey => 20,
@@ -135,7 +135,7 @@ impl BsonType {
         matches!(self, BsonType::Object | BsonType::Array)
     }
 
-    pub fn is_numeric(self) -> bool {
+    pub(crate) fn is_numeric(self) -> bool {
         matches!(
             self,
             BsonType::Double | BsonType::Int | BsonType::Long | BsonType::Decimal
@@ -201,7 +201,7 @@ pub fn elements(doc: &[u8]) -> Result<Elements<'_>, RawError> {
 }
 
 /// Reads the length prefix of the document starting at `buf[0..4]`.
-pub fn doc_len(buf: &[u8]) -> Option<usize> {
+pub(crate) fn doc_len(buf: &[u8]) -> Option<usize> {
     let b: [u8; 4] = buf.get(..4)?.try_into().ok()?;
     let n = i32::from_le_bytes(b);
     usize::try_from(n).ok()
@@ -300,22 +300,22 @@ pub(crate) fn value_len(ty: BsonType, buf: &[u8], at: usize, end: usize) -> Opti
 
 /// Helpers to read fixed-size values from an element's value bytes.
 pub mod value {
-    pub fn i32(v: &[u8]) -> Option<i32> {
+    pub(crate) fn i32(v: &[u8]) -> Option<i32> {
         Some(i32::from_le_bytes(v.get(..4)?.try_into().ok()?))
     }
-    pub fn i64(v: &[u8]) -> Option<i64> {
+    pub(crate) fn i64(v: &[u8]) -> Option<i64> {
         Some(i64::from_le_bytes(v.get(..8)?.try_into().ok()?))
     }
-    pub fn f64(v: &[u8]) -> Option<f64> {
+    pub(crate) fn f64(v: &[u8]) -> Option<f64> {
         Some(f64::from_le_bytes(v.get(..8)?.try_into().ok()?))
     }
     /// The UTF-8 text of a string value (without length prefix and NUL).
-    pub fn str(v: &[u8]) -> Option<&str> {
+    pub(crate) fn str(v: &[u8]) -> Option<&str> {
         let body = v.get(4..v.len().checked_sub(1)?)?;
         std::str::from_utf8(body).ok()
     }
     /// Seconds since the epoch encoded in an ObjectId.
-    pub fn oid_seconds(v: &[u8]) -> Option<u32> {
+    pub(crate) fn oid_seconds(v: &[u8]) -> Option<u32> {
         Some(u32::from_be_bytes(v.get(..4)?.try_into().ok()?))
     }
 }

@@ -73,7 +73,7 @@ pub struct ShelfUse {
 
 impl Shelf {
     /// A shelf that keeps up to `limit` bytes of encoded profiles in memory.
-    pub fn new(limit: usize) -> Shelf {
+    pub(crate) fn new(limit: usize) -> Shelf {
         Shelf {
             limit,
             store: Mutex::new(Store {
@@ -95,7 +95,7 @@ impl Shelf {
 
     /// Puts away the paths and document sizes of `profile`, leaving its
     /// whole-document figures (`sampled`, `doc_size`, …) where they are.
-    pub fn put(&self, profile: &mut Profile) -> Slot {
+    pub(crate) fn put(&self, profile: &mut Profile) -> Slot {
         let mut bytes = Vec::with_capacity(64 * profile.fields.len() + 64);
         encode(&profile.doc_sizes, &profile.fields, &mut bytes);
         profile.fields = Vec::new();
@@ -137,7 +137,7 @@ impl Shelf {
     }
 
     /// Puts the paths at `slot` back into `profile`.
-    pub fn restore(&self, profile: &mut Profile, slot: Slot) -> Result<(), ShelfError> {
+    pub(crate) fn restore(&self, profile: &mut Profile, slot: Slot) -> Result<(), ShelfError> {
         let (sizes, fields) = self.fetch(slot)?;
         profile.doc_sizes = sizes;
         profile.fields = fields;
@@ -146,7 +146,7 @@ impl Shelf {
 
     /// As [`Shelf::restore`], and frees the slot: for the last stage that
     /// reads the profile.
-    pub fn take(&self, profile: &mut Profile, slot: Slot) -> Result<(), ShelfError> {
+    pub(crate) fn take(&self, profile: &mut Profile, slot: Slot) -> Result<(), ShelfError> {
         self.restore(profile, slot)?;
         let mut s = self.store();
         if let Some(place) = s.places.get_mut(slot.0) {
@@ -175,7 +175,7 @@ impl Shelf {
         }
     }
 
-    pub fn usage(&self) -> ShelfUse {
+    pub(crate) fn usage(&self) -> ShelfUse {
         let s = self.store();
         ShelfUse {
             profiles: s.places.len(),
@@ -237,14 +237,14 @@ pub struct ProfileRef<'a> {
 }
 
 impl<'a> ProfileRef<'a> {
-    pub fn here(profile: &'a Profile) -> ProfileRef<'a> {
+    pub(crate) fn here(profile: &'a Profile) -> ProfileRef<'a> {
         ProfileRef {
             profile,
             shelved: None,
         }
     }
 
-    pub fn shelved(profile: &'a Profile, shelf: &'a Shelf, slot: Slot) -> ProfileRef<'a> {
+    pub(crate) fn shelved(profile: &'a Profile, shelf: &'a Shelf, slot: Slot) -> ProfileRef<'a> {
         ProfileRef {
             profile,
             shelved: Some((shelf, slot)),
@@ -254,7 +254,7 @@ impl<'a> ProfileRef<'a> {
     /// The whole profile: borrowed when at hand, read back from the shelf
     /// otherwise (a profile that cannot be read back has no paths, and the
     /// shelf says why).
-    pub fn get(&self) -> Cow<'a, Profile> {
+    pub(crate) fn get(&self) -> Cow<'a, Profile> {
         match self.shelved {
             None => Cow::Borrowed(self.profile),
             Some((shelf, slot)) => Cow::Owned(shelf.copy_of(self.profile, slot)),
@@ -262,7 +262,7 @@ impl<'a> ProfileRef<'a> {
     }
 
     /// Documents profiled, without reading the paths back.
-    pub fn sampled(&self) -> u64 {
+    pub(crate) fn sampled(&self) -> u64 {
         self.profile.sampled
     }
 }

@@ -62,7 +62,7 @@ fn report_bin(v: u64) -> (u64, u64) {
 }
 
 impl LogHistogram {
-    pub fn record(&mut self, v: u64) {
+    pub(crate) fn record(&mut self, v: u64) {
         let b = bucket_of(v);
         if b >= self.buckets.len() {
             self.buckets.resize(b + 1, 0);
@@ -79,7 +79,7 @@ impl LogHistogram {
     }
 
     /// Records `v` as if seen `n` times.
-    pub fn record_n(&mut self, v: u64, n: u64) {
+    pub(crate) fn record_n(&mut self, v: u64, n: u64) {
         if n == 0 {
             return;
         }
@@ -98,7 +98,7 @@ impl LogHistogram {
         self.sum += u128::from(v) * u128::from(n);
     }
 
-    pub fn merge(&mut self, other: &LogHistogram) {
+    pub(crate) fn merge(&mut self, other: &LogHistogram) {
         if other.count == 0 {
             return;
         }
@@ -116,7 +116,7 @@ impl LogHistogram {
         self.sum += other.sum;
     }
 
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.count
     }
 
@@ -143,15 +143,15 @@ impl LogHistogram {
         })
     }
 
-    pub fn min(&self) -> u64 {
+    pub(crate) fn min(&self) -> u64 {
         self.min
     }
 
-    pub fn max(&self) -> u64 {
+    pub(crate) fn max(&self) -> u64 {
         self.max
     }
 
-    pub fn mean(&self) -> f64 {
+    pub(crate) fn mean(&self) -> f64 {
         if self.count == 0 {
             0.0
         } else {
@@ -161,7 +161,7 @@ impl LogHistogram {
 
     /// The `q`-quantile (nearest rank): exact below 128, otherwise the middle
     /// of its bucket, clamped to the observed min and max.
-    pub fn quantile(&self, q: f64) -> u64 {
+    pub(crate) fn quantile(&self, q: f64) -> u64 {
         if self.count == 0 {
             return 0;
         }
@@ -179,7 +179,7 @@ impl LogHistogram {
     }
 
     /// Counts per bucket as `(lower bound, upper bound, count)`, non-empty only.
-    pub fn bins(&self) -> Vec<(u64, u64, u64)> {
+    pub(crate) fn bins(&self) -> Vec<(u64, u64, u64)> {
         self.buckets
             .iter()
             .enumerate()
@@ -193,7 +193,7 @@ impl LogHistogram {
 
     /// [`bins`](Self::bins), adjacent ones merged two by two until at most
     /// `n` remain (a chart's bars).
-    pub fn bins_at_most(&self, n: usize) -> Vec<(u64, u64, u64)> {
+    pub(crate) fn bins_at_most(&self, n: usize) -> Vec<(u64, u64, u64)> {
         let mut bins = self.bins();
         while bins.len() > n.max(1) {
             bins = bins
@@ -210,7 +210,7 @@ impl LogHistogram {
     /// its lower bound). Exact: every bucket of the histogram lies in one
     /// bin. Coarse enough for a report of many paths, fine enough for
     /// `diff` to see a distribution shift.
-    pub fn report_bins(&self) -> Vec<[u64; 3]> {
+    pub(crate) fn report_bins(&self) -> Vec<[u64; 3]> {
         let mut out: Vec<[u64; 3]> = Vec::new();
         for (b, &c) in self.buckets.iter().enumerate() {
             if c == 0 {
@@ -225,7 +225,7 @@ impl LogHistogram {
         out
     }
 
-    pub fn summary(&self) -> Summary {
+    pub(crate) fn summary(&self) -> Summary {
         Summary {
             min: self.min,
             avg: round2(self.mean()),
@@ -246,7 +246,7 @@ pub struct Summary {
     pub max: u64,
 }
 
-pub fn round2(x: f64) -> f64 {
+pub(crate) fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
@@ -359,7 +359,7 @@ impl Default for Distinct {
 impl Distinct {
     /// Records a 64-bit hash; returns true when the value was certainly new
     /// (only known while the set is still exact).
-    pub fn insert(&mut self, h: u64) -> bool {
+    pub(crate) fn insert(&mut self, h: u64) -> bool {
         match self {
             Distinct::Exact(set) => {
                 if set.len < EXACT_LIMIT {
@@ -383,26 +383,26 @@ impl Distinct {
         }
     }
 
-    pub fn is_exact(&self) -> bool {
+    pub(crate) fn is_exact(&self) -> bool {
         matches!(self, Distinct::Exact(_))
     }
 
     /// `(f1, f2)`: values seen once and twice, while the set is exact.
-    pub fn frequencies(&self) -> Option<(u64, u64)> {
+    pub(crate) fn frequencies(&self) -> Option<(u64, u64)> {
         match self {
             Distinct::Exact(set) => Some(set.singletons()),
             Distinct::Hll(_) => None,
         }
     }
 
-    pub fn estimate(&self) -> u64 {
+    pub(crate) fn estimate(&self) -> u64 {
         match self {
             Distinct::Exact(set) => set.len as u64,
             Distinct::Hll(regs) => hll_estimate(regs),
         }
     }
 
-    pub fn merge(&mut self, other: &Distinct) {
+    pub(crate) fn merge(&mut self, other: &Distinct) {
         match other {
             Distinct::Exact(set) => {
                 for (&h, &c) in set.slots.iter().zip(&set.counts) {
@@ -467,7 +467,7 @@ fn hll_estimate(regs: &[u8; HLL_M]) -> u64 {
 }
 
 /// A fast, well-mixed 64-bit hash of a byte string (not cryptographic).
-pub fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = seed ^ (bytes.len() as u64).wrapping_mul(K);
     let mut chunks = bytes.chunks_exact(8);
@@ -526,7 +526,7 @@ pub struct PopulationDistinct {
 /// `D = d / (1 − (1 − n/N) · f1/n)`, kept between `d` and `N`. Values seen
 /// several times in the sample are few in the population; values seen once
 /// stand for many unseen ones.
-pub fn duj1(n: u64, population: u64, d: u64, f1: u64, f1_exact: bool) -> PopulationDistinct {
+pub(crate) fn duj1(n: u64, population: u64, d: u64, f1: u64, f1_exact: bool) -> PopulationDistinct {
     let population = population.max(n);
     let estimate = if n == 0 {
         0
@@ -554,7 +554,7 @@ pub fn duj1(n: u64, population: u64, d: u64, f1: u64, f1_exact: bool) -> Populat
 }
 
 /// Wilson score interval (95 %) for a proportion `k / n`.
-pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+pub(crate) fn wilson(k: u64, n: u64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }

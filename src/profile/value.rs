@@ -106,13 +106,13 @@ pub fn to_bson(ty: BsonType, value: &[u8]) -> Option<bson::Bson> {
 }
 
 /// Milliseconds since the epoch as an ISO-8601 string.
-pub fn iso_millis(ms: i64) -> String {
+pub(crate) fn iso_millis(ms: i64) -> String {
     bson::DateTime::from_millis(ms)
         .try_to_rfc3339_string()
         .unwrap_or_else(|_| format!("{ms} ms"))
 }
 
 /// Seconds since the epoch as an ISO-8601 string.
-pub fn iso_secs(s: u32) -> String {
+pub(crate) fn iso_secs(s: u32) -> String {
     iso_millis(i64::from(s) * 1000)
 }

@@ -77,15 +77,15 @@ pub struct Choice {
 }
 
 impl Choice {
-    pub fn target(&self) -> usize {
+    pub(crate) fn target(&self) -> usize {
         self.members[0].target
     }
 
-    pub fn evidence(&self) -> &Evidence {
+    pub(crate) fn evidence(&self) -> &Evidence {
         &self.members[0].evidence
     }
 
-    pub fn is_polymorphic(&self) -> bool {
+    pub(crate) fn is_polymorphic(&self) -> bool {
         self.members.len() > 1
     }
 }
@@ -98,7 +98,7 @@ const MAX_CLASSES: u64 = 20;
 
 /// Chooses every candidate's target (or polymorphic set) from the scored
 /// pairs, over the whole deployment.
-pub fn choose(
+pub(crate) fn choose(
     scored: &[Scored],
     cands: &[Candidate],
     targets: &[TargetKey],

@@ -82,7 +82,7 @@ impl RelateCost {
 
 /// Finds references between the collections of each database, measures
 /// their fan-out and classifies them.
-pub async fn relationships<S: Probes>(
+pub(crate) async fn relationships<S: Probes>(
     source: &mut S,
     colls: &[CollectionView<'_>],
     notes: &mut Vec<String>,
@@ -754,7 +754,7 @@ async fn uniqueness<S: Probes>(
 /// copied fields with the referenced documents (fetched by id) and, for
 /// fields those documents do not hold, copies of the same reference with
 /// each other.
-pub async fn drift_checks<S: Probes>(
+pub(crate) async fn drift_checks<S: Probes>(
     source: &mut S,
     ci: usize,
     colls: &[CollectionView<'_>],
@@ -880,7 +880,7 @@ pub async fn drift_checks<S: Probes>(
 /// ([`twoway::TwoWaySync::is_two_way`]) is one two-way reference: both
 /// relationships say so (a copy's identity stays an extended reference),
 /// and the one whose side reports carries the check.
-pub async fn two_way_checks<S: Probes>(
+pub(crate) async fn two_way_checks<S: Probes>(
     source: &mut S,
     colls: &[CollectionView<'_>],
     rels: &mut [Relationship],
@@ -1112,7 +1112,7 @@ fn is_copied_value(
 /// the target (`author.user` → `users`). A reference beside the holder's
 /// own `_id` (a chat participant's `user`, a ticket's `group`) is a
 /// reference held by the sub-document, not the mark of a copy.
-pub fn is_copy_identity(
+pub(crate) fn is_copy_identity(
     ref_name: &str,
     siblings: &[&crate::profile::FieldProfile],
     target: &str,

@@ -70,7 +70,7 @@ pub struct DriftCheck {
 
 impl DriftCheck {
     /// The copies are a snapshot of their source at a moment.
-    pub fn is_snapshot(&self) -> bool {
+    pub(crate) fn is_snapshot(&self) -> bool {
         !self.snapshot.is_empty()
     }
 }
@@ -80,7 +80,7 @@ pub type Copy = (bson::Bson, bson::Document);
 
 /// Every copy in the documents: each sub-document at `holder` that holds
 /// the reference `ref_name`.
-pub fn copies(docs: &[Vec<u8>], holder: &[Seg], ref_name: &str) -> Vec<Copy> {
+pub(crate) fn copies(docs: &[Vec<u8>], holder: &[Seg], ref_name: &str) -> Vec<Copy> {
     let mut out = Vec::new();
     for d in docs {
         for h in extract::values(d, holder) {
@@ -102,7 +102,7 @@ pub fn copies(docs: &[Vec<u8>], holder: &[Seg], ref_name: &str) -> Vec<Copy> {
 /// key it names (a hex string as the ObjectId it writes, a numeric string
 /// as its number, and back): copies and their source are then matched by
 /// one key. Returns how many identities changed type.
-pub fn identities_as(copies: &mut [Copy], family: Family) -> u64 {
+pub(crate) fn identities_as(copies: &mut [Copy], family: Family) -> u64 {
     let mut converted = 0;
     for (rv, _) in copies.iter_mut() {
         if value::family_of_bson(rv) == Some(family) {
@@ -120,7 +120,7 @@ pub fn identities_as(copies: &mut [Copy], family: Family) -> u64 {
 }
 
 /// The `$type` a conversion to `family` writes (`$convert`'s `to`).
-pub fn type_name(family: Family) -> &'static str {
+pub(crate) fn type_name(family: Family) -> &'static str {
     match family {
         Family::ObjectId => "objectId",
         Family::Number => "long",
@@ -131,7 +131,7 @@ pub fn type_name(family: Family) -> &'static str {
 /// Equality as a query sees it: numbers compare across widths. A list of
 /// values (a copied list of ids) equals another holding the same values,
 /// in any order.
-pub fn same_value(a: &bson::Bson, b: &bson::Bson) -> bool {
+pub(crate) fn same_value(a: &bson::Bson, b: &bson::Bson) -> bool {
     match (of_bson(a), of_bson(b)) {
         (Some(x), Some(y)) => x == y,
         _ => match (a, b) {
@@ -218,7 +218,7 @@ fn is_clock(f: &str, matched: &[(&bson::Bson, &bson::Document, &bson::Document)]
 /// differs in most copies is the holder's own (a per-chat role beside a
 /// user's global role, an order line's quantity) and moves to
 /// `own_fields`, uncompared.
-pub fn against_source<H: std::hash::BuildHasher>(
+pub(crate) fn against_source<H: std::hash::BuildHasher>(
     check: &mut DriftCheck,
     copies: &[Copy],
     sources: &HashMap<ValueKey, &bson::Document, H>,
@@ -334,7 +334,7 @@ fn by_reference(copies: &[Copy]) -> (HashMap<ValueKey, Vec<usize>>, Vec<ValueKey
     (groups, order)
 }
 
-pub fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
+pub(crate) fn between_copies(check: &mut DriftCheck, copies: &[Copy]) {
     let (groups, order) = by_reference(copies);
     // Per field: references with two copies holding it, and those among
     // them whose copies differ.

@@ -56,7 +56,7 @@ pub const BY_VALUES: &str = "values";
 pub const WORD_BITS: f64 = 11.82;
 
 /// The level each pair is tested at when the run weighed `tests` pairs.
-pub fn alpha_for(tests: u64) -> f64 {
+pub(crate) fn alpha_for(tests: u64) -> f64 {
     FAMILY_ALPHA / tests.max(1) as f64
 }
 /// Least share of a container's occurrences that hold each step of the
@@ -174,7 +174,7 @@ impl Evidence {
     /// cannot tell (dense integers, words), a name linking the field to
     /// the target accepts it when the values do not contradict it: half
     /// the references found, nine in ten values inside the key's range.
-    pub fn weigh(w: Weighing) -> Evidence {
+    pub(crate) fn weigh(w: Weighing) -> Evidence {
         let Weighing {
             chance_rate,
             values,
@@ -231,18 +231,18 @@ impl Evidence {
         }
     }
 
-    pub fn accepted(&self) -> bool {
+    pub(crate) fn accepted(&self) -> bool {
         self.accepted_by.is_some()
     }
 
     /// Whether the reference rests on its name (the values could not tell).
-    pub fn by_name(&self) -> bool {
+    pub(crate) fn by_name(&self) -> bool {
         self.accepted_by == Some(BY_NAME_AND_VALUES)
     }
 
     /// Whether the matches found are free of chance (ObjectIds, hex
     /// strings, long codes).
-    pub fn chance_free(&self) -> bool {
+    pub(crate) fn chance_free(&self) -> bool {
         self.chance_rate * self.values as f64 <= CHANCE_FREE
     }
 
@@ -250,7 +250,7 @@ impl Evidence {
     /// values: even a full match of `values` distinct values must beat
     /// chance at the level of a run of one pair (the most lenient there
     /// is).
-    pub fn reachable(chance_rate: f64, values: u64, structure: Structure) -> bool {
+    pub(crate) fn reachable(chance_rate: f64, values: u64, structure: Structure) -> bool {
         structure != Structure::Operator
             && values >= MIN_FOUND
             && 1.0 >= chance_rate + MARGIN
@@ -272,7 +272,7 @@ fn significant(p: f64) -> f64 {
 }
 
 /// `P[X ≥ k]` for `X ~ Binomial(n, p)`.
-pub fn binomial_tail(n: u64, k: u64, p: f64) -> f64 {
+pub(crate) fn binomial_tail(n: u64, k: u64, p: f64) -> f64 {
     if k == 0 {
         return 1.0;
     }
@@ -337,7 +337,7 @@ const NEIGHBOURS: usize = 16;
 /// otherwise it gets the density at the edge. (Dense ids 0..2599 sampled
 /// 1,000 at a time leave the smallest ten out about once in eighty runs;
 /// small counts 0..6 then look like rare hits, which they are not.)
-pub fn chance_rate_integers(values: &[f64], keys: &[f64], distinct: f64) -> f64 {
+pub(crate) fn chance_rate_integers(values: &[f64], keys: &[f64], distinct: f64) -> f64 {
     if values.is_empty() {
         return 1.0;
     }
@@ -416,7 +416,7 @@ fn partition_near(keys: &[f64], near: usize, pred: impl Fn(f64) -> bool) -> usiz
 /// (separators, punctuation) adds the log of 33, anything beyond ASCII the
 /// log of 1,000. "Suspense" is one word; "mercedes_tyler@fakegmail.com"
 /// four words and two separators; "0312979509" ten digits.
-pub fn string_bits(s: &str) -> f64 {
+pub(crate) fn string_bits(s: &str) -> f64 {
     let mut bits = 0.0;
     let mut token = String::new();
     let flush = |token: &mut String, bits: &mut f64| {
@@ -471,7 +471,7 @@ pub struct StringChance {
 }
 
 impl StringChance {
-    pub fn of<'a>(values: impl IntoIterator<Item = &'a str>) -> StringChance {
+    pub(crate) fn of<'a>(values: impl IntoIterator<Item = &'a str>) -> StringChance {
         let mut spaces: Vec<f64> = values
             .into_iter()
             .map(|v| 2f64.powf(string_bits(v)))
@@ -484,7 +484,7 @@ impl StringChance {
         StringChance { spaces, tail }
     }
 
-    pub fn rate(&self, target_distinct: f64) -> f64 {
+    pub(crate) fn rate(&self, target_distinct: f64) -> f64 {
         let n = self.spaces.len();
         if n == 0 {
             return 1.0;
@@ -509,7 +509,7 @@ pub enum StringKind {
 }
 
 impl StringKind {
-    pub fn of(s: &str) -> StringKind {
+    pub(crate) fn of(s: &str) -> StringKind {
         let hex = s.len() >= 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
         let uuid = s.len() == 36
             && s.bytes().enumerate().all(|(i, b)| {
@@ -540,7 +540,7 @@ pub const VOCABULARY_SHARE: f64 = 0.5;
 /// vocabularies explain), so words never prove a reference by their values:
 /// the name must (a dozen city names looked like proof when each word was
 /// weighed as a draw from all of English).
-pub fn vocabulary_chance(values: u64, keys: f64, found: u64) -> f64 {
+pub(crate) fn vocabulary_chance(values: u64, keys: f64, found: u64) -> f64 {
     let union = values as f64 + keys - found as f64;
     if union <= 0.0 {
         return 1.0;
@@ -590,7 +590,7 @@ impl ChanceBasis {
     /// The chance rate against a key with these sampled integers (sorted)
     /// and estimated distinct values, before a probe: words are a
     /// vocabulary whose every value may be a key.
-    pub fn rate(&self, key_numbers: &[f64], key_distinct: f64) -> f64 {
+    pub(crate) fn rate(&self, key_numbers: &[f64], key_distinct: f64) -> f64 {
         match self {
             ChanceBasis::ObjectId => 0.0,
             ChanceBasis::Numbers(values) => chance_rate_integers(values, key_numbers, key_distinct),
@@ -600,7 +600,7 @@ impl ChanceBasis {
     }
 
     /// The chance rate once a probe found `found` of `values`.
-    pub fn rate_found(
+    pub(crate) fn rate_found(
         &self,
         key_numbers: &[f64],
         key_distinct: f64,
@@ -632,7 +632,7 @@ pub struct Shape<'a> {
 }
 
 impl<'a> Shape<'a> {
-    pub fn of(profile: &'a Profile) -> Shape<'a> {
+    pub(crate) fn of(profile: &'a Profile) -> Shape<'a> {
         let mut fields = HashMap::new();
         let mut children: HashMap<&[Seg], (u64, u64)> = HashMap::new();
         for f in &profile.fields {
@@ -647,7 +647,7 @@ impl<'a> Shape<'a> {
     }
 
     /// Where the field at `segs` sits in its documents.
-    pub fn structure(&self, segs: &[Seg]) -> Structure {
+    pub(crate) fn structure(&self, segs: &[Seg]) -> Structure {
         if segs
             .iter()
             .any(|s| matches!(s, Seg::Key(k) if k.starts_with('$')))

@@ -88,7 +88,7 @@ pub struct Tally {
 
 impl Tally {
     /// References found / references probed.
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         if self.references == 0 {
             0.0
         } else {
@@ -102,7 +102,7 @@ impl References {
     /// entropy of their distribution. A constant is 1; a version counter
     /// that is 0 in nine documents of ten and 1 or 2 in the rest, 1.4; five
     /// statuses used alike, 5.
-    pub fn effective_values(&self) -> f64 {
+    pub(crate) fn effective_values(&self) -> f64 {
         if self.total == 0 {
             return 0.0;
         }
@@ -119,7 +119,7 @@ impl References {
     }
 
     /// The values a probe asks for.
-    pub fn values(&self) -> Vec<bson::Bson> {
+    pub(crate) fn values(&self) -> Vec<bson::Bson> {
         self.keys.iter().filter_map(ValueKey::to_bson).collect()
     }
 
@@ -137,7 +137,7 @@ impl References {
     }
 
     /// The tally of a probe that found nothing.
-    pub fn empty_tally(&self) -> Tally {
+    pub(crate) fn empty_tally(&self) -> Tally {
         Tally {
             values: self.keys.len() as u64,
             references: self.total,
@@ -154,7 +154,7 @@ impl References {
     /// ObjectId, a numeric string) are read as that value and counted in
     /// [`References::converted`]: one reference kept in two
     /// representations.
-    pub fn sample(
+    pub(crate) fn sample(
         docs: &[Vec<u8>],
         order: &[usize],
         segs: &[Seg],
@@ -231,7 +231,7 @@ impl References {
 /// A fixed pseudo-random order of the kept documents (by a hash of their
 /// bytes): the sample may be stored in insertion order, and a prefix of
 /// that is not a random sample of references.
-pub fn read_order(docs: &[Vec<u8>]) -> Vec<usize> {
+pub(crate) fn read_order(docs: &[Vec<u8>]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..docs.len()).collect();
     order.sort_by_cached_key(|&i| crate::profile::sketch::hash_bytes(ORDER_SEED, &docs[i]));
     order
@@ -279,7 +279,7 @@ pub struct TargetKey {
 }
 
 /// Comparable families of reference values.
-pub fn family_of(t: BsonType) -> Option<Family> {
+pub(crate) fn family_of(t: BsonType) -> Option<Family> {
     match t {
         BsonType::ObjectId => Some(Family::ObjectId),
         BsonType::Int | BsonType::Long | BsonType::Double => Some(Family::Number),
@@ -462,7 +462,7 @@ fn holds_own_id(docs: &[Vec<u8>], segs: &[Seg]) -> bool {
 
 /// Fields documents can be found by: `_id`, and top-level fields that are
 /// unique by index or near-unique in the sample, whatever their name.
-pub fn target_keys(colls: &[CollectionView<'_>]) -> Vec<TargetKey> {
+pub(crate) fn target_keys(colls: &[CollectionView<'_>]) -> Vec<TargetKey> {
     let mut out = Vec::new();
     for (ci, c) in colls.iter().enumerate() {
         let n = c.profile.sampled().max(1) as f64;
@@ -591,7 +591,7 @@ pub fn candidates(colls: &[CollectionView<'_>], targets: &[TargetKey]) -> Vec<Ca
 }
 
 /// The candidate reference fields of collection `ci` ([`candidates`]).
-pub fn candidates_of(
+pub(crate) fn candidates_of(
     ci: usize,
     colls: &[CollectionView<'_>],
     targets: &[TargetKey],
@@ -687,7 +687,7 @@ pub fn candidates_of(
 }
 
 /// What the name says about the target.
-pub fn affinity(cand: &Candidate, target: &TargetKey) -> Option<Affinity> {
+pub(crate) fn affinity(cand: &Candidate, target: &TargetKey) -> Option<Affinity> {
     if cand.stem == target.coll_stem {
         Some(Affinity::Collection)
     } else if target.key != "_id" && cand.stem == target.key_stem {
@@ -699,7 +699,7 @@ pub fn affinity(cand: &Candidate, target: &TargetKey) -> Option<Affinity> {
 
 /// The share of the candidate's probed values expected to be target keys
 /// by chance.
-pub fn chance_rate(cand: &Candidate, target: &TargetKey) -> f64 {
+pub(crate) fn chance_rate(cand: &Candidate, target: &TargetKey) -> f64 {
     cand.chance.rate(&target.numbers, target.distinct)
 }
 
@@ -751,7 +751,7 @@ pub enum Skip {
 /// target's kept sample already answers is answered from it: kept when
 /// some value was found (a reference, or one class of a polymorphic
 /// reference), skipped when none was.
-pub fn pair(
+pub(crate) fn pair(
     ci: usize,
     cand: &Candidate,
     ti: usize,
@@ -812,7 +812,7 @@ pub fn pair(
 /// an `_id`, by a person's role (the people of another collection) or a
 /// hierarchy (its own collection, when that holds people or the name says
 /// `parent`).
-pub fn link_of(
+pub(crate) fn link_of(
     cand: &Candidate,
     target: &TargetKey,
     colls: &[CollectionView<'_>],
@@ -842,7 +842,7 @@ const MIN_SPAN_KEYS: usize = 20;
 /// reference's values lie inside with that share at least; values minted
 /// elsewhere in time name other documents. Orders the probes only: it
 /// decides nothing.
-pub fn in_span(cand: &Candidate, target: &TargetKey) -> bool {
+pub(crate) fn in_span(cand: &Candidate, target: &TargetKey) -> bool {
     let Some((lo, hi, n)) = target.oid_span else {
         return true;
     };
@@ -863,7 +863,7 @@ pub fn in_span(cand: &Candidate, target: &TargetKey) -> bool {
 
 /// Share of the candidate's probed references (numbers) inside the range
 /// of the target's kept keys; `None` for other families.
-pub fn in_range(cand: &Candidate, target: &TargetKey) -> Option<f64> {
+pub(crate) fn in_range(cand: &Candidate, target: &TargetKey) -> Option<f64> {
     if cand.family != Family::Number || cand.refs.total == 0 {
         return None;
     }
@@ -883,7 +883,7 @@ pub fn in_range(cand: &Candidate, target: &TargetKey) -> Option<f64> {
 
 /// The evidence of a pair once its probe found `tally`, at the level of a
 /// run that weighed `tests` pairs.
-pub fn weigh(
+pub(crate) fn weigh(
     p: &Pair,
     cand: &Candidate,
     target: &TargetKey,

@@ -36,7 +36,7 @@ pub use keys::Candidate;
 /// notification's embedded ticket) holds that document's references as
 /// they were copied (`data.ticket.group`). They belong to the source —
 /// its own `group` is the reference to index — not to the copy.
-pub fn inside_a_copy(r: &Relationship, rels: &[&Relationship]) -> bool {
+pub(crate) fn inside_a_copy(r: &Relationship, rels: &[&Relationship]) -> bool {
     rels.iter().any(|c| {
         if c.from_ns != r.from_ns || c.kind == Kind::Embedded || std::ptr::eq(*c, r) {
             return false;
@@ -76,7 +76,7 @@ pub enum Cardinality {
 
 impl Cardinality {
     /// Classifies by the largest fan-out; unbounded growth is squillions.
-    pub fn of(max: u64, growing_without_bound: bool) -> Cardinality {
+    pub(crate) fn of(max: u64, growing_without_bound: bool) -> Cardinality {
         if growing_without_bound || max > MANY_MAX {
             Cardinality::OneToSquillions
         } else if max > FEW_MAX {
@@ -111,7 +111,7 @@ pub struct Fanout {
 }
 
 impl Fanout {
-    pub fn from_histogram(h: &LogHistogram) -> Option<Fanout> {
+    pub(crate) fn from_histogram(h: &LogHistogram) -> Option<Fanout> {
         (h.count() > 0).then(|| Fanout {
             min: h.min(),
             avg: crate::profile::sketch::round2(h.mean()),
@@ -130,7 +130,7 @@ impl Fanout {
     }
 
     /// From `(children, parents with that many children)` pairs.
-    pub fn from_counts(counts: &[(u64, u64)]) -> Option<Fanout> {
+    pub(crate) fn from_counts(counts: &[(u64, u64)]) -> Option<Fanout> {
         let mut sorted: Vec<(u64, u64)> = counts.iter().copied().filter(|c| c.1 > 0).collect();
         sorted.sort_unstable();
         let parents: u64 = sorted.iter().map(|c| c.1).sum();
@@ -178,7 +178,7 @@ impl Fanout {
     /// dangling; parents no child points at have zero children when the
     /// number of parents is known. `scale` multiplies each count (a sample
     /// scaled to its collection).
-    pub fn over_existing(
+    pub(crate) fn over_existing(
         rows: &[(ValueKey, u64)],
         exists: &HashSet<ValueKey>,
         parents: Option<u64>,
@@ -232,7 +232,7 @@ pub struct Representations {
 
 impl Representations {
     /// From a probe's tally, when some references were strings.
-    pub fn of(family: Family, tally: &keys::Tally) -> Option<Representations> {
+    pub(crate) fn of(family: Family, tally: &keys::Tally) -> Option<Representations> {
         if tally.converted == 0 {
             return None;
         }
@@ -336,7 +336,7 @@ pub struct Polymorphic {
 
 /// The references of one path counted once, whatever the number of
 /// targets: probed, and found in some target (each class in its own).
-pub fn field_integrity(rels: &[&Relationship], r: &Relationship) -> (u64, u64) {
+pub(crate) fn field_integrity(rels: &[&Relationship], r: &Relationship) -> (u64, u64) {
     match &r.polymorphic {
         None => (r.references_probed, r.references_matched),
         Some(_) => {
@@ -356,7 +356,7 @@ pub fn field_integrity(rels: &[&Relationship], r: &Relationship) -> (u64, u64) {
 /// (a minority shape of its container, a sub-document whose fields vary:
 /// a stored payload, a logged query): its values prove it, but what it says
 /// about the data is reported at info.
-pub fn in_varying_place(r: &Relationship) -> bool {
+pub(crate) fn in_varying_place(r: &Relationship) -> bool {
     r.evidence
         .as_ref()
         .is_some_and(|e| e.structure != evidence::Structure::Held)
@@ -365,7 +365,7 @@ pub fn in_varying_place(r: &Relationship) -> bool {
 /// Whether `r` is the first of its path's relationships (a polymorphic
 /// reference is one relationship per target): a finding about the path is
 /// made once.
-pub fn first_of_path(rels: &[&Relationship], r: &Relationship) -> bool {
+pub(crate) fn first_of_path(rels: &[&Relationship], r: &Relationship) -> bool {
     rels.iter()
         .find(|x| x.from_ns == r.from_ns && x.from_path == r.from_path && x.kind != Kind::Embedded)
         .is_none_or(|x| std::ptr::eq(*x, r))
@@ -402,7 +402,7 @@ pub struct KeyUniqueness {
 }
 
 impl CollectionView<'_> {
-    pub fn namespace(&self) -> String {
+    pub(crate) fn namespace(&self) -> String {
         format!("{}.{}", self.db, self.name)
     }
 }
@@ -411,7 +411,7 @@ pub use crate::source::value::Family;
 
 /// A field name reduced to what it names: lower case, without id suffixes
 /// or a plural ending (`account_ids` → `account`, `theaterId` → `theater`).
-pub fn stem(name: &str) -> String {
+pub(crate) fn stem(name: &str) -> String {
     let mut s = String::with_capacity(name.len());
     for (i, ch) in name.chars().enumerate() {
         if ch.is_uppercase() && i > 0 {
@@ -431,7 +431,7 @@ pub fn stem(name: &str) -> String {
 }
 
 /// How a candidate field refers, from where it sits in its document.
-pub fn kind_of(cand: &Candidate, profile: &Profile) -> Kind {
+pub(crate) fn kind_of(cand: &Candidate, profile: &Profile) -> Kind {
     let segs = &cand.segments;
     let parent = &segs[..segs.len() - 1];
     if segs.last() == Some(&Seg::Elem) {
@@ -463,7 +463,7 @@ pub fn kind_of(cand: &Candidate, profile: &Profile) -> Kind {
 
 /// The array whose elements hold the references, when there is one
 /// (`ids[]` → `ids`, `items[].product_id` → `items`).
-pub fn holding_array(segs: &[Seg]) -> Option<Vec<Seg>> {
+pub(crate) fn holding_array(segs: &[Seg]) -> Option<Vec<Seg>> {
     let last_elem = segs.iter().rposition(|s| *s == Seg::Elem)?;
     Some(segs[..last_elem].to_vec())
 }
@@ -471,13 +471,13 @@ pub fn holding_array(segs: &[Seg]) -> Option<Vec<Seg>> {
 /// Whether an index of the collection finds documents by the dotted field
 /// (one that starts with it, a hashed or a wildcard index covering it; not a
 /// hidden one).
-pub fn has_leading_index(indexes: &[IndexInfo], dotted: &str) -> bool {
+pub(crate) fn has_leading_index(indexes: &[IndexInfo], dotted: &str) -> bool {
     indexes.iter().any(|i| i.finds_by(dotted))
 }
 
 /// Arrays of sub-documents in which no reference was found: embedded
 /// one-to-few (or more) relationships.
-pub fn embedded(
+pub(crate) fn embedded(
     colls: &[CollectionView<'_>],
     referencing: &[(usize, Vec<Seg>)],
 ) -> Vec<Relationship> {
@@ -546,7 +546,7 @@ pub fn embedded(
 
 /// Marks pairs of references that point at each other's collections
 /// (a child reference one way, a parent reference back) as two-way.
-pub fn mark_two_way(rels: &mut [Relationship]) {
+pub(crate) fn mark_two_way(rels: &mut [Relationship]) {
     let pairs: Vec<(usize, usize)> = (0..rels.len())
         .flat_map(|i| (0..rels.len()).map(move |j| (i, j)))
         .filter(|&(i, j)| {

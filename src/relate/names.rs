@@ -120,7 +120,7 @@ const PEOPLE: [&str; 17] = [
 /// The words of a name, lower case: split at `_`, `-`, `.`, spaces and
 /// where the case turns (`SupportRepId` → support, rep, id; `HTTPServer` →
 /// http, server).
-pub fn words(name: &str) -> Vec<String> {
+pub(crate) fn words(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -155,7 +155,7 @@ fn singular(word: &str) -> String {
 /// The words a collection's name is made of, the last one singular
 /// (`InvoiceLine` → invoice, line; `order_items` → order, item). A dotted
 /// name is named by its last part (`fs.files` → file).
-pub fn collection_words(name: &str) -> Vec<String> {
+pub(crate) fn collection_words(name: &str) -> Vec<String> {
     let last = name.rsplit('.').next().unwrap_or(name);
     let mut w = words(last);
     if let Some(last) = w.last_mut() {
@@ -167,7 +167,7 @@ pub fn collection_words(name: &str) -> Vec<String> {
 /// The prefix every field of a collection carries (`l_` in `l_orderkey`,
 /// `l_partkey` …, as SQL schemas name columns after their table), if at
 /// least two fields and four in five share one ending in `_`.
-pub fn column_prefix<'a>(fields: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn column_prefix<'a>(fields: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     let mut n = 0usize;
     for f in fields {
@@ -192,7 +192,7 @@ pub fn column_prefix<'a>(fields: impl IntoIterator<Item = &'a str>) -> Option<St
 /// `o_custkey` → cust; `quotedMsgId` → quoted, msg). A name that is only
 /// such a word (`id`, `_id`, `ref`) names its holder: `holder` is used
 /// instead (`customer.id` → customer).
-pub fn referent(name: &str, holder: Option<&str>, prefix: Option<&str>) -> Vec<String> {
+pub(crate) fn referent(name: &str, holder: Option<&str>, prefix: Option<&str>) -> Vec<String> {
     let bare = prefix
         .and_then(|p| name.strip_prefix(p))
         .filter(|rest| !rest.is_empty())
@@ -246,7 +246,7 @@ pub enum Link {
 
 /// How the words of a field's referent link it to a collection by name
 /// alone (no role): exact, at the tail, or abbreviated.
-pub fn link(referent: &[String], collection: &[String]) -> Option<Link> {
+pub(crate) fn link(referent: &[String], collection: &[String]) -> Option<Link> {
     if referent.is_empty() || collection.is_empty() {
         return None;
     }
@@ -281,7 +281,7 @@ fn abbreviates(short: &str, long: &str) -> bool {
 
 /// Whether a field's words name a person's role (`SupportRepId`,
 /// `createdBy`, `assignee`).
-pub fn is_person_role(referent: &[String]) -> bool {
+pub(crate) fn is_person_role(referent: &[String]) -> bool {
     referent
         .iter()
         .any(|w| PERSON_ROLES.contains(&w.as_str()) || PERSON_VERBS.contains(&w.as_str()))
@@ -289,12 +289,12 @@ pub fn is_person_role(referent: &[String]) -> bool {
 
 /// Whether a field's words name a superior of the same kind (`ReportsTo`,
 /// `manager`, `parent_id`).
-pub fn is_hierarchy(referent: &[String]) -> bool {
+pub(crate) fn is_hierarchy(referent: &[String]) -> bool {
     referent.iter().any(|w| HIERARCHY.contains(&w.as_str()))
 }
 
 /// Whether a collection holds people, by its name's last word.
-pub fn holds_people(collection: &[String]) -> bool {
+pub(crate) fn holds_people(collection: &[String]) -> bool {
     collection
         .last()
         .is_some_and(|w| PEOPLE.contains(&w.as_str()))
@@ -303,7 +303,7 @@ pub fn holds_people(collection: &[String]) -> bool {
 /// Whether a field's name says it identifies its document (`account_id`,
 /// `isbn`, `sku`, `email`, `username`, `activityName`): what a key other
 /// than `_id` is named, and an amount (`totalPaid`) is not.
-pub fn names_an_identifier(name: &str) -> bool {
+pub(crate) fn names_an_identifier(name: &str) -> bool {
     const IDENTIFYING: [&str; 17] = [
         "id", "key", "code", "no", "num", "nr", "number", "uuid", "guid", "slug", "email", "login",
         "username", "handle", "isbn", "sku", "name",

@@ -61,12 +61,12 @@ pub struct Direction {
 
 impl Direction {
     /// Links held by this side only.
-    pub fn disagree(&self) -> u64 {
+    pub(crate) fn disagree(&self) -> u64 {
         self.checked - self.agree
     }
 
     /// Links whose other document exists.
-    pub fn found(&self) -> u64 {
+    pub(crate) fn found(&self) -> u64 {
         self.checked - self.missing
     }
 }
@@ -108,7 +108,7 @@ impl TwoWaySync {
     /// document holds one link back, its link is one chosen among many (a
     /// user's current profile picture among the photos naming the user),
     /// not the mirror of theirs.
-    pub fn is_two_way(&self) -> bool {
+    pub(crate) fn is_two_way(&self) -> bool {
         let holds = |d: &Direction| d.agree > 0 && 2 * d.agree >= d.found();
         let mirrored =
             |d: &Direction, back: &Side| back.list || d.repeated * 10 <= d.found().max(10);
@@ -119,16 +119,16 @@ impl TwoWaySync {
             && self.from_this.agree + self.from_other.agree >= MIN_AGREEING
     }
 
-    pub fn checked(&self) -> u64 {
+    pub(crate) fn checked(&self) -> u64 {
         self.from_this.checked + self.from_other.checked
     }
 
-    pub fn disagree(&self) -> u64 {
+    pub(crate) fn disagree(&self) -> u64 {
         self.from_this.disagree() + self.from_other.disagree()
     }
 
     /// Share of the links checked, both ways, held by one side only.
-    pub fn share(&self) -> f64 {
+    pub(crate) fn share(&self) -> f64 {
         match self.checked() {
             0 => 0.0,
             n => self.disagree() as f64 / n as f64,
@@ -165,7 +165,7 @@ fn values_at(doc: &[u8], segs: &[Seg]) -> Vec<bson::Bson> {
 /// as `own_family`) with every value of its reference (at `reference`,
 /// read as `names_family`, the family of the key it names). A hex string
 /// naming an ObjectId key is read as that ObjectId.
-pub fn links(
+pub(crate) fn links(
     docs: &[Vec<u8>],
     key: &[Seg],
     own_family: Family,
@@ -202,7 +202,7 @@ pub type Named = HashMap<ValueKey, (Vec<ValueKey>, serde_json::Value)>;
 /// What documents (raw) name back: by their key at `key` (as
 /// `key_family`), the values of their reference at `reference` (as
 /// `back_family`).
-pub fn named_back(
+pub(crate) fn named_back(
     docs: &[Vec<u8>],
     key: &[Seg],
     key_family: Family,
@@ -236,7 +236,11 @@ pub fn named_back(
 /// keys looked for: every key when the other side was read whole), a key
 /// absent from `other` is a document that does not exist. Links whose
 /// document was not looked for are not counted.
-pub fn check(links: &[Link], other: &Named, looked: &dyn Fn(&ValueKey) -> bool) -> Direction {
+pub(crate) fn check(
+    links: &[Link],
+    other: &Named,
+    looked: &dyn Fn(&ValueKey) -> bool,
+) -> Direction {
     let mut d = Direction::default();
     let mut named = HashSet::new();
     for l in links {
@@ -278,7 +282,7 @@ pub fn check(links: &[Link], other: &Named, looked: &dyn Fn(&ValueKey) -> bool) 
 }
 
 /// The distinct keys the links name, in the order met, at most `max`.
-pub fn named_keys(links: &[Link], max: usize) -> Vec<ValueKey> {
+pub(crate) fn named_keys(links: &[Link], max: usize) -> Vec<ValueKey> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for l in links {
@@ -296,7 +300,7 @@ pub fn named_keys(links: &[Link], max: usize) -> Vec<ValueKey> {
 /// list when only one does (a room listing a controller twice is the
 /// visible fault), else the side holding more links the other does not
 /// hold back, else the first by name.
-pub fn reported_by_first(first: (&Side, &Direction), second: (&Side, &Direction)) -> bool {
+pub(crate) fn reported_by_first(first: (&Side, &Direction), second: (&Side, &Direction)) -> bool {
     match (first.0.list, second.0.list) {
         (true, false) => true,
         (false, true) => false,

@@ -11,13 +11,16 @@ pub fn render(report: &Report) -> String {
 
 /// Writes the report as [`render`] gives it, without holding its text: a
 /// deployment of thousands of collections makes tens of megabytes of JSON.
-pub fn write(report: &Report, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+pub(crate) fn write(
+    report: &Report,
+    out: &mut (impl std::io::Write + ?Sized),
+) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
     out.write_all(b"\n")
 }
 
 /// One collection's profile, as `docshape schema --format json` prints it.
-pub fn render_collection(c: &CollectionReport) -> String {
+pub(crate) fn render_collection(c: &CollectionReport) -> String {
     let mut s = serde_json::to_string_pretty(c)
         .unwrap_or_else(|e| format!("{{\"error\": \"profile could not be serialised: {e}\"}}"));
     s.push('\n');
@@ -41,7 +44,7 @@ pub struct Streamed<W: std::io::Write> {
 }
 
 impl<W: std::io::Write> Streamed<W> {
-    pub fn new(out: W, lines: bool) -> Streamed<W> {
+    pub(crate) fn new(out: W, lines: bool) -> Streamed<W> {
         Streamed {
             out,
             lines,
@@ -51,7 +54,11 @@ impl<W: std::io::Write> Streamed<W> {
 
     /// Writes collection `c`; with the report's `head` (no collections)
     /// first, when it is the first.
-    pub fn collection(&mut self, head: &Report, c: &CollectionReport) -> std::io::Result<()> {
+    pub(crate) fn collection(
+        &mut self,
+        head: &Report,
+        c: &CollectionReport,
+    ) -> std::io::Result<()> {
         if self.lines {
             if self.written == 0 {
                 self.head_line(head)?;
@@ -83,7 +90,7 @@ impl<W: std::io::Write> Streamed<W> {
 
     /// Writes the rest of `report` (its collections already written) and
     /// gives back the output.
-    pub fn finish(mut self, report: &Report) -> std::io::Result<W> {
+    pub(crate) fn finish(mut self, report: &Report) -> std::io::Result<W> {
         if self.lines {
             if self.written == 0 {
                 self.head_line(report)?;

@@ -9,7 +9,7 @@ use super::CollectionReport;
 use crate::profile::raw::BsonType;
 use crate::profile::{FieldProfile, Seg};
 
-pub fn render(c: &CollectionReport) -> String {
+pub(crate) fn render(c: &CollectionReport) -> String {
     let mut s =
         serde_json::to_string_pretty(&json!({ "$jsonSchema": schema(c) })).unwrap_or_default();
     s.push('\n');
@@ -17,7 +17,7 @@ pub fn render(c: &CollectionReport) -> String {
 }
 
 /// The `$jsonSchema` document for one collection.
-pub fn schema(c: &CollectionReport) -> Value {
+pub(crate) fn schema(c: &CollectionReport) -> Value {
     let top: Vec<&FieldProfile> = c.fields.iter().filter(|f| f.segments.len() == 1).collect();
     let mut root = Map::new();
     root.insert("bsonType".into(), json!("object"));

@@ -15,14 +15,14 @@ use super::CollectionReport;
 
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-pub fn render(c: &CollectionReport) -> String {
+pub(crate) fn render(c: &CollectionReport) -> String {
     let mut s = serde_json::to_string_pretty(&schema(c)).unwrap_or_default();
     s.push('\n');
     s
 }
 
 /// The JSON Schema of collection `c`'s documents.
-pub fn schema(c: &CollectionReport) -> Json {
+pub(crate) fn schema(c: &CollectionReport) -> Json {
     let model = shape::model(c);
     let mut r = Renderer {
         model: &model,

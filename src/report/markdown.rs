@@ -461,7 +461,7 @@ fn pretty(v: &serde_json::Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
-pub fn icon(s: Severity) -> &'static str {
+pub(crate) fn icon(s: Severity) -> &'static str {
     match s {
         Severity::Critical => "🔴",
         Severity::Warning => "🟠",
@@ -470,6 +470,6 @@ pub fn icon(s: Severity) -> &'static str {
 }
 
 /// Escapes what would break a Markdown table or inline text.
-pub fn md(s: &str) -> String {
+pub(crate) fn md(s: &str) -> String {
     super::text::safe(s).replace('|', "\\|").replace('\n', " ")
 }

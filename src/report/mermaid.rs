@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::{CollectionReport, Report};
 use crate::relate::{Cardinality, Kind, Relationship};
 
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let mut out = String::from("erDiagram\n");
     let multi_db = {
         let mut dbs: Vec<&str> = report

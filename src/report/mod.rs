@@ -93,7 +93,7 @@ pub fn writer(format: Format, options: Options) -> Box<dyn Writer> {
 }
 
 /// Opens `open`, hands it to `write`, and flushes it.
-pub fn write_to(
+pub(crate) fn write_to(
     open: Open,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), WriteError> {
@@ -232,7 +232,7 @@ pub struct CollectionReport {
 }
 
 impl CollectionReport {
-    pub fn field(&self, path: &str) -> Option<&FieldProfile> {
+    pub(crate) fn field(&self, path: &str) -> Option<&FieldProfile> {
         self.fields.iter().find(|f| f.path == path)
     }
 }
@@ -360,7 +360,7 @@ impl Spool {
     }
 
     /// Writes everything spooled so far to `out`, and empties the spool.
-    pub fn drain_into(&mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    pub(crate) fn drain_into(&mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         use std::io::{Seek, SeekFrom};
         if let Some(f) = &mut self.file {
             f.seek(SeekFrom::Start(0))?;
@@ -420,7 +420,7 @@ impl Spooled {
     }
 
     /// The worst finding of the collections written.
-    pub fn worst(&self) -> Option<crate::rules::Severity> {
+    pub(crate) fn worst(&self) -> Option<crate::rules::Severity> {
         SEVERITIES
             .into_iter()
             .zip(self.severities)
@@ -439,14 +439,14 @@ impl Spooled {
 }
 
 /// The current time as ISO-8601 UTC.
-pub fn now_iso() -> String {
+pub(crate) fn now_iso() -> String {
     bson::DateTime::now()
         .try_to_rfc3339_string()
         .unwrap_or_default()
 }
 
 /// A unit enum's serialised name (`one-to-few`).
-pub fn plain<T: Serialize>(v: &T) -> String {
+pub(crate) fn plain<T: Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
         _ => String::new(),
@@ -470,7 +470,7 @@ impl Report {
 
 /// The workload with each shape's findings: the rules whose findings'
 /// evidence names the shape (its `shape.rank`).
-pub fn linked<'a>(
+pub(crate) fn linked<'a>(
     mut w: crate::workload::Workload,
     findings: impl Iterator<Item = &'a crate::advise::Advice>,
 ) -> crate::workload::Workload {

@@ -31,7 +31,7 @@ const KEYWORDS: [&str; 51] = [
 
 const DERIVE: &str = "#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]";
 
-pub fn render(c: &CollectionReport) -> String {
+pub(crate) fn render(c: &CollectionReport) -> String {
     let model = shape::model(c);
     let mut r = Renderer {
         sample: model.sample,

@@ -10,7 +10,7 @@ use crate::rules::{Severity, REGISTRY};
 pub const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-pub fn level(s: Severity) -> &'static str {
+pub(crate) fn level(s: Severity) -> &'static str {
     match s {
         Severity::Critical => "error",
         Severity::Warning => "warning",
@@ -18,7 +18,7 @@ pub fn level(s: Severity) -> &'static str {
     }
 }
 
-pub fn camel(rule: &str) -> String {
+pub(crate) fn camel(rule: &str) -> String {
     rule.split('-')
         .map(|w| {
             let mut c = w.chars();

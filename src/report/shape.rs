@@ -74,7 +74,7 @@ pub struct Member {
 
 impl Member {
     /// In every object of its parent that the profile saw.
-    pub fn required(&self, parent: &Object) -> bool {
+    pub(crate) fn required(&self, parent: &Object) -> bool {
         self.present >= parent.objects && parent.objects > 0
     }
 }
@@ -91,7 +91,7 @@ pub enum Objects<'a> {
 
 impl Value {
     /// How the objects seen here are typed.
-    pub fn objects(&self) -> Objects<'_> {
+    pub(crate) fn objects(&self) -> Objects<'_> {
         match &self.object {
             Some(Object {
                 map: Some((m, _)), ..
@@ -102,12 +102,12 @@ impl Value {
     }
 
     /// What the objects here are, for a member's presence among them.
-    pub fn objects_here(&self) -> String {
+    pub(crate) fn objects_here(&self) -> String {
         format!("objects at {}", self.path)
     }
 
     /// The note on an object keyed by data, if this is one.
-    pub fn map_note(&self) -> Option<String> {
+    pub(crate) fn map_note(&self) -> Option<String> {
         let (_, keys) = self.object.as_ref()?.map.as_ref()?;
         Some(format!(
             "keys are data (docshape's dynamic-keys finding): {} different keys seen",
@@ -117,7 +117,7 @@ impl Value {
 
     /// The note on arrays or objects that were always empty, if they were:
     /// the type stays open, as nothing was seen to narrow it.
-    pub fn empty_note(&self) -> Option<String> {
+    pub(crate) fn empty_note(&self) -> Option<String> {
         let has = |t: BsonType| self.types.iter().any(|(x, _)| *x == t);
         let arrays = has(BsonType::Array) && self.elem.is_none();
         let objects = has(BsonType::Object)
@@ -134,7 +134,7 @@ impl Value {
     }
 
     /// The types seen other than null.
-    pub fn non_null(&self) -> Vec<BsonType> {
+    pub(crate) fn non_null(&self) -> Vec<BsonType> {
         self.types
             .iter()
             .map(|(t, _)| *t)
@@ -143,13 +143,13 @@ impl Value {
     }
 
     /// Null was seen here.
-    pub fn nullable(&self) -> bool {
+    pub(crate) fn nullable(&self) -> bool {
         self.types.iter().any(|(t, _)| *t == BsonType::Null)
     }
 
     /// Longs were seen and some number here is beyond 2^53, which a
     /// JavaScript number cannot hold exactly.
-    pub fn wide_long(&self) -> bool {
+    pub(crate) fn wide_long(&self) -> bool {
         const EXACT: f64 = 9_007_199_254_740_991.0;
         self.types.iter().any(|(t, _)| *t == BsonType::Long)
             && self
@@ -159,7 +159,7 @@ impl Value {
 
     /// The types' shares, with their 95 % intervals when the profile is a
     /// sample: `int 80 % (95 %: 77–83 %), string 20 % (…)`.
-    pub fn shares(&self, sample: bool) -> String {
+    pub(crate) fn shares(&self, sample: bool) -> String {
         let parts: Vec<String> = self
             .types
             .iter()
@@ -233,7 +233,7 @@ impl Object {
 }
 
 /// The model of collection `c`.
-pub fn model(c: &CollectionReport) -> Model {
+pub(crate) fn model(c: &CollectionReport) -> Model {
     let sample = c.documents.is_none_or(|d| d > c.sampled);
     let top: Vec<&FieldProfile> = c.fields.iter().filter(|f| f.segments.len() == 1).collect();
     let members = top
@@ -333,7 +333,7 @@ fn value(c: &CollectionReport, f: &FieldProfile, sample: bool) -> Value {
 
 /// The name of one document of collection `coll`: singular, PascalCase
 /// (`countries` → `Country`, `order_items` → `OrderItem`).
-pub fn type_name(coll: &str) -> String {
+pub(crate) fn type_name(coll: &str) -> String {
     let name = pascal(&crate::i18n::singular(coll));
     if name.is_empty() {
         "Document".to_owned()
@@ -345,7 +345,7 @@ pub fn type_name(coll: &str) -> String {
 /// `words_of-a.name` → `WordsOfAName`, `userId` → `UserId`: ASCII letters
 /// and digits only, each word's first letter raised, never starting with a
 /// digit.
-pub fn pascal(s: &str) -> String {
+pub(crate) fn pascal(s: &str) -> String {
     let mut out = String::new();
     let mut up = true;
     for ch in s.chars() {
@@ -372,12 +372,12 @@ pub struct Names(std::collections::HashSet<String>);
 
 impl Names {
     /// Names with `taken` already handed out.
-    pub fn reserving(taken: &[&str]) -> Names {
+    pub(crate) fn reserving(taken: &[&str]) -> Names {
         Names(taken.iter().map(|s| (*s).to_owned()).collect())
     }
 
     /// `base`, or `base2`, `base3` … when taken.
-    pub fn fresh(&mut self, base: &str) -> String {
+    pub(crate) fn fresh(&mut self, base: &str) -> String {
         let mut name = base.to_owned();
         let mut n = 2;
         while !self.0.insert(name.clone()) {
@@ -390,7 +390,7 @@ impl Names {
 
 /// A member's presence in words: `in 812 of 1,000 documents (81.2 %, 95 %:
 /// 78.7–83.5 %)`; `of` names what the parent's objects are.
-pub fn presence(m: &Member, parent: &Object, of: &str) -> String {
+pub(crate) fn presence(m: &Member, parent: &Object, of: &str) -> String {
     let share = percent(m.present as f64 / parent.objects.max(1) as f64);
     let ci = m.presence_ci.map_or(String::new(), |[lo, hi]| {
         format!(", 95 %: {}–{}", percent(lo), percent(hi))
@@ -404,7 +404,7 @@ pub fn presence(m: &Member, parent: &Object, of: &str) -> String {
 
 /// What a required member's presence proves: in every document of the
 /// sample, so in at least this share of the collection (95 %).
-pub fn required_bound(model: &Model) -> Option<String> {
+pub(crate) fn required_bound(model: &Model) -> Option<String> {
     model.sample.then(|| {
         let (lo, _) = wilson(model.sampled, model.sampled);
         format!(
@@ -416,14 +416,14 @@ pub fn required_bound(model: &Model) -> Option<String> {
 }
 
 /// `s` on one line: control characters as spaces.
-pub fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
 }
 
 /// The header as `//` comment lines, for TypeScript and Rust.
-pub fn comment_header(model: &Model) -> String {
+pub(crate) fn comment_header(model: &Model) -> String {
     let mut out = String::new();
     for line in header(model) {
         out.push_str("// ");
@@ -434,7 +434,7 @@ pub fn comment_header(model: &Model) -> String {
 }
 
 /// The first lines every typed export starts with.
-pub fn header(model: &Model) -> Vec<String> {
+pub(crate) fn header(model: &Model) -> Vec<String> {
     let read = if model.sample {
         format!(
             "{} sampled documents{}",

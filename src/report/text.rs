@@ -651,7 +651,7 @@ fn field_row(out: &mut String, f: &FieldProfile, (path_w, type_w): (usize, usize
 }
 
 /// `int 98% · string 2%` style type breakdown.
-pub fn types_label(f: &FieldProfile) -> String {
+pub(crate) fn types_label(f: &FieldProfile) -> String {
     let total: u64 = f.types.iter().map(|t| t.1).sum();
     if f.types.len() == 1 {
         return f.types[0].0.alias().to_owned();
@@ -671,7 +671,7 @@ pub fn types_label(f: &FieldProfile) -> String {
 
 /// Replaces characters that would corrupt a terminal (controls, escapes)
 /// with visible escapes.
-pub fn safe(s: &str) -> String {
+pub(crate) fn safe(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         if ch.is_control()
@@ -688,7 +688,7 @@ pub fn safe(s: &str) -> String {
 /// A GridFS bucket's part in one line: what the bucket holds (files, their
 /// sizes, the chunk size, chunks, orphan chunks), what was not measured,
 /// and that it is not judged by the rules.
-pub fn gridfs_line(
+pub(crate) fn gridfs_line(
     g: &crate::source::gridfs::Gridfs,
     kind: crate::source::CollectionKind,
     lang: crate::i18n::Lang,
@@ -750,7 +750,7 @@ pub fn gridfs_line(
 
 /// The whole-collection extremes in one line: the largest document, the
 /// documents over each size threshold, the longest arrays, how and how long.
-pub fn extremes_line(e: &crate::source::Extremes, lang: crate::i18n::Lang) -> String {
+pub(crate) fn extremes_line(e: &crate::source::Extremes, lang: crate::i18n::Lang) -> String {
     let mut parts = Vec::new();
     if let Some(d) = e.largest.first() {
         let id =

@@ -42,7 +42,7 @@ const RESERVED: [&str; 24] = [
     "Promise",
 ];
 
-pub fn render(c: &CollectionReport) -> String {
+pub(crate) fn render(c: &CollectionReport) -> String {
     let model = shape::model(c);
     let mut r = Renderer {
         sample: model.sample,
@@ -193,7 +193,7 @@ impl Renderer {
 
 /// The name of an array's element type: `OrderItems` → `OrderItem`, or
 /// `…Item` when the name is singular already.
-pub fn element_hint(hint: &str) -> String {
+pub(crate) fn element_hint(hint: &str) -> String {
     let one = shape::pascal(&crate::i18n::singular(hint));
     if one == hint {
         format!("{hint}Item")

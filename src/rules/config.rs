@@ -116,19 +116,19 @@ impl Thresholds {
         Some(t)
     }
 
-    pub fn profile_name(&self) -> &str {
+    pub(crate) fn profile_name(&self) -> &str {
         &self.profile
     }
 
-    pub fn disabled(&self) -> &[String] {
+    pub(crate) fn disabled(&self) -> &[String] {
         &self.disabled
     }
 
-    pub fn enabled(&self, rule: &str) -> bool {
+    pub(crate) fn enabled(&self, rule: &str) -> bool {
         !self.disabled.iter().any(|d| d == rule)
     }
 
-    pub fn disable(&mut self, rule: &str) {
+    pub(crate) fn disable(&mut self, rule: &str) {
         self.disabled.push(rule.to_owned());
     }
 
@@ -149,7 +149,7 @@ impl Thresholds {
 
     /// The configuration's rules section over its profile (`cli_profile`
     /// wins over the section's own); `path` names the file in errors.
-    pub fn from_section(
+    pub(crate) fn from_section(
         section: &RulesSection,
         path: &str,
         cli_profile: Option<&str>,

@@ -100,7 +100,7 @@ pub struct ShapesView<'a> {
 
 impl<'a> ShapesView<'a> {
     /// The shapes of `namespace` in `w`.
-    pub fn of(w: &'a Workload, namespace: &str) -> ShapesView<'a> {
+    pub(crate) fn of(w: &'a Workload, namespace: &str) -> ShapesView<'a> {
         ShapesView {
             shapes: w
                 .shapes
@@ -119,7 +119,7 @@ impl<'a> ShapesView<'a> {
     /// Reads of `namespace` as a share's denominator: those the shapes
     /// hold, or the server's count when the shapes hold only the slow
     /// ones and the server counted more (then a share is a lower bound).
-    pub fn reads_of(
+    pub(crate) fn reads_of(
         &self,
         shape_reads: u64,
         namespace: &str,
@@ -133,30 +133,30 @@ impl<'a> ShapesView<'a> {
 }
 
 impl CollectionCtx<'_> {
-    pub fn ns(&self) -> &str {
+    pub(crate) fn ns(&self) -> &str {
         self.data.namespace
     }
 
-    pub fn db(&self) -> &str {
+    pub(crate) fn db(&self) -> &str {
         &self.data.meta.db
     }
 
-    pub fn coll(&self) -> &str {
+    pub(crate) fn coll(&self) -> &str {
         &self.data.meta.name
     }
 
-    pub fn sampled(&self) -> u64 {
+    pub(crate) fn sampled(&self) -> u64 {
         self.data.sampled
     }
 
     /// True when the figures come from a sample rather than every document.
-    pub fn is_sample(&self) -> bool {
+    pub(crate) fn is_sample(&self) -> bool {
         self.scope_name(self.sampled()) == SCOPE_SAMPLE
     }
 
     /// Size of the largest document known: of the whole collection where
     /// its extremes were measured, else of the profiled documents.
-    pub fn largest_bytes(&self) -> u64 {
+    pub(crate) fn largest_bytes(&self) -> u64 {
         let profiled = self.data.doc_size.max;
         self.data
             .extremes
@@ -164,25 +164,25 @@ impl CollectionCtx<'_> {
             .map_or(profiled, |m| m.max(profiled))
     }
 
-    pub fn documents(&self) -> u64 {
+    pub(crate) fn documents(&self) -> u64 {
         self.data.documents.unwrap_or(self.data.sampled)
     }
 
-    pub fn fields(&self) -> &[FieldProfile] {
+    pub(crate) fn fields(&self) -> &[FieldProfile] {
         self.data.fields
     }
 
-    pub fn field(&self, path: &str) -> Option<&FieldProfile> {
+    pub(crate) fn field(&self, path: &str) -> Option<&FieldProfile> {
         self.data.fields.iter().find(|f| f.path == path)
     }
 
     /// How the array at `path` grows, where it was measured.
-    pub fn growth_of(&self, path: &str) -> Option<&crate::growth::Growth> {
+    pub(crate) fn growth_of(&self, path: &str) -> Option<&crate::growth::Growth> {
         self.data.growth.get(path)
     }
 
     /// Direct children of a field (`a.b` for `a`, `a[]` for an array `a`).
-    pub fn children_of<'b>(
+    pub(crate) fn children_of<'b>(
         &'b self,
         f: &'b FieldProfile,
     ) -> impl Iterator<Item = &'b FieldProfile> + 'b {
@@ -197,7 +197,7 @@ impl CollectionCtx<'_> {
     /// when `n` is every document of the collection, `sample` otherwise
     /// (the contract's `scope`). The one place messages and evidence take it
     /// from.
-    pub fn scope_name(&self, n: u64) -> &'static str {
+    pub(crate) fn scope_name(&self, n: u64) -> &'static str {
         if self.data.documents.is_some_and(|d| n >= d) {
             SCOPE_COLLECTION
         } else {
@@ -207,12 +207,12 @@ impl CollectionCtx<'_> {
 
     /// "in a sample of 1,000 documents" / "in all 840 documents", for a
     /// figure measured on `n` documents; never "all" unless `n` is every one.
-    pub fn scope_of(&self, n: u64, lang: crate::i18n::Lang) -> String {
+    pub(crate) fn scope_of(&self, n: u64, lang: crate::i18n::Lang) -> String {
         self.measured_on(n).words(lang)
     }
 
     /// The documents a figure measured on `n` of them rests on.
-    pub fn measured_on(&self, n: u64) -> Measured {
+    pub(crate) fn measured_on(&self, n: u64) -> Measured {
         Measured {
             documents: n,
             whole: self.scope_name(n) == SCOPE_COLLECTION,
@@ -220,7 +220,7 @@ impl CollectionCtx<'_> {
     }
 
     /// The documents the profile's figures rest on.
-    pub fn measured(&self) -> Measured {
+    pub(crate) fn measured(&self) -> Measured {
         self.measured_on(self.sampled())
     }
 
@@ -228,7 +228,7 @@ impl CollectionCtx<'_> {
     /// the documents kept in memory, and of how many read when that is
     /// fewer ("in the 478 documents kept of the 1,000 read"), so that it
     /// never reads as the profiled documents' count.
-    pub fn kept_scope(&self, lang: crate::i18n::Lang) -> String {
+    pub(crate) fn kept_scope(&self, lang: crate::i18n::Lang) -> String {
         let kept = self.data.kept.len() as u64;
         let read = self.sampled();
         if kept >= read {
@@ -242,7 +242,7 @@ impl CollectionCtx<'_> {
     }
 
     /// [`CollectionCtx::scope_of`] for the profiled documents.
-    pub fn scope(&self, lang: crate::i18n::Lang) -> String {
+    pub(crate) fn scope(&self, lang: crate::i18n::Lang) -> String {
         self.scope_of(self.sampled(), lang)
     }
 }
@@ -257,7 +257,7 @@ pub struct Measured {
 
 impl Measured {
     /// "in a sample of 1,000 documents" / "in all 840 documents".
-    pub fn words(self, lang: crate::i18n::Lang) -> String {
+    pub(crate) fn words(self, lang: crate::i18n::Lang) -> String {
         let g = crate::fmt::group(self.documents);
         if self.whole {
             lang.pick(
@@ -331,7 +331,7 @@ pub struct TopFields {
 
 impl TopFields {
     /// The top-level fields of a profile of `sampled` documents.
-    pub fn of(fields: &[FieldProfile], sampled: u64) -> TopFields {
+    pub(crate) fn of(fields: &[FieldProfile], sampled: u64) -> TopFields {
         use crate::profile::raw::BsonType;
         TopFields::from_fields(fields.iter().filter(|f| f.depth == 0).map(|f| {
             let one = f.count == sampled
@@ -350,7 +350,7 @@ impl TopFields {
     }
 
     /// Held from fields listed one by one.
-    pub fn from_fields<'a>(fields: impl IntoIterator<Item = TopField<'a>>) -> TopFields {
+    pub(crate) fn from_fields<'a>(fields: impl IntoIterator<Item = TopField<'a>>) -> TopFields {
         let mut names = String::new();
         let mut types = Vec::new();
         let mut constants = Vec::new();
@@ -370,7 +370,7 @@ impl TopFields {
     }
 
     /// The fields, in the profile's order.
-    pub fn iter(&self) -> impl Iterator<Item = TopField<'_>> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = TopField<'_>> + '_ {
         self.names
             .split_terminator('\0')
             .zip(self.types.iter())
@@ -387,12 +387,12 @@ impl TopFields {
     }
 
     /// The field named `name`.
-    pub fn get(&self, name: &str) -> Option<TopField<'_>> {
+    pub(crate) fn get(&self, name: &str) -> Option<TopField<'_>> {
         self.iter().find(|f| f.name == name)
     }
 
     /// Whether a field is named `name`.
-    pub fn contains(&self, name: &str) -> bool {
+    pub(crate) fn contains(&self, name: &str) -> bool {
         self.names.split_terminator('\0').any(|n| n == name)
     }
 }
@@ -402,7 +402,7 @@ impl TopFields {
 /// and uniqueness where `_id` or a single-key unique index guarantees it
 /// (arrays aside: a multikey index is unique per element, not per
 /// document). In place: the fields are held once.
-pub fn measure_fields(profile: &mut Profile, meta: &CollectionMeta, documents: Option<u64>) {
+pub(crate) fn measure_fields(profile: &mut Profile, meta: &CollectionMeta, documents: Option<u64>) {
     let sampled = profile.sampled;
     let unique: Vec<&str> = std::iter::once("_id")
         .chain(

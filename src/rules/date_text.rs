@@ -83,19 +83,19 @@ pub struct Numeric {
 const TAIL: &str = r"(?:(?:,? +| *T|, *)(?:at +)?(?<h>\d{1,2}):(?<mi>\d{2})(?::(?<s>\d{2})(?:[.,](?<f>\d{1,9}))?)?(?: *(?<ap>[ap])\.?m\.?)?)?(?: *(?<z>z|utc|gmt)?(?<off>[+-]\d{2}:?\d{2})?)?(?: +\((?<zn>[^()]*)\))?";
 
 /// A month by name, with an optional weekday before it.
-pub fn named_source() -> String {
+pub(crate) fn named_source() -> String {
     format!(
         r"^(?:(?<wd>[a-z]{{3,9}})\.?,? +)?(?:(?<mon1>[a-z]{{3,9}})\.? +(?<d1>\d{{1,2}})(?<o1>st|nd|rd|th)?|(?<d2>\d{{1,2}})(?<o2>st|nd|rd|th)? +(?<mon2>[a-z]{{3,9}})\.?),? +(?<y>\d{{4}}){TAIL}$"
     )
 }
 
 /// Two numbers of one or two digits, then a four-digit year.
-pub fn numeric_source() -> String {
+pub(crate) fn numeric_source() -> String {
     format!(r"^(?<a>\d{{1,2}})(?<sep>[/.-])(?<b>\d{{1,2}})(?<sep2>[/.-])(?<y>\d{{4}}){TAIL}$")
 }
 
 /// A four-digit year, then month and day (`/` or `.`: with `-` it is ISO).
-pub fn year_first_source() -> String {
+pub(crate) fn year_first_source() -> String {
     format!(r"^(?<y>\d{{4}})(?<sep>[/.])(?<b>\d{{1,2}})(?<sep2>[/.])(?<a>\d{{1,2}}){TAIL}$")
 }
 
@@ -235,7 +235,7 @@ fn instant(c: &Captures<'_>, y: i64, m: i64, d: i64) -> Option<(i64, usize, Cloc
 
 /// A month by name: the format and the instant it names.
 #[allow(clippy::many_single_char_names)]
-pub fn parse_named(s: &str) -> Option<(Named, i64)> {
+pub(crate) fn parse_named(s: &str) -> Option<(Named, i64)> {
     if !s.bytes().any(|b| b.is_ascii_alphabetic()) {
         return None;
     }
@@ -275,7 +275,7 @@ pub fn parse_named(s: &str) -> Option<(Named, i64)> {
 /// settles (or `Undecided`), and the instant it names in that order (read
 /// day-first when undecided).
 #[allow(clippy::many_single_char_names)]
-pub fn parse_numeric(s: &str) -> Option<(Numeric, i64)> {
+pub(crate) fn parse_numeric(s: &str) -> Option<(Numeric, i64)> {
     if !s.as_bytes().first().is_some_and(u8::is_ascii_digit) {
         return None;
     }
@@ -316,7 +316,7 @@ pub fn parse_numeric(s: &str) -> Option<(Numeric, i64)> {
 }
 
 /// The order a set of values settles: each value's own order, counted.
-pub fn settle(orders: impl IntoIterator<Item = Order>) -> Order {
+pub(crate) fn settle(orders: impl IntoIterator<Item = Order>) -> Order {
     let (mut day, mut month, mut year) = (false, false, false);
     for o in orders {
         match o {
@@ -366,7 +366,7 @@ fn zone_label(z: Zone) -> &'static str {
 
 impl Named {
     /// A readable pattern, in moment.js's letters: `MMMM Do YYYY h:mm:ss a`.
-    pub fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         let month = if self.long_month { "MMMM" } else { "MMM" };
         let day = if self.ordinal { "Do" } else { "D" };
         let mut s = String::new();
@@ -386,7 +386,7 @@ impl Named {
 
 impl Numeric {
     /// A readable pattern: `DD/MM/YYYY HH:mm`, `??/??/YYYY` when undecided.
-    pub fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         let sep = char::from(self.sep);
         let date = match self.order {
             Order::DayFirst => format!("DD{sep}MM{sep}YYYY"),
@@ -400,7 +400,7 @@ impl Numeric {
 
     /// Whether a script can convert these values exactly: the order is
     /// known.
-    pub fn convertible(self) -> bool {
+    pub(crate) fn convertible(self) -> bool {
         matches!(
             self.order,
             Order::DayFirst | Order::MonthFirst | Order::YearFirst

@@ -34,7 +34,7 @@ macro_rules! rule {
         impl Limits {
             /// A threshold by its field's name.
             #[allow(dead_code)]
-            pub fn get(&self, field: &str) -> Option<f64> {
+            pub(crate) fn get(&self, field: &str) -> Option<f64> {
                 match field {
                     $(stringify!($field) => Some(self.$field),)*
                     _ => None,
@@ -43,7 +43,7 @@ macro_rules! rule {
 
             /// Sets a threshold by its field's name; `false` for no such field.
             #[allow(dead_code, unused_variables)]
-            pub fn set(&mut self, field: &str, value: f64) -> bool {
+            pub(crate) fn set(&mut self, field: &str, value: f64) -> bool {
                 match field {
                     $(stringify!($field) => {
                         self.$field = value;
@@ -184,11 +184,11 @@ mod tests {
             },
         }
 
-        pub fn check(_: &CollectionCtx<'_>, _: &Thresholds, _: Lang) -> Vec<Finding> {
+        pub(crate) fn check(_: &CollectionCtx<'_>, _: &Thresholds, _: Lang) -> Vec<Finding> {
             Vec::new()
         }
 
-        pub fn id() -> &'static str {
+        pub(crate) fn id() -> &'static str {
             RULE
         }
 

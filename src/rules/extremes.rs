@@ -19,7 +19,7 @@ pub const BLOATED_P95: &str = "bloated-document.p95-bytes";
 /// The whole-collection figures the rules would use for these profiled
 /// `fields` of the collection `coll` under thresholds `t`, the dates
 /// counted against `now` (seconds since the epoch).
-pub fn ask(coll: &str, fields: &[FieldProfile], t: &Thresholds, now: f64) -> ExtremesAsk {
+pub(crate) fn ask(coll: &str, fields: &[FieldProfile], t: &Thresholds, now: f64) -> ExtremesAsk {
     let bytes = |v: f64| {
         if v.is_finite() && v > 0.0 {
             v as u64
@@ -55,7 +55,7 @@ pub fn ask(coll: &str, fields: &[FieldProfile], t: &Thresholds, now: f64) -> Ext
 
 /// "in the whole collection (20,001 documents)": a figure measured over
 /// every document by an extremes pass.
-pub fn whole(e: &Extremes, lang: Lang) -> String {
+pub(crate) fn whole(e: &Extremes, lang: Lang) -> String {
     let n = crate::fmt::group(e.documents);
     lang.pick(
         format!("in the whole collection ({n} documents)"),
@@ -64,7 +64,7 @@ pub fn whole(e: &Extremes, lang: Lang) -> String {
 }
 
 /// A finding's evidence of the sizes measured over every document.
-pub fn size_evidence(e: &Extremes) -> serde_json::Value {
+pub(crate) fn size_evidence(e: &Extremes) -> serde_json::Value {
     serde_json::json!({
         "method": e.method,
         "documents": e.documents,
@@ -74,7 +74,7 @@ pub fn size_evidence(e: &Extremes) -> serde_json::Value {
 }
 
 /// The largest document's `_id`, as it may be quoted in a message.
-pub fn largest_id(e: &Extremes) -> Option<String> {
+pub(crate) fn largest_id(e: &Extremes) -> Option<String> {
     let id = e.largest.first()?.id.as_ref()?;
     let s = match id {
         serde_json::Value::String(s) => format!("{s:?}"),

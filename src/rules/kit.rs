@@ -11,7 +11,7 @@ pub use super::testing::Collection;
 
 /// `sampled` documents profiled out of a collection of `documents`
 /// (`documents == sampled.len()` for a collection read in full).
-pub fn report(name: &str, sampled: &[Document], documents: u64) -> Collection {
+pub(crate) fn report(name: &str, sampled: &[Document], documents: u64) -> Collection {
     let kept: Vec<Vec<u8>> = sampled
         .iter()
         .map(|d| {
@@ -37,7 +37,7 @@ pub fn report(name: &str, sampled: &[Document], documents: u64) -> Collection {
 }
 
 /// Every enabled rule on `r`, with the default thresholds, in English.
-pub fn check(r: &Collection) -> Vec<Finding> {
+pub(crate) fn check(r: &Collection) -> Vec<Finding> {
     let ctx = CollectionCtx {
         data: r.data(),
         relationships: Vec::new(),
@@ -50,12 +50,12 @@ pub fn check(r: &Collection) -> Vec<Finding> {
 }
 
 /// The findings of one rule.
-pub fn fired<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
+pub(crate) fn fired<'a>(findings: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
     findings.iter().filter(|f| f.rule == rule).collect()
 }
 
 /// Every enabled rule on `r` with thresholds `t`, in English.
-pub fn check_with(r: &Collection, t: &Thresholds) -> Vec<Finding> {
+pub(crate) fn check_with(r: &Collection, t: &Thresholds) -> Vec<Finding> {
     let ctx = CollectionCtx {
         data: r.data(),
         relationships: Vec::new(),
@@ -68,13 +68,13 @@ pub fn check_with(r: &Collection, t: &Thresholds) -> Vec<Finding> {
 }
 
 /// The severity of `rule`'s first finding, if it fired.
-pub fn severity_of(findings: &[Finding], rule: &str) -> Option<super::Severity> {
+pub(crate) fn severity_of(findings: &[Finding], rule: &str) -> Option<super::Severity> {
     findings.iter().find(|f| f.rule == rule).map(|f| f.severity)
 }
 
 /// Every enabled rule on `r` with thresholds `t`, seeing the shapes of
 /// `workload` that are `r`'s.
-pub fn check_workload(
+pub(crate) fn check_workload(
     r: &Collection,
     t: &Thresholds,
     workload: &crate::workload::Workload,
@@ -92,7 +92,7 @@ pub fn check_workload(
 
 /// A workload from `(runs, "Slow query" attr)` pairs: each attr logged
 /// `runs` times, as mongod 4.4+ writes it.
-pub fn workload(entries: &[(u64, serde_json::Value)]) -> crate::workload::Workload {
+pub(crate) fn workload(entries: &[(u64, serde_json::Value)]) -> crate::workload::Workload {
     let mut r = crate::workload::Reader::new();
     for (runs, attr) in entries {
         let line = serde_json::json!({

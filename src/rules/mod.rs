@@ -122,7 +122,7 @@ impl Severity {
 
     /// The severity as a reader of `lang` says it (the contract's name in
     /// English).
-    pub fn label(self, lang: Lang) -> &'static str {
+    pub(crate) fn label(self, lang: Lang) -> &'static str {
         match lang {
             Lang::En => self.name(),
             Lang::Zh => match self {
@@ -169,13 +169,21 @@ pub const ALONE_RULES: [&str; 12] = registry::ids(&[Needs::Itself]);
 
 /// Runs every enabled rule on one collection. Findings come sorted by
 /// severity (worst first), then rule and path.
-pub fn check_collection(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+pub(crate) fn check_collection(
+    ctx: &CollectionCtx<'_>,
+    t: &Thresholds,
+    lang: Lang,
+) -> Vec<Finding> {
     check_collection_where(ctx, t, lang, |_| true)
 }
 
 /// [`check_collection`] with only the [`ALONE_RULES`]: what a collection
 /// shows as soon as it is read.
-pub fn check_collection_alone(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+pub(crate) fn check_collection_alone(
+    ctx: &CollectionCtx<'_>,
+    t: &Thresholds,
+    lang: Lang,
+) -> Vec<Finding> {
     check_collection_where(ctx, t, lang, |id| ALONE_RULES.contains(&id))
 }
 
@@ -257,7 +265,11 @@ fn stamp_scope(f: &mut Finding, ctx: &CollectionCtx<'_>, basis: Basis) {
 
 /// Rules about a whole database or deployment; their figures (collection
 /// listings) are always of the whole deployment: `scope` is `collection`.
-pub fn check_deployment(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
+pub(crate) fn check_deployment(
+    ctx: &DeploymentCtx<'_>,
+    t: &Thresholds,
+    lang: Lang,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for r in &REGISTRY {
         if let Check::Deployment(rule) = r.check {
@@ -275,7 +287,7 @@ pub fn check_deployment(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> 
     out
 }
 
-pub fn sort(findings: &mut [Finding]) {
+pub(crate) fn sort(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -297,7 +309,7 @@ pub trait Evidence: Serialize {
 impl Finding {
     /// A finding from its typed evidence, its message the evidence
     /// described in `lang`.
-    pub fn new(
+    pub(crate) fn new(
         rule: &'static str,
         severity: Severity,
         namespace: &str,
@@ -324,7 +336,7 @@ impl Finding {
 }
 
 /// Builds the evidence object from `(name, value)` pairs.
-pub fn evidence<const N: usize>(
+pub(crate) fn evidence<const N: usize>(
     pairs: [(&str, serde_json::Value); N],
 ) -> serde_json::Map<String, serde_json::Value> {
     pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
@@ -340,7 +352,7 @@ pub struct Crossed {
 }
 
 impl Crossed {
-    pub fn of<K: registry::Threshold>(t: &Thresholds, key: K) -> Crossed {
+    pub(crate) fn of<K: registry::Threshold>(t: &Thresholds, key: K) -> Crossed {
         Crossed {
             name: key.name(),
             value: key.value(t),
@@ -350,6 +362,6 @@ impl Crossed {
 }
 
 /// [`Crossed`] as a JSON value, for evidence still built as a map.
-pub fn crossed<K: registry::Threshold>(t: &Thresholds, key: K) -> serde_json::Value {
+pub(crate) fn crossed<K: registry::Threshold>(t: &Thresholds, key: K) -> serde_json::Value {
     serde_json::json!(Crossed::of(t, key))
 }

@@ -11,7 +11,7 @@ use bson::Bson;
 /// signs other than a leading minus, exponents or thousands separators:
 /// what `String(n)` writes for a number, and what `$convert` reads back
 /// exactly.
-pub fn plain_number(s: &str, fraction: bool) -> bool {
+pub(crate) fn plain_number(s: &str, fraction: bool) -> bool {
     let body = s.strip_prefix('-').unwrap_or(s);
     let (int, frac) = match body.split_once('.') {
         Some((i, f)) => (i, Some(f)),
@@ -37,7 +37,7 @@ pub enum Target {
 }
 
 impl Target {
-    pub fn alias(self) -> &'static str {
+    pub(crate) fn alias(self) -> &'static str {
         match self {
             Target::Int => "int",
             Target::Long => "long",
@@ -46,7 +46,7 @@ impl Target {
         }
     }
 
-    pub fn of(b: &Bson) -> Option<Target> {
+    pub(crate) fn of(b: &Bson) -> Option<Target> {
         match b {
             Bson::Int32(_) => Some(Target::Int),
             Bson::Int64(_) => Some(Target::Long),
@@ -57,7 +57,7 @@ impl Target {
     }
 
     /// The `$regexMatch` pattern a string must match to be converted.
-    pub fn pattern(self) -> &'static str {
+    pub(crate) fn pattern(self) -> &'static str {
         match self {
             Target::Int | Target::Long => "^-?(0|[1-9][0-9]*)$",
             Target::Double | Target::Decimal => "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?$",
@@ -84,7 +84,7 @@ pub enum Code {
 /// same width (three digits or more, the whole numbers beside them too),
 /// or the field is named like a code. Turning codes into numbers drops
 /// their zeros and makes them sortable and summable, which they are not.
-pub fn code_of(values: &[Bson], name: &str) -> Option<Code> {
+pub(crate) fn code_of(values: &[Bson], name: &str) -> Option<Code> {
     let digits: Vec<&str> = values
         .iter()
         .filter_map(|v| match v {
@@ -200,7 +200,7 @@ const PROTOCOL_OBJECTS: [&str; 2] = ["headers", "header"];
 /// Why a path's numbers written as text are a code, not a quantity, judged
 /// by names: its own (`name`, the last key of the path) and the object it
 /// lies in (`parent`). The word that decided, when one did.
-pub fn identifier_name(name: &str, parent: Option<&str>) -> Option<String> {
+pub(crate) fn identifier_name(name: &str, parent: Option<&str>) -> Option<String> {
     if let Some(p) = parent {
         let p = p.to_lowercase();
         if PROTOCOL_OBJECTS.contains(&p.as_str()) {

@@ -72,7 +72,7 @@ impl Meaning {
     }
 
     /// The key in the rule's `[rule-id]` table (`max-length`).
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         self.field.replace('_', "-")
     }
 
@@ -101,25 +101,25 @@ pub struct RuleInfo {
 
 impl RuleInfo {
     /// The explanation in `lang`.
-    pub fn explanation(&self, lang: Lang) -> &'static str {
+    pub(crate) fn explanation(&self, lang: Lang) -> &'static str {
         lang.pick(self.explanation.0, self.explanation.1)
     }
 
     /// Whether `key` is one of its thresholds (as written in
     /// `docshape.toml`).
-    pub fn has_threshold(&self, key: &str) -> bool {
+    pub(crate) fn has_threshold(&self, key: &str) -> bool {
         self.thresholds.iter().any(|m| m.key() == key)
     }
 }
 
 /// The rule with this id.
-pub fn rule(id: &str) -> Option<&'static RuleInfo> {
+pub(crate) fn rule(id: &str) -> Option<&'static RuleInfo> {
     REGISTRY.iter().find(|r| r.id == id)
 }
 
 /// The ids of the rules that need what `wanted` accepts, in the
 /// contract's order (`N` is their number: a mismatch fails to compile).
-pub const fn ids<const N: usize>(wanted: &[Needs]) -> [&'static str; N] {
+pub(crate) const fn ids<const N: usize>(wanted: &[Needs]) -> [&'static str; N] {
     let mut out = [""; N];
     let (mut i, mut n) = (0, 0);
     while i < REGISTRY.len() {

@@ -31,7 +31,7 @@ pub struct Reaudit {
 }
 
 impl Reaudit {
-    pub fn of(t: &Thresholds) -> Reaudit {
+    pub(crate) fn of(t: &Thresholds) -> Reaudit {
         let on = |rule: &str, v: f64| t.enabled(rule).then_some(v);
         Reaudit {
             mixed_types: on("mixed-types", t.mixed_types.min_share),

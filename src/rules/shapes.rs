@@ -11,7 +11,7 @@ use crate::source::IndexInfo;
 use crate::workload::{Predicate, Shape};
 
 /// Operations that run a query plan over the collection's documents.
-pub fn is_query(s: &Shape) -> bool {
+pub(crate) fn is_query(s: &Shape) -> bool {
     matches!(
         s.op.as_str(),
         "find" | "aggregate" | "count" | "distinct" | "findAndModify" | "update" | "delete"
@@ -19,12 +19,12 @@ pub fn is_query(s: &Shape) -> bool {
 }
 
 /// Operations that only read.
-pub fn is_read(s: &Shape) -> bool {
+pub(crate) fn is_read(s: &Shape) -> bool {
     matches!(s.op.as_str(), "find" | "aggregate" | "count" | "distinct")
 }
 
 /// The shape's share of the whole workload's time.
-pub fn time_share(s: &Shape, total_ms: u64) -> f64 {
+pub(crate) fn time_share(s: &Shape, total_ms: u64) -> f64 {
     if total_ms == 0 {
         0.0
     } else {
@@ -34,17 +34,17 @@ pub fn time_share(s: &Shape, total_ms: u64) -> f64 {
 
 /// Frequent: at least `min_share` of the workload's time or `min_count`
 /// runs.
-pub fn frequent(s: &Shape, total_ms: u64, min_share: f64, min_count: f64) -> bool {
+pub(crate) fn frequent(s: &Shape, total_ms: u64, min_share: f64, min_count: f64) -> bool {
     s.count as f64 >= min_count || (total_ms > 0 && time_share(s, total_ms) >= min_share)
 }
 
 /// `n` per document returned (a run that returned nothing counts as one).
-pub fn per_returned(n: u64, s: &Shape) -> f64 {
+pub(crate) fn per_returned(n: u64, s: &Shape) -> f64 {
     n as f64 / s.nreturned.max(1) as f64
 }
 
 /// Runs whose plan was a collection scan.
-pub fn collscans(s: &Shape) -> u64 {
+pub(crate) fn collscans(s: &Shape) -> u64 {
     s.plans
         .iter()
         .filter(|(p, _)| p.starts_with("COLLSCAN"))
@@ -54,14 +54,14 @@ pub fn collscans(s: &Shape) -> u64 {
 
 /// The filter the query plan starts from: a find's filter, or an
 /// aggregation's leading `$match`.
-pub fn filter(s: &Shape) -> Option<&Value> {
+pub(crate) fn filter(s: &Shape) -> Option<&Value> {
     s.filter
         .as_ref()
         .or_else(|| s.pipeline.as_ref()?.as_array()?.first()?.get("$match"))
 }
 
 /// `find {"status":"string"} sort {"at":-1}`: the shape in one line.
-pub fn label(s: &Shape) -> String {
+pub(crate) fn label(s: &Shape) -> String {
     let mut out = s.op.clone();
     if let Some(f) = s.filter.as_ref().or(s.pipeline.as_ref()) {
         out.push(' ');
@@ -80,7 +80,7 @@ pub fn label(s: &Shape) -> String {
 
 /// The shape as a finding's evidence: which one (`rank` in the report's
 /// workload), what it does and what its runs cost.
-pub fn evidence(rank: usize, s: &Shape, total_ms: u64) -> Value {
+pub(crate) fn evidence(rank: usize, s: &Shape, total_ms: u64) -> Value {
     let mut m = Map::new();
     m.insert("rank".into(), json!(rank));
     m.insert("op".into(), json!(s.op));
@@ -117,7 +117,7 @@ pub fn evidence(rank: usize, s: &Shape, total_ms: u64) -> Value {
 }
 
 /// "ran 120 times for 3,400 ms (12 % of the workload's time)".
-pub fn cost(s: &Shape, total_ms: u64, lang: Lang) -> String {
+pub(crate) fn cost(s: &Shape, total_ms: u64, lang: Lang) -> String {
     let share = percent(time_share(s, total_ms));
     lang.pick(
         format!(
@@ -134,7 +134,7 @@ pub fn cost(s: &Shape, total_ms: u64, lang: Lang) -> String {
 }
 
 /// The plans seen, most frequent first: `COLLSCAN ×120, IXSCAN { a: 1 } ×3`.
-pub fn plans(s: &Shape) -> String {
+pub(crate) fn plans(s: &Shape) -> String {
     let mut p: Vec<(&String, &u64)> = s.plans.iter().collect();
     p.sort_by(|a, b| b.1.cmp(a.1));
     p.iter()
@@ -157,7 +157,7 @@ pub struct EsrKey {
 
 impl EsrKey {
     /// The key, in order, with its directions.
-    pub fn keys(&self) -> Vec<(String, i64)> {
+    pub(crate) fn keys(&self) -> Vec<(String, i64)> {
         self.equality
             .iter()
             .map(|f| (f.clone(), 1))
@@ -167,7 +167,7 @@ impl EsrKey {
     }
 
     /// `{status: 1, at: -1, qty: 1}`.
-    pub fn show(&self) -> String {
+    pub(crate) fn show(&self) -> String {
         show_keys(&self.keys())
     }
 
@@ -197,7 +197,7 @@ impl EsrKey {
 }
 
 /// `{a: 1, b: -1}`.
-pub fn show_keys(keys: &[(String, i64)]) -> String {
+pub(crate) fn show_keys(keys: &[(String, i64)]) -> String {
     let parts: Vec<String> = keys.iter().map(|(f, d)| format!("{f}: {d}")).collect();
     format!("{{{}}}", parts.join(", "))
 }
@@ -217,7 +217,7 @@ fn plain_key(i: &IndexInfo) -> Option<Vec<(String, i64)>> {
 }
 
 /// An index already serving `key` (its key starts with `key`).
-pub fn served_by<'a>(ctx: &'a CollectionCtx<'_>, key: &EsrKey) -> Option<&'a IndexInfo> {
+pub(crate) fn served_by<'a>(ctx: &'a CollectionCtx<'_>, key: &EsrKey) -> Option<&'a IndexInfo> {
     ctx.data.indexes.iter().find(|i| {
         i.partial.is_none()
             && i.collation.is_none()
@@ -227,7 +227,7 @@ pub fn served_by<'a>(ctx: &'a CollectionCtx<'_>, key: &EsrKey) -> Option<&'a Ind
 
 /// An index whose key is a proper prefix of `key`, that the new index can
 /// replace: plain, and neither unique, sparse, partial, TTL nor collated.
-pub fn extendable<'a>(ctx: &'a CollectionCtx<'_>, key: &EsrKey) -> Option<&'a IndexInfo> {
+pub(crate) fn extendable<'a>(ctx: &'a CollectionCtx<'_>, key: &EsrKey) -> Option<&'a IndexInfo> {
     let keys = key.keys();
     ctx.data.indexes.iter().find(|i| {
         let Some(k) = plain_key(i) else { return false };
@@ -246,7 +246,7 @@ pub fn extendable<'a>(ctx: &'a CollectionCtx<'_>, key: &EsrKey) -> Option<&'a In
 /// The profile's path of a dotted query or update path (`items.sku` →
 /// `items[].sku` when `items` is an array; positional parts such as `$`
 /// and `$[]` are the array's elements).
-pub fn profile_path(ctx: &CollectionCtx<'_>, dotted: &str) -> String {
+pub(crate) fn profile_path(ctx: &CollectionCtx<'_>, dotted: &str) -> String {
     let mut path = String::new();
     for part in dotted.split('.').filter(|p| !p.starts_with('$')) {
         if !path.is_empty() {
@@ -264,7 +264,7 @@ pub fn profile_path(ctx: &CollectionCtx<'_>, dotted: &str) -> String {
 /// does: a range predicate on it (`$gt`, `$lt` …) or a sort by it (a
 /// find's sort, or a `$sort` stage of a pipeline). Equality does not order:
 /// text and numbers match themselves alike.
-pub fn orders_by(ctx: &CollectionCtx<'_>, s: &Shape, path: &str) -> Option<&'static str> {
+pub(crate) fn orders_by(ctx: &CollectionCtx<'_>, s: &Shape, path: &str) -> Option<&'static str> {
     if s.predicates
         .iter()
         .any(|(f, p)| *p == Predicate::Range && profile_path(ctx, f) == path)
@@ -324,7 +324,7 @@ fn index_sort(s: &Shape) -> Option<Vec<(String, i64)>> {
 /// The ESR key of a query shape; `None` when an index cannot serve it
 /// (an `$or` is served branch by branch, an `_id` equality is a lookup
 /// already) or it has nothing to index.
-pub fn esr_key(ctx: &CollectionCtx<'_>, s: &Shape) -> Option<EsrKey> {
+pub(crate) fn esr_key(ctx: &CollectionCtx<'_>, s: &Shape) -> Option<EsrKey> {
     if let Some(f) = filter(s).and_then(Value::as_object) {
         if f.contains_key("$or") || f.contains_key("$nor") {
             return None;
@@ -374,7 +374,7 @@ pub fn esr_key(ctx: &CollectionCtx<'_>, s: &Shape) -> Option<EsrKey> {
 }
 
 /// The ESR key as evidence.
-pub fn key_evidence(key: &EsrKey) -> Value {
+pub(crate) fn key_evidence(key: &EsrKey) -> Value {
     let keys: Map<String, Value> = key.keys().into_iter().map(|(k, d)| (k, json!(d))).collect();
     json!({
         "key": keys,

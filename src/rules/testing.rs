@@ -29,7 +29,11 @@ pub struct Collection {
 impl Collection {
     /// `documents` profiled (as raw BSON) and kept, with what the source
     /// knew (`meta`) and how it sampled (`outcome`).
-    pub fn new(meta: CollectionMeta, outcome: &SampleOutcome, kept: Vec<Vec<u8>>) -> Collection {
+    pub(crate) fn new(
+        meta: CollectionMeta,
+        outcome: &SampleOutcome,
+        kept: Vec<Vec<u8>>,
+    ) -> Collection {
         let mut p = Profiler::default();
         for raw in &kept {
             p.add(raw).expect("valid document");
@@ -55,7 +59,7 @@ impl Collection {
         }
     }
 
-    pub fn data(&self) -> super::context::CollectionData<'_> {
+    pub(crate) fn data(&self) -> super::context::CollectionData<'_> {
         super::context::CollectionData {
             meta: &self.meta,
             namespace: &self.namespace,
@@ -74,13 +78,13 @@ impl Collection {
         }
     }
 
-    pub fn field(&self, path: &str) -> Option<&FieldProfile> {
+    pub(crate) fn field(&self, path: &str) -> Option<&FieldProfile> {
         self.fields.iter().find(|f| f.path == path)
     }
 }
 
 /// `db.coll` profiled from `docs`, every document read and kept.
-pub fn report(ns: &str, docs: &[bson::Document]) -> Collection {
+pub(crate) fn report(ns: &str, docs: &[bson::Document]) -> Collection {
     let (db, coll) = ns.split_once('.').expect("db.coll");
     let kept = docs
         .iter()
@@ -99,7 +103,7 @@ pub fn report(ns: &str, docs: &[bson::Document]) -> Collection {
 }
 
 /// The context of one collection with the given relationships.
-pub fn ctx<'a>(
+pub(crate) fn ctx<'a>(
     report: &'a Collection,
     relationships: &'a [Relationship],
 ) -> super::CollectionCtx<'a> {
@@ -114,7 +118,7 @@ pub fn ctx<'a>(
 }
 
 /// A reference `from_ns.from_path` → `to_ns.key` as relate reports it.
-pub fn relationship(
+pub(crate) fn relationship(
     from_ns: &str,
     from_path: &str,
     to_ns: &str,

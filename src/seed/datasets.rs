@@ -137,7 +137,7 @@ pub const NAMES: [&str; 22] = [
 ];
 
 /// Builds one data set by name (committed documents now, generators lazily).
-pub fn build(name: &str) -> Option<Dataset> {
+pub(crate) fn build(name: &str) -> Option<Dataset> {
     let n = NAMES.iter().position(|x| *x == name)? as u8;
     Some(match name {
         "one_to_few" => one_to_few(n),

@@ -18,7 +18,7 @@ pub struct Ids {
 }
 
 impl Ids {
-    pub fn new(dataset: u8, variant: u8) -> Ids {
+    pub(crate) fn new(dataset: u8, variant: u8) -> Ids {
         Ids {
             tag: 0xD5_00_00_00 | (u32::from(dataset) << 8) | u32::from(variant),
             next: 0,
@@ -26,7 +26,7 @@ impl Ids {
     }
 
     /// A new id created `secs` seconds after the epoch.
-    pub fn at(&mut self, secs: u32) -> ObjectId {
+    pub(crate) fn at(&mut self, secs: u32) -> ObjectId {
         let mut b = [0u8; 12];
         b[..4].copy_from_slice(&secs.to_be_bytes());
         b[4..8].copy_from_slice(&self.tag.to_be_bytes());
@@ -36,13 +36,13 @@ impl Ids {
     }
 
     /// A new id created `days` days before [`NOW`].
-    pub fn days_ago(&mut self, days: u32) -> ObjectId {
+    pub(crate) fn days_ago(&mut self, days: u32) -> ObjectId {
         self.at(NOW - days * DAY)
     }
 }
 
 /// The date of `secs` seconds after the epoch.
-pub fn date(secs: u32) -> Bson {
+pub(crate) fn date(secs: u32) -> Bson {
     Bson::DateTime(DateTime::from_millis(i64::from(secs) * 1000))
 }
 
@@ -50,11 +50,11 @@ pub fn date(secs: u32) -> Bson {
 pub struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -63,29 +63,29 @@ impl Rng {
     }
 
     /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: u32, hi: u32) -> u32 {
+    pub(crate) fn range(&mut self, lo: u32, hi: u32) -> u32 {
         lo + (self.next_u64() % u64::from(hi - lo + 1)) as u32
     }
 
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.range(0, items.len() as u32 - 1) as usize]
     }
 
     /// A value with two decimals in `lo..hi`.
-    pub fn money(&mut self, lo: u32, hi: u32) -> f64 {
+    pub(crate) fn money(&mut self, lo: u32, hi: u32) -> f64 {
         f64::from(self.range(lo * 100, hi * 100)) / 100.0
     }
 }
 
 /// `n` bytes of deterministic binary data (an image stand-in).
-pub fn blob(n: usize, seed: u8) -> Bson {
+pub(crate) fn blob(n: usize, seed: u8) -> Bson {
     Bson::Binary(Binary {
         subtype: BinarySubtype::Generic,
         bytes: blob_bytes(n, seed),
     })
 }
 
-pub fn blob_bytes(n: usize, seed: u8) -> Vec<u8> {
+pub(crate) fn blob_bytes(n: usize, seed: u8) -> Vec<u8> {
     (0..n)
         .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ ((i >> 8) as u8))
         .collect()
@@ -110,7 +110,7 @@ pub const STREETS: [&str; 6] = [
 ];
 
 /// A person's name, different for every `i` below 120.
-pub fn person(i: u32) -> String {
+pub(crate) fn person(i: u32) -> String {
     format!(
         "{} {}",
         FIRST[(i % 12) as usize],
@@ -118,12 +118,12 @@ pub fn person(i: u32) -> String {
     )
 }
 
-pub fn street(rng: &mut Rng) -> String {
+pub(crate) fn street(rng: &mut Rng) -> String {
     format!("{} {}", rng.range(1, 250), rng.pick(&STREETS))
 }
 
 /// A plausible e-mail address for person `i`.
-pub fn email(i: u32, domain: &str) -> String {
+pub(crate) fn email(i: u32, domain: &str) -> String {
     format!(
         "{}.{i}@{domain}.example.com",
         person(i).to_lowercase().replace(' ', ".")

@@ -120,7 +120,7 @@ pub struct Extremes {
 }
 
 impl Extremes {
-    pub fn new(method: &'static str) -> Extremes {
+    pub(crate) fn new(method: &'static str) -> Extremes {
         Extremes {
             scope: "collection",
             method,
@@ -135,12 +135,12 @@ impl Extremes {
     }
 
     /// Size of the largest document.
-    pub fn max_bytes(&self) -> Option<u64> {
+    pub(crate) fn max_bytes(&self) -> Option<u64> {
         self.largest.first().map(|d| d.bytes)
     }
 
     /// Longest length of `path` in the whole collection, when measured.
-    pub fn array_max(&self, path: &str) -> Option<u64> {
+    pub(crate) fn array_max(&self, path: &str) -> Option<u64> {
         self.arrays
             .iter()
             .find(|a| a.path == path)
@@ -148,14 +148,14 @@ impl Extremes {
     }
 
     /// Documents over the threshold named `name`, when counted.
-    pub fn over(&self, name: &str) -> Option<u64> {
+    pub(crate) fn over(&self, name: &str) -> Option<u64> {
         self.over
             .iter()
             .find(|o| o.threshold == name)
             .map(|o| o.documents)
     }
 
-    pub fn set_elapsed(&mut self, d: Duration) {
+    pub(crate) fn set_elapsed(&mut self, d: Duration) {
         self.millis = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
     }
 }
@@ -174,7 +174,7 @@ pub enum ArrayReach {
 /// root, or why it cannot be measured cheaply: arrays nested two arrays
 /// deep (`a[].b[].c`, `a[][]`) and names a field path cannot spell (with a
 /// `.` or a leading `$`).
-pub fn reach(segments: &[Seg]) -> std::result::Result<ArrayReach, &'static str> {
+pub(crate) fn reach(segments: &[Seg]) -> std::result::Result<ArrayReach, &'static str> {
     let mut runs: Vec<Vec<&str>> = vec![Vec::new()];
     for s in segments {
         match s {
@@ -209,7 +209,7 @@ pub struct TopK<T> {
 }
 
 impl<T> TopK<T> {
-    pub fn new(k: usize) -> TopK<T> {
+    pub(crate) fn new(k: usize) -> TopK<T> {
         TopK {
             k,
             items: Vec::with_capacity(k + 1),
@@ -217,12 +217,12 @@ impl<T> TopK<T> {
     }
 
     /// Whether a document of `bytes` would enter the list.
-    pub fn wants(&self, bytes: u64) -> bool {
+    pub(crate) fn wants(&self, bytes: u64) -> bool {
         self.k > 0
             && (self.items.len() < self.k || self.items.last().is_some_and(|(b, _)| bytes > *b))
     }
 
-    pub fn offer(&mut self, bytes: u64, tag: T) {
+    pub(crate) fn offer(&mut self, bytes: u64, tag: T) {
         if !self.wants(bytes) {
             return;
         }
@@ -231,7 +231,7 @@ impl<T> TopK<T> {
         self.items.truncate(self.k);
     }
 
-    pub fn into_vec(self) -> Vec<(u64, T)> {
+    pub(crate) fn into_vec(self) -> Vec<(u64, T)> {
         self.items
     }
 }

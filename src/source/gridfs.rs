@@ -61,7 +61,7 @@ impl Part {
 
 /// The bucket and part a collection's name says it is, if any:
 /// `fs.files` → (`fs`, files).
-pub fn part_of(name: &str) -> Option<(&str, Part)> {
+pub(crate) fn part_of(name: &str) -> Option<(&str, Part)> {
     if let Some(b) = name.strip_suffix(".files") {
         return Some((b, Part::Files)).filter(|(b, _)| !b.is_empty());
     }
@@ -84,7 +84,12 @@ pub enum Shape {
 
 /// How `fields` (a profile of `sampled` documents) and `indexes` fit
 /// `part`.
-pub fn shape(part: Part, sampled: u64, fields: &[FieldProfile], indexes: &[IndexInfo]) -> Shape {
+pub(crate) fn shape(
+    part: Part,
+    sampled: u64,
+    fields: &[FieldProfile],
+    indexes: &[IndexInfo],
+) -> Shape {
     if sampled == 0 {
         let key = part.index();
         let indexed = indexes.iter().any(|i| {
@@ -151,7 +156,7 @@ pub struct Bucket<'a> {
 /// from `B.files`, and the chunks whose `files_id` no file has. An error
 /// that ends the run is returned; any other leaves its figure unmeasured,
 /// with why.
-pub async fn measure<S: Probes>(source: &mut S, bucket: &Bucket<'_>) -> Result<Gridfs> {
+pub(crate) async fn measure<S: Probes>(source: &mut S, bucket: &Bucket<'_>) -> Result<Gridfs> {
     let mut out = Gridfs {
         bucket: bucket.name.to_owned(),
         files: bucket.files.and_then(|(_, n)| n),

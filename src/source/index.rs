@@ -109,7 +109,7 @@ pub enum KeyPart {
 }
 
 impl KeyPart {
-    pub fn of(field: &str, v: &Value) -> KeyPart {
+    pub(crate) fn of(field: &str, v: &Value) -> KeyPart {
         if field == "$**" || field.ends_with(".$**") {
             return if v.as_str() == Some("text") {
                 KeyPart::Text
@@ -177,7 +177,7 @@ fn object(spec: &bson::Document, key: &str) -> Option<Map<String, Value>> {
 impl IndexInfo {
     /// Builds an index description from a `listIndexes` document (the same
     /// shape a dump's `*.metadata.json` holds under `indexes`).
-    pub fn from_spec(spec: &bson::Document) -> Option<IndexInfo> {
+    pub(crate) fn from_spec(spec: &bson::Document) -> Option<IndexInfo> {
         let name = spec.get_str("name").ok()?.to_owned();
         let Value::Object(key) =
             bson::Bson::Document(spec.get_document("key").ok()?.clone()).relaxed()
@@ -209,7 +209,7 @@ impl IndexInfo {
     }
 
     /// Each key part with what it is.
-    pub fn parts(&self) -> impl Iterator<Item = (&str, KeyPart)> + '_ {
+    pub(crate) fn parts(&self) -> impl Iterator<Item = (&str, KeyPart)> + '_ {
         self.key
             .iter()
             .map(|(k, v)| (k.as_str(), KeyPart::of(k, v)))
@@ -219,7 +219,7 @@ impl IndexInfo {
         self.parts().any(|(_, p)| p == part)
     }
 
-    pub fn is(&self, kind: IndexKind) -> bool {
+    pub(crate) fn is(&self, kind: IndexKind) -> bool {
         self.kinds.contains(&kind)
     }
 
@@ -271,12 +271,12 @@ impl IndexInfo {
 
     /// Only ascending and descending fields: the indexes whose prefixes
     /// serve the same queries.
-    pub fn is_plain(&self) -> bool {
+    pub(crate) fn is_plain(&self) -> bool {
         !self.key.is_empty() && self.parts().all(|(_, p)| p.is_plain())
     }
 
     /// The document fields the index reads.
-    pub fn reads(&self) -> Reads {
+    pub(crate) fn reads(&self) -> Reads {
         let mut r = Reads::default();
         for (field, part) in self.parts() {
             match part {
@@ -350,7 +350,7 @@ impl IndexInfo {
     /// The document paths the index reads, for people and for queries: the
     /// key's fields; a text index's weighted fields; a wildcard index's
     /// prefix or projected paths; `$**` when it reads every field.
-    pub fn fields_read(&self) -> Vec<String> {
+    pub(crate) fn fields_read(&self) -> Vec<String> {
         self.reads().listed()
     }
 
@@ -394,7 +394,7 @@ impl IndexInfo {
     /// deletions, shard-key routing and chunk migrations (hashed indexes
     /// usually back a shard key), uniqueness checks, a clustered
     /// collection's order.
-    pub fn idle_means_unused(&self) -> bool {
+    pub(crate) fn idle_means_unused(&self) -> bool {
         !(self.is(IndexKind::Id)
             || self.clustered
             || self.unique
@@ -410,7 +410,7 @@ impl IndexInfo {
     /// `other` visible to the planner and covering every document (neither
     /// hidden, sparse nor partial). A hidden index covered by a visible one
     /// is redundant too.
-    pub fn covered_by(&self, other: &IndexInfo) -> bool {
+    pub(crate) fn covered_by(&self, other: &IndexInfo) -> bool {
         let special = self.is(IndexKind::Id)
             || self.unique
             || self.sparse
@@ -437,7 +437,7 @@ impl IndexInfo {
     /// on the dotted `field` (a reference lookup): a visible index that
     /// starts with it (ascending, descending or hashed, and not made sparse
     /// by a text or geo part), or a wildcard index that covers it.
-    pub fn finds_by(&self, field: &str) -> bool {
+    pub(crate) fn finds_by(&self, field: &str) -> bool {
         if self.hidden {
             return false;
         }
@@ -493,7 +493,7 @@ fn at_or_under(path: &str, root: &str) -> bool {
 impl Reads {
     /// Whether any of `present` (dotted paths, as a query names them) is a
     /// field this index reads.
-    pub fn found_in(&self, present: &BTreeSet<String>) -> bool {
+    pub(crate) fn found_in(&self, present: &BTreeSet<String>) -> bool {
         let field = |f: &String| present.contains(f) || present.contains(&without_positions(f));
         let subtree = |s: &String| {
             let bare = without_positions(s);
@@ -510,7 +510,7 @@ impl Reads {
     }
 
     /// Fields, then sub-tree roots, then `$**` for "every field".
-    pub fn listed(&self) -> Vec<String> {
+    pub(crate) fn listed(&self) -> Vec<String> {
         let mut out: Vec<String> = self.fields.clone();
         out.extend(self.subtrees.iter().cloned());
         if self.everything {
@@ -522,7 +522,7 @@ impl Reads {
 
 /// The dotted paths (as queries and indexes name them) of the profiled
 /// fields: `items[].sku` is `items.sku`.
-pub fn present_paths(fields: &[FieldProfile]) -> BTreeSet<String> {
+pub(crate) fn present_paths(fields: &[FieldProfile]) -> BTreeSet<String> {
     fields.iter().map(|f| query_path(&f.segments)).collect()
 }
 
@@ -639,7 +639,7 @@ impl PresenceCheck {
     /// a document with a value in any of `paths` (in key order) by index
     /// bounds alone, even where no document has one (`$exists` would read
     /// every entry of a non-sparse index).
-    pub fn branches(paths: &[String]) -> Vec<bson::Document> {
+    pub(crate) fn branches(paths: &[String]) -> Vec<bson::Document> {
         (0..paths.len())
             .map(|i| {
                 let mut d = bson::Document::new();
@@ -654,7 +654,7 @@ impl PresenceCheck {
 
     /// The query a server answers for this check: does any document hold a
     /// value (not null) in one of `paths`?
-    pub fn filter(paths: &[String]) -> bson::Document {
+    pub(crate) fn filter(paths: &[String]) -> bson::Document {
         let mut b = Self::branches(paths);
         if b.len() == 1 {
             b.pop().unwrap_or_default()
@@ -664,7 +664,7 @@ impl PresenceCheck {
     }
 
     /// How the check was made, as a clause: "checked on the server with …".
-    pub fn describe(&self, lang: Lang) -> String {
+    pub(crate) fn describe(&self, lang: Lang) -> String {
         match self.method {
             CheckMethod::ServerQuery => {
                 let q = bson::Bson::Document(Self::filter(&self.paths))
@@ -715,7 +715,7 @@ pub enum Absence {
 
 /// Judges one index of `meta`'s collection: `present` holds the sampled
 /// paths ([`present_paths`]), `usage` its `$indexStats` row.
-pub fn absence(
+pub(crate) fn absence(
     index: &IndexInfo,
     meta: &CollectionMeta,
     present: &BTreeSet<String>,

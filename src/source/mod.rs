@@ -65,7 +65,7 @@ impl SourceError {
     /// Errors that end the run: the server is gone or refuses us, or an
     /// input file cannot be read (the contract's exit code 2). Anything
     /// else is noted and the run goes on.
-    pub fn is_fatal(&self) -> bool {
+    pub(crate) fn is_fatal(&self) -> bool {
         matches!(
             self,
             SourceError::Unreachable { .. }
@@ -96,7 +96,7 @@ pub enum CollectionKind {
 
 impl CollectionKind {
     /// A GridFS bucket's part: reported as GridFS, not judged by the rules.
-    pub fn is_gridfs(self) -> bool {
+    pub(crate) fn is_gridfs(self) -> bool {
         matches!(
             self,
             CollectionKind::GridfsFiles | CollectionKind::GridfsChunks
@@ -182,12 +182,12 @@ impl CollectionMeta {
         }
     }
 
-    pub fn namespace(&self) -> String {
+    pub(crate) fn namespace(&self) -> String {
         format!("{}.{}", self.db, self.name)
     }
 
     /// How the collection is laid out, from its kind, options and name.
-    pub fn layout(&self) -> Layout {
+    pub(crate) fn layout(&self) -> Layout {
         let option = |k: &str| {
             self.options
                 .as_ref()
@@ -232,7 +232,7 @@ impl SampleMode {
     /// document's share of the collection's bytes depends on the
     /// collection's document count only up to this many: a source need not
     /// count further before the read ([`FileSource::counting_up_to`]).
-    pub fn kept_at_most(self) -> u64 {
+    pub(crate) fn kept_at_most(self) -> u64 {
         match self {
             SampleMode::Sample(n) => n,
             SampleMode::Full => KEEP_FULL,

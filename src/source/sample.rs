@@ -13,7 +13,7 @@ pub const CUT_VALUE: usize = 256;
 /// Keys, nesting, numbers, ids, dates and array lengths stay as they were:
 /// what the reference and growth stages read. `None` for a malformed
 /// document.
-pub fn cut(doc: &[u8], max: usize) -> Option<Vec<u8>> {
+pub(crate) fn cut(doc: &[u8], max: usize) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(doc.len().min(4096));
     cut_into(doc, max, &mut out).ok()?;
     // Kept bytes are counted by length: hold no more than that.
@@ -108,7 +108,7 @@ impl Reservoir {
     /// Keeps documents larger than `doc_cap` bytes cut to their shape,
     /// numbers and short values (see [`cut`]).
     #[must_use]
-    pub fn cutting_above(mut self, doc_cap: usize) -> Reservoir {
+    pub(crate) fn cutting_above(mut self, doc_cap: usize) -> Reservoir {
         self.doc_cap = doc_cap;
         self
     }
@@ -116,7 +116,7 @@ impl Reservoir {
     /// Keeps only well-formed BSON documents, checking each one it would
     /// keep (a malformed document still counts as read).
     #[must_use]
-    pub fn checking_bson(mut self) -> Reservoir {
+    pub(crate) fn checking_bson(mut self) -> Reservoir {
         self.checked = true;
         self
     }
@@ -142,7 +142,7 @@ impl Reservoir {
         self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    pub fn offer(&mut self, bytes: &[u8]) {
+    pub(crate) fn offer(&mut self, bytes: &[u8]) {
         let i = self.seen;
         self.seen += 1;
         let size = bytes.len() as u64;
@@ -179,12 +179,12 @@ impl Reservoir {
     }
 
     /// Documents skipped to stay within the byte budget.
-    pub fn oversized(&self) -> u64 {
+    pub(crate) fn oversized(&self) -> u64 {
         self.oversized
     }
 
     /// Documents kept cut to stay within the byte budget.
-    pub fn cut_count(&self) -> u64 {
+    pub(crate) fn cut_count(&self) -> u64 {
         self.cut
     }
 
@@ -201,7 +201,7 @@ impl Reservoir {
     /// The largest document offered, measured path by path, when it is not
     /// kept whole (passed over, cut, or not drawn into the sample): the
     /// kept documents then do not show it.
-    pub fn largest_unkept(&self) -> Option<crate::profile::extract::Weighed> {
+    pub(crate) fn largest_unkept(&self) -> Option<crate::profile::extract::Weighed> {
         let (at, bytes) = self.largest.as_ref()?;
         let kept = self.items.iter().find(|(i, _, _)| i == at);
         if kept.is_some_and(|(_, b, n)| b.len() as u64 == *n)
@@ -217,12 +217,12 @@ impl Reservoir {
 
     /// The kept documents in the order they were read, and the size of
     /// each as it was read (before any cut).
-    pub fn into_parts(mut self) -> (Vec<Vec<u8>>, Vec<u64>) {
+    pub(crate) fn into_parts(mut self) -> (Vec<Vec<u8>>, Vec<u64>) {
         self.items.sort_unstable_by_key(|(i, _, _)| *i);
         self.items.into_iter().map(|(_, b, n)| (b, n)).unzip()
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.items.len()
     }
 
@@ -231,7 +231,7 @@ impl Reservoir {
     }
 
     /// Hands the sample to `sink` in the order the documents were read.
-    pub fn drain_into(mut self, sink: &mut dyn Sink) {
+    pub(crate) fn drain_into(mut self, sink: &mut dyn Sink) {
         self.items.sort_unstable_by_key(|(i, _, _)| *i);
         for (_, b, _) in &self.items {
             sink.document(b);

@@ -13,7 +13,7 @@ pub struct Selection {
 
 impl Selection {
     /// Whether a database may hold selected collections.
-    pub fn wants_db(&self, db: &str) -> bool {
+    pub(crate) fn wants_db(&self, db: &str) -> bool {
         if !self.dbs.is_empty() {
             return self.dbs.iter().any(|d| d == db);
         }
@@ -27,7 +27,7 @@ impl Selection {
     }
 
     /// Whether a collection is selected.
-    pub fn wants(&self, db: &str, coll: &str) -> bool {
+    pub(crate) fn wants(&self, db: &str, coll: &str) -> bool {
         if !self.wants_db(db) {
             return false;
         }
@@ -54,7 +54,7 @@ fn split_ns(p: &str) -> (&str, &str) {
 }
 
 /// Matches `text` against `pattern`, where `*` matches any run of characters.
-pub fn glob(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);

@@ -40,7 +40,7 @@ fn num(x: f64) -> Option<ValueKey> {
 impl ValueKey {
     /// The number as a double (an integer past 2^53 rounded), for
     /// densities; `None` when the key is not a number.
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         match self {
             ValueKey::Int(i) => Some(*i as f64),
             ValueKey::Num(bits) => Some(f64::from_bits(*bits)),
@@ -49,7 +49,7 @@ impl ValueKey {
     }
 
     /// The string, when the key is one.
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             ValueKey::Str(b) => std::str::from_utf8(b).ok(),
             _ => None,
@@ -75,7 +75,7 @@ impl ValueKey {
 }
 
 /// The key of a raw element's value; `None` for containers and nulls.
-pub fn of_element(el: &Element<'_>) -> Option<ValueKey> {
+pub(crate) fn of_element(el: &Element<'_>) -> Option<ValueKey> {
     let v = el.value;
     match el.ty {
         BsonType::Int => Some(ValueKey::Int(raw::value::i32(v)?.into())),
@@ -92,7 +92,7 @@ pub fn of_element(el: &Element<'_>) -> Option<ValueKey> {
 /// `$toObjectId` and `$toInt`/`$toLong` would read it: 24 hex digits are
 /// an ObjectId, a decimal integer (optional sign, no spaces, no leading
 /// `+`, within 64 bits) a number. `None` for anything else.
-pub fn converted(s: &str, family: Family) -> Option<ValueKey> {
+pub(crate) fn converted(s: &str, family: Family) -> Option<ValueKey> {
     match family {
         Family::ObjectId => {
             if s.len() != 24 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -121,7 +121,7 @@ pub fn converted(s: &str, family: Family) -> Option<ValueKey> {
 /// number and an integer as its decimal string. A value already of
 /// `family`, or one no conversion reads, keeps its own key. An id copied
 /// as text is then compared with the key it names.
-pub fn key_as(b: &bson::Bson, family: Family) -> Option<ValueKey> {
+pub(crate) fn key_as(b: &bson::Bson, family: Family) -> Option<ValueKey> {
     match (b, family) {
         (bson::Bson::String(s), Family::ObjectId | Family::Number) => {
             converted(s, family).or_else(|| of_bson(b))
@@ -138,7 +138,7 @@ pub fn key_as(b: &bson::Bson, family: Family) -> Option<ValueKey> {
 }
 
 /// The family of a value's type, when values of that type can be keys.
-pub fn family_of_bson(b: &bson::Bson) -> Option<Family> {
+pub(crate) fn family_of_bson(b: &bson::Bson) -> Option<Family> {
     match b {
         bson::Bson::ObjectId(_) => Some(Family::ObjectId),
         bson::Bson::Int32(_) | bson::Bson::Int64(_) | bson::Bson::Double(_) => Some(Family::Number),
@@ -148,7 +148,7 @@ pub fn family_of_bson(b: &bson::Bson) -> Option<Family> {
 }
 
 /// The key of a decoded value.
-pub fn of_bson(b: &bson::Bson) -> Option<ValueKey> {
+pub(crate) fn of_bson(b: &bson::Bson) -> Option<ValueKey> {
     match b {
         bson::Bson::Int32(x) => Some(ValueKey::Int((*x).into())),
         bson::Bson::Int64(x) => Some(ValueKey::Int(*x)),

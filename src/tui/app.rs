@@ -40,7 +40,7 @@ pub enum Exit {
 impl Exit {
     /// The process's exit status: 0, or 128 + the signal's number as a
     /// shell reports a process stopped by that signal.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Quit => 0,
             Exit::Signal(n) => u8::try_from(128 + n).unwrap_or(u8::MAX),
@@ -65,7 +65,7 @@ fn from_event(e: Option<io::Result<Event>>) -> Option<Msg> {
 /// Runs the explorer until the user quits or a signal stops it. The
 /// terminal is restored on every way out. Must run on the runtime the
 /// executor spawns on.
-pub async fn run_loop(
+pub(crate) async fn run_loop(
     mut model: Model,
     theme: &Theme,
     mut exec: Executor,

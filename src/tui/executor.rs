@@ -556,7 +556,7 @@ fn write_new(path: &std::path::Path, contents: &str) -> std::io::Result<PathBuf>
 }
 
 /// The OSC 52 escape that asks the terminal to set the clipboard.
-pub fn osc52(text: &str) -> String {
+pub(crate) fn osc52(text: &str) -> String {
     use base64::Engine as _;
     format!(
         "\x1b]52;c;{}\x07",

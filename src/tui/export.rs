@@ -27,7 +27,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn extension(self) -> &'static str {
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             Format::Json => "json",
             Format::Csv => "csv",
@@ -52,7 +52,7 @@ struct Rows {
 
 impl ExportFile {
     /// A new file at `asked`, or beside it when that name is taken.
-    pub fn create(asked: &Path, format: Format) -> std::io::Result<ExportFile> {
+    pub(crate) fn create(asked: &Path, format: Format) -> std::io::Result<ExportFile> {
         let (file, path) = create_new(asked)?;
         let mut out = BufWriter::new(file);
         let csv = match format {
@@ -87,17 +87,17 @@ impl ExportFile {
     }
 
     /// The file written to.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Documents written so far.
-    pub fn written(&self) -> u64 {
+    pub(crate) fn written(&self) -> u64 {
         self.written
     }
 
     /// One more document.
-    pub fn add(&mut self, d: &Document) -> std::io::Result<()> {
+    pub(crate) fn add(&mut self, d: &Document) -> std::io::Result<()> {
         match &mut self.csv {
             None => {
                 let v = Bson::Document(d.clone()).relaxed();
@@ -139,7 +139,7 @@ impl ExportFile {
     }
 
     /// The file complete: its path and the documents in it.
-    pub fn finish(mut self) -> std::io::Result<(PathBuf, u64)> {
+    pub(crate) fn finish(mut self) -> std::io::Result<(PathBuf, u64)> {
         match self.csv.take() {
             None => {
                 self.out
@@ -156,7 +156,7 @@ impl ExportFile {
     }
 
     /// Gives up: what was written is removed.
-    pub fn abandon(self) {
+    pub(crate) fn abandon(self) {
         let ExportFile { path, out, csv, .. } = self;
         drop(out);
         let _ = std::fs::remove_file(&path);
@@ -236,7 +236,7 @@ fn csv_cell(s: &str) -> String {
 
 /// A file that did not exist, created: `path`, else `stem-2.ext`,
 /// `stem-3.ext` … beside it. Nothing is ever overwritten.
-pub fn create_new(path: &std::path::Path) -> std::io::Result<(std::fs::File, PathBuf)> {
+pub(crate) fn create_new(path: &std::path::Path) -> std::io::Result<(std::fs::File, PathBuf)> {
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());

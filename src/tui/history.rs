@@ -103,7 +103,7 @@ pub fn load(dir: &Path, target: &str) -> HashMap<String, Vec<QueryText>> {
 /// Keeps `queries` (oldest first) as the history of `namespace` on
 /// `target`, the most recent collection now; the file is replaced whole
 /// (written beside it, then renamed), readable by its owner only.
-pub fn save(
+pub(crate) fn save(
     dir: &Path,
     target: &str,
     namespace: &str,

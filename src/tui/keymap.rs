@@ -70,7 +70,7 @@ pub enum Action {
 
 impl Action {
     /// A move of a list's selection: up, down, a page, the top, the bottom.
-    pub fn is_move(self) -> bool {
+    pub(crate) fn is_move(self) -> bool {
         matches!(
             self,
             Action::Up
@@ -399,7 +399,7 @@ impl Key {
     /// is in the character itself.
     /// Shift-Tab arrives as `BackTab` with SHIFT set (crossterm); the shift
     /// is in the code, so it is dropped like a printable character's.
-    pub fn from_event(e: KeyEvent) -> Key {
+    pub(crate) fn from_event(e: KeyEvent) -> Key {
         let printable = matches!(e.code, KeyCode::Char(_) | KeyCode::BackTab);
         Key {
             code: e.code,
@@ -473,7 +473,7 @@ impl Key {
     }
 
     /// The key as the help screen shows it.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let base = match self.code {
             KeyCode::Enter => "Enter".to_owned(),
             KeyCode::Esc => "Esc".to_owned(),
@@ -543,7 +543,7 @@ impl Keymap {
     /// The defaults with the configuration's `[keys]` applied, and a
     /// sentence for each entry that could not be understood (an unknown
     /// action, a key without a name); those entries are left out.
-    pub fn with_section(section: &KeysSection) -> (Keymap, Vec<String>) {
+    pub(crate) fn with_section(section: &KeysSection) -> (Keymap, Vec<String>) {
         let mut m = Keymap::default();
         let mut problems = Vec::new();
         for (name, binding) in section {
@@ -605,7 +605,7 @@ impl Keymap {
     }
 
     /// The first key bound to an action, for the status bar hints.
-    pub fn first_label(&self, action: Action) -> String {
+    pub(crate) fn first_label(&self, action: Action) -> String {
         self.keys
             .get(&action)
             .and_then(|ks| ks.first())

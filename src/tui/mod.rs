@@ -121,7 +121,7 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Runs the explorer until the user quits or a signal stops it. The
 /// terminal is restored on every way out. Runs on [`runtime`].
-pub async fn run(opts: Options) -> Result<app::Exit, RunError> {
+pub(crate) async fn run(opts: Options) -> Result<app::Exit, RunError> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() {
         return Err(RunError::NoTerminal);

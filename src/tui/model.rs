@@ -48,7 +48,7 @@ impl Tab {
         Tab::Workload,
     ];
 
-    pub fn title(self, lang: Lang) -> &'static str {
+    pub(crate) fn title(self, lang: Lang) -> &'static str {
         let (en, zh) = match self {
             Tab::Schema => ("Schema", "结构"),
             Tab::Findings => ("Findings", "问题"),
@@ -62,7 +62,7 @@ impl Tab {
     }
 
     /// The title when the tab bar is too narrow for the full ones.
-    pub fn short_title(self, lang: Lang) -> &'static str {
+    pub(crate) fn short_title(self, lang: Lang) -> &'static str {
         if lang == Lang::Zh {
             return self.title(lang);
         }
@@ -108,7 +108,7 @@ pub enum NavSort {
 
 impl NavSort {
     #[must_use]
-    pub fn next(self) -> NavSort {
+    pub(crate) fn next(self) -> NavSort {
         match self {
             NavSort::Name => NavSort::Severity,
             NavSort::Severity => NavSort::Size,
@@ -117,7 +117,7 @@ impl NavSort {
         }
     }
 
-    pub fn label(self, lang: Lang) -> &'static str {
+    pub(crate) fn label(self, lang: Lang) -> &'static str {
         match self {
             NavSort::Name => lang.pick("by name", "按名称"),
             NavSort::Severity => lang.pick("by severity", "按严重程度"),
@@ -225,7 +225,7 @@ pub struct Learn {
 impl Learn {
     /// What the lesson's pane shows above the lesson `text`: the exercises
     /// as last checked, or why they could not be.
-    pub fn with_check<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+    pub(crate) fn with_check<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         let lang = self.lang;
         match &self.check {
             None => text.into(),
@@ -437,7 +437,7 @@ impl Bound {
 
 impl Detail {
     /// Back to the top left, as for a new selection.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.scroll = 0;
         self.hscroll = 0;
     }
@@ -517,7 +517,7 @@ impl Model {
     }
 
     /// A fresh request id.
-    pub fn next_req(&mut self) -> u64 {
+    pub(crate) fn next_req(&mut self) -> u64 {
         let r = self.next_req;
         self.next_req += 1;
         r
@@ -621,7 +621,7 @@ impl Model {
     /// selected collection's, a database's, or all of them on the overview;
     /// each with its rank in the whole workload (1 first), as findings
     /// name it.
-    pub fn shapes(&self) -> Vec<(usize, &Shape)> {
+    pub(crate) fn shapes(&self) -> Vec<(usize, &Shape)> {
         let Some(w) = self.report.as_ref().and_then(|r| r.workload.as_ref()) else {
             return Vec::new();
         };
@@ -681,7 +681,7 @@ impl Model {
 
     /// The collection's bytes: the server's data size, else the sampled
     /// average document times the documents.
-    pub fn bytes(c: &CollectionReport) -> f64 {
+    pub(crate) fn bytes(c: &CollectionReport) -> f64 {
         c.storage.as_ref().and_then(|s| s.size).map_or_else(
             || c.doc_size.avg * c.documents.unwrap_or(0) as f64,
             |s| s as f64,

@@ -79,12 +79,12 @@ impl Secret {
         self.0.push(c);
     }
 
-    pub fn pop(&mut self) {
+    pub(crate) fn pop(&mut self) {
         self.0.pop();
     }
 
     /// Characters typed, for the mask.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.chars().count()
     }
 
@@ -93,7 +93,7 @@ impl Secret {
     }
 
     /// The password, handed over once.
-    pub fn take(&mut self) -> String {
+    pub(crate) fn take(&mut self) -> String {
         std::mem::take(&mut self.0)
     }
 }
@@ -156,7 +156,7 @@ impl Picker {
 
 /// How a target is remembered: a connection string without its password,
 /// a path made absolute (so that it reads from anywhere).
-pub fn remembered(t: &Target) -> String {
+pub(crate) fn remembered(t: &Target) -> String {
     match t {
         Target::Mongo(uri) => secret::without_password(uri),
         Target::Path(p) => std::path::absolute(p)
@@ -168,7 +168,7 @@ pub fn remembered(t: &Target) -> String {
 
 impl Picker {
     /// A run of the target being read succeeded: it is now a recent one.
-    pub fn read_well(&mut self) {
+    pub(crate) fn read_well(&mut self) {
         if let Some(t) = self.reading.take() {
             record(&mut self.recent, t);
         }
@@ -176,7 +176,7 @@ impl Picker {
 }
 
 /// `entry` first in `recent`, once, at most [`RECENT`] kept.
-pub fn record(recent: &mut Vec<String>, entry: String) {
+pub(crate) fn record(recent: &mut Vec<String>, entry: String) {
     recent.retain(|r| *r != entry);
     recent.insert(0, entry);
     recent.truncate(RECENT);
@@ -189,7 +189,7 @@ struct File {
 }
 
 /// The recent-targets file in the state directory `dir`.
-pub fn path_in(dir: &Path) -> PathBuf {
+pub(crate) fn path_in(dir: &Path) -> PathBuf {
     dir.join(FILE)
 }
 
@@ -210,7 +210,7 @@ pub fn load_recent(dir: &Path) -> Vec<String> {
 
 /// Keeps `t` (without its password) as the most recent target; returns
 /// the list as now kept.
-pub fn remember(dir: &Path, t: &Target) -> std::io::Result<Vec<String>> {
+pub(crate) fn remember(dir: &Path, t: &Target) -> std::io::Result<Vec<String>> {
     std::fs::create_dir_all(dir)?;
     let mut targets = load_recent(dir);
     record(&mut targets, remembered(t));
@@ -224,7 +224,7 @@ pub fn remember(dir: &Path, t: &Target) -> std::io::Result<Vec<String>> {
 
 /// What the status line says about the picker when a target fails: its
 /// key (`key`, from the keymap) and what it does.
-pub fn offer(key: &str, lang: crate::i18n::Lang) -> String {
+pub(crate) fn offer(key: &str, lang: crate::i18n::Lang) -> String {
     match lang {
         crate::i18n::Lang::En => format!("{key} connects to another target"),
         crate::i18n::Lang::Zh => format!("按 {key} 连接到另一个目标"),

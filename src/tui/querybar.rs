@@ -36,7 +36,7 @@ impl Part {
         Part::Limit,
     ];
 
-    pub fn label(self, lang: Lang) -> &'static str {
+    pub(crate) fn label(self, lang: Lang) -> &'static str {
         match self {
             Part::Filter => lang.pick("filter", "筛选"),
             Part::Sort => lang.pick("sort", "排序"),
@@ -51,14 +51,14 @@ impl Part {
     }
 
     #[must_use]
-    pub fn step(self, by: isize) -> Part {
+    pub(crate) fn step(self, by: isize) -> Part {
         let n = Part::ALL.len() as isize;
         Part::ALL[(self.index() as isize + by).rem_euclid(n) as usize]
     }
 }
 
 /// The text of `part` in `q`.
-pub fn text_of(q: &QueryText, part: Part) -> &str {
+pub(crate) fn text_of(q: &QueryText, part: Part) -> &str {
     match part {
         Part::Filter => &q.filter,
         Part::Sort => &q.sort,
@@ -68,7 +68,7 @@ pub fn text_of(q: &QueryText, part: Part) -> &str {
     }
 }
 
-pub fn text_mut(q: &mut QueryText, part: Part) -> &mut String {
+pub(crate) fn text_mut(q: &mut QueryText, part: Part) -> &mut String {
     match part {
         Part::Filter => &mut q.filter,
         Part::Sort => &mut q.sort,
@@ -118,12 +118,12 @@ impl Results {
     }
 
     /// Pages in all, once counted.
-    pub fn pages(&self) -> Option<u64> {
+    pub(crate) fn pages(&self) -> Option<u64> {
         self.total().map(|t| t.div_ceil(PAGE).max(1))
     }
 
     /// Whether a page follows the one shown.
-    pub fn has_next(&self) -> bool {
+    pub(crate) fn has_next(&self) -> bool {
         match self.pages() {
             Some(p) => self.page + 1 < p,
             None => self.docs.len() as u64 == PAGE,
@@ -131,7 +131,7 @@ impl Results {
     }
 
     /// The query for page `page`: the user's skip and limit, cut to pages.
-    pub fn page_query(&self, page: u64) -> Query {
+    pub(crate) fn page_query(&self, page: u64) -> Query {
         let mut q = self.query.clone();
         let before = page.saturating_mul(PAGE);
         q.skip = self.query.skip.saturating_add(before);
@@ -172,12 +172,12 @@ pub struct QueryState {
 }
 
 impl QueryState {
-    pub fn running(&self) -> bool {
+    pub(crate) fn running(&self) -> bool {
         self.page_req.is_some() || self.count_req.is_some()
     }
 
     /// Every request in flight, forgotten, as cancel effects.
-    pub fn cancel_all(&mut self) -> Vec<Effect> {
+    pub(crate) fn cancel_all(&mut self) -> Vec<Effect> {
         [
             self.page_req.take(),
             self.count_req.take(),
@@ -199,7 +199,7 @@ pub enum Reply {
 }
 
 /// Explain in a few words per line.
-pub fn explain_lines(e: &Explain, lang: Lang) -> Vec<String> {
+pub(crate) fn explain_lines(e: &Explain, lang: Lang) -> Vec<String> {
     let n = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
     let mut out = vec![format!(
         "{} {}",

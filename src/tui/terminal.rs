@@ -39,7 +39,7 @@ const GRACE: Duration = Duration::from_secs(3);
 
 /// Takes the terminal: raw mode, alternate screen, mouse capture. The
 /// returned guard gives it back when dropped.
-pub fn enter() -> io::Result<Guard> {
+pub(crate) fn enter() -> io::Result<Guard> {
     install_panic_hook();
     let _ = UI_THREAD.set(std::thread::current().id());
     enable_raw_mode()?;
@@ -51,7 +51,7 @@ pub fn enter() -> io::Result<Guard> {
 
 /// Leaves the alternate screen, mouse capture and raw mode and shows the
 /// cursor, once: later calls do nothing.
-pub fn restore() {
+pub(crate) fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
@@ -65,7 +65,7 @@ pub fn restore() {
 }
 
 /// Whether the explorer owns the terminal.
-pub fn is_active() -> bool {
+pub(crate) fn is_active() -> bool {
     ACTIVE.load(Ordering::SeqCst)
 }
 
@@ -81,7 +81,7 @@ impl Drop for Guard {
 /// Remembers the password of the connection string `uri` (as written and
 /// percent-decoded) so that no panic message shows it: the start-up
 /// target's, and each one the connection picker opens.
-pub fn keep_secrets_of(uri: &str) {
+pub(crate) fn keep_secrets_of(uri: &str) {
     SECRETS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -96,7 +96,7 @@ fn on_ui_thread() -> bool {
 
 /// The panic hook: restore, then one readable, scrubbed message (and a
 /// backtrace when `RUST_BACKTRACE` asks for one).
-pub fn install_panic_hook() {
+pub(crate) fn install_panic_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
@@ -130,7 +130,7 @@ pub fn install_panic_hook() {
 
 /// What a caught panic's payload says, scrubbed: the password of every
 /// connection string in it, and every kept secret, masked.
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     let text = payload
         .downcast_ref::<&str>()
         .copied()
@@ -160,7 +160,7 @@ impl Signals {
     /// not ended `GRACE` after a signal, or a second one comes, the
     /// watchdog task (on a worker of the runtime, not the loop's thread)
     /// restores the terminal and exits by itself.
-    pub fn install() -> io::Result<Signals> {
+    pub(crate) fn install() -> io::Result<Signals> {
         let signals = Signals::listen()?;
         let mut watched = Signals::listen()?;
         tokio::spawn(async move {
@@ -187,12 +187,12 @@ impl Signals {
     }
 
     /// No signal handled (they could not be installed): `next` never ends.
-    pub fn none() -> Signals {
+    pub(crate) fn none() -> Signals {
         Signals(Vec::new())
     }
 
     /// The number of the next signal. Cancel-safe.
-    pub async fn next(&mut self) -> i32 {
+    pub(crate) async fn next(&mut self) -> i32 {
         if self.0.is_empty() {
             return std::future::pending().await;
         }
@@ -212,7 +212,7 @@ impl Signals {
 /// the message (the tests pass the unmasked target to prove the scrubbing).
 #[cfg(debug_assertions)]
 #[track_caller]
-pub fn inject_panic(at: &str, context: &dyn std::fmt::Display) {
+pub(crate) fn inject_panic(at: &str, context: &dyn std::fmt::Display) {
     static WHERE: OnceLock<Option<String>> = OnceLock::new();
     let wanted = WHERE.get_or_init(|| std::env::var("DOCSHAPE_INJECT_PANIC").ok());
     assert!(
@@ -223,4 +223,4 @@ pub fn inject_panic(at: &str, context: &dyn std::fmt::Display) {
 
 /// Release builds: nothing.
 #[cfg(not(debug_assertions))]
-pub fn inject_panic(_at: &str, _context: &dyn std::fmt::Display) {}
+pub(crate) fn inject_panic(_at: &str, _context: &dyn std::fmt::Display) {}

@@ -95,13 +95,13 @@ fn parse_file(name: &str, text: &str) -> Result<ThemeFile, ThemeError> {
 }
 
 /// Where user themes live: `themes/` in docshape's configuration directory.
-pub fn user_dir() -> Option<PathBuf> {
+pub(crate) fn user_dir() -> Option<PathBuf> {
     Some(crate::paths::config_dir()?.join("themes"))
 }
 
 /// Every theme `--theme` accepts by name: the user's (in [`user_dir`]),
 /// then the shipped ones.
-pub fn available() -> Vec<String> {
+pub(crate) fn available() -> Vec<String> {
     let mut names: Vec<String> = user_dir()
         .and_then(|d| std::fs::read_dir(d).ok())
         .into_iter()
@@ -165,7 +165,7 @@ impl Theme {
     }
 
     /// Resolves a theme from its text; `load` fetches parents by name.
-    pub fn from_text(
+    pub(crate) fn from_text(
         name: &str,
         text: &str,
         load: &dyn Fn(&str) -> Result<String, ThemeError>,
@@ -224,7 +224,7 @@ impl Theme {
     }
 
     /// The theme `spec` names: a user theme, a shipped one or a path.
-    pub fn named(spec: &str) -> Result<Theme, ThemeError> {
+    pub(crate) fn named(spec: &str) -> Result<Theme, ThemeError> {
         let name = Path::new(spec)
             .file_stem()
             .map_or_else(|| spec.to_owned(), |n| n.to_string_lossy().into_owned());
@@ -233,7 +233,7 @@ impl Theme {
 
     /// The theme `spec` names (a name or a path), or the default with the
     /// reason it could not be used.
-    pub fn load(spec: Option<&str>) -> (Theme, Option<String>) {
+    pub(crate) fn load(spec: Option<&str>) -> (Theme, Option<String>) {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let (mut theme, warning) = match spec {
             None => (Theme::default(), None),
@@ -261,23 +261,23 @@ impl Theme {
         self.colors.get(meaning).copied().unwrap_or(Color::Reset)
     }
 
-    pub fn fg(&self, meaning: &str) -> Style {
+    pub(crate) fn fg(&self, meaning: &str) -> Style {
         Style::default().fg(self.color(meaning))
     }
 
     /// The whole screen's colours: the theme's `background` (left to the
     /// terminal when the theme names none) and its text colour.
-    pub fn base(&self) -> Style {
+    pub(crate) fn base(&self) -> Style {
         Style::default()
             .bg(self.color("background"))
             .fg(self.color("text"))
     }
 
-    pub fn text(&self) -> Style {
+    pub(crate) fn text(&self) -> Style {
         self.fg("text")
     }
 
-    pub fn dim(&self) -> Style {
+    pub(crate) fn dim(&self) -> Style {
         if self.no_color {
             Style::default().add_modifier(Modifier::DIM)
         } else {
@@ -285,11 +285,11 @@ impl Theme {
         }
     }
 
-    pub fn title(&self) -> Style {
+    pub(crate) fn title(&self) -> Style {
         self.fg("text.title").add_modifier(Modifier::BOLD)
     }
 
-    pub fn selected(&self) -> Style {
+    pub(crate) fn selected(&self) -> Style {
         if self.no_color {
             Style::default().add_modifier(Modifier::REVERSED)
         } else {
@@ -299,7 +299,7 @@ impl Theme {
         }
     }
 
-    pub fn border(&self, focused: bool) -> Style {
+    pub(crate) fn border(&self, focused: bool) -> Style {
         if focused {
             self.fg("border.focused").add_modifier(Modifier::BOLD)
         } else {
@@ -316,11 +316,11 @@ impl Theme {
         }
     }
 
-    pub fn bson_type(&self, t: BsonType) -> Color {
+    pub(crate) fn bson_type(&self, t: BsonType) -> Color {
         self.color(type_meaning(t))
     }
 
-    pub fn status(&self) -> Style {
+    pub(crate) fn status(&self) -> Style {
         Style::default()
             .bg(self.color("status.bg"))
             .fg(self.color("status.fg"))
@@ -328,7 +328,7 @@ impl Theme {
 }
 
 /// The colour meaning a BSON type is drawn with.
-pub fn type_meaning(t: BsonType) -> &'static str {
+pub(crate) fn type_meaning(t: BsonType) -> &'static str {
     match t {
         BsonType::String | BsonType::Symbol => "type.string",
         BsonType::Double | BsonType::Int | BsonType::Long | BsonType::Decimal => "type.number",

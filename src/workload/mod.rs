@@ -78,13 +78,13 @@ impl Shape {
     /// Whether any run recorded what it examined: a shape whose every plan
     /// came from `explain` (a profiler that names none) recorded no
     /// documents or keys examined, which is not the same as none examined.
-    pub fn examined_recorded(&self) -> bool {
+    pub(crate) fn examined_recorded(&self) -> bool {
         self.explained < self.count || self.docs_examined > 0 || self.keys_examined > 0
     }
 
     /// Documents examined per document returned, as a reader sees it:
     /// `–` where nothing was recorded.
-    pub fn examined_per_returned(&self) -> String {
+    pub(crate) fn examined_per_returned(&self) -> String {
         if self.examined_recorded() {
             crate::fmt::decimal(self.docs_examined as f64 / self.nreturned.max(1) as f64)
         } else {
@@ -130,7 +130,7 @@ impl Workload {
 
     /// The profiler of `namespace`'s database holds only operations at or
     /// over its slow threshold: the reads it holds are not every read.
-    pub fn slow_only(&self, namespace: &str) -> bool {
+    pub(crate) fn slow_only(&self, namespace: &str) -> bool {
         let db = namespace.split_once('.').map_or(namespace, |(d, _)| d);
         self.profiler
             .iter()
@@ -159,7 +159,7 @@ pub struct Cost {
 impl Cost {
     /// One run, as a "Slow query" line's `attr` (`durationMillis`) or a
     /// profiler entry (`millis`) states it: the two share the other names.
-    pub fn of_run(a: &Value) -> Cost {
+    pub(crate) fn of_run(a: &Value) -> Cost {
         let ms = a
             .get("durationMillis")
             .or_else(|| a.get("millis"))
@@ -308,7 +308,7 @@ fn num(a: &Value, k: &str) -> u64 {
 }
 
 impl Reader {
-    pub fn new() -> Reader {
+    pub(crate) fn new() -> Reader {
         Reader::default()
     }
 
@@ -317,7 +317,7 @@ impl Reader {
     }
 
     /// One log line: counted, and understood when it is a slow query.
-    pub fn line(&mut self, line: &str) {
+    pub(crate) fn line(&mut self, line: &str) {
         self.w.lines += 1;
         if !line.contains(MARK) {
             return;
@@ -349,7 +349,7 @@ impl Reader {
 
     /// One operation with what its runs cost: the one path from a command
     /// to a shape, for log lines, profiler entries and `$queryStats` alike.
-    pub fn entry(&mut self, o: &Op<'_>, cost: Cost) {
+    pub(crate) fn entry(&mut self, o: &Op<'_>, cost: Cost) {
         if o.app == Some(crate::source::server::mongo::APP_NAME) {
             self.skip("docshape's own operation (appName docshape)");
             return;
@@ -535,7 +535,7 @@ impl Reader {
     }
 
     /// Reads every line of `r` (a log file's text).
-    pub fn read(&mut self, r: impl Read) -> std::io::Result<()> {
+    pub(crate) fn read(&mut self, r: impl Read) -> std::io::Result<()> {
         let mut r = BufReader::with_capacity(1 << 20, r);
         let mut buf = Vec::with_capacity(4096);
         loop {
@@ -557,7 +557,7 @@ impl Reader {
     }
 
     /// The workload, shapes sorted by total time (then count, namespace).
-    pub fn finish(mut self) -> Workload {
+    pub(crate) fn finish(mut self) -> Workload {
         let mut shapes: Vec<Shape> = self
             .by_key
             .into_values()

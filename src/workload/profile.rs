@@ -42,7 +42,7 @@ const DEFAULT_SLOWMS: i64 = 100;
 impl Reader {
     /// A reader that keeps one command of each read shape whose entries
     /// name no plan, for `explain`.
-    pub fn for_server() -> Reader {
+    pub(crate) fn for_server() -> Reader {
         Reader {
             keep_examples: true,
             ..Reader::default()
@@ -53,7 +53,7 @@ impl Reader {
     /// command recorded whole (`updates: [...]`, as some servers do) counts
     /// each statement, sharing the entry's cost; `mongod` records each
     /// statement on its own (`command: {q, u, multi}`).
-    pub fn profiled(&mut self, e: &Value) {
+    pub(crate) fn profiled(&mut self, e: &Value) {
         self.w.slow_queries += 1;
         let ns = e.get("ns").and_then(Value::as_str).unwrap_or("");
         let app = e.get("appName").and_then(Value::as_str);
@@ -106,7 +106,7 @@ impl Reader {
 
     /// One `$queryStats` entry: its query shape (values already replaced
     /// by `"?type"`) as a command, and its summed metrics.
-    pub fn query_stat(&mut self, e: &Value) {
+    pub(crate) fn query_stat(&mut self, e: &Value) {
         self.w.slow_queries += 1;
         let Some(q) = e.pointer("/key/queryShape") else {
             self.skip("$queryStats: no query shape");
@@ -151,7 +151,7 @@ impl Reader {
     }
 
     /// Skips an entry outside what was asked for, counted with its reason.
-    pub fn skip_entry(&mut self, why: &str) {
+    pub(crate) fn skip_entry(&mut self, why: &str) {
         self.w.slow_queries += 1;
         self.skip(why);
     }
@@ -159,7 +159,7 @@ impl Reader {
     /// The shapes whose runs name no plan, costliest first, each with the
     /// database and the read command (`explain`, read-only) to ask for
     /// it: `(key, db, command)`.
-    pub fn to_explain(&self) -> Vec<(String, String, bson::Document)> {
+    pub(crate) fn to_explain(&self) -> Vec<(String, String, bson::Document)> {
         let mut v: Vec<(&String, &super::Acc)> = self
             .by_key
             .iter()
@@ -183,7 +183,7 @@ impl Reader {
 
     /// The plan `explain` gave for the shape `key`: its runs that named
     /// none count it, and sort in memory when it does.
-    pub fn explained(&mut self, key: &str, plan: &str, sorts: bool) {
+    pub(crate) fn explained(&mut self, key: &str, plan: &str, sorts: bool) {
         let Some(a) = self.by_key.get_mut(key) else {
             return;
         };
@@ -254,7 +254,7 @@ fn placeholder(t: &str) -> Value {
 /// The read-only command `explain` is asked about for a read: only the
 /// fields that choose a plan; `None` for anything but a read (updates are
 /// never explained, nor a pipeline that writes).
-pub fn explain_command(cmd: &Map<String, Value>) -> Option<bson::Document> {
+pub(crate) fn explain_command(cmd: &Map<String, Value>) -> Option<bson::Document> {
     let name = cmd.keys().next()?.as_str();
     let keep: &[&str] = match name {
         "find" => &[
@@ -365,7 +365,7 @@ fn walk(stage: &Value, access: &mut Vec<String>, sorts: &mut bool) {
 /// `planSummary` names it (`COLLSCAN`, `IXSCAN { a: 1 }`, `IDHACK`), and
 /// whether it sorts in memory: a sort stage in the plan, or a `$sort`
 /// stage the query layer did not absorb.
-pub fn plan_of(reply: &Value) -> Option<(String, bool)> {
+pub(crate) fn plan_of(reply: &Value) -> Option<(String, bool)> {
     let winning = |qp: &Value| {
         qp.get("winningPlan")
             .map(|w| w.get("queryPlan").unwrap_or(w))
@@ -424,7 +424,7 @@ fn note_off(p: &ProfilerDb, lang: Lang) -> String {
 /// Reads the workload of the server behind `source`: `None` when the
 /// source has no profiler (files). A server that is gone ends the run;
 /// anything else it refuses is a note.
-pub async fn read<S: Insight>(
+pub(crate) async fn read<S: Insight>(
     source: &S,
     selection: &Selection,
     lang: Lang,

@@ -54,7 +54,7 @@ fn is_ejson_value(o: &Map<String, Value>) -> bool {
 }
 
 /// `1`, `2-10`, `11-100`, `101-1000`, `>1000`: how long an `$in` list is.
-pub fn length_class(n: usize) -> &'static str {
+pub(crate) fn length_class(n: usize) -> &'static str {
     match n {
         0 => "0",
         1 => "1",
@@ -68,7 +68,7 @@ pub fn length_class(n: usize) -> &'static str {
 /// A filter, pipeline or update with every value replaced by its type.
 /// Operators and field names stay; lists after `$in`, `$nin` and `$all`
 /// become `array(LENGTH-CLASS)`.
-pub fn shape(v: &Value) -> Value {
+pub(crate) fn shape(v: &Value) -> Value {
     match v {
         Value::Object(o) if is_ejson_value(o) => Value::String(type_name(v).to_owned()),
         Value::Object(o) => {
@@ -110,7 +110,7 @@ fn keep_structure(v: &Value) -> Value {
 
 /// A pipeline's shape: `$match` filters as shapes, the other stages as
 /// their structure.
-pub fn pipeline_shape(stages: &[Value]) -> Value {
+pub(crate) fn pipeline_shape(stages: &[Value]) -> Value {
     Value::Array(
         stages
             .iter()
@@ -128,7 +128,7 @@ pub fn pipeline_shape(stages: &[Value]) -> Value {
 
 /// Each field a filter matches and how, in the filter's order (`$and`
 /// lists are opened; `$or` branches are listed too).
-pub fn predicates(filter: &Value) -> Vec<(String, Predicate)> {
+pub(crate) fn predicates(filter: &Value) -> Vec<(String, Predicate)> {
     let mut out = Vec::new();
     collect(filter, &mut out);
     out

@@ -7,7 +7,7 @@ use crate::source::index::IndexInfo;
 
 /// An index's key, in order: (field, direction), the direction 1 or -1
 /// (0 for a special index: text, 2dsphere, hashed …).
-pub fn index_keys(i: &IndexInfo) -> Vec<(String, i32)> {
+pub(crate) fn index_keys(i: &IndexInfo) -> Vec<(String, i32)> {
     i.key
         .iter()
         .map(|(k, v)| {
@@ -18,12 +18,12 @@ pub fn index_keys(i: &IndexInfo) -> Vec<(String, i32)> {
 }
 
 /// An index as a student wrote it: its name.
-pub fn index_name(i: &IndexInfo) -> String {
+pub(crate) fn index_name(i: &IndexInfo) -> String {
     i.name.clone()
 }
 
 /// A BSON number as f64.
-pub fn number(v: &Bson) -> Option<f64> {
+pub(crate) fn number(v: &Bson) -> Option<f64> {
     match v {
         Bson::Double(x) => Some(*x),
         Bson::Int32(x) => Some(f64::from(*x)),
@@ -36,7 +36,7 @@ pub fn number(v: &Bson) -> Option<f64> {
 /// The numbers held in arrays anywhere in `v`, in document order: an
 /// array's numeric elements, and the arrays inside its documents. Numbers
 /// that are plain fields (an hour's `total`, its `hour`) are not counted.
-pub fn array_numbers(v: &Bson, out: &mut Vec<f64>) {
+pub(crate) fn array_numbers(v: &Bson, out: &mut Vec<f64>) {
     match v {
         Bson::Array(a) => {
             for e in a {
@@ -59,6 +59,6 @@ fn doc_array_numbers(d: &Document, out: &mut Vec<f64>) {
 }
 
 /// Two totals equal up to rounding.
-pub fn close(a: f64, b: f64) -> bool {
+pub(crate) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }

@@ -67,7 +67,7 @@ pub const ALL: &[&[Exercise]] = &[
 ];
 
 /// The exercises of lesson `name`, in order.
-pub fn of(lesson: &str) -> Vec<&'static Exercise> {
+pub(crate) fn of(lesson: &str) -> Vec<&'static Exercise> {
     ALL.iter()
         .flat_map(|l| l.iter())
         .filter(|e| e.lesson == lesson)
@@ -96,12 +96,12 @@ pub struct Exercise {
 }
 
 impl Exercise {
-    pub fn task(&self, lang: Lang) -> &'static str {
+    pub(crate) fn task(&self, lang: Lang) -> &'static str {
         lang.pick(self.task.0, self.task.1)
     }
 
     /// Hint `n` (the last one when `n` is past the end).
-    pub fn hint(&self, n: usize, lang: Lang) -> Option<&'static str> {
+    pub(crate) fn hint(&self, n: usize, lang: Lang) -> Option<&'static str> {
         let h = self.hints.get(n.min(self.hints.len().saturating_sub(1)))?;
         Some(lang.pick(h.0, h.1))
     }
@@ -117,12 +117,12 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         matches!(self, Verdict::Pass(_))
     }
 
     /// A failure with one piece of evidence.
-    pub fn fail(evidence: Text, hint: usize) -> Verdict {
+    pub(crate) fn fail(evidence: Text, hint: usize) -> Verdict {
         Verdict::Fail {
             evidence: vec![evidence],
             hint,
@@ -140,13 +140,13 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn fail(&mut self, t: Text, hint: usize) {
+    pub(crate) fn fail(&mut self, t: Text, hint: usize) {
         self.evidence.push(t);
         self.hint = Some(self.hint.map_or(hint, |h| h.min(hint)));
     }
 
     /// Adds a failed verdict's evidence.
-    pub fn add(&mut self, v: Option<Verdict>) {
+    pub(crate) fn add(&mut self, v: Option<Verdict>) {
         if let Some(Verdict::Fail { evidence, hint }) = v {
             for t in evidence {
                 self.fail(t, hint);
@@ -155,17 +155,17 @@ impl Tally {
     }
 
     /// Adds every finding of `rule` still standing on the data set.
-    pub fn rule(&mut self, v: &View, dataset: &str, rule: &str, hint: usize) {
+    pub(crate) fn rule(&mut self, v: &View, dataset: &str, rule: &str, hint: usize) {
         self.add(rule_gone(v, dataset, rule, hint));
     }
 
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.hint.is_some()
     }
 
     /// The verdict: failed with the evidence gathered, or passed with
     /// `confirmed`.
-    pub fn verdict(self, confirmed: Vec<Text>) -> Verdict {
+    pub(crate) fn verdict(self, confirmed: Vec<Text>) -> Verdict {
         match self.hint {
             Some(hint) => Verdict::Fail {
                 evidence: self.evidence,
@@ -190,17 +190,17 @@ const WRITING_STAGES: [&str; 2] = ["$out", "$merge"];
 
 impl View {
     /// The database a data set was seeded into.
-    pub fn db(&self, dataset: &str) -> String {
+    pub(crate) fn db(&self, dataset: &str) -> String {
         format!("{}{dataset}", self.prefix)
     }
 
     /// The audit of a data set's database (`None` when it holds nothing).
-    pub fn report(&self, dataset: &str) -> Option<&Report> {
+    pub(crate) fn report(&self, dataset: &str) -> Option<&Report> {
         self.reports.get(dataset)
     }
 
     /// A collection's report.
-    pub fn collection(&self, dataset: &str, coll: &str) -> Option<&CollectionReport> {
+    pub(crate) fn collection(&self, dataset: &str, coll: &str) -> Option<&CollectionReport> {
         self.report(dataset)?
             .collections
             .iter()
@@ -208,7 +208,7 @@ impl View {
     }
 
     /// The collections of a data set's database, by name.
-    pub fn collections(&self, dataset: &str) -> Vec<&CollectionReport> {
+    pub(crate) fn collections(&self, dataset: &str) -> Vec<&CollectionReport> {
         self.report(dataset)
             .map(|r| r.collections.iter().collect())
             .unwrap_or_default()
@@ -216,7 +216,7 @@ impl View {
 
     /// The findings of `rule` on the data set's database outside its good
     /// variant (on any other collection, or on the database itself).
-    pub fn fired(&self, dataset: &str, rule: &str) -> Vec<&Advice> {
+    pub(crate) fn fired(&self, dataset: &str, rule: &str) -> Vec<&Advice> {
         let Some(r) = self.report(dataset) else {
             return Vec::new();
         };
@@ -230,7 +230,7 @@ impl View {
     }
 
     /// Whether a collection has an index whose first key is `field`.
-    pub fn indexed(&self, dataset: &str, coll: &str, field: &str) -> bool {
+    pub(crate) fn indexed(&self, dataset: &str, coll: &str, field: &str) -> bool {
         self.collection(dataset, coll).is_some_and(|c| {
             c.indexes
                 .iter()
@@ -252,7 +252,7 @@ impl View {
 
     /// Documents of a collection matching `filter` (a `count` bounded by
     /// the timeout; 0 for a collection that does not exist).
-    pub async fn count(
+    pub(crate) async fn count(
         &self,
         dataset: &str,
         coll: &str,
@@ -268,7 +268,7 @@ impl View {
     }
 
     /// Up to `limit` documents of a collection matching `filter`.
-    pub async fn find(
+    pub(crate) async fn find(
         &self,
         dataset: &str,
         coll: &str,
@@ -292,7 +292,7 @@ impl View {
     /// The `_id`s of a collection's documents (as map keys: their
     /// Extended JSON), read with a projection; empty for a collection that
     /// does not exist.
-    pub async fn id_keys(
+    pub(crate) async fn id_keys(
         &self,
         dataset: &str,
         coll: &str,
@@ -314,7 +314,7 @@ impl View {
     }
 
     /// As [`View::find`], with a projection.
-    pub async fn find_fields(
+    pub(crate) async fn find_fields(
         &self,
         dataset: &str,
         coll: &str,
@@ -339,7 +339,7 @@ impl View {
 
     /// The result of a read-only aggregation (`$out` and `$merge` are
     /// refused).
-    pub async fn aggregate(
+    pub(crate) async fn aggregate(
         &self,
         dataset: &str,
         coll: &str,
@@ -370,7 +370,7 @@ impl View {
 
 /// What `docshape seed` wrote into collection `coll` of data set
 /// `dataset`, generated documents included (seed is deterministic).
-pub fn seeded(dataset: &str, coll: &str) -> Vec<Document> {
+pub(crate) fn seeded(dataset: &str, coll: &str) -> Vec<Document> {
     let Some(ds) = crate::seed::datasets::build(dataset) else {
         return Vec::new();
     };
@@ -385,12 +385,12 @@ pub fn seeded(dataset: &str, coll: &str) -> Vec<Document> {
 }
 
 /// The `_id`s of documents.
-pub fn ids(docs: &[Document]) -> Vec<Bson> {
+pub(crate) fn ids(docs: &[Document]) -> Vec<Bson> {
     docs.iter().filter_map(|d| d.get("_id").cloned()).collect()
 }
 
 /// The evidence of a finding still firing: rule, place and its message.
-pub fn still_fires(f: &Advice) -> Text {
+pub(crate) fn still_fires(f: &Advice) -> Text {
     let place = match &f.path {
         Some(p) => format!("{}.{p}", f.namespace),
         None => f.namespace.clone(),
@@ -403,7 +403,7 @@ pub fn still_fires(f: &Advice) -> Text {
 
 /// Fails with the findings of `rule` still standing on the data set, if
 /// any.
-pub fn rule_gone(v: &View, dataset: &str, rule: &str, hint: usize) -> Option<Verdict> {
+pub(crate) fn rule_gone(v: &View, dataset: &str, rule: &str, hint: usize) -> Option<Verdict> {
     let fired = v.fired(dataset, rule);
     if fired.is_empty() {
         return None;
@@ -416,7 +416,7 @@ pub fn rule_gone(v: &View, dataset: &str, rule: &str, hint: usize) -> Option<Ver
 
 /// Fails when collection `coll` of the data set no longer holds the
 /// documents seed wrote (counted by `_id`).
-pub async fn documents_kept(
+pub(crate) async fn documents_kept(
     v: &View,
     dataset: &str,
     coll: &str,
@@ -469,7 +469,7 @@ pub struct Checked {
 
 /// Audits the data sets of `exercises` on the server at `uri` (databases
 /// `<prefix><data set>`) and runs each check.
-pub async fn check(
+pub(crate) async fn check(
     exercises: &[&'static Exercise],
     uri: &str,
     prefix: &str,
@@ -533,7 +533,7 @@ pub async fn check(
 
 /// The verdicts as text: per exercise PASS or FAIL, the evidence and the
 /// next hint.
-pub fn render(checked: &[Checked], target: &str, prefix: &str, lang: Lang) -> String {
+pub(crate) fn render(checked: &[Checked], target: &str, prefix: &str, lang: Lang) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -614,7 +614,7 @@ pub fn render(checked: &[Checked], target: &str, prefix: &str, lang: Lang) -> St
 }
 
 /// The exercises at the end of a lesson: their tasks.
-pub fn tasks(lesson: &str, lang: Lang) -> String {
+pub(crate) fn tasks(lesson: &str, lang: Lang) -> String {
     let list = of(lesson);
     if list.is_empty() {
         return String::new();

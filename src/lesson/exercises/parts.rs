@@ -56,7 +56,7 @@ pub const HINT_INDEX: usize = 2;
 
 /// A top-level field (or one a level down, `host.id`) of `d` whose value
 /// is one of `ids`, or an array holding one.
-pub fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
+pub(crate) fn reference_fields(d: &Document, ids: &[Bson]) -> Vec<String> {
     let mut out = Vec::new();
     for (k, v) in d {
         if k == "_id" {
@@ -179,7 +179,7 @@ impl ChildMove {
 
     /// Checks the move: `Ok(Ok(moved))` when it is complete (the caller
     /// may check more), `Ok(Err(verdict))` when it is not.
-    pub async fn check(&self, v: &View) -> Result<Result<Moved, Verdict>, SourceError> {
+    pub(crate) async fn check(&self, v: &View) -> Result<Result<Moved, Verdict>, SourceError> {
         let (en, zh) = self.noun;
         let mut evidence: Vec<Text> = Vec::new();
         let mut hint = usize::MAX;
@@ -338,7 +338,7 @@ impl ChildMove {
     }
 
     /// What a passing move confirms.
-    pub fn confirmed(&self, m: &Moved) -> Vec<Text> {
+    pub(crate) fn confirmed(&self, m: &Moved) -> Vec<Text> {
         let (en, zh) = self.noun;
         let parents = group(seeded(self.dataset, self.parent).len() as u64);
         vec![
@@ -371,13 +371,13 @@ impl ChildMove {
 }
 
 /// A map key for an `_id` (its Extended JSON).
-pub fn key(b: Option<&Bson>) -> String {
+pub(crate) fn key(b: Option<&Bson>) -> String {
     b.map(|b| b.clone().into_relaxed_extjson().to_string())
         .unwrap_or_default()
 }
 
 /// A count from an aggregation (`$sum` gives an int32 or an int64).
-pub fn count_of(b: Option<&Bson>) -> u64 {
+pub(crate) fn count_of(b: Option<&Bson>) -> u64 {
     match b {
         Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
         Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),

@@ -28,7 +28,7 @@ const RIGHT: f64 = 10.0;
 /// each labelled by `label` of its range (bucket bounds held to the
 /// smallest and largest value seen); `title` names the chart for screen
 /// readers.
-pub fn histogram(
+pub(crate) fn histogram(
     out: &mut String,
     title: &str,
     hist: &crate::profile::sketch::LogHistogram,
@@ -98,7 +98,7 @@ pub fn histogram(
 /// (thinned to [`POINTS`]), with the line of slope `per_day` (elements per
 /// day of age) through the points' median offset, as the Theil–Sen fit
 /// the growth stage measured places it.
-pub fn growth(out: &mut String, title: &str, ages: &[f64], lens: &[f64], per_day: f64) {
+pub(crate) fn growth(out: &mut String, title: &str, ages: &[f64], lens: &[f64], per_day: f64) {
     let finite = |v: &[f64]| {
         v.iter()
             .copied()
@@ -169,7 +169,7 @@ fn axes(out: &mut String) {
 }
 
 /// The colour class of the `i`-th most common type of a path.
-pub fn type_class(i: usize) -> String {
+pub(crate) fn type_class(i: usize) -> String {
     format!("t{}", i.min(TYPE_COLOURS - 1))
 }
 
@@ -181,7 +181,7 @@ fn num(f: f64) -> String {
 
 /// A path's types as one bar, each type's share in its colour (the shares
 /// are written beside it).
-pub fn type_bar(out: &mut String, types: &[(BsonType, u64)]) {
+pub(crate) fn type_bar(out: &mut String, types: &[(BsonType, u64)]) {
     let total: u64 = types.iter().map(|t| t.1).sum();
     out.push_str("<svg class=\"tb\" viewBox=\"0 0 100 10\" aria-hidden=\"true\">");
     let mut x = 0.0;
@@ -201,7 +201,7 @@ pub fn type_bar(out: &mut String, types: &[(BsonType, u64)]) {
 
 /// Presence as a bar to its share over a track, with the 95 % interval
 /// (when the profile is a sample) as a line across it.
-pub fn presence(out: &mut String, share: f64, ci: Option<[f64; 2]>) {
+pub(crate) fn presence(out: &mut String, share: f64, ci: Option<[f64; 2]>) {
     let _ = write!(
         out,
         "<svg class=\"pr\" viewBox=\"0 0 100 10\" aria-hidden=\"true\"><rect width=\"{}\" height=\"10\"/>",
@@ -331,7 +331,7 @@ fn layout<T>(count: usize, edges: &[(usize, usize, T)]) -> Placed {
 /// parents); an arrow is labelled with the reference's path and its
 /// measured cardinality. Embedded arrays stay inside their collection and
 /// are left to the table. `ends` gives a relationship's parent and child.
-pub fn diagram(
+pub(crate) fn diagram(
     out: &mut String,
     title: &str,
     rels: &[&Relationship],

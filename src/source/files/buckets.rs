@@ -46,7 +46,7 @@ pub const UNKNOWN_META: &str = "meta";
 impl Spec {
     /// From a collection's options (`{"timeseries": {…}}`), read from
     /// `metadata`.
-    pub fn from_options(opts: &bson::Document, metadata: PathBuf) -> Spec {
+    pub(crate) fn from_options(opts: &bson::Document, metadata: PathBuf) -> Spec {
         let ts = opts.get_document("timeseries").ok();
         let text = |k: &str| {
             ts.and_then(|t| t.get_str(k).ok())
@@ -91,7 +91,7 @@ pub enum Skip {
 
 impl Skip {
     /// One phrase, in English and Chinese.
-    pub fn text(&self) -> crate::i18n::Text {
+    pub(crate) fn text(&self) -> crate::i18n::Text {
         use crate::i18n::Text;
         match self {
             Skip::Malformed(e) => Text::new(
@@ -124,7 +124,7 @@ impl Skip {
 
 impl Skip {
     /// What kind of reason it is, to count buckets skipped alike.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Skip::Malformed(_) => "malformed",
             Skip::NoData => "no-data",
@@ -138,7 +138,7 @@ impl Skip {
 
 /// The measurements a bucket says it holds (`control.count`, written in
 /// compressed buckets).
-pub fn declared_count(bucket: &[u8]) -> Option<u64> {
+pub(crate) fn declared_count(bucket: &[u8]) -> Option<u64> {
     raw::elements(bucket)
         .ok()?
         .flatten()

@@ -74,7 +74,10 @@ pub enum DocumentError {
 }
 
 /// Converts one Extended JSON value (which must be an object) to BSON bytes.
-pub fn to_bson_bytes(value: serde_json::Value, out: &mut Vec<u8>) -> Result<(), DocumentError> {
+pub(crate) fn to_bson_bytes(
+    value: serde_json::Value,
+    out: &mut Vec<u8>,
+) -> Result<(), DocumentError> {
     let b = to_bson(value)?;
     let bson::Bson::Document(doc) = b else {
         return Err(DocumentError::NotADocument(bson_kind(&b)));
@@ -116,7 +119,7 @@ pub fn read_documents<R: Read>(reader: R, each: &mut dyn FnMut(&[u8])) -> Result
 /// worker threads go to [`Sink::documents`] a job at a time, uncopied. An
 /// input of `size` bytes past [`LARGE_INPUT`] is parsed on every core from
 /// its start.
-pub fn read_documents_into<R: Read>(
+pub(crate) fn read_documents_into<R: Read>(
     reader: R,
     size: Option<u64>,
     sink: &mut dyn Sink,
@@ -1680,7 +1683,7 @@ mod tests {
         use serde::de::{DeserializeSeed, SeqAccess, Visitor};
         use std::io::{BufRead, Read};
 
-        pub fn read_documents<R: Read>(
+        pub(crate) fn read_documents<R: Read>(
             reader: R,
             each: &mut dyn FnMut(&[u8]),
         ) -> Result<u64, ReadError> {

@@ -49,7 +49,7 @@ pub struct Naming {
 
 impl Naming {
     /// A folder that is the database `db`.
-    pub fn database(db: &str) -> Naming {
+    pub(crate) fn database(db: &str) -> Naming {
         Naming {
             db: db.to_owned(),
             prefix: String::new(),
@@ -117,7 +117,7 @@ fn shared_prefix<'a>(stems: impl Iterator<Item = &'a str>) -> Option<&'a str> {
 
 /// Whether `name` may name a database: not empty, under 64 bytes, none of
 /// the characters MongoDB forbids in one.
-pub fn valid_db(name: &str) -> bool {
+pub(crate) fn valid_db(name: &str) -> bool {
     !name.is_empty()
         && name.len() < 64
         && !name.chars().any(|c| {
@@ -156,7 +156,7 @@ pub enum ToolFile {
 
 impl ToolFile {
     /// What the file is, said in a note: `shown` is its path.
-    pub fn note(&self, shown: &str) -> Text {
+    pub(crate) fn note(&self, shown: &str) -> Text {
         match self {
             ToolFile::Prelude { server, tool } => {
                 let versions = |server_word: &str, sep: &str| {
@@ -189,7 +189,7 @@ impl ToolFile {
     }
 
     /// Why the file, named on its own, is not read.
-    pub fn refusal(&self) -> String {
+    pub(crate) fn refusal(&self) -> String {
         match self {
             ToolFile::Prelude { .. } => "is mongodump's prelude (the versions of the server and the tool), not documents; audit the directory it is in to read the dump".to_owned(),
             ToolFile::Oplog => "is the oplog mongodump --oplog captured, not a collection's documents; audit the directory it is in to read the dump".to_owned(),

@@ -126,7 +126,7 @@ impl MongoSource {
     /// `each` answers `false`; the number handed. The server's work is
     /// bounded by the timeout (`maxTimeMS`, for the cursor as a whole), and
     /// so is every wait for a batch.
-    pub async fn find_each(
+    pub(crate) async fn find_each(
         &self,
         meta: &CollectionMeta,
         q: &Query,
@@ -163,7 +163,7 @@ impl MongoSource {
 }
 
 /// Reads an `explain` reply (classic and slot-based plans alike).
-pub fn explain_of(reply: &Document) -> Explain {
+pub(crate) fn explain_of(reply: &Document) -> Explain {
     let mut out = Explain::default();
     let planner = reply.get_document("queryPlanner").ok();
     let winning = planner.and_then(|p| p.get_document("winningPlan").ok());
@@ -323,7 +323,7 @@ impl FileSource {
     /// projection — handed to `each` (which may answer `false` to stop),
     /// within `stop`; the number handed. A sort holds the matches in
     /// memory: past `memory` bytes of them it gives up and says so.
-    pub fn find_each_within(
+    pub(crate) fn find_each_within(
         &self,
         meta: &CollectionMeta,
         q: &Query,
@@ -389,7 +389,7 @@ impl FileSource {
     }
 
     /// As [`Browse::find_page`], within `stop`.
-    pub fn find_page_within(
+    pub(crate) fn find_page_within(
         &self,
         meta: &CollectionMeta,
         q: &Query,
@@ -450,7 +450,12 @@ impl FileSource {
     }
 
     /// As [`Browse::explain`], within `stop`.
-    pub fn explain_within(&self, meta: &CollectionMeta, q: &Query, stop: &Stop) -> Result<Explain> {
+    pub(crate) fn explain_within(
+        &self,
+        meta: &CollectionMeta,
+        q: &Query,
+        stop: &Stop,
+    ) -> Result<Explain> {
         let started = Instant::now();
         let mut returned = 0u64;
         let read = self.scan_within(meta, &q.filter, stop, &mut |_| {

@@ -503,7 +503,7 @@ fn number(v: &Bson) -> f64 {
 
 /// Total order on BSON values, types first.
 #[allow(clippy::many_single_char_names)]
-pub fn compare(a: &Bson, b: &Bson) -> Ordering {
+pub(crate) fn compare(a: &Bson, b: &Bson) -> Ordering {
     let (ra, rb) = (rank(a), rank(b));
     if ra != rb {
         return ra.cmp(&rb);
@@ -579,7 +579,7 @@ fn sort_key<'a>(doc: &'a Document, path: &[String], ascending: bool) -> Option<&
 
 /// Orders documents by `sort` (`{field: 1 | -1, …}`); a missing field
 /// sorts as `null`.
-pub fn sort_order(sort: &Document) -> impl Fn(&Document, &Document) -> Ordering + '_ {
+pub(crate) fn sort_order(sort: &Document) -> impl Fn(&Document, &Document) -> Ordering + '_ {
     let keys: Vec<(Vec<String>, bool)> = sort
         .iter()
         .map(|(k, v)| {
@@ -605,7 +605,7 @@ pub fn sort_order(sort: &Document) -> impl Fn(&Document, &Document) -> Ordering 
 
 /// A projection applied: `{a: 1, "b.c": 1}` keeps those (and `_id` unless
 /// `_id: 0`), `{a: 0}` drops them.
-pub fn project(doc: &Document, projection: &Document) -> Document {
+pub(crate) fn project(doc: &Document, projection: &Document) -> Document {
     let include = projection
         .iter()
         .filter(|(k, _)| k.as_str() != "_id")

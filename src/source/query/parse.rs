@@ -172,7 +172,7 @@ fn parse_count(text: &str, what: &str) -> Result<Option<u64>, QueryError> {
 /// A document in Extended JSON or mongosh syntax; the braces around the
 /// whole may be left out (`status: "A", qty: {$gt: 5}`). Empty text is
 /// the empty document. `what` names the part in errors ("filter").
-pub fn parse_document(text: &str, what: &str) -> Result<Document, QueryError> {
+pub(crate) fn parse_document(text: &str, what: &str) -> Result<Document, QueryError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Ok(Document::new());

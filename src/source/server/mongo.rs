@@ -159,7 +159,7 @@ impl MongoSource {
 
     /// [`MongoSource::connect`] under another application name (`seed`'s
     /// workload runs as the application it stands for, not as docshape).
-    pub async fn connect_as(uri: &str, timeout: Duration, app: &str) -> Result<MongoSource> {
+    pub(crate) async fn connect_as(uri: &str, timeout: Duration, app: &str) -> Result<MongoSource> {
         let label = mask_uri(uri);
         let secrets = Secrets::of_uri(uri);
         let scrub = |s: String| secrets.scrub(&s);
@@ -221,11 +221,11 @@ impl MongoSource {
         Ok(src)
     }
 
-    pub fn client(&self) -> &Client {
+    pub(crate) fn client(&self) -> &Client {
         &self.client
     }
 
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.timeout
     }
 
@@ -234,7 +234,7 @@ impl MongoSource {
     }
 
     /// Runs one driver call bounded by the timeout, mapping its errors.
-    pub async fn call<T>(
+    pub(crate) async fn call<T>(
         &self,
         what: &str,
         fut: impl Future<Output = mongodb::error::Result<T>>,
@@ -1083,7 +1083,7 @@ impl MongoSource {
     /// of the reply, which is dropped before the next one is asked for, so
     /// at most one reply (16 MiB) is held whatever the collection's size.
     /// Needs only `&self`: several collections may be read at once.
-    pub async fn read_documents(
+    pub(crate) async fn read_documents(
         &self,
         meta: &CollectionMeta,
         mode: SampleMode,

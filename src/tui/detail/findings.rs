@@ -29,7 +29,7 @@ pub struct Sections {
 }
 
 impl Sections {
-    pub fn get(self, s: Section) -> Option<usize> {
+    pub(crate) fn get(self, s: Section) -> Option<usize> {
         match s {
             Section::Evidence => Some(self.evidence),
             Section::BeforeAfter => self.before_after,
@@ -40,7 +40,7 @@ impl Sections {
 
 /// The selected finding's detail: its lines, and the part of `area` they
 /// are drawn in.
-pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>>, Rect)> {
+pub(crate) fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>>, Rect)> {
     text_and_sections(m, theme, area).map(|(lines, inside, _)| (lines, inside))
 }
 
@@ -139,7 +139,7 @@ pub fn text_and_sections<'a>(
 
 /// Before and after as two columns of pretty JSON when they fit, else
 /// one above the other.
-pub fn side_by_side(
+pub(crate) fn side_by_side(
     before: Option<&serde_json::Value>,
     after: Option<&serde_json::Value>,
     w: usize,

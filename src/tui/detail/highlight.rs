@@ -34,12 +34,12 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// Colours one line of JavaScript (a migration script).
-pub fn js_line(line: &str, theme: &Theme) -> Line<'static> {
+pub(crate) fn js_line(line: &str, theme: &Theme) -> Line<'static> {
     tokens(line, theme, true)
 }
 
 /// Colours one line of pretty-printed JSON.
-pub fn json_line(line: &str, theme: &Theme) -> Line<'static> {
+pub(crate) fn json_line(line: &str, theme: &Theme) -> Line<'static> {
     tokens(line, theme, false)
 }
 

@@ -12,7 +12,7 @@ use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 
 /// `{a: 1, b: -1}` as people write a key in mongosh.
-pub fn key_text(ix: &IndexInfo) -> String {
+pub(crate) fn key_text(ix: &IndexInfo) -> String {
     let parts: Vec<String> = ix
         .key
         .iter()
@@ -25,7 +25,7 @@ pub fn key_text(ix: &IndexInfo) -> String {
 }
 
 /// The index's kinds as one word list (`compound, unique`).
-pub fn kinds_text(ix: &IndexInfo) -> String {
+pub(crate) fn kinds_text(ix: &IndexInfo) -> String {
     let names: Vec<String> = ix
         .kinds
         .iter()
@@ -36,7 +36,7 @@ pub fn kinds_text(ix: &IndexInfo) -> String {
 }
 
 /// Does `v` hold the string `name` anywhere?
-pub fn holds(v: &serde_json::Value, name: &str) -> bool {
+pub(crate) fn holds(v: &serde_json::Value, name: &str) -> bool {
     match v {
         serde_json::Value::String(s) => s == name,
         serde_json::Value::Array(a) => a.iter().any(|x| holds(x, name)),
@@ -46,7 +46,7 @@ pub fn holds(v: &serde_json::Value, name: &str) -> bool {
 }
 
 /// The collection's findings that name the index in their evidence.
-pub fn findings_about<'a>(c: &'a CollectionReport, name: &str) -> Vec<&'a Advice> {
+pub(crate) fn findings_about<'a>(c: &'a CollectionReport, name: &str) -> Vec<&'a Advice> {
     c.findings
         .iter()
         .filter(|f| f.evidence.values().any(|v| holds(v, name)))
@@ -55,12 +55,12 @@ pub fn findings_about<'a>(c: &'a CollectionReport, name: &str) -> Vec<&'a Advice
 
 /// Is `f` about the index itself (its `index` evidence), not only naming it
 /// (as the index that covers another, or one of many)?
-pub fn is_about(f: &Advice, name: &str) -> bool {
+pub(crate) fn is_about(f: &Advice, name: &str) -> bool {
     f.evidence.get("index").is_some_and(|v| holds(v, name))
 }
 
 /// Operations counted by `$indexStats` and since when, if the source has them.
-pub fn usage(c: &CollectionReport, name: &str) -> Option<(u64, Option<f64>)> {
+pub(crate) fn usage(c: &CollectionReport, name: &str) -> Option<(u64, Option<f64>)> {
     let u = c
         .meta
         .index_usage
@@ -70,19 +70,19 @@ pub fn usage(c: &CollectionReport, name: &str) -> Option<(u64, Option<f64>)> {
     Some((u.ops, u.since))
 }
 
-pub fn since_text(secs: f64) -> String {
+pub(crate) fn since_text(secs: f64) -> String {
     bson::DateTime::from_millis((secs * 1000.0) as i64)
         .try_to_rfc3339_string()
         .unwrap_or_else(|_| format!("{secs:.0} s since the epoch"))
 }
 
-pub fn size_of(c: &CollectionReport, name: &str) -> Option<u64> {
+pub(crate) fn size_of(c: &CollectionReport, name: &str) -> Option<u64> {
     c.storage.as_ref()?.index_sizes.get(name).copied()
 }
 
 /// The selected index's detail: its lines, and the part of `detail` they
 /// are drawn in.
-pub fn text<'a>(
+pub(crate) fn text<'a>(
     m: &'a Model,
     c: &'a CollectionReport,
     theme: &Theme,

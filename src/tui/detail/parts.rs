@@ -11,13 +11,13 @@ use crate::tui::theme::Theme;
 pub use crate::fmt::{fit, fit_end};
 
 /// Wrapped lines, as everywhere in docshape (see `fmt::wrap`).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     crate::fmt::wrap(text, width)
 }
 
 /// A finding's message wrapped to `width`, its severity in front of the
 /// first line and the rest indented under it.
-pub fn message_lines(
+pub(crate) fn message_lines(
     fd: &Finding,
     width: usize,
     theme: &Theme,
@@ -38,6 +38,6 @@ pub fn message_lines(
 }
 
 /// A style for a severity word.
-pub fn sev_span(s: Severity, theme: &Theme, lang: crate::i18n::Lang) -> Span<'static> {
+pub(crate) fn sev_span(s: Severity, theme: &Theme, lang: crate::i18n::Lang) -> Span<'static> {
     Span::styled(crate::fmt::pad(s.label(lang), 8), theme.severity(s))
 }

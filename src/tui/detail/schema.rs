@@ -12,7 +12,7 @@ use crate::tui::layout::inner;
 use crate::tui::model::Model;
 use crate::tui::theme::Theme;
 
-pub fn presence(fp: &FieldProfile) -> String {
+pub(crate) fn presence(fp: &FieldProfile) -> String {
     let p = crate::fmt::percent(fp.presence);
     match fp.presence_ci {
         Some([lo, hi]) => {
@@ -33,7 +33,7 @@ const EXAMPLE_COLUMNS: usize = 400;
 /// The letter a type's share is drawn with under `NO_COLOR`, one per type
 /// so no two read alike (`o` object, `O` ObjectId, `d` double, `D`
 /// decimal, `t` date, `T` timestamp …).
-pub fn type_letter(t: BsonType) -> char {
+pub(crate) fn type_letter(t: BsonType) -> char {
     match t {
         BsonType::Double => 'd',
         BsonType::Decimal => 'D',
@@ -61,7 +61,7 @@ pub fn type_letter(t: BsonType) -> char {
 
 /// The selected field's detail: its lines, and the part of `area` they
 /// are drawn in (a histogram may take the rest).
-pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>>, Rect)> {
+pub(crate) fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>>, Rect)> {
     let c = m.collection()?;
     let fp = m.selected_field()?;
     let inside = inner(area);
@@ -259,12 +259,17 @@ pub fn text<'a>(m: &'a Model, theme: &Theme, area: Rect) -> Option<(Vec<Line<'a>
     Some((lines, text_area))
 }
 
-pub fn kv<'a>(label: &dyn Fn(&str) -> Span<'a>, k: &str, v: String, theme: &Theme) -> Line<'a> {
+pub(crate) fn kv<'a>(
+    label: &dyn Fn(&str) -> Span<'a>,
+    k: &str,
+    v: String,
+    theme: &Theme,
+) -> Line<'a> {
     Line::from(vec![label(k), Span::styled(v, theme.text())])
 }
 
 /// Compact number for bar labels.
-pub fn short(n: u64) -> String {
+pub(crate) fn short(n: u64) -> String {
     match n {
         0..=9_999 => n.to_string(),
         10_000..=9_999_999 => format!("{}k", n / 1000),

@@ -16,7 +16,7 @@ use crate::tui::theme::Theme;
 use crate::workload::Shape;
 
 /// The shape as people read it: its filter (or pipeline), sort and update.
-pub fn shape_text(s: &Shape) -> String {
+pub(crate) fn shape_text(s: &Shape) -> String {
     let label = crate::rules::shapes::label(s);
     label
         .strip_prefix(s.op.as_str())
@@ -26,12 +26,12 @@ pub fn shape_text(s: &Shape) -> String {
 }
 
 /// Milliseconds, grouped.
-pub fn ms(n: u64) -> String {
+pub(crate) fn ms(n: u64) -> String {
     format!("{} ms", group(n))
 }
 
 /// The plans a shape ran with, most used first (`COLLSCAN ×150`).
-pub fn plans(s: &Shape) -> Vec<(String, u64)> {
+pub(crate) fn plans(s: &Shape) -> Vec<(String, u64)> {
     let mut p: Vec<(String, u64)> = s
         .plans
         .iter()
@@ -42,7 +42,7 @@ pub fn plans(s: &Shape) -> Vec<(String, u64)> {
 }
 
 /// The index a finding proposes, as a key (`{status: 1, at: -1}`).
-pub fn suggested_index(f: &Advice, lang: Lang) -> Option<String> {
+pub(crate) fn suggested_index(f: &Advice, lang: Lang) -> Option<String> {
     match &f.remedy {
         Remedy::EsrIndex { keys, .. } => Some(crate::rules::shapes::show_keys(keys)),
         Remedy::CreateIndex { keys } => Some(format!("{{{keys}: 1}}")),
@@ -216,7 +216,7 @@ pub fn text<'a>(
 
 /// The selected shape, its rank, and the workload's total time: what the
 /// detail shows.
-pub fn selected(m: &Model) -> Option<(usize, &Shape, u64)> {
+pub(crate) fn selected(m: &Model) -> Option<(usize, &Shape, u64)> {
     let w = m.report.as_ref()?.workload.as_ref()?;
     let total_ms: u64 = w.shapes.iter().map(|s| s.ms.total).sum();
     let shapes = m.shapes();

@@ -19,7 +19,7 @@ pub struct Folds<'a> {
 
 /// The lines an open document shows, folded as `folds` says, at most
 /// `MAX_LINES`.
-pub fn doc_lines(bytes: &[u8], folds: Folds<'_>) -> Vec<DocLine> {
+pub(crate) fn doc_lines(bytes: &[u8], folds: Folds<'_>) -> Vec<DocLine> {
     let value = match bson::Document::from_reader(bytes) {
         Ok(d) => {
             let mut v = bson::Bson::Document(d).relaxed();
@@ -190,7 +190,7 @@ fn fold_value(
 /// array `[n]`, an `ObjectId` as its hex, a date as ISO-8601, a number as
 /// it is; anything else as compact relaxed Extended JSON. Never longer
 /// than one line.
-pub fn compact(v: bson::RawBsonRef<'_>) -> String {
+pub(crate) fn compact(v: bson::RawBsonRef<'_>) -> String {
     use bson::RawBsonRef as B;
     let text = match v {
         B::String(s) => {
@@ -266,7 +266,7 @@ pub fn preview(bytes: &[u8], w: usize) -> String {
 
 /// The cell of top-level field `key`: its compact value, empty when the
 /// document has none.
-pub fn cell(bytes: &[u8], key: &str) -> String {
+pub(crate) fn cell(bytes: &[u8], key: &str) -> String {
     bson::RawDocument::from_bytes(bytes)
         .ok()
         .and_then(|d| d.get(key).ok().flatten())
@@ -277,7 +277,7 @@ pub fn cell(bytes: &[u8], key: &str) -> String {
 /// Widths of the table's columns in terminal cells: each as wide as its
 /// header and widest cell, and, when they do not all fit in `room` (a
 /// space between columns), the widest cut down first, none below 3.
-pub fn column_widths(headers: &[String], rows: &[Vec<String>], room: usize) -> Vec<usize> {
+pub(crate) fn column_widths(headers: &[String], rows: &[Vec<String>], room: usize) -> Vec<usize> {
     use crate::fmt::display_width;
     let mut w: Vec<usize> = headers
         .iter()
@@ -314,14 +314,14 @@ pub fn pad(s: &str, w: usize) -> String {
 }
 
 /// A document as relaxed Extended JSON, pretty: what `y` copies.
-pub fn json(bytes: &[u8]) -> Option<String> {
+pub(crate) fn json(bytes: &[u8]) -> Option<String> {
     let d = bson::Document::from_reader(bytes).ok()?;
     serde_json::to_string_pretty(&bson::Bson::Document(d).relaxed()).ok()
 }
 
 /// A document's text as the search reads it: compact relaxed Extended
 /// JSON, lower case.
-pub fn search_text(bytes: &[u8]) -> String {
+pub(crate) fn search_text(bytes: &[u8]) -> String {
     bson::Document::from_reader(bytes)
         .map(|d| bson::Bson::Document(d).relaxed().to_string().to_lowercase())
         .unwrap_or_default()

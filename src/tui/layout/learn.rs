@@ -7,7 +7,7 @@ use crate::fmt::display_width;
 /// tab can wrap it to its own width: a long line is joined with the next
 /// when that one continues the paragraph (not blank, not indented, not an
 /// underline). Tables and headings stay as they are.
-pub fn reflow(text: &str) -> String {
+pub(crate) fn reflow(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut prev_long = false;
     for line in text.lines() {
@@ -32,12 +32,12 @@ pub fn reflow(text: &str) -> String {
 /// The text's lines wrapped to `width` cells, as the tab draws them:
 /// measured in cells (a Chinese character takes two), so that no line
 /// reaches past the block's border.
-pub fn wrapped(text: &str, width: u16) -> Vec<String> {
+pub(crate) fn wrapped(text: &str, width: u16) -> Vec<String> {
     crate::fmt::wrap(text, usize::from(width.max(1)))
 }
 
 /// How far the text can scroll: its lines once wrapped to `width` columns.
-pub fn max_scroll(text: &str, width: u16) -> u16 {
+pub(crate) fn max_scroll(text: &str, width: u16) -> u16 {
     u16::try_from(wrapped(text, width).len()).unwrap_or(u16::MAX)
 }
 

@@ -45,7 +45,7 @@ pub fn areas(area: Rect) -> Option<Areas> {
 }
 
 /// A bordered area's inside.
-pub fn inner(r: Rect) -> Rect {
+pub(crate) fn inner(r: Rect) -> Rect {
     r.inner(Margin {
         horizontal: 1,
         vertical: 1,
@@ -53,7 +53,7 @@ pub fn inner(r: Rect) -> Rect {
 }
 
 /// First row shown so that `sel` stays visible in `height` rows.
-pub fn offset(sel: usize, len: usize, height: usize) -> usize {
+pub(crate) fn offset(sel: usize, len: usize, height: usize) -> usize {
     if height == 0 || len <= height || sel < height {
         return 0;
     }
@@ -74,7 +74,7 @@ pub fn split(main: Rect) -> (Rect, Rect) {
 }
 
 /// The clickable list of the current tab and the height of its header.
-pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
+pub(crate) fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
     match m.tab {
         Tab::Schema | Tab::Relationships | Tab::Indexes | Tab::Workload => {
             Some((inner(split(main).0), 1))
@@ -88,7 +88,7 @@ pub fn list_area(m: &Model, main: Rect) -> Option<(Rect, u16)> {
 /// The tab bar's labels, as much as fits in `width` columns: the full
 /// titles, else the short ones, else the selected tab's short title and
 /// the others' numbers. The Findings tab says how many there are.
-pub fn tab_labels(m: &Model, width: u16) -> Vec<(Tab, String)> {
+pub(crate) fn tab_labels(m: &Model, width: u16) -> Vec<(Tab, String)> {
     let n = m.listed_findings().len();
     let label = |i: usize, t: Tab, short: bool, bare: bool| {
         if bare {
@@ -127,7 +127,7 @@ pub fn tab_labels(m: &Model, width: u16) -> Vec<(Tab, String)> {
 }
 
 /// The tab under column `col` of the tab bar.
-pub fn tab_at(m: &Model, tabs: Rect, col: u16) -> Option<Tab> {
+pub(crate) fn tab_at(m: &Model, tabs: Rect, col: u16) -> Option<Tab> {
     let mut x = tabs.x;
     for (t, label) in tab_labels(m, tabs.width) {
         let w = crate::fmt::display_width(&label) as u16;
@@ -161,7 +161,7 @@ pub fn learn_split(main: Rect) -> (Rect, Rect) {
 }
 
 /// The inside of the lesson text's block on a screen of `size`.
-pub fn learn_text_area(size: (u16, u16)) -> Option<Rect> {
+pub(crate) fn learn_text_area(size: (u16, u16)) -> Option<Rect> {
     let a = areas(Rect::new(0, 0, size.0, size.1))?;
     Some(inner(learn_split(a.main).1))
 }
@@ -316,12 +316,12 @@ pub fn help_lines(m: &Model) -> Vec<HelpLine> {
 
 /// Help lines shown at once: the box leaves a row above and below, and
 /// has a border.
-pub fn help_visible(m: &Model) -> usize {
+pub(crate) fn help_visible(m: &Model) -> usize {
     usize::from(m.size.1.saturating_sub(4)).max(1)
 }
 
 /// The furthest the help scrolls.
-pub fn help_max_scroll(m: &Model) -> usize {
+pub(crate) fn help_max_scroll(m: &Model) -> usize {
     help_lines(m).len().saturating_sub(help_visible(m))
 }
 
@@ -340,7 +340,7 @@ pub enum Shown {
 }
 
 /// What the main area shows for the model.
-pub fn shown(m: &Model) -> Shown {
+pub(crate) fn shown(m: &Model) -> Shown {
     match (&m.report, m.collection(), m.tab) {
         // Lessons read the bundled sample data, not the target.
         (_, _, Tab::Learn) => Shown::Learn,
@@ -360,7 +360,7 @@ pub fn shown(m: &Model) -> Shown {
 
 /// How far text of `lines` lines, the widest `widest` columns, scrolls
 /// down and sideways in `area`.
-pub fn limits(lines: usize, widest: usize, area: Rect) -> (u16, u16) {
+pub(crate) fn limits(lines: usize, widest: usize, area: Rect) -> (u16, u16) {
     let beyond = |n: usize, room: u16| u16::try_from(n.saturating_sub(usize::from(room)));
     (
         beyond(lines, area.height).unwrap_or(u16::MAX),
@@ -370,14 +370,14 @@ pub fn limits(lines: usize, widest: usize, area: Rect) -> (u16, u16) {
 
 /// The detail's offsets down and sideways for `lines` drawn in `area`,
 /// each no further than the text needs.
-pub fn detail_offsets(d: &Detail, lines: &[Line<'_>], area: Rect) -> (u16, u16) {
+pub(crate) fn detail_offsets(d: &Detail, lines: &[Line<'_>], area: Rect) -> (u16, u16) {
     let widest = lines.iter().map(Line::width).max().unwrap_or(0);
     let (down, right) = limits(lines.len(), widest, area);
     (d.scroll.min(down), d.hscroll.min(right))
 }
 
 /// How far an open document's `lines` scroll sideways in `width` columns.
-pub fn doc_hscroll_limit<'a>(lines: impl IntoIterator<Item = &'a str>, width: usize) -> u16 {
+pub(crate) fn doc_hscroll_limit<'a>(lines: impl IntoIterator<Item = &'a str>, width: usize) -> u16 {
     let widest = lines
         .into_iter()
         .map(crate::fmt::display_width)
@@ -388,6 +388,6 @@ pub fn doc_hscroll_limit<'a>(lines: impl IntoIterator<Item = &'a str>, width: us
 
 /// The Documents tab's text columns: its block's inside, less the indent
 /// of an open document's lines.
-pub fn doc_text_width(main: Rect) -> usize {
+pub(crate) fn doc_text_width(main: Rect) -> usize {
     usize::from(inner(main).width).saturating_sub(2)
 }

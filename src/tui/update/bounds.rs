@@ -11,7 +11,7 @@ use super::super::theme::Theme;
 
 /// Measures the detail's bounds into `m.detail` (`max` down, `hmax`
 /// sideways). A bound the shown screen does not draw is left as it was.
-pub fn measure(m: &mut Model) {
+pub(crate) fn measure(m: &mut Model) {
     let Some(a) = layout::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
         return;
     };

@@ -12,7 +12,7 @@ pub const HSTEP: u16 = 8;
 /// What every tab does with a key it has no use of its own for: Left
 /// goes to the navigator, Right to the tab, the detail keys scroll the
 /// detail (no further than its text, measured from the layout).
-pub fn common(m: &mut Model, a: Action) -> Vec<Effect> {
+pub(crate) fn common(m: &mut Model, a: Action) -> Vec<Effect> {
     match a {
         Action::Left => m.focus = Pane::Nav,
         Action::Right => m.focus = Pane::Main,
@@ -45,7 +45,7 @@ pub fn status(m: &mut Model, level: Level, text: impl Into<String>) {
 
 /// Drops a hint or warning said about another tab or collection than the
 /// one on screen now: it would describe what is no longer shown.
-pub fn forget_stale_status(m: &mut Model) {
+pub(crate) fn forget_stale_status(m: &mut Model) {
     // Compared in place: this runs on every message, progress included.
     let here = m.collection().map(|c| c.namespace.as_str());
     let stale = m.status.as_ref().is_some_and(|s| {
@@ -57,11 +57,11 @@ pub fn forget_stale_status(m: &mut Model) {
 }
 
 /// Height of the list in the current tab, for paging.
-pub fn page(m: &Model) -> usize {
+pub(crate) fn page(m: &Model) -> usize {
     (usize::from(m.size.1) / 2).max(1)
 }
 
-pub fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
+pub(crate) fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
     if len == 0 {
         return 0;
     }
@@ -77,7 +77,7 @@ pub fn moved(sel: usize, len: usize, a: Action, page: usize) -> usize {
     }
 }
 
-pub fn set_tab(m: &mut Model, t: Tab) {
+pub(crate) fn set_tab(m: &mut Model, t: Tab) {
     if m.is_summary() && !matches!(t, Tab::Findings | Tab::Learn | Tab::Workload) {
         // The overview and databases are findings; the tab opens with the
         // next collection.

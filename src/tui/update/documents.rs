@@ -130,7 +130,7 @@ fn toggle_open(m: &mut Model) {
 }
 
 /// `d`: the kept documents holding the selected field.
-pub fn with_field(m: &mut Model) {
+pub(crate) fn with_field(m: &mut Model) {
     if let Some(f) = m.selected_field() {
         m.docs.view = DocView::WithField(f.path.clone());
         m.docs.sel = 0;
@@ -140,7 +140,7 @@ pub fn with_field(m: &mut Model) {
 }
 
 /// `L`: the kept documents, largest first.
-pub fn largest(m: &mut Model) {
+pub(crate) fn largest(m: &mut Model) {
     m.docs.view = DocView::Largest;
     m.docs.sel = 0;
     rebuild(m);
@@ -148,7 +148,7 @@ pub fn largest(m: &mut Model) {
 }
 
 /// `z`: objects and arrays folded below level 1, then 2, then none.
-pub fn fold_level(m: &mut Model) {
+pub(crate) fn fold_level(m: &mut Model) {
     m.docs.depth = match m.docs.depth {
         None => Some(1),
         Some(1) => Some(2),
@@ -177,7 +177,7 @@ pub fn fold_level(m: &mut Model) {
 
 /// Esc on a narrowed list (`d`, `L`): every kept document again. Whether
 /// it was narrowed.
-pub fn show_all(m: &mut Model) -> bool {
+pub(crate) fn show_all(m: &mut Model) -> bool {
     if m.docs.view == DocView::All {
         return false;
     }
@@ -187,7 +187,7 @@ pub fn show_all(m: &mut Model) -> bool {
 }
 
 /// A new collection: its sample, nothing open.
-pub fn collection_changed(m: &mut Model) {
+pub(crate) fn collection_changed(m: &mut Model) {
     m.docs.sel = 0;
     m.docs.open.clear();
     m.docs.lines.clear();
@@ -201,7 +201,7 @@ pub fn collection_changed(m: &mut Model) {
 
 /// The listed documents: the query's page, else the kept sample as the
 /// view asks.
-pub fn rebuild(m: &mut Model) {
+pub(crate) fn rebuild(m: &mut Model) {
     let Some(c) = m.collection() else {
         m.docs.list.clear();
         return;
@@ -234,7 +234,7 @@ pub fn rebuild(m: &mut Model) {
 /// `c` on the Documents tab: from the list, the chooser of the
 /// collection's top-level fields (those chosen before ticked); from the
 /// table, back to the list.
-pub fn columns(m: &mut Model) {
+pub(crate) fn columns(m: &mut Model) {
     if m.docs.columns.table {
         m.docs.columns.table = false;
         let msg = m
@@ -263,7 +263,7 @@ pub fn columns(m: &mut Model) {
 /// A key while the chooser is open: the move keys move, Space ticks,
 /// Enter (or `c` again) shows the table of the ticked fields, Esc closes
 /// (Ctrl-C still quits).
-pub fn chooser_key(m: &mut Model, k: KeyEvent, bound: Option<Action>) -> Vec<Effect> {
+pub(crate) fn chooser_key(m: &mut Model, k: KeyEvent, bound: Option<Action>) -> Vec<Effect> {
     let page = page(m);
     let Some(ch) = m.docs.columns.chooser.as_mut() else {
         return Vec::new();
@@ -315,7 +315,7 @@ pub fn chooser_key(m: &mut Model, k: KeyEvent, bound: Option<Action>) -> Vec<Eff
 
 /// `y` on the Documents tab: the selected document, as relaxed Extended
 /// JSON, to the clipboard.
-pub fn copy(m: &mut Model) -> Vec<Effect> {
+pub(crate) fn copy(m: &mut Model) -> Vec<Effect> {
     let Some(&d) = m.docs.list.get(m.docs.sel) else {
         let msg = m.lang.pick("no document to copy", "没有可复制的文档");
         status(m, Level::Warning, msg);
@@ -351,7 +351,7 @@ pub fn copy(m: &mut Model) -> Vec<Effect> {
 }
 
 /// Ctrl-F: the search line opens (holding the last search).
-pub fn open_search(m: &mut Model) {
+pub(crate) fn open_search(m: &mut Model) {
     if m.collection().is_none() {
         return;
     }
@@ -365,7 +365,7 @@ pub fn open_search(m: &mut Model) {
 
 /// A key while the search line is open: typing searches as it goes,
 /// Enter keeps the search (n / N then go from match to match), Esc drops it.
-pub fn search_key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
+pub(crate) fn search_key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
     let Some(s) = m.docs.search.as_mut() else {
         return Vec::new();
     };
@@ -400,7 +400,7 @@ pub fn search_key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
 
 /// The listed documents' text made again (the list changed), and the
 /// search run on it.
-pub fn research(m: &mut Model) {
+pub(crate) fn research(m: &mut Model) {
     if m.docs.search.is_none() {
         return;
     }
@@ -503,12 +503,12 @@ fn say_match(m: &mut Model, wrapped: bool) {
 }
 
 /// Whether a search with matches is on: `n` then goes to the next match.
-pub fn searching(m: &Model) -> bool {
+pub(crate) fn searching(m: &Model) -> bool {
     m.docs.search.as_ref().is_some_and(|s| !s.hits.is_empty())
 }
 
 /// `n` / `N`: the next or previous match, round the list.
-pub fn next_match(m: &mut Model, forward: bool) {
+pub(crate) fn next_match(m: &mut Model, forward: bool) {
     let Some(s) = m.docs.search.as_mut() else {
         let key = m.keymap.first_label(Action::Search);
         let msg = m.lang.pick(
@@ -538,7 +538,7 @@ pub fn next_match(m: &mut Model, forward: bool) {
 
 /// Esc on the Documents tab: the search ends, else the table goes back to
 /// the previews. Whether there was one.
-pub fn leave(m: &mut Model) -> bool {
+pub(crate) fn leave(m: &mut Model) -> bool {
     if m.docs.search.take().is_some() {
         let msg = m.lang.pick("search ended", "搜索已结束");
         status(m, Level::Info, msg);

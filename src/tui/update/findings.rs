@@ -28,7 +28,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 }
 
 /// `s` / `f`: the next severity or rule filter, on the Findings tab.
-pub fn cycle_filter(m: &mut Model, a: Action) {
+pub(crate) fn cycle_filter(m: &mut Model, a: Action) {
     if a == Action::SeverityFilter {
         m.findings.severity = match m.findings.severity {
             None => Some(Severity::Critical),
@@ -101,7 +101,7 @@ pub fn script(m: &mut Model, a: Action) -> Vec<Effect> {
 
 /// A new collection: the first finding, no rule filter (the severity
 /// filter stays).
-pub fn collection_changed(m: &mut Model) {
+pub(crate) fn collection_changed(m: &mut Model) {
     m.findings.sel = 0;
     m.findings.rule = None;
     rebuild(m);
@@ -109,7 +109,7 @@ pub fn collection_changed(m: &mut Model) {
 
 /// [`rebuild`] as the list grows: the selected finding (by rule,
 /// collection and path) stays selected wherever it moves.
-pub fn rebuild_keeping(m: &mut Model) {
+pub(crate) fn rebuild_keeping(m: &mut Model) {
     let key = |f: &crate::rules::Finding| (f.rule, f.namespace.clone(), f.path.clone());
     let selected = {
         let all = m.listed_findings();
@@ -129,7 +129,7 @@ pub fn rebuild_keeping(m: &mut Model) {
 }
 
 /// The listed findings: filtered, worst first.
-pub fn rebuild(m: &mut Model) {
+pub(crate) fn rebuild(m: &mut Model) {
     let all = m.listed_findings();
     let mut rows: Vec<usize> = (0..all.len())
         .filter(|&i| m.findings.severity.is_none_or(|s| all[i].severity == s))

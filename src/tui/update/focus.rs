@@ -28,7 +28,7 @@ use super::bounds;
 use super::common::{page, status, HSTEP};
 
 /// Whether the shown tab has a detail that can take the focus.
-pub fn has_detail(m: &Model) -> bool {
+pub(crate) fn has_detail(m: &Model) -> bool {
     matches!(
         layout::shown(m),
         Shown::Findings | Shown::Schema | Shown::Indexes | Shown::Workload
@@ -37,7 +37,7 @@ pub fn has_detail(m: &Model) -> bool {
 
 /// Tab (`forward`) or Shift-Tab: the next pane, the detail only where the
 /// tab has one.
-pub fn cycle(m: &mut Model, forward: bool) {
+pub(crate) fn cycle(m: &mut Model, forward: bool) {
     let order: &[Pane] = if has_detail(m) {
         &[Pane::Nav, Pane::Main, Pane::Detail]
     } else {
@@ -52,7 +52,7 @@ pub fn cycle(m: &mut Model, forward: bool) {
 
 /// A key while the detail has the focus: the move keys scroll it (a line,
 /// a page, to either end, sideways); Enter says how to go back.
-pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
+pub(crate) fn action(m: &mut Model, a: Action) -> Vec<Effect> {
     bounds::measure(m);
     let (max, hmax) = (m.detail.max.get(), m.detail.hmax.get());
     let step = u16::try_from(page(m)).unwrap_or(u16::MAX);
@@ -80,7 +80,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 }
 
 /// Esc in the detail: the focus back to the list. Whether it was there.
-pub fn leave_detail(m: &mut Model) -> bool {
+pub(crate) fn leave_detail(m: &mut Model) -> bool {
     if m.focus != Pane::Detail {
         return false;
     }
@@ -91,7 +91,7 @@ pub fn leave_detail(m: &mut Model) -> bool {
 /// `e` / `b` / `m`: the selected finding's evidence, before/after or
 /// script at the top of the detail (as near as the text's end allows),
 /// the detail taking the focus.
-pub fn jump(m: &mut Model, section: Section) {
+pub(crate) fn jump(m: &mut Model, section: Section) {
     let lang = m.lang;
     if layout::shown(m) != Shown::Findings || m.selected_finding().is_none() {
         let msg = lang.pick(

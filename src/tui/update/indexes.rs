@@ -6,7 +6,7 @@ use super::super::model::Model;
 use super::common::{common, moved, page};
 
 /// A key for the Indexes tab.
-pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
+pub(crate) fn action(m: &mut Model, a: Action) -> Vec<Effect> {
     match a {
         a if a.is_move() => {
             let n = m.collection().map_or(0, |c| c.indexes.len());

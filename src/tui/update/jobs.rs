@@ -44,7 +44,7 @@ pub fn start_sampling(m: &mut Model) -> Vec<Effect> {
 }
 
 /// `+` / `-`: the sample size doubled or halved, for the next run.
-pub fn resize_sample(m: &mut Model, more: bool) {
+pub(crate) fn resize_sample(m: &mut Model, more: bool) {
     m.sample = if more {
         m.sample.saturating_mul(2).min(MAX_SAMPLE)
     } else {
@@ -60,7 +60,7 @@ pub fn resize_sample(m: &mut Model, more: bool) {
 
 /// A message of a sampling run: its progress, a collection read, its end.
 /// Those of another request than the running one are dropped.
-pub fn on_message(m: &mut Model, msg: Msg) -> Vec<Effect> {
+pub(crate) fn on_message(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Progress {
             req,
@@ -187,7 +187,7 @@ fn loaded(m: &mut Model, req: u64, result: Result<Box<Report>, Failure>) {
 /// Esc while sampling: the first reads no further collection and judges
 /// those read; the second abandons the run, and with it the collections
 /// it read but never judged. `None` when no run is going.
-pub fn stop_or_abandon(m: &mut Model) -> Option<Vec<Effect>> {
+pub(crate) fn stop_or_abandon(m: &mut Model) -> Option<Vec<Effect>> {
     if let Some(j) = m.job.as_mut().filter(|j| !j.stopping) {
         j.stopping = true;
         let req = j.req;

@@ -13,7 +13,7 @@ use super::common::{common, moved, page, status};
 
 /// A key for the Learn tab: up and down pick a lesson, the page keys and
 /// the detail keys scroll it, Enter measures it again after a failure.
-pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
+pub(crate) fn action(m: &mut Model, a: Action) -> Vec<Effect> {
     match a {
         Action::Up | Action::Down | Action::Top | Action::Bottom => {
             let sel = moved(m.learn.sel, LESSONS.len(), a, page(m));
@@ -34,7 +34,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 }
 
 /// The measured data sets of request `req`, or why they could not be.
-pub fn measured(
+pub(crate) fn measured(
     m: &mut Model,
     req: u64,
     result: Result<Vec<(String, Report)>, crate::tui::failure::Failure>,
@@ -58,7 +58,7 @@ pub fn measured(
 /// `t`: lessons in the other language; on the Learn tab at once from the
 /// measured data, the findings' own words when the measuring in the new
 /// language comes back.
-pub fn switch_language(m: &mut Model) -> Vec<Effect> {
+pub(crate) fn switch_language(m: &mut Model) -> Vec<Effect> {
     m.learn.lang = match m.learn.lang {
         Lang::En => Lang::Zh,
         Lang::Zh => Lang::En,
@@ -97,7 +97,7 @@ pub fn start_measuring(m: &mut Model) -> Vec<Effect> {
 
 /// Checks the selected lesson's exercises on the target's server,
 /// cancelling the check in flight.
-pub fn start_checking(m: &mut Model) -> Vec<Effect> {
+pub(crate) fn start_checking(m: &mut Model) -> Vec<Effect> {
     let mut fx = Vec::new();
     if let Some(req) = m.learn.check_req.take() {
         fx.push(Effect::Cancel { req });
@@ -126,7 +126,7 @@ fn students(m: &Model) -> Vec<String> {
 
 /// On a server holding several students' copies of the selected lesson's
 /// data sets (a class), the lesson's board is checked without a key.
-pub fn check_class(m: &mut Model) -> Vec<Effect> {
+pub(crate) fn check_class(m: &mut Model) -> Vec<Effect> {
     if m.learn.check.is_some() || m.learn.check_req.is_some() || !crate::target::is_uri(&m.target) {
         return Vec::new();
     }
@@ -138,7 +138,11 @@ pub fn check_class(m: &mut Model) -> Vec<Effect> {
 }
 
 /// The exercises checked by request `req`, or why they could not be.
-pub fn checked(m: &mut Model, req: u64, result: Result<String, crate::tui::failure::Failure>) {
+pub(crate) fn checked(
+    m: &mut Model,
+    req: u64,
+    result: Result<String, crate::tui::failure::Failure>,
+) {
     if m.learn.check_req != Some(req) {
         return;
     }
@@ -154,7 +158,7 @@ fn forget_check(m: &mut Model) -> Option<Effect> {
 
 /// Selects lesson `sel` and measures it, unless it is already shown or
 /// being measured.
-pub fn select_lesson(m: &mut Model, sel: usize) -> Vec<Effect> {
+pub(crate) fn select_lesson(m: &mut Model, sel: usize) -> Vec<Effect> {
     let sel = sel.min(LESSONS.len().saturating_sub(1));
     if sel == m.learn.sel && (matches!(m.learn.text, Some(Ok(_))) || m.learn.req.is_some()) {
         return Vec::new();

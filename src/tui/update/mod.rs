@@ -433,7 +433,7 @@ fn query_cancel(m: &mut Model) -> Vec<Effect> {
 
 /// Switches tab; the Learn tab measures its lesson when nothing is shown,
 /// and on a class's server checks its exercises for every student.
-pub fn enter_tab(m: &mut Model, t: Tab) -> Vec<Effect> {
+pub(crate) fn enter_tab(m: &mut Model, t: Tab) -> Vec<Effect> {
     set_tab(m, t);
     let mut fx = Vec::new();
     if t == Tab::Learn && m.learn.req.is_none() && !matches!(m.learn.text, Some(Ok(_))) {

@@ -37,7 +37,7 @@ pub enum Outcome {
 }
 
 /// A mouse event.
-pub fn event(m: &mut Model, e: MouseEvent) -> Outcome {
+pub(crate) fn event(m: &mut Model, e: MouseEvent) -> Outcome {
     let Some(a) = layout::areas(Rect::new(0, 0, m.size.0, m.size.1)) else {
         return Outcome::Done(Vec::new());
     };

@@ -32,7 +32,7 @@ pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
 }
 
 /// `o`: the next order of databases and collections, the row kept.
-pub fn sort(m: &mut Model) {
+pub(crate) fn sort(m: &mut Model) {
     m.nav.sort = m.nav.sort.next();
     let keep = m.nav.rows.get(m.nav.sel).cloned();
     rebuild(m);
@@ -48,7 +48,7 @@ pub fn sort(m: &mut Model) {
 
 /// Esc with a collection filter: cleared, the selected row kept. Whether
 /// there was one.
-pub fn clear_filter(m: &mut Model) -> bool {
+pub(crate) fn clear_filter(m: &mut Model) -> bool {
     if m.nav.filter.is_empty() {
         return false;
     }
@@ -62,7 +62,7 @@ pub fn clear_filter(m: &mut Model) -> bool {
 /// its database rather than lose it); else, under a filter, the first
 /// collection that matches is selected, so that the tabs show it at once.
 /// What every tab shows follows when the collection is no longer the same.
-pub fn filter_changed(m: &mut Model) {
+pub(crate) fn filter_changed(m: &mut Model) {
     let before = m.collection().map(|c| c.namespace.clone());
     let row = m.nav.rows.get(m.nav.sel).cloned();
     if m.nav.filter.is_empty() {
@@ -91,7 +91,7 @@ pub fn filter_changed(m: &mut Model) {
 /// The row the explorer opens on once the first report is in, unless the
 /// user has already moved: *All findings* when there are findings, else
 /// the first collection.
-pub fn open_on_findings(m: &mut Model) {
+pub(crate) fn open_on_findings(m: &mut Model) {
     if m.nav.explored {
         return;
     }
@@ -111,7 +111,7 @@ pub fn open_on_findings(m: &mut Model) {
 
 /// The navigator after a collection arrived: the row the user is on stays
 /// selected, and what they look at is left as it is.
-pub fn add_arrival(m: &mut Model) {
+pub(crate) fn add_arrival(m: &mut Model) {
     let row = m.nav.rows.get(m.nav.sel).cloned();
     let before = m.collection().map(|c| c.namespace.clone());
     rebuild(m);
@@ -143,7 +143,7 @@ pub fn add_arrival(m: &mut Model) {
 
 /// The rows from the report: databases in the order of their first
 /// collection, sorted, folded and filtered.
-pub fn rebuild(m: &mut Model) {
+pub(crate) fn rebuild(m: &mut Model) {
     m.nav.rows.clear();
     let Some(r) = &m.report else { return };
     let filter = m.nav.filter.to_lowercase();
@@ -243,7 +243,7 @@ fn fold_db(m: &mut Model, fold: Option<bool>) {
 }
 
 /// Selects the navigator row showing `ns` (unfolding its database).
-pub fn select_namespace(m: &mut Model, ns: &str) -> bool {
+pub(crate) fn select_namespace(m: &mut Model, ns: &str) -> bool {
     let Some(r) = &m.report else { return false };
     let Some(ci) = r.collections.iter().position(|c| c.namespace == ns) else {
         return false;

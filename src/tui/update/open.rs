@@ -14,7 +14,7 @@ use super::{findings, nav};
 /// Findings tab with it selected; then (or on a collection's own list at
 /// once) its detail takes the focus. A finding about a whole database
 /// opens its detail where it is.
-pub fn finding(m: &mut Model) {
+pub(crate) fn finding(m: &mut Model) {
     let Some(f) = m.selected_finding() else {
         return;
     };
@@ -50,7 +50,7 @@ fn select(m: &mut Model, ptr: *const crate::advise::Advice) {
 
 /// `c`: from the selected finding to its collection, on the Schema tab at
 /// the field the finding names (the navigator selects the collection).
-pub fn collection(m: &mut Model) {
+pub(crate) fn collection(m: &mut Model) {
     let lang = m.lang;
     let shown = layout::shown(m) == Shown::Findings;
     let Some(f) = m.selected_finding().filter(|_| shown) else {

@@ -15,18 +15,18 @@ use super::super::picker::{remembered, Asking, Choice, Overlay, Row, Secret};
 use super::jobs::start_sampling;
 
 /// `C`: the overlay, on the first row.
-pub fn open(m: &mut Model) {
+pub(crate) fn open(m: &mut Model) {
     m.help.open = false;
     m.picker.open = Some(Overlay::default());
 }
 
 /// Whether the overlay is open (it takes every key).
-pub fn is_open(m: &Model) -> bool {
+pub(crate) fn is_open(m: &Model) -> bool {
     m.picker.open.is_some()
 }
 
 /// A key while the overlay is open.
-pub fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
+pub(crate) fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
     let rows = m.picker.rows().len();
     let Some(o) = m.picker.open.as_mut() else {
         return Vec::new();
@@ -186,7 +186,7 @@ fn refuse(m: &mut Model, why: String) {
 /// picker's lists kept; request ids go on, so that every late answer of
 /// the old target is stale), the executor told, and a sampling run started
 /// as at start-up.
-pub fn switch(m: &mut Model, target: Target) -> Vec<Effect> {
+pub(crate) fn switch(m: &mut Model, target: Target) -> Vec<Effect> {
     let label = target.label();
     let mut fresh = Model::new(label, m.sample, m.keymap.clone());
     fresh.lang = m.lang;

@@ -7,7 +7,7 @@ use super::super::model::{Input, InputFor, Model, Pane, Tab};
 use super::{nav, schema};
 
 /// `/` outside the Documents tab: the prompt, holding the filter as it is.
-pub fn open(m: &mut Model) {
+pub(crate) fn open(m: &mut Model) {
     let target = if m.focus == Pane::Nav {
         InputFor::Collections
     } else {
@@ -22,7 +22,7 @@ pub fn open(m: &mut Model) {
 }
 
 /// A key while the prompt is open.
-pub fn key(m: &mut Model, k: KeyEvent) {
+pub(crate) fn key(m: &mut Model, k: KeyEvent) {
     let Some(input) = m.input.as_mut() else {
         return;
     };

@@ -28,7 +28,7 @@ fn namespace(m: &Model) -> Option<(String, String)> {
 /// query shown and nothing else: a new query, as a new `find` in mongosh,
 /// has no sort, projection, skip or limit unless it is given one (↑ brings
 /// back a whole query run before).
-pub fn open(m: &mut Model) {
+pub(crate) fn open(m: &mut Model) {
     let filter = results(m)
         .map(|r| r.text.filter.clone())
         .unwrap_or_default();
@@ -68,7 +68,7 @@ fn not_kept(before: &QueryText, text: &QueryText, lang: Lang) -> Option<String> 
 }
 
 /// A key while the bar is open.
-pub fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
+pub(crate) fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
     let Some(bar) = m.docs.query.bar.as_mut() else {
         return Vec::new();
     };
@@ -122,7 +122,7 @@ pub fn key(m: &mut Model, k: KeyEvent) -> Vec<Effect> {
 }
 
 /// Enter: the bar's text parsed and run, or why it cannot be.
-pub fn run(m: &mut Model) -> Vec<Effect> {
+pub(crate) fn run(m: &mut Model) -> Vec<Effect> {
     let Some(bar) = m.docs.query.bar.as_mut() else {
         return Vec::new();
     };
@@ -199,7 +199,7 @@ fn reset_docs(m: &mut Model) {
 }
 
 /// `n` / `p`: the next or previous page.
-pub fn turn_page(m: &mut Model, forward: bool) -> Vec<Effect> {
+pub(crate) fn turn_page(m: &mut Model, forward: bool) -> Vec<Effect> {
     let Some(r) = results(m) else {
         status(
             m,
@@ -284,7 +284,7 @@ fn load_page(m: &mut Model, page: u64) -> Vec<Effect> {
 }
 
 /// `x`: shows or hides how the query runs, asking for it the first time.
-pub fn explain(m: &mut Model) -> Vec<Effect> {
+pub(crate) fn explain(m: &mut Model) -> Vec<Effect> {
     let Some((db, coll)) = namespace(m) else {
         return Vec::new();
     };
@@ -320,7 +320,7 @@ pub fn explain(m: &mut Model) -> Vec<Effect> {
 
 /// Esc with results: cancel what runs, else back to the sample; `None`
 /// when the selected collection shows no results.
-pub fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
+pub(crate) fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
     results(m)?;
     if m.docs.query.running() {
         let fx = m.docs.query.cancel_all();
@@ -348,7 +348,7 @@ pub fn cancel(m: &mut Model) -> Option<Vec<Effect>> {
 
 /// `w` / `W` with results: every document the query matches, written to
 /// a new file as it is read.
-pub fn export(m: &mut Model, format: Format) -> Vec<Effect> {
+pub(crate) fn export(m: &mut Model, format: Format) -> Vec<Effect> {
     let Some(r) = results(m) else {
         let msg = m.lang.pick(
             "nothing to write: run a query first (/ on the Documents tab)",
@@ -409,7 +409,7 @@ pub fn export(m: &mut Model, format: Format) -> Vec<Effect> {
 }
 
 /// How far the export has come, in the status line.
-pub fn export_progress(m: &mut Model, req: u64, written: u64) {
+pub(crate) fn export_progress(m: &mut Model, req: u64, written: u64) {
     let Some(e) = m.docs.query.export.as_mut().filter(|e| e.req == req) else {
         return;
     };
@@ -423,7 +423,7 @@ pub fn export_progress(m: &mut Model, req: u64, written: u64) {
 }
 
 /// The export ended: where its documents are, or why there are none.
-pub fn exported(
+pub(crate) fn exported(
     m: &mut Model,
     req: u64,
     result: Result<(PathBuf, u64), crate::tui::failure::Failure>,
@@ -462,7 +462,7 @@ pub fn exported(
 
 /// Esc while exporting: the export stops and its partial file is
 /// removed. `None` when none runs.
-pub fn stop_export(m: &mut Model) -> Option<Vec<Effect>> {
+pub(crate) fn stop_export(m: &mut Model) -> Option<Vec<Effect>> {
     let e = m.docs.query.export.take()?;
     let msg = match m.lang {
         Lang::En => format!(
@@ -479,7 +479,7 @@ pub fn stop_export(m: &mut Model) -> Option<Vec<Effect>> {
 }
 
 /// A reply from a query request; stale ones are dropped.
-pub fn reply(m: &mut Model, req: u64, reply: Reply) {
+pub(crate) fn reply(m: &mut Model, req: u64, reply: Reply) {
     match reply {
         Reply::Page(result) if m.docs.query.page_req == Some(req) => {
             m.docs.query.page_req = None;

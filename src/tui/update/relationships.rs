@@ -8,7 +8,7 @@ use super::common::{common, moved, page, status};
 use super::nav;
 
 /// A key for the Relationships tab.
-pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
+pub(crate) fn action(m: &mut Model, a: Action) -> Vec<Effect> {
     match a {
         a if a.is_move() => {
             m.rels.sel = moved(m.rels.sel, m.rels.rows.len(), a, page(m));

@@ -56,14 +56,14 @@ fn collapse_or_up(m: &mut Model) {
 }
 
 /// A new collection: the first field, nothing folded.
-pub fn collection_changed(m: &mut Model) {
+pub(crate) fn collection_changed(m: &mut Model) {
     m.schema.sel = 0;
     m.schema.collapsed.clear();
     rebuild(m);
 }
 
 /// Esc with a field filter: cleared. Whether there was one.
-pub fn clear_filter(m: &mut Model) -> bool {
+pub(crate) fn clear_filter(m: &mut Model) -> bool {
     if m.schema.filter.is_empty() {
         return false;
     }
@@ -74,7 +74,7 @@ pub fn clear_filter(m: &mut Model) -> bool {
 
 /// The visible fields: pre-order, minus collapsed subtrees, minus those the
 /// filter rejects.
-pub fn rebuild(m: &mut Model) {
+pub(crate) fn rebuild(m: &mut Model) {
     m.schema.rows.clear();
     let Some(c) = m.collection() else { return };
     let filter = m.schema.filter.to_lowercase();

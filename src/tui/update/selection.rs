@@ -7,7 +7,7 @@ use super::{documents, findings, schema};
 /// Everything derived from the selected collection, recomputed: each tab
 /// back at its start. The overview and a database show findings, whatever
 /// the tab was; back on a collection, the tab it was comes back.
-pub fn collection_changed(m: &mut Model) {
+pub(crate) fn collection_changed(m: &mut Model) {
     if m.is_summary() {
         if !matches!(m.tab, Tab::Learn | Tab::Workload) {
             m.nav.tab_before_summary.get_or_insert(m.tab);
@@ -26,7 +26,7 @@ pub fn collection_changed(m: &mut Model) {
 }
 
 /// The relationships listed for the selected collection.
-pub fn rebuild_relationships(m: &mut Model) {
+pub(crate) fn rebuild_relationships(m: &mut Model) {
     let rows = match (m.report.as_ref(), m.collection()) {
         (Some(r), Some(c)) => {
             let db = format!("{}.", c.meta.db);

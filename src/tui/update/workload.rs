@@ -8,7 +8,7 @@ use super::common::{common, moved, page, set_tab, status};
 use super::{findings, nav};
 
 /// A key for the Workload tab.
-pub fn action(m: &mut Model, a: Action) -> Vec<Effect> {
+pub(crate) fn action(m: &mut Model, a: Action) -> Vec<Effect> {
     match a {
         a if a.is_move() => {
             let s = moved(m.workload.sel, m.shapes().len(), a, page(m));

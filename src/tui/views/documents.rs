@@ -271,7 +271,7 @@ fn marked(text: String, needle: &str, base: Style, mark: Style) -> Vec<Span<'sta
     out
 }
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     if m.collection().is_none() {
         return;
     }

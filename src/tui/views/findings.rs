@@ -14,7 +14,7 @@ use crate::tui::layout::{findings_split, inner, offset};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let all = m.listed_findings();
     let (list, detail) = findings_split(area);
     let mut filt = Vec::new();

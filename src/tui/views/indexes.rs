@@ -15,7 +15,7 @@ use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
     let (list, detail) = split(area);
     render_list(m, c, theme, f, list);

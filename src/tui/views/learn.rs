@@ -14,7 +14,7 @@ use crate::tui::layout::{inner, learn_split, offset};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let lang = m.learn.lang;
     let (list, detail) = learn_split(area);
     f.render_widget(

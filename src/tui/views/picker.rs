@@ -17,7 +17,7 @@ use crate::fmt::display_width;
 use crate::secret::mask_uri;
 
 /// Draws the overlay when it is open.
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(o) = m.picker.open.as_ref() else {
         return;
     };

@@ -14,7 +14,7 @@ use crate::tui::layout::{inner, offset, split};
 use crate::tui::model::{Model, Pane};
 use crate::tui::theme::Theme;
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(r) = &m.report else { return };
     let (list, detail) = split(area);
     render_list(m, r, theme, f, list);

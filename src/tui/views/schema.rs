@@ -18,7 +18,7 @@ use crate::tui::theme::Theme;
 
 const BAR_W: usize = 10;
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let Some(c) = m.collection() else { return };
     let (list, detail) = split(area);
     let fields = m.lang.pick("Fields", "字段");
@@ -163,7 +163,7 @@ fn columns(
 
 /// The field's types as one bar, each type's share in its colour (or its
 /// letter under `NO_COLOR`).
-pub fn type_bar(fp: &FieldProfile, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+pub(crate) fn type_bar(fp: &FieldProfile, width: usize, theme: &Theme) -> Vec<Span<'static>> {
     let total: u64 = fp.types.iter().map(|t| t.1).sum();
     if total == 0 {
         return vec![Span::raw(" ".repeat(width))];
@@ -254,7 +254,7 @@ fn render_detail(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
 }
 
 /// A `LogHistogram` as a bar chart; adjacent bins merge until they fit.
-pub fn histogram(title: &str, h: &LogHistogram, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn histogram(title: &str, h: &LogHistogram, theme: &Theme, f: &mut Frame, area: Rect) {
     let bins = h.bins_at_most(usize::from(area.width.saturating_sub(2)) / 6);
     let bars: Vec<Bar> = bins
         .iter()

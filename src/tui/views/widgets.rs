@@ -8,7 +8,7 @@ use crate::tui::theme::Theme;
 
 /// `s` scrolled sideways: its first `cols` display columns left out, and a
 /// `…` in their place so the cut shows.
-pub fn shift(s: &str, cols: usize) -> String {
+pub(crate) fn shift(s: &str, cols: usize) -> String {
     if cols == 0 {
         return s.to_owned();
     }
@@ -30,7 +30,7 @@ pub fn shift(s: &str, cols: usize) -> String {
 
 pub use crate::tui::layout::badge;
 
-pub fn block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
+pub(crate) fn block<'a>(title: impl Into<Line<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(focused))

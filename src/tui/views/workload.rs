@@ -69,7 +69,7 @@ fn row(cells: [&str; 7], widths: &[Option<usize>]) -> String {
         .join(" ")
 }
 
-pub fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
+pub(crate) fn render(m: &Model, theme: &Theme, f: &mut Frame, area: Rect) {
     let lang = m.lang;
     let focused = m.focus == Pane::Main;
     let Some(w) = m.report.as_ref().and_then(|r| r.workload.as_ref()) else {

@@ -51,7 +51,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn of(path: &Path) -> Option<Format> {
+    pub(crate) fn of(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_str()?;
         if name.ends_with(".metadata.json") {
             return None;
@@ -155,7 +155,7 @@ impl FileSource {
     /// document anyway and only needs to know whether a file is larger
     /// than what it keeps; the count then comes from the read.
     #[must_use]
-    pub fn counting_up_to(mut self, limit: u64) -> FileSource {
+    pub(crate) fn counting_up_to(mut self, limit: u64) -> FileSource {
         self.count_limit = Some(limit);
         self
     }
@@ -168,7 +168,7 @@ impl FileSource {
     /// its file read through `wrap` — a reader that may end the reading
     /// early with an error (a deadline passed, a cancel). The number of
     /// documents read.
-    pub fn read_through<R: Read>(
+    pub(crate) fn read_through<R: Read>(
         &self,
         meta: &CollectionMeta,
         wrap: impl FnOnce(File) -> R,
