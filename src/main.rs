@@ -47,10 +47,7 @@ fn main() -> ExitCode {
         match parsed.command {
             Some(Command::Audit(a)) => cli::run_audit(a).await,
             Some(Command::Schema(s)) => cli::run_schema(s).await,
-            Some(Command::Seed(s)) => docshape::seed::cli(s)
-                .await
-                .map(|()| ExitCode::SUCCESS)
-                .map_err(|e| Fatal(e.to_string())),
+            Some(Command::Seed(s)) => cli::run_seed(s).await,
             Some(Command::Lesson(l)) => cli::run_lesson(l).await,
             Some(Command::Diff(d)) => cli::run_diff(&d).await,
             Some(Command::Class(c)) => cli::run_class(c).await,

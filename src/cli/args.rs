@@ -47,7 +47,7 @@ pub enum Command {
     /// Load the teaching data sets into a server, and with --workload run a
     /// workload on them with the profiler on (the only command that writes
     /// or sets profiling).
-    Seed(crate::seed::SeedArgs),
+    Seed(SeedArgs),
     /// A lesson as plain text (list them with no NAME), ending with its
     /// exercises; with --check URI, grades a student's fixes of them.
     Lesson(LessonArgs),
@@ -267,3 +267,87 @@ fn parse_in_flight(s: &str) -> Result<usize, String> {
         _ => Err(format!("expected a number from 1 to 1000, not {s:?}")),
     }
 }
+
+/// `docshape seed URI [--prefix P | --students N] [--dataset NAME]... [--drop]`
+#[derive(Args, Debug, Clone)]
+pub struct SeedArgs {
+    /// Connection string of the server to write to.
+    pub uri: String,
+    /// Database name prefix: data set NAME goes to database `<PREFIX>NAME`.
+    #[arg(long, default_value = "docshape_", value_name = "P")]
+    pub prefix: String,
+    /// A copy for each of N students of a class: prefixes `student01_` …
+    /// `studentNN_` (each student fixes their own copy; `--prefix` names
+    /// one copy instead).
+    #[arg(long, value_name = "N", conflicts_with = "prefix", value_parser = clap::value_parser!(u16).range(1..=999))]
+    pub students: Option<u16>,
+    /// Only this data set (repeatable; default: all of them).
+    #[arg(long = "dataset", value_name = "NAME")]
+    pub datasets: Vec<String>,
+    /// Drop the data sets' collections first if they hold documents.
+    #[arg(long)]
+    pub drop: bool,
+    /// Bound on connecting, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+    /// Then run the bundled workload (the reads and writes of an
+    /// application on the data sets: finds, a $lookup, $push, updates of
+    /// copied fields, _id lookups) with the database profiler on (level 2)
+    /// for the data sets' databases, so that each one's system.profile
+    /// holds it (an earlier system.profile there is dropped first, and the
+    /// profiling level is set back afterwards). Its updates and inserts
+    /// change the data sets it runs on.
+    #[arg(long)]
+    pub workload: bool,
+}
+
+impl From<SeedArgs> for crate::seed::Request {
+    fn from(a: SeedArgs) -> Self {
+        crate::seed::Request {
+            uri: a.uri,
+            prefix: a.prefix,
+            students: a.students,
+            datasets: a.datasets,
+            drop: a.drop,
+            timeout: a.timeout,
+            workload: a.workload,
+        }
+    }
+}
+
+/// A value of an option whose type lives in an earlier stage: its names
+/// and `--help` words come from the type itself, and only here does clap
+/// see it.
+macro_rules! value_enum {
+    ($ty:ty, $all:expr, $name:expr, $about:expr) => {
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &$all
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                let value = clap::builder::PossibleValue::new($name(*self));
+                Some(match $about(*self) {
+                    Some(about) => value.help(about),
+                    None => value,
+                })
+            }
+        }
+    };
+}
+
+value_enum!(
+    crate::report::Format,
+    crate::report::Format::ALL,
+    crate::report::Format::name,
+    |f: crate::report::Format| Some(f.about())
+);
+value_enum!(
+    crate::diff::render::DiffFormat,
+    crate::diff::render::DiffFormat::ALL,
+    crate::diff::render::DiffFormat::name,
+    |f: crate::diff::render::DiffFormat| Some(f.about())
+);
+value_enum!(Lang, [Lang::En, Lang::Zh], |l: Lang| l.code(), |_| None::<
+    &'static str,
+>);

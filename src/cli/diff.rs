@@ -66,11 +66,7 @@ pub async fn against_baseline(a: &AuditArgs, baseline: &Path) -> Result<ExitCode
         Format::Jsonl | Format::Html => {
             return Err(Fatal(format!(
                 "--baseline writes what changed as text, json, markdown or sarif, not {}",
-                if a.format == Format::Jsonl {
-                    "jsonl"
-                } else {
-                    "html"
-                }
+                a.format.name()
             )))
         }
     };

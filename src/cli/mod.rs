@@ -36,6 +36,14 @@ pub async fn run_audit(a: args::AuditArgs) -> Result<ExitCode, Fatal> {
     }
 }
 
+/// `docshape seed`: the teaching data sets written to a server.
+pub async fn run_seed(s: args::SeedArgs) -> Result<ExitCode, Fatal> {
+    crate::seed::run(s.into())
+        .await
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(|e| Fatal(e.to_string()))
+}
+
 /// A failure the user must see: one sentence, exit code 2.
 pub struct Fatal(pub String);
 

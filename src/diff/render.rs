@@ -10,7 +10,7 @@ use crate::report::markdown::{icon, md};
 use crate::report::text::safe;
 
 /// The formats of `docshape diff`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DiffFormat {
     /// For people: the changes, worst first.
     Text,
@@ -20,6 +20,35 @@ pub enum DiffFormat {
     Markdown,
     /// SARIF 2.1.0, a result per change, for code-scanning tools.
     Sarif,
+}
+
+impl DiffFormat {
+    pub const ALL: [DiffFormat; 4] = [
+        DiffFormat::Text,
+        DiffFormat::Json,
+        DiffFormat::Markdown,
+        DiffFormat::Sarif,
+    ];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            DiffFormat::Text => "text",
+            DiffFormat::Json => "json",
+            DiffFormat::Markdown => "markdown",
+            DiffFormat::Sarif => "sarif",
+        }
+    }
+
+    /// What it is for, as `--help` says.
+    pub fn about(self) -> &'static str {
+        match self {
+            DiffFormat::Text => "For people: the changes, worst first",
+            DiffFormat::Json => "The contract's diff report",
+            DiffFormat::Markdown => "A Markdown table, for a pull request or a wiki",
+            DiffFormat::Sarif => "SARIF 2.1.0, a result per change, for code-scanning tools",
+        }
+    }
 }
 
 pub(crate) fn render(d: &Diff, format: DiffFormat) -> String {

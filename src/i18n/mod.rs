@@ -6,7 +6,7 @@ pub mod evidence;
 
 use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     #[default]
@@ -30,6 +30,11 @@ impl Lang {
             }
         }
         Lang::En
+    }
+
+    /// Its code (`--lang`, `lang = …`).
+    pub fn code(self) -> &'static str {
+        self.pick("en", "zh")
     }
 
     /// Picks the text of this language.

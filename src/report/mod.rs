@@ -24,7 +24,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The formats of `docshape audit`. A format is a file of this module with
 /// its [`Writer`], and an arm here and in [`writer`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// For people: each collection's summary, findings and field table.
     Text,
@@ -40,6 +40,41 @@ pub enum Format {
     /// One self-contained HTML page for a reviewer: findings by severity,
     /// charts, the field tree and a relationship diagram; nothing fetched.
     Html,
+}
+
+impl Format {
+    pub const ALL: [Format; 6] = [
+        Format::Text,
+        Format::Json,
+        Format::Jsonl,
+        Format::Markdown,
+        Format::Sarif,
+        Format::Html,
+    ];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Jsonl => "jsonl",
+            Format::Markdown => "markdown",
+            Format::Sarif => "sarif",
+            Format::Html => "html",
+        }
+    }
+
+    /// What it is for, as `--help` says.
+    pub fn about(self) -> &'static str {
+        match self {
+            Format::Text => "For people: each collection's summary, findings and field table",
+            Format::Json => "The contract's JSON report, written as each collection is judged",
+            Format::Jsonl => "JSON lines: a `head` line, a `collection` line for each collection as it is judged, and an `end` line with the rest of the report",
+            Format::Markdown => "A Markdown review, for a pull request or a wiki",
+            Format::Sarif => "SARIF 2.1.0, for code-scanning tools",
+            Format::Html => "One self-contained HTML page for a reviewer: findings by severity, charts, the field tree and a relationship diagram; nothing fetched",
+        }
+    }
 }
 
 /// Opens where a report goes (a file, standard output) when its first byte

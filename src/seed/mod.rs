@@ -33,36 +33,24 @@ const BATCH_DOCS: usize = 1000;
 /// Bytes per `insert_many`, at most (one large document still goes alone).
 const BATCH_BYTES: usize = 8 * 1024 * 1024;
 
-/// `docshape seed URI [--prefix P | --students N] [--dataset NAME]... [--drop]`
-#[derive(clap::Args, Debug, Clone)]
-pub struct SeedArgs {
+/// What `docshape seed` is asked to write (read from its arguments in
+/// `cli`).
+#[derive(Debug, Clone)]
+pub struct Request {
     /// Connection string of the server to write to.
     pub uri: String,
     /// Database name prefix: data set NAME goes to database `<PREFIX>NAME`.
-    #[arg(long, default_value = "docshape_", value_name = "P")]
     pub prefix: String,
-    /// A copy for each of N students of a class: prefixes `student01_` …
-    /// `studentNN_` (each student fixes their own copy; `--prefix` names
-    /// one copy instead).
-    #[arg(long, value_name = "N", conflicts_with = "prefix", value_parser = clap::value_parser!(u16).range(1..=999))]
+    /// A copy for each of N students of a class (`student01_` …), instead
+    /// of one under `prefix`.
     pub students: Option<u16>,
-    /// Only this data set (repeatable; default: all of them).
-    #[arg(long = "dataset", value_name = "NAME")]
+    /// Only these data sets (default: all of them).
     pub datasets: Vec<String>,
     /// Drop the data sets' collections first if they hold documents.
-    #[arg(long)]
     pub drop: bool,
     /// Bound on connecting, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
-    /// Then run the bundled workload (the reads and writes of an
-    /// application on the data sets: finds, a $lookup, $push, updates of
-    /// copied fields, _id lookups) with the database profiler on (level 2)
-    /// for the data sets' databases, so that each one's system.profile
-    /// holds it (an earlier system.profile there is dropped first, and the
-    /// profiling level is set back afterwards). Its updates and inserts
-    /// change the data sets it runs on.
-    #[arg(long)]
+    /// Then run the bundled workload with the database profiler on.
     pub workload: bool,
 }
 
@@ -294,7 +282,7 @@ pub fn student_prefixes(n: u16) -> Vec<String> {
 
 /// The command: connects, seeds (each student's copy in turn with
 /// `--students`), and prints what it wrote.
-pub async fn cli(args: SeedArgs) -> Result<(), SeedError> {
+pub async fn run(args: Request) -> Result<(), SeedError> {
     let names = select(&args.datasets)?;
     if !(args.uri.starts_with("mongodb://") || args.uri.starts_with("mongodb+srv://")) {
         return Err(SeedError::NotAServer(mask_uri(&args.uri)));
