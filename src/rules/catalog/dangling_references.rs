@@ -2,9 +2,9 @@
 //! MongoDB has no foreign keys — nothing stops a writer from storing an id
 //! that does not exist, or a delete from leaving references behind).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::relate::Kind;
@@ -74,51 +74,59 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             severity
         };
-        let targets = targets_of(r);
         let (lo, hi) = crate::profile::sketch::wilson(missing, probed);
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(r.from_path.clone()),
-            message: lang.pick(
-                format!(
-                    "{} of {} references checked in {} ({}) point at no document of {}",
-                    group(missing),
-                    group(probed),
-                    r.from_path,
-                    percent(share),
-                    targets
-                ),
-                format!(
-                    "{} 中检查的 {} 个引用里有 {} 个（{}）指向 {} 中不存在的文档",
-                    r.from_path,
-                    group(probed),
-                    group(missing),
-                    percent(share),
-                    targets
-                ),
-            ),
-            evidence: evidence([
-                ("references", json!(probed)),
-                ("dangling", json!(missing)),
-                ("share", json!(share)),
-                ("share_interval", json!([lo, hi])),
-                ("distinct_values", json!(r.probed)),
-                ("distinct_found", json!(r.matched)),
-                ("target", json!(r.to)),
-                (
-                    "basis",
-                    json!(r.evidence.as_ref().and_then(|e| e.accepted_by)),
-                ),
-                ("threshold", crossed(t, key)),
-            ]),
-            remedy: Remedy::Dangling {
-                relationship: (*r).clone(),
-            },
-        });
+        let evidence = Broken {
+            references: probed,
+            dangling: missing,
+            share,
+            share_interval: [lo, hi],
+            distinct_values: r.probed,
+            distinct_found: r.matched,
+            target: &r.to,
+            basis: r.evidence.as_ref().and_then(|e| e.accepted_by),
+            threshold: Crossed::of(t, key),
+            path: &r.from_path,
+            targets: targets_of(r),
+        };
+        let remedy = Remedy::Dangling {
+            relationship: (*r).clone(),
+        };
+        let path = Some(r.from_path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
+}
+
+/// What `dangling-references` counted on one reference.
+#[derive(Serialize)]
+struct Broken<'a> {
+    /// References checked (documents' values, array elements).
+    references: u64,
+    dangling: u64,
+    share: f64,
+    share_interval: [f64; 2],
+    distinct_values: u64,
+    distinct_found: u64,
+    target: &'a str,
+    /// What proved the reference (its values, or its name).
+    basis: Option<&'static str>,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+    /// Every target its values should find (`a._id | b._id`).
+    #[serde(skip)]
+    targets: String,
+}
+
+impl Evidence for Broken<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (missing, probed) = (group(self.dangling), group(self.references));
+        let (path, share, targets) = (self.path, percent(self.share), &self.targets);
+        lang.pick(
+            format!("{missing} of {probed} references checked in {path} ({share}) point at no document of {targets}"),
+            format!("{path} 中检查的 {probed} 个引用里有 {missing} 个（{share}）指向 {targets} 中不存在的文档"),
+        )
+    }
 }
 
 /// The target a reference's values should find, or every target of a
@@ -133,6 +141,7 @@ fn targets_of(r: &crate::relate::Relationship) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::rules::testing;
     use bson::doc;
 

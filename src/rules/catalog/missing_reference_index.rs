@@ -11,10 +11,10 @@
 //! index: there the finding says the indexes are unknown, and is made only
 //! where the scan would matter.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::rules::context::ShapesView;
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::relate::Kind;
@@ -58,6 +58,41 @@ fn queried_by(w: &ShapesView<'_>, ns: &str, dotted: &str) -> bool {
                     .any(|l| l.from == coll && l.foreign.as_deref() == Some(dotted))
             })
         })
+}
+
+/// What `missing-reference-index` found on one reference.
+#[derive(Serialize)]
+struct Unindexed<'a> {
+    /// What it references.
+    reference: &'a str,
+    kind: Kind,
+    /// The documents one lookup scans.
+    documents: u64,
+    indexes: Vec<&'a str>,
+    indexes_known: bool,
+    /// Why it is advised: the workload reads by it, or it is a parent
+    /// reference.
+    advised_for: &'static str,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+}
+
+impl Evidence for Unindexed<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (path, to, docs) = (self.path, self.reference, group(self.documents));
+        if self.indexes_known {
+            lang.pick(
+                format!("{path} references {to} but no index starts with it: finding one parent's children scans {docs} documents"),
+                format!("{path} 引用了 {to}，但没有以它开头的索引：查找某个父文档的子文档需要扫描 {docs} 个文档"),
+            )
+        } else {
+            lang.pick(
+                format!("{path} references {to}; this source carries no index definitions, so whether an index starts with it is unknown: without one, finding one parent's children scans {docs} documents"),
+                format!("{path} 引用了 {to}；该数据源不含索引定义，无法得知是否有以它开头的索引：若没有，查找某个父文档的子文档需要扫描 {docs} 个文档"),
+            )
+        }
+    }
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
@@ -115,44 +150,23 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             Severity::Info
         };
-        let message = if indexes_known {
-            lang.pick(
-                format!("{} references {} but no index starts with it: finding one parent's children scans {} documents", r.from_path, r.to, group(docs)),
-                format!("{} 引用了 {}，但没有以它开头的索引：查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, group(docs)),
-            )
-        } else {
-            lang.pick(
-                format!("{} references {}; this source carries no index definitions, so whether an index starts with it is unknown: without one, finding one parent's children scans {} documents", r.from_path, r.to, group(docs)),
-                format!("{} 引用了 {}；该数据源不含索引定义，无法得知是否有以它开头的索引：若没有，查找某个父文档的子文档需要扫描 {} 个文档", r.from_path, r.to, group(docs)),
-            )
+        let evidence = Unindexed {
+            reference: &r.to,
+            kind: r.kind,
+            documents: docs,
+            indexes: ctx.data.indexes.iter().map(|i| i.name.as_str()).collect(),
+            indexes_known,
+            advised_for: if workload.is_some() {
+                "workload"
+            } else {
+                "parent-reference"
+            },
+            threshold: Crossed::of(t, key),
+            path: &r.from_path,
         };
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(r.from_path.clone()),
-            message,
-            evidence: evidence([
-                ("reference", json!(r.to)),
-                ("kind", json!(r.kind)),
-                ("documents", json!(docs)),
-                (
-                    "indexes",
-                    json!(ctx.data.indexes.iter().map(|i| &i.name).collect::<Vec<_>>()),
-                ),
-                ("indexes_known", json!(indexes_known)),
-                (
-                    "advised_for",
-                    json!(if workload.is_some() {
-                        "workload"
-                    } else {
-                        "parent-reference"
-                    }),
-                ),
-                ("threshold", crossed(t, key)),
-            ]),
-            remedy: Remedy::CreateIndex { keys: dotted },
-        });
+        let remedy = Remedy::CreateIndex { keys: dotted };
+        let path = Some(r.from_path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
 }

@@ -2,9 +2,9 @@
 //! is not unique (seed 003: index every reference; a reference must name
 //! one document, and only a unique index guarantees that it does).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
@@ -23,6 +23,44 @@ rule! {
         /// 1: a referenced key other than _id needs a unique index; 0: only duplicates count
         require_unique_index: 1.0,
     },
+}
+
+/// What `non-unique-reference-key` found on a key references point at.
+#[derive(Serialize)]
+struct NotUnique<'a> {
+    unique: bool,
+    /// How uniqueness was checked (`unique-index`, a count, a scan, the
+    /// sample).
+    method: &'a str,
+    /// A value more than one document holds.
+    duplicate: Option<&'a serde_json::Value>,
+    unique_index: bool,
+    indexes_known: bool,
+    referenced_by: Vec<&'a str>,
+    threshold: Crossed,
+    scope: &'static str,
+    /// The key, in this collection.
+    #[serde(skip)]
+    key: &'a str,
+}
+
+impl Evidence for NotUnique<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let key = self.key;
+        let by = self.referenced_by.join(lang.pick(", ", "、"));
+        if self.unique {
+            lang.pick(
+                format!("{key} is referenced by {by} but no unique index guarantees that a value names one document"),
+                format!("{key} 被 {by} 引用，但没有唯一索引保证一个值只对应一个文档"),
+            )
+        } else {
+            let dup = self.duplicate.map(ToString::to_string).unwrap_or_default();
+            lang.pick(
+                format!("{key} is referenced by {by} but is not unique: {dup} is held by more than one document"),
+                format!("{key} 被 {by} 引用，但它并不唯一：{dup} 出现在多个文档中"),
+            )
+        }
+    }
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
@@ -59,51 +97,28 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             .filter(|x| x.to == r.to)
             .map(|x| x.from.as_str())
             .collect();
-        let dup = u
-            .duplicate
-            .as_ref()
-            .map(std::string::ToString::to_string)
-            .unwrap_or_default();
-        let message = if u.unique {
-            lang.pick(
-                format!("{key} is referenced by {} but no unique index guarantees that a value names one document", referrers.join(", ")),
-                format!("{key} 被 {} 引用，但没有唯一索引保证一个值只对应一个文档", referrers.join("、")),
-            )
-        } else {
-            lang.pick(
-                format!("{key} is referenced by {} but is not unique: {dup} is held by more than one document", referrers.join(", ")),
-                format!("{key} 被 {} 引用，但它并不唯一：{dup} 出现在多个文档中", referrers.join("、")),
-            )
-        };
-        out.push(Finding {
-            rule: RULE,
-            severity: Severity::Warning,
-            namespace: ctx.ns().to_owned(),
-            path: Some(key.to_owned()),
-            message,
-            evidence: evidence([
-                ("unique", json!(u.unique)),
-                ("method", json!(u.method)),
-                ("duplicate", json!(u.duplicate)),
-                ("unique_index", json!(!no_index)),
-                ("indexes_known", json!(indexes_known)),
-                ("referenced_by", json!(referrers)),
-                ("threshold", crossed(t, Key::require_unique_index)),
-                (
-                    "scope",
-                    json!(if whole {
-                        crate::rules::context::SCOPE_COLLECTION
-                    } else {
-                        crate::rules::context::SCOPE_SAMPLE
-                    }),
-                ),
-            ]),
-            remedy: Remedy::UniqueKey {
-                key: key.to_owned(),
-                uniqueness: u.clone(),
-                whole,
+        let evidence = NotUnique {
+            unique: u.unique,
+            method: &u.method,
+            duplicate: u.duplicate.as_ref(),
+            unique_index: !no_index,
+            indexes_known,
+            referenced_by: referrers,
+            threshold: Crossed::of(t, Key::require_unique_index),
+            scope: if whole {
+                crate::rules::context::SCOPE_COLLECTION
+            } else {
+                crate::rules::context::SCOPE_SAMPLE
             },
-        });
+            key,
+        };
+        let remedy = Remedy::UniqueKey {
+            key: key.to_owned(),
+            uniqueness: u.clone(),
+            whole,
+        };
+        let path = Some(key.to_owned());
+        out.push(Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
 }
@@ -111,6 +126,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::relate::KeyUniqueness;
     use crate::rules::testing;
     use crate::source::IndexInfo;
