@@ -2,12 +2,13 @@
 //! (seed 000: denormalize only read-mostly fields — a copy is not updated
 //! atomically with its source; 003: extended reference).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::relate::DriftKind;
+use crate::rules::DriftCheck;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
 
@@ -27,6 +28,104 @@ rule! {
     },
 }
 
+/// What `denormalization-drift` compared in one collection's copies.
+#[derive(Serialize)]
+struct Drifted<'a> {
+    checked: u64,
+    disagree: u64,
+    share: f64,
+    /// `source`, or `other-copies` (copies of one document compared with
+    /// one another).
+    compared_with: &'static str,
+    references: u64,
+    references_disagreeing: u64,
+    own_fields: &'a [String],
+    source: &'a str,
+    fields: &'a [String],
+    /// `live`, or `snapshot` (a copy kept at the time it was taken).
+    copy: &'static str,
+    identities_converted: u64,
+    key_type: Option<&'static str>,
+    lagging_fields: Vec<Lag<'a>>,
+    examples: Vec<Example<'a>>,
+    threshold: Crossed,
+    #[serde(skip)]
+    drift: &'a DriftCheck,
+}
+
+/// A field in which copies are older than their source.
+#[derive(Serialize)]
+struct Lag<'a> {
+    field: &'a str,
+    copies_behind: u64,
+}
+
+/// One copy that differs.
+#[derive(Serialize)]
+struct Example<'a> {
+    reference: &'a str,
+    field: &'a str,
+    copy: &'a str,
+    source: &'a str,
+}
+
+impl Evidence for Drifted<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let d = self.drift;
+        let between = self.compared_with == "other-copies";
+        let example = self.examples.first().map_or_else(String::new, |e| {
+            let (r, f, copy, other) = (e.reference, e.field, e.copy, e.source);
+            if between {
+                lang.pick(
+                    format!("; e.g. {r}: {f} is {copy} in one copy but {other} in most"),
+                    format!("；例如 {r}：一份副本中的 {f} 是 {copy}，而多数副本中是 {other}"),
+                )
+            } else {
+                let source = self.source;
+                lang.pick(
+                    format!("; e.g. {r}: {f} is {copy} here but {other} in {source}"),
+                    format!("；例如 {r}：这里的 {f} 是 {copy}，而 {source} 中是 {other}"),
+                )
+            }
+        });
+        // Copies that name their source in another type than its key (an
+        // ObjectId copied as its hex string) were matched as that key.
+        let converted = match self.key_type {
+            Some(ty) if self.identities_converted > 0 => {
+                let n = group(self.identities_converted);
+                lang.pick(
+                    format!(" ({n} of the copies name their source in another type than its key, read as {ty} to find it)"),
+                    format!("（其中 {n} 份副本以不同于源文档键的类型记录来源，按 {ty} 读取后找到源文档）"),
+                )
+            }
+            _ => String::new(),
+        };
+        let example = format!("{converted}{example}");
+        let (holder, source) = (&d.holder, self.source);
+        let (disagree, checked, share) = (group(self.disagree), group(self.checked), percent(self.share));
+        let fields = self.fields.join(lang.pick(", ", "、"));
+        if self.copy == "snapshot" {
+            let clock: Vec<&str> = self.lagging_fields.iter().map(|l| l.field).collect();
+            let clock = clock.join(lang.pick(", ", "、"));
+            lang.pick(
+                format!("{holder} holds snapshots of {source}: {disagree} of {checked} copies ({share}) differ from it, and where {clock} differ the copy is always the older{example}"),
+                format!("{holder} 保存的是 {source} 的快照：{checked} 份副本中有 {disagree} 份（{share}）与源文档不同，而在 {clock} 不同之处副本总是较旧的{example}"),
+            )
+        } else if between {
+            let (reference, groups, disagreeing) = (&d.reference, group(self.references), group(self.references_disagreeing));
+            lang.pick(
+                format!("{disagree} of {checked} copies in {holder} ({share}) disagree with other copies of the same {reference} on {fields} ({disagreeing} of {groups} references have copies that differ){example}"),
+                format!("{holder} 中的 {checked} 份副本里有 {disagree} 份（{share}）与同一 {reference} 的其他副本在 {fields} 上不一致（{groups} 个引用中有 {disagreeing} 个的副本互不相同）{example}"),
+            )
+        } else {
+            lang.pick(
+                format!("{disagree} of {checked} copies in {holder} ({share}) disagree with {source} on {fields}{example}"),
+                format!("{holder} 中的 {checked} 份冗余副本里有 {disagree} 份（{share}）与 {source} 的 {fields} 不一致{example}"),
+            )
+        }
+    }
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let warn = t.denormalization_drift.warning_share;
     let mut out = Vec::new();
@@ -44,124 +143,49 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             Severity::Info
         };
         let between = d.kind == DriftKind::BetweenCopies;
-        let example = d
-            .examples
-            .first()
-            .map_or_else(String::new, |(r, f, copy, other)| {
-                if between {
-                    lang.pick(
-                        format!("; e.g. {r}: {f} is {copy} in one copy but {other} in most"),
-                        format!("；例如 {r}：一份副本中的 {f} 是 {copy}，而多数副本中是 {other}"),
-                    )
-                } else {
-                    lang.pick(
-                        format!(
-                            "; e.g. {r}: {f} is {copy} here but {other} in {}",
-                            d.source_ns
-                        ),
-                        format!(
-                            "；例如 {r}：这里的 {f} 是 {copy}，而 {} 中是 {other}",
-                            d.source_ns
-                        ),
-                    )
-                }
-            });
-        let clock: Vec<&str> = d.snapshot.iter().map(|(f, _)| f.as_str()).collect();
-        // Copies that name their source in another type than its key (an
-        // ObjectId copied as its hex string) were matched as that key.
-        let converted = match d.key_type {
-            Some(ty) if d.identities_converted > 0 => lang.pick(
-                format!(
-                    " ({} of the copies name their source in another type than its key, read as {ty} to find it)",
-                    group(d.identities_converted)
-                ),
-                format!(
-                    "（其中 {} 份副本以不同于源文档键的类型记录来源，按 {ty} 读取后找到源文档）",
-                    group(d.identities_converted)
-                ),
-            ),
-            _ => String::new(),
+        let evidence = Drifted {
+            checked: d.checked,
+            disagree: d.disagree,
+            share,
+            compared_with: if between { "other-copies" } else { "source" },
+            references: d.groups,
+            references_disagreeing: d.groups_disagreeing,
+            own_fields: &d.own_fields,
+            source: &d.source_ns,
+            fields: &d.fields,
+            copy: if snapshot { "snapshot" } else { "live" },
+            identities_converted: d.identities_converted,
+            key_type: d.key_type,
+            lagging_fields: d
+                .snapshot
+                .iter()
+                .map(|(field, copies_behind)| Lag {
+                    field,
+                    copies_behind: *copies_behind,
+                })
+                .collect(),
+            examples: d
+                .examples
+                .iter()
+                .map(|(reference, field, copy, source)| Example {
+                    reference,
+                    field,
+                    copy,
+                    source,
+                })
+                .collect(),
+            threshold: Crossed::of(t, Key::warning_share),
+            drift: d,
         };
-        let example = format!("{converted}{example}");
-        let message = if snapshot {
-            lang.pick(
-                format!(
-                    "{} holds snapshots of {}: {} of {} copies ({}) differ from it, and where {} differ the copy is always the older{example}",
-                    d.holder,
-                    d.source_ns,
-                    group(d.disagree),
-                    group(d.checked),
-                    percent(share),
-                    clock.join(", ")
-                ),
-                format!(
-                    "{} 保存的是 {} 的快照：{} 份副本中有 {} 份（{}）与源文档不同，而在 {} 不同之处副本总是较旧的{example}",
-                    d.holder,
-                    d.source_ns,
-                    group(d.checked),
-                    group(d.disagree),
-                    percent(share),
-                    clock.join("、")
-                ),
-            )
+        let remedy = if snapshot {
+            Remedy::SnapshotCopies { drift: d.clone() }
         } else if between {
-            lang.pick(
-                format!("{} of {} copies in {} ({}) disagree with other copies of the same {} on {} ({} of {} references have copies that differ){example}", group(d.disagree), group(d.checked), d.holder, percent(share), d.reference, d.fields.join(", "), group(d.groups_disagreeing), group(d.groups)),
-                format!("{} 中的 {} 份副本里有 {} 份（{}）与同一 {} 的其他副本在 {} 上不一致（{} 个引用中有 {} 个的副本互不相同）{example}", d.holder, group(d.checked), group(d.disagree), percent(share), d.reference, d.fields.join("、"), group(d.groups), group(d.groups_disagreeing)),
-            )
+            Remedy::CopiesDisagree { drift: d.clone() }
         } else {
-            lang.pick(
-                format!(
-                    "{} of {} copies in {} ({}) disagree with {} on {}{example}",
-                    group(d.disagree),
-                    group(d.checked),
-                    d.holder,
-                    percent(share),
-                    d.source_ns,
-                    d.fields.join(", ")
-                ),
-                format!(
-                    "{} 中的 {} 份冗余副本里有 {} 份（{}）与 {} 的 {} 不一致{example}",
-                    d.holder,
-                    group(d.checked),
-                    group(d.disagree),
-                    percent(share),
-                    d.source_ns,
-                    d.fields.join("、")
-                ),
-            )
+            Remedy::RefreshCopies { drift: d.clone() }
         };
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(d.holder.clone()),
-            message,
-            evidence: evidence([
-                ("checked", json!(d.checked)),
-                ("disagree", json!(d.disagree)),
-                ("share", json!(share)),
-                ("compared_with", json!(if between { "other-copies" } else { "source" })),
-                ("references", json!(d.groups)),
-                ("references_disagreeing", json!(d.groups_disagreeing)),
-                ("own_fields", json!(d.own_fields)),
-                ("source", json!(d.source_ns)),
-                ("fields", json!(d.fields)),
-                ("copy", json!(if snapshot { "snapshot" } else { "live" })),
-                ("identities_converted", json!(d.identities_converted)),
-                ("key_type", json!(d.key_type)),
-                ("lagging_fields", json!(d.snapshot.iter().map(|(f, n)| json!({"field": f, "copies_behind": n})).collect::<Vec<_>>())),
-                ("examples", json!(d.examples.iter().map(|(r, f, c, s)| json!({"reference": r, "field": f, "copy": c, "source": s})).collect::<Vec<_>>())),
-                ("threshold", crossed(t, Key::warning_share)),
-            ]),
-            remedy: if snapshot {
-                Remedy::SnapshotCopies { drift: d.clone() }
-            } else if between {
-                Remedy::CopiesDisagree { drift: d.clone() }
-            } else {
-                Remedy::RefreshCopies { drift: d.clone() }
-            },
-        });
+        let path = Some(d.holder.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
 }
@@ -169,6 +193,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::rules::testing;
     use crate::rules::DriftCheck;
     use bson::doc;

@@ -5,9 +5,11 @@
 //! them (seed 001: no foreign keys, the application keeps references
 //! consistent).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Reaudit, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Reaudit, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::rules::declare::rule;
@@ -49,133 +51,81 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if strings < min_share || rep.matched_converted <= rep.matched_as_stored {
             continue;
         }
-        if native < min_share {
-            out.push(whole_field(ctx, t, lang, r, rep));
-            continue;
-        }
-        let before = rep.matched_as_stored as f64 / rep.references as f64;
-        let after = rep.matched_converted as f64 / rep.references as f64;
-        let strings_matched = rep.matched_converted - rep.matched_as_stored;
-        out.push(Finding {
-            rule: RULE,
-            severity: if crate::relate::in_varying_place(r) {
-                Severity::Info
-            } else {
-                Severity::Warning
-            },
-            namespace: ctx.ns().to_owned(),
-            path: Some(r.from_path.clone()),
-            message: lang.pick(
-                format!(
-                    "{} holds {} of {} sampled references to {} as strings ({}), the rest as {}: as stored, {} of the references find their document; with the strings read by {} ({} of {} match), {}",
-                    r.from_path,
-                    group(rep.strings),
-                    group(rep.references),
-                    r.to,
-                    percent(strings),
-                    rep.native,
-                    percent(before),
-                    rep.conversion,
-                    group(strings_matched),
-                    group(rep.strings),
-                    percent(after),
-                ),
-                format!(
-                    "{} 中抽样的 {} 个指向 {} 的引用里有 {} 个以字符串保存（{}），其余为 {}：按原样只有 {} 的引用能找到对应文档；用 {} 转换字符串后（{} 个中有 {} 个匹配），为 {}",
-                    r.from_path,
-                    group(rep.references),
-                    r.to,
-                    group(rep.strings),
-                    percent(strings),
-                    rep.native,
-                    percent(before),
-                    rep.conversion,
-                    group(rep.strings),
-                    group(strings_matched),
-                    percent(after),
-                ),
-            ),
-            evidence: evidence([
-                ("references", json!(rep.references)),
-                ("stored_as_strings", json!(rep.strings)),
-                ("strings_share", json!(strings)),
-                ("native_type", json!(rep.native)),
-                ("conversion", json!(rep.conversion)),
-                ("match_rate_as_stored", json!(before)),
-                ("match_rate_converted", json!(after)),
-                ("strings_matched", json!(strings_matched)),
-                ("target", json!(r.to)),
-                ("threshold", crossed(t, Key::min_share)),
-            ]),
-            remedy: Remedy::ConvertReference {
-                relationship: (*r).clone(),
-                reaudit: Reaudit::of(t),
-            },
-        });
+        // Stored whole in another representation than its target key:
+        // every `$lookup` and query by the target's value finds none.
+        let whole = native < min_share;
+        let evidence = Mismatch {
+            references: rep.references,
+            stored_as_strings: rep.strings,
+            strings_share: strings,
+            native_type: rep.native,
+            conversion: rep.conversion,
+            match_rate_as_stored: rep.matched_as_stored as f64 / rep.references as f64,
+            match_rate_converted: rep.matched_converted as f64 / rep.references as f64,
+            strings_matched: rep.matched_converted - rep.matched_as_stored,
+            target: &r.to,
+            whole_field: whole.then_some(true),
+            threshold: Crossed::of(t, Key::min_share),
+            path: &r.from_path,
+            matched_converted: rep.matched_converted,
+        };
+        let severity = if crate::relate::in_varying_place(r) {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
+        let remedy = Remedy::ConvertReference {
+            relationship: (*r).clone(),
+            reaudit: Reaudit::of(t),
+        };
+        let path = Some(r.from_path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
 }
 
-/// A reference stored whole in another representation than its target
-/// key: every `$lookup` and query by the target's value finds none.
-fn whole_field(
-    ctx: &CollectionCtx<'_>,
-    t: &Thresholds,
-    lang: Lang,
-    r: &crate::relate::Relationship,
-    rep: &crate::relate::Representations,
-) -> Finding {
-    let after = rep.matched_converted as f64 / rep.references as f64;
-    Finding {
-        rule: RULE,
-        severity: if crate::relate::in_varying_place(r) {
-            Severity::Info
-        } else {
-            Severity::Warning
-        },
-        namespace: ctx.ns().to_owned(),
-        path: Some(r.from_path.clone()),
-        message: lang.pick(
-            format!(
-                "{} stores its references to {} as strings, where the key is {}: a $lookup or a query by the {} finds none of them; read by {}, {} of {} sampled references ({}) find their document",
-                r.from_path,
-                r.to,
-                rep.native,
-                rep.native,
-                rep.conversion,
-                group(rep.matched_converted),
-                group(rep.references),
-                percent(after),
-            ),
-            format!(
-                "{} 以字符串保存指向 {} 的引用，而目标键是 {}：按 {} 做的 $lookup 或查询一个也找不到；用 {} 转换后，抽样的 {} 个引用中有 {} 个（{}）能找到对应文档",
-                r.from_path,
-                r.to,
-                rep.native,
-                rep.native,
-                rep.conversion,
-                group(rep.references),
-                group(rep.matched_converted),
-                percent(after),
-            ),
-        ),
-        evidence: evidence([
-            ("references", json!(rep.references)),
-            ("stored_as_strings", json!(rep.strings)),
-            ("strings_share", json!(rep.strings as f64 / rep.references as f64)),
-            ("native_type", json!(rep.native)),
-            ("conversion", json!(rep.conversion)),
-            ("match_rate_as_stored", json!(rep.matched_as_stored as f64 / rep.references as f64)),
-            ("match_rate_converted", json!(after)),
-            ("strings_matched", json!(rep.matched_converted - rep.matched_as_stored)),
-            ("target", json!(r.to)),
-            ("whole_field", json!(true)),
-            ("threshold", crossed(t, Key::min_share)),
-        ]),
-        remedy: Remedy::ConvertReference {
-            relationship: r.clone(),
-            reaudit: Reaudit::of(t),
-        },
+/// What `reference-type-mismatch` found on one reference: how many of its
+/// values are strings where the key is another type, and what they find
+/// as stored and converted.
+#[derive(Serialize)]
+struct Mismatch<'a> {
+    references: u64,
+    stored_as_strings: u64,
+    strings_share: f64,
+    native_type: &'static str,
+    conversion: &'static str,
+    match_rate_as_stored: f64,
+    match_rate_converted: f64,
+    strings_matched: u64,
+    target: &'a str,
+    /// Every value is a string: the field is stored whole in another type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    whole_field: Option<bool>,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+    #[serde(skip)]
+    matched_converted: u64,
+}
+
+impl Evidence for Mismatch<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (path, to, native, conversion) = (self.path, self.target, self.native_type, self.conversion);
+        let (refs, strings) = (group(self.references), group(self.stored_as_strings));
+        let after = percent(self.match_rate_converted);
+        if self.whole_field.is_some() {
+            let found = group(self.matched_converted);
+            return lang.pick(
+                format!("{path} stores its references to {to} as strings, where the key is {native}: a $lookup or a query by the {native} finds none of them; read by {conversion}, {found} of {refs} sampled references ({after}) find their document"),
+                format!("{path} 以字符串保存指向 {to} 的引用，而目标键是 {native}：按 {native} 做的 $lookup 或查询一个也找不到；用 {conversion} 转换后，抽样的 {refs} 个引用中有 {found} 个（{after}）能找到对应文档"),
+            );
+        }
+        let (share, before) = (percent(self.strings_share), percent(self.match_rate_as_stored));
+        let matched = group(self.strings_matched);
+        lang.pick(
+            format!("{path} holds {strings} of {refs} sampled references to {to} as strings ({share}), the rest as {native}: as stored, {before} of the references find their document; with the strings read by {conversion} ({matched} of {strings} match), {after}"),
+            format!("{path} 中抽样的 {refs} 个指向 {to} 的引用里有 {strings} 个以字符串保存（{share}），其余为 {native}：按原样只有 {before} 的引用能找到对应文档；用 {conversion} 转换字符串后（{strings} 个中有 {matched} 个匹配），为 {after}"),
+        )
     }
 }
 

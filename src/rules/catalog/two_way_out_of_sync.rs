@@ -3,9 +3,9 @@
 //! they disagree (seed 000: two-way referencing; the two sides are two
 //! writes, and nothing keeps them in step).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::relate::twoway::{Direction, Side, TwoWaySync};
@@ -132,18 +132,6 @@ fn example(d: &Direction, from: &Side, to: &Side, lang: Lang) -> Option<String> 
     })
 }
 
-fn direction(d: &Direction) -> serde_json::Value {
-    json!({
-        "checked": d.checked,
-        "agree": d.agree,
-        "names_another": d.names_another,
-        "names_none": d.names_none,
-        "missing": d.missing,
-        "repeated": d.repeated,
-        "examples": d.examples,
-    })
-}
-
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let warn = t.two_way_out_of_sync.warning_share;
     let mut out = Vec::new();
@@ -169,61 +157,71 @@ fn finding(
     r: &crate::relate::Relationship,
     s: &TwoWaySync,
 ) -> Finding {
-    let (this, other) = (&s.this, &s.other);
-    let clauses = [
-        found(&s.from_this, this, other, lang),
-        found(&s.from_other, other, this, lang),
-    ]
-    .join(lang.pick("; ", "；"));
-    let example = example(&s.from_this, this, other, lang)
-        .or_else(|| example(&s.from_other, other, this, lang))
-        .map_or_else(String::new, |e| {
-            lang.pick(format!(" (e.g. {e})"), format!("（例如 {e}）"))
-        });
-    let message = lang.pick(
-        format!(
-            "{} and {} keep one link from both sides, and {} of {} links checked both ways ({}) are held by one side only: {clauses}{example}",
-            named(this),
-            named(other),
-            group(s.disagree()),
-            group(s.checked()),
-            percent(s.share()),
-        ),
-        format!(
-            "{} 与 {} 从两边各保存同一个链接，双向检查的 {} 个链接中有 {} 个（{}）只有一边保存：{clauses}{example}",
-            named(this),
-            named(other),
-            group(s.checked()),
-            group(s.disagree()),
-            percent(s.share()),
-        ),
-    );
-    Finding {
-        rule: RULE,
-        severity: Severity::Warning,
-        namespace: ctx.ns().to_owned(),
-        path: Some(r.from_path.clone()),
-        message,
-        evidence: evidence([
-            ("checked", json!(s.checked())),
-            ("disagree", json!(s.disagree())),
-            ("share", json!(s.share())),
-            ("this_side", json!(this)),
-            ("other_side", json!(other)),
-            ("from_this_side", direction(&s.from_this)),
-            ("from_other_side", direction(&s.from_other)),
-            ("scope", json!(s.scope)),
-            ("threshold", crossed(t, Key::warning_share)),
-        ]),
-        remedy: Remedy::TwoWaySync {
-            relationship: r.clone(),
-        },
+    let evidence = OutOfSync {
+        checked: s.checked(),
+        disagree: s.disagree(),
+        share: s.share(),
+        this_side: &s.this,
+        other_side: &s.other,
+        from_this_side: &s.from_this,
+        from_other_side: &s.from_other,
+        scope: s.scope,
+        threshold: Crossed::of(t, Key::warning_share),
+        sync: s,
+    };
+    let remedy = Remedy::TwoWaySync {
+        relationship: r.clone(),
+    };
+    let path = Some(r.from_path.clone());
+    Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy)
+}
+
+/// What `two-way-out-of-sync` checked on a link kept from both sides.
+#[derive(Serialize)]
+struct OutOfSync<'a> {
+    /// Links checked both ways.
+    checked: u64,
+    /// Links held by one side only.
+    disagree: u64,
+    share: f64,
+    this_side: &'a Side,
+    other_side: &'a Side,
+    from_this_side: &'a Direction,
+    from_other_side: &'a Direction,
+    scope: &'static str,
+    threshold: Crossed,
+    #[serde(skip)]
+    sync: &'a TwoWaySync,
+}
+
+impl Evidence for OutOfSync<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let s = self.sync;
+        let (this, other) = (&s.this, &s.other);
+        let clauses = [
+            found(&s.from_this, this, other, lang),
+            found(&s.from_other, other, this, lang),
+        ]
+        .join(lang.pick("; ", "；"));
+        let example = example(&s.from_this, this, other, lang)
+            .or_else(|| example(&s.from_other, other, this, lang))
+            .map_or_else(String::new, |e| {
+                lang.pick(format!(" (e.g. {e})"), format!("（例如 {e}）"))
+            });
+        let (a, b) = (named(this), named(other));
+        let (disagree, checked) = (group(self.disagree), group(self.checked));
+        let share = percent(self.share);
+        lang.pick(
+            format!("{a} and {b} keep one link from both sides, and {disagree} of {checked} links checked both ways ({share}) are held by one side only: {clauses}{example}"),
+            format!("{a} 与 {b} 从两边各保存同一个链接，双向检查的 {checked} 个链接中有 {disagree} 个（{share}）只有一边保存：{clauses}{example}"),
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::relate::twoway::Disagreement;
     use crate::rules::testing;
     use bson::doc;
