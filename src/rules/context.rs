@@ -229,16 +229,8 @@ impl CollectionCtx<'_> {
     /// fewer ("in the 478 documents kept of the 1,000 read"), so that it
     /// never reads as the profiled documents' count.
     pub(crate) fn kept_scope(&self, lang: crate::i18n::Lang) -> String {
-        let kept = self.data.kept.len() as u64;
-        let read = self.sampled();
-        if kept >= read {
-            return self.scope_of(read, lang);
-        }
-        let (k, r) = (crate::fmt::group(kept), crate::fmt::group(read));
-        lang.pick(
-            format!("in the {k} documents kept of the {r} read"),
-            format!("在读取的 {r} 个文档中保留的 {k} 个里"),
-        )
+        self.measured()
+            .kept_words(self.data.kept.len() as u64, lang)
     }
 
     /// [`CollectionCtx::scope_of`] for the profiled documents.
@@ -270,6 +262,21 @@ impl Measured {
                 format!("在抽样的 {g} 个文档中"),
             )
         }
+    }
+
+    /// [`Measured::words`] for a figure counted on the `kept` of these
+    /// documents kept in memory, saying so when that is fewer ("in the 478
+    /// documents kept of the 1,000 read"), so that it never reads as the
+    /// measured documents' count.
+    pub(crate) fn kept_words(self, kept: u64, lang: crate::i18n::Lang) -> String {
+        if kept >= self.documents {
+            return self.words(lang);
+        }
+        let (k, r) = (crate::fmt::group(kept), crate::fmt::group(self.documents));
+        lang.pick(
+            format!("in the {k} documents kept of the {r} read"),
+            format!("在读取的 {r} 个文档中保留的 {k} 个里"),
+        )
     }
 }
 

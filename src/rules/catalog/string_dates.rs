@@ -5,10 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::rules::date_text::{self, Named, Numeric, Order};
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -397,6 +399,49 @@ pub fn strings(docs: &[Vec<u8>], segs: &[Seg]) -> Strings {
     out
 }
 
+/// What `string-dates` counted in one field's values.
+#[derive(Serialize)]
+struct TextDates<'a> {
+    /// Documents of the kept sample that hold the field.
+    documents: u64,
+    date_strings: u64,
+    share: f64,
+    share_interval: [f64; 2],
+    formats: Counts<'a>,
+    example: &'a str,
+    not_a_date: Option<&'a str>,
+    sampled: u64,
+    kept: usize,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// Each date format's count, as an object by its label.
+struct Counts<'a>(&'a [(DateFormat, u64)]);
+
+impl Serialize for Counts<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(f, n)| (f.label(), n)))
+    }
+}
+
+impl Evidence for TextDates<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let labels: Vec<String> = self.formats.0.iter().map(|(f, _)| f.label()).collect();
+        let labels = labels.join(lang.pick(", ", "、"));
+        let (path, example) = (self.path, self.example);
+        let (dates, docs, share) = (group(self.date_strings), group(self.documents), percent(self.share));
+        let scope = self.measured.kept_words(self.kept as u64, lang);
+        lang.pick(
+            format!("{path} holds dates as strings ({labels}, e.g. \"{example}\") in {dates} of the {docs} documents that hold it ({share}; {scope})"),
+            format!("{path} 把日期存成了字符串（{labels}，例如 \"{example}\"）：持有该字段的 {docs} 个文档中有 {dates} 个（{share}；{scope}）"),
+        )
+    }
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let min_share = t.string_dates.min_share;
     let mut out = Vec::new();
@@ -418,37 +463,29 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         }
         let mut formats: Vec<(DateFormat, u64)> = settle_numeric(tl.formats).into_iter().collect();
         formats.sort_by_key(|x| std::cmp::Reverse(x.1));
-        let labels: Vec<String> = formats.iter().map(|(f, _)| f.label()).collect();
-        let example = tl.example.unwrap_or_default();
         let (lo, hi) = crate::profile::sketch::wilson(tl.dates, tl.documents);
-        out.push(Finding {
-            rule: RULE,
-            severity: Severity::Warning,
-            namespace: ctx.ns().to_owned(),
-            path: Some(f.path.clone()),
-            message: lang.pick(
-                format!("{} holds dates as strings ({}, e.g. \"{example}\") in {} of the {} documents that hold it ({}; {})", f.path, labels.join(", "), group(tl.dates), group(tl.documents), percent(share), ctx.kept_scope(lang)),
-                format!("{} 把日期存成了字符串（{}，例如 \"{example}\"）：持有该字段的 {} 个文档中有 {} 个（{}；{}）", f.path, labels.join("、"), group(tl.documents), group(tl.dates), percent(share), ctx.kept_scope(lang)),
-            ),
-            evidence: evidence([
-                ("documents", json!(tl.documents)),
-                ("date_strings", json!(tl.dates)),
-                ("share", json!(share)),
-                ("share_interval", json!([lo, hi])),
-                ("formats", json!(formats.iter().map(|(f, n)| (f.label(), json!(n))).collect::<serde_json::Map<_, _>>())),
-                ("example", json!(example)),
-                ("not_a_date", json!(tl.other)),
-                ("sampled", json!(ctx.sampled())),
-                ("kept", json!(ctx.data.kept.len())),
-                ("threshold", crossed(t, Key::min_share)),
-            ]),
-            remedy: Remedy::StringDates {
-                path: f.path.clone(),
-                formats,
-                example,
-                reaudit: crate::rules::Reaudit::of(t),
-            },
-        });
+        let evidence = TextDates {
+            documents: tl.documents,
+            date_strings: tl.dates,
+            share,
+            share_interval: [lo, hi],
+            formats: Counts(&formats),
+            example: tl.example.as_deref().unwrap_or_default(),
+            not_a_date: tl.other.as_deref(),
+            sampled: ctx.sampled(),
+            kept: ctx.data.kept.len(),
+            threshold: Crossed::of(t, Key::min_share),
+            path: &f.path,
+            measured: ctx.measured(),
+        };
+        let remedy = Remedy::StringDates {
+            path: f.path.clone(),
+            formats: formats.clone(),
+            example: evidence.example.to_owned(),
+            reaudit: crate::rules::Reaudit::of(t),
+        };
+        let path = Some(f.path.clone());
+        out.push(Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
 }
@@ -456,6 +493,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::rules::testing;
     use bson::doc;
 
