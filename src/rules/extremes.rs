@@ -83,11 +83,6 @@ impl Serialize for Sizes<'_> {
     }
 }
 
-/// [`Sizes`] as a JSON value, for evidence still built as a map.
-pub fn size_evidence(e: &Extremes) -> serde_json::Value {
-    serde_json::json!(Sizes(e))
-}
-
 /// The largest document's `_id`, as it may be quoted in a message.
 pub fn largest_id(e: &Extremes) -> Option<String> {
     let id = e.largest.first()?.id.as_ref()?;
