@@ -4,6 +4,8 @@
 //! under the names their evidence uses, and the dates
 //! `expiring-without-ttl` counts expired documents by.
 
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
 use super::Thresholds;
 use crate::i18n::Lang;
 use crate::profile::FieldProfile;
@@ -63,14 +65,22 @@ pub(crate) fn whole(e: &Extremes, lang: Lang) -> String {
     )
 }
 
-/// A finding's evidence of the sizes measured over every document.
-pub(crate) fn size_evidence(e: &Extremes) -> serde_json::Value {
-    serde_json::json!({
-        "method": e.method,
-        "documents": e.documents,
-        "largest": e.largest,
-        "over": e.over,
-    })
+/// A finding's evidence of the sizes measured over every document: how
+/// they were measured, over how many documents, the largest documents and
+/// the counts over each size threshold.
+#[derive(Clone, Copy)]
+pub struct Sizes<'a>(pub &'a Extremes);
+
+impl Serialize for Sizes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let mut m = s.serialize_struct("Sizes", 4)?;
+        m.serialize_field("method", e.method)?;
+        m.serialize_field("documents", &e.documents)?;
+        m.serialize_field("largest", &e.largest)?;
+        m.serialize_field("over", &e.over)?;
+        m.end()
+    }
 }
 
 /// The largest document's `_id`, as it may be quoted in a message.

@@ -1,13 +1,17 @@
 //! `bloated-document`: large documents, or one path carrying most of the
 //! bytes (seed 001: a 5–10 MB avatar read in one query of ten; Atlas > 2 MB).
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::rules::context::SCOPE_COLLECTION;
-use crate::rules::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::extremes::Sizes;
+use crate::rules::{
+    extremes, CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{bytes, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
+use crate::profile::sketch::Summary;
 use crate::profile::{FieldProfile, Seg};
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
@@ -93,94 +97,94 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     if target.is_some_and(|t| payload_beside_keys(ctx, t)) {
         return Vec::new();
     }
-    let mut ev = evidence([
-        ("doc_size", json!(s)),
-        ("sampled", json!(ctx.sampled())),
-        (
-            "threshold",
-            crossed(t, if heavy.is_some() {
-                    Key::path_share
-                } else {
-                    Key::p95_bytes
-                }),
-        ),
-    ]);
-    if let Some((e, _)) = counted {
-        ev.insert("extremes".into(), extremes::size_evidence(e));
-        if heavy.is_none() {
-            ev.insert("scope".into(), json!(SCOPE_COLLECTION));
-        }
-    }
-    let message = if let Some(h) = heavy {
-        ev.insert("path".into(), json!({"path": h.path, "bytes_avg": h.bytes_avg, "share": h.bytes_share, "presence": h.presence}));
-        ev.insert(
-            "path_avg_threshold".into(),
-            crossed(t, Key::path_avg_bytes),
-        );
-        lang.pick(
-            format!(
-                "{} carries {} of the bytes ({} per document on average) {}",
-                h.path,
-                percent(h.bytes_share),
-                bytes(h.bytes_avg),
-                ctx.scope(lang)
-            ),
-            format!(
-                "{} 占了全部字节的 {}（平均每个文档 {}），{}",
-                h.path,
-                percent(h.bytes_share),
-                bytes(h.bytes_avg),
-                ctx.scope(lang)
-            ),
-        )
-    } else if let Some((e, over)) = counted {
-        let share = percent(over as f64 / e.documents as f64);
-        lang.pick(
-            format!(
-                "{} documents ({share}) are over {} {} (sample p95 {}, average {})",
-                crate::fmt::group(over),
-                bytes(p95_limit),
-                extremes::whole(e, lang),
-                bytes(s.p95 as f64),
-                bytes(s.avg)
-            ),
-            format!(
-                "{}有 {} 个文档（{share}）超过 {}（样本 p95 {}，平均 {}）",
-                extremes::whole(e, lang),
-                crate::fmt::group(over),
-                bytes(p95_limit),
-                bytes(s.p95 as f64),
-                bytes(s.avg)
-            ),
-        )
-    } else {
-        lang.pick(
-            format!(
-                "95 % of documents are up to {} (average {}) {}",
-                bytes(s.p95 as f64),
-                bytes(s.avg),
-                ctx.scope(lang)
-            ),
-            format!(
-                "95% 的文档不超过 {}（平均 {}），{}",
-                bytes(s.p95 as f64),
-                bytes(s.avg),
-                ctx.scope(lang)
-            ),
-        )
-    };
     let Some(target) = target else {
         return Vec::new();
     };
-    vec![Finding {
-        rule: RULE,
-        severity: Severity::Warning,
-        namespace: ctx.ns().to_owned(),
-        path: Some(target.path.clone()),
-        message,
-        evidence: ev,
-        remedy: Remedy::Separate {
-            path: target.path.clone(),
-        },
-    }]
+    let key = if heavy.is_some() {
+        Key::path_share
+    } else {
+        Key::p95_bytes
+    };
+    let evidence = Bloat {
+        doc_size: s,
+        sampled: ctx.sampled(),
+        threshold: Crossed::of(t, key),
+        extremes: counted.map(|(e, _)| Sizes(e)),
+        scope: (counted.is_some() && heavy.is_none()).then_some(SCOPE_COLLECTION),
+        path: heavy.map(|h| Heavy {
+            path: &h.path,
+            bytes_avg: h.bytes_avg,
+            share: h.bytes_share,
+            presence: h.presence,
+        }),
+        path_avg_threshold: heavy.map(|_| Crossed::of(t, Key::path_avg_bytes)),
+        p95_limit,
+        measured: ctx.measured(),
+    };
+    let remedy = Remedy::Separate {
+        path: target.path.clone(),
+    };
+    let path = Some(target.path.clone());
+    vec![Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy)]
+}
+
+/// What `bloated-document` measured.
+#[derive(Serialize)]
+struct Bloat<'a> {
+    doc_size: Summary,
+    sampled: u64,
+    threshold: Crossed,
+    /// The sizes of the whole collection, where they were counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extremes: Option<Sizes<'a>>,
+    /// `collection` when the documents over the size were counted in the
+    /// whole collection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'static str>,
+    /// The path carrying most of the bytes, if one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<Heavy<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path_avg_threshold: Option<Crossed>,
+    /// The 95th percentile size that is bloated.
+    #[serde(skip)]
+    p95_limit: f64,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// The path carrying most of the bytes.
+#[derive(Serialize)]
+struct Heavy<'a> {
+    path: &'a str,
+    bytes_avg: f64,
+    share: f64,
+    presence: f64,
+}
+
+impl Evidence for Bloat<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (p95, avg) = (bytes(self.doc_size.p95 as f64), bytes(self.doc_size.avg));
+        let scope = self.measured.words(lang);
+        if let Some(h) = &self.path {
+            let (path, share, each) = (h.path, percent(h.share), bytes(h.bytes_avg));
+            return lang.pick(
+                format!("{path} carries {share} of the bytes ({each} per document on average) {scope}"),
+                format!("{path} 占了全部字节的 {share}（平均每个文档 {each}），{scope}"),
+            );
+        }
+        let Some(Sizes(e)) = self.extremes else {
+            return lang.pick(
+                format!("95 % of documents are up to {p95} (average {avg}) {scope}"),
+                format!("95% 的文档不超过 {p95}（平均 {avg}），{scope}"),
+            );
+        };
+        let over = e.over(extremes::BLOATED_P95).unwrap_or(0);
+        let share = percent(over as f64 / e.documents as f64);
+        let (n, limit, whole) = (crate::fmt::group(over), bytes(self.p95_limit), extremes::whole(e, lang));
+        lang.pick(
+            format!("{n} documents ({share}) are over {limit} {whole} (sample p95 {p95}, average {avg})"),
+            format!("{whole}有 {n} 个文档（{share}）超过 {limit}（样本 p95 {p95}，平均 {avg}）"),
+        )
+    }
 }

@@ -4,12 +4,16 @@
 //! The forecast starts from the largest document, the one at risk, so the
 //! size and the forecast told side by side never contradict each other.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::rules::context::SCOPE_COLLECTION;
-use crate::rules::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::extremes::Sizes;
+use crate::rules::{
+    extremes, CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{bytes, percent};
 use crate::i18n::Lang;
+use crate::profile::sketch::Summary;
 use crate::profile::Seg;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
@@ -67,108 +71,36 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .iter()
         .filter(|f| !f.segments.contains(&Seg::Elem) && f.path != "_id")
         .max_by(|a, b| a.bytes_avg.total_cmp(&b.bytes_avg));
-    let mut ev = evidence([
-        ("doc_size", json!(s)),
-        ("sampled", json!(ctx.sampled())),
-        ("limit_bytes", json!(16 * 1024 * 1024)),
-        (
-            "threshold",
-            crossed(t, if max >= crit {
-                    Key::critical_bytes
-                } else if max >= warn {
-                    Key::warning_bytes
-                } else {
-                    Key::forecast_days
-                }),
-        ),
-    ]);
-    if let Some(e) = whole {
-        ev.insert("extremes".into(), extremes::size_evidence(e));
-        if max >= warn {
-            ev.insert("scope".into(), json!(SCOPE_COLLECTION));
-        }
-    }
-    if let Some(h) = heaviest {
-        ev.insert(
-            "heaviest_path".into(),
-            json!({"path": h.path, "bytes_avg": h.bytes_avg, "share": h.bytes_share}),
-        );
-    }
-    let limit = 16_777_216.0;
-    // The forecast, from the largest document: "path grows so that the
-    // largest document (size) passes 16 MiB in …".
-    let forecast_text = forecast.map(|(f, d)| {
-        ev.insert("forecast_days".into(), json!(d));
-        ev.insert(
-            "forecast".into(),
-            json!({"path": f.path, "from": "largest document", "from_bytes": max as u64, "days": d}),
-        );
-        let (en, zh) = crate::fmt::duration_days(d);
-        (
-            format!(
-                "{} grows so that the largest document ({}) passes 16 MiB in about {en}",
-                f.path,
-                bytes(max)
-            ),
-            format!(
-                "{} 持续增长，按当前速度最大的文档（{}）约{zh}后将超过 16 MiB",
-                f.path,
-                bytes(max)
-            ),
-        )
-    });
-    let message = if let (true, Some(e)) = (max >= warn, whole) {
-        let (then_en, then_zh) = forecast_text
-            .map(|(en, zh)| (format!("; {en}"), format!("；{zh}")))
-            .unwrap_or_default();
-        let id = extremes::largest_id(e).unwrap_or_default();
-        let over = e.over(extremes::NEAR_LIMIT_WARNING).unwrap_or(0);
-        lang.pick(
-            format!(
-                "the largest document {} is {} ({} of the 16 MiB limit{}); {} {} over {} (p95 of the sample {}){then_en}",
-                extremes::whole(e, lang),
-                bytes(max),
-                percent(max / limit),
-                if id.is_empty() { String::new() } else { format!(", _id {id}") },
-                crate::fmt::group(over),
-                if over == 1 { "document is" } else { "documents are" },
-                bytes(warn),
-                bytes(s.p95 as f64)
-            ),
-            format!(
-                "{}最大的文档为 {}（达到 16 MiB 上限的 {}{}）；{} 个文档超过 {}（样本 p95 {}）{then_zh}",
-                extremes::whole(e, lang),
-                bytes(max),
-                percent(max / limit),
-                if id.is_empty() { String::new() } else { format!("，_id {id}") },
-                crate::fmt::group(over),
-                bytes(warn),
-                bytes(s.p95 as f64)
-            ),
-        )
+    let key = if max >= crit {
+        Key::critical_bytes
     } else if max >= warn {
-        let (then_en, then_zh) = forecast_text
-            .map(|(en, zh)| (format!("; {en}"), format!("；{zh}")))
-            .unwrap_or_default();
-        lang.pick(
-            format!(
-                "the largest document {} is {} ({} of the 16 MiB limit; p95 {}){then_en}",
-                ctx.scope(lang),
-                bytes(max),
-                percent(max / limit),
-                bytes(s.p95 as f64)
-            ),
-            format!(
-                "{}最大的文档为 {}（达到 16 MiB 上限的 {}；p95 {}）{then_zh}",
-                ctx.scope(lang),
-                bytes(max),
-                percent(max / limit),
-                bytes(s.p95 as f64)
-            ),
-        )
+        Key::warning_bytes
     } else {
-        let (en, zh) = forecast_text.unwrap_or_default();
-        lang.pick(en, zh)
+        Key::forecast_days
+    };
+    let evidence = NearLimit {
+        doc_size: s,
+        sampled: ctx.sampled(),
+        limit_bytes: LIMIT_BYTES,
+        threshold: Crossed::of(t, key),
+        extremes: whole.map(Sizes),
+        scope: (whole.is_some() && max >= warn).then_some(SCOPE_COLLECTION),
+        heaviest_path: heaviest.map(|h| Heaviest {
+            path: &h.path,
+            bytes_avg: h.bytes_avg,
+            share: h.bytes_share,
+        }),
+        forecast_days: forecast.map(|(_, d)| d),
+        // The forecast starts from the largest document.
+        forecast: forecast.map(|(f, d)| Forecast {
+            path: &f.path,
+            from: "largest document",
+            from_bytes: max as u64,
+            days: d,
+        }),
+        largest: max,
+        warning_bytes: warn,
+        measured: ctx.measured(),
     };
     let remedy = match heaviest {
         Some(h) if h.array.is_some() => Remedy::Subset {
@@ -180,13 +112,112 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         },
         None => Remedy::Discriminator { shapes: Vec::new() },
     };
-    vec![Finding {
-        rule: RULE,
-        severity,
-        namespace: ctx.ns().to_owned(),
-        path: heaviest.map(|h| h.path.clone()),
-        message,
-        evidence: ev,
-        remedy,
-    }]
+    let path = heaviest.map(|h| h.path.clone());
+    vec![Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy)]
+}
+
+/// The size MongoDB refuses a document over: 16 MiB.
+const LIMIT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What `document-near-limit` measured.
+#[derive(Serialize)]
+struct NearLimit<'a> {
+    doc_size: Summary,
+    sampled: u64,
+    limit_bytes: u64,
+    threshold: Crossed,
+    /// The sizes of the whole collection, where they were measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extremes: Option<Sizes<'a>>,
+    /// `collection` when the largest size judged is the whole collection's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'static str>,
+    /// The path carrying the most bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    heaviest_path: Option<Heaviest<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    forecast_days: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    forecast: Option<Forecast<'a>>,
+    /// The largest document's size, in bytes.
+    #[serde(skip)]
+    largest: f64,
+    #[serde(skip)]
+    warning_bytes: f64,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// The path carrying the most bytes, and its share of them.
+#[derive(Serialize)]
+struct Heaviest<'a> {
+    path: &'a str,
+    bytes_avg: f64,
+    share: f64,
+}
+
+/// When the path growing fastest takes the largest document past 16 MiB.
+#[derive(Serialize)]
+struct Forecast<'a> {
+    path: &'a str,
+    from: &'static str,
+    from_bytes: u64,
+    days: f64,
+}
+
+impl Evidence for NearLimit<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let then = self.forecast.as_ref().map(|f| {
+            let (en, zh) = crate::fmt::duration_days(f.days);
+            let (path, size) = (f.path, bytes(self.largest));
+            lang.pick(
+                format!("{path} grows so that the largest document ({size}) passes 16 MiB in about {en}"),
+                format!("{path} 持续增长，按当前速度最大的文档（{size}）约{zh}后将超过 16 MiB"),
+            )
+        });
+        if self.largest < self.warning_bytes {
+            return then.unwrap_or_default();
+        }
+        let then = then
+            .map(|t| lang.pick(format!("; {t}"), format!("；{t}")))
+            .unwrap_or_default();
+        match self.extremes {
+            Some(Sizes(e)) => self.whole(e, &then, lang),
+            None => self.profiled(&then, lang),
+        }
+    }
+}
+
+impl NearLimit<'_> {
+    /// The largest document of the whole collection, and how many are over
+    /// the warning size, followed by `then`.
+    fn whole(&self, e: &crate::source::Extremes, then: &str, lang: Lang) -> String {
+        let (size, share) = (bytes(self.largest), percent(self.largest / LIMIT_BYTES as f64));
+        let whole = extremes::whole(e, lang);
+        let id = extremes::largest_id(e).unwrap_or_default();
+        let id = match (id.is_empty(), lang) {
+            (true, _) => String::new(),
+            (false, Lang::En) => format!(", _id {id}"),
+            (false, Lang::Zh) => format!("，_id {id}"),
+        };
+        let over = e.over(extremes::NEAR_LIMIT_WARNING).unwrap_or(0);
+        let (n, warn) = (crate::fmt::group(over), bytes(self.warning_bytes));
+        let p95 = bytes(self.doc_size.p95 as f64);
+        let are = if over == 1 { "document is" } else { "documents are" };
+        lang.pick(
+            format!("the largest document {whole} is {size} ({share} of the 16 MiB limit{id}); {n} {are} over {warn} (p95 of the sample {p95}){then}"),
+            format!("{whole}最大的文档为 {size}（达到 16 MiB 上限的 {share}{id}）；{n} 个文档超过 {warn}（样本 p95 {p95}）{then}"),
+        )
+    }
+
+    /// The largest document profiled, followed by `then`.
+    fn profiled(&self, then: &str, lang: Lang) -> String {
+        let (size, share) = (bytes(self.largest), percent(self.largest / LIMIT_BYTES as f64));
+        let p95 = bytes(self.doc_size.p95 as f64);
+        let scope = self.measured.words(lang);
+        lang.pick(
+            format!("the largest document {scope} is {size} ({share} of the 16 MiB limit; p95 {p95}){then}"),
+            format!("{scope}最大的文档为 {size}（达到 16 MiB 上限的 {share}；p95 {p95}）{then}"),
+        )
+    }
 }

@@ -2,9 +2,11 @@
 //! the shape changes with the data (seed 002, pre-aggregated reports: 1440
 //! minute keys are slow to update; split into hours, or use attributes).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -87,13 +89,66 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 .iter()
                 .all(|k| !k.name.is_empty() && k.name.bytes().all(|b| b.is_ascii_digit()))
             && keys.iter().all(|k| k.count as f64 >= 0.9 * f.count as f64);
-        let examples: Vec<&str> = keys.iter().take(5).map(|k| k.name.as_str()).collect();
-        let capped = if ctx.data.paths_capped {
+        let key = if by_share {
+            Key::data_like_share
+        } else {
+            Key::many_keys
+        };
+        let evidence = DataKeys {
+            keys: keys.len(),
+            data_like_share: share,
+            preallocated,
+            examples: keys.iter().take(5).map(|k| k.name.as_str()).collect(),
+            max_key_presence: keys.iter().map(|k| k.presence).fold(0.0, f64::max),
+            sampled: ctx.sampled(),
+            threshold: Crossed::of(t, key),
+            path: &f.path,
+            paths_capped: ctx.data.paths_capped,
+            measured: ctx.measured(),
+        };
+        let severity = if preallocated {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
+        let remedy = Remedy::Attribute {
+            object: f.path.clone(),
+        };
+        let path = Some(f.path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
+    }
+    out
+}
+
+/// What `dynamic-keys` found in one object.
+#[derive(Serialize)]
+struct DataKeys<'a> {
+    /// Distinct keys of the object.
+    keys: usize,
+    data_like_share: f64,
+    /// Every document has every key, all numbers: a pre-allocated grid.
+    preallocated: bool,
+    examples: Vec<&'a str>,
+    max_key_presence: f64,
+    sampled: u64,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+    /// The profile stopped recording new paths: there may be more keys.
+    #[serde(skip)]
+    paths_capped: bool,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+impl Evidence for DataKeys<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let capped = if self.paths_capped {
             lang.pick(" (at least)", "（至少）")
         } else {
             ""
         };
-        let note = if preallocated {
+        let note = if self.preallocated {
             lang.pick(
                 "; every document has every key, a pre-allocated grid as seed 002 recommends — fine while the key set stays this small and fixed",
                 "；每个文档都包含全部键，这是种子材料 002 推荐的预分配结构——只要键集合保持这样小而固定就没有问题",
@@ -101,30 +156,14 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             ""
         };
-        out.push(Finding {
-            rule: RULE,
-            severity: if preallocated { Severity::Info } else { Severity::Warning },
-            namespace: ctx.ns().to_owned(),
-            path: Some(f.path.clone()),
-            message: lang.pick(
-                format!("{} has {}{capped} different keys {} — {} of them look like data (e.g. {}){note}", f.path, group(keys.len() as u64), ctx.scope(lang), percent(share), examples.join(", "), note = note),
-                format!("{} 有 {}{capped} 个不同的键，{}——其中 {} 看起来是数据（例如 {}）{note}", f.path, group(keys.len() as u64), ctx.scope(lang), percent(share), examples.join("、"), note = note),
-            ),
-            evidence: evidence([
-                ("keys", json!(keys.len())),
-                ("data_like_share", json!(share)),
-                ("preallocated", json!(preallocated)),
-                ("examples", json!(examples)),
-                ("max_key_presence", json!(keys.iter().map(|k| k.presence).fold(0.0, f64::max))),
-                ("sampled", json!(ctx.sampled())),
-                ("threshold", crossed(t, if by_share { Key::data_like_share } else { Key::many_keys })),
-            ]),
-            remedy: Remedy::Attribute {
-                object: f.path.clone(),
-            },
-        });
+        let (path, n, share) = (self.path, group(self.keys as u64), percent(self.data_like_share));
+        let scope = self.measured.words(lang);
+        let (en, zh) = (self.examples.join(", "), self.examples.join("、"));
+        lang.pick(
+            format!("{path} has {n}{capped} different keys {scope} — {share} of them look like data (e.g. {en}){note}"),
+            format!("{path} 有 {n}{capped} 个不同的键，{scope}——其中 {share} 看起来是数据（例如 {zh}）{note}"),
+        )
     }
-    out
 }
 
 #[cfg(test)]

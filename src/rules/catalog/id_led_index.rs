@@ -6,9 +6,9 @@
 //! with its second key, or the field the queries filter on (a reference
 //! such as `reviews.bookId`) has no index of its own.
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::source::index::{present_paths, Reads};
 use crate::source::IndexInfo;
@@ -69,38 +69,62 @@ pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Findin
     }
     let mut out = Vec::new();
     for i in ctx.data.indexes.iter().filter(|i| is_id_led(i)) {
-        let key = serde_json::Value::Object(i.key.clone()).to_string();
-        let rest: Vec<&str> = i.key.keys().skip(1).map(String::as_str).collect();
         let better = instead(ctx, i);
-        let hint = match &better {
+        let remedy = Remedy::IdLedIndex {
+            name: i.name.clone(),
+            instead: better.clone(),
+        };
+        let evidence = IdLed {
+            index: i,
+            after_id: i.key.keys().skip(1).map(String::as_str).collect(),
+            index_instead: better,
+            threshold: FIRST_KEY,
+        };
+        let path = Some("_id".to_owned());
+        out.push(Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy));
+    }
+    out
+}
+
+/// What makes an index `_id`-led: the rule's test, in words.
+#[derive(Serialize)]
+struct Criterion {
+    name: &'static str,
+    value: &'static str,
+}
+
+const FIRST_KEY: Criterion = Criterion {
+    name: "id-led-index.first-key",
+    value: "a compound index of plain keys whose first key is _id",
+};
+
+/// A compound index led by `_id`, and the field to index instead.
+#[derive(Serialize)]
+struct IdLed<'a> {
+    index: &'a IndexInfo,
+    /// The keys after `_id`.
+    after_id: Vec<&'a str>,
+    index_instead: Option<String>,
+    threshold: Criterion,
+}
+
+impl Evidence for IdLed<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let name = &self.index.name;
+        let key = serde_json::Value::Object(self.index.key.clone()).to_string();
+        let hint = match &self.index_instead {
             Some(f) => lang.pick(
                 format!("; to find documents by {f}, index {f} itself"),
                 format!("；要按 {f} 查找文档，应为 {f} 本身建立索引"),
             ),
             None => String::new(),
         };
-        out.push(Finding {
-            rule: RULE,
-            severity: Severity::Warning,
-            namespace: ctx.ns().to_owned(),
-            path: Some("_id".to_owned()),
-            message: lang.pick(
-                format!("index {} {key} leads with _id: an equality on _id already finds at most one document through the unique _id index, so {} after it narrows nothing, and a query on {} alone cannot use it{hint}", i.name, rest.join(", "), rest.join(", ")),
-                format!("索引 {} {key} 以 _id 开头：对 _id 的等值查询通过唯一的 _id 索引最多只找到一个文档，其后的 {} 不再缩小范围，只按 {} 查询也用不上它{hint}", i.name, rest.join("、"), rest.join("、")),
-            ),
-            evidence: evidence([
-                ("index", json!(i)),
-                ("after_id", json!(rest)),
-                ("index_instead", json!(better)),
-                ("threshold", json!({"name": "id-led-index.first-key", "value": "a compound index of plain keys whose first key is _id"})),
-            ]),
-            remedy: Remedy::IdLedIndex {
-                name: i.name.clone(),
-                instead: better,
-            },
-        });
+        let (en, zh) = (self.after_id.join(", "), self.after_id.join("、"));
+        lang.pick(
+            format!("index {name} {key} leads with _id: an equality on _id already finds at most one document through the unique _id index, so {en} after it narrows nothing, and a query on {en} alone cannot use it{hint}"),
+            format!("索引 {name} {key} 以 _id 开头：对 _id 的等值查询通过唯一的 _id 索引最多只找到一个文档，其后的 {zh} 不再缩小范围，只按 {zh} 查询也用不上它{hint}"),
+        )
     }
-    out
 }
 
 #[cfg(test)]
@@ -108,6 +132,7 @@ mod tests {
     use super::*;
     use crate::rules::testing;
     use bson::doc;
+    use serde_json::json;
 
     fn idx(name: &str, key: bson::Document) -> IndexInfo {
         IndexInfo::from_spec(&doc! {"name": name, "key": key}).expect("index")

@@ -2,12 +2,15 @@
 //! (seeds 000/004: hundreds of children → an array of ids; thousands → no
 //! array at all, the child references its parent).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
+use crate::profile::sketch::Summary;
 use crate::profile::Seg;
 use crate::relate::Kind;
 use crate::rules::declare::rule;
@@ -53,10 +56,10 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if !oids && rel.is_none() {
             continue;
         }
-        let severity = if a.max as f64 > crit {
-            Severity::Critical
+        let (severity, key) = if a.max as f64 > crit {
+            (Severity::Critical, Key::critical_length)
         } else {
-            Severity::Warning
+            (Severity::Warning, Key::warning_length)
         };
         let (child_coll, child_key) = rel.map_or_else(
             || (f.name.clone(), "_id".to_owned()),
@@ -70,55 +73,52 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 }
             },
         );
-        let mut ev = evidence([
-            ("array_length", json!(a)),
-            ("sampled", json!(ctx.sampled())),
-            ("references", json!(rel.map(|r| r.to.clone()))),
-            (
-                "threshold",
-                crossed(t, if severity == Severity::Critical {
-                        Key::critical_length
-                    } else {
-                        Key::warning_length
-                    }),
-            ),
-        ]);
-        if rel.is_none() {
-            ev.insert(
-                "note".into(),
-                json!("ObjectIds whose target collection was not found"),
-            );
-        }
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(f.path.clone()),
-            message: lang.pick(
-                format!(
-                    "{} holds up to {} references {} (p95 {}, average {:.1})",
-                    f.path,
-                    group(a.max),
-                    ctx.scope(lang),
-                    group(a.p95),
-                    a.avg
-                ),
-                format!(
-                    "{} 最多保存了 {} 个引用，{}（p95 {}，平均 {:.1}）",
-                    f.path,
-                    group(a.max),
-                    ctx.scope(lang),
-                    group(a.p95),
-                    a.avg
-                ),
-            ),
-            evidence: ev,
-            remedy: Remedy::IdsToParentReference {
-                array: f.path.clone(),
-                child_coll,
-                child_key,
-            },
-        });
+        let evidence = RefArray {
+            array_length: a,
+            sampled: ctx.sampled(),
+            references: rel.map(|r| r.to.as_str()),
+            threshold: Crossed::of(t, key),
+            note: rel
+                .is_none()
+                .then_some("ObjectIds whose target collection was not found"),
+            path: &f.path,
+            measured: ctx.measured(),
+        };
+        let remedy = Remedy::IdsToParentReference {
+            array: f.path.clone(),
+            child_coll,
+            child_key,
+        };
+        let path = Some(f.path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
+}
+
+/// What `large-reference-array` measured of one array of references.
+#[derive(Serialize)]
+struct RefArray<'a> {
+    array_length: Summary,
+    sampled: u64,
+    /// The collection (and key) the references point to, when found.
+    references: Option<&'a str>,
+    threshold: Crossed,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'static str>,
+    #[serde(skip)]
+    path: &'a str,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+impl Evidence for RefArray<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let a = self.array_length;
+        let (path, max, p95, avg) = (self.path, group(a.max), group(a.p95), a.avg);
+        let scope = self.measured.words(lang);
+        lang.pick(
+            format!("{path} holds up to {max} references {scope} (p95 {p95}, average {avg:.1})"),
+            format!("{path} 最多保存了 {max} 个引用，{scope}（p95 {p95}，平均 {avg:.1}）"),
+        )
+    }
 }

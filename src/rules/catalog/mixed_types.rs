@@ -1,9 +1,11 @@
 //! `mixed-types`: one path, several types (seed 002: polymorphic documents
 //! and schema evolution — old documents keep the old shape until migrated).
 
-use serde_json::json;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::percent;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -127,49 +129,79 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             Severity::Info
         };
-        let breakdown: Vec<String> = counted
-            .iter()
-            .map(|(t, c)| format!("{} {}", t.alias(), percent(*c as f64 / total as f64)))
-            .collect();
-        let types_json: serde_json::Map<String, serde_json::Value> = counted
-            .iter()
-            .map(|(t, c)| (t.alias().to_owned(), json!(c)))
-            .collect();
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(f.path.clone()),
-            message: if severity == Severity::Info {
-                if numeric_reason == Some("decimal") {
-                    lang.pick(
-                        format!("{} mixes decimal and binary numbers ({}) {}: decimal arithmetic on it turns into binary floating point", f.path, breakdown.join(", "), ctx.scope(lang)),
-                        format!("{} 混用了十进制数和二进制数值（{}），{}：在它上面的十进制运算会变成二进制浮点运算", f.path, breakdown.join("、"), ctx.scope(lang)),
-                    )
-                } else {
-                    lang.pick(
-                        format!("{} mixes doubles with integers beyond 2^53 ({}) {}: a double cannot hold them exactly", f.path, breakdown.join(", "), ctx.scope(lang)),
-                        format!("{} 混用了 double 与超过 2^53 的整数（{}），{}：double 无法精确表示这些整数", f.path, breakdown.join("、"), ctx.scope(lang)),
-                    )
-                }
-            } else {
-                lang.pick(
-                    format!("{} holds different types ({}) {}", f.path, breakdown.join(", "), ctx.scope(lang)),
-                    format!("{} 保存了不同类型的值（{}），{}", f.path, breakdown.join("、"), ctx.scope(lang)),
-                )
-            },
-            evidence: evidence([
-                ("types", serde_json::Value::Object(types_json)),
-                ("values", json!(total)),
-                ("numeric_reason", json!(numeric_reason)),
-                ("sampled", json!(ctx.sampled())),
-                ("threshold", crossed(t, Key::min_share)),
-            ]),
-            remedy: Remedy::ConvertType {
-                path: f.path.clone(),
-                reaudit: crate::rules::Reaudit::of(t),
-            },
-        });
+        let evidence = Mixed {
+            types: Counts(counted),
+            values: total,
+            numeric_reason,
+            sampled: ctx.sampled(),
+            threshold: Crossed::of(t, Key::min_share),
+            path: &f.path,
+            measured: ctx.measured(),
+        };
+        let remedy = Remedy::ConvertType {
+            path: f.path.clone(),
+            reaudit: crate::rules::Reaudit::of(t),
+        };
+        let path = Some(f.path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
+}
+
+/// What `mixed-types` counted on one path.
+#[derive(serde::Serialize)]
+struct Mixed<'a> {
+    /// The types that count, with their values.
+    types: Counts,
+    /// Values of any type but null.
+    values: u64,
+    /// Why a mix of numbers matters (`decimal`, `beyond-2^53`); null when
+    /// the types are of different families.
+    numeric_reason: Option<&'static str>,
+    sampled: u64,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// Values per type, in order: `{"string": 880, "int": 120}`.
+struct Counts(Vec<(BsonType, u64)>);
+
+impl Serialize for Counts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (t, c) in &self.0 {
+            m.serialize_entry(t.alias(), c)?;
+        }
+        m.end()
+    }
+}
+
+impl Evidence for Mixed<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let breakdown: Vec<String> = self
+            .types
+            .0
+            .iter()
+            .map(|(t, c)| format!("{} {}", t.alias(), percent(*c as f64 / self.values as f64)))
+            .collect();
+        let (path, scope) = (self.path, self.measured.words(lang));
+        let (en, zh) = (breakdown.join(", "), breakdown.join("、"));
+        match self.numeric_reason {
+            Some("decimal") => lang.pick(
+                format!("{path} mixes decimal and binary numbers ({en}) {scope}: decimal arithmetic on it turns into binary floating point"),
+                format!("{path} 混用了十进制数和二进制数值（{zh}），{scope}：在它上面的十进制运算会变成二进制浮点运算"),
+            ),
+            Some(_) => lang.pick(
+                format!("{path} mixes doubles with integers beyond 2^53 ({en}) {scope}: a double cannot hold them exactly"),
+                format!("{path} 混用了 double 与超过 2^53 的整数（{zh}），{scope}：double 无法精确表示这些整数"),
+            ),
+            None => lang.pick(
+                format!("{path} holds different types ({en}) {scope}"),
+                format!("{path} 保存了不同类型的值（{zh}），{scope}"),
+            ),
+        }
+    }
 }

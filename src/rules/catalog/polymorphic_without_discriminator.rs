@@ -4,9 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::percent;
 use crate::i18n::Lang;
 use crate::profile::raw;
@@ -135,41 +137,54 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             named.push((field.clone(), field));
         }
     }
-    let shares: Vec<serde_json::Value> = big
-        .iter()
-        .map(|&c| json!({
-            "fields": shapes[c].0.iter().map(|k| String::from_utf8_lossy(k).into_owned()).collect::<Vec<_>>(),
-            "share": shapes[c].1 as f64 / n,
-        }))
-        .collect();
-    let desc: Vec<String> = big
-        .iter()
-        .map(|&c| percent(shapes[c].1 as f64 / n))
-        .collect();
-    vec![Finding {
-        rule: RULE,
-        severity: Severity::Info,
-        namespace: ctx.ns().to_owned(),
-        path: None,
-        message: lang.pick(
-            format!(
-                "the documents fall into {} shapes ({}) {} and no field tells them apart",
-                big.len(),
-                desc.join(", "),
-                ctx.scope_of(docs.len() as u64, lang)
-            ),
-            format!(
-                "{}文档分成 {} 种结构（{}），却没有字段能区分它们",
-                ctx.scope_of(docs.len() as u64, lang),
-                big.len(),
-                desc.join("、")
-            ),
-        ),
-        evidence: evidence([
-            ("shapes", json!(shares)),
-            ("sampled", json!(docs.len())),
-            ("threshold", crossed(t, Key::max_similarity)),
-        ]),
-        remedy: Remedy::Discriminator { shapes: named },
-    }]
+    let evidence = ShapeMix {
+        shapes: big
+            .iter()
+            .map(|&c| ShapeShare {
+                fields: shapes[c]
+                    .0
+                    .iter()
+                    .map(|k| String::from_utf8_lossy(k).into_owned())
+                    .collect(),
+                share: shapes[c].1 as f64 / n,
+            })
+            .collect(),
+        sampled: docs.len(),
+        threshold: Crossed::of(t, Key::max_similarity),
+        measured: ctx.measured_on(docs.len() as u64),
+    };
+    let remedy = Remedy::Discriminator { shapes: named };
+    vec![Finding::new(RULE, Severity::Info, ctx.ns(), None, &evidence, lang, remedy)]
+}
+
+/// What `polymorphic-without-discriminator` found in the kept documents.
+#[derive(Serialize)]
+struct ShapeMix {
+    /// The shapes holding enough documents to count.
+    shapes: Vec<ShapeShare>,
+    /// The documents kept and grouped.
+    sampled: usize,
+    threshold: Crossed,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// One shape: the fields of its most common field set, and its share of
+/// the kept documents.
+#[derive(Serialize)]
+struct ShapeShare {
+    fields: Vec<String>,
+    share: f64,
+}
+
+impl Evidence for ShapeMix {
+    fn describe(&self, lang: Lang) -> String {
+        let desc: Vec<String> = self.shapes.iter().map(|s| percent(s.share)).collect();
+        let (n, scope) = (self.shapes.len(), self.measured.words(lang));
+        let (en, zh) = (desc.join(", "), desc.join("、"));
+        lang.pick(
+            format!("the documents fall into {n} shapes ({en}) {scope} and no field tells them apart"),
+            format!("{scope}文档分成 {n} 种结构（{zh}），却没有字段能区分它们"),
+        )
+    }
 }

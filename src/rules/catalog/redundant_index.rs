@@ -1,9 +1,9 @@
 //! `redundant-index`: an index whose key is a prefix of another's, which
 //! serves every query it serves (Atlas performance advisor).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::source::IndexInfo;
 use crate::rules::declare::rule;
@@ -30,26 +30,50 @@ pub fn check(ctx: &CollectionCtx<'_>, _t: &Thresholds, lang: Lang) -> Vec<Findin
         let Some(b) = idx.iter().find(|b| a.covered_by(b)) else {
             continue;
         };
-        let keys = |i: &IndexInfo| serde_json::Value::Object(i.key.clone()).to_string();
-        out.push(Finding {
-            rule: RULE,
-            severity: Severity::Warning,
-            namespace: ctx.ns().to_owned(),
-            path: a.key.keys().next().cloned(),
-            message: lang.pick(
-                format!("index {} {} is a prefix of {} {}, which serves the same queries", a.name, keys(a), b.name, keys(b)),
-                format!("索引 {} {} 是 {} {} 的前缀，后者能满足同样的查询", a.name, keys(a), b.name, keys(b)),
-            ),
-            evidence: evidence([
-                ("index", json!(a)),
-                ("covered_by", json!(b)),
-                ("threshold", json!({"name": "redundant-index.prefix", "value": "plain key, a prefix with the same directions and collation; not unique, sparse, partial or TTL; covered by a visible index that is neither sparse nor partial"})),
-            ]),
-            remedy: Remedy::DropIndex {
-                name: a.name.clone(),
-                covered_by: Some(b.name.clone()),
-            },
-        });
+        let evidence = Redundant {
+            index: a,
+            covered_by: b,
+            threshold: PREFIX,
+        };
+        let remedy = Remedy::DropIndex {
+            name: a.name.clone(),
+            covered_by: Some(b.name.clone()),
+        };
+        let path = a.key.keys().next().cloned();
+        out.push(Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
+}
+
+/// What makes an index redundant: the rule's test, in words, where other
+/// rules name a number.
+#[derive(Serialize)]
+struct Criterion {
+    name: &'static str,
+    value: &'static str,
+}
+
+const PREFIX: Criterion = Criterion {
+    name: "redundant-index.prefix",
+    value: "plain key, a prefix with the same directions and collation; not unique, sparse, partial or TTL; covered by a visible index that is neither sparse nor partial",
+};
+
+/// An index, and the longer one that serves every query it serves.
+#[derive(Serialize)]
+struct Redundant<'a> {
+    index: &'a IndexInfo,
+    covered_by: &'a IndexInfo,
+    threshold: Criterion,
+}
+
+impl Evidence for Redundant<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let keys = |i: &IndexInfo| serde_json::Value::Object(i.key.clone()).to_string();
+        let (a, b) = (&self.index.name, &self.covered_by.name);
+        let (ka, kb) = (keys(self.index), keys(self.covered_by));
+        lang.pick(
+            format!("index {a} {ka} is a prefix of {b} {kb}, which serves the same queries"),
+            format!("索引 {a} {ka} 是 {b} {kb} 的前缀，后者能满足同样的查询"),
+        )
+    }
 }

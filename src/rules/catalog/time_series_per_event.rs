@@ -7,12 +7,15 @@
 //! collection (Duj1 from the sample's frequency profile, stated with its
 //! inputs in the evidence; exact when every document was read).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{bytes, group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
+use crate::profile::sketch::PopulationDistinct;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
 
@@ -76,39 +79,82 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let Some((series, est)) = series else {
         return Vec::new();
     };
-    let distinct = est.estimate;
-    let how = if est.estimator == "Duj1" {
-        lang.pick(
-            format!(
-                " (estimated for the collection by Duj1 from {} in the sample)",
-                group(est.d)
-            ),
-            format!("（由样本中的 {} 个按 Duj1 估计全集合）", group(est.d)),
-        )
-    } else {
-        String::new()
-    };
-    vec![Finding {
-        rule: RULE,
-        severity: Severity::Warning,
-        namespace: ctx.ns().to_owned(),
-        path: Some(date.path.clone()),
-        message: lang.pick(
-            format!("{} documents of {} on average, each one event: {} is a date in {} of them {} and {} has only about {} distinct values{how}, {} documents per series", group(ctx.documents()), bytes(avg), date.path, percent(date.presence), ctx.scope(lang), series.path, group(distinct), group(ctx.documents() / distinct.max(1))),
-            format!("{} 个平均仅 {} 的文档，每个文档只记录一个事件：{}{} 的文档有日期字段 {}，而 {} 只有约 {} 个不同的值{how}，每个序列 {} 个文档", group(ctx.documents()), bytes(avg), ctx.scope(lang), percent(date.presence), date.path, series.path, group(distinct), group(ctx.documents() / distinct.max(1))),
-        ),
-        evidence: evidence([
-            ("documents", json!(ctx.documents())),
-            ("avg_bytes", json!(avg)),
-            ("date_field", json!({"path": date.path, "presence": date.presence})),
-            ("series_key", json!({"path": series.path, "distinct": distinct, "sample_distinct": est.d})),
-            ("distinct_estimate", json!(est)),
-            ("sampled", json!(ctx.sampled())),
-            ("threshold", crossed(t, Key::series_per_100)),
-        ]),
-        remedy: Remedy::Bucket {
-            date: date.path.clone(),
-            series: Some(series.path.clone()),
+    let evidence = Events {
+        documents: ctx.documents(),
+        avg_bytes: avg,
+        date_field: DateField {
+            path: &date.path,
+            presence: date.presence,
         },
-    }]
+        series_key: SeriesKey {
+            path: &series.path,
+            distinct: est.estimate,
+            sample_distinct: est.d,
+        },
+        distinct_estimate: est,
+        sampled: ctx.sampled(),
+        threshold: Crossed::of(t, Key::series_per_100),
+        measured: ctx.measured(),
+    };
+    let remedy = Remedy::Bucket {
+        date: date.path.clone(),
+        series: Some(series.path.clone()),
+    };
+    let path = Some(date.path.clone());
+    vec![Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy)]
+}
+
+/// What `time-series-per-event` measured.
+#[derive(Serialize)]
+struct Events<'a> {
+    documents: u64,
+    avg_bytes: f64,
+    date_field: DateField<'a>,
+    series_key: SeriesKey<'a>,
+    /// How the series key's distinct values in the collection were counted.
+    distinct_estimate: PopulationDistinct,
+    sampled: u64,
+    threshold: Crossed,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// The date each event carries.
+#[derive(Serialize)]
+struct DateField<'a> {
+    path: &'a str,
+    presence: f64,
+}
+
+/// The field naming the series, and its distinct values in the collection
+/// and in the sample.
+#[derive(Serialize)]
+struct SeriesKey<'a> {
+    path: &'a str,
+    distinct: u64,
+    sample_distinct: u64,
+}
+
+impl Evidence for Events<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let est = &self.distinct_estimate;
+        let how = if est.estimator == "Duj1" {
+            let d = group(est.d);
+            lang.pick(
+                format!(" (estimated for the collection by Duj1 from {d} in the sample)"),
+                format!("（由样本中的 {d} 个按 Duj1 估计全集合）"),
+            )
+        } else {
+            String::new()
+        };
+        let (docs, avg) = (group(self.documents), bytes(self.avg_bytes));
+        let (date, presence) = (self.date_field.path, percent(self.date_field.presence));
+        let (series, distinct) = (self.series_key.path, group(self.series_key.distinct));
+        let per = group(self.documents / self.series_key.distinct.max(1));
+        let scope = self.measured.words(lang);
+        lang.pick(
+            format!("{docs} documents of {avg} on average, each one event: {date} is a date in {presence} of them {scope} and {series} has only about {distinct} distinct values{how}, {per} documents per series"),
+            format!("{docs} 个平均仅 {avg} 的文档，每个文档只记录一个事件：{scope}{presence} 的文档有日期字段 {date}，而 {series} 只有约 {distinct} 个不同的值{how}，每个序列 {per} 个文档"),
+        )
+    }
 }

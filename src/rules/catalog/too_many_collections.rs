@@ -2,9 +2,9 @@
 //! deployment with tens of thousands (Atlas: 100 per database; Compass and
 //! the manual: 10,000).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, DeploymentCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{Crossed, DeploymentCtx, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::rules::declare::rule;
@@ -34,52 +34,50 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let mut out = Vec::new();
     let deployment_warn = ctx.total as f64 >= total;
     for (db, names) in &ctx.databases {
-        let n = &names.len();
-        let over_db = *n as f64 > per_db;
+        let n = names.len();
+        let over_db = n as f64 > per_db;
         if !over_db && !deployment_warn {
             continue;
         }
-        let severity = if deployment_warn {
-            Severity::Warning
+        let (severity, key) = if deployment_warn {
+            (Severity::Warning, Key::per_deployment)
         } else {
-            Severity::Info
+            (Severity::Info, Key::per_database)
         };
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: (*db).to_owned(),
-            path: None,
-            message: lang.pick(
-                format!(
-                    "database {db} has {} collections ({} in all databases read)",
-                    group(*n as u64),
-                    group(ctx.total as u64)
-                ),
-                format!(
-                    "数据库 {db} 有 {} 个集合（所读取的全部数据库共 {} 个）",
-                    group(*n as u64),
-                    group(ctx.total as u64)
-                ),
-            ),
-            evidence: evidence([
-                ("collections", json!(n)),
-                ("deployment_collections", json!(ctx.total)),
-                (
-                    "threshold",
-                    crossed(t, if deployment_warn {
-                            Key::per_deployment
-                        } else {
-                            Key::per_database
-                        }),
-                ),
-            ]),
-            remedy: Remedy::MergeCollections {
-                db: db.to_string(),
-                colls: similar(names),
-            },
-        });
+        let evidence = CollectionCount {
+            collections: n,
+            deployment_collections: ctx.total,
+            threshold: Crossed::of(t, key),
+            db,
+        };
+        let remedy = Remedy::MergeCollections {
+            db: db.to_string(),
+            colls: similar(names),
+        };
+        out.push(Finding::new(RULE, severity, db, None, &evidence, lang, remedy));
     }
     out
+}
+
+/// What `too-many-collections` counted in one database.
+#[derive(Serialize)]
+struct CollectionCount<'a> {
+    collections: usize,
+    deployment_collections: usize,
+    threshold: Crossed,
+    #[serde(skip)]
+    db: &'a str,
+}
+
+impl Evidence for CollectionCount<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let db = self.db;
+        let (n, total) = (group(self.collections as u64), group(self.deployment_collections as u64));
+        lang.pick(
+            format!("database {db} has {n} collections ({total} in all databases read)"),
+            format!("数据库 {db} 有 {n} 个集合（所读取的全部数据库共 {total} 个）"),
+        )
+    }
 }
 
 /// The largest group of collection names that differ only in trailing

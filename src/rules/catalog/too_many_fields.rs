@@ -9,9 +9,11 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -109,11 +111,6 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .copied()
         .filter(|f| f.main_type() == Some(BsonType::Object))
         .max_by_key(|f| f.children);
-    let at_least = if ctx.data.paths_capped {
-        lang.pick("at least ", "至少 ")
-    } else {
-        ""
-    };
     let Some(widest) = widest else {
         return Vec::new();
     };
@@ -126,47 +123,65 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             object: widest.path.clone(),
         }
     };
-    vec![Finding {
-        rule: RULE,
-        severity,
-        namespace: ctx.ns().to_owned(),
-        path: Some(widest.path.clone()),
-        message: lang.pick(
-            format!(
-                "{at_least}{} distinct paths {}; {} alone has {} keys",
-                group(n as u64),
-                ctx.scope(lang),
-                widest.path,
-                group(widest.children as u64)
-            ),
-            format!(
-                "{}共有{at_least}{} 个不同的路径；其中 {} 一个字段就有 {} 个键",
-                ctx.scope(lang),
-                group(n as u64),
-                widest.path,
-                group(widest.children as u64)
-            ),
-        ),
-        evidence: evidence([
-            ("paths", json!(n)),
-            ("paths_under_dynamic_keys", json!(ctx.fields().len() - n)),
-            ("median_presence", json!(median)),
-            ("fixed_schema", json!(fixed)),
-            ("sampled", json!(ctx.sampled())),
-            ("paths_capped", json!(ctx.data.paths_capped)),
-            (
-                "widest_object",
-                json!({"path": widest.path, "keys": widest.children}),
-            ),
-            (
-                "threshold",
-                crossed(t, if severity == Severity::Warning {
-                        Key::warning
-                    } else {
-                        Key::info
-                    }),
-            ),
-        ]),
-        remedy,
-    }]
+    let key = if severity == Severity::Warning {
+        Key::warning
+    } else {
+        Key::info
+    };
+    let evidence = PathCount {
+        paths: n,
+        paths_under_dynamic_keys: ctx.fields().len() - n,
+        median_presence: median,
+        fixed_schema: fixed,
+        sampled: ctx.sampled(),
+        paths_capped: ctx.data.paths_capped,
+        widest_object: Widest {
+            path: &widest.path,
+            keys: widest.children,
+        },
+        threshold: Crossed::of(t, key),
+        measured: ctx.measured(),
+    };
+    let path = Some(widest.path.clone());
+    vec![Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy)]
+}
+
+/// What `too-many-fields` counted.
+#[derive(Serialize)]
+struct PathCount<'a> {
+    /// Distinct paths, those under `dynamic-keys`' objects left out.
+    paths: usize,
+    paths_under_dynamic_keys: usize,
+    median_presence: f64,
+    fixed_schema: bool,
+    sampled: u64,
+    paths_capped: bool,
+    widest_object: Widest<'a>,
+    threshold: Crossed,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// The object with the most keys.
+#[derive(Serialize)]
+struct Widest<'a> {
+    path: &'a str,
+    keys: usize,
+}
+
+impl Evidence for PathCount<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let at_least = if self.paths_capped {
+            lang.pick("at least ", "至少 ")
+        } else {
+            ""
+        };
+        let n = group(self.paths as u64);
+        let (widest, keys) = (self.widest_object.path, group(self.widest_object.keys as u64));
+        let scope = self.measured.words(lang);
+        lang.pick(
+            format!("{at_least}{n} distinct paths {scope}; {widest} alone has {keys} keys"),
+            format!("{scope}共有{at_least}{n} 个不同的路径；其中 {widest} 一个字段就有 {keys} 个键"),
+        )
+    }
 }

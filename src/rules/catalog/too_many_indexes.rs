@@ -1,9 +1,9 @@
 //! `too-many-indexes`: more indexes than a collection should carry
 //! (Compass: 10, Atlas: 30).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
 use crate::source::IndexKind;
@@ -43,27 +43,36 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     } else {
         Key::info
     };
-    vec![Finding {
-        rule: RULE,
-        severity,
-        namespace: ctx.ns().to_owned(),
-        path: None,
-        message: lang.pick(
-            format!("{} has {} indexes", ctx.ns(), ctx.data.indexes.len()),
-            format!("{} 有 {} 个索引", ctx.ns(), ctx.data.indexes.len()),
-        ),
-        evidence: evidence([
-            (
-                "indexes",
-                json!(ctx.data.indexes.iter().map(|i| &i.name).collect::<Vec<_>>()),
-            ),
-            ("threshold", crossed(t, key)),
-        ]),
-        remedy: match per_attribute(ctx) {
-            Some(object) => Remedy::Attribute { object },
-            None => Remedy::ReviewIndexes,
-        },
-    }]
+    let evidence = IndexCount {
+        indexes: ctx.data.indexes.iter().map(|i| i.name.as_str()).collect(),
+        threshold: Crossed::of(t, key),
+        ns: ctx.ns(),
+    };
+    let remedy = match per_attribute(ctx) {
+        Some(object) => Remedy::Attribute { object },
+        None => Remedy::ReviewIndexes,
+    };
+    vec![Finding::new(RULE, severity, ctx.ns(), None, &evidence, lang, remedy)]
+}
+
+/// What `too-many-indexes` counted.
+#[derive(Serialize)]
+struct IndexCount<'a> {
+    /// The collection's indexes, by name.
+    indexes: Vec<&'a str>,
+    threshold: Crossed,
+    #[serde(skip)]
+    ns: &'a str,
+}
+
+impl Evidence for IndexCount<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (ns, n) = (self.ns, self.indexes.len());
+        lang.pick(
+            format!("{ns} has {n} indexes"),
+            format!("{ns} 有 {n} 个索引"),
+        )
+    }
 }
 
 /// Single-field indexes on this many children of one embedded object are

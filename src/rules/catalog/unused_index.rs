@@ -12,13 +12,14 @@
 //! fields are all absent holds no entry at all: it costs nothing, and is
 //! said to, never dropped.
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::context::SCOPE_COLLECTION;
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::source::index::{
-    absence, present_paths, Absence, IfAbsent, KeyPart, PresenceCheck, Reads,
+    absence, present_paths, Absence, CheckMethod, IfAbsent, KeyPart, PresenceCheck, Reads,
 };
 use crate::source::{CollectionMeta, IndexInfo, IndexUsage};
 use crate::rules::declare::rule;
@@ -38,19 +39,6 @@ rule! {
         /// days of index statistics needed to call an index unused
         min_days: 7.0,
     },
-}
-
-/// How an index's fields were found absent: over the whole collection
-/// (`check`'s method), with the sample's size beside it.
-fn absence_evidence(check: &PresenceCheck, sampled: u64, leading_only: bool) -> serde_json::Value {
-    json!({
-        "fields": check.paths,
-        "measured_over": crate::rules::context::SCOPE_COLLECTION,
-        "method": check.method,
-        "sampled": sampled,
-        "in_sample": 0,
-        "leading_key_only": leading_only,
-    })
 }
 
 /// The first key of a plain-led index, when it is a field of its own (an
@@ -163,163 +151,244 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         // meaningful and the whole collection, not only the sample, lacks them.
         let verdict = absence(i, ctx.data.meta, &present, ctx.sampled(), usage);
         let leading = leading_key_absent(i, ctx.data.meta, &present, ctx.sampled(), usage);
-        let fields = read.join(", ");
-        let mut extra: Vec<(&str, serde_json::Value)> = Vec::new();
-        let (severity, message, threshold, kind) = if let Absence::Absent { effect, check } =
-            &verdict
-        {
-            let how = check.describe(lang);
-            extra.push(("absence", absence_evidence(check, ctx.sampled(), false)));
-            if *effect == IfAbsent::NothingExpires {
-                (
-                    Severity::Info,
-                    lang.pick(
-                        format!("TTL index {} expires documents by {fields}, which no document of the collection has ({how}): nothing ever expires", i.name),
-                        format!("TTL 索引 {} 按 {fields} 让文档过期，而集合中没有任何文档包含该字段（{how}）：没有文档会过期", i.name),
-                    ),
-                    json!({"name": "unused-index.absent-field", "value": "every field the index reads is absent from the whole collection", "check": check}),
-                    Kind::Ttl,
-                )
+        let (why, check) = if let Absence::Absent { effect, check } = &verdict {
+            let why = if *effect == IfAbsent::NothingExpires {
+                Why::Ttl
             } else if i.sparse {
-                (
-                    Severity::Info,
-                    lang.pick(
-                        format!("sparse index {} reads only {fields}, which none of the {} sampled documents has, nor any document of the collection ({how}): it holds no entry, so it costs nothing on writes and no space to speak of; it serves no query until documents have {fields}", i.name, group(ctx.sampled())),
-                        format!("稀疏索引 {} 只读取 {fields}，抽样的 {} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）：它不含任何条目，写入时没有开销，也几乎不占空间；在文档有了 {fields} 之前它不服务任何查询", i.name, group(ctx.sampled())),
-                    ),
-                    json!({"name": "unused-index.absent-field", "value": "every field the sparse index reads is absent from the whole collection: it holds no entry", "check": check}),
-                    Kind::EmptySparse,
-                )
+                Why::EmptySparse
             } else {
-                (
-                    Severity::Warning,
-                    lang.pick(
-                        format!("index {} reads only {fields}, which none of the {} sampled documents has, nor any document of the collection ({how})", i.name, group(ctx.sampled())),
-                        format!("索引 {} 只读取 {fields}，抽样的 {} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）", i.name, group(ctx.sampled())),
-                    ),
-                    json!({"name": "unused-index.absent-field", "value": "every field the index reads is absent from the whole collection", "check": check}),
-                    Kind::Drop,
-                )
-            }
-        } else if let Some(check) = leading {
-            let how = check.describe(lang);
-            let lead = &check.paths[0];
-            extra.push(("absence", absence_evidence(check, ctx.sampled(), true)));
-            let instead = written_instead(lead, &present);
-            let hint = match &instead {
-                Some(w) => {
-                    extra.push(("written_instead", json!(w)));
-                    lang.pick(
-                        format!("; the documents hold {w}, which may be the field the index was meant for"),
-                        format!("；文档中有 {w}，它可能才是这个索引本该使用的字段"),
-                    )
-                }
-                None => String::new(),
+                Why::Absent
             };
-            (
-                Severity::Warning,
-                lang.pick(
-                    format!("index {} leads with {lead}, which none of the {} sampled documents has, nor any document of the collection ({how}): every entry sits under null, so no query on {lead} finds anything through it, while every write of its other fields still updates it{hint}", i.name, group(ctx.sampled())),
-                    format!("索引 {} 以 {lead} 开头，抽样的 {} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）：所有条目都在 null 之下，按 {lead} 的查询无法借助它找到任何文档，而写入它的其他字段时仍要更新它{hint}", i.name, group(ctx.sampled())),
-                ),
-                json!({"name": "unused-index.absent-leading-key", "value": "the index's leading key is absent from the whole collection", "check": check}),
-                Kind::DropLead {
-                    lead: lead.clone(),
-                    instead,
-                },
-            )
+            (why, Some(check))
+        } else if let Some(check) = leading {
+            (Why::Lead, Some(check))
         } else if let Some(d) = idle_days.filter(|d| *d >= min_days && i.idle_means_unused()) {
-            (
-                Severity::Info,
-                lang.pick(
-                    format!(
-                        "index {} has served no operation in {d:.0} days ($indexStats)",
-                        i.name
-                    ),
-                    format!(
-                        "索引 {} 在 {d:.0} 天内没有被任何操作使用（$indexStats）",
-                        i.name
-                    ),
-                ),
-                crossed(t, Key::min_days),
-                Kind::Drop,
-            )
+            (Why::Idle(d), None)
         } else {
             continue;
         };
-        let mut ev = evidence([
-            ("index", json!(i)),
-            ("usage", json!(usage)),
-            ("sampled", json!(ctx.sampled())),
-            ("threshold", threshold),
-        ]);
-        for (k, v) in extra {
-            ev.insert(k.to_owned(), v);
-        }
-        let mut message = message;
-        if let Some(w) = ctx.workload.as_ref().filter(|w| !w.shapes.is_empty()) {
-            let runs: u64 = w.shapes.iter().map(|(_, s)| s.count).sum();
-            ev.insert(
-                "workload".into(),
-                json!({"shapes": w.shapes.len(), "runs": runs, "shapes_using_it": 0}),
-            );
-            message.push_str(&lang.pick(
-                format!(
-                    "; none of the {} query shapes of the workload ({} runs) used it",
-                    group(w.shapes.len() as u64),
-                    group(runs)
-                ),
-                format!(
-                    "；工作负载中的 {} 种查询形状（{} 次运行）都没有用到它",
-                    group(w.shapes.len() as u64),
-                    group(runs)
-                ),
-            ));
-        }
-        let path = match (&verdict, leading) {
-            (Absence::Absent { .. }, _) | (_, None) => first.clone(),
-            (_, Some(c)) => c.paths[0].clone(),
+        let threshold = match check {
+            Some(check) => Judged::Absent(AbsentFrom::new(why, check)),
+            None => Judged::Crossed(Crossed::of(t, Key::min_days)),
         };
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(path),
-            message,
-            evidence: ev,
-            remedy: match kind {
-                Kind::Ttl => Remedy::TtlField { index: i.clone() },
-                Kind::EmptySparse => Remedy::EmptySparseIndex { index: i.clone() },
-                Kind::Drop => Remedy::DropIndex {
-                    name: i.name.clone(),
-                    covered_by: None,
-                },
-                Kind::DropLead { lead, instead } => Remedy::DropLeadAbsent {
-                    name: i.name.clone(),
-                    lead,
-                    instead,
-                },
-            },
-        });
+        let lead = (why == Why::Lead).then(|| check.map(|c| c.paths[0].as_str())).flatten();
+        let evidence = Unused {
+            index: i,
+            usage,
+            sampled: ctx.sampled(),
+            threshold,
+            absence: check.map(|check| Absent {
+                fields: &check.paths,
+                measured_over: SCOPE_COLLECTION,
+                method: check.method,
+                sampled: ctx.sampled(),
+                in_sample: 0,
+                leading_key_only: why == Why::Lead,
+                check,
+            }),
+            written_instead: lead.and_then(|l| written_instead(l, &present)),
+            workload: workload(ctx),
+            why,
+        };
+        let path = lead.unwrap_or(first).to_owned();
+        let remedy = evidence.remedy(lead);
+        let severity = why.severity();
+        out.push(Finding::new(RULE, severity, ctx.ns(), Some(path), &evidence, lang, remedy));
     }
     out
 }
 
-/// What a finding proposes for its index.
-#[derive(Clone, PartialEq, Eq)]
-enum Kind {
-    /// Drop it (the script checks the absence again first).
-    Drop,
-    /// Drop it: its leading key is absent (perhaps written under
-    /// another name).
-    DropLead {
-        lead: String,
-        instead: Option<String>,
-    },
-    /// A TTL index that expires nothing: check, never drop.
+/// The workload's query shapes, none of which used the index, when there
+/// are any.
+fn workload(ctx: &CollectionCtx<'_>) -> Option<Workload> {
+    let w = ctx.workload.as_ref().filter(|w| !w.shapes.is_empty())?;
+    Some(Workload {
+        shapes: w.shapes.len(),
+        runs: w.shapes.iter().map(|(_, s)| s.count).sum(),
+        shapes_using_it: 0,
+    })
+}
+
+/// Why an index is reported.
+#[derive(Clone, Copy, PartialEq)]
+enum Why {
+    /// Every field it reads is absent from the whole collection: drop it
+    /// (the script checks the absence again first).
+    Absent,
+    /// Its leading key is absent from the whole collection (perhaps
+    /// written under another name): drop it.
+    Lead,
+    /// A TTL index on an absent field, which expires nothing: check, never
+    /// drop.
     Ttl,
-    /// A sparse index with no entry: costs nothing, said so.
+    /// A sparse index on absent fields holds no entry: costs nothing, said
+    /// so.
     EmptySparse,
+    /// It served no operation in this many days (`$indexStats`): drop it.
+    Idle(f64),
+}
+
+impl Why {
+    fn severity(self) -> Severity {
+        match self {
+            Why::Absent | Why::Lead => Severity::Warning,
+            Why::Ttl | Why::EmptySparse | Why::Idle(_) => Severity::Info,
+        }
+    }
+}
+
+/// What `unused-index` found of one index.
+#[derive(Serialize)]
+struct Unused<'a> {
+    index: &'a IndexInfo,
+    usage: Option<&'a IndexUsage>,
+    sampled: u64,
+    threshold: Judged<'a>,
+    /// How its fields were found absent from the whole collection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    absence: Option<Absent<'a>>,
+    /// A field the documents hold in place of an absent leading key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written_instead: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workload: Option<Workload>,
+    #[serde(skip)]
+    why: Why,
+}
+
+/// What the index was judged against: days of idle statistics, or a
+/// field absent from the whole collection, with the check that found it.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Judged<'a> {
+    Crossed(Crossed),
+    Absent(AbsentFrom<'a>),
+}
+
+/// The test an index failed by its absent fields, and the check.
+#[derive(Serialize)]
+struct AbsentFrom<'a> {
+    name: &'static str,
+    value: &'static str,
+    check: &'a PresenceCheck,
+}
+
+impl<'a> AbsentFrom<'a> {
+    fn new(why: Why, check: &'a PresenceCheck) -> AbsentFrom<'a> {
+        let (name, value) = match why {
+            Why::Lead => (
+                "unused-index.absent-leading-key",
+                "the index's leading key is absent from the whole collection",
+            ),
+            Why::EmptySparse => (
+                "unused-index.absent-field",
+                "every field the sparse index reads is absent from the whole collection: it holds no entry",
+            ),
+            _ => (
+                "unused-index.absent-field",
+                "every field the index reads is absent from the whole collection",
+            ),
+        };
+        AbsentFrom { name, value, check }
+    }
+}
+
+/// How an index's fields were found absent: over the whole collection
+/// (the check's method), with the sample's size beside it.
+#[derive(Serialize)]
+struct Absent<'a> {
+    fields: &'a [String],
+    measured_over: &'static str,
+    method: CheckMethod,
+    sampled: u64,
+    in_sample: u64,
+    leading_key_only: bool,
+    #[serde(skip)]
+    check: &'a PresenceCheck,
+}
+
+/// The workload's query shapes and their runs; none used the index.
+#[derive(Serialize)]
+struct Workload {
+    shapes: usize,
+    runs: u64,
+    shapes_using_it: u64,
+}
+
+impl Unused<'_> {
+    /// What to do with the index; `lead` is its absent leading key.
+    fn remedy(&self, lead: Option<&str>) -> Remedy {
+        let i = self.index;
+        match (self.why, lead) {
+            (Why::Ttl, _) => Remedy::TtlField { index: i.clone() },
+            (Why::EmptySparse, _) => Remedy::EmptySparseIndex { index: i.clone() },
+            (Why::Lead, Some(lead)) => Remedy::DropLeadAbsent {
+                name: i.name.clone(),
+                lead: lead.to_owned(),
+                instead: self.written_instead.clone(),
+            },
+            _ => Remedy::DropIndex {
+                name: i.name.clone(),
+                covered_by: None,
+            },
+        }
+    }
+
+    /// The message for an index whose leading key is absent.
+    fn lead_absent(&self, how: &str, lang: Lang) -> String {
+        let (name, n) = (&self.index.name, group(self.sampled));
+        let lead = self.absence.as_ref().map_or("", |a| a.fields[0].as_str());
+        let hint = match &self.written_instead {
+            Some(w) => lang.pick(
+                format!("; the documents hold {w}, which may be the field the index was meant for"),
+                format!("；文档中有 {w}，它可能才是这个索引本该使用的字段"),
+            ),
+            None => String::new(),
+        };
+        lang.pick(
+            format!("index {name} leads with {lead}, which none of the {n} sampled documents has, nor any document of the collection ({how}): every entry sits under null, so no query on {lead} finds anything through it, while every write of its other fields still updates it{hint}"),
+            format!("索引 {name} 以 {lead} 开头，抽样的 {n} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）：所有条目都在 null 之下，按 {lead} 的查询无法借助它找到任何文档，而写入它的其他字段时仍要更新它{hint}"),
+        )
+    }
+}
+
+impl Evidence for Unused<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (name, n) = (&self.index.name, group(self.sampled));
+        let fields = self.index.fields_read().join(", ");
+        let how = self
+            .absence
+            .as_ref()
+            .map(|a| a.check.describe(lang))
+            .unwrap_or_default();
+        let mut message = match self.why {
+            Why::Ttl => lang.pick(
+                format!("TTL index {name} expires documents by {fields}, which no document of the collection has ({how}): nothing ever expires"),
+                format!("TTL 索引 {name} 按 {fields} 让文档过期，而集合中没有任何文档包含该字段（{how}）：没有文档会过期"),
+            ),
+            Why::EmptySparse => lang.pick(
+                format!("sparse index {name} reads only {fields}, which none of the {n} sampled documents has, nor any document of the collection ({how}): it holds no entry, so it costs nothing on writes and no space to speak of; it serves no query until documents have {fields}"),
+                format!("稀疏索引 {name} 只读取 {fields}，抽样的 {n} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）：它不含任何条目，写入时没有开销，也几乎不占空间；在文档有了 {fields} 之前它不服务任何查询"),
+            ),
+            Why::Absent => lang.pick(
+                format!("index {name} reads only {fields}, which none of the {n} sampled documents has, nor any document of the collection ({how})"),
+                format!("索引 {name} 只读取 {fields}，抽样的 {n} 个文档中没有一个包含它，集合中也没有任何文档包含（{how}）"),
+            ),
+            Why::Lead => self.lead_absent(&how, lang),
+            Why::Idle(d) => lang.pick(
+                format!("index {name} has served no operation in {d:.0} days ($indexStats)"),
+                format!("索引 {name} 在 {d:.0} 天内没有被任何操作使用（$indexStats）"),
+            ),
+        };
+        if let Some(w) = &self.workload {
+            let (shapes, runs) = (group(w.shapes as u64), group(w.runs));
+            message.push_str(&lang.pick(
+                format!("; none of the {shapes} query shapes of the workload ({runs} runs) used it"),
+                format!("；工作负载中的 {shapes} 种查询形状（{runs} 次运行）都没有用到它"),
+            ));
+        }
+        message
+    }
 }
 
 /// `{ a: 1, b: -1 }`: an index key as `planSummary` writes it.
@@ -355,8 +424,8 @@ pub fn shapes_using(ctx: &CollectionCtx<'_>, i: &IndexInfo) -> u64 {
 mod tests {
     use super::*;
     use crate::rules::testing;
-    use crate::source::index::CheckMethod;
     use bson::doc;
+    use serde_json::json;
 
     fn idx(spec: &bson::Document) -> IndexInfo {
         IndexInfo::from_spec(spec).expect("index")
