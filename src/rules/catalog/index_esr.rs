@@ -5,10 +5,11 @@
 //! then range fields (seeds 002 ch. 4 and 003: ESR; Atlas Performance
 //! Advisor).
 
-use serde_json::json;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::rules::shapes::{self, EsrKey};
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::workload::Shape;
@@ -91,111 +92,120 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             continue;
         };
         let share = shapes::time_share(s, w.total_ms);
-        let severity = if share >= t.index_esr.critical_time_share {
+        let critical = share >= t.index_esr.critical_time_share;
+        let severity = if critical {
             Severity::Critical
         } else {
             Severity::Warning
         };
+        let threshold = if critical {
+            Crossed::of(t, Key::critical_time_share)
+        } else if s.count as f64 >= t.index_esr.min_count {
+            Crossed::of(t, Key::min_count)
+        } else {
+            Crossed::of(t, Key::min_time_share)
+        };
+        let extends = shapes::extendable(ctx, &key);
+        let evidence = Misserved {
+            shape: shapes::evidence(rank, s, w.total_ms),
+            index: shapes::key_evidence(&key),
+            extends: extends.map(|i| &i.name),
+            time_share: percent(share),
+            threshold,
+            s,
+            total_ms: w.total_ms,
+            served,
+            key: &key,
+        };
+        let keys = key.keys();
+        let path = keys.first().map(|(f, _)| f.clone());
+        let remedy = Remedy::EsrIndex {
+            keys,
+            extends: extends.map(|i| i.name.clone()),
+        };
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
+    }
+    out
+}
+
+/// What `index-esr` found of one frequent shape badly served.
+#[derive(Serialize)]
+struct Misserved<'a> {
+    shape: Value,
+    index: Value,
+    /// The index the new key extends, if one does.
+    extends: Option<&'a String>,
+    time_share: String,
+    threshold: Crossed,
+    #[serde(skip)]
+    s: &'a Shape,
+    #[serde(skip)]
+    total_ms: u64,
+    #[serde(skip)]
+    served: Served,
+    #[serde(skip)]
+    key: &'a EsrKey,
+}
+
+impl Misserved<'_> {
+    /// Why the shape is badly served, one clause per cause.
+    fn why(&self, lang: Lang) -> Vec<String> {
+        let (s, served) = (self.s, self.served);
         let mut why: Vec<String> = Vec::new();
+        let scans = group(served.collscans);
         if served.collscans > 0 && s.docs_examined == 0 {
             // The documents examined were not recorded (a plan from explain).
             why.push(lang.pick(
-                format!(
-                    "{} of its runs scanned the whole collection",
-                    group(served.collscans)
-                ),
-                format!("其中 {} 次扫描了整个集合", group(served.collscans)),
+                format!("{scans} of its runs scanned the whole collection"),
+                format!("其中 {scans} 次扫描了整个集合"),
             ));
         } else if served.collscans > 0 {
+            let per = group(shapes::per_returned(s.docs_examined, s).round() as u64);
             why.push(lang.pick(
-                format!(
-                    "{} of its runs scanned the whole collection ({} documents examined per document returned)",
-                    group(served.collscans),
-                    group(shapes::per_returned(s.docs_examined, s).round() as u64)
-                ),
-                format!(
-                    "其中 {} 次扫描了整个集合（每返回一个文档检查 {} 个文档）",
-                    group(served.collscans),
-                    group(shapes::per_returned(s.docs_examined, s).round() as u64)
-                ),
+                format!("{scans} of its runs scanned the whole collection ({per} documents examined per document returned)"),
+                format!("其中 {scans} 次扫描了整个集合（每返回一个文档检查 {per} 个文档）"),
             ));
         }
         if served.in_memory_sorts > 0 {
+            let n = group(served.in_memory_sorts);
             why.push(lang.pick(
-                format!("{} sorted in memory", group(served.in_memory_sorts)),
-                format!("{} 次在内存中排序", group(served.in_memory_sorts)),
+                format!("{n} sorted in memory"),
+                format!("{n} 次在内存中排序"),
             ));
         }
         if let Some(k) = served.keys_per_returned {
+            let k = group(k.round() as u64);
             why.push(lang.pick(
-                format!(
-                    "it read {} index keys per document returned",
-                    group(k.round() as u64)
-                ),
-                format!("每返回一个文档读取 {} 个索引键", group(k.round() as u64)),
+                format!("it read {k} index keys per document returned"),
+                format!("每返回一个文档读取 {k} 个索引键"),
             ));
         }
-        let extends = shapes::extendable(ctx, &key);
-        let fix = match extends {
-            Some(i) => lang.pick(
-                format!(
-                    "extend index {} to {} (equality, sort, range)",
-                    i.name,
-                    key.show()
-                ),
-                format!(
-                    "把索引 {} 扩展为 {}（等值、排序、范围）",
-                    i.name,
-                    key.show()
-                ),
+        why
+    }
+}
+
+impl Evidence for Misserved<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let key = self.key.show();
+        let fix = match self.extends {
+            Some(name) => lang.pick(
+                format!("extend index {name} to {key} (equality, sort, range)"),
+                format!("把索引 {name} 扩展为 {key}（等值、排序、范围）"),
             ),
             None => lang.pick(
-                format!("an index {} (equality, sort, range) serves it", key.show()),
-                format!("索引 {}（等值、排序、范围）可以满足它", key.show()),
+                format!("an index {key} (equality, sort, range) serves it"),
+                format!("索引 {key}（等值、排序、范围）可以满足它"),
             ),
         };
-        let message = lang.pick(
-            format!(
-                "{} {} with plans {}: {}; {fix}",
-                shapes::label(s),
-                shapes::cost(s, w.total_ms, lang),
-                shapes::plans(s),
-                why.join(", "),
-            ),
-            format!(
-                "{} {}，执行计划 {}：{}；{fix}",
-                shapes::label(s),
-                shapes::cost(s, w.total_ms, lang),
-                shapes::plans(s),
-                why.join("，"),
-            ),
+        let (s, why) = (self.s, self.why(lang));
+        let (label, cost, plans) = (
+            shapes::label(s),
+            shapes::cost(s, self.total_ms, lang),
+            shapes::plans(s),
         );
-        let threshold = if share >= t.index_esr.critical_time_share {
-            crossed(t, Key::critical_time_share)
-        } else if s.count as f64 >= t.index_esr.min_count {
-            crossed(t, Key::min_count)
-        } else {
-            crossed(t, Key::min_time_share)
-        };
-        let keys = key.keys();
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: keys.first().map(|(f, _)| f.clone()),
-            message,
-            evidence: evidence([
-                ("shape", shapes::evidence(rank, s, w.total_ms)),
-                ("index", shapes::key_evidence(&key)),
-                ("extends", json!(extends.map(|i| &i.name))),
-                ("time_share", json!(percent(share))),
-                ("threshold", threshold),
-            ]),
-            remedy: Remedy::EsrIndex {
-                keys,
-                extends: extends.map(|i| i.name.clone()),
-            },
-        });
+        lang.pick(
+            format!("{label} {cost} with plans {plans}: {}; {fix}", why.join(", ")),
+            format!("{label} {cost}，执行计划 {plans}：{}；{fix}", why.join("，")),
+        )
     }
-    out
 }
