@@ -2,12 +2,14 @@
 //! (`COLLSCAN`) to return a small part of it (Atlas, Compass). A frequent
 //! shape that `index-esr` reports is not reported twice.
 
-use serde_json::json;
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::rules::shapes;
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::shapes::{self, EsrKey};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
+use crate::workload::Shape;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
 
@@ -55,7 +57,54 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         {
             continue;
         }
-        let fix = key.as_ref().map_or_else(
+        let evidence = Scanned {
+            shape: shapes::evidence(rank, s, w.total_ms),
+            index: key.as_ref().map(shapes::key_evidence),
+            documents: ctx.documents(),
+            threshold: Crossed::of(t, Key::min_docs_per_returned),
+            s,
+            total_ms: w.total_ms,
+            scans,
+            per_returned: dpr,
+            key: key.as_ref(),
+        };
+        let keys = key.as_ref().map(shapes::EsrKey::keys).unwrap_or_default();
+        let extends = key.as_ref().and_then(|k| shapes::extendable(ctx, k));
+        let path = keys.first().map(|(f, _)| f.clone());
+        let remedy = Remedy::EsrIndex {
+            keys,
+            extends: extends.map(|i| i.name.clone()),
+        };
+        out.push(Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy));
+    }
+    out
+}
+
+/// What `unindexed-query` found of one shape that scans the collection.
+#[derive(Serialize)]
+struct Scanned<'a> {
+    shape: Value,
+    /// The index that serves the shape; `null` when no single one does.
+    index: Option<Value>,
+    documents: u64,
+    threshold: Crossed,
+    #[serde(skip)]
+    s: &'a Shape,
+    #[serde(skip)]
+    total_ms: u64,
+    /// Runs that scanned the collection.
+    #[serde(skip)]
+    scans: u64,
+    /// Documents examined per document returned.
+    #[serde(skip)]
+    per_returned: f64,
+    #[serde(skip)]
+    key: Option<&'a EsrKey>,
+}
+
+impl Evidence for Scanned<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let fix = self.key.map_or_else(
             || {
                 lang.pick(
                     "no single index serves its filter as written".to_owned(),
@@ -69,42 +118,13 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 )
             },
         );
-        let docs = group(ctx.documents());
-        let message = lang.pick(
-            format!(
-                "{} {}; {} of its runs scanned the whole collection of {docs} documents, examining {} documents per document returned; {fix}",
-                shapes::label(s),
-                shapes::cost(s, w.total_ms, lang),
-                group(scans),
-                group(dpr.round() as u64),
-            ),
-            format!(
-                "{} {}；其中 {} 次扫描了整个集合（{docs} 个文档），每返回一个文档检查 {} 个文档；{fix}",
-                shapes::label(s),
-                shapes::cost(s, w.total_ms, lang),
-                group(scans),
-                group(dpr.round() as u64),
-            ),
-        );
-        let keys = key.as_ref().map(shapes::EsrKey::keys).unwrap_or_default();
-        let extends = key.as_ref().and_then(|k| shapes::extendable(ctx, k));
-        out.push(Finding {
-            rule: RULE,
-            severity: Severity::Warning,
-            namespace: ctx.ns().to_owned(),
-            path: keys.first().map(|(f, _)| f.clone()),
-            message,
-            evidence: evidence([
-                ("shape", shapes::evidence(rank, s, w.total_ms)),
-                ("index", json!(key.as_ref().map(shapes::key_evidence))),
-                ("documents", json!(ctx.documents())),
-                ("threshold", crossed(t, Key::min_docs_per_returned)),
-            ]),
-            remedy: Remedy::EsrIndex {
-                keys,
-                extends: extends.map(|i| i.name.clone()),
-            },
-        });
+        let s = self.s;
+        let (label, cost) = (shapes::label(s), shapes::cost(s, self.total_ms, lang));
+        let (docs, scans) = (group(self.documents), group(self.scans));
+        let per = group(self.per_returned.round() as u64);
+        lang.pick(
+            format!("{label} {cost}; {scans} of its runs scanned the whole collection of {docs} documents, examining {per} documents per document returned; {fix}"),
+            format!("{label} {cost}；其中 {scans} 次扫描了整个集合（{docs} 个文档），每返回一个文档检查 {per} 个文档；{fix}"),
+        )
     }
-    out
 }
