@@ -4,13 +4,16 @@
 //! read (extended reference); more → keep the reference and index it
 //! (seed 003; Atlas: reduce `$lookup` operations).
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::rules::shapes;
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
-use crate::relate::{Cardinality, Relationship};
+use crate::relate::{Cardinality, Fanout, Relationship};
+use crate::source::OpCounts;
+use crate::workload::Shape;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
 
@@ -92,8 +95,43 @@ fn relationship<'a>(
     })
 }
 
-fn cardinality_name(c: Cardinality) -> Value {
-    serde_json::to_value(c).unwrap_or(Value::Null)
+/// Runs of each lookup, over every shape that has it, with the rank of
+/// the costliest shape, which stands for it in the evidence.
+fn lookup_runs(shapes: &[(usize, &Shape)]) -> Vec<(Lookup, u64, usize)> {
+    let mut by_lookup: Vec<(Lookup, u64, usize)> = Vec::new();
+    for &(rank, s) in shapes {
+        if s.op != "aggregate" {
+            continue;
+        }
+        let Some(p) = &s.pipeline else { continue };
+        for l in lookups(p) {
+            match by_lookup.iter_mut().find(|(x, _, _)| *x == l) {
+                Some(e) => e.1 += s.count,
+                None => by_lookup.push((l, s.count, rank)),
+            }
+        }
+    }
+    by_lookup
+}
+
+/// One-to-one or one-to-few: joined documents to embed.
+fn is_small(cardinality: Option<Cardinality>) -> bool {
+    matches!(
+        cardinality,
+        Some(Cardinality::OneToOne | Cardinality::OneToFew)
+    )
+}
+
+/// What to do about a lookup joining documents of this cardinality.
+fn hot_lookup(lk: &Lookup, cardinality: Option<Cardinality>) -> Remedy {
+    Remedy::HotLookup {
+        from: lk.from.clone(),
+        local: lk.local.clone(),
+        foreign: lk.foreign.clone(),
+        as_field: lk.as_field.clone(),
+        embed: is_small(cardinality),
+        one: cardinality == Some(Cardinality::OneToOne),
+    }
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
@@ -111,31 +149,8 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     if reads == 0 {
         return Vec::new();
     }
-    // Where the reads were counted, when not in the shapes.
-    let whose = match counted {
-        Some(c) if reads != profiled_reads => lang.pick(
-            format!(" counted by the server ({})", c.source),
-            format!("（服务器统计，来自 {}）", c.source),
-        ),
-        _ => String::new(),
-    };
-    // Runs of each lookup, over every shape that has it; the costliest
-    // shape stands for it in the evidence.
-    let mut by_lookup: Vec<(Lookup, u64, usize)> = Vec::new();
-    for &(rank, s) in &w.shapes {
-        if s.op != "aggregate" {
-            continue;
-        }
-        let Some(p) = &s.pipeline else { continue };
-        for l in lookups(p) {
-            match by_lookup.iter_mut().find(|(x, _, _)| *x == l) {
-                Some(e) => e.1 += s.count,
-                None => by_lookup.push((l, s.count, rank)),
-            }
-        }
-    }
     let mut out = Vec::new();
-    for (lk, runs, rank) in by_lookup {
+    for (lk, runs, rank) in lookup_runs(&w.shapes) {
         let share = runs as f64 / reads as f64;
         if share < t.lookup_on_hot_path.min_read_share {
             continue;
@@ -154,10 +169,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 r.cardinality
             }
         });
-        let small = matches!(
-            cardinality,
-            Some(Cardinality::OneToOne | Cardinality::OneToFew)
-        );
+        let small = is_small(cardinality);
         // Many documents joined: the fix is the index on the reference the
         // join follows; once it is there, nothing is left to do.
         if !small && rel.is_some_and(|(r, holds)| !holds && r.indexed == Some(true)) {
@@ -168,115 +180,142 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             Severity::Info
         };
-        let fanout = rel.and_then(|(r, holds)| (!holds).then_some(r.fanout.as_ref()).flatten());
-        let measured = match (rel, fanout) {
-            (Some((r, false)), Some(f)) => lang.pick(
-                format!(
-                    "; {} documents per {} (max {}, average {:.1}, measured over {} parents: {})",
-                    lk.from,
-                    crate::i18n::singular(ctx.coll()),
-                    group(f.max),
-                    f.avg,
-                    group(f.parents),
-                    cardinality_name(r.cardinality).as_str().unwrap_or("")
-                ),
-                format!(
-                    "；每个父文档对应的 {} 文档数：最多 {}，平均 {:.1}（在 {} 个父文档上测得：{}）",
-                    lk.from,
-                    group(f.max),
-                    f.avg,
-                    group(f.parents),
-                    cardinality_name(r.cardinality).as_str().unwrap_or("")
-                ),
-            ),
+        let evidence = Joined {
+            shape: shapes::evidence(rank, shape, w.total_ms),
+            lookup: Stage {
+                from: &lk.from,
+                local: lk.local.as_deref(),
+                foreign: lk.foreign.as_deref(),
+                as_field: &lk.as_field,
+            },
+            lookups: runs,
+            reads,
+            read_share: (share * 1e4).round() / 1e4,
+            cardinality,
+            fanout: rel.and_then(|(r, holds)| (!holds).then_some(r.fanout.as_ref()).flatten()),
+            relationship: rel.map(|(r, _)| format!("{} → {}", r.from, r.to)),
+            threshold: Crossed::of(t, Key::min_read_share),
+            server_counts: counted,
+            share,
+            counted_by: counted.filter(|_| reads != profiled_reads),
+            coll: ctx.coll(),
+            rel,
+            small,
+        };
+        let path = Some(if lk.as_field.is_empty() {
+            lk.from.clone()
+        } else {
+            lk.as_field.clone()
+        });
+        let remedy = hot_lookup(&lk, cardinality);
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
+    }
+    out
+}
+
+/// What `lookup-on-hot-path` found of one `$lookup` run in many reads.
+#[derive(Serialize)]
+struct Joined<'a> {
+    shape: Value,
+    lookup: Stage<'a>,
+    lookups: u64,
+    reads: u64,
+    read_share: f64,
+    cardinality: Option<Cardinality>,
+    fanout: Option<&'a Fanout>,
+    relationship: Option<String>,
+    threshold: Crossed,
+    /// What the server counted, and from where: the share is taken
+    /// against it when the profiler holds only slow reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_counts: Option<&'a OpCounts>,
+    #[serde(skip)]
+    share: f64,
+    /// Where the reads were counted, when not in the shapes.
+    #[serde(skip)]
+    counted_by: Option<&'a OpCounts>,
+    #[serde(skip)]
+    coll: &'a str,
+    /// The relationship the lookup follows, and whether this collection
+    /// holds the reference.
+    #[serde(skip)]
+    rel: Option<(&'a Relationship, bool)>,
+    /// One-to-one or one-to-few: embed rather than join.
+    #[serde(skip)]
+    small: bool,
+}
+
+/// The `$lookup` stage as the pipeline writes it.
+#[derive(Serialize)]
+struct Stage<'a> {
+    from: &'a str,
+    #[serde(rename = "localField")]
+    local: Option<&'a str>,
+    #[serde(rename = "foreignField")]
+    foreign: Option<&'a str>,
+    #[serde(rename = "as")]
+    as_field: &'a str,
+}
+
+impl Joined<'_> {
+    /// What was measured of the relationship the lookup follows.
+    fn measured(&self, lang: Lang) -> String {
+        let from = self.lookup.from;
+        match (self.rel, self.fanout) {
+            (Some((r, false)), Some(f)) => {
+                let card = serde_json::to_value(r.cardinality).unwrap_or(Value::Null);
+                let card = card.as_str().unwrap_or("");
+                let (max, avg, parents) = (group(f.max), f.avg, group(f.parents));
+                let one = crate::i18n::singular(self.coll);
+                lang.pick(
+                    format!("; {from} documents per {one} (max {max}, average {avg:.1}, measured over {parents} parents: {card})"),
+                    format!("；每个父文档对应的 {from} 文档数：最多 {max}，平均 {avg:.1}（在 {parents} 个父文档上测得：{card}）"),
+                )
+            }
             (Some((r, true)), _) => lang.pick(
-                format!("; each document references one {} document ({})", lk.from, r.from),
-                format!("；每个文档引用一个 {} 文档（{}）", lk.from, r.from),
+                format!("; each document references one {from} document ({})", r.from),
+                format!("；每个文档引用一个 {from} 文档（{}）", r.from),
             ),
             _ => lang.pick(
                 "; no reference between the two collections was measured, so its fan-out is unknown".to_owned(),
                 "；两个集合之间没有测得引用关系，扇出未知".to_owned(),
             ),
+        }
+    }
+}
+
+impl Evidence for Joined<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let from = self.lookup.from;
+        let whose = match self.counted_by {
+            Some(c) => lang.pick(
+                format!(" counted by the server ({})", c.source),
+                format!("（服务器统计，来自 {}）", c.source),
+            ),
+            None => String::new(),
         };
-        let fix = if small {
+        let fix = if self.small {
             lang.pick(
-                format!("embed {} (or copy the fields read, an extended reference) instead of joining on every read", lk.from),
-                format!("把 {} 内嵌进来（或只复制读取的字段，即扩展引用），而不是每次读取都关联", lk.from),
+                format!("embed {from} (or copy the fields read, an extended reference) instead of joining on every read"),
+                format!("把 {from} 内嵌进来（或只复制读取的字段，即扩展引用），而不是每次读取都关联"),
             )
         } else {
+            let foreign = self.lookup.foreign.unwrap_or("?");
             lang.pick(
-                format!(
-                    "keep the reference and make sure {}.{} is indexed",
-                    lk.from,
-                    lk.foreign.as_deref().unwrap_or("?")
-                ),
-                format!(
-                    "保留引用，并确保 {}.{} 有索引",
-                    lk.from,
-                    lk.foreign.as_deref().unwrap_or("?")
-                ),
+                format!("keep the reference and make sure {from}.{foreign} is indexed"),
+                format!("保留引用，并确保 {from}.{foreign} 有索引"),
             )
         };
-        let message = lang.pick(
-            format!(
-                "$lookup from {} runs in {} of {} reads{whose} of {} ({}){measured}: {fix}",
-                lk.from,
-                group(runs),
-                group(reads),
-                ctx.coll(),
-                percent(share),
-            ),
-            format!(
-                "来自 {} 的 $lookup 在 {} 的 {} 次读取{whose}中执行了 {} 次（{}）{measured}：{fix}",
-                lk.from,
-                ctx.coll(),
-                group(reads),
-                group(runs),
-                percent(share),
-            ),
+        let measured = self.measured(lang);
+        let (runs, reads, coll, share) = (
+            group(self.lookups),
+            group(self.reads),
+            self.coll,
+            percent(self.share),
         );
-        let mut ev = evidence([
-            ("shape", shapes::evidence(rank, shape, w.total_ms)),
-            (
-                "lookup",
-                json!({"from": lk.from, "localField": lk.local, "foreignField": lk.foreign, "as": lk.as_field}),
-            ),
-            ("lookups", json!(runs)),
-            ("reads", json!(reads)),
-            ("read_share", json!((share * 1e4).round() / 1e4)),
-            ("cardinality", json!(cardinality.map(cardinality_name))),
-            ("fanout", json!(fanout)),
-            (
-                "relationship",
-                json!(rel.map(|(r, _)| format!("{} → {}", r.from, r.to))),
-            ),
-            ("threshold", crossed(t, Key::min_read_share)),
-        ]);
-        if let Some(c) = counted {
-            // What the server counted, and from where: the share is taken
-            // against it when the profiler holds only slow reads.
-            ev.insert("server_counts".into(), json!(c));
-        }
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(if lk.as_field.is_empty() {
-                lk.from.clone()
-            } else {
-                lk.as_field.clone()
-            }),
-            message,
-            evidence: ev,
-            remedy: Remedy::HotLookup {
-                from: lk.from.clone(),
-                local: lk.local.clone(),
-                foreign: lk.foreign.clone(),
-                as_field: lk.as_field.clone(),
-                embed: small,
-                one: cardinality == Some(Cardinality::OneToOne),
-            },
-        });
+        lang.pick(
+            format!("$lookup from {from} runs in {runs} of {reads} reads{whose} of {coll} ({share}){measured}: {fix}"),
+            format!("来自 {from} 的 $lookup 在 {coll} 的 {reads} 次读取{whose}中执行了 {runs} 次（{share}）{measured}：{fix}"),
+        )
     }
-    out
 }
