@@ -8,10 +8,15 @@
 //! calibrates its own severity: a limit reached only in years is no
 //! emergency).
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
+use crate::growth::Growth;
+use crate::profile::sketch::Summary;
 use crate::rules::shapes;
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::workload::Shape;
@@ -85,106 +90,129 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             } else {
                 Severity::Warning
             };
-            let mut measured = Vec::new();
-            if let Some(a) = len {
-                measured.push(lang.pick(
-                    format!(
-                        "up to {} elements {} (p95 {})",
-                        group(a.max),
-                        ctx.scope(lang),
-                        group(a.p95)
-                    ),
-                    format!(
-                        "{}最多 {} 个元素（p95 {}）",
-                        ctx.scope(lang),
-                        group(a.max),
-                        group(a.p95)
-                    ),
-                ));
-            }
-            if let Some(g) = growth {
-                let when = g.days_to_limit.map(|d| {
-                    let (en, zh) = crate::fmt::duration_days(d);
-                    (format!("; 16 MiB in {en}"), format!("；{zh}后达到 16 MiB"))
-                });
-                let (when_en, when_zh) = when.unwrap_or_default();
-                measured.push(match &g.within {
-                    Some(w) => lang.pick(
-                        format!(
-                            "growing inside one document (+{:.2} elements/day over its {} dated elements{when_en})",
-                            g.per_day, w.elements
-                        ),
-                        format!(
-                            "在单个文档内增长（{} 个带日期的元素，每天 +{:.2} 个{when_zh}）",
-                            w.elements, g.per_day
-                        ),
-                    ),
-                    None => lang.pick(
-                        format!(
-                            "growing with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents{when_en})",
-                            g.per_day, g.correlation, g.n
-                        ),
-                        format!(
-                            "随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}{when_zh}）",
-                            g.per_day, g.n, g.correlation
-                        ),
-                    ),
-                });
-            }
-            let measured = if measured.is_empty() {
-                String::new()
-            } else {
-                lang.pick(
-                    format!("; the array holds {}", measured.join(", ")),
-                    format!("；该数组{}", measured.join("，")),
-                )
-            };
             // The p95 length, at least 10, never more than `keep` (which a
             // user may set below 10).
             let keep = len
                 .map_or(l.keep, |a| (a.p95 as f64).max(10.0).min(l.keep))
                 .round() as u64;
-            let message = lang.pick(
-                format!(
-                    "{} {} and pushes onto {dotted} without $slice{measured}: nothing bounds the array",
-                    shapes::label(s),
-                    shapes::cost(s, w.total_ms, lang),
-                ),
-                format!(
-                    "{} {}，向 {dotted} 执行 $push 却没有 $slice{measured}：没有任何东西限制数组的长度",
-                    shapes::label(s),
-                    shapes::cost(s, w.total_ms, lang),
-                ),
-            );
             let threshold = if soon {
-                crossed(t, Key::critical_days)
+                Bound::Crossed(Crossed::of(t, Key::critical_days))
             } else if long {
-                crossed(t, Key::critical_length)
+                Bound::Crossed(Crossed::of(t, Key::critical_length))
             } else if growth.is_some() {
-                crossed(t, Key::min_correlation)
+                Bound::Crossed(Crossed::of(t, Key::min_correlation))
             } else {
-                json!({"name": "push-without-slice", "value": "a $push without $slice", "profile": t.profile_name()})
+                Bound::Unsliced(Unsliced {
+                    name: RULE,
+                    value: "a $push without $slice",
+                    profile: t.profile_name(),
+                })
             };
-            out.push(Finding {
-                rule: RULE,
-                severity,
-                namespace: ctx.ns().to_owned(),
-                path: Some(path.clone()),
-                message,
-                evidence: evidence([
-                    ("shape", shapes::evidence(rank, s, w.total_ms)),
-                    ("array_length", json!(len)),
-                    ("growth", json!(growth)),
-                    ("sampled", json!(ctx.sampled())),
-                    ("threshold", threshold),
-                ]),
-                remedy: Remedy::SlicePush {
-                    array: path,
-                    update_path: dotted,
-                    keep,
-                },
-            });
+            let evidence = Pushed {
+                shape: shapes::evidence(rank, s, w.total_ms),
+                array_length: len,
+                growth,
+                sampled: ctx.sampled(),
+                threshold,
+                s,
+                total_ms: w.total_ms,
+                dotted: &dotted,
+                measured: ctx.measured(),
+            };
+            let remedy = Remedy::SlicePush {
+                array: path.clone(),
+                update_path: dotted.clone(),
+                keep,
+            };
+            out.push(Finding::new(RULE, severity, ctx.ns(), Some(path), &evidence, lang, remedy));
         }
     }
     out
+}
+
+/// What `push-without-slice` found of one array an update pushes onto.
+#[derive(Serialize)]
+struct Pushed<'a> {
+    shape: Value,
+    array_length: Option<Summary>,
+    growth: Option<&'a Growth>,
+    sampled: u64,
+    threshold: Bound<'a>,
+    #[serde(skip)]
+    s: &'a Shape,
+    #[serde(skip)]
+    total_ms: u64,
+    /// The path the update pushes onto, as it writes it.
+    #[serde(skip)]
+    dotted: &'a str,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// What the push was judged against: a measured figure crossed, or the
+/// unbounded `$push` itself.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Bound<'a> {
+    Crossed(Crossed),
+    Unsliced(Unsliced<'a>),
+}
+
+/// The test a `$push` without `$slice` fails by itself.
+#[derive(Serialize)]
+struct Unsliced<'a> {
+    name: &'static str,
+    value: &'static str,
+    profile: &'a str,
+}
+
+impl Pushed<'_> {
+    /// What was measured of the array: its length and its growth.
+    fn measured(&self, lang: Lang) -> String {
+        let mut measured = Vec::new();
+        if let Some(a) = self.array_length {
+            let (max, p95, scope) = (group(a.max), group(a.p95), self.measured.words(lang));
+            measured.push(lang.pick(
+                format!("up to {max} elements {scope} (p95 {p95})"),
+                format!("{scope}最多 {max} 个元素（p95 {p95}）"),
+            ));
+        }
+        if let Some(g) = self.growth {
+            let when = g.days_to_limit.map(|d| {
+                let (en, zh) = crate::fmt::duration_days(d);
+                (format!("; 16 MiB in {en}"), format!("；{zh}后达到 16 MiB"))
+            });
+            let (when_en, when_zh) = when.unwrap_or_default();
+            let (per_day, n, r) = (g.per_day, g.n, g.correlation);
+            measured.push(match &g.within {
+                Some(w) => lang.pick(
+                    format!("growing inside one document (+{per_day:.2} elements/day over its {} dated elements{when_en})", w.elements),
+                    format!("在单个文档内增长（{} 个带日期的元素，每天 +{per_day:.2} 个{when_zh}）", w.elements),
+                ),
+                None => lang.pick(
+                    format!("growing with document age (+{per_day:.2} elements/day, rank correlation {r:.2} over {n} documents{when_en})"),
+                    format!("随文档年龄增长（每天 +{per_day:.2} 个元素，{n} 个文档上的秩相关系数 {r:.2}{when_zh}）"),
+                ),
+            });
+        }
+        if measured.is_empty() {
+            String::new()
+        } else {
+            lang.pick(
+                format!("; the array holds {}", measured.join(", ")),
+                format!("；该数组{}", measured.join("，")),
+            )
+        }
+    }
+}
+
+impl Evidence for Pushed<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (s, dotted, measured) = (self.s, self.dotted, self.measured(lang));
+        let (label, cost) = (shapes::label(s), shapes::cost(s, self.total_ms, lang));
+        lang.pick(
+            format!("{label} {cost} and pushes onto {dotted} without $slice{measured}: nothing bounds the array"),
+            format!("{label} {cost}，向 {dotted} 执行 $push 却没有 $slice{measured}：没有任何东西限制数组的长度"),
+        )
+    }
 }
