@@ -5,13 +5,18 @@
 //! written; 001: a group edit that became a million-document write).
 //! Reported on the collection holding the copies.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::rules::shapes;
-use crate::rules::{crossed, evidence, CollectionCtx, DriftCheck, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, DriftCheck, Evidence, Finding, Remedy, Severity, Thresholds,
+};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::relate::drift::DriftKind;
+use crate::relate::Fanout;
+use crate::source::OpCounts;
 use crate::workload::Shape;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
@@ -57,6 +62,34 @@ fn fields_written(s: &Shape) -> Vec<String> {
     out
 }
 
+/// An update shape of a source: its rank, the shape and the copied fields
+/// it sets.
+type SourceUpdate<'s> = (usize, &'s Shape, Vec<String>);
+
+/// Runs of the updates of `d`'s source that set a copied field, and the
+/// costliest such shape.
+fn copied_updates<'s>(all: &'s [Shape], d: &DriftCheck) -> (u64, Option<SourceUpdate<'s>>) {
+    let mut writes = 0u64;
+    let mut costliest: Option<SourceUpdate<'s>> = None;
+    for (i, s) in all.iter().enumerate() {
+        if s.namespace != d.source_ns || !matches!(s.op.as_str(), "update" | "findAndModify") {
+            continue;
+        }
+        let hit: Vec<String> = fields_written(s)
+            .into_iter()
+            .filter(|f| d.fields.contains(f))
+            .collect();
+        if hit.is_empty() {
+            continue;
+        }
+        writes += s.count;
+        if costliest.is_none() {
+            costliest = Some((i + 1, s, hit));
+        }
+    }
+    (writes, costliest)
+}
+
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
     let Some(w) = &ctx.workload else {
         return Vec::new();
@@ -69,25 +102,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         .sum();
     let mut out = Vec::new();
     for d in ctx.drift.iter().filter(|d| d.kind == DriftKind::Source) {
-        // Updates of the source that set a copied field.
-        let mut writes = 0u64;
-        let mut costliest: Option<(usize, &Shape, Vec<String>)> = None;
-        for (i, s) in w.all.iter().enumerate() {
-            if s.namespace != d.source_ns || !matches!(s.op.as_str(), "update" | "findAndModify") {
-                continue;
-            }
-            let hit: Vec<String> = fields_written(s)
-                .into_iter()
-                .filter(|f| d.fields.contains(f))
-                .collect();
-            if hit.is_empty() {
-                continue;
-            }
-            writes += s.count;
-            if costliest.is_none() {
-                costliest = Some((i + 1, s, hit));
-            }
-        }
+        let (writes, costliest) = copied_updates(w.all, d);
         let per_read = writes as f64 / reads.max(1) as f64;
         // The server's own counts since it started: every write of the
         // source per read of the copies bounds the updates of a copied
@@ -108,115 +123,102 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         let Some((rank, s, fields)) = costliest else {
             continue;
         };
-        finding(
-            ctx,
-            t,
-            lang,
-            d,
-            (rank, s, &fields, w.total_ms),
-            (writes, reads),
-            &mut out,
-        );
-        if let (Some((copies, source)), Some(f)) = (counted, out.last_mut()) {
-            f.evidence.insert(
-                "server_counts".into(),
-                serde_json::json!({"copies": copies, "source": source}),
-            );
-        }
+        // Copies each update should rewrite: the fan-out of the reference.
+        let fanout = ctx
+            .relationships
+            .iter()
+            .find(|r| r.from_ns == ctx.ns() && r.to_ns == d.source_ns && r.from_path == d.reference)
+            .and_then(|r| r.fanout.as_ref());
+        let evidence = Amplified {
+            shape: shapes::evidence(rank, s, w.total_ms),
+            source: &d.source_ns,
+            fields: &fields,
+            updates: writes,
+            reads,
+            fanout,
+            drift: Drift {
+                checked: d.checked,
+                disagree: d.disagree,
+            },
+            threshold: Crossed::of(t, Key::max_writes_per_read),
+            server_counts: counted.map(|(copies, source)| Counted { copies, source }),
+            holder: &d.holder,
+            coll: ctx.coll(),
+        };
+        let remedy = Remedy::StopCopying {
+            holder: d.holder.clone(),
+            reference: d.reference.clone(),
+            source_ns: d.source_ns.clone(),
+            fields: fields.clone(),
+        };
+        let path = Some(d.holder.clone());
+        out.push(Finding::new(RULE, Severity::Warning, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
 }
 
-fn finding(
-    ctx: &CollectionCtx<'_>,
-    t: &Thresholds,
-    lang: Lang,
-    d: &DriftCheck,
-    (rank, s, fields, total_ms): (usize, &Shape, &[String], u64),
-    (writes, reads): (u64, u64),
-    out: &mut Vec<Finding>,
-) {
-    // Copies each update should rewrite: the fan-out of the reference.
-    let fanout = ctx
-        .relationships
-        .iter()
-        .find(|r| r.from_ns == ctx.ns() && r.to_ns == d.source_ns && r.from_path == d.reference)
-        .and_then(|r| r.fanout.as_ref());
-    let copies = fanout.map_or_else(String::new, |f| {
+/// What `write-amplified-copy` found of one collection's copies of a
+/// source whose copied fields are updated.
+#[derive(Serialize)]
+struct Amplified<'a> {
+    shape: Value,
+    source: &'a str,
+    fields: &'a [String],
+    updates: u64,
+    reads: u64,
+    fanout: Option<&'a Fanout>,
+    drift: Drift,
+    threshold: Crossed,
+    /// The server's own counts of the copies' collection and the source's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_counts: Option<Counted<'a>>,
+    #[serde(skip)]
+    holder: &'a str,
+    #[serde(skip)]
+    coll: &'a str,
+}
+
+/// Copies checked against their source, and those that disagree.
+#[derive(Serialize)]
+struct Drift {
+    checked: u64,
+    disagree: u64,
+}
+
+/// What the server counted on the copies' collection and on the source.
+#[derive(Serialize)]
+struct Counted<'a> {
+    copies: &'a OpCounts,
+    source: &'a OpCounts,
+}
+
+impl Evidence for Amplified<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let copies = self.fanout.map_or_else(String::new, |f| {
+            let (avg, max) = (f.avg, group(f.max));
+            lang.pick(
+                format!("; each update should rewrite {avg:.1} copies on average (up to {max})"),
+                format!("；每次更新平均要改写 {avg:.1} 个副本（最多 {max}）"),
+            )
+        });
+        let d = &self.drift;
+        let drift = if d.disagree > 0 {
+            let (disagree, checked) = (group(d.disagree), group(d.checked));
+            lang.pick(
+                format!("; {disagree} of {checked} copies checked already disagree with their source"),
+                format!("；检查的 {checked} 个副本中已有 {disagree} 个与源文档不一致"),
+            )
+        } else {
+            String::new()
+        };
+        let list = self.fields.join(", ");
+        let (holder, source, coll) = (self.holder, self.source, self.coll);
+        let (writes, reads) = (group(self.updates), group(self.reads));
+        let per_100 =
+            group((self.updates as f64 * 100.0 / self.reads.max(1) as f64).round() as u64);
         lang.pick(
-            format!(
-                "; each update should rewrite {:.1} copies on average (up to {})",
-                f.avg,
-                group(f.max)
-            ),
-            format!(
-                "；每次更新平均要改写 {:.1} 个副本（最多 {}）",
-                f.avg,
-                group(f.max)
-            ),
+            format!("{holder} copies {list} from {source}; updates of {list} there ran {writes} times against {reads} reads of {coll} ({per_100} per 100 reads){copies}{drift}"),
+            format!("{holder} 从 {source} 复制了 {list}；那里对 {list} 的更新执行了 {writes} 次，而 {coll} 的读取为 {reads} 次（每 100 次读取 {per_100} 次）{copies}{drift}"),
         )
-    });
-    let drift = if d.disagree > 0 {
-        lang.pick(
-            format!(
-                "; {} of {} copies checked already disagree with their source",
-                group(d.disagree),
-                group(d.checked)
-            ),
-            format!(
-                "；检查的 {} 个副本中已有 {} 个与源文档不一致",
-                group(d.checked),
-                group(d.disagree)
-            ),
-        )
-    } else {
-        String::new()
-    };
-    let list = fields.join(", ");
-    let message = lang.pick(
-        format!(
-            "{} copies {list} from {}; updates of {list} there ran {} times against {} reads of {} ({} per 100 reads){copies}{drift}",
-            d.holder,
-            d.source_ns,
-            group(writes),
-            group(reads),
-            ctx.coll(),
-            crate::fmt::group((writes as f64 * 100.0 / reads.max(1) as f64).round() as u64),
-        ),
-        format!(
-            "{} 从 {} 复制了 {list}；那里对 {list} 的更新执行了 {} 次，而 {} 的读取为 {} 次（每 100 次读取 {} 次）{copies}{drift}",
-            d.holder,
-            d.source_ns,
-            group(writes),
-            ctx.coll(),
-            group(reads),
-            crate::fmt::group((writes as f64 * 100.0 / reads.max(1) as f64).round() as u64),
-        ),
-    );
-    out.push(Finding {
-        rule: RULE,
-        severity: Severity::Warning,
-        namespace: ctx.ns().to_owned(),
-        path: Some(d.holder.clone()),
-        message,
-        evidence: evidence([
-            ("shape", shapes::evidence(rank, s, total_ms)),
-            ("source", json!(d.source_ns)),
-            ("fields", json!(fields)),
-            ("updates", json!(writes)),
-            ("reads", json!(reads)),
-            ("fanout", json!(fanout)),
-            (
-                "drift",
-                json!({"checked": d.checked, "disagree": d.disagree}),
-            ),
-            ("threshold", crossed(t, Key::max_writes_per_read)),
-        ]),
-        remedy: Remedy::StopCopying {
-            holder: d.holder.clone(),
-            reference: d.reference.clone(),
-            source_ns: d.source_ns.clone(),
-            fields: fields.to_vec(),
-        },
-    });
+    }
 }
