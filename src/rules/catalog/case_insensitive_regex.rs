@@ -2,13 +2,14 @@
 //! unanchored or case-insensitive regular expression, which no ordinary
 //! index bounds: every key (or document) is read (Atlas).
 
-use serde_json::json;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::rules::shapes;
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{CollectionCtx, Crossed, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::source::IndexInfo;
-use crate::workload::Predicate;
+use crate::workload::{Predicate, Shape};
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
 
@@ -63,41 +64,52 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             if *p != Predicate::ScanRegex || case_insensitive_index(ctx, field).is_some() {
                 continue;
             }
-            let message = lang.pick(
-                format!(
-                    "{} {} with plans {}, matching {field} with an unanchored or case-insensitive regular expression: no index bounds it, every key or document is read",
-                    shapes::label(s),
-                    shapes::cost(s, w.total_ms, lang),
-                    shapes::plans(s),
-                ),
-                format!(
-                    "{} {}，执行计划 {}，用未锚定或不区分大小写的正则表达式匹配 {field}：任何索引都无法限定范围，要读取每个索引键或文档",
-                    shapes::label(s),
-                    shapes::cost(s, w.total_ms, lang),
-                    shapes::plans(s),
-                ),
-            );
             let threshold = if s.count as f64 >= l.min_count {
-                crossed(t, Key::min_count)
+                Crossed::of(t, Key::min_count)
             } else {
-                crossed(t, Key::min_time_share)
+                Crossed::of(t, Key::min_time_share)
             };
-            out.push(Finding {
-                rule: RULE,
-                severity: Severity::Info,
-                namespace: ctx.ns().to_owned(),
-                path: Some(shapes::profile_path(ctx, field)),
-                message,
-                evidence: evidence([
-                    ("shape", shapes::evidence(rank, s, w.total_ms)),
-                    ("field", json!(field)),
-                    ("threshold", threshold),
-                ]),
-                remedy: Remedy::CollationIndex {
-                    field: field.clone(),
-                },
-            });
+            let evidence = Unbounded {
+                shape: shapes::evidence(rank, s, w.total_ms),
+                field,
+                threshold,
+                s,
+                total_ms: w.total_ms,
+            };
+            let path = Some(shapes::profile_path(ctx, field));
+            let remedy = Remedy::CollationIndex {
+                field: field.clone(),
+            };
+            out.push(Finding::new(RULE, Severity::Info, ctx.ns(), path, &evidence, lang, remedy));
         }
     }
     out
+}
+
+/// What `case-insensitive-regex` found of one field a frequent shape
+/// matches with a regular expression no index bounds.
+#[derive(Serialize)]
+struct Unbounded<'a> {
+    shape: Value,
+    field: &'a str,
+    threshold: Crossed,
+    #[serde(skip)]
+    s: &'a Shape,
+    #[serde(skip)]
+    total_ms: u64,
+}
+
+impl Evidence for Unbounded<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (s, field) = (self.s, self.field);
+        let (label, cost, plans) = (
+            shapes::label(s),
+            shapes::cost(s, self.total_ms, lang),
+            shapes::plans(s),
+        );
+        lang.pick(
+            format!("{label} {cost} with plans {plans}, matching {field} with an unanchored or case-insensitive regular expression: no index bounds it, every key or document is read"),
+            format!("{label} {cost}，执行计划 {plans}，用未锚定或不区分大小写的正则表达式匹配 {field}：任何索引都无法限定范围，要读取每个索引键或文档"),
+        )
+    }
 }
