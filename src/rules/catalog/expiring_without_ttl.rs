@@ -17,9 +17,11 @@
 //! applications name) is history, not garbage; there the finding is an
 //! info too.
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::{self, BsonType};
@@ -294,8 +296,27 @@ fn lookup_key<'a>(ctx: &'a CollectionCtx<'_>) -> Option<&'a FieldProfile> {
         })
 }
 
-fn iso(ms: Option<i64>) -> serde_json::Value {
-    json!(ms.and_then(|ms| bson::DateTime::from_millis(ms).try_to_rfc3339_string().ok()))
+/// Whether an index leads with `path`.
+fn leads_an_index(ctx: &CollectionCtx<'_>, path: &str) -> bool {
+    ctx.data
+        .indexes
+        .iter()
+        .any(|i| i.key.keys().next().is_some_and(|x| x == path))
+}
+
+/// What makes the date an expiry: its name, bare or qualified, or a
+/// store's own date.
+fn basis(named: Option<Named>) -> &'static str {
+    match named {
+        Some(Named::Bare) => "expiry-name",
+        Some(Named::Qualified) => "qualified-expiry-name",
+        None => "store-date",
+    }
+}
+
+/// A date as RFC 3339 text.
+fn iso(ms: Option<i64>) -> Option<String> {
+    ms.and_then(|ms| bson::DateTime::from_millis(ms).try_to_rfc3339_string().ok())
 }
 
 pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding> {
@@ -337,122 +358,130 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         Severity::Info
     };
     let lookup = if store { lookup_key(ctx) } else { None };
-    let lookup_indexed = lookup.is_some_and(|k| {
-        ctx.data
-            .indexes
-            .iter()
-            .any(|i| i.key.keys().next().is_some_and(|x| *x == k.path))
-    });
-    let scope = if d.whole {
-        ctx.scope_of(d.documents, lang)
-    } else {
-        ctx.kept_scope(lang)
+    let lookup_indexed = lookup.is_some_and(|k| leads_an_index(ctx, &k.path));
+    let counted_on = if d.whole { "collection" } else { "sample" };
+    let evidence = Expiring {
+        date_field: &f.path,
+        basis: basis(named),
+        store,
+        documents: d.documents,
+        holding: d.holding,
+        expired: d.past,
+        expired_share,
+        oldest: iso(d.min),
+        newest: iso(d.max),
+        counted_on,
+        indexes_known,
+        lookup_key: lookup.map(|k| LookupKey {
+            path: &k.path,
+            indexed: lookup_indexed,
+        }),
+        sampled: if d.whole { d.documents } else { ctx.sampled() },
+        scope: counted_on,
+        threshold: Crossed::of(t, if severity == Severity::Warning {
+            Key::warning_share
+        } else {
+            Key::min_expired_share
+        }),
+        coll: ctx.coll(),
+        measured: if d.whole { ctx.measured_on(d.documents) } else { ctx.measured() },
+        kept: (!d.whole).then_some(ctx.data.kept.len() as u64),
     };
-    let removal = if indexes_known {
-        lang.pick(
-            "no TTL index removes them".to_owned(),
-            "没有 TTL 索引删除它们".to_owned(),
-        )
-    } else {
-        lang.pick(
-            "the export lists no indexes, so whether a TTL index removes them is unknown"
-                .to_owned(),
-            "导出中没有索引信息，无法判断是否有 TTL 索引删除它们".to_owned(),
-        )
+    let remedy = Remedy::ExpireDocuments {
+        path: f.path.clone(),
+        start,
+        expired: d.past,
+        lookup: lookup.filter(|_| !lookup_indexed).map(|k| k.path.clone()),
+        indexes_known,
     };
-    let key_note = match lookup {
-        Some(key) if indexes_known && !lookup_indexed => lang.pick(
-            format!(
-                "; nor does an index lead with {}, the field a token is found by",
-                key.path
+    let path = Some(f.path.clone());
+    vec![Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy)]
+}
+
+/// What `expiring-without-ttl` found of a collection's expiry date.
+#[derive(Serialize)]
+struct Expiring<'a> {
+    date_field: &'a str,
+    /// `expiry-name`, `qualified-expiry-name`, or `store-date` (a store's
+    /// own date, when it has no expiry field).
+    basis: &'static str,
+    store: bool,
+    documents: u64,
+    holding: u64,
+    expired: u64,
+    expired_share: f64,
+    oldest: Option<String>,
+    newest: Option<String>,
+    counted_on: &'static str,
+    indexes_known: bool,
+    lookup_key: Option<LookupKey<'a>>,
+    sampled: u64,
+    scope: &'static str,
+    threshold: Crossed,
+    #[serde(skip)]
+    coll: &'a str,
+    #[serde(skip)]
+    measured: Measured,
+    /// The documents kept in memory the dates were counted on, when not
+    /// every document's dates were.
+    #[serde(skip)]
+    kept: Option<u64>,
+}
+
+/// The field a store's documents are found by, and whether an index
+/// leads with it.
+#[derive(Serialize)]
+struct LookupKey<'a> {
+    path: &'a str,
+    indexed: bool,
+}
+
+impl Evidence for Expiring<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let scope = match self.kept {
+            Some(kept) => self.measured.kept_words(kept, lang),
+            None => self.measured.words(lang),
+        };
+        let removal = if self.indexes_known {
+            lang.pick(
+                "no TTL index removes them".to_owned(),
+                "没有 TTL 索引删除它们".to_owned(),
+            )
+        } else {
+            lang.pick(
+                "the export lists no indexes, so whether a TTL index removes them is unknown"
+                    .to_owned(),
+                "导出中没有索引信息，无法判断是否有 TTL 索引删除它们".to_owned(),
+            )
+        };
+        let (coll, path) = (self.coll, self.date_field);
+        if self.basis == "store-date" {
+            let (holding, documents) = (group(self.holding), group(self.documents));
+            let oldest = self.oldest.as_deref().unwrap_or("?");
+            return lang.pick(
+                format!("{coll} stores sessions or tokens and has no expiry field: its documents are dated by {path} ({holding} of {documents} documents, the oldest from {oldest}) {scope}, and {removal}"),
+                format!("{coll} 保存会话或令牌，却没有过期字段：它的文档以 {path} 记录日期（{documents} 个文档中有 {holding} 个，最早的是 {oldest}），{scope}，{removal}"),
+            );
+        }
+        let key_note = match &self.lookup_key {
+            Some(key) if self.indexes_known && !key.indexed => lang.pick(
+                format!("; nor does an index lead with {}, the field a token is found by", key.path),
+                format!("；也没有以 {}（查找令牌所用的字段）开头的索引", key.path),
             ),
-            format!("；也没有以 {}（查找令牌所用的字段）开头的索引", key.path),
-        ),
-        _ => String::new(),
-    };
-    let message = if start {
+            _ => String::new(),
+        };
+        let (past, share) = (group(self.expired), percent(self.expired_share));
         lang.pick(
-            format!("{} stores sessions or tokens and has no expiry field: its documents are dated by {} ({} of {} documents, the oldest from {}) {scope}, and {removal}", ctx.coll(), f.path, group(d.holding), group(d.documents), iso(d.min).as_str().unwrap_or("?")),
-            format!("{} 保存会话或令牌，却没有过期字段：它的文档以 {} 记录日期（{} 个文档中有 {} 个，最早的是 {}），{scope}，{removal}", ctx.coll(), f.path, group(d.documents), group(d.holding), iso(d.min).as_str().unwrap_or("?")),
+            format!("{past} documents have expired ({path} in the past) {scope} ({share}), and {removal}{key_note}"),
+            format!("{scope}有 {past} 个文档已过期（{path} 早于当前时间；占 {share}），{removal}{key_note}"),
         )
-    } else {
-        lang.pick(
-            format!(
-                "{} documents have expired ({} in the past) {scope} ({}), and {removal}{key_note}",
-                group(d.past),
-                f.path,
-                percent(expired_share)
-            ),
-            format!(
-                "{scope}有 {} 个文档已过期（{} 早于当前时间；占 {}），{removal}{key_note}",
-                group(d.past),
-                f.path,
-                percent(expired_share)
-            ),
-        )
-    };
-    vec![Finding {
-        rule: RULE,
-        severity,
-        namespace: ctx.ns().to_owned(),
-        path: Some(f.path.clone()),
-        message,
-        evidence: evidence([
-            ("date_field", json!(f.path)),
-            (
-                "basis",
-                json!(match named {
-                    Some(Named::Bare) => "expiry-name",
-                    Some(Named::Qualified) => "qualified-expiry-name",
-                    None => "store-date",
-                }),
-            ),
-            ("store", json!(store)),
-            ("documents", json!(d.documents)),
-            ("holding", json!(d.holding)),
-            ("expired", json!(d.past)),
-            ("expired_share", json!(expired_share)),
-            ("oldest", iso(d.min)),
-            ("newest", iso(d.max)),
-            (
-                "counted_on",
-                json!(if d.whole { "collection" } else { "sample" }),
-            ),
-            ("indexes_known", json!(indexes_known)),
-            (
-                "lookup_key",
-                json!(lookup.map(|k| json!({"path": k.path, "indexed": lookup_indexed}))),
-            ),
-            (
-                "sampled",
-                json!(if d.whole { d.documents } else { ctx.sampled() }),
-            ),
-            (
-                "scope",
-                json!(if d.whole { "collection" } else { "sample" }),
-            ),
-            (
-                "threshold",
-                crossed(t, if severity == Severity::Warning {
-                        Key::warning_share
-                    } else {
-                        Key::min_expired_share
-                    }),
-            ),
-        ]),
-        remedy: Remedy::ExpireDocuments {
-            path: f.path.clone(),
-            start,
-            expired: d.past,
-            lookup: lookup.filter(|_| !lookup_indexed).map(|k| k.path.clone()),
-            indexes_known,
-        },
-    }]
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::rules::testing;
     use crate::source::IndexInfo;
     use bson::{doc, Document};
