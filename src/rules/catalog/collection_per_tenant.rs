@@ -16,10 +16,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::rules::context::CollectionSummary;
-use crate::rules::{crossed, evidence, DeploymentCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{Crossed, DeploymentCtx, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::group;
 use crate::i18n::Lang;
 use crate::rules::declare::rule;
@@ -313,43 +312,68 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     families(ctx, min, l.min_similarity)
         .into_iter()
         .map(|f| {
-            let n = f.members.len();
-            let examples: Vec<&str> = f.members.iter().take(5).map(|(c, _)| c.as_str()).collect();
-            let keys: Vec<&str> = f.members.iter().take(5).map(|(_, k)| k.as_str()).collect();
-            let pattern = f.pattern();
             let target = f.target();
-            Finding {
-                rule: RULE,
-                severity: Severity::Warning,
-                namespace: f.db.clone(),
-                path: None,
-                message: lang.pick(
-                    format!("{} collections of {} hold one shape and differ only by a key in their names ({pattern}: {}{}): one collection {target} with the key in a field {} would hold them all", group(n as u64), f.db, keys.join(", "), if n > keys.len() { ", …" } else { "" }, f.key_field),
-                    format!("{} 中有 {} 个集合结构相同，名字只差一个键（{pattern}：{}{}）：一个集合 {target} 加上保存该键的字段 {} 就能容纳它们全部", f.db, group(n as u64), keys.join("、"), if n > keys.len() { "……" } else { "" }, f.key_field),
-                ),
-                evidence: evidence([
-                    ("collections", json!(n)),
-                    ("pattern", json!(pattern)),
-                    ("examples", json!(examples)),
-                    ("keys", json!(keys)),
-                    ("key_kind", json!(f.kind)),
-                    ("shape_similarity", json!(f.similarity)),
-                    ("threshold", crossed(t, Key::min_collections)),
-                ]),
-                remedy: Remedy::ConsolidateFamily {
-                    db: f.db.clone(),
-                    target,
-                    key_field: f.key_field.clone(),
-                    members: f.members.clone(),
-                },
-            }
+            let evidence = PerTenant {
+                collections: f.members.len(),
+                pattern: f.pattern(),
+                examples: f.members.iter().take(5).map(|(c, _)| c.as_str()).collect(),
+                keys: f.members.iter().take(5).map(|(_, k)| k.as_str()).collect(),
+                key_kind: f.kind,
+                shape_similarity: f.similarity,
+                threshold: Crossed::of(t, Key::min_collections),
+                db: &f.db,
+                target: &target,
+                key_field: &f.key_field,
+            };
+            let remedy = Remedy::ConsolidateFamily {
+                db: f.db.clone(),
+                target: target.clone(),
+                key_field: f.key_field.clone(),
+                members: f.members.clone(),
+            };
+            Finding::new(RULE, Severity::Warning, &f.db, None, &evidence, lang, remedy)
         })
         .collect()
+}
+
+/// What `collection-per-tenant` found of one family of collections.
+#[derive(Serialize)]
+struct PerTenant<'a> {
+    collections: usize,
+    /// `orders_*`.
+    pattern: String,
+    /// The first five members' names, and their keys.
+    examples: Vec<&'a str>,
+    keys: Vec<&'a str>,
+    key_kind: KeyKind,
+    shape_similarity: f64,
+    threshold: Crossed,
+    #[serde(skip)]
+    db: &'a str,
+    /// The one collection the family would become.
+    #[serde(skip)]
+    target: &'a str,
+    /// The field the key would be held in.
+    #[serde(skip)]
+    key_field: &'a str,
+}
+
+impl Evidence for PerTenant<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let (n, db, pattern) = (group(self.collections as u64), self.db, &self.pattern);
+        let (target, key_field) = (self.target, self.key_field);
+        let more = self.collections > self.keys.len();
+        lang.pick(
+            format!("{n} collections of {db} hold one shape and differ only by a key in their names ({pattern}: {}{}): one collection {target} with the key in a field {key_field} would hold them all", self.keys.join(", "), if more { ", …" } else { "" }),
+            format!("{db} 中有 {n} 个集合结构相同，名字只差一个键（{pattern}：{}{}）：一个集合 {target} 加上保存该键的字段 {key_field} 就能容纳它们全部", self.keys.join("、"), if more { "……" } else { "" }),
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// No top-level fields: these rules compare shapes only.
     static NO_TOP: std::sync::LazyLock<crate::rules::context::TopFields> =

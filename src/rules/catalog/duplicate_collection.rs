@@ -18,11 +18,10 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::rules::collection_per_tenant::jaccard;
 use crate::rules::context::CollectionSummary;
-use crate::rules::{crossed, evidence, DeploymentCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{Crossed, DeploymentCtx, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::rules::declare::rule;
@@ -234,21 +233,80 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             format!("{}.{}", a.db, a.name),
             format!("{}.{}", b.db, b.name),
         );
-        let over = match m.method {
-            Method::Exact => lang.pick(
-                format!("every _id of both compared ({} and {})", group(a.ids.read), group(b.ids.read)),
-                format!("比较了两者的全部 _id（{} 个和 {} 个）", group(a.ids.read), group(b.ids.read)),
-            ),
+        let evidence = Duplicated {
+            collections: [&an, &bn],
+            documents: [a.documents, b.documents],
+            share_held_by_other: [m.share_a, m.share_b],
+            share_lower_bound: m.low,
+            ids_compared: m.compared,
+            ids_shared: m.shared,
+            same_documents: m.same,
+            method: m.method,
+            shape_similarity: similarity,
+            threshold: Crossed::of(t, Key::min_shared),
+            scope: if m.method == Method::SampleAgainstWhole {
+                "sample"
+            } else {
+                "collection"
+            },
+            ids_read: [a.ids.read, b.ids.read],
+            unique_by_kind: a.ids.ids_unique_by_kind() && b.ids.ids_unique_by_kind(),
+        };
+        let remedy = Remedy::DuplicateCollection {
+            a: an.clone(),
+            b: bn.clone(),
+        };
+        out.push(Finding::new(RULE, Severity::Info, &an, None, &evidence, lang, remedy));
+    }
+    out
+}
+
+/// What `duplicate-collection` measured of two collections.
+#[derive(Serialize)]
+struct Duplicated<'a> {
+    collections: [&'a str; 2],
+    /// Each collection's documents, where counted.
+    documents: [Option<u64>; 2],
+    share_held_by_other: [f64; 2],
+    share_lower_bound: f64,
+    ids_compared: u64,
+    ids_shared: u64,
+    same_documents: u64,
+    method: Method,
+    shape_similarity: f64,
+    threshold: Crossed,
+    scope: &'static str,
+    /// The `_id`s each collection read.
+    #[serde(skip)]
+    ids_read: [u64; 2],
+    /// Both collections' `_id`s are ObjectIds or UUIDs, shared only by a
+    /// copy.
+    #[serde(skip)]
+    unique_by_kind: bool,
+}
+
+impl Evidence for Duplicated<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let [an, bn] = self.collections;
+        let (compared, low) = (group(self.ids_compared), percent(self.share_lower_bound));
+        let over = match self.method {
+            Method::Exact => {
+                let (ra, rb) = (group(self.ids_read[0]), group(self.ids_read[1]));
+                lang.pick(
+                    format!("every _id of both compared ({ra} and {rb})"),
+                    format!("比较了两者的全部 _id（{ra} 个和 {rb} 个）"),
+                )
+            }
             Method::SampleAgainstWhole => lang.pick(
-                format!("a sample of {} _ids against every _id of the other; the lower bound of the 95 % interval is {}", group(m.compared), percent(m.low)),
-                format!("用 {} 个抽样 _id 与另一个集合的全部 _id 比较；95% 区间的下限为 {}", group(m.compared), percent(m.low)),
+                format!("a sample of {compared} _ids against every _id of the other; the lower bound of the 95 % interval is {low}"),
+                format!("用 {compared} 个抽样 _id 与另一个集合的全部 _id 比较；95% 区间的下限为 {low}"),
             ),
             Method::SmallestHashes => lang.pick(
-                format!("estimated from the {} smallest _id hashes of both, every document read; its lower bound is {}", group(m.compared), percent(m.low)),
-                format!("根据两者最小的 {} 个 _id 哈希估计（已读取全部文档）；下限为 {}", group(m.compared), percent(m.low)),
+                format!("estimated from the {compared} smallest _id hashes of both, every document read; its lower bound is {low}"),
+                format!("根据两者最小的 {compared} 个 _id 哈希估计（已读取全部文档）；下限为 {low}"),
             ),
         };
-        let what_counts = if a.ids.ids_unique_by_kind() && b.ids.ids_unique_by_kind() {
+        let what_counts = if self.unique_by_kind {
             lang.pick(
                 "their _ids are ObjectIds or UUIDs, shared only by a copy",
                 "它们的 _id 是 ObjectId 或 UUID，只有复制才会相同",
@@ -259,37 +317,19 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 "只有整个文档也相同时才计入该 _id",
             )
         };
-        out.push(Finding {
-            rule: RULE,
-            severity: Severity::Info,
-            namespace: an.clone(),
-            path: None,
-            message: lang.pick(
-                format!("{an} and {bn} hold the same documents: {} of {an}'s _ids and {} of {bn}'s are in the other ({over}; {what_counts}), and their shapes are alike (similarity {similarity:.2})", percent(m.share_a), percent(m.share_b)),
-                format!("{an} 和 {bn} 保存的是同样的文档：{an} 的 _id 有 {} 在另一个集合中，{bn} 的有 {}（{over}；{what_counts}），两者结构也相同（相似度 {similarity:.2}）", percent(m.share_a), percent(m.share_b)),
-            ),
-            evidence: evidence([
-                ("collections", json!([an, bn])),
-                ("documents", json!([a.documents, b.documents])),
-                ("share_held_by_other", json!([m.share_a, m.share_b])),
-                ("share_lower_bound", json!(m.low)),
-                ("ids_compared", json!(m.compared)),
-                ("ids_shared", json!(m.shared)),
-                ("same_documents", json!(m.same)),
-                ("method", json!(m.method)),
-                ("shape_similarity", json!(similarity)),
-                ("threshold", crossed(t, Key::min_shared)),
-                ("scope", json!(if m.method == Method::SampleAgainstWhole { "sample" } else { "collection" })),
-            ]),
-            remedy: Remedy::DuplicateCollection { a: an, b: bn },
-        });
+        let (sa, sb) = (percent(self.share_held_by_other[0]), percent(self.share_held_by_other[1]));
+        let similarity = self.shape_similarity;
+        lang.pick(
+            format!("{an} and {bn} hold the same documents: {sa} of {an}'s _ids and {sb} of {bn}'s are in the other ({over}; {what_counts}), and their shapes are alike (similarity {similarity:.2})"),
+            format!("{an} 和 {bn} 保存的是同样的文档：{an} 的 _id 有 {sa} 在另一个集合中，{bn} 的有 {sb}（{over}；{what_counts}），两者结构也相同（相似度 {similarity:.2}）"),
+        )
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// No top-level fields: these rules compare shapes only.
     static NO_TOP: std::sync::LazyLock<crate::rules::context::TopFields> =

@@ -14,9 +14,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{bytes, group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::{self, BsonType};
@@ -197,31 +199,61 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         // a migration.
         return Vec::new();
     }
-    let avg_names = names.all as f64 / n;
-    let list = candidates.iter().map(|x| x.0.as_str()).collect::<Vec<_>>();
-    let scope = ctx.scope_of(docs.len() as u64, lang);
-    vec![Finding {
-        rule: RULE,
-        severity: Severity::Info,
-        namespace: ctx.ns().to_owned(),
-        path: None,
-        message: lang.pick(
-            format!("field names take {} of the bytes ({:.0} of {:.0} bytes per document) {scope}; shortening {} would save about {} per document, {} over {} documents", percent(share), avg_names, avg_doc, list.join(", "), bytes(saved), bytes(saved_total), group(ctx.documents())),
-            format!("{scope}字段名占了 {} 的字节（每个文档 {:.0} 字节中的 {:.0} 字节）；缩短 {} 每个文档约可节省 {}，{} 个文档共约 {}", percent(share), avg_doc, avg_names, list.join("、"), bytes(saved), group(ctx.documents()), bytes(saved_total)),
-        ),
-        evidence: evidence([
-            ("name_bytes_share", json!(share)),
-            ("name_bytes_per_document", json!(avg_names)),
-            ("avg_document_bytes", json!(avg_doc)),
-            ("saved_bytes_per_document", json!(saved)),
-            ("saved_share", json!(saved_share)),
-            ("saved_bytes_collection", json!(saved_total)),
-            ("documents", json!(ctx.documents())),
-            ("sampled", json!(docs.len())),
-            ("threshold", crossed(t, Key::share)),
-        ]),
-        remedy: Remedy::Rename { renames },
-    }]
+    let evidence = LongNames {
+        name_bytes_share: share,
+        name_bytes_per_document: names.all as f64 / n,
+        avg_document_bytes: avg_doc,
+        saved_bytes_per_document: saved,
+        saved_share,
+        saved_bytes_collection: saved_total,
+        documents: ctx.documents(),
+        sampled: docs.len() as u64,
+        threshold: Crossed::of(t, Key::share),
+        shortened: candidates.iter().map(|x| x.0.as_str()).collect(),
+        measured: ctx.measured_on(docs.len() as u64),
+    };
+    let remedy = Remedy::Rename { renames };
+    vec![Finding::new(RULE, Severity::Info, ctx.ns(), None, &evidence, lang, remedy)]
+}
+
+/// What `long-field-names` measured of the names, and what the proposed
+/// renames save.
+#[derive(Serialize)]
+struct LongNames<'a> {
+    name_bytes_share: f64,
+    name_bytes_per_document: f64,
+    avg_document_bytes: f64,
+    saved_bytes_per_document: f64,
+    saved_share: f64,
+    saved_bytes_collection: f64,
+    documents: u64,
+    sampled: u64,
+    threshold: Crossed,
+    /// The names proposed for renaming, the heaviest first.
+    #[serde(skip)]
+    shortened: Vec<&'a str>,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+impl Evidence for LongNames<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let scope = self.measured.words(lang);
+        let (share, names, doc) = (
+            percent(self.name_bytes_share),
+            self.name_bytes_per_document,
+            self.avg_document_bytes,
+        );
+        let (saved, total) = (
+            bytes(self.saved_bytes_per_document),
+            bytes(self.saved_bytes_collection),
+        );
+        let documents = group(self.documents);
+        lang.pick(
+            format!("field names take {share} of the bytes ({names:.0} of {doc:.0} bytes per document) {scope}; shortening {} would save about {saved} per document, {total} over {documents} documents", self.shortened.join(", ")),
+            format!("{scope}字段名占了 {share} 的字节（每个文档 {doc:.0} 字节中的 {names:.0} 字节）；缩短 {} 每个文档约可节省 {saved}，{documents} 个文档共约 {total}", self.shortened.join("、")),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 //! type documentation: a double has 53 bits of precision; `long` holds
 //! 64-bit integers, `decimal` exact decimal fractions such as money).
 
-use serde_json::json;
+use serde::Serialize;
 
-use crate::rules::{crossed, evidence, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
@@ -151,33 +153,6 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if !big && !money {
             continue;
         }
-        let mut what_en = Vec::new();
-        let mut what_zh = Vec::new();
-        if big {
-            let ex = tl
-                .beyond_example
-                .map_or_else(String::new, |v| format!("{v:.0}"));
-            what_en.push(format!("{} integers beyond 2^53 stored as doubles (e.g. {ex}; digits past the 16th are not kept)", group(tl.beyond)));
-            what_zh.push(format!(
-                "{} 个超过 2^53 的整数存成了 double（例如 {ex}；第 16 位之后的数字无法保留）",
-                group(tl.beyond)
-            ));
-        }
-        if money {
-            let ex = tl
-                .inexact_example
-                .map_or_else(String::new, |v| v.to_string());
-            what_en.push(format!(
-                "{} amounts ({}) whose decimals a double cannot hold exactly (e.g. {ex})",
-                group(tl.inexact),
-                percent(inexact_share)
-            ));
-            what_zh.push(format!(
-                "{} 个金额（{}）的小数部分无法被 double 精确表示（例如 {ex}）",
-                group(tl.inexact),
-                percent(inexact_share)
-            ));
-        }
         let loss = Loss {
             doubles: tl.doubles,
             beyond: tl.beyond,
@@ -185,61 +160,100 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
             money,
             places: tl.places.min(6),
         };
-        out.push(Finding {
-            rule: RULE,
-            // An integer beyond 2^53 was changed when it was written; money
-            // as a double reads back as written and goes wrong in arithmetic.
-            severity: if big {
-                Severity::Warning
-            } else {
-                Severity::Info
-            },
-            namespace: ctx.ns().to_owned(),
-            path: Some(f.path.clone()),
-            message: lang.pick(
-                format!(
-                    "{} holds {} of {} doubles {}",
-                    f.path,
-                    what_en.join("; "),
-                    group(tl.doubles),
-                    ctx.kept_scope(lang)
-                ),
-                format!(
-                    "{}：{}，共 {} 个 double，{}",
-                    f.path,
-                    what_zh.join("；"),
-                    group(tl.doubles),
-                    ctx.kept_scope(lang)
-                ),
-            ),
-            evidence: evidence([
-                ("doubles", json!(tl.doubles)),
-                ("integers_beyond_2_53", json!(tl.beyond)),
-                ("example_beyond", json!(tl.beyond_example)),
-                ("money_name", json!(money_name(&f.name))),
-                ("inexact_fractions", json!(tl.inexact)),
-                ("inexact_share", json!(inexact_share)),
-                ("example_inexact", json!(tl.inexact_example)),
-                ("decimal_places", json!(tl.places)),
-                ("sampled", json!(ctx.sampled())),
-                ("kept", json!(ctx.data.kept.len())),
-                (
-                    "threshold",
-                    if big {
-                        crossed(t, Key::min_values)
-                    } else {
-                        crossed(t, Key::money_share)
-                    },
-                ),
-            ]),
-            remedy: Remedy::LossyNumbers {
-                path: f.path.clone(),
-                loss,
-                reaudit: crate::rules::Reaudit::of(t),
-            },
-        });
+        let evidence = Lossy {
+            doubles: tl.doubles,
+            integers_beyond_2_53: tl.beyond,
+            example_beyond: tl.beyond_example,
+            money_name: money_name(&f.name),
+            inexact_fractions: tl.inexact,
+            inexact_share,
+            example_inexact: tl.inexact_example,
+            decimal_places: tl.places,
+            sampled: ctx.sampled(),
+            kept: ctx.data.kept.len() as u64,
+            threshold: Crossed::of(t, if big { Key::min_values } else { Key::money_share }),
+            path: &f.path,
+            big,
+            money,
+            measured: ctx.measured(),
+        };
+        // An integer beyond 2^53 was changed when it was written; money as
+        // a double reads back as written and goes wrong in arithmetic.
+        let severity = if big {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        let remedy = Remedy::LossyNumbers {
+            path: f.path.clone(),
+            loss,
+            reaudit: crate::rules::Reaudit::of(t),
+        };
+        let path = Some(f.path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
+}
+
+/// What `lossy-numbers` counted of one path's doubles.
+#[derive(Serialize)]
+struct Lossy<'a> {
+    doubles: u64,
+    integers_beyond_2_53: u64,
+    example_beyond: Option<f64>,
+    money_name: bool,
+    inexact_fractions: u64,
+    inexact_share: f64,
+    example_inexact: Option<f64>,
+    decimal_places: u32,
+    sampled: u64,
+    kept: u64,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+    /// Integers beyond 2^53 are reported.
+    #[serde(skip)]
+    big: bool,
+    /// Money with inexact decimals is reported.
+    #[serde(skip)]
+    money: bool,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+impl Evidence for Lossy<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let mut what_en = Vec::new();
+        let mut what_zh = Vec::new();
+        if self.big {
+            let n = group(self.integers_beyond_2_53);
+            let ex = self
+                .example_beyond
+                .map_or_else(String::new, |v| format!("{v:.0}"));
+            what_en.push(format!("{n} integers beyond 2^53 stored as doubles (e.g. {ex}; digits past the 16th are not kept)"));
+            what_zh.push(format!(
+                "{n} 个超过 2^53 的整数存成了 double（例如 {ex}；第 16 位之后的数字无法保留）"
+            ));
+        }
+        if self.money {
+            let (n, share) = (group(self.inexact_fractions), percent(self.inexact_share));
+            let ex = self
+                .example_inexact
+                .map_or_else(String::new, |v| v.to_string());
+            what_en.push(format!(
+                "{n} amounts ({share}) whose decimals a double cannot hold exactly (e.g. {ex})"
+            ));
+            what_zh.push(format!(
+                "{n} 个金额（{share}）的小数部分无法被 double 精确表示（例如 {ex}）"
+            ));
+        }
+        let (path, doubles) = (self.path, group(self.doubles));
+        let scope = self.measured.kept_words(self.kept, lang);
+        lang.pick(
+            format!("{path} holds {} of {doubles} doubles {scope}", what_en.join("; ")),
+            format!("{path}：{}，共 {doubles} 个 double，{scope}", what_zh.join("；")),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -247,6 +261,7 @@ mod tests {
     use super::*;
     use crate::rules::testing;
     use bson::doc;
+    use serde_json::json;
 
     #[test]
     fn decimals_exact_or_not() {

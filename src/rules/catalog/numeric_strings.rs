@@ -13,10 +13,12 @@
 //! `number`/`no`, the values of HTTP `headers`) — see [`number_text`].
 //! A reference (or the key one points at) is `reference-type-mismatch`'s.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::rules::number_text::{self, plain_number, Target};
-use crate::rules::{crossed, evidence, shapes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    shapes, CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::{group, percent};
 use crate::i18n::Lang;
 use crate::profile::raw::{self, BsonType};
@@ -252,7 +254,76 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         } else {
             Severity::Info
         };
-        let range = tl
+        let (lo, hi) = crate::profile::sketch::wilson(numbers, tl.values);
+        let remedy = Remedy::NumericStrings {
+            path: f.path.clone(),
+            target,
+            empty: tl.empty,
+            example: tl.examples.first().cloned().unwrap_or_default(),
+            mixed_floor: t.mixed_types.min_share,
+        };
+        let evidence = TextNumbers {
+            values: tl.values,
+            numbers_as_text: tl.texts,
+            numbers: tl.numbers,
+            empty_text: tl.empty,
+            documents: tl.documents,
+            share,
+            share_interval: [lo, hi],
+            examples: tl.examples,
+            range: tl.range,
+            target_type: target.alias(),
+            money_name: money,
+            ordered_by: ordered.map(|(shape, how)| Ordered { shape, how }),
+            sampled: ctx.sampled(),
+            kept: ctx.data.kept.len() as u64,
+            threshold: Crossed::of(t, Key::min_share),
+            path: &f.path,
+            measured: ctx.measured(),
+        };
+        let path = Some(f.path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
+    }
+    out
+}
+
+/// What `numeric-strings` counted on one path.
+#[derive(Serialize)]
+struct TextNumbers<'a> {
+    values: u64,
+    numbers_as_text: u64,
+    numbers: u64,
+    empty_text: u64,
+    documents: u64,
+    share: f64,
+    share_interval: [f64; 2],
+    examples: Vec<String>,
+    range: Option<[f64; 2]>,
+    target_type: &'static str,
+    money_name: bool,
+    /// The workload's shape that sorts or compares ranges by the path;
+    /// null when none does.
+    ordered_by: Option<Ordered>,
+    sampled: u64,
+    kept: u64,
+    threshold: Crossed,
+    #[serde(skip)]
+    path: &'a str,
+    #[serde(skip)]
+    measured: Measured,
+}
+
+/// A shape of the workload that orders by the path, and how (`sort`,
+/// `range`).
+#[derive(Serialize)]
+struct Ordered {
+    shape: usize,
+    how: &'static str,
+}
+
+impl Evidence for TextNumbers<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let range = self
             .range
             .map(|[lo, hi]| {
                 let (lo, hi) = (show_number(lo), show_number(hi));
@@ -263,7 +334,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 }
             })
             .unwrap_or_default();
-        let rest = match (tl.empty, tl.numbers) {
+        let rest = match (self.empty_text, self.numbers) {
             (0, 0) => String::new(),
             (e, 0) => lang.pick(
                 format!("; the other {} are empty text", group(e)),
@@ -278,15 +349,15 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 format!("；{} 个空字符串，{} 个已经是数字", group(e), group(n)),
             ),
         };
-        let why = match ordered {
-            Some((rank, how)) => lang.pick(
+        let why = match &self.ordered_by {
+            Some(Ordered { shape: rank, how }) => lang.pick(
                 format!(
                     ": the workload {} by it (shape #{rank}), and text orders \"10\" before \"9\"",
-                    if how == "sort" { "sorts" } else { "compares ranges" }
+                    if *how == "sort" { "sorts" } else { "compares ranges" }
                 ),
                 format!(
                     "：工作负载按它{}（查询形态 #{rank}），而文本会把 \"10\" 排在 \"9\" 前面",
-                    if how == "sort" { "排序" } else { "做范围比较" }
+                    if *how == "sort" { "排序" } else { "做范围比较" }
                 ),
             ),
             None => lang.pick(
@@ -294,65 +365,20 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 "：文本按字符逐个排序和比较（\"10\" 排在 \"9\" 前面），$sum 也会跳过它".to_owned(),
             ),
         };
-        let (lo, hi) = crate::profile::sketch::wilson(numbers, tl.values);
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(f.path.clone()),
-            message: lang.pick(
-                format!(
-                    "{} holds numbers as text ({range}) in {} of its {} values ({}{rest}) {}{why}",
-                    f.path,
-                    group(tl.texts),
-                    group(tl.values),
-                    percent(tl.texts as f64 / tl.values as f64),
-                    ctx.kept_scope(lang),
-                ),
-                format!(
-                    "{} 把数字存成了文本（{range}）：{} 个值中有 {} 个（{}{rest}），{}{why}",
-                    f.path,
-                    group(tl.values),
-                    group(tl.texts),
-                    percent(tl.texts as f64 / tl.values as f64),
-                    ctx.kept_scope(lang),
-                ),
-            ),
-            evidence: evidence([
-                ("values", json!(tl.values)),
-                ("numbers_as_text", json!(tl.texts)),
-                ("numbers", json!(tl.numbers)),
-                ("empty_text", json!(tl.empty)),
-                ("documents", json!(tl.documents)),
-                ("share", json!(share)),
-                ("share_interval", json!([lo, hi])),
-                ("examples", json!(tl.examples)),
-                ("range", json!(tl.range)),
-                ("target_type", json!(target.alias())),
-                ("money_name", json!(money)),
-                (
-                    "ordered_by",
-                    json!(ordered.map(|(rank, how)| json!({"shape": rank, "how": how}))),
-                ),
-                ("sampled", json!(ctx.sampled())),
-                ("kept", json!(ctx.data.kept.len())),
-                ("threshold", crossed(t, Key::min_share)),
-            ]),
-            remedy: Remedy::NumericStrings {
-                path: f.path.clone(),
-                target,
-                empty: tl.empty,
-                example: tl.examples.first().cloned().unwrap_or_default(),
-                mixed_floor: t.mixed_types.min_share,
-            },
-        });
+        let (path, texts, values) = (self.path, group(self.numbers_as_text), group(self.values));
+        let share = percent(self.numbers_as_text as f64 / self.values as f64);
+        let scope = self.measured.kept_words(self.kept, lang);
+        lang.pick(
+            format!("{path} holds numbers as text ({range}) in {texts} of its {values} values ({share}{rest}) {scope}{why}"),
+            format!("{path} 把数字存成了文本（{range}）：{values} 个值中有 {texts} 个（{share}{rest}），{scope}{why}"),
+        )
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::rules::testing;
     use bson::{doc, Bson, Document};
 

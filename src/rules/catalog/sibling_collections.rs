@@ -28,11 +28,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::rules::collection_per_tenant::{families, jaccard};
 use crate::rules::context::{CollectionSummary, TopField};
-use crate::rules::{crossed, evidence, DeploymentCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{Crossed, DeploymentCtx, Evidence, Finding, Remedy, Severity, Thresholds};
 use crate::i18n::Lang;
 use crate::profile::ids::path_hash;
 use crate::profile::raw::BsonType;
@@ -324,66 +324,97 @@ pub fn check(ctx: &DeploymentCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     siblings(ctx, t)
         .into_iter()
         .map(|s| {
-            let n = s.members.len();
-            let names = s.members.join(", ");
-            let kind = if n == 2 { "twins" } else { "types" };
-            let what = match (kind, lang) {
-                ("twins", Lang::En) => "twins holding the same kind of documents".to_owned(),
-                ("twins", Lang::Zh) => "保存同一类文档的一对孪生集合".to_owned(),
-                (_, Lang::En) => "one kind of document split by type, one collection per type".to_owned(),
-                (_, Lang::Zh) => "同一类文档按类型拆开，每种类型一个集合".to_owned(),
+            let evidence = Split {
+                collections: &s.members,
+                documents: &s.documents,
+                kind: if s.members.len() == 2 { "twins" } else { "types" },
+                shared_fields: &s.shared,
+                shared_paths: s.shared_paths,
+                shape_similarity: s.similarity,
+                discriminator: s
+                    .discriminator
+                    .as_ref()
+                    .map(|(field, values)| Discriminator { field, values }),
+                threshold: Crossed::of(t, Key::min_shared_fields),
+                db: &s.db,
+                type_field: &s.type_field,
             };
-            let shown: Vec<&str> = s.shared.iter().take(6).map(String::as_str).collect();
-            let more = if s.shared.len() > shown.len() { ", …" } else { "" };
-            let already = s.discriminator.as_ref().map_or_else(String::new, |(f, v)| {
-                lang.pick(
-                    format!("; each already records its type in {f} ({})", v.join(", ")),
-                    format!("；每个集合已经在 {f} 中记录了自己的类型（{}）", v.join("、")),
-                )
-            });
-            let ns = format!("{}.{}", s.db, s.members[0]);
-            Finding {
-                rule: RULE,
-                severity: Severity::Info,
-                namespace: ns,
-                path: None,
-                message: lang.pick(
-                    format!("{n} collections of {} hold one shape under names that differ by kind ({names}): {what}, sharing {} paths beyond _id and timestamps (fields {}{more}; similarity {:.2}){already}; one collection with {} telling them apart would need one set of indexes instead of {n}", s.db, s.shared_paths, shown.join(", "), s.similarity, s.type_field),
-                    format!("{} 中有 {n} 个集合结构相同、名字按类别区分（{names}）：{what}，除 _id 和时间戳外共有 {} 个路径（字段 {}{more}；相似度 {:.2}）{already}；合并为一个集合并用 {} 区分，只需一套索引而不是 {n} 套", s.db, s.shared_paths, shown.join("、"), s.similarity, s.type_field),
+            let remedy = Remedy::Siblings {
+                db: s.db.clone(),
+                members: s.members.clone(),
+                kinds: s.discriminator.as_ref().map_or_else(
+                    || s.members.iter().map(|m| crate::i18n::singular(m)).collect(),
+                    |(_, v)| v.clone(),
                 ),
-                evidence: evidence([
-                    ("collections", json!(s.members)),
-                    ("documents", json!(s.documents)),
-                    ("kind", json!(kind)),
-                    ("shared_fields", json!(s.shared)),
-                    ("shared_paths", json!(s.shared_paths)),
-                    ("shape_similarity", json!(s.similarity)),
-                    (
-                        "discriminator",
-                        json!(s.discriminator.as_ref().map(|(f, v)| json!({"field": f, "values": v}))),
-                    ),
-                    ("threshold", crossed(t, Key::min_shared_fields)),
-                ]),
-                remedy: Remedy::Siblings {
-                    db: s.db.clone(),
-                    members: s.members.clone(),
-                    kinds: s.discriminator.as_ref().map_or_else(
-                        || s.members.iter().map(|m| crate::i18n::singular(m)).collect(),
-                        |(_, v)| v.clone(),
-                    ),
-                    shared: s.shared.clone(),
-                    type_field: s.type_field.clone(),
-                    recorded: s.discriminator.is_some(),
-                    reference: s.reference.clone(),
-                },
-            }
+                shared: s.shared.clone(),
+                type_field: s.type_field.clone(),
+                recorded: s.discriminator.is_some(),
+                reference: s.reference.clone(),
+            };
+            let ns = format!("{}.{}", s.db, s.members[0]);
+            Finding::new(RULE, Severity::Info, &ns, None, &evidence, lang, remedy)
         })
         .collect()
+}
+
+/// What `sibling-collections` found of one group of collections.
+#[derive(Serialize)]
+struct Split<'a> {
+    collections: &'a [String],
+    documents: &'a [Option<u64>],
+    /// `twins` (two members) or `types` (one collection per type).
+    kind: &'static str,
+    shared_fields: &'a [String],
+    shared_paths: usize,
+    shape_similarity: f64,
+    /// The field each member already records its type in; null when none.
+    discriminator: Option<Discriminator<'a>>,
+    threshold: Crossed,
+    #[serde(skip)]
+    db: &'a str,
+    /// The field to tell the kinds apart in one collection.
+    #[serde(skip)]
+    type_field: &'a str,
+}
+
+/// A field each member holds with one string of its own, and those values.
+#[derive(Serialize)]
+struct Discriminator<'a> {
+    field: &'a str,
+    values: &'a [String],
+}
+
+impl Evidence for Split<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let n = self.collections.len();
+        let names = self.collections.join(", ");
+        let what = match (self.kind, lang) {
+            ("twins", Lang::En) => "twins holding the same kind of documents".to_owned(),
+            ("twins", Lang::Zh) => "保存同一类文档的一对孪生集合".to_owned(),
+            (_, Lang::En) => "one kind of document split by type, one collection per type".to_owned(),
+            (_, Lang::Zh) => "同一类文档按类型拆开，每种类型一个集合".to_owned(),
+        };
+        let shown: Vec<&str> = self.shared_fields.iter().take(6).map(String::as_str).collect();
+        let more = if self.shared_fields.len() > shown.len() { ", …" } else { "" };
+        let already = self.discriminator.as_ref().map_or_else(String::new, |d| {
+            let (f, v) = (d.field, d.values);
+            lang.pick(
+                format!("; each already records its type in {f} ({})", v.join(", ")),
+                format!("；每个集合已经在 {f} 中记录了自己的类型（{}）", v.join("、")),
+            )
+        });
+        let (db, paths, similarity, type_field) = (self.db, self.shared_paths, self.shape_similarity, self.type_field);
+        lang.pick(
+            format!("{n} collections of {db} hold one shape under names that differ by kind ({names}): {what}, sharing {paths} paths beyond _id and timestamps (fields {}{more}; similarity {similarity:.2}){already}; one collection with {type_field} telling them apart would need one set of indexes instead of {n}", shown.join(", ")),
+            format!("{db} 中有 {n} 个集合结构相同、名字按类别区分（{names}）：{what}，除 _id 和时间戳外共有 {paths} 个路径（字段 {}{more}；相似度 {similarity:.2}）{already}；合并为一个集合并用 {type_field} 区分，只需一套索引而不是 {n} 套", shown.join("、")),
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::profile::ids::{shape_of, IdSketch, IdSketcher};
     use crate::rules::context::TopFields;
     use bson::{doc, oid::ObjectId};

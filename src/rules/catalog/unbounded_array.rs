@@ -17,15 +17,19 @@
 //! their own severity (critical ≥ `max-length`, a warning ≥
 //! `max-subdocument-length`): they are a cost paid now, not a forecast.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::rules::context::SCOPE_COLLECTION;
-use crate::rules::{crossed, evidence, extremes, CollectionCtx, Finding, Remedy, Severity, Thresholds};
+use crate::rules::{
+    extremes, CollectionCtx, Crossed, Evidence, Finding, Measured, Remedy, Severity, Thresholds,
+};
 use crate::fmt::group;
 use crate::growth::Growth;
 use crate::i18n::Lang;
 use crate::profile::raw::BsonType;
+use crate::profile::sketch::Summary;
 use crate::profile::Seg;
+use crate::source::extremes::Extremes;
 use crate::rules::declare::rule;
 use crate::rules::registry::{Basis, Check};
 
@@ -109,113 +113,38 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
         if growing.is_none() && elem_type == Some(BsonType::ObjectId) {
             continue;
         }
-        // The forecast's severity, and the length's: the worse decides.
         let by_forecast = growing.map(|g| forecast_severity(g.days_to_limit, limits));
-        let by_length = if too_long {
-            Some(Severity::Critical)
-        } else if long_heavy {
-            Some(Severity::Warning)
-        } else {
-            None
+        let severity = severity_of(by_forecast, too_long, long_heavy);
+        let key = match growing {
+            Some(g) if g.within.is_some() => Key::min_dated_elements,
+            Some(_) => Key::min_correlation,
+            None if too_long => Key::max_length,
+            None => Key::max_subdocument_length,
         };
-        let severity = by_forecast.max(by_length).unwrap_or(Severity::Warning);
-        let mut ev = evidence([
-            ("array_length", json!(a)),
-            ("sampled", json!(ctx.sampled())),
-            ("element_type", json!(elem_type.map(BsonType::alias))),
-        ]);
-        let scope = match whole {
-            Some((e, m)) => {
-                ev.insert(
-                    "longest_in_collection".into(),
-                    json!({"length": m, "documents": e.documents, "method": e.method}),
-                );
-                if growing.is_none() {
-                    ev.insert("scope".into(), json!(SCOPE_COLLECTION));
-                }
-                extremes::whole(e, lang)
-            }
-            None => ctx.scope(lang),
-        };
-        let message = if let Some(g) = growing {
-            ev.insert("growth".into(), json!(g));
-            let key = if g.within.is_some() {
-                Key::min_dated_elements
-            } else {
-                Key::min_correlation
-            };
-            ev.insert("threshold".into(), crossed(t, key));
-            ev.insert(
-                "forecast_severity".into(),
-                json!({
-                    "days_to_limit": g.days_to_limit,
-                    "severity": by_forecast.map(Severity::name),
-                    "critical_days": limits.critical_days,
-                    "warning_days": limits.warning_days,
-                }),
-            );
-            let forecast = forecast_text(ctx, g, limits, lang);
-            match &g.within {
-                Some(w) => {
-                    let (en, zh) = crate::fmt::span_days(w.span_days);
-                    let clock = g.age_from.as_deref().unwrap_or("");
-                    lang.pick(
-                        format!("{} grows inside its documents: one holds {} elements dated over {en} by {clock} (+{:.2} elements/day; their dates follow the array's order, rank correlation {:.2}; {} documents measured; longest {}); {forecast}", f.path, group(w.elements), g.per_day, g.correlation, g.n, group(longest)),
-                        format!("{} 在单个文档内增长：一个文档有 {} 个元素，按 {clock} 的日期跨越{zh}（每天 +{:.2} 个元素；日期与数组顺序一致，秩相关系数 {:.2}；测量了 {} 个文档；最长 {}）；{forecast}", f.path, group(w.elements), g.per_day, g.correlation, g.n, group(longest)),
-                    )
-                }
-                None => lang.pick(
-                    format!("{} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {}); {forecast}", f.path, g.per_day, g.correlation, g.n, group(longest)),
-                    format!("{} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {}）；{forecast}", f.path, g.per_day, g.n, g.correlation, group(longest)),
-                ),
-            }
-        } else if too_long {
-            ev.insert("threshold".into(), crossed(t, Key::max_length));
-            lang.pick(
-                format!(
-                    "{} holds up to {} elements {scope} (p95 {}, average {:.1} in the sample)",
-                    f.path,
-                    group(longest),
-                    group(a.p95),
-                    a.avg
-                ),
-                format!(
-                    "{} 最多有 {} 个元素，{scope}（样本 p95 {}，平均 {:.1}）",
-                    f.path,
-                    group(longest),
-                    group(a.p95),
-                    a.avg
-                ),
-            )
-        } else {
-            ev.insert(
-                "threshold".into(),
-                crossed(t, Key::max_subdocument_length),
-            );
-            lang.pick(
-                format!(
-                    "{} holds up to {} {} {scope} (p95 {} in the sample)",
-                    f.path,
-                    group(longest),
-                    if elem_type == Some(BsonType::String) {
-                        "strings"
-                    } else {
-                        "sub-documents"
-                    },
-                    group(a.p95)
-                ),
-                format!(
-                    "{} 最多包含 {} 个{}，{scope}（样本 p95 {}）",
-                    f.path,
-                    group(longest),
-                    if elem_type == Some(BsonType::String) {
-                        "字符串"
-                    } else {
-                        "子文档"
-                    },
-                    group(a.p95)
-                ),
-            )
+        let evidence = Unbounded {
+            array_length: a,
+            sampled: ctx.sampled(),
+            element_type: elem_type.map(BsonType::alias),
+            longest_in_collection: whole.map(|(e, m)| Longest {
+                length: m,
+                documents: e.documents,
+                method: e.method,
+            }),
+            scope: (whole.is_some() && growing.is_none()).then_some(SCOPE_COLLECTION),
+            growth: growing,
+            threshold: Crossed::of(t, key),
+            forecast_severity: growing.zip(by_forecast).map(|(g, s)| Forecast {
+                days_to_limit: g.days_to_limit,
+                severity: s.name(),
+                critical_days: limits.critical_days,
+                warning_days: limits.warning_days,
+            }),
+            path: &f.path,
+            longest,
+            too_long,
+            whole: whole.map(|(e, _)| e),
+            measured: ctx.measured(),
+            largest_bytes: ctx.largest_bytes(),
         };
         let remedy = if growing.is_some() || too_long {
             Remedy::ParentReference {
@@ -227,25 +156,128 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
                 keep: a.p95.clamp(10, 100),
             }
         };
-        out.push(Finding {
-            rule: RULE,
-            severity,
-            namespace: ctx.ns().to_owned(),
-            path: Some(f.path.clone()),
-            message,
-            evidence: ev,
-            remedy,
-        });
+        let path = Some(f.path.clone());
+        out.push(Finding::new(RULE, severity, ctx.ns(), path, &evidence, lang, remedy));
     }
     out
+}
+
+/// The forecast's severity, and the length's: the worse decides.
+fn severity_of(by_forecast: Option<Severity>, too_long: bool, long_heavy: bool) -> Severity {
+    let by_length = if too_long {
+        Some(Severity::Critical)
+    } else if long_heavy {
+        Some(Severity::Warning)
+    } else {
+        None
+    };
+    by_forecast.max(by_length).unwrap_or(Severity::Warning)
+}
+
+/// What `unbounded-array` measured of one array path.
+#[derive(Serialize)]
+struct Unbounded<'a> {
+    array_length: Summary,
+    sampled: u64,
+    /// The elements' main type; null when none was seen.
+    element_type: Option<&'static str>,
+    /// The longest array of the whole collection, where it was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    longest_in_collection: Option<Longest>,
+    /// `collection` when the length judged is the whole collection's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    growth: Option<&'a Growth>,
+    threshold: Crossed,
+    /// The severity the growth's forecast earns, and the horizons.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    forecast_severity: Option<Forecast>,
+    #[serde(skip)]
+    path: &'a str,
+    /// The longest length seen, sample or whole collection.
+    #[serde(skip)]
+    longest: u64,
+    /// Whether that length is past `max-length`.
+    #[serde(skip)]
+    too_long: bool,
+    #[serde(skip)]
+    whole: Option<&'a Extremes>,
+    #[serde(skip)]
+    measured: Measured,
+    /// The largest document's size, in bytes, the forecast starts from.
+    #[serde(skip)]
+    largest_bytes: u64,
+}
+
+/// The longest array of the whole collection, and how it was measured.
+#[derive(Serialize)]
+struct Longest {
+    length: u64,
+    documents: u64,
+    method: &'static str,
+}
+
+/// When the largest document passes 16 MiB, and the severity that earns.
+#[derive(Serialize)]
+struct Forecast {
+    days_to_limit: Option<f64>,
+    severity: &'static str,
+    critical_days: f64,
+    warning_days: f64,
+}
+
+impl Evidence for Unbounded<'_> {
+    fn describe(&self, lang: Lang) -> String {
+        let path = self.path;
+        let (longest, p95) = (group(self.longest), group(self.array_length.p95));
+        if let (Some(g), Some(f)) = (self.growth, &self.forecast_severity) {
+            let forecast = forecast_text(g, self.largest_bytes, f.warning_days, lang);
+            return match &g.within {
+                Some(w) => {
+                    let (en, zh) = crate::fmt::span_days(w.span_days);
+                    let clock = g.age_from.as_deref().unwrap_or("");
+                    lang.pick(
+                        format!("{path} grows inside its documents: one holds {} elements dated over {en} by {clock} (+{:.2} elements/day; their dates follow the array's order, rank correlation {:.2}; {} documents measured; longest {longest}); {forecast}", group(w.elements), g.per_day, g.correlation, g.n),
+                        format!("{path} 在单个文档内增长：一个文档有 {} 个元素，按 {clock} 的日期跨越{zh}（每天 +{:.2} 个元素；日期与数组顺序一致，秩相关系数 {:.2}；测量了 {} 个文档；最长 {longest}）；{forecast}", group(w.elements), g.per_day, g.correlation, g.n),
+                    )
+                }
+                None => lang.pick(
+                    format!("{path} grows with document age (+{:.2} elements/day, rank correlation {:.2} over {} documents; longest {longest}); {forecast}", g.per_day, g.correlation, g.n),
+                    format!("{path} 随文档年龄增长（每天 +{:.2} 个元素，{} 个文档上的秩相关系数 {:.2}；最长 {longest}）；{forecast}", g.per_day, g.n, g.correlation),
+                ),
+            };
+        }
+        let scope = match self.whole {
+            Some(e) => extremes::whole(e, lang),
+            None => self.measured.words(lang),
+        };
+        if self.too_long {
+            let avg = self.array_length.avg;
+            return lang.pick(
+                format!("{path} holds up to {longest} elements {scope} (p95 {p95}, average {avg:.1} in the sample)"),
+                format!("{path} 最多有 {longest} 个元素，{scope}（样本 p95 {p95}，平均 {avg:.1}）"),
+            );
+        }
+        let strings = self.element_type == Some(BsonType::String.alias());
+        let (what_en, what_zh) = if strings {
+            ("strings", "字符串")
+        } else {
+            ("sub-documents", "子文档")
+        };
+        lang.pick(
+            format!("{path} holds up to {longest} {what_en} {scope} (p95 {p95} in the sample)"),
+            format!("{path} 最多包含 {longest} 个{what_zh}，{scope}（样本 p95 {p95}）"),
+        )
+    }
 }
 
 /// When the largest document passes 16 MiB at the measured pace, and what
 /// that horizon makes of the finding: beyond `warning-days`, the cost of
 /// carrying the array, not the limit, is why it is reported.
-fn forecast_text(ctx: &CollectionCtx<'_>, g: &Growth, l: &Limits, lang: Lang) -> String {
+fn forecast_text(g: &Growth, largest_bytes: u64, warning_days: f64, lang: Lang) -> String {
     let beyond = |when_en: &str, when_zh: &str| {
-        let (en, zh) = crate::fmt::duration_days(l.warning_days);
+        let (en, zh) = crate::fmt::duration_days(warning_days);
         lang.pick(
             format!("{when_en}: beyond the {en} within which growth is a warning, so the limit is no concern; the cost is every read and write carrying the whole array"),
             format!("{when_zh}：超出了作为警告的{zh}期限，16 MiB 上限不足为虑；代价在于每次读写都要带上整个数组"),
@@ -258,11 +290,11 @@ fn forecast_text(ctx: &CollectionCtx<'_>, g: &Growth, l: &Limits, lang: Lang) ->
         ),
         Some(d) => {
             let (en, zh) = crate::fmt::duration_days(d);
-            let size = crate::fmt::bytes(ctx.largest_bytes() as f64);
+            let size = crate::fmt::bytes(largest_bytes as f64);
             let when_en =
                 format!("at this pace the largest document ({size}) passes 16 MiB in {en}");
             let when_zh = format!("按此速度，最大的文档（{size}）将在{zh}后超过 16 MiB");
-            if d > l.warning_days {
+            if d > warning_days {
                 beyond(&when_en, &when_zh)
             } else {
                 lang.pick(when_en, when_zh)
