@@ -205,12 +205,6 @@ impl CollectionCtx<'_> {
         }
     }
 
-    /// "in a sample of 1,000 documents" / "in all 840 documents", for a
-    /// figure measured on `n` documents; never "all" unless `n` is every one.
-    pub(crate) fn scope_of(&self, n: u64, lang: crate::i18n::Lang) -> String {
-        self.measured_on(n).words(lang)
-    }
-
     /// The documents a figure measured on `n` of them rests on.
     pub(crate) fn measured_on(&self, n: u64) -> Measured {
         Measured {
@@ -222,20 +216,6 @@ impl CollectionCtx<'_> {
     /// The documents the profile's figures rest on.
     pub(crate) fn measured(&self) -> Measured {
         self.measured_on(self.sampled())
-    }
-
-    /// [`CollectionCtx::scope_of`] for a figure counted on the kept sample:
-    /// the documents kept in memory, and of how many read when that is
-    /// fewer ("in the 478 documents kept of the 1,000 read"), so that it
-    /// never reads as the profiled documents' count.
-    pub(crate) fn kept_scope(&self, lang: crate::i18n::Lang) -> String {
-        self.measured()
-            .kept_words(self.data.kept.len() as u64, lang)
-    }
-
-    /// [`CollectionCtx::scope_of`] for the profiled documents.
-    pub(crate) fn scope(&self, lang: crate::i18n::Lang) -> String {
-        self.scope_of(self.sampled(), lang)
     }
 }
 

@@ -335,13 +335,6 @@ impl Finding {
     }
 }
 
-/// Builds the evidence object from `(name, value)` pairs.
-pub(crate) fn evidence<const N: usize>(
-    pairs: [(&str, serde_json::Value); N],
-) -> serde_json::Map<String, serde_json::Value> {
-    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
-}
-
 /// The `threshold` entry of a finding's evidence: which number it crossed
 /// (a rule's typed `Key`), its value in force and the profile.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -359,9 +352,4 @@ impl Crossed {
             profile: t.profile_name().to_owned(),
         }
     }
-}
-
-/// [`Crossed`] as a JSON value, for evidence still built as a map.
-pub(crate) fn crossed<K: registry::Threshold>(t: &Thresholds, key: K) -> serde_json::Value {
-    serde_json::json!(Crossed::of(t, key))
 }
