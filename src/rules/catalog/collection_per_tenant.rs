@@ -216,77 +216,97 @@ pub fn families(
         if colls.len() < min_collections {
             continue;
         }
-        // Every cut of every name, with the collections sharing it.
-        let mut groups: HashMap<(String, String), Vec<(usize, String)>> = HashMap::new();
-        for (i, c) in colls.iter().enumerate() {
-            for (p, k, s) in cuts(c.name) {
-                groups.entry((p, s)).or_default().push((i, k));
-            }
-        }
-        let mut candidates: Vec<(Cut, Vec<(usize, String)>)> = groups
-            .into_iter()
-            .filter(|(_, m)| m.len() >= min_collections)
-            .collect();
-        // The largest first; of equal ones, the longest fixed part: the key
-        // is exactly what varies (`bad_sensor_*`, not `bad_*`).
-        candidates.sort_by(|a, b| {
-            b.1.len()
-                .cmp(&a.1.len())
-                .then((b.0 .0.len() + b.0 .1.len()).cmp(&(a.0 .0.len() + a.0 .1.len())))
-                .then(a.0.cmp(&b.0))
-        });
         let mut taken = vec![false; colls.len()];
-        for ((prefix, suffix), members) in candidates {
+        for (cut, members) in candidates(&colls, min_collections) {
             let free: Vec<&(usize, String)> = members.iter().filter(|(i, _)| !taken[*i]).collect();
             if free.len() < min_collections {
                 continue;
             }
-            // The most common exact shape is the family's.
-            let mut counts: HashMap<&[u64], usize> = HashMap::new();
-            for (i, _) in &free {
-                *counts.entry(colls[*i].shape).or_default() += 1;
+            let limits = (min_collections, min_similarity);
+            if let Some(f) = family(db, &colls, &free, cut, limits, &mut taken) {
+                out.push(f);
             }
-            let Some((center, _)) = counts
-                .into_iter()
-                .filter(|(s, _)| !s.is_empty())
-                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
-            else {
-                continue;
-            };
-            let kept: Vec<(&(usize, String), f64)> = free
-                .iter()
-                .map(|m| (*m, jaccard(center, colls[m.0].shape)))
-                .filter(|(_, j)| *j >= min_similarity)
-                .collect();
-            if kept.len() < min_collections {
-                continue;
-            }
-            let keys: Vec<&str> = kept.iter().map(|(m, _)| m.1.as_str()).collect();
-            let kind = key_kind(&keys);
-            let similarity = kept.iter().map(|(_, j)| *j).fold(1.0, f64::min);
-            for (m, _) in &kept {
-                taken[m.0] = true;
-            }
-            let mut members: Vec<(usize, String)> =
-                kept.iter().map(|(m, _)| (m.0, m.1.clone())).collect();
-            members.sort_by_key(|m| m.0);
-            let key_field = key_field_for(kind, center);
-            out.push(Family {
-                db: db.to_owned(),
-                prefix,
-                suffix,
-                members: members
-                    .into_iter()
-                    .map(|(i, k)| (colls[i].name.to_owned(), k))
-                    .collect(),
-                kind,
-                similarity,
-                key_field,
-            });
         }
     }
     out.sort_by(|a, b| b.members.len().cmp(&a.members.len()).then(a.db.cmp(&b.db)));
     out
+}
+
+/// Every cut of every name of one database's collections shared by at
+/// least `min_collections` of them, with those collections and their keys:
+/// the largest first; of equal ones, the longest fixed part, so that the
+/// key is exactly what varies (`bad_sensor_*`, not `bad_*`).
+fn candidates(
+    colls: &[&CollectionSummary<'_>],
+    min_collections: usize,
+) -> Vec<(Cut, Vec<(usize, String)>)> {
+    let mut groups: HashMap<(String, String), Vec<(usize, String)>> = HashMap::new();
+    for (i, c) in colls.iter().enumerate() {
+        for (p, k, s) in cuts(c.name) {
+            groups.entry((p, s)).or_default().push((i, k));
+        }
+    }
+    let mut candidates: Vec<(Cut, Vec<(usize, String)>)> = groups
+        .into_iter()
+        .filter(|(_, m)| m.len() >= min_collections)
+        .collect();
+    candidates.sort_by(|a, b| {
+        b.1.len()
+            .cmp(&a.1.len())
+            .then((b.0 .0.len() + b.0 .1.len()).cmp(&(a.0 .0.len() + a.0 .1.len())))
+            .then(a.0.cmp(&b.0))
+    });
+    candidates
+}
+
+/// The family the `free` collections of one cut make, if enough of them
+/// share the most common exact shape closely enough (`limits`: the fewest
+/// collections, the least similarity); its members are marked `taken`.
+fn family(
+    db: &str,
+    colls: &[&CollectionSummary<'_>],
+    free: &[&(usize, String)],
+    (prefix, suffix): Cut,
+    (min_collections, min_similarity): (usize, f64),
+    taken: &mut [bool],
+) -> Option<Family> {
+    // The most common exact shape is the family's.
+    let mut counts: HashMap<&[u64], usize> = HashMap::new();
+    for (i, _) in free {
+        *counts.entry(colls[*i].shape).or_default() += 1;
+    }
+    let (center, _) = counts
+        .into_iter()
+        .filter(|(s, _)| !s.is_empty())
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))?;
+    let kept: Vec<(&(usize, String), f64)> = free
+        .iter()
+        .map(|m| (*m, jaccard(center, colls[m.0].shape)))
+        .filter(|(_, j)| *j >= min_similarity)
+        .collect();
+    if kept.len() < min_collections {
+        return None;
+    }
+    let keys: Vec<&str> = kept.iter().map(|(m, _)| m.1.as_str()).collect();
+    let kind = key_kind(&keys);
+    let similarity = kept.iter().map(|(_, j)| *j).fold(1.0, f64::min);
+    for (m, _) in &kept {
+        taken[m.0] = true;
+    }
+    let mut members: Vec<(usize, String)> = kept.iter().map(|(m, _)| (m.0, m.1.clone())).collect();
+    members.sort_by_key(|m| m.0);
+    Some(Family {
+        db: db.to_owned(),
+        prefix,
+        suffix,
+        members: members
+            .into_iter()
+            .map(|(i, k)| (colls[i].name.to_owned(), k))
+            .collect(),
+        kind,
+        similarity,
+        key_field: key_field_for(kind, center),
+    })
 }
 
 /// The field to hold the key: named for what it is, and not a path the

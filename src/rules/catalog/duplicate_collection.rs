@@ -87,52 +87,11 @@ fn counted(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>, shared: u64, sa
 
 /// The share of `_id`s `a` and `b` hold in common, where it can be
 /// measured.
-#[allow(clippy::many_single_char_names)]
 pub fn measure(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Option<Measure> {
-    let whole = |s: &CollectionSummary<'_>| s.complete && s.ids.holds_all() && s.ids.read > 0;
-    let (na, nb) = (a.ids.read, b.ids.read);
     if whole(a) && whole(b) {
-        let (shared, same) = a.ids.shared_with(b.ids);
-        let c = counted(a, b, shared, same);
-        let (sa, sb) = (c as f64 / na as f64, c as f64 / nb as f64);
-        return Some(Measure {
-            method: Method::Exact,
-            compared: na + nb - shared,
-            shared,
-            same,
-            share_a: sa,
-            share_b: sb,
-            low: sa.min(sb),
-        });
+        return Some(exact(a, b));
     }
     // One whole, the other a sample held whole by its sketch.
-    let one_sided = |w: &CollectionSummary<'_>, s: &CollectionSummary<'_>| -> Option<Measure> {
-        if !(whole(w) && s.ids.holds_all() && s.ids.read > 0) {
-            return None;
-        }
-        let total = s.documents.filter(|d| *d > 0)? as f64;
-        let (shared, same) = s.ids.shared_with(w.ids);
-        let c = counted(w, s, shared, same);
-        let n = s.ids.read;
-        let p = c as f64 / n as f64;
-        let (lo, _) = crate::profile::sketch::wilson(c, n);
-        let wn = w.ids.read as f64;
-        // Of s's documents about p hold an _id of w: p * total of w's.
-        let of_w = |x: f64| (x * total / wn).min(1.0);
-        Some(Measure {
-            method: Method::SampleAgainstWhole,
-            compared: n,
-            shared,
-            same,
-            share_a: 0.0,
-            share_b: 0.0,
-            low: lo.min(of_w(lo)),
-        })
-        .map(|mut m| {
-            (m.share_a, m.share_b) = (p, of_w(p));
-            m
-        })
-    };
     if let Some(mut m) = one_sided(a, b) {
         // Measured from b's side: share_a above is b's.
         (m.share_a, m.share_b) = (m.share_b, m.share_a);
@@ -142,56 +101,121 @@ pub fn measure(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Option<M
         return Some(m);
     }
     // Both read whole, too many to hold: the union's smallest hashes.
-    if a.complete && b.complete && na > 0 && nb > 0 {
-        let k = a.ids.k.min(b.ids.k);
-        let mut union: Vec<(u64, u64, bool)> = Vec::with_capacity(2 * k);
-        let (ea, eb) = (&a.ids.entries, &b.ids.entries);
-        let (mut i, mut j) = (0, 0);
-        while union.len() < k && (i < ea.len() || j < eb.len()) {
-            match (ea.get(i), eb.get(j)) {
-                (Some(x), Some(y)) if x.0 == y.0 => {
-                    union.push((x.0, u64::from(x.1 == y.1), true));
-                    i += 1;
-                    j += 1;
-                }
-                (Some(x), Some(y)) if x.0 < y.0 => {
-                    union.push((x.0, 0, false));
-                    i += 1;
-                }
-                (Some(_) | None, Some(y)) => {
-                    union.push((y.0, 0, false));
-                    j += 1;
-                }
-                (Some(x), None) => {
-                    union.push((x.0, 0, false));
-                    i += 1;
-                }
-                (None, None) => break,
-            }
-        }
-        let shared = union.iter().filter(|u| u.2).count() as u64;
-        let same: u64 = union.iter().map(|u| u.1).sum();
-        let c = counted(a, b, shared, same) as f64;
-        let n = union.len() as f64;
-        if n == 0.0 {
-            return None;
-        }
-        let j = c / n;
-        let se = (j * (1.0 - j) / n).sqrt();
-        let both = |j: f64| j / (1.0 + j) * (na + nb) as f64;
-        let (sa, sb) = (both(j) / na as f64, both(j) / nb as f64);
-        let jl = (j - 2.0 * se).max(0.0);
-        return Some(Measure {
-            method: Method::SmallestHashes,
-            compared: union.len() as u64,
-            shared,
-            same,
-            share_a: sa.min(1.0),
-            share_b: sb.min(1.0),
-            low: (both(jl) / na as f64).min(both(jl) / nb as f64).min(1.0),
-        });
+    if a.complete && b.complete && a.ids.read > 0 && b.ids.read > 0 {
+        return smallest_hashes(a, b);
     }
     None
+}
+
+/// Every `_id` of the collection was read and its sketch holds them all.
+fn whole(s: &CollectionSummary<'_>) -> bool {
+    s.complete && s.ids.holds_all() && s.ids.read > 0
+}
+
+/// Both collections' `_id`s held whole: the shares counted exactly.
+fn exact(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Measure {
+    let (na, nb) = (a.ids.read, b.ids.read);
+    let (shared, same) = a.ids.shared_with(b.ids);
+    let c = counted(a, b, shared, same);
+    let (sa, sb) = (c as f64 / na as f64, c as f64 / nb as f64);
+    Measure {
+        method: Method::Exact,
+        compared: na + nb - shared,
+        shared,
+        same,
+        share_a: sa,
+        share_b: sb,
+        low: sa.min(sb),
+    }
+}
+
+/// `w` held whole, `s` a sample its sketch holds whole: the share of the
+/// sample in `w`, carried to `s`'s whole count (`share_a` is `s`'s side).
+#[allow(clippy::many_single_char_names)]
+fn one_sided(w: &CollectionSummary<'_>, s: &CollectionSummary<'_>) -> Option<Measure> {
+    if !(whole(w) && s.ids.holds_all() && s.ids.read > 0) {
+        return None;
+    }
+    let total = s.documents.filter(|d| *d > 0)? as f64;
+    let (shared, same) = s.ids.shared_with(w.ids);
+    let c = counted(w, s, shared, same);
+    let n = s.ids.read;
+    let p = c as f64 / n as f64;
+    let (lo, _) = crate::profile::sketch::wilson(c, n);
+    let wn = w.ids.read as f64;
+    // Of s's documents about p hold an _id of w: p * total of w's.
+    let of_w = |x: f64| (x * total / wn).min(1.0);
+    Some(Measure {
+        method: Method::SampleAgainstWhole,
+        compared: n,
+        shared,
+        same,
+        share_a: p,
+        share_b: of_w(p),
+        low: lo.min(of_w(lo)),
+    })
+}
+
+/// Both read whole but too many `_id`s to hold: the share estimated from
+/// the union's smallest hashes (a bottom-k sketch of each).
+#[allow(clippy::many_single_char_names)]
+fn smallest_hashes(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Option<Measure> {
+    let (na, nb) = (a.ids.read, b.ids.read);
+    let union = union_of_smallest(a, b);
+    let shared = union.iter().filter(|u| u.2).count() as u64;
+    let same: u64 = union.iter().map(|u| u.1).sum();
+    let c = counted(a, b, shared, same) as f64;
+    let n = union.len() as f64;
+    if n == 0.0 {
+        return None;
+    }
+    let j = c / n;
+    let se = (j * (1.0 - j) / n).sqrt();
+    let both = |j: f64| j / (1.0 + j) * (na + nb) as f64;
+    let (sa, sb) = (both(j) / na as f64, both(j) / nb as f64);
+    let jl = (j - 2.0 * se).max(0.0);
+    Some(Measure {
+        method: Method::SmallestHashes,
+        compared: union.len() as u64,
+        shared,
+        same,
+        share_a: sa.min(1.0),
+        share_b: sb.min(1.0),
+        low: (both(jl) / na as f64).min(both(jl) / nb as f64).min(1.0),
+    })
+}
+
+/// The `k` smallest hashes of both sketches merged: (hash, 1 when both
+/// hold it with the same document, held by both).
+#[allow(clippy::many_single_char_names)]
+fn union_of_smallest(a: &CollectionSummary<'_>, b: &CollectionSummary<'_>) -> Vec<(u64, u64, bool)> {
+    let k = a.ids.k.min(b.ids.k);
+    let mut union: Vec<(u64, u64, bool)> = Vec::with_capacity(2 * k);
+    let (ea, eb) = (&a.ids.entries, &b.ids.entries);
+    let (mut i, mut j) = (0, 0);
+    while union.len() < k && (i < ea.len() || j < eb.len()) {
+        match (ea.get(i), eb.get(j)) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                union.push((x.0, u64::from(x.1 == y.1), true));
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => {
+                union.push((x.0, 0, false));
+                i += 1;
+            }
+            (Some(_) | None, Some(y)) => {
+                union.push((y.0, 0, false));
+                j += 1;
+            }
+            (Some(x), None) => {
+                union.push((x.0, 0, false));
+                i += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    union
 }
 
 #[allow(clippy::many_single_char_names)]
