@@ -99,6 +99,16 @@ pub struct ShapesView<'a> {
 }
 
 impl<'a> ShapesView<'a> {
+    /// The reads of this namespace the workload holds: the operations of
+    /// its read shapes.
+    pub(crate) fn profiled_reads(&self) -> u64 {
+        self.shapes
+            .iter()
+            .filter(|(_, s)| super::shapes::is_read(s))
+            .map(|(_, s)| s.count)
+            .sum()
+    }
+
     /// The shapes of `namespace` in `w`.
     pub(crate) fn of(w: &'a Workload, namespace: &str) -> ShapesView<'a> {
         ShapesView {

@@ -138,12 +138,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let Some(w) = &ctx.workload else {
         return Vec::new();
     };
-    let reads: u64 = w
-        .shapes
-        .iter()
-        .filter(|(_, s)| shapes::is_read(s))
-        .map(|(_, s)| s.count)
-        .sum();
+    let reads = w.profiled_reads();
     let profiled_reads = reads;
     let (reads, counted) = w.reads_of(reads, ctx.ns());
     if reads == 0 {

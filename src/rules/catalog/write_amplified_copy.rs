@@ -94,12 +94,7 @@ pub fn check(ctx: &CollectionCtx<'_>, t: &Thresholds, lang: Lang) -> Vec<Finding
     let Some(w) = &ctx.workload else {
         return Vec::new();
     };
-    let reads: u64 = w
-        .shapes
-        .iter()
-        .filter(|(_, s)| shapes::is_read(s))
-        .map(|(_, s)| s.count)
-        .sum();
+    let reads = w.profiled_reads();
     let mut out = Vec::new();
     for d in ctx.drift.iter().filter(|d| d.kind == DriftKind::Source) {
         let (writes, costliest) = copied_updates(w.all, d);
