@@ -73,13 +73,19 @@ impl Meaning {
 
     /// The key in the rule's `[rule-id]` table (`max-length`).
     pub(crate) fn key(&self) -> String {
-        self.field.replace('_', "-")
+        key_of(self.field)
     }
 
     /// What the threshold means, one line.
     pub fn meaning(&self) -> &'static str {
         self.meaning.trim()
     }
+}
+
+/// A threshold's key in `docshape.toml` from its field in `Limits`
+/// (`max_length` → `max-length`), as serde's kebab case names it.
+fn key_of(field: &str) -> String {
+    field.replace('_', "-")
 }
 
 /// One rule of the catalogue.
@@ -148,7 +154,7 @@ pub trait Threshold: Copy {
     fn value(self, t: &Thresholds) -> f64;
     /// `rule-id.key`, as evidence and `docshape.toml` name it.
     fn name(self) -> String {
-        format!("{}.{}", Self::RULE, self.field().replace('_', "-"))
+        format!("{}.{}", Self::RULE, key_of(self.field()))
     }
 }
 
